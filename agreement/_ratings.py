@@ -1,0 +1,581 @@
+"""The :class:`Ratings` container: one coding of labels, kept once.
+
+Every function in goldnoise takes a :class:`Ratings` (or anything
+:func:`as_ratings` can wrap). Labels of any type are coded to integers once,
+here; the original category names are kept for reporting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from agreement import _kernels
+from agreement._errors import ShapeError
+
+__all__ = ["Ratings", "as_ratings"]
+
+_MAX_CATEGORIES = np.iinfo(np.int16).max
+
+
+def _code_dtype(m: int) -> type[np.signedinteger]:
+    return np.int8 if m <= np.iinfo(np.int8).max else np.int16
+
+
+def _is_missing_array(values: np.ndarray) -> np.ndarray:
+    """Boolean mask of NaN / None / pd.NA / NaT cells of an object or numeric array."""
+    return np.asarray(pd.isna(values), dtype=bool)
+
+
+def _sort_labels(labels: Sequence[Any]) -> list[Any]:
+    """Natural order of observed labels: numeric order if all numeric, else by text."""
+    labels = list(labels)
+    if all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+           for v in labels):
+        return sorted(labels, key=float)
+    try:
+        return sorted(labels)
+    except TypeError:  # mixed types: order by their text, stably
+        return sorted(labels, key=str)
+
+
+def _category_values(categories: pd.Index) -> np.ndarray:
+    """Numeric values of the categories, for weights and Krippendorff's metrics.
+
+    Numeric labels keep their values; any other labels get their declared
+    order ``1..m`` (SPEC §1, weights).
+    """
+    if categories.dtype.kind in "iuf":
+        return categories.to_numpy(dtype=np.float64)
+    values = pd.to_numeric(pd.Series(categories, dtype=object), errors="coerce")
+    if not values.isna().any() and all(
+        not isinstance(v, (str, bool)) for v in categories
+    ):
+        return values.to_numpy(dtype=np.float64)
+    return np.arange(1, len(categories) + 1, dtype=np.float64)
+
+
+def _as_index(labels: Sequence[Any] | None, n: int, name: str) -> pd.Index:
+    if labels is None:
+        return pd.RangeIndex(n, name=name)
+    idx = pd.Index(labels, name=name)
+    if len(idx) != n:
+        raise ShapeError(f"`{name}` has {len(idx)} labels but the data has {n}.")
+    return idx
+
+
+class Ratings:
+    """Labels that annotators gave items, coded once.
+
+    Build one with :meth:`from_wide`, :meth:`from_long` or :meth:`from_counts`;
+    every public goldnoise function also accepts the raw array or DataFrame
+    and wraps it with :func:`as_ratings`.
+
+    Attributes
+    ----------
+    codes : ndarray of int8 or int16, shape (n_items, n_raters), or None
+        Category codes ``0..m-1``, ``-1`` for a missing rating. ``None`` for
+        data built from a count table, which carries no annotator identity.
+    counts : ndarray of int32, shape (n_items, n_categories)
+        ``a[i, c]``, the number of annotators who put item ``i`` in category
+        ``c`` (SPEC §1).
+    categories : pandas.Index
+        The category names, in code order. Unused declared categories are kept.
+    category_values : ndarray of float64, shape (n_categories,)
+        Numeric values of the categories (the labels themselves when numeric,
+        else their declared order ``1..m``), used by weights and by
+        Krippendorff's interval and ratio metrics.
+    ordered : bool
+        Whether the categories have a meaningful order (numeric labels, an
+        ordered categorical, or an explicit ``categories=``).
+    items, raters : pandas.Index
+        Item and annotator identifiers.
+
+    Examples
+    --------
+    >>> from agreement import Ratings
+    >>> r = Ratings.from_wide([["a", "a"], ["a", "b"], ["b", None]])
+    >>> r
+    Ratings(3 items, 2 raters, 2 categories ['a', 'b'], 5 ratings, 1 missing)
+    >>> r.counts
+    array([[2, 0],
+           [1, 1],
+           [0, 1]], dtype=int32)
+    """
+
+    __slots__ = ("_codes", "_counts", "categories", "category_values", "items", "ordered",
+                 "raters")
+
+    def __init__(
+        self,
+        codes: npt.NDArray[np.integer] | None,
+        categories: pd.Index,
+        *,
+        items: pd.Index,
+        raters: pd.Index,
+        counts: npt.NDArray[np.integer] | None = None,
+        ordered: bool = False,
+        category_values: npt.NDArray[np.floating] | None = None,
+    ) -> None:
+        # Internal constructor: inputs are already validated by the factories.
+        m = len(categories)
+        if codes is not None:
+            codes = np.ascontiguousarray(codes)
+            codes.setflags(write=False)
+        if counts is not None:
+            counts = np.ascontiguousarray(counts, dtype=np.int32)
+            counts.setflags(write=False)
+        self._codes = codes
+        self._counts = counts
+        self.categories = categories
+        self.category_values = (
+            _category_values(categories) if category_values is None
+            else np.asarray(category_values, dtype=np.float64)
+        )
+        self.category_values.setflags(write=False)
+        self.items = items
+        self.raters = raters
+        self.ordered = bool(ordered)
+        if m < 1:
+            raise ValueError("no categories: every rating is missing.")
+
+    # ------------------------------------------------------------------ factories
+    @classmethod
+    def from_wide(
+        cls,
+        data: Any,
+        *,
+        categories: Sequence[Any] | None = None,
+        items: Sequence[Hashable] | None = None,
+        raters: Sequence[Hashable] | None = None,
+    ) -> Ratings:
+        """Build from an items × annotators table.
+
+        Parameters
+        ----------
+        data : array_like or pandas.DataFrame, shape (n_items, n_raters)
+            ``data[i, j]`` is the label annotator ``j`` gave item ``i``; NaN,
+            None, ``pd.NA`` or NaT mean "not rated". Labels may be strings,
+            ints, floats, booleans or pandas categoricals. A DataFrame's index
+            gives the item ids and its columns the annotator ids.
+        categories : sequence, optional
+            The categories in their order. Unused categories still count (in
+            ``m`` and in weights). Default: the observed labels in natural
+            order, or a categorical's own categories.
+        items, raters : sequence, optional
+            Ids for the rows and columns when ``data`` is not a DataFrame.
+
+        Returns
+        -------
+        Ratings
+
+        Raises
+        ------
+        ShapeError
+            If ``data`` is not two-dimensional or is empty.
+        ValueError
+            If every rating is missing, or a label is not among ``categories``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> Ratings.from_wide(np.array([[1, 2], [2, 2], [np.nan, 1]])).categories
+        Index([1.0, 2.0], dtype='float64', name='category')
+        """
+        declared_order = categories is not None
+        if isinstance(data, pd.DataFrame):
+            if items is None:
+                items = data.index
+            if raters is None:
+                raters = data.columns
+            cat_dtypes = [dt for dt in data.dtypes if isinstance(dt, pd.CategoricalDtype)]
+            if categories is None and cat_dtypes and len(cat_dtypes) == data.shape[1]:
+                first = cat_dtypes[0]
+                if all(list(dt.categories) == list(first.categories) for dt in cat_dtypes):
+                    categories = list(first.categories)
+                    declared_order = bool(first.ordered)
+            frame_values = data.to_numpy(dtype=object) if (
+                cat_dtypes or any(dt.kind not in "iufb" for dt in data.dtypes)
+            ) else data.to_numpy()
+            values = frame_values
+        else:
+            values = np.asarray(data, dtype=object) if not isinstance(data, np.ndarray) else data
+        if values.ndim != 2:
+            raise ShapeError(
+                f"`data` must be two-dimensional (items × annotators); got {values.ndim} "
+                f"dimension(s) with shape {values.shape}. For one annotator's labels use "
+                "`data.reshape(-1, 1)`; for long data use `Ratings.from_long`."
+            )
+        n, k = values.shape
+        if n == 0 or k == 0:
+            raise ShapeError(f"`data` is empty (shape {values.shape}).")
+        codes, cats = _encode(values, categories)
+        ordered = declared_order or cats.dtype.kind in "iuf"
+        return cls(codes, cats, items=_as_index(items, n, "item"),
+                   raters=_as_index(raters, k, "rater"), ordered=ordered)
+
+    @classmethod
+    def from_long(
+        cls,
+        frame: pd.DataFrame,
+        *,
+        item: Hashable = "item",
+        rater: Hashable = "rater",
+        label: Hashable = "label",
+        categories: Sequence[Any] | None = None,
+    ) -> Ratings:
+        """Build from a long table with one row per rating.
+
+        Parameters
+        ----------
+        frame : pandas.DataFrame
+            One row per rating.
+        item, rater, label : hashable
+            Column names of the item id, the annotator id and the label.
+            Rows with a missing label are ignored.
+        categories : sequence, optional
+            As in :meth:`from_wide`.
+
+        Returns
+        -------
+        Ratings
+            Items and annotators in order of first appearance.
+
+        Raises
+        ------
+        KeyError
+            If a named column is missing.
+        ValueError
+            If an annotator rated the same item twice.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> long = pd.DataFrame({"item": [1, 1, 2], "rater": ["x", "y", "x"],
+        ...                      "label": ["pos", "neg", "pos"]})
+        >>> Ratings.from_long(long).counts
+        array([[1, 1],
+               [0, 1]], dtype=int32)
+        """
+        if not isinstance(frame, pd.DataFrame):
+            raise TypeError(f"`frame` must be a pandas DataFrame; got {type(frame).__name__}.")
+        for role, col in (("item", item), ("rater", rater), ("label", label)):
+            if col not in frame.columns:
+                raise KeyError(
+                    f"`{role}={col!r}` is not a column of `frame`; columns are "
+                    f"{list(frame.columns)}. Pass `{role}=` with the right name."
+                )
+        if len(frame) == 0:
+            raise ShapeError("`frame` has no rows.")
+        if frame[item].isna().any() or frame[rater].isna().any():
+            raise ValueError("`frame` has missing item or rater ids; drop those rows first.")
+        dup = frame.duplicated(subset=[item, rater])
+        if dup.any():
+            first = frame.loc[dup, [item, rater]].iloc[0].tolist()
+            raise ValueError(
+                f"annotator {first[1]!r} rated item {first[0]!r} more than once "
+                f"({int(dup.sum())} repeated (item, rater) pairs). Make repeated ratings "
+                "distinct annotators (e.g. rater = observer + replicate) or drop them."
+            )
+        item_codes, item_ids = pd.factorize(frame[item], sort=False)
+        rater_codes, rater_ids = pd.factorize(frame[rater], sort=False)
+        labels = frame[label]
+        if categories is None and isinstance(labels.dtype, pd.CategoricalDtype):
+            categories = list(labels.cat.categories)
+            declared_order = bool(labels.cat.ordered)
+        else:
+            declared_order = categories is not None
+        lab = labels.to_numpy(dtype=object) if labels.dtype.kind not in "iufb" else labels.to_numpy()
+        codes_flat, cats = _encode(lab.reshape(-1, 1), categories)
+        codes = np.full((len(item_ids), len(rater_ids)), -1, dtype=codes_flat.dtype)
+        codes[item_codes, rater_codes] = codes_flat[:, 0]
+        ordered = declared_order or cats.dtype.kind in "iuf"
+        return cls(codes, cats, items=pd.Index(item_ids, name="item"),
+                   raters=pd.Index(rater_ids, name="rater"), ordered=ordered)
+
+    @classmethod
+    def from_counts(
+        cls,
+        table: Any,
+        *,
+        categories: Sequence[Any] | None = None,
+        items: Sequence[Hashable] | None = None,
+    ) -> Ratings:
+        """Build from an items × categories table of counts ``a[i, c]``.
+
+        A count table carries no annotator identity: coefficients that need
+        each annotator's own labels (Cohen, Conger, the latent-class models
+        with per-annotator parameters) refuse it.
+
+        Parameters
+        ----------
+        table : array_like or pandas.DataFrame, shape (n_items, n_categories)
+            Non-negative integer counts. A DataFrame's columns name the
+            categories and its index the items.
+        categories : sequence, optional
+            Category names when ``table`` is not a DataFrame.
+        items : sequence, optional
+            Item ids when ``table`` is not a DataFrame.
+
+        Returns
+        -------
+        Ratings
+
+        Examples
+        --------
+        >>> Ratings.from_counts([[3, 0], [1, 2]], categories=["yes", "no"]).n_raters
+        3
+        """
+        if isinstance(table, pd.DataFrame):
+            if categories is None:
+                categories = list(table.columns)
+            if items is None:
+                items = table.index
+            arr = table.to_numpy()
+        else:
+            arr = np.asarray(table)
+        if arr.ndim != 2:
+            raise ShapeError(
+                f"`table` must be two-dimensional (items × categories); got shape {arr.shape}."
+            )
+        if arr.size == 0:
+            raise ShapeError(f"`table` is empty (shape {arr.shape}).")
+        try:
+            arrf = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise TypeError("`table` must hold numeric counts.") from None
+        if not np.all(np.isfinite(arrf)) or np.any(arrf < 0) or np.any(arrf != np.round(arrf)):
+            raise ValueError("`table` must hold non-negative whole-number counts (no NaN).")
+        counts = arrf.astype(np.int32)
+        if counts.sum() == 0:
+            raise ValueError("`table` holds no ratings: every count is zero.")
+        n, m = counts.shape
+        if categories is None:
+            cats = pd.RangeIndex(m, name="category")
+        else:
+            cats = pd.Index(list(categories), name="category")
+            if len(cats) != m:
+                raise ShapeError(f"`categories` has {len(cats)} names but `table` has {m} columns.")
+        ordered = cats.dtype.kind in "iuf"
+        r = counts.sum(axis=1)
+        return cls(None, cats, items=_as_index(items, n, "item"),
+                   raters=pd.RangeIndex(int(r.max()), name="rater"), counts=counts,
+                   ordered=ordered)
+
+    # ---------------------------------------------------------------- properties
+    @property
+    def codes(self) -> npt.NDArray[np.integer] | None:
+        return self._codes
+
+    @property
+    def has_raters(self) -> bool:
+        """Whether annotator identity is known (False for count tables)."""
+        return self._codes is not None
+
+    @property
+    def counts(self) -> npt.NDArray[np.int32]:
+        if self._counts is None:
+            counts = _kernels.item_counts(self._codes, len(self.categories))
+            counts.setflags(write=False)
+            self._counts = counts
+        return self._counts
+
+    @property
+    def n_items(self) -> int:
+        return len(self.items)
+
+    @property
+    def n_raters(self) -> int:
+        return len(self.raters)
+
+    @property
+    def n_categories(self) -> int:
+        return len(self.categories)
+
+    @property
+    def ratings_per_item(self) -> npt.NDArray[np.int64]:
+        """``r[i]``, the number of ratings on each item."""
+        return self.counts.sum(axis=1, dtype=np.int64)
+
+    @property
+    def n_ratings(self) -> int:
+        return int(self.counts.sum(dtype=np.int64))
+
+    def require_raters(self, what: str) -> npt.NDArray[np.integer]:
+        """Return ``codes``, or raise a clear error for count-table data."""
+        if self._codes is None:
+            raise ValueError(
+                f"{what} needs each annotator's own labels, but these ratings were built "
+                "from a count table. Build them with `Ratings.from_wide` or `from_long`."
+            )
+        return self._codes
+
+    # ------------------------------------------------------------------ exports
+    def to_wide(self) -> pd.DataFrame:
+        """Items × annotators DataFrame of the original labels (missing = NaN/None)."""
+        codes = self.require_raters("`to_wide`")
+        cats = np.asarray(self.categories, dtype=object)
+        out = np.where(codes >= 0, cats[np.maximum(codes, 0)], None)
+        frame = pd.DataFrame(out, index=self.items, columns=self.raters)
+        if self.categories.dtype.kind in "iuf":
+            frame = frame.astype("float64")
+        return frame
+
+    def to_long(self) -> pd.DataFrame:
+        """Long DataFrame with columns ``item``, ``rater``, ``label`` (rated cells only)."""
+        codes = self.require_raters("`to_long`")
+        ii, jj = np.nonzero(codes >= 0)
+        return pd.DataFrame({
+            "item": self.items[ii], "rater": self.raters[jj],
+            "label": self.categories[codes[ii, jj]],
+        })
+
+    def counts_frame(self) -> pd.DataFrame:
+        """Items × categories DataFrame of ``a[i, c]``."""
+        return pd.DataFrame(self.counts, index=self.items, columns=self.categories)
+
+    def take(self, items: npt.ArrayLike) -> Ratings:
+        """A new Ratings with the items at the given positions (e.g. a bootstrap draw)."""
+        idx = np.asarray(items, dtype=np.intp)
+        return Ratings(
+            None if self._codes is None else self._codes[idx],
+            self.categories, items=self.items[idx], raters=self.raters,
+            counts=None if self._counts is None else self._counts[idx],
+            ordered=self.ordered, category_values=self.category_values,
+        )
+
+    def __repr__(self) -> str:
+        cats = list(self.categories)
+        shown = repr(cats) if len(cats) <= 8 else repr(cats[:8])[:-1] + ", ...]"
+        total = self.n_items * self.n_raters
+        missing = f", {total - self.n_ratings} missing" if self.has_raters else ""
+        return (f"Ratings({self.n_items} items, {self.n_raters} raters, {self.n_categories} "
+                f"categories {shown}, {self.n_ratings} ratings{missing})")
+
+
+def _encode(values: np.ndarray, categories: Sequence[Any] | None) -> tuple[np.ndarray, pd.Index]:
+    """Code a 2-D label array to integers (missing -> -1) and return the categories."""
+    if values.dtype.kind in "iub":
+        return _encode_numeric(values.astype(np.float64), categories, integer_labels=True)
+    if values.dtype.kind == "f":
+        return _encode_numeric(values, categories)
+    missing = _is_missing_array(values)
+    observed = values[~missing]
+    if observed.size == 0:
+        raise ValueError("every rating is missing: there is nothing to measure.")
+    # Numbers stored as objects (e.g. a mixed-dtype frame) code like numbers.
+    if all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+           for v in observed[: min(observed.size, 1000)]):
+        try:
+            numeric = np.where(missing, np.nan, values).astype(np.float64)
+        except (TypeError, ValueError):
+            numeric = None
+        if numeric is not None:
+            ints = all(isinstance(v, (int, np.integer)) for v in observed[: min(observed.size, 1000)])
+            return _encode_numeric(numeric, categories, integer_labels=ints)
+    uniq = pd.unique(observed)
+    if categories is None:
+        cats = pd.Index(_sort_labels(uniq), name="category", dtype=object)
+    else:
+        cats = _declared(categories)
+    codes_flat = cats.get_indexer(observed)
+    if np.any(codes_flat < 0):
+        bad = observed[codes_flat < 0][0]
+        raise ValueError(
+            f"label {bad!r} is not among `categories` {list(cats)}; add it or fix the data."
+        )
+    codes = np.full(values.shape, -1, dtype=_code_dtype(len(cats)))
+    codes[~missing] = codes_flat
+    return codes, cats
+
+
+def _declared(categories: Sequence[Any]) -> pd.Index:
+    cats = pd.Index(list(categories), name="category")
+    if cats.has_duplicates:
+        raise ValueError(f"`categories` has duplicates: {list(cats[cats.duplicated()])}.")
+    if len(cats) > _MAX_CATEGORIES:
+        raise ValueError(f"at most {_MAX_CATEGORIES} categories are supported; got {len(cats)}.")
+    return cats
+
+
+def _encode_numeric(values: np.ndarray, categories: Sequence[Any] | None,
+                    integer_labels: bool = False):
+    values = np.asarray(values, dtype=np.float64)
+    if np.isinf(values).any():
+        raise ValueError("labels contain inf; use NaN for a missing rating.")
+    finite = ~np.isnan(values)
+    if not finite.any():
+        raise ValueError("every rating is missing: there is nothing to measure.")
+    vmin, vmax = np.nanmin(values), np.nanmax(values)
+    if categories is None:
+        integral = vmax - vmin < 1_000_000 and bool(np.all(values[finite] == np.round(values[finite])))
+        if integral:
+            # Dense lookup: one pass, no sort of the whole matrix.
+            offset = int(vmin)
+            present = np.zeros(int(vmax) - offset + 1, dtype=bool)
+            present[values[finite].astype(np.int64) - offset] = True
+            uniq = np.flatnonzero(present) + offset
+            cats = pd.Index(uniq if integer_labels else uniq.astype(np.float64),
+                            name="category")
+        else:
+            cats = pd.Index(np.unique(values[finite]), name="category")
+    else:
+        cats = _declared(categories)
+        try:
+            cat_vals = np.asarray(cats, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"the labels are numeric but `categories` {list(cats)} are not."
+            ) from None
+        missing_vals = np.setdiff1d(np.unique(values[finite]), cat_vals)
+        if missing_vals.size:
+            raise ValueError(
+                f"label {missing_vals[0]!r} is not among `categories` {list(cats)}; "
+                "add it or fix the data."
+            )
+    m = len(cats)
+    if m > _MAX_CATEGORIES:
+        raise ValueError(f"at most {_MAX_CATEGORIES} categories are supported; got {m}.")
+    dtype = _code_dtype(m)
+    cat_vals = np.asarray(cats, dtype=np.float64)
+    if np.all(cat_vals == np.round(cat_vals)) and cat_vals.max() - cat_vals.min() < 1_000_000 \
+            and np.all(values[finite] == np.round(values[finite])):
+        offset = int(cat_vals.min())
+        table = np.full(int(cat_vals.max()) - offset + 1, -1, dtype=np.int64)
+        table[cat_vals.astype(np.int64) - offset] = np.arange(m)
+        codes = _kernels.lookup_codes(values, offset, table, dtype)
+    else:
+        codes = np.full(values.shape, -1, dtype=dtype)
+        codes[finite] = np.searchsorted(np.sort(cat_vals), values[finite])
+        order = np.argsort(cat_vals)
+        codes[finite] = order[codes[finite]]
+    return codes, cats
+
+
+def as_ratings(data: Any, **kwargs: Any) -> Ratings:
+    """Wrap anything goldnoise accepts as ratings.
+
+    A :class:`Ratings` passes through unchanged (``kwargs`` must then be
+    empty); an array or DataFrame is read as wide data (items × annotators).
+
+    Examples
+    --------
+    >>> as_ratings([[1, 1], [1, 2]]).n_items
+    2
+    """
+    if isinstance(data, Ratings):
+        if kwargs:
+            raise TypeError(
+                f"options {sorted(kwargs)} apply only when building Ratings from raw data."
+            )
+        return data
+    if isinstance(data, pd.Series):
+        raise ShapeError(
+            "a Series is one-dimensional; pass an items × annotators DataFrame, or a "
+            "long frame to `Ratings.from_long`."
+        )
+    return Ratings.from_wide(data, **kwargs)

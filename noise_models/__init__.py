@@ -1,0 +1,4 @@
+"""The easy/hard annotation model and what follows from it (SPEC §2).
+"""
+
+__all__: list[str] = []
