@@ -5,6 +5,11 @@ The container
 Ratings          -- labels coded once; wide, long or count-table input
 as_ratings       -- wrap an array or DataFrame as Ratings
 
+Results
+-------
+AgreementResult     -- a coefficient, its parts, SE and .confidence_interval()
+ConfidenceInterval  -- (low, high)
+
 Errors and warnings
 -------------------
 ShapeError, GoldnoiseWarning, DegenerateDataWarning
@@ -12,8 +17,11 @@ ShapeError, GoldnoiseWarning, DegenerateDataWarning
 
 from agreement._errors import DegenerateDataWarning, GoldnoiseWarning, ShapeError
 from agreement._ratings import Ratings, as_ratings
+from agreement._result import AgreementResult, ConfidenceInterval
 
 __all__ = [
+    "AgreementResult",
+    "ConfidenceInterval",
     "DegenerateDataWarning",
     "GoldnoiseWarning",
     "Ratings",
