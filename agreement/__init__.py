@@ -12,16 +12,22 @@ ConfidenceInterval  -- (low, high)
 
 Errors and warnings
 -------------------
-ShapeError, GoldnoiseWarning, DegenerateDataWarning
+ShapeError, GoldnoiseWarning, DegenerateDataWarning, ConvergenceWarning
 """
 
-from agreement._errors import DegenerateDataWarning, GoldnoiseWarning, ShapeError
+from agreement._errors import (
+    ConvergenceWarning,
+    DegenerateDataWarning,
+    GoldnoiseWarning,
+    ShapeError,
+)
 from agreement._ratings import Ratings, as_ratings
 from agreement._result import AgreementResult, ConfidenceInterval
 
 __all__ = [
     "AgreementResult",
     "ConfidenceInterval",
+    "ConvergenceWarning",
     "DegenerateDataWarning",
     "GoldnoiseWarning",
     "Ratings",

@@ -6,7 +6,7 @@ raise and catch the same classes; `goldnoise` re-exports them.
 
 from __future__ import annotations
 
-__all__ = ["DegenerateDataWarning", "GoldnoiseWarning", "ShapeError"]
+__all__ = ["ConvergenceWarning", "DegenerateDataWarning", "GoldnoiseWarning", "ShapeError"]
 
 
 class ShapeError(ValueError):
@@ -19,3 +19,7 @@ class GoldnoiseWarning(UserWarning):
 
 class DegenerateDataWarning(GoldnoiseWarning):
     """The data make a statistic undefined (e.g. one category only); NaN was returned."""
+
+
+class ConvergenceWarning(GoldnoiseWarning):
+    """An iterative fit stopped before converging, or a latent class collapsed."""
