@@ -5,6 +5,10 @@ The container
 Ratings          -- labels coded once; wide, long or count-table input
 as_ratings       -- wrap an array or DataFrame as Ratings
 
+Coefficients
+------------
+krippendorff_alpha  -- Krippendorff's α: nominal, ordinal, interval, ratio; missing data
+
 Results
 -------
 AgreementResult     -- a coefficient, its parts, SE and .confidence_interval()
@@ -21,6 +25,7 @@ from agreement._errors import (
     GoldnoiseWarning,
     ShapeError,
 )
+from agreement._krippendorff import krippendorff_alpha
 from agreement._ratings import Ratings, as_ratings
 from agreement._result import AgreementResult, ConfidenceInterval
 
@@ -33,4 +38,5 @@ __all__ = [
     "Ratings",
     "ShapeError",
     "as_ratings",
+    "krippendorff_alpha",
 ]

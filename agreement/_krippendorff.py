@@ -1,0 +1,542 @@
+"""Krippendorff's α with his own metrics, and its per-unit sufficient statistics.
+
+α is ``1 − D_o / D_e`` over the *pairable* units (units with two or more
+ratings). Both disagreements come from sums over units, so the public function
+is a finalize step over unit sums, and the unit sums are importable for the
+bootstrap (:func:`alpha_sums` with ``item_weights``, :func:`alpha_unit_terms`,
+:func:`coincidence_matrix`) and for chunked input.
+
+Notation (Krippendorff 2011): unit u has ``r_u`` ratings; ``o_ck`` is the
+coincidence matrix ``Σ_u (#ordered pairs of distinct ratings of u valued c, k)
+/ (r_u − 1)``; ``n_c = Σ_k o_ck`` (the pairable values in category c) and
+``n = Σ_c n_c``;
+
+    D_o = Σ_ck o_ck δ²_ck / n,        D_e = Σ_ck n_c n_k δ²_ck / (n (n − 1)).
+
+No m × m matrix is needed for the metrics used here: with
+``q_u = Σ_{j≠j'} δ²(x_uj, x_uj') / (r_u − 1)``, ``n D_o = Σ_u q_u``, and
+``D_e`` needs only ``n_c``.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from agreement import _kernels_alpha as _ka
+from agreement._errors import DegenerateDataWarning
+from agreement._ratings import Ratings, as_ratings
+from agreement._result import AgreementResult
+
+__all__ = [
+    "AlphaParts",
+    "AlphaSums",
+    "alpha_from_coincidences",
+    "alpha_from_sums",
+    "alpha_sums",
+    "alpha_unit_terms",
+    "coincidence_matrix",
+    "krippendorff_alpha",
+]
+
+LEVELS = ("nominal", "ordinal", "interval", "ratio")
+_KIND = {
+    "nominal": _ka.KIND_NOMINAL,
+    "ordinal": _ka.KIND_INTERVAL,  # the ordinal metric is the interval one on mid-ranks
+    "interval": _ka.KIND_INTERVAL,
+    "ratio": _ka.KIND_RATIO,
+}
+
+
+class AlphaSums(NamedTuple):
+    """Sums over pairable units from which α is finalized.
+
+    Attributes
+    ----------
+    n_c : ndarray of float64, shape (m,)
+        Pairable values in each category, ``Σ_u w_u a_uc`` over units with
+        ``r_u ≥ 2`` (the coincidence marginals).
+    d_o : float
+        ``Σ_u w_u q_u``, i.e. ``n · D_o``, under the level's metric (for
+        ``"ordinal"``, the interval metric on the mid-ranks of these ``n_c``).
+    n_units : float
+        Pairable units, ``Σ_u w_u``.
+    """
+
+    n_c: np.ndarray
+    d_o: float
+    n_units: float
+
+
+class AlphaParts(NamedTuple):
+    """α and its disagreements: ``alpha = 1 − d_o / d_e`` (NaN if ``d_e`` is 0).
+
+    ``scale`` is the largest metric difference δ² between two declared
+    categories; ``1 − d_o / scale`` and ``1 − d_e / scale`` are the observed
+    and expected agreement reported in :class:`AgreementResult`.
+    """
+
+    alpha: float
+    d_o: float
+    d_e: float
+    scale: float
+
+
+# ----------------------------------------------------------------- validation
+def _check_level(level: Any) -> str:
+    if not isinstance(level, str):
+        raise TypeError(
+            f"`level` must be a string, one of {LEVELS}; got {type(level).__name__} {level!r}."
+        )
+    if level not in LEVELS:
+        raise ValueError(
+            f"`level` must be one of {LEVELS}; got {level!r}. Levels are matched exactly "
+            "(no abbreviations, lower case)."
+        )
+    return level
+
+
+def _check_values(values: npt.ArrayLike, level: str) -> np.ndarray:
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    if values.ndim != 1 or values.size == 0:
+        raise ValueError("`values` must be a non-empty 1-D array (one value per category).")
+    if not np.all(np.isfinite(values)):
+        raise ValueError("the category values must be finite.")
+    if level == "ratio" and np.any(values < 0):
+        raise ValueError(
+            "`level='ratio'` needs non-negative category values (a ratio scale has an "
+            f"absolute zero); the smallest value is {values.min()!r}. Use "
+            "`level='interval'`, or shift the labels."
+        )
+    return values
+
+
+def _krippendorff_alpha_iv(ratings: Any, level: Any) -> tuple[Ratings, str, np.ndarray]:
+    level = _check_level(level)
+    r = as_ratings(ratings)
+    if level != "nominal" and not r.ordered:
+        raise ValueError(
+            f"`level={level!r}` needs ordered categories, but {list(r.categories[:5])}"
+            f"{' ...' if r.n_categories > 5 else ''} have no declared order. Pass the "
+            "categories in order (`Ratings.from_wide(data, categories=[...])` or an ordered "
+            "categorical), use numeric labels, or use `level='nominal'`."
+        )
+    values = _check_values(r.category_values, level)
+    return r, level, values
+
+
+def _codes_of(ratings: Ratings) -> np.ndarray:
+    """The code matrix; for count-table data, one row of codes per item."""
+    if ratings.codes is not None:
+        return ratings.codes
+    counts = ratings.counts
+    n, m = counts.shape
+    r = counts.sum(axis=1, dtype=np.int64)
+    width = max(int(r.max()), 1)
+    dtype = np.int8 if m <= np.iinfo(np.int8).max else np.int16
+    codes = np.full((n, width), -1, dtype=dtype)
+    flat = counts.ravel()
+    cats = np.repeat(np.tile(np.arange(m, dtype=dtype), n), flat)
+    rows = np.repeat(np.arange(n), r)
+    starts = np.repeat(np.cumsum(r) - r, r)
+    codes[rows, np.arange(rows.size) - starts] = cats
+    return codes
+
+
+# ------------------------------------------------------------- metric helpers
+def _mid_ranks(values: np.ndarray, n_c: np.ndarray) -> np.ndarray:
+    """Krippendorff's ordinal positions ``t_c = Σ_{g<c} n_g + n_c / 2``.
+
+    His ordinal metric ``δ_ck = Σ_{g=c..k} n_g − (n_c + n_k)/2`` equals
+    ``t_k − t_c``, so ordinal α is interval α on these mid-ranks. Categories
+    are ranked by their values; unused ones (``n_c = 0``) add nothing.
+    """
+    order = np.argsort(values, kind="stable")
+    ns = n_c[order]
+    t = np.empty_like(ns)
+    t[order] = np.cumsum(ns) - ns / 2.0
+    return t
+
+
+def _metric_values(level: str, values: np.ndarray, n_c: np.ndarray) -> np.ndarray:
+    return _mid_ranks(values, n_c) if level == "ordinal" else values
+
+
+def _scale(level: str, v: np.ndarray) -> float:
+    """Largest δ² between two declared categories (v: the metric's values)."""
+    if level == "nominal":
+        return 1.0 if v.size > 1 else 0.0
+    lo, hi = float(v.min()), float(v.max())
+    if level == "ratio":
+        # ((b − a)/(b + a))² grows with b and falls with a for 0 ≤ a ≤ b.
+        return ((hi - lo) / (hi + lo)) ** 2 if hi + lo > 0 else 0.0
+    return (hi - lo) ** 2
+
+
+def _expected_terms(level: str, v: np.ndarray, n_c: np.ndarray) -> np.ndarray:
+    """``g_c = Σ_k n_k δ²_ck``, so that ``n (n − 1) D_e = Σ_c n_c g_c``."""
+    total = n_c.sum()
+    if level == "nominal":
+        return total - n_c
+    if level == "ratio":
+        return _ka.ratio_expected(v, n_c)
+    # Σ_k n_k (v_c − v_k)² = n ((v_c − v̄)² + s²), v̄ and s² the n-weighted mean and variance
+    mean = float(n_c @ v) / total
+    var = float(n_c @ (v - mean) ** 2) / total
+    return total * ((v - mean) ** 2 + var)
+
+
+def _finalize(n_c: np.ndarray, d_o_sum: float, level: str, values: np.ndarray):
+    v = _metric_values(level, values, n_c)
+    total = float(n_c.sum())
+    scale = _scale(level, v)
+    if total <= 1.0 or np.count_nonzero(n_c > 0) < 2:
+        # One value only: D_e = 0 and α = 0/0.
+        return AlphaParts(math.nan, d_o_sum / total if total > 0 else math.nan, 0.0, scale), v, None
+    g = _expected_terms(level, v, n_c)
+    d_o = d_o_sum / total
+    d_e = float(n_c @ g) / (total * (total - 1.0))
+    return AlphaParts(1.0 - d_o / d_e, d_o, d_e, scale), v, g
+
+
+# ------------------------------------------------- per-unit statistics (public)
+def alpha_sums(
+    codes: npt.ArrayLike,
+    values: npt.ArrayLike,
+    level: str,
+    *,
+    item_weights: npt.ArrayLike | None = None,
+    parallel: bool | None = None,
+) -> AlphaSums:
+    """Unit sums of Krippendorff's α in one pass over the codes (two for ordinal).
+
+    Parameters
+    ----------
+    codes : ndarray of int, shape (n_items, n_raters)
+        Category codes ``0..m-1``, ``-1`` for missing (``Ratings.codes``).
+    values : array_like of float, shape (m,)
+        The categories' values (``Ratings.category_values``).
+    level : {"nominal", "ordinal", "interval", "ratio"}
+    item_weights : array_like of float, shape (n_items,), optional
+        Multiplicity of each item, e.g. bootstrap counts; every sum becomes
+        ``Σ_u w_u (...)``. Default: every item once.
+    parallel : bool, optional
+        Force the parallel or the serial kernel (default: by size).
+
+    Returns
+    -------
+    AlphaSums
+        Finalize with :func:`alpha_from_sums`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> codes = np.array([[0, 0], [0, 1], [1, 1], [1, -1]], dtype=np.int8)
+    >>> s = alpha_sums(codes, [1.0, 2.0], "nominal")
+    >>> s.n_c, s.d_o, s.n_units
+    (array([3., 3.]), 2.0, 3.0)
+    >>> round(alpha_from_sums(s, [1.0, 2.0], "nominal").alpha, 4)
+    0.4444
+    """
+    level = _check_level(level)
+    values = _check_values(values, level)
+    m = values.size
+    kind = _KIND[level]
+    if level != "ordinal":
+        return AlphaSums(*_ka.unit_sums(codes, values, kind, m, item_weights, parallel=parallel))
+    # Ordinal: the metric depends on n_c, so one pass for n_c, one for D_o.
+    n_c, _, n_units = _ka.unit_sums(codes, values, _ka.KIND_NOMINAL, m, item_weights,
+                                    parallel=parallel)
+    t = _mid_ranks(values, n_c)
+    _, d_o, _ = _ka.unit_sums(codes, t, _ka.KIND_INTERVAL, m, item_weights, parallel=parallel)
+    return AlphaSums(n_c, d_o, n_units)
+
+
+def alpha_from_sums(sums: AlphaSums, values: npt.ArrayLike, level: str) -> AlphaParts:
+    """Finalize α from :class:`AlphaSums` (possibly added over chunks or weighted).
+
+    For ``"ordinal"`` the sums must come from :func:`alpha_sums` over the whole
+    data at once (its ``d_o`` uses mid-ranks of the same ``n_c``); the other
+    levels' sums add over chunks of items.
+    """
+    level = _check_level(level)
+    values = _check_values(values, level)
+    n_c = np.asarray(sums.n_c, dtype=np.float64)
+    return _finalize(n_c, float(sums.d_o), level, values)[0]
+
+
+def alpha_unit_terms(
+    codes: npt.ArrayLike, values: npt.ArrayLike, level: str, *, parallel: bool | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per-unit statistics ``(r_u, q_u)`` for the nominal, interval and ratio levels.
+
+    ``r_u`` is the number of ratings of unit u and ``q_u = Σ_{j≠j'} δ²(x_uj,
+    x_uj') / (r_u − 1)`` its disagreement (0 when ``r_u < 2``). With the item ×
+    category counts ``a`` (``Ratings.counts``) and item weights ``w``:
+    ``AlphaSums(n_c=(w · [r ≥ 2]) @ a, d_o=w @ q, n_units=w @ [r ≥ 2])``.
+    The ordinal metric depends on the marginals, so it has no per-unit scalar:
+    use :func:`coincidence_matrix` or :func:`alpha_sums` with ``item_weights``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> codes = np.array([[0, 0, 1], [0, -1, -1]], dtype=np.int8)
+    >>> alpha_unit_terms(codes, [1.0, 2.0], "interval")
+    (array([3, 1]), array([2., 0.]))
+    """
+    level = _check_level(level)
+    if level == "ordinal":
+        raise ValueError(
+            "the ordinal metric depends on the marginals n_c, so it has no per-unit "
+            "scalar statistic; use `coincidence_matrix` or `alpha_sums(..., item_weights=)`."
+        )
+    values = _check_values(values, level)
+    return _ka.unit_terms(codes, values, _KIND[level], values.size, parallel=parallel)
+
+
+def coincidence_matrix(
+    codes: npt.ArrayLike,
+    m: int,
+    *,
+    item_weights: npt.ArrayLike | None = None,
+    parallel: bool | None = None,
+) -> np.ndarray:
+    """Krippendorff's coincidence matrix ``o = Σ_u w_u o_u`` (m × m, float64).
+
+    ``o_u[c, k]`` is the number of ordered pairs of distinct ratings of unit u
+    valued (c, k), divided by ``r_u − 1``; units with one rating add nothing.
+    Memory is O(m²) (plus O(m²) per chunk), never O(n m²); for thousands of
+    categories use :func:`alpha_sums`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> coincidence_matrix(np.array([[0, 0, 1], [1, 1, -1]], dtype=np.int8), 2)
+    array([[1., 1.],
+           [1., 2.]])
+    """
+    m = int(m)
+    if m < 1 or m > 4096:
+        raise ValueError(f"`m` must be in 1..4096 for a dense coincidence matrix; got {m}.")
+    return _ka.coincidences(codes, m, item_weights, parallel=parallel)
+
+
+def alpha_from_coincidences(o: npt.ArrayLike, values: npt.ArrayLike, level: str) -> AlphaParts:
+    """Finalize α from a coincidence matrix (Krippendorff 2011, the general form).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> o = np.array([[1., 1.], [1., 2.]])
+    >>> round(alpha_from_coincidences(o, [1.0, 2.0], "nominal").alpha, 4)
+    0.3333
+    """
+    level = _check_level(level)
+    values = _check_values(values, level)
+    o = np.asarray(o, dtype=np.float64)
+    if o.shape != (values.size, values.size):
+        raise ValueError(f"`o` must be {values.size} × {values.size}; got shape {o.shape}.")
+    n_c = o.sum(axis=1)
+    v = _metric_values(level, values, n_c)
+    if level == "nominal":
+        delta = 1.0 - np.eye(values.size)
+    elif level == "ratio":
+        s = v[:, None] + v[None, :]
+        delta = np.divide(v[:, None] - v[None, :], s, out=np.zeros_like(s), where=s != 0) ** 2
+    else:
+        delta = (v[:, None] - v[None, :]) ** 2
+    return _finalize(n_c, float((o * delta).sum()), level, values)[0]
+
+
+# ----------------------------------------------------------------- the statistic
+def _gwet_standard_error(codes, level, v, g, parts: AlphaParts, sums: AlphaSums) -> float:
+    """Gwet's (2014) linearised SE of α, as irrCAC's ``krippen.alpha.raw``.
+
+    With agreement weights ``W = 1 − δ²/scale`` and, over the n pairable
+    units, ``r̄`` the mean ratings per unit, ``π_c = n_c / (n r̄)``:
+    ``p'_a = 1 − D_o/scale``, ``p_e = Σ W π π``, ``α' = (p'_a − p_e)/(1 − p_e)``;
+    per unit ``p_a,u = (r_u − q_u/scale)/r̄ − p'_a (r_u − r̄)/r̄``,
+    ``p_e,u = Σ_j (Wπ)_{x_uj} / r̄ − p_e (r_u − r̄)/r̄``,
+    ``α*_u = (p_a,u − p_e)/(1 − p_e) − 2 (1 − α') (p_e,u − p_e)/(1 − p_e)``;
+    ``var = Σ_u (α*_u − α')² / (n (n − 1))``.
+    """
+    n = sums.n_units
+    total = float(sums.n_c.sum())
+    scale = parts.scale
+    pa_p = 1.0 - parts.d_o / scale
+    pe = 1.0 - float(sums.n_c @ g) / (total * total * scale)
+    alpha_p = (pa_p - pe) / (1.0 - pe)
+    wpi = 1.0 - g / (total * scale)
+    acc = _ka.gwet_se_sum(codes, v, _KIND[level], wpi, total / n, pa_p, pe, alpha_p, scale)
+    return math.sqrt(acc / (n * (n - 1.0)))
+
+
+def krippendorff_alpha(ratings: Any, *, level: str = "nominal") -> AgreementResult:
+    r"""Krippendorff's α reliability coefficient, with his own metrics.
+
+    Parameters
+    ----------
+    ratings : Ratings, array_like or pandas.DataFrame, shape (n_items, n_raters)
+        The labels (anything :func:`agreement.as_ratings` accepts, or count-table
+        Ratings). Missing ratings are allowed.
+    level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
+        Level of measurement, i.e. the metric δ². Matched exactly.
+
+    Returns
+    -------
+    AgreementResult
+        ``value`` = α; ``observed`` = ``1 − D_o/δ²_max`` and ``expected`` =
+        ``1 − D_e/δ²_max`` (so ``value = (observed − expected)/(1 − expected)``;
+        for ``"nominal"`` δ²_max = 1); ``n_items`` = ``n_pairable`` = pairable
+        units; ``weights`` = the level; ``standard_error`` = Gwet's linearised SE.
+
+    Raises
+    ------
+    TypeError
+        If ``level`` is not a string.
+    ValueError
+        If ``level`` is unknown; if no unit has two or more ratings; if a level
+        other than nominal is asked of unordered categories; if ``"ratio"`` meets
+        a negative value; if every rating is missing.
+
+    Warns
+    -----
+    DegenerateDataWarning
+        When every pairable value is the same category: ``D_e = 0``, α is
+        undefined and NaN is returned (as are its SE and interval). Also when
+        only one unit is pairable: the SE is then NaN.
+
+    Notes
+    -----
+    Only *pairable* units, those with at least two ratings, enter α
+    (Krippendorff's definition); a unit's ratings count as a whole, every
+    ordered pair of its ratings carrying weight ``1/(r_u − 1)``. With the
+    coincidence matrix ``o_ck`` of these pairs, its marginals ``n_c`` and
+    ``n = Σ n_c`` (Krippendorff 2011):
+
+    .. math::
+
+        \alpha = 1 - (n - 1)\,\frac{\sum_{c,k} o_{ck}\,\delta^2_{ck}}
+                               {\sum_{c,k} n_c\, n_k\, \delta^2_{ck}}
+
+    with the metrics, over the categories' numeric values ``v``
+    (``Ratings.category_values``: the labels themselves when numeric, else the
+    declared order 1..m):
+
+    * nominal: ``δ² = [c ≠ k]``;
+    * ordinal: ``δ_ck = Σ_{g=c..k} n_g − (n_c + n_k)/2`` — Krippendorff's
+      rank-based metric over the pairable values' marginal frequencies, *not*
+      Gwet's ordinal weights; categories are ranked by their values;
+    * interval: ``δ² = (v_c − v_k)²`` (quadratic weights);
+    * ratio: ``δ² = ((v_c − v_k)/(v_c + v_k))²`` (values must be ≥ 0; 0/0 = 0).
+
+    Declared but unused categories have ``n_c = 0`` and so change neither α
+    nor its SE, at any level; they only widen δ²_max, the scale of
+    ``observed`` and ``expected``. No m × m matrix is built: each unit's
+    contribution is summed from its own ratings (interval and ordinal through
+    centred sums of values), so thousands of distinct values cost O(n k + m)
+    time and O(m) memory (O(m²) for the ratio metric's ``D_e``).
+
+    The standard error is Gwet's (2014, ch. on Krippendorff's α) linearised
+    variance as his R package irrCAC (``krippen.alpha.raw``, version 1.0)
+    computes it, with the metric as a fixed weight matrix ``1 − δ²/δ²_max``
+    (for the ordinal level the marginals are thus treated as fixed):
+    ``var = Σ_u (α*_u − α')² / (n_u (n_u − 1))`` over the ``n_u`` pairable
+    units, where ``α*_u`` are the units' linearised terms and ``α'`` is α
+    without the factor ``(n − 1)/n`` on ``D_o`` (n pairable values). The
+    default interval is
+    Student's t with ``n_items − 1`` degrees of freedom (irrCAC uses the number
+    of all items minus one, which differs when some items have one rating).
+    No finite-population correction is applied.
+
+    References
+    ----------
+    Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability.
+    Departmental Papers (ASC) 43, University of Pennsylvania.
+    https://repository.upenn.edu/asc_papers/43
+
+    Hayes, A. F., & Krippendorff, K. (2007). Answering the call for a standard
+    reliability measure for coding data. Communication Methods and Measures,
+    1(1), 77–89. https://doi.org/10.1080/19312450709336664
+
+    Gwet, K. L. (2014). Handbook of Inter-Rater Reliability (4th ed.).
+    Advanced Analytics, LLC. ISBN 978-0970806284.
+
+    Examples
+    --------
+    Krippendorff's (2011) example C: 4 coders, 12 units, values 1–5, gaps.
+
+    >>> import numpy as np
+    >>> from agreement import krippendorff_alpha
+    >>> nan = np.nan
+    >>> coders_by_units = np.array([
+    ...     [1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
+    ...     [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, 3],
+    ...     [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, nan],
+    ...     [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan]])
+    >>> res = krippendorff_alpha(coders_by_units.T, level="ordinal")
+    >>> round(res.value, 3), res.n_items
+    (0.815, 11)
+    >>> for level in ("nominal", "interval", "ratio"):
+    ...     print(level, round(krippendorff_alpha(coders_by_units.T, level=level).value, 3))
+    nominal 0.743
+    interval 0.849
+    ratio 0.797
+    """
+    r, level, values = _krippendorff_alpha_iv(ratings, level)
+    codes = _codes_of(r)
+    sums = alpha_sums(codes, values, level)
+    if sums.n_units == 0:
+        raise ValueError(
+            "no unit has two or more ratings, so Krippendorff's α has no pairable values. "
+            "α needs at least one item rated by two annotators."
+        )
+    parts, v, g = _finalize(sums.n_c, sums.d_o, level, values)
+    n_units = round(sums.n_units)
+    total = round(float(sums.n_c.sum()))
+    notes = [
+        f"pairable units only: {n_units} of {r.n_items} items have two or more ratings "
+        f"({total} pairable values)",
+    ]
+    if level == "ordinal":
+        notes.append("Krippendorff's rank-based ordinal metric (mid-ranks of the pairable values)")
+    if level != "nominal":
+        notes.append(f"observed = 1 - D_o/{parts.scale:.6g}, expected = 1 - D_e/{parts.scale:.6g} "
+                     "(metric scaled to at most 1 over the declared categories)")
+    se = math.nan
+    if math.isnan(parts.alpha):
+        warnings.warn(
+            "Krippendorff's α is undefined: every pairable value is in the same category, "
+            "so the expected disagreement D_e is 0. Returning NaN.",
+            DegenerateDataWarning, stacklevel=2,
+        )
+        notes.append("undefined: one category among the pairable values (D_e = 0)")
+    elif n_units < 2:
+        warnings.warn(
+            "only one unit is pairable: the standard error of Krippendorff's α is undefined "
+            "and is NaN.", DegenerateDataWarning, stacklevel=2,
+        )
+        notes.append("standard error undefined with one pairable unit")
+    else:
+        se = _gwet_standard_error(codes, level, v, g, parts, sums)
+        notes.append("SE: Gwet's (2014) linearised variance as in irrCAC krippen.alpha.raw; "
+                     "t interval, pairable units - 1 df")
+    scale = parts.scale if parts.scale > 0 else 1.0
+    return AgreementResult(
+        coefficient="Krippendorff's alpha",
+        value=float(parts.alpha),
+        observed=float(1.0 - parts.d_o / scale),
+        expected=float(1.0 - parts.d_e / scale),
+        n_items=n_units,
+        n_pairable=n_units,
+        n_raters=r.n_raters,
+        n_categories=r.n_categories,
+        standard_error=se,
+        ci_method="t",
+        weights=level,
+        notes=tuple(notes),
+    )
