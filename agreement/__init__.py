@@ -16,12 +16,13 @@ ConfidenceInterval  -- (low, high)
 
 Errors and warnings
 -------------------
-ShapeError, GoldnoiseWarning, DegenerateDataWarning, ConvergenceWarning
+ShapeError, GoldnoiseWarning, DegenerateDataWarning, ConvergenceWarning, EstimationWarning
 """
 
 from agreement._errors import (
     ConvergenceWarning,
     DegenerateDataWarning,
+    EstimationWarning,
     GoldnoiseWarning,
     ShapeError,
 )
@@ -34,6 +35,7 @@ __all__ = [
     "ConfidenceInterval",
     "ConvergenceWarning",
     "DegenerateDataWarning",
+    "EstimationWarning",
     "GoldnoiseWarning",
     "Ratings",
     "ShapeError",

@@ -6,7 +6,13 @@ raise and catch the same classes; `goldnoise` re-exports them.
 
 from __future__ import annotations
 
-__all__ = ["ConvergenceWarning", "DegenerateDataWarning", "GoldnoiseWarning", "ShapeError"]
+__all__ = [
+    "ConvergenceWarning",
+    "DegenerateDataWarning",
+    "EstimationWarning",
+    "GoldnoiseWarning",
+    "ShapeError",
+]
 
 
 class ShapeError(ValueError):
@@ -23,3 +29,8 @@ class DegenerateDataWarning(GoldnoiseWarning):
 
 class ConvergenceWarning(GoldnoiseWarning):
     """An iterative fit stopped before converging, or a latent class collapsed."""
+
+
+class EstimationWarning(GoldnoiseWarning):
+    """An estimate fell back to a weaker estimator because the data lack what it needs
+    (e.g. no disagreed items to estimate chance agreement from)."""
