@@ -17,6 +17,7 @@ Conventions (as in :mod:`agreement._kernels`):
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 from numba import njit, prange
 
@@ -149,8 +150,16 @@ def class_moments(
     m = probs.shape[1]
     if parallel is None:
         parallel = probs.size >= PARALLEL_THRESHOLD
-    kernel = _class_moments_parallel if parallel else _class_moments_serial
-    b_cnt, b_mean, b_m2 = kernel(probs, labels, n_labels, chunk_rows(m), N_BLOCKS)
+    if parallel:
+        # Blocks are handed out one at a time (dynamic schedule): a thread whose
+        # core is busy with other work does not hold up the rest. Which thread
+        # reduces a block never changes the result.
+        with numba.parallel_chunksize(1):
+            b_cnt, b_mean, b_m2 = _class_moments_parallel(
+                probs, labels, n_labels, chunk_rows(m), N_BLOCKS)
+    else:
+        b_cnt, b_mean, b_m2 = _class_moments_serial(
+            probs, labels, n_labels, chunk_rows(m), N_BLOCKS)
     cnt, mean, m2 = _merge_blocks(b_cnt, b_mean, b_m2)
     mean[cnt == 0] = np.nan
     return cnt, mean, m2
@@ -158,32 +167,25 @@ def class_moments(
 
 # --------------------------------------------------------------------------- validation
 def _check_rows_impl(probs, atol, n_blocks):
-    # First offending row of each block and why: 1 = NaN/inf, 2 = negative,
-    # 3 = row sum off 1 by more than atol. -1 = none.
+    # First row of each block that is not a distribution (-1 = none). One
+    # test per entry: `v >= 0` is false for a negative entry and for NaN; an
+    # infinite entry makes the row sum miss 1. The caller finds the reason.
     n, m = probs.shape
     first = np.full(n_blocks, -1, dtype=np.int64)
-    why = np.zeros(n_blocks, dtype=np.int64)
     for b in prange(n_blocks):
         i0 = (b * n) // n_blocks
         i1 = ((b + 1) * n) // n_blocks
         for i in range(i0, i1):
             s = 0.0
-            code = 0
+            ok = True
             for c in range(m):
                 v = probs[i, c]
-                if not np.isfinite(v):
-                    code = 1
-                    break
-                if v < 0.0:
-                    code = 2
+                ok &= v >= 0.0
                 s += v
-            if code == 0 and abs(s - 1.0) > atol:
-                code = 3
-            if code != 0:
+            if not (ok and abs(s - 1.0) <= atol):
                 first[b] = i
-                why[b] = code
                 break
-    return first, why
+    return first
 
 
 _check_rows_serial = njit(cache=True, error_model="numpy")(_check_rows_impl)
@@ -197,12 +199,21 @@ def first_bad_row(probs: np.ndarray, atol: float) -> tuple[int, int]:
     away from 1.
     """
     probs = np.ascontiguousarray(probs, dtype=np.float64)
-    kernel = _check_rows_parallel if probs.size >= PARALLEL_THRESHOLD else _check_rows_serial
-    first, why = kernel(probs, float(atol), N_BLOCKS)
+    if probs.size >= PARALLEL_THRESHOLD:
+        with numba.parallel_chunksize(1):
+            first = _check_rows_parallel(probs, float(atol), N_BLOCKS)
+    else:
+        first = _check_rows_serial(probs, float(atol), N_BLOCKS)
     hit = np.flatnonzero(first >= 0)
     if hit.size == 0:
         return -1, 0
-    return int(first[hit[0]]), int(why[hit[0]])
+    row = int(first[hit[0]])
+    values = probs[row]
+    if not np.all(np.isfinite(values)):
+        return row, 1
+    if np.any(values < 0):
+        return row, 2
+    return row, 3
 
 
 # --------------------------------------------------------------------------- per-row maps
