@@ -1,5 +1,20 @@
 """The easy/hard annotation model and what follows from it (SPEC §2).
 
+The noise bound, κ audits, planning and margins (SPEC §2.1–2.3, 2.5–2.7)
+------------------------------------------------------------------------
+chance_agreement      -- p, chance agreement on a hard item (from ratings, q or shares)
+                                                                   -> ChanceAgreementResult
+hard_count_posterior  -- posterior of the number of hard items     -> HardCountPosterior
+noise_bound           -- γ of the agreed subset at confidence α    -> NoiseBoundResult
+max_disagreements     -- most disagreements that keep γ <= target  -> int
+annotators_needed     -- smallest k meeting a target γ, per-k table -> AnnotatorsNeededResult
+audit_kappa           -- what a κ claim implies (easy items, noise, γ, κ's interval)
+                                                                   -> KappaAuditResult
+kappa_range           -- lowest / most likely / highest Fleiss κ for n items, `agreed` unanimous
+                                                                   -> KappaRangeResult
+chance_margin         -- difference two systems need to beat coin-flip noise
+                                                                   -> ChanceMarginResult
+
 Instance dependence of label noise, from soft labels (SPEC §2.8)
 -----------------------------------------------------------------
 SoftLabels                      -- per-instance label distributions + reference labels
@@ -16,6 +31,9 @@ sample_hard_labels              -- one voter per instance, uniformly (the CILN p
 instance_dependence_report      -- all of the above in one DataFrame
 """
 
+from noise_models._audit import KappaAuditResult, KappaRangeResult, audit_kappa, kappa_range
+from noise_models._bound import NoiseBoundResult, max_disagreements, noise_bound
+from noise_models._chance import ChanceAgreementResult, chance_agreement
 from noise_models._instance import (
     AttractorResult,
     LabelEntropyResult,
@@ -30,6 +48,9 @@ from noise_models._instance import (
     sample_hard_labels,
     tv_distance,
 )
+from noise_models._margins import ChanceMarginResult, chance_margin
+from noise_models._planning import AnnotatorsNeededResult, annotators_needed
+from noise_models._posterior import HardCountPosterior, hard_count_posterior
 from noise_models._soft_labels import SoftLabels
 
 __all__: list[str] = [
@@ -47,4 +68,23 @@ __all__: list[str] = [
     "noise_transition_heterogeneity",
     "sample_hard_labels",
     "tv_distance",
+]
+
+# noise bound, κ audits, planning, margins (SPEC §2.1–2.3, 2.5–2.7)
+__all__ += [
+    "AnnotatorsNeededResult",
+    "ChanceAgreementResult",
+    "ChanceMarginResult",
+    "HardCountPosterior",
+    "KappaAuditResult",
+    "KappaRangeResult",
+    "NoiseBoundResult",
+    "annotators_needed",
+    "audit_kappa",
+    "chance_agreement",
+    "chance_margin",
+    "hard_count_posterior",
+    "kappa_range",
+    "max_disagreements",
+    "noise_bound",
 ]

@@ -1,0 +1,209 @@
+"""Planning: how many annotators to hire for a target noise bound (SPEC §2.6).
+
+With ``e`` easy and ``h = n − e`` hard items, ``k`` annotators agree on every
+easy item and on a hard item with probability ``p(k)``, so about
+``e + h·p(k)`` items are agreed on and ``h·(1 − p(k))`` disagreed on; the
+bound γ of that outcome falls as ``p(k)`` falls with every annotator added
+(Beigman Klebanov & Beigman 2009, §5.3).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from agreement import DegenerateDataWarning
+from noise_models._bound import gamma_of
+from noise_models._counts_iv import check_alpha, check_count, check_probability, check_shares
+
+__all__ = ["AnnotatorsNeededResult", "annotators_needed"]
+
+
+@dataclass(frozen=True, repr=False)
+class AnnotatorsNeededResult:
+    """How many annotators a target noise bound needs.
+
+    Attributes
+    ----------
+    n_raters : int or None
+        The smallest k (>= 2) whose expected outcome has ``γ <= gamma``;
+        None when no k up to ``max_raters`` meets the target.
+    table : pandas.DataFrame
+        One row per k = 2..max_raters: ``k``, ``p`` (chance agreement
+        p(k)), ``expected_agreed`` (e + h·p(k)), ``expected_disagreed``
+        (its complement, rounded to a whole number of items), ``gamma`` (the
+        bound at that outcome; NaN, with a warning, when no item is expected
+        to be agreed on), ``meets_target`` and ``annotations`` (n·k).
+    n : int
+        Items.
+    easy_items : float
+        Expected easy items ``e``.
+    gamma : float
+        The target.
+    alpha : float
+        The paper's confidence α.
+    """
+
+    n_raters: int | None
+    table: pd.DataFrame
+    n: int
+    easy_items: float
+    gamma: float
+    alpha: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """Scalar fields as a plain dict (the table left out)."""
+        return {"n_raters": self.n_raters, "n": self.n, "easy_items": self.easy_items,
+                "gamma": self.gamma, "alpha": self.alpha}
+
+    def to_frame(self) -> pd.DataFrame:
+        """The per-k table."""
+        return self.table.copy()
+
+    def __repr__(self) -> str:
+        if self.n_raters is None:
+            head = f"no k <= {int(self.table['k'].max())} meets gamma <= {self.gamma:g}"
+        else:
+            row = self.table.loc[self.table["k"] == self.n_raters].iloc[0]
+            head = (f"n_raters={self.n_raters} (expected gamma {row['gamma']:.4f} <= "
+                    f"{self.gamma:g}, {int(row['annotations'])} annotations)")
+        return (f"AnnotatorsNeededResult({head}; n={self.n}, easy items {self.easy_items:g}, "
+                f"alpha={self.alpha:g})")
+
+
+def _p_of_k(category_shares: Any, rater_shares: Any, max_raters: int) -> tuple[np.ndarray, int]:
+    """p(k) for k = 2..K, and K (max_raters, or fewer annotators in ``rater_shares``)."""
+    if category_shares is not None and rater_shares is not None:
+        raise TypeError("give `category_shares` (one coin for everyone) or `rater_shares` "
+                        "(one row per annotator), not both.")
+    if rater_shares is not None:
+        arr = np.asarray(rater_shares.to_numpy() if isinstance(rater_shares, pd.DataFrame)
+                         else rater_shares)
+        if arr.dtype.kind not in "biuf":
+            raise TypeError(f"`rater_shares` must hold numbers; got dtype {arr.dtype}.")
+        arr = arr.astype(np.float64)
+        if arr.ndim != 2 or arr.shape[0] < 2:
+            raise ValueError("`rater_shares` must be 2-D (annotators in hiring order × "
+                             f"categories) with at least two rows; got shape {arr.shape}.")
+        rows = np.stack([check_shares(row, f"rater_shares[{j}]") for j, row in enumerate(arr)])
+        k_max = min(max_raters, rows.shape[0])
+        # p(k) = Σ_c Π_{j<=k} q[j, c] with the first k annotators hired.
+        prods = np.cumprod(rows[:k_max], axis=0)
+        return np.minimum(prods.sum(axis=1)[1:], 1.0), k_max
+    shares = np.array([0.5, 0.5]) if category_shares is None else check_shares(
+        category_shares, "category_shares")
+    ks = np.arange(2, max_raters + 1)
+    return np.minimum((shares[None, :] ** ks[:, None]).sum(axis=1), 1.0), max_raters
+
+
+def annotators_needed(n: Any, *, easy_fraction: Any = None, kappa: Any = None,
+                      category_shares: Any = None, rater_shares: Any = None, gamma: Any,
+                      alpha: float = 0.95, max_raters: int = 20) -> AnnotatorsNeededResult:
+    """Smallest number of annotators whose agreed subset meets a target noise bound (SPEC §2.6).
+
+    Parameters
+    ----------
+    n : int
+        Items to annotate.
+    easy_fraction : float, optional
+        Expected share of easy items, in [0, 1].
+    kappa : float, optional
+        A pilot κ, read as the easy fraction (SPEC §2.5; negative κ counts as 0).
+        Give ``easy_fraction`` or ``kappa``.
+    category_shares : array_like, optional
+        Hard-item label distribution shared by all annotators: ``p(k) = Σ_c q_c^k``.
+        Default (with no ``rater_shares``): two equiprobable categories.
+    rater_shares : array_like, shape (n_annotators, n_categories), optional
+        One hard-item label distribution per annotator, in hiring order:
+        ``p(k) = Σ_c Π_{j<=k} q[j, c]``; k stops at the number of rows.
+    gamma : float
+        Target noise bound of the agreed subset, in [0, 1].
+    alpha : float, default 0.95
+        The paper's confidence α of the bound.
+    max_raters : int, default 20
+        Largest k to consider (>= 2).
+
+    Returns
+    -------
+    AnnotatorsNeededResult
+        ``n_raters`` (None if unmet) and the per-k ``table``.
+
+    Raises
+    ------
+    TypeError
+        If not exactly one of ``easy_fraction``/``kappa`` is given, or both
+        share arguments.
+    ValueError
+        If a value is out of range.
+
+    Notes
+    -----
+    For each k the outcome evaluated is the expected one: ``e + h·p(k)``
+    agreed items, rounded to the nearest whole number (the paper's "most
+    likely" count: the mode of the Binomial(h, p(k)) number of agreed hard
+    items is within one of its mean), and γ is :func:`noise_bound` of that
+    outcome with the uniform prior. The annotation cost is ``n·k``.
+
+    References
+    ----------
+    Beigman Klebanov, B. & Beigman, E. (2009). From annotator agreement to
+    noise models. *Computational Linguistics* 35(4), 495–503, §5.3.
+    doi:10.1162/coli.2009.35.4.35402
+
+    Examples
+    --------
+    The paper's §5.3: 800 easy items of 1000; a third annotator (p = 0.25)
+    gives about 850 agreed items.
+
+    >>> from noise_models import annotators_needed
+    >>> plan = annotators_needed(1000, easy_fraction=0.8, gamma=0.05, max_raters=5)
+    >>> plan.n_raters
+    4
+    >>> plan.table[["k", "p", "expected_agreed", "gamma"]].round(4)
+       k       p  expected_agreed   gamma
+    0  2  0.5000            900.0  0.1389
+    1  3  0.2500            850.0  0.0753
+    2  4  0.1250            825.0  0.0412
+    3  5  0.0625            812.5  0.0234
+    """
+    n = check_count(n, "n", minimum=1)
+    if (easy_fraction is None) == (kappa is None):
+        raise TypeError("give exactly one of `easy_fraction` or `kappa`.")
+    if easy_fraction is not None:
+        e_frac = check_probability(easy_fraction, "easy_fraction")
+    else:
+        if isinstance(kappa, bool) or not isinstance(kappa, (int, float, np.number)):
+            raise TypeError(f"`kappa` must be a number; got {kappa!r}.")
+        kv = float(kappa)
+        if not (math.isfinite(kv) and -1.0 <= kv <= 1.0):
+            raise ValueError(f"`kappa` must be in [-1, 1]; got {kappa!r}.")
+        e_frac = max(kv, 0.0)
+    target = check_probability(gamma, "gamma")
+    alpha = check_alpha(alpha)
+    max_raters = check_count(max_raters, "max_raters", minimum=2)
+    p_k, k_max = _p_of_k(category_shares, rater_shares, max_raters)
+    easy = e_frac * n
+    hard = n - easy
+    rows = []
+    for k, p in zip(range(2, k_max + 1), p_k, strict=True):
+        agreed = easy + hard * p
+        d = n - math.floor(agreed + 0.5)
+        if d >= n:
+            g = math.nan
+            warnings.warn(
+                f"with k = {k} no item is expected to be agreed on, so there is no gold "
+                "standard to bound; its γ is NaN.", DegenerateDataWarning, stacklevel=2)
+        else:
+            g = gamma_of(n, max(d, 0), float(p), alpha)
+        rows.append({"k": k, "p": float(p), "expected_agreed": agreed, "expected_disagreed": d,
+                     "gamma": g, "meets_target": g <= target, "annotations": n * k})
+    table = pd.DataFrame(rows)
+    hits = table.loc[table["meets_target"], "k"]
+    n_raters = int(hits.iloc[0]) if len(hits) else None
+    return AnnotatorsNeededResult(n_raters=n_raters, table=table, n=n, easy_items=easy,
+                                  gamma=target, alpha=alpha)
