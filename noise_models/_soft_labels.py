@@ -278,6 +278,11 @@ class SoftLabels:
         atol: float = DEFAULT_ATOL,
         copy: bool = True,
     ) -> None:
+        if labels is None:
+            raise TypeError(
+                "`labels` is required: the reference label of each instance. "
+                "`SoftLabels.from_array(probs)` takes each row's most probable class instead."
+            )
         arr, cls_idx, inst_idx = _probs_iv(probs, classes, instances, atol, copy)
         codes = _label_codes(labels, arr.shape[0], cls_idx, inst_idx)
         self._set(arr, codes, cls_idx, inst_idx, ())
