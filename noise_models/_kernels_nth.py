@@ -306,3 +306,20 @@ def sample_rows(weights: np.ndarray, u: np.ndarray) -> np.ndarray:
     u = np.ascontiguousarray(u, dtype=np.float64)
     kernel = _sample_rows_parallel if w.size >= PARALLEL_THRESHOLD else _sample_rows_serial
     return kernel(w, u)
+
+
+@njit(cache=True, error_model="numpy")
+def _lookup_labels(values, lo, table, out):
+    # Dense lookup of integer labels among integer class names; -1 = not a class.
+    span = table.shape[0]
+    for i in range(values.shape[0]):
+        j = values[i] - lo
+        out[i] = table[j] if 0 <= j < span else -1
+    return out
+
+
+def lookup_labels(values: np.ndarray, lo: int, table: np.ndarray) -> np.ndarray:
+    """``table[values - lo]`` as int32 codes, ``-1`` where a value falls outside the table."""
+    values = np.ascontiguousarray(values, dtype=np.int64)
+    out = np.empty(values.shape[0], dtype=np.int32)
+    return _lookup_labels(values, np.int64(lo), np.ascontiguousarray(table, dtype=np.int32), out)

@@ -173,7 +173,11 @@ def _label_codes(labels: Any, n: int, classes: pd.Index, instances: pd.Index) ->
                 )
             return codes.astype(np.int32)
         values = as_int
-    codes = classes.get_indexer(values)
+        codes = _lookup_int_names(values, classes)
+    else:
+        codes = None
+    if codes is None:
+        codes = classes.get_indexer(values)
     bad = codes < 0
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
@@ -184,6 +188,22 @@ def _label_codes(labels: Any, n: int, classes: pd.Index, instances: pd.Index) ->
             f"among the classes {shown}."
         )
     return codes.astype(np.int32)
+
+
+def _lookup_int_names(values: np.ndarray, classes: pd.Index) -> np.ndarray | None:
+    """Codes of integer labels among integer class names by a dense table (-1 = absent).
+
+    ``Index.get_indexer`` hashes every label; with millions of instances a
+    lookup table over the span of the class names is many times faster.
+    None when the span is too wide for a table.
+    """
+    names = classes.to_numpy(dtype=np.int64)
+    lo, hi = int(names.min()), int(names.max())
+    if hi - lo > 1_000_000:
+        return None
+    table = np.full(hi - lo + 1, -1, dtype=np.int32)
+    table[names - lo] = np.arange(len(names), dtype=np.int32)
+    return _kernels_nth.lookup_labels(values, lo, table)
 
 
 def _argmax_labels(probs: np.ndarray) -> tuple[np.ndarray, int]:

@@ -557,6 +557,11 @@ def test_soft_labels_integer_classes_use_names():
     np.testing.assert_array_equal(soft.labels, [0, 1])
     with pytest.raises(ValueError, match=r"out of range at row 1: 0 is not among"):
         SoftLabels([[0.5, 0.5], [0.2, 0.8]], [3, 0], classes=[3, 7])
+    with pytest.raises(ValueError, match=r"out of range at row 0: 9 is not among"):
+        SoftLabels([[0.5, 0.5], [0.2, 0.8]], [9, 7], classes=[3, 7])
+    # class names too far apart for a lookup table: hashed lookup, same answer
+    wide = SoftLabels([[0.5, 0.5], [0.2, 0.8]], [10**7, 0], classes=[0, 10**7])
+    np.testing.assert_array_equal(wide.labels, [1, 0])
 
 
 @pytest.mark.parametrize(("probs", "labels", "kwargs", "exc", "match"), [
