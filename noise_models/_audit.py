@@ -100,7 +100,9 @@ def _pattern_table(n: int, agreed: int, k: int, q: np.ndarray, which: str) -> np
         possible = np.isfinite(logp)
         vecs, logp = vecs[possible], logp[possible]
         if which != "most_likely":
-            shape = _shape(k, int(np.count_nonzero(q > 0)), which)
+            shape = np.zeros(m, dtype=np.int64)
+            parts = _shape(k, int(np.count_nonzero(q > 0)), which)
+            shape[: parts.size] = parts
             keep = np.all(np.sort(vecs, axis=1)[:, ::-1] == shape, axis=1)
             vecs, logp = vecs[keep], logp[keep]
         # Conditional on disagreement (and on the split's shape): the most likely assignment
@@ -229,7 +231,7 @@ def kappa_range(n: Any, agreed: Any, n_raters: Any, *,
 
     >>> from noise_models import kappa_range
     >>> kappa_range(1000, 660, 5)  # doctest: +SKIP
-    KappaRangeResult(lowest=0.5920, most_likely=0.6372, highest=0.7280; n=1000,
+    KappaRangeResult(lowest=0.5920, most_likely=0.6368, highest=0.7280; n=1000,
     agreed=660, n_raters=5)
     """
     n = check_count(n, "n", minimum=1)
@@ -273,11 +275,12 @@ class KappaAuditResult:
         Implied easy items ``max(κ, 0)·n``.
     expected_agreed : float
         ``e + p·h``, the agreed items the model expects.
-    agreed : int or None
-        Observed unanimous items (ratings only).
+    agreed : int
+        The agreed count audited: the observed unanimous items (ratings), or
+        the expected count rounded to a whole number (a κ value).
     point_noise : float
         Point estimate of the noise in the agreed subset, ``(agreed − e)/agreed``
-        (with the observed count when known, else the expected one).
+        (0 when κ·n exceeds the agreed count, with a note).
     gamma : float
         The γ bound of the agreed subset at confidence :attr:`alpha`.
     bound : NoiseBoundResult
@@ -302,7 +305,7 @@ class KappaAuditResult:
     p: float
     easy_items: float
     expected_agreed: float
-    agreed: int | None
+    agreed: int
     point_noise: float
     gamma: float
     bound: NoiseBoundResult
@@ -339,9 +342,8 @@ class KappaAuditResult:
         if self.threshold is not None and self.threshold_in_interval is not None:
             thr = (f"; threshold {self.threshold:g} "
                    f"{'inside' if self.threshold_in_interval else 'outside'} the interval")
-        agreed = self.agreed if self.agreed is not None else self.expected_agreed
         return (f"KappaAuditResult(kappa={self.kappa:.4f}{ci}: about {self.easy_items:.6g} easy "
-                f"of {self.n} items, {agreed:.6g} agreed, point noise {self.point_noise:.4f}, "
+                f"of {self.n} items, {self.agreed} agreed, point noise {self.point_noise:.4f}, "
                 f"gamma {self.gamma:.4f} at alpha={self.alpha:g}{thr})")
 
 
@@ -411,9 +413,10 @@ def audit_kappa(kappa: Any, *, n: Any = None, n_raters: Any = None, p: Any = Non
     If hard and easy items share one category distribution, κ estimates the
     easy fraction (Beigman Klebanov & Beigman 2009, §3.3), so ``e = κ·n``
     (0 for negative κ), ``h = n − e``, the expected agreed count is
-    ``e + p·h``, the point noise ``(agreed − e)/agreed``, and γ is
-    :func:`noise_bound` of ``n`` items with ``n − round(e + p·h)``
-    disagreements (from ratings: of the data themselves). κ's interval is
+    ``e + p·h``; the audited agreed count is that rounded to a whole number
+    (from ratings: the observed one), the point noise is
+    ``(agreed − e)/agreed``, and γ is :func:`noise_bound` of ``n`` items with
+    ``n − agreed`` disagreements (from ratings: of the data themselves). κ's interval is
     Fleiss' κ's own (Gwet's standard error) at level α.
 
     References
@@ -457,9 +460,9 @@ def audit_kappa(kappa: Any, *, n: Any = None, n_raters: Any = None, p: Any = Non
         raise ValueError(f"with κ = {kv:g} and p = {pv:.4g} no item is expected to be agreed "
                          "on, so there is no gold standard to audit.")
     bound = noise_bound(n, n - agreed_int, pv, alpha=alpha)
-    point = (expected - easy) / expected
+    point = max(agreed_int - easy, 0.0) / agreed_int
     return KappaAuditResult(kappa=kv, n=n, n_raters=k, p=pv, easy_items=easy,
-                            expected_agreed=expected, agreed=None, point_noise=point,
+                            expected_agreed=expected, agreed=agreed_int, point_noise=point,
                             gamma=bound.gamma, bound=bound, alpha=alpha, threshold=thr,
                             notes=tuple(notes))
 
