@@ -5,9 +5,24 @@ The container
 Ratings          -- labels coded once; wide, long or count-table input
 as_ratings       -- wrap an array or DataFrame as Ratings
 
-Coefficients
+Coefficients (each returns an AgreementResult with an analytic SE)
 ------------
+percent_agreement   -- observed agreement PA (weighted with `weights=`)
+fleiss_kappa        -- Fleiss' κ (Siegel & Castellan's K); works on count tables
+scott_pi            -- Scott's π, at most two ratings per item
+cohen_kappa         -- Cohen's κ and weighted κ, two annotators (Fleiss-Cohen-Everitt SE)
+conger_kappa        -- Conger's κ, Cohen's κ for many annotators
+light_kappa         -- Light's κ, the mean of the pairwise Cohen κ's
+brennan_prediger    -- Brennan-Prediger / Bennett's S, chance agreement 1/m
+gwet_ac1            -- Gwet's AC1, AC2 when weighted
 krippendorff_alpha  -- Krippendorff's α: nominal, ordinal, interval, ratio; missing data
+agreement_table     -- all of them side by side, with SEs and intervals
+
+Per-item statistics (for resampling and chunked input)
+------------------------------------------------------
+item_statistics       -- per-item rows of a coefficient; finalize(sums) gives it back
+ItemStatistics        -- those rows, .sums(multiplicity) and .finalize(sums)
+FinalizedCoefficient  -- (value, observed, expected, n_items, n_pairable)
 
 Results
 -------
@@ -19,6 +34,16 @@ Errors and warnings
 ShapeError, GoldnoiseWarning, DegenerateDataWarning, ConvergenceWarning, EstimationWarning
 """
 
+from agreement._coefficients import (
+    brennan_prediger,
+    cohen_kappa,
+    conger_kappa,
+    fleiss_kappa,
+    gwet_ac1,
+    light_kappa,
+    percent_agreement,
+    scott_pi,
+)
 from agreement._errors import (
     ConvergenceWarning,
     DegenerateDataWarning,
@@ -26,9 +51,11 @@ from agreement._errors import (
     GoldnoiseWarning,
     ShapeError,
 )
+from agreement._item_stats import FinalizedCoefficient, ItemStatistics, item_statistics
 from agreement._krippendorff import krippendorff_alpha
 from agreement._ratings import Ratings, as_ratings
 from agreement._result import AgreementResult, ConfidenceInterval
+from agreement._table import agreement_table
 
 __all__ = [
     "AgreementResult",
@@ -36,9 +63,21 @@ __all__ = [
     "ConvergenceWarning",
     "DegenerateDataWarning",
     "EstimationWarning",
+    "FinalizedCoefficient",
     "GoldnoiseWarning",
+    "ItemStatistics",
     "Ratings",
     "ShapeError",
+    "agreement_table",
     "as_ratings",
+    "brennan_prediger",
+    "cohen_kappa",
+    "conger_kappa",
+    "fleiss_kappa",
+    "gwet_ac1",
+    "item_statistics",
     "krippendorff_alpha",
+    "light_kappa",
+    "percent_agreement",
+    "scott_pi",
 ]

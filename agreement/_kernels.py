@@ -14,6 +14,7 @@ Conventions shared by every kernel in this package:
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 from numba import njit, prange
 
@@ -63,3 +64,506 @@ def lookup_codes(values: np.ndarray, offset: int, table: np.ndarray, dtype) -> n
     """Code an integer-valued float array through ``table[v - offset]``."""
     out = np.empty(values.shape, dtype=dtype)
     return _lookup_codes(np.ascontiguousarray(values, dtype=np.float64), offset, table, out)
+
+
+# --------------------------------------------------------------------------
+# Per-item statistics of the agreement coefficients.
+#
+# Three layouts of per-item columns (see agreement/_item_stats.py):
+#   count family (percent, Fleiss, Scott, Brennan-Prediger, Gwet):
+#       [rated, pairable, agreement, unanimous, p_0 .. p_{m-1}]
+#   rater family (Cohen, Conger):
+#       [rated, pairable, agreement, x[0, 0] .. x[k-1, m-1]]
+#   pair family (Light):
+#       [rated, pairable, x[0, 0] .. x[k-1, m-1], both[pairs], agree[pairs]]
+# "rated" = r_i >= 1, "pairable" = r_i >= 2, "agreement" = PA_i (weighted; 0 when
+# r_i < 2), p_c = a[i, c] / r[i], x[j, c] = 1 if annotator j put item i in c.
+#
+# Each layout has three kernels: `rows` (one row per item, for the public
+# per-item layer), `sums` (the column sums) and `ss` (Σ over rated items of
+# (row · beta − center)², the linearised variance), all one pass over the codes.
+# `sums` accumulates integers per block of items, grouped by the number of
+# ratings r (Σ_i a_ic / r_i = Σ_r (Σ_{i: r_i = r} a_ic) / r), so the column sums
+# are exact in the unweighted case and never depend on the number of threads;
+# the block size depends only on n and the number of columns.
+
+_PART_CELLS = 1 << 22  # bound on blocks × cells of the per-block partial sums
+_TALLY_FROM = 17  # annotator columns from which PA_i counts categories, not pairs
+
+
+def blocking(n: int, cells: int) -> int:
+    """Items per block when each block keeps ``cells`` partial sums."""
+    max_blocks = max(64, _PART_CELLS // max(cells, 1))
+    return max(1024, -(-n // max_blocks))
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _item_pairs(codes, i, w, weighted, cnt, seen):
+    # r_i, the (weighted) number of ordered pairs of distinct ratings that agree,
+    # Σ_c a_c (Σ_l w_cl a_l − 1) (Gwet 2014; SPEC §1 PA_i numerator), and the
+    # number of ordered pairs with identical ratings.
+    k = codes.shape[1]
+    r = 0
+    num = 0.0
+    eq = 0
+    if k < _TALLY_FROM:
+        for j in range(k):
+            a = codes[i, j]
+            if a >= 0:
+                r += 1
+                for q in range(j + 1, k):
+                    b = codes[i, q]
+                    if b >= 0:
+                        if a == b:
+                            eq += 1
+                        if weighted:
+                            num += w[a, b]
+        if not weighted:
+            num = eq
+        return r, 2.0 * num, 2 * eq
+    t = 0
+    for j in range(k):
+        c = codes[i, j]
+        if c >= 0:
+            if cnt[c] == 0:
+                seen[t] = c
+                t += 1
+            cnt[c] += 1
+            r += 1
+    for s in range(t):
+        a = seen[s]
+        eq += cnt[a] * (cnt[a] - 1)
+        if weighted:
+            inner = 0.0
+            for u in range(t):
+                inner += w[a, seen[u]] * cnt[seen[u]]
+            num += cnt[a] * (inner - 1.0)
+    for s in range(t):
+        cnt[seen[s]] = 0
+    if not weighted:
+        num = eq
+    return r, num, eq
+
+
+def _count_rows_impl(codes, m, w, weighted, block):
+    n, k = codes.shape
+    nb = (n + block - 1) // block
+    out = np.zeros((n, 4 + m))
+    for b in prange(nb):
+        cnt = np.zeros(m, dtype=np.int64)
+        seen = np.zeros(max(k, 1), dtype=np.int64)
+        for i in range(b * block, min(n, (b + 1) * block)):
+            r, num, eq = _item_pairs(codes, i, w, weighted, cnt, seen)
+            if r > 0:
+                out[i, 0] = 1.0
+                for j in range(k):
+                    c = codes[i, j]
+                    if c >= 0:
+                        out[i, 4 + c] += 1.0 / r
+                if r >= 2:
+                    out[i, 1] = 1.0
+                    out[i, 2] = num / (r * (r - 1.0))
+                    if eq == r * (r - 1):
+                        out[i, 3] = 1.0
+    return out
+
+
+def _count_sums_impl(codes, m, w, weighted, block):
+    n, k = codes.shape
+    nb = (n + block - 1) // block
+    nr = np.zeros((nb, k + 1), dtype=np.int64)  # items with r ratings
+    ag = np.zeros((nb, k + 1))  # Σ agreeing ordered pairs, by r
+    un = np.zeros((nb, k + 1), dtype=np.int64)  # unanimous items, by r
+    cat = np.zeros((nb, k + 1, m), dtype=np.int64)  # Σ a_ic, by r
+    for b in prange(nb):
+        cnt = np.zeros(m, dtype=np.int64)
+        seen = np.zeros(max(k, 1), dtype=np.int64)
+        for i in range(b * block, min(n, (b + 1) * block)):
+            r, num, eq = _item_pairs(codes, i, w, weighted, cnt, seen)
+            nr[b, r] += 1
+            ag[b, r] += num
+            if eq == r * (r - 1):
+                un[b, r] += 1
+            for j in range(k):
+                c = codes[i, j]
+                if c >= 0:
+                    cat[b, r, c] += 1
+    return nr, ag, un, cat
+
+
+def _count_ss_impl(codes, m, w, weighted, beta, center, block):
+    # Σ_i (row_i · beta − center)² over rated items, without building the rows.
+    n, k = codes.shape
+    nb = (n + block - 1) // block
+    part = np.zeros(nb)
+    for b in prange(nb):
+        cnt = np.zeros(m, dtype=np.int64)
+        seen = np.zeros(max(k, 1), dtype=np.int64)
+        acc = 0.0
+        for i in range(b * block, min(n, (b + 1) * block)):
+            r, num, eq = _item_pairs(codes, i, w, weighted, cnt, seen)
+            if r > 0:
+                s = 0.0
+                for j in range(k):
+                    c = codes[i, j]
+                    if c >= 0:
+                        s += beta[4 + c]
+                x = beta[0] + s / r
+                if r >= 2:
+                    x += beta[1] + beta[2] * (num / (r * (r - 1.0)))
+                    if eq == r * (r - 1):
+                        x += beta[3]
+                d = x - center
+                acc += d * d
+        part[b] = acc
+    return part
+
+
+def _rater_rows_impl(codes, m, w, weighted, block):
+    n, k = codes.shape
+    nb = (n + block - 1) // block
+    out = np.zeros((n, 3 + k * m))
+    for b in prange(nb):
+        cnt = np.zeros(m, dtype=np.int64)
+        seen = np.zeros(max(k, 1), dtype=np.int64)
+        for i in range(b * block, min(n, (b + 1) * block)):
+            r, num, _eq = _item_pairs(codes, i, w, weighted, cnt, seen)
+            if r > 0:
+                out[i, 0] = 1.0
+                for j in range(k):
+                    c = codes[i, j]
+                    if c >= 0:
+                        out[i, 3 + j * m + c] = 1.0
+                if r >= 2:
+                    out[i, 1] = 1.0
+                    out[i, 2] = num / (r * (r - 1.0))
+    return out
+
+
+def _rater_sums_impl(codes, m, w, weighted, block):
+    n, k = codes.shape
+    nb = (n + block - 1) // block
+    nr = np.zeros((nb, k + 1), dtype=np.int64)
+    ag = np.zeros((nb, k + 1))
+    x = np.zeros((nb, k, m), dtype=np.int64)  # items annotator j put in c
+    for b in prange(nb):
+        cnt = np.zeros(m, dtype=np.int64)
+        seen = np.zeros(max(k, 1), dtype=np.int64)
+        for i in range(b * block, min(n, (b + 1) * block)):
+            r, num, _eq = _item_pairs(codes, i, w, weighted, cnt, seen)
+            nr[b, r] += 1
+            ag[b, r] += num
+            for j in range(k):
+                c = codes[i, j]
+                if c >= 0:
+                    x[b, j, c] += 1
+    return nr, ag, x
+
+
+def _rater_ss_impl(codes, m, w, weighted, beta, center, block):
+    n, k = codes.shape
+    nb = (n + block - 1) // block
+    part = np.zeros(nb)
+    for b in prange(nb):
+        cnt = np.zeros(m, dtype=np.int64)
+        seen = np.zeros(max(k, 1), dtype=np.int64)
+        acc = 0.0
+        for i in range(b * block, min(n, (b + 1) * block)):
+            r, num, _eq = _item_pairs(codes, i, w, weighted, cnt, seen)
+            if r > 0:
+                x = beta[0]
+                for j in range(k):
+                    c = codes[i, j]
+                    if c >= 0:
+                        x += beta[3 + j * m + c]
+                if r >= 2:
+                    x += beta[1] + beta[2] * (num / (r * (r - 1.0)))
+                d = x - center
+                acc += d * d
+        part[b] = acc
+    return part
+
+
+def _pair_rows_impl(codes, m, w, weighted, block):
+    n, k = codes.shape
+    npairs = k * (k - 1) // 2
+    base = 2 + k * m
+    nb = (n + block - 1) // block
+    out = np.zeros((n, base + 2 * npairs))
+    for b in prange(nb):
+        for i in range(b * block, min(n, (b + 1) * block)):
+            r = 0
+            idx = 0
+            for p in range(k):
+                a = codes[i, p]
+                if a >= 0:
+                    r += 1
+                    out[i, 2 + p * m + a] = 1.0
+                    for q in range(p + 1, k):
+                        c = codes[i, q]
+                        if c >= 0:
+                            out[i, base + idx] = 1.0
+                            if weighted:
+                                out[i, base + npairs + idx] = w[a, c]
+                            elif a == c:
+                                out[i, base + npairs + idx] = 1.0
+                        idx += 1
+                else:
+                    idx += k - 1 - p
+            if r > 0:
+                out[i, 0] = 1.0
+            if r > 1:
+                out[i, 1] = 1.0
+    return out
+
+
+def _pair_sums_impl(codes, m, w, weighted, block):
+    n, k = codes.shape
+    npairs = k * (k - 1) // 2
+    nb = (n + block - 1) // block
+    nr = np.zeros((nb, k + 1), dtype=np.int64)
+    x = np.zeros((nb, k, m), dtype=np.int64)
+    both = np.zeros((nb, npairs), dtype=np.int64)
+    agree = np.zeros((nb, npairs))
+    for b in prange(nb):
+        for i in range(b * block, min(n, (b + 1) * block)):
+            r = 0
+            idx = 0
+            for p in range(k):
+                a = codes[i, p]
+                if a >= 0:
+                    r += 1
+                    x[b, p, a] += 1
+                    for q in range(p + 1, k):
+                        c = codes[i, q]
+                        if c >= 0:
+                            both[b, idx] += 1
+                            if weighted:
+                                agree[b, idx] += w[a, c]
+                            elif a == c:
+                                agree[b, idx] += 1.0
+                        idx += 1
+                else:
+                    idx += k - 1 - p
+            nr[b, r] += 1
+    return nr, x, both, agree
+
+
+def _pair_ss_impl(codes, m, w, weighted, beta, center, block):
+    n, k = codes.shape
+    npairs = k * (k - 1) // 2
+    base = 2 + k * m
+    nb = (n + block - 1) // block
+    part = np.zeros(nb)
+    for b in prange(nb):
+        acc = 0.0
+        for i in range(b * block, min(n, (b + 1) * block)):
+            r = 0
+            x = 0.0
+            idx = 0
+            for p in range(k):
+                a = codes[i, p]
+                if a >= 0:
+                    r += 1
+                    x += beta[2 + p * m + a]
+                    for q in range(p + 1, k):
+                        c = codes[i, q]
+                        if c >= 0:
+                            x += beta[base + idx]
+                            if weighted:
+                                x += beta[base + npairs + idx] * w[a, c]
+                            elif a == c:
+                                x += beta[base + npairs + idx]
+                        idx += 1
+                else:
+                    idx += k - 1 - p
+            if r > 0:
+                x += beta[0]
+                if r >= 2:
+                    x += beta[1]
+                d = x - center
+                acc += d * d
+        part[b] = acc
+    return part
+
+
+def _builds(impl):
+    return (njit(cache=True, error_model="numpy")(impl),
+            njit(cache=True, parallel=True, error_model="numpy")(impl))
+
+
+_count_sums_serial, _count_sums_parallel = _builds(_count_sums_impl)
+_count_rows_serial, _count_rows_parallel = _builds(_count_rows_impl)
+_count_ss_serial, _count_ss_parallel = _builds(_count_ss_impl)
+_rater_sums_serial, _rater_sums_parallel = _builds(_rater_sums_impl)
+_rater_rows_serial, _rater_rows_parallel = _builds(_rater_rows_impl)
+_rater_ss_serial, _rater_ss_parallel = _builds(_rater_ss_impl)
+_pair_sums_serial, _pair_sums_parallel = _builds(_pair_sums_impl)
+_pair_rows_serial, _pair_rows_parallel = _builds(_pair_rows_impl)
+_pair_ss_serial, _pair_ss_parallel = _builds(_pair_ss_impl)
+
+_ITEM_KERNELS = {
+    ("count", "sums"): (_count_sums_serial, _count_sums_parallel),
+    ("count", "rows"): (_count_rows_serial, _count_rows_parallel),
+    ("count", "ss"): (_count_ss_serial, _count_ss_parallel),
+    ("rater", "sums"): (_rater_sums_serial, _rater_sums_parallel),
+    ("rater", "rows"): (_rater_rows_serial, _rater_rows_parallel),
+    ("rater", "ss"): (_rater_ss_serial, _rater_ss_parallel),
+    ("pair", "sums"): (_pair_sums_serial, _pair_sums_parallel),
+    ("pair", "rows"): (_pair_rows_serial, _pair_rows_parallel),
+    ("pair", "ss"): (_pair_ss_serial, _pair_ss_parallel),
+}
+
+
+def n_item_columns(family: str, k: int, m: int) -> int:
+    """Length of a per-item row of ``family`` for ``k`` annotators and ``m`` categories."""
+    if family == "count":
+        return 4 + m
+    if family == "rater":
+        return 3 + k * m
+    return 2 + k * m + k * (k - 1)
+
+
+def _call(family, what, codes, w, weighted, *extra, parallel=None, cells=None):
+    codes = np.ascontiguousarray(codes)
+    w = np.ascontiguousarray(w, dtype=np.float64)
+    n, k = codes.shape
+    m = w.shape[0]
+    block = blocking(n, n_item_columns(family, k, m) if cells is None else cells)
+    if parallel is None:
+        parallel = codes.size >= PARALLEL_THRESHOLD
+    kernel = _ITEM_KERNELS[family, what][1 if parallel else 0]
+    return kernel(codes, m, w, bool(weighted), *extra, block)
+
+
+def _by_r(total, k):
+    # Σ_r total[r] / r, and / (r (r − 1)), for r = 1..k (0 where undefined).
+    r = np.arange(k + 1, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        inv = np.where(r >= 1, 1.0 / np.maximum(r, 1.0), 0.0)
+        inv2 = np.where(r >= 2, 1.0 / np.maximum(r * (r - 1.0), 1.0), 0.0)
+    return inv, inv2
+
+
+def item_sums(family: str, codes: np.ndarray, w: np.ndarray, weighted: bool, *,
+              parallel: bool | None = None) -> np.ndarray:
+    """Column sums of the per-item statistics of ``family`` (one pass over ``codes``)."""
+    k = codes.shape[1]
+    m = w.shape[0]
+    inv, inv2 = _by_r(None, k)
+    if family == "count":
+        nr, ag, un, cat = _call(family, "sums", codes, w, weighted, parallel=parallel,
+                                cells=(k + 1) * (m + 3))
+        nr, un, cat = nr.sum(axis=0), un.sum(axis=0), cat.sum(axis=0)
+        ag = ag.sum(axis=0)
+        out = np.empty(4 + m)
+        out[0], out[1] = nr[1:].sum(), nr[2:].sum()
+        out[2] = ag @ inv2
+        out[3] = un[2:].sum()
+        out[4:] = inv @ cat
+        return out
+    if family == "rater":
+        nr, ag, x = _call(family, "sums", codes, w, weighted, parallel=parallel,
+                          cells=2 * (k + 1) + k * m)
+        nr, ag = nr.sum(axis=0), ag.sum(axis=0)
+        return np.concatenate([[nr[1:].sum(), nr[2:].sum(), ag @ inv2],
+                               x.sum(axis=0).ravel().astype(np.float64)])
+    nr, x, both, agree = _call(family, "sums", codes, w, weighted, parallel=parallel)
+    nr = nr.sum(axis=0)
+    return np.concatenate([[nr[1:].sum(), nr[2:].sum()],
+                           x.sum(axis=0).ravel().astype(np.float64),
+                           both.sum(axis=0).astype(np.float64), agree.sum(axis=0)])
+
+
+def item_rows(family: str, codes: np.ndarray, w: np.ndarray, weighted: bool, *,
+              parallel: bool | None = None) -> np.ndarray:
+    """Per-item statistics of ``family``, one row per item."""
+    return _call(family, "rows", codes, w, weighted, parallel=parallel)
+
+
+def item_ss(family: str, codes: np.ndarray, w: np.ndarray, weighted: bool,
+            beta: np.ndarray, center: float, *, parallel: bool | None = None) -> float:
+    """``Σ (row_i · beta − center)²`` over rated items, in one pass over ``codes``."""
+    beta = np.ascontiguousarray(beta, dtype=np.float64)
+    part = _call(family, "ss", codes, w, weighted, beta, float(center), parallel=parallel,
+                 cells=1)
+    return float(part.sum())
+
+
+# --------------------------------------------------------------------------
+# Compression of the code matrix to its distinct rating patterns.
+#
+# Every per-item statistic is a function of the item's row of codes (the
+# "pattern"), and the count-family ones only of its category counts a[i, :]
+# (the "multiset"). When there are few possible keys, one histogram pass over
+# the codes replaces the item loop: the statistics are then computed once per
+# distinct key and weighted by its count (the multiplicity form of
+# ItemStatistics.sums). Integer histograms are exact, so the chunking may
+# follow the number of threads.
+#   pattern key  = Σ_j (x_ij + 1) (m + 1)^j      (x = -1 for missing)
+#   multiset key = Σ_c a_ic (k + 1)^c
+
+MAX_KEYS = 1 << 22
+
+
+def _histogram_impl(codes, m, multiset, n_keys, n_chunks):
+    n, k = codes.shape
+    hist = np.zeros((n_chunks, n_keys), dtype=np.int32)
+    per = (n + n_chunks - 1) // n_chunks
+    for ch in prange(n_chunks):
+        for i in range(ch * per, min(n, (ch + 1) * per)):
+            key = 0
+            if multiset:
+                for c in range(m - 1, -1, -1):
+                    a = 0
+                    for j in range(k):
+                        a += codes[i, j] == c
+                    key = key * (k + 1) + a
+            else:
+                for j in range(k - 1, -1, -1):
+                    key = key * (m + 1) + (codes[i, j] + 1)
+            hist[ch, key] += 1
+    return hist
+
+
+_histogram_serial, _histogram_parallel = _builds(_histogram_impl)
+
+
+def n_keys(kind: str, k: int, m: int) -> int:
+    """Number of possible keys of a ``"pattern"`` or ``"multiset"`` histogram."""
+    return (m + 1) ** k if kind == "pattern" else (k + 1) ** m
+
+
+def key_histogram(codes: np.ndarray, m: int, kind: str, *,
+                  parallel: bool | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct keys of the items and how many items have each (one pass)."""
+    codes = np.ascontiguousarray(codes)
+    n, k = codes.shape
+    size = n_keys(kind, k, m)
+    if size > MAX_KEYS:
+        raise ValueError(f"{size} possible keys exceed the histogram bound {MAX_KEYS}.")
+    if parallel is None:
+        parallel = codes.size >= PARALLEL_THRESHOLD
+    if parallel:
+        chunks = max(1, min(numba.get_num_threads(), n // 65536 or 1))
+        hist = _histogram_parallel(codes, m, kind == "multiset", size, chunks)
+    else:
+        hist = _histogram_serial(codes, m, kind == "multiset", size, 1)
+    total = hist.sum(axis=0, dtype=np.int64)
+    keys = np.flatnonzero(total)
+    return keys, total[keys]
+
+
+def keys_to_codes(keys: np.ndarray, kind: str, k: int, m: int, dtype) -> np.ndarray:
+    """A representative row of codes for each key (the multiset's in category order)."""
+    keys = np.asarray(keys, dtype=np.int64)
+    if kind == "pattern":
+        digits = (keys[:, None] // (m + 1) ** np.arange(k, dtype=np.int64)) % (m + 1)
+        return (digits - 1).astype(dtype)
+    counts = (keys[:, None] // (k + 1) ** np.arange(m, dtype=np.int64)) % (k + 1)
+    cum = np.cumsum(counts, axis=1)
+    out = np.full((len(keys), k), -1, dtype=dtype)
+    for j in range(k):  # position j holds the category whose cumulative count passes j
+        label = (cum <= j).sum(axis=1)
+        out[:, j] = np.where(j < cum[:, -1], label, -1)
+    return out

@@ -366,6 +366,93 @@ class Ratings:
                    raters=pd.RangeIndex(int(r.max()), name="rater"), counts=counts,
                    ordered=ordered)
 
+    @classmethod
+    def from_contingency(
+        cls,
+        table: Any,
+        *,
+        categories: Sequence[Any] | None = None,
+        raters: Sequence[Hashable] = ("rater 1", "rater 2"),
+    ) -> Ratings:
+        """Build two annotators' ratings from their m × m contingency table.
+
+        ``table[c, l]`` counts the items the first annotator put in category
+        ``c`` and the second in ``l``; the table is expanded to one item per
+        count (items in row-major cell order), so every coefficient, Cohen's
+        κ included, applies.
+
+        Parameters
+        ----------
+        table : array_like or pandas.DataFrame, shape (m, m)
+            Non-negative whole-number counts. A DataFrame's index (rows, first
+            annotator) names the categories; its columns must name the same
+            categories in the same order.
+        categories : sequence, optional
+            Category names in table order when ``table`` is not a DataFrame.
+            Default: ``0..m-1``.
+        raters : pair of hashables, default ("rater 1", "rater 2")
+            Names of the row and column annotators.
+
+        Returns
+        -------
+        Ratings
+
+        Raises
+        ------
+        ShapeError
+            If the table is not square or is empty.
+        ValueError
+            If counts are negative, fractional or all zero, or the DataFrame's
+            rows and columns name different categories.
+
+        Examples
+        --------
+        >>> r = Ratings.from_contingency([[2, 1], [0, 3]], categories=["no", "yes"])
+        >>> r.to_wide().to_numpy().tolist()
+        [['no', 'no'], ['no', 'no'], ['no', 'yes'], ['yes', 'yes'], ['yes', 'yes'], ['yes', 'yes']]
+        """
+        if isinstance(table, pd.DataFrame):
+            if categories is None:
+                if list(table.index) != list(table.columns):
+                    raise ValueError(
+                        "the contingency table's rows and columns must name the same "
+                        f"categories in the same order; got rows {list(table.index)} and "
+                        f"columns {list(table.columns)}. Reorder them or pass `categories=`."
+                    )
+                categories = list(table.index)
+            arr = table.to_numpy()
+        else:
+            arr = np.asarray(table)
+        if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.size == 0:
+            raise ShapeError(
+                f"`table` must be a non-empty square m × m contingency table; got shape "
+                f"{arr.shape}."
+            )
+        try:
+            arrf = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise TypeError("`table` must hold numeric counts.") from None
+        if not np.all(np.isfinite(arrf)) or np.any(arrf < 0) or np.any(arrf != np.round(arrf)):
+            raise ValueError(
+                "`table` must hold non-negative whole-number counts; for proportions, "
+                "multiply by the number of items first."
+            )
+        if arrf.sum() == 0:
+            raise ValueError("`table` holds no ratings: every count is zero.")
+        m = arr.shape[0]
+        cats = (pd.RangeIndex(m, name="category") if categories is None
+                else _declared(categories))
+        if len(cats) != m:
+            raise ShapeError(f"`categories` has {len(cats)} names but `table` is {m} × {m}.")
+        if len(raters) != 2:
+            raise ValueError(f"`raters` must name two annotators; got {list(raters)}.")
+        counts = arrf.astype(np.int64).ravel()
+        cells = np.repeat(np.arange(m * m), counts)
+        codes = np.column_stack([cells // m, cells % m]).astype(_code_dtype(m))
+        ordered = categories is not None or cats.dtype.kind in "iuf"
+        return cls(codes, cats, items=pd.RangeIndex(len(codes), name="item"),
+                   raters=pd.Index(list(raters), name="rater"), ordered=ordered)
+
     # ---------------------------------------------------------------- properties
     @property
     def codes(self) -> npt.NDArray[np.integer] | None:

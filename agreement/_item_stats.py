@@ -1,0 +1,336 @@
+"""Per-item sufficient statistics and the finalize step of every coefficient.
+
+Each coefficient is ``finalize(Σ_i s_i)``: a function of column sums of
+per-item statistics ``s_i`` (SPEC §1). :func:`item_statistics` returns those
+per-item rows so that other packages can resample items (a bootstrap is
+``finalize(multiplicity @ rows)``) or add the sums of chunks of items.
+
+Three layouts of columns serve the eight coefficients:
+
+* count family (percent agreement, Fleiss, Scott, Brennan–Prediger, Gwet):
+  ``rated, pairable, agreement, unanimous, p[c] for each category``;
+* rater family (Cohen, Conger): ``rated, pairable, agreement, x[j, c]`` for
+  each annotator ``j`` and category ``c``;
+* pair family (Light): ``rated, pairable, x[j, c], both[j, l], agree[j, l]``
+  for each pair of annotators ``j < l``.
+
+``rated`` is 1 if item ``i`` has a rating, ``pairable`` if it has two or
+more, ``agreement`` is ``PA_i`` (weighted; 0 for fewer than two ratings),
+``unanimous`` marks pairable items whose ratings all agree, ``p[c]`` is
+``a[i, c] / r[i]``, ``x[j, c]`` is 1 if annotator ``j`` put the item in
+``c``, ``both[j, l]`` is 1 if both annotators rated it and ``agree[j, l]`` is
+their weighted agreement on it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from agreement import _kernels
+from agreement._ratings import Ratings, as_ratings
+from agreement._weights import weight_matrix
+
+__all__ = ["FinalizedCoefficient", "ItemStatistics", "item_statistics"]
+
+# 1 − PE at or below this is "chance agreement is 1": the coefficient is undefined.
+PE_TOL = 1e-12
+
+
+@dataclass(frozen=True)
+class _Spec:
+    name: str  # public function name
+    label: str  # human name
+    family: str  # "count", "rater" or "pair"
+    chance: str  # "none", "fleiss", "bp", "gwet", "conger", "light"
+
+
+SPECS = {s.name: s for s in (
+    _Spec("percent_agreement", "Percent agreement", "count", "none"),
+    _Spec("fleiss_kappa", "Fleiss' kappa", "count", "fleiss"),
+    _Spec("scott_pi", "Scott's pi", "count", "fleiss"),
+    _Spec("cohen_kappa", "Cohen's kappa", "rater", "conger"),
+    _Spec("conger_kappa", "Conger's kappa", "rater", "conger"),
+    _Spec("light_kappa", "Light's kappa", "pair", "light"),
+    _Spec("brennan_prediger", "Brennan-Prediger", "count", "bp"),
+    _Spec("gwet_ac1", "Gwet's AC1", "count", "gwet"),
+)}
+
+
+class FinalizedCoefficient(NamedTuple):
+    """A coefficient and its parts, from column sums (arrays over leading axes).
+
+    ``value`` is NaN where the coefficient is undefined (chance agreement 1,
+    no pairable item, fewer than two annotators with ratings).
+    """
+
+    value: Any
+    observed: Any
+    expected: Any
+    n_items: Any
+    n_pairable: Any
+
+
+def _div(a, b):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(b != 0, np.true_divide(a, np.where(b != 0, b, 1.0)), np.nan)
+
+
+def _kappa(pa, pe):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ok = (1.0 - pe) > PE_TOL
+        return np.where(ok, (pa - pe) / np.where(ok, 1.0 - pe, 1.0), np.nan)
+
+
+def _rater_marginals(counts):
+    """Each annotator's category shares over the items they rated, and who rated."""
+    ng = counts.sum(axis=-1)
+    valid = ng > 0
+    p = _div(counts, ng[..., None])
+    p = np.where(valid[..., None], p, 0.0)
+    return p, ng, valid
+
+
+def pair_index(k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Annotator pairs ``(j, l)``, ``j < l``, in the order of the pair columns."""
+    j, l_ = np.triu_indices(k, 1)
+    return j, l_
+
+
+def finalize(spec: _Spec, sums: np.ndarray, w: np.ndarray, k: int) -> FinalizedCoefficient:
+    """The coefficient of ``spec`` from column sums ``sums[..., n_columns]``."""
+    s = np.asarray(sums, dtype=np.float64)
+    m = w.shape[0]
+    n, n2 = s[..., 0], s[..., 1]
+    if spec.family == "count":
+        pa = _div(s[..., 2], n2)
+        pi = _div(s[..., 4:4 + m], n[..., None])  # π_c: item-average of a[i,c]/r[i]
+        if spec.chance == "none":
+            pe = np.zeros_like(pa)
+        elif spec.chance == "fleiss":  # Σ_cl w_cl π_c π_l (Fleiss 1971; Gwet 2014 eq. 5.1)
+            pe = np.einsum("...c,cl,...l->...", pi, w, pi)
+        elif spec.chance == "bp":  # Σ w / m² (Brennan & Prediger 1981; Gwet 2014)
+            pe = np.full_like(pa, w.sum() / m**2)
+        else:  # gwet: Σ w / (m(m−1)) · Σ_c π_c (1 − π_c) (Gwet 2008, 2014)
+            pe = (w.sum() / (m * (m - 1)) * np.sum(pi * (1.0 - pi), axis=-1)
+                  if m >= 2 else np.full_like(pa, np.nan))
+        value = pa if spec.chance == "none" else _kappa(pa, pe)
+        return FinalizedCoefficient(value, pa, pe, n, n2)
+    counts = s[..., -k * m:] if spec.family == "rater" else s[..., 2:2 + k * m]
+    counts = counts.reshape(*s.shape[:-1], k, m)
+    p, _, valid = _rater_marginals(counts)
+    ke = valid.sum(axis=-1)
+    if spec.family == "rater":
+        pa = _div(s[..., 2], n2)
+        # Conger (1980): mean over ordered pairs of annotators g ≠ h of p_g' W p_h,
+        # each annotator's marginals over the items they rated (Gwet 2014).
+        tot = p.sum(axis=-2)
+        own = np.einsum("...gc,cl,...gl->...", p, w, p)
+        pe = _div(np.einsum("...c,cl,...l->...", tot, w, tot) - own, ke * (ke - 1.0))
+        pe = np.where(ke >= 2, pe, np.nan)
+        return FinalizedCoefficient(_kappa(pa, pe), pa, pe, n, n2)
+    # Light (1971): mean over annotator pairs of Cohen's κ of the pair.
+    npairs = k * (k - 1) // 2
+    both = s[..., 2 + k * m:2 + k * m + npairs]
+    agree = s[..., 2 + k * m + npairs:2 + k * m + 2 * npairs]
+    j, l_ = pair_index(k)
+    pa_pair = _div(agree, both)
+    pe_pair = np.einsum("...pc,cl,...pl->...p", p[..., j, :], w, p[..., l_, :])
+    kappa_pair = _kappa(pa_pair, pe_pair)
+    ok = np.isfinite(kappa_pair)
+    n_ok = ok.sum(axis=-1)
+    value = _div(np.where(ok, kappa_pair, 0.0).sum(axis=-1), n_ok)
+    pa = _div(np.where(ok, pa_pair, 0.0).sum(axis=-1), n_ok)
+    pe = _div(np.where(ok, pe_pair, 0.0).sum(axis=-1), n_ok)
+    return FinalizedCoefficient(value, pa, pe, n, n2)
+
+
+def column_names(spec: _Spec, ratings: Ratings) -> tuple[str, ...]:
+    cats = [str(c) for c in ratings.categories]
+    if spec.family == "count":
+        return ("rated", "pairable", "agreement", "unanimous", *(f"p[{c}]" for c in cats))
+    raters = [str(r) for r in ratings.raters]
+    onehot = tuple(f"x[{r}, {c}]" for r in raters for c in cats)
+    if spec.family == "rater":
+        return ("rated", "pairable", "agreement", *onehot)
+    j, l_ = pair_index(len(raters))
+    pairs = [f"{raters[a]}, {raters[b]}" for a, b in zip(j, l_, strict=True)]
+    return ("rated", "pairable", *onehot, *(f"both[{p}]" for p in pairs),
+            *(f"agree[{p}]" for p in pairs))
+
+
+def count_rows_from_counts(counts: np.ndarray, w: np.ndarray, weighted: bool) -> np.ndarray:
+    """Count-family rows from a count table ``a[i, c]`` (no annotator identity)."""
+    a = np.asarray(counts, dtype=np.float64)
+    n, m = a.shape
+    r = a.sum(axis=1)
+    rows = np.zeros((n, 4 + m))
+    rows[:, 0] = r >= 1
+    rows[:, 1] = r >= 2
+    num = np.einsum("ic,ic->i", a, a @ w - 1.0) if weighted else np.einsum("ic,ic->i", a, a - 1.0)
+    pair = r >= 2
+    rows[pair, 2] = num[pair] / (r[pair] * (r[pair] - 1.0))
+    rows[:, 3] = pair & ((a > 0).sum(axis=1) == 1)
+    rated = r >= 1
+    rows[rated, 4:] = a[rated] / r[rated, None]
+    return rows
+
+
+@dataclass(frozen=True, repr=False)
+class ItemStatistics:
+    """Per-item sufficient statistics of one coefficient.
+
+    The coefficient is ``finalize(sums())``; a resample of items with
+    multiplicities ``w`` is ``finalize(sums(w))``; chunks of items add their
+    ``sums()`` before :meth:`finalize`.
+
+    Attributes
+    ----------
+    coefficient : str
+        Name of the coefficient's function, e.g. ``"fleiss_kappa"``.
+    columns : tuple of str
+        Names of the columns (see the module docstring for the layouts).
+    values : ndarray of float64, shape (n_items, n_columns)
+        One row per item of the ratings, in their order (items without
+        ratings have a row of zeros). Read-only.
+    weights : ndarray of float64, shape (m, m)
+        The agreement weights used.
+    n_raters, n_categories : int
+        Annotator columns and categories of the ratings.
+    """
+
+    coefficient: str
+    columns: tuple[str, ...]
+    values: np.ndarray
+    weights: np.ndarray
+    n_raters: int
+    n_categories: int
+
+    def sums(self, multiplicity: npt.ArrayLike | None = None) -> np.ndarray:
+        """Column sums, optionally with per-item multiplicities.
+
+        Parameters
+        ----------
+        multiplicity : array_like, shape (n_items,) or (n_resamples, n_items), optional
+            Non-negative weight of each item (e.g. how often a bootstrap draw
+            took it). Default: each item once.
+
+        Returns
+        -------
+        ndarray, shape (n_columns,) or (n_resamples, n_columns)
+        """
+        if multiplicity is None:
+            return self.values.sum(axis=0)
+        mult = np.asarray(multiplicity, dtype=np.float64)
+        if mult.ndim not in (1, 2) or mult.shape[-1] != self.values.shape[0]:
+            raise ValueError(
+                f"`multiplicity` must have shape (n_items,) or (n_resamples, n_items) with "
+                f"n_items = {self.values.shape[0]}; got shape {mult.shape}."
+            )
+        if not np.all(np.isfinite(mult)) or np.any(mult < 0):
+            raise ValueError("`multiplicity` must be finite and non-negative.")
+        return mult @ self.values
+
+    def finalize(self, sums: npt.ArrayLike) -> FinalizedCoefficient:
+        """The coefficient and its parts from column sums.
+
+        Parameters
+        ----------
+        sums : array_like, shape (..., n_columns)
+
+        Returns
+        -------
+        FinalizedCoefficient
+            Arrays of shape ``sums.shape[:-1]`` (floats for 1-D sums); NaN
+            where the coefficient is undefined. No warning is issued: the
+            public coefficient functions do that.
+        """
+        s = np.asarray(sums, dtype=np.float64)
+        if s.shape[-1:] != (len(self.columns),):
+            raise ValueError(
+                f"`sums` must end with an axis of {len(self.columns)} columns; got shape "
+                f"{s.shape}."
+            )
+        out = finalize(SPECS[self.coefficient], s, self.weights, self.n_raters)
+        if s.ndim == 1:
+            return FinalizedCoefficient(*(float(v) for v in out))
+        return out
+
+    def __repr__(self) -> str:
+        return (f"ItemStatistics({self.coefficient}: {self.values.shape[0]} items × "
+                f"{len(self.columns)} columns)")
+
+
+def check_coefficient(coefficient: Any) -> _Spec:
+    if callable(coefficient) and getattr(coefficient, "__name__", None) in SPECS:
+        coefficient = coefficient.__name__
+    if not isinstance(coefficient, str):
+        raise TypeError(
+            f"`coefficient` must be the name of a coefficient, one of {sorted(SPECS)}; "
+            f"got {type(coefficient).__name__}."
+        )
+    if coefficient not in SPECS:
+        raise ValueError(f"`coefficient` must be one of {sorted(SPECS)}; got {coefficient!r}.")
+    return SPECS[coefficient]
+
+
+def item_statistics(ratings: Any, coefficient: Any, *, weights: Any = None) -> ItemStatistics:
+    """Per-item sufficient statistics of a coefficient.
+
+    Parameters
+    ----------
+    ratings : Ratings or array_like
+        Raw items × annotators data are wrapped with :func:`as_ratings`.
+    coefficient : str or function
+        ``"percent_agreement"``, ``"fleiss_kappa"``, ``"scott_pi"``,
+        ``"cohen_kappa"``, ``"conger_kappa"``, ``"light_kappa"``,
+        ``"brennan_prediger"`` or ``"gwet_ac1"`` (or the function itself).
+    weights : None, {"linear", "quadratic"} or array_like, shape (m, m)
+        As in the coefficient's function.
+
+    Returns
+    -------
+    ItemStatistics
+
+    Raises
+    ------
+    ValueError
+        If the coefficient needs annotator identity and ``ratings`` is a count
+        table, or for an unknown coefficient or invalid weights.
+
+    Notes
+    -----
+    The rows are computed by one parallel pass over the code matrix and take
+    ``n_items × n_columns`` floats; for very large data, call this on chunks
+    of items and add their :meth:`ItemStatistics.sums`. The rater and pair
+    layouts have a column per annotator and category (and per pair of
+    annotators), so they suit designs with few annotators.
+
+    Examples
+    --------
+    >>> from agreement import item_statistics
+    >>> st = item_statistics([[1, 1], [1, 2], [2, 2]], "fleiss_kappa")
+    >>> st.columns
+    ('rated', 'pairable', 'agreement', 'unanimous', 'p[1]', 'p[2]')
+    >>> round(st.finalize(st.sums()).value, 4)
+    0.3333
+    >>> round(st.finalize(st.sums([2, 0, 1])).value, 4)  # a bootstrap draw
+    1.0
+    """
+    spec = check_coefficient(coefficient)
+    r = as_ratings(ratings)
+    wts = weight_matrix(weights, r)
+    if spec.family == "count":
+        if r.has_raters:
+            rows = _kernels.item_rows("count", r.codes, wts.matrix, wts.weighted)
+        else:
+            rows = count_rows_from_counts(r.counts, wts.matrix, wts.weighted)
+    else:
+        codes = r.require_raters(f"`{spec.name}`")
+        rows = _kernels.item_rows(spec.family, codes, wts.matrix, wts.weighted)
+    rows.setflags(write=False)
+    return ItemStatistics(spec.name, column_names(spec, r), rows, wts.matrix, r.n_raters,
+                          r.n_categories)

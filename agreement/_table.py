@@ -1,0 +1,156 @@
+"""Every agreement coefficient of one data set, side by side."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import pandas as pd
+
+from agreement import _coefficients as _co
+from agreement._errors import DegenerateDataWarning
+from agreement._krippendorff import krippendorff_alpha
+from agreement._ratings import as_ratings
+from agreement._result import AgreementResult, _check_confidence_level
+from agreement._weights import weight_matrix
+
+__all__ = ["agreement_table"]
+
+COLUMNS = ["value", "standard_error", "ci_low", "ci_high", "ci_method", "observed",
+           "expected", "n_items", "n_pairable", "n_raters", "notes"]
+
+# (row label, function, needs annotator identity, extra requirement)
+_ROWS = (
+    ("Percent agreement", _co.percent_agreement, False),
+    ("Cohen's kappa", _co.cohen_kappa, True),
+    ("Scott's pi", _co.scott_pi, False),
+    ("Fleiss' kappa", _co.fleiss_kappa, False),
+    ("Conger's kappa", _co.conger_kappa, True),
+    ("Light's kappa", _co.light_kappa, True),
+    ("Brennan-Prediger", _co.brennan_prediger, False),
+    ("Gwet's AC1", _co.gwet_ac1, False),
+)
+
+
+def _row(res: AgreementResult, level: float, extra_notes: tuple[str, ...] = ()) -> dict:
+    ci = res.confidence_interval(level)
+    return {
+        "value": res.value, "standard_error": res.standard_error, "ci_low": ci.low,
+        "ci_high": ci.high, "ci_method": res.ci_method, "observed": res.observed,
+        "expected": res.expected, "n_items": res.n_items, "n_pairable": res.n_pairable,
+        "n_raters": res.n_raters, "notes": "; ".join((*res.notes, *extra_notes)),
+    }
+
+
+def _skipped(note: str) -> dict:
+    out = dict.fromkeys(COLUMNS, math.nan)
+    out.update(ci_method="", n_items=pd.NA, n_pairable=pd.NA, n_raters=pd.NA,
+               notes=f"not computed: {note}")
+    return out
+
+
+def _one(fn, ratings, confidence, **kwargs) -> tuple[dict, str | None]:
+    """Run one coefficient; refusals become notes, degenerate NaNs are collected."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DegenerateDataWarning)
+        try:
+            res = fn(ratings, **kwargs)
+        except ValueError as err:
+            return _skipped(str(err)), None
+    degenerate = [str(w.message) for w in caught
+                  if issubclass(w.category, DegenerateDataWarning)]
+    for w in caught:  # anything else goes on to the caller unchanged
+        if not issubclass(w.category, DegenerateDataWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return _row(res, confidence), ("; ".join(degenerate) or None)
+
+
+def agreement_table(ratings: Any, *, weights: Any = None,
+                    confidence_level: float = 0.95) -> pd.DataFrame:
+    """Every coefficient of SPEC §1 on the same ratings, one row each.
+
+    Parameters
+    ----------
+    ratings : Ratings or array_like, shape (n_items, n_raters)
+        Raw items × annotators data are wrapped with
+        :func:`~agreement.as_ratings`; count tables work too, the
+        coefficients that need annotator identity (Cohen, Conger, Light)
+        being left out with a note (in a count table, as in Fleiss' 1971
+        design, annotators are interchangeable slots).
+    weights : None, {"linear", "quadratic"} or array_like, shape (m, m)
+        Agreement weights for the Gwet-family coefficients (percent agreement
+        to Gwet's AC1/AC2). Krippendorff's α uses its own metrics instead:
+        the nominal row always, the ordinal and interval rows when the
+        categories are ordered.
+    confidence_level : float, default 0.95
+        Level of the intervals, each of its coefficient's default kind
+        (``ci_method``: normal for Cohen's κ, Student's t otherwise).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by coefficient, with columns ``value``, ``standard_error``,
+        ``ci_low``, ``ci_high``, ``ci_method``, ``observed``, ``expected``,
+        ``n_items``, ``n_pairable``, ``n_raters`` and ``notes``. A coefficient
+        that does not apply to these data (e.g. Cohen's κ for three
+        annotators) keeps its row, with NaN values and the reason in
+        ``notes``.
+
+    Raises
+    ------
+    ValueError
+        For invalid ``weights`` or ``confidence_level``.
+
+    Warns
+    -----
+    DegenerateDataWarning
+        Once, if some coefficients are undefined on these data (NaN rows);
+        the reasons are in their notes.
+
+    Examples
+    --------
+    >>> from agreement import agreement_table
+    >>> table = agreement_table([[1, 1, 1], [1, 2, 2], [2, 2, 2], [1, 1, 2], [3, 3, 3]])
+    >>> table["value"].round(3).to_dict()  # doctest: +NORMALIZE_WHITESPACE
+    {'Percent agreement': 0.733, "Cohen's kappa": nan, "Scott's pi": nan,
+     "Fleiss' kappa": 0.583, "Conger's kappa": 0.6, "Light's kappa": 0.606,
+     'Brennan-Prediger': 0.6, "Gwet's AC1": 0.608,
+     "Krippendorff's alpha (nominal)": 0.611,
+     "Krippendorff's alpha (ordinal)": 0.723,
+     "Krippendorff's alpha (interval)": 0.778}
+    >>> table.loc["Cohen's kappa", "notes"]
+    'not computed: `cohen_kappa` needs exactly two annotators; these ratings have 3 annotators with ratings. Use `conger_kappa` or `light_kappa` for more.'
+    """
+    level = _check_confidence_level(confidence_level)
+    r = as_ratings(ratings)
+    weight_matrix(weights, r)  # validate once, before any coefficient runs
+    rows: dict[str, dict] = {}
+    undefined: list[str] = []
+    for label, fn, needs_raters in _ROWS:
+        if needs_raters and not r.has_raters:
+            rows[label] = _skipped("needs annotator identity, and these ratings are a "
+                                   "count table")
+            continue
+        row, problem = _one(fn, r, level, weights=weights)
+        if fn is _co.gwet_ac1 and weights is not None and row["ci_method"]:
+            label = "Gwet's AC2"
+        rows[label] = row
+        if problem:
+            undefined.append(label)
+    levels = ["nominal"] + (["ordinal", "interval"] if r.ordered else [])
+    for lvl in levels:
+        label = f"Krippendorff's alpha ({lvl})"
+        row, problem = _one(krippendorff_alpha, r, level, level=lvl)
+        rows[label] = row
+        if problem:
+            undefined.append(label)
+    if undefined:
+        warnings.warn(
+            f"undefined on these data (NaN, reason in `notes`): {', '.join(undefined)}.",
+            DegenerateDataWarning, stacklevel=2)
+    frame = pd.DataFrame.from_dict(rows, orient="index", columns=COLUMNS)
+    frame.index.name = "coefficient"
+    for col in ("n_items", "n_pairable", "n_raters"):
+        frame[col] = frame[col].astype("Int64")
+    return frame
