@@ -49,7 +49,7 @@ def chunk_size(n: int, width: int) -> int:
     return max(_MIN_CHUNK, -(-n // n_chunks))
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _unit_disagreement(codes, i, values, kind, scratch):
     """Ratings ``r`` on unit ``i`` and ``q = Σ_{j≠j'} δ²(x_j, x_j') / (r − 1)``.
 
@@ -114,28 +114,103 @@ def _unit_disagreement(codes, i, values, kind, scratch):
     return r, acc / (r - 1.0)
 
 
-def _sums_impl(codes, values, kind, weights, use_weights, chunk, n_c, d_o, n_units):
+@njit(cache=True, error_model="numpy", inline="always")
+def _packed_counts(codes, i, bits):
+    # The unit's counts per category as bits-wide fields of one integer: each
+    # rating c ≥ 0 adds 2^(bits·c); a missing one (-1) adds 0. Branch-free and
+    # free of memory lookups, so the loop over raters vectorises.
+    packed = np.uint64(0)
+    for j in range(codes.shape[1]):
+        c = np.int64(codes[i, j])
+        packed += np.uint64(c >= 0) << np.uint64((bits * c) & 63)
+    return packed
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _unit_stats(codes, i, values, kind, delta, bits, small, scratch, a):
+    """``(r, q)`` of unit i (see ``_unit_disagreement``).
+
+    With few categories (``small``), first count the unit's ratings per
+    category into ``a`` (``_packed_counts``: ``bits``-wide fields of one
+    integer, no branch, no memory dependency between ratings); then ``q`` from the counts (for the
+    ratio metric as ``Σ_ck a_c a_k δ²_ck / (r − 1)`` with the m × m ``delta``),
+    and ``a`` is valid for the caller.
+    Otherwise walk the ratings (O(r) or O(r²)); ``a`` is not filled.
+    """
+    if not small:
+        return _unit_disagreement(codes, i, values, kind, scratch)
+    m = a.shape[0]
+    packed = np.int64(_packed_counts(codes, i, bits))
+    mask = (1 << bits) - 1
+    r = 0
+    if kind == KIND_NOMINAL:
+        sq = 0
+        for c in range(m):
+            cnt = (packed >> (bits * c)) & mask
+            a[c] = cnt
+            r += cnt
+            sq += cnt * cnt
+        if r < 2:
+            return r, 0.0
+        return r, (r * r - sq) / (r - 1.0)  # ordered pairs of unequal values
+    if kind == KIND_INTERVAL:
+        s1 = 0.0
+        for c in range(m):
+            cnt = (packed >> (bits * c)) & mask
+            a[c] = cnt
+            r += cnt
+            s1 += cnt * values[c]
+        if r < 2:
+            return r, 0.0
+        mean = s1 / r
+        ss = 0.0
+        for c in range(m):
+            d = values[c] - mean
+            ss += a[c] * d * d
+        return r, 2.0 * r * ss / (r - 1.0)
+    for c in range(m):
+        cnt = (packed >> (bits * c)) & mask
+        a[c] = cnt
+        r += cnt
+    if r < 2:
+        return r, 0.0
+    acc = 0.0
+    for c in range(m):
+        s = 0.0
+        for e in range(m):
+            s += delta[c, e] * a[e]
+        acc += a[c] * s
+    return r, acc / (r - 1.0)
+
+
+def _sums_impl(codes, values, kind, delta, bits, small, weights, use_weights, chunk, n_c, d_o,
+               n_units):
     # Per chunk b: n_c[b, c] = Σ_u w_u a_uc over pairable units (the coincidence
     # marginals), d_o[b] = Σ_u w_u q_u, n_units[b] = Σ_u w_u (pairable units).
-    n = codes.shape[0]
+    n, k = codes.shape
     m = n_c.shape[1]
     for b in prange(n_c.shape[0]):
         scratch = np.zeros(m, dtype=np.int64)
-        lo = b * chunk
-        hi = min(n, lo + chunk)
+        a = np.zeros(m, dtype=np.int64)
+        local = np.zeros(m)
         do = 0.0
         nu = 0.0
-        for i in range(lo, hi):
+        for i in range(b * chunk, min(n, (b + 1) * chunk)):
             w = weights[i] if use_weights else 1.0
-            r, q = _unit_disagreement(codes, i, values, kind, scratch)
+            r, q = _unit_stats(codes, i, values, kind, delta, bits, small, scratch, a)
             if r < 2:
                 continue
             do += w * q
             nu += w
-            for j in range(codes.shape[1]):
-                c = codes[i, j]
-                if c >= 0:
-                    n_c[b, c] += w
+            if small:
+                for c in range(m):
+                    local[c] += w * a[c]
+            else:
+                for j in range(k):
+                    c = codes[i, j]
+                    if c >= 0:
+                        local[c] += w
+        n_c[b, :] = local
         d_o[b] = do
         n_units[b] = nu
 
@@ -144,13 +219,14 @@ _sums_serial = njit(cache=True, error_model="numpy")(_sums_impl)
 _sums_parallel = njit(cache=True, parallel=True, error_model="numpy")(_sums_impl)
 
 
-def _unit_terms_impl(codes, values, kind, m, r_out, q_out):
+def _unit_terms_impl(codes, values, kind, delta, bits, small, m, r_out, q_out):
     n = codes.shape[0]
     n_chunks = -(-n // _MIN_CHUNK)
     for b in prange(n_chunks):
         scratch = np.zeros(m, dtype=np.int64)
+        a = np.zeros(m, dtype=np.int64)
         for i in range(b * _MIN_CHUNK, min(n, (b + 1) * _MIN_CHUNK)):
-            r, q = _unit_disagreement(codes, i, values, kind, scratch)
+            r, q = _unit_stats(codes, i, values, kind, delta, bits, small, scratch, a)
             r_out[i] = r
             q_out[i] = q
 
@@ -159,24 +235,30 @@ _unit_terms_serial = njit(cache=True, error_model="numpy")(_unit_terms_impl)
 _unit_terms_parallel = njit(cache=True, parallel=True, error_model="numpy")(_unit_terms_impl)
 
 
-def _gwet_se_impl(codes, values, kind, wpi, rbar, pa_p, pe, alpha_p, scale, chunk, out):
+def _gwet_se_impl(codes, values, kind, delta, bits, small, wpi, rbar, pa_p, pe, alpha_p, scale,
+                  chunk, out):
     # Gwet (2014) linearised variance of α, as irrCAC's krippen.alpha.raw:
     # out[b] = Σ_u (α*_u − α')² over the pairable units of chunk b, where α*_u
-    # is unit u's linearised term (see _krippendorff._gwet_standard_error).
-    n = codes.shape[0]
+    # is unit u's linearised term (see _krippendorff._gwet_constants).
+    n, k = codes.shape
     m = wpi.shape[0]
     for b in prange(out.shape[0]):
         scratch = np.zeros(m, dtype=np.int64)
+        a = np.zeros(m, dtype=np.int64)
         acc = 0.0
         for i in range(b * chunk, min(n, (b + 1) * chunk)):
-            r, q = _unit_disagreement(codes, i, values, kind, scratch)
+            r, q = _unit_stats(codes, i, values, kind, delta, bits, small, scratch, a)
             if r < 2:
                 continue
             g = 0.0
-            for j in range(codes.shape[1]):
-                c = codes[i, j]
-                if c >= 0:
-                    g += wpi[c]
+            if small:
+                for c in range(m):
+                    g += a[c] * wpi[c]
+            else:
+                for j in range(k):
+                    c = codes[i, j]
+                    if c >= 0:
+                        g += wpi[c]
             dr = (r - rbar) / rbar
             pa_u = (r - q / scale) / rbar - pa_p * dr
             pe_u = g / rbar - pe * dr
@@ -236,6 +318,60 @@ def _ratio_expected(values, n_c):
     return g
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _pattern_key(packed, bits, table, use_rank):
+    if not use_rank:
+        return np.int64(packed)
+    mask = np.uint64((1 << bits) - 1)
+    key = 0
+    s = 0
+    for c in range(table.shape[0]):
+        a = np.int64((packed >> np.uint64(bits * c)) & mask)
+        key += table[c, s, a]
+        s += a
+    return key
+
+
+def _pattern_hist_impl(codes, bits, table, use_rank, chunk, out):
+    # out[b, key] = number of items of chunk b whose category-count vector has
+    # this key: the packed counts themselves, or their rank (see pattern_plan).
+    n = codes.shape[0]
+    for b in prange(out.shape[0]):
+        for i in range(b * chunk, min(n, (b + 1) * chunk)):
+            out[b, _pattern_key(_packed_counts(codes, i, bits), bits, table, use_rank)] += 1
+
+
+_pattern_hist_serial = njit(cache=True, error_model="numpy")(_pattern_hist_impl)
+_pattern_hist_parallel = njit(cache=True, parallel=True, error_model="numpy")(_pattern_hist_impl)
+
+
+def _pattern_keys_impl(codes, bits, table, use_rank, out):
+    for i in prange(codes.shape[0]):
+        out[i] = _pattern_key(_packed_counts(codes, i, bits), bits, table, use_rank)
+
+
+_pattern_keys_serial = njit(cache=True, error_model="numpy")(_pattern_keys_impl)
+_pattern_keys_parallel = njit(cache=True, parallel=True, error_model="numpy")(_pattern_keys_impl)
+
+
+@njit(cache=True, error_model="numpy")
+def _decode_ranks(keys, table, k, out):
+    # Inverse of the ranking: walk the categories, taking the largest count
+    # whose cumulative rank offset still fits.
+    m = table.shape[0]
+    for p in range(keys.shape[0]):
+        rem = keys[p]
+        s = 0
+        for c in range(m):
+            a = 0
+            while a < k - s and table[c, s, a + 1] <= rem:
+                a += 1
+            rem -= table[c, s, a]
+            s += a
+            out[p, c] = a
+    return out
+
+
 # ----------------------------------------------------------------- thin wrappers
 def _prepare(codes: np.ndarray) -> np.ndarray:
     codes = np.ascontiguousarray(codes)
@@ -257,6 +393,29 @@ def _weights_arg(weights, n):
     return w, True
 
 
+# Up to this many categories (and while the packed counts fit 63 bits) a unit
+# is first counted per category, then its disagreement is a m × m quadratic
+# form; beyond, its ratings are walked one by one.
+SMALL_M = 16
+
+
+def _metric(values, kind, k):
+    """Kernel arguments ``(values, delta, bits, small)`` for k raters."""
+    v = np.ascontiguousarray(values, dtype=np.float64)
+    m = v.size
+    bits = max(1, int(k).bit_length())
+    if m > SMALL_M or m * bits > 63:
+        return v, np.zeros((1, 1)), bits, False
+    if kind == KIND_NOMINAL:
+        delta = 1.0 - np.eye(m)
+    elif kind == KIND_INTERVAL:
+        delta = (v[:, None] - v[None, :]) ** 2
+    else:
+        s = v[:, None] + v[None, :]
+        delta = np.divide(v[:, None] - v[None, :], s, out=np.zeros_like(s), where=s != 0) ** 2
+    return v, np.ascontiguousarray(delta), bits, True
+
+
 def unit_sums(codes, values, kind, m, weights=None, *, parallel=None):
     """``(n_c, Σ w q, Σ w)`` over pairable units; see ``_sums_impl``."""
     codes = _prepare(codes)
@@ -268,8 +427,8 @@ def unit_sums(codes, values, kind, m, weights=None, *, parallel=None):
     d_o = np.zeros(n_chunks)
     n_units = np.zeros(n_chunks)
     fn = _sums_parallel if _use_parallel(codes, parallel) else _sums_serial
-    fn(codes, np.ascontiguousarray(values, dtype=np.float64), kind, w, use_w, chunk,
-       n_c, d_o, n_units)
+    v, delta, bits, small = _metric(values, kind, codes.shape[1])
+    fn(codes, v, kind, delta, bits, small, w, use_w, chunk, n_c, d_o, n_units)
     return n_c.sum(axis=0), float(math.fsum(d_o)), float(math.fsum(n_units))
 
 
@@ -279,8 +438,9 @@ def unit_terms(codes, values, kind, m, *, parallel=None):
     n = codes.shape[0]
     r = np.empty(n, dtype=np.int64)
     q = np.empty(n)
+    v, delta, bits, small = _metric(values, kind, codes.shape[1])
     fn = _unit_terms_parallel if _use_parallel(codes, parallel) else _unit_terms_serial
-    fn(codes, np.ascontiguousarray(values, dtype=np.float64), kind, m, r, q)
+    fn(codes, v, kind, delta, bits, small, m, r, q)
     return r, q
 
 
@@ -290,10 +450,10 @@ def gwet_se_sum(codes, values, kind, wpi, rbar, pa_p, pe, alpha_p, scale, *, par
     n = codes.shape[0]
     chunk = chunk_size(n, 1)
     out = np.zeros(max(1, -(-n // chunk)))
+    v, delta, bits, small = _metric(values, kind, codes.shape[1])
     fn = _gwet_se_parallel if _use_parallel(codes, parallel) else _gwet_se_serial
-    fn(codes, np.ascontiguousarray(values, dtype=np.float64), kind,
-       np.ascontiguousarray(wpi, dtype=np.float64), float(rbar), float(pa_p), float(pe),
-       float(alpha_p), float(scale), chunk, out)
+    fn(codes, v, kind, delta, bits, small, np.ascontiguousarray(wpi, dtype=np.float64),
+       float(rbar), float(pa_p), float(pe), float(alpha_p), float(scale), chunk, out)
     return float(math.fsum(out))
 
 
@@ -307,6 +467,94 @@ def coincidences(codes, m, weights=None, *, parallel=None):
     fn = _coincidences_parallel if _use_parallel(codes, parallel) else _coincidences_serial
     fn(codes, w, use_w, chunk, out)
     return out.sum(axis=0)
+
+
+# Items are summarised by their category-count vector when k raters and m
+# categories allow at most this many vectors (C(k + m, m): counts with sum ≤ k).
+PATTERN_MAX_BINS = 1 << 17
+_PATTERN_BUDGET = 1 << 19  # histogram cells over all chunks
+
+
+def pattern_plan(k: int, m: int):
+    """``(bits, table, use_rank, n_bins)`` for keying count vectors, or None if too many.
+
+    A unit's counts are packed in ``bits = bit_length(k)``-wide fields. When
+    ``2^(m·bits)`` is small the packed integer is the key. Otherwise count
+    vectors (m non-negative counts with ``Σ a ≤ k``) are ranked in
+    lexicographic order: ``rank(a) = Σ_c table[c, s_c, a_c]`` with ``s_c = a_0
+    + … + a_{c−1}`` and ``table[c, s, a] = Σ_{x<a} N(m − c − 1, k − s − x)``,
+    ``N(d, t) = C(d + t, d)`` the number of d counts summing to at most t; the
+    ranks are ``0..C(k + m, m) − 1``, with no gaps.
+    """
+    if k < 1 or m < 1:
+        return None
+    bits = int(k).bit_length()
+    if m * bits > 63:
+        return None
+    if m * bits <= PATTERN_MAX_BINS.bit_length() - 1:
+        return bits, np.zeros((1, 1, 1), dtype=np.int64), False, 1 << (m * bits)
+    n_bins = math.comb(k + m, m)
+    if n_bins > PATTERN_MAX_BINS:
+        return None
+    table = np.zeros((m, k + 1, k + 1), dtype=np.int64)
+    for c in range(m):
+        d = m - c - 1
+        for s in range(k + 1):
+            acc = 0
+            for a in range(k - s + 1):
+                table[c, s, a] = acc
+                acc += math.comb(d + k - s - a, d)
+    return bits, table, True, n_bins
+
+
+def decode_patterns(keys: np.ndarray, k: int, m: int) -> np.ndarray:
+    """Count vectors (len(keys) × m, int64) of pattern keys (see pattern_plan)."""
+    bits, table, use_rank, _ = pattern_plan(k, m)
+    keys = np.ascontiguousarray(keys, dtype=np.int64)
+    if not use_rank:
+        return (keys[:, None] >> (bits * np.arange(m, dtype=np.int64))[None, :]) & ((1 << bits) - 1)
+    out = np.zeros((keys.size, m), dtype=np.int64)
+    return _decode_ranks(keys, table, int(k), out)
+
+
+def pattern_histogram(codes, m, *, parallel=None):
+    """Histogram over items of their category-count vectors, or None if too many.
+
+    Returns ``(keys, counts, freq)``: the observed keys, their count vectors
+    (P × m) and how many items have each. Integer counts: the result does not
+    depend on the number of threads.
+    """
+    codes = _prepare(codes)
+    n, k = codes.shape
+    plan = pattern_plan(k, m)
+    if plan is None:
+        return None
+    bits, table, use_rank, n_bins = plan
+    n_chunks = max(1, min(16, _PATTERN_BUDGET // n_bins, -(-n // _MIN_CHUNK)))
+    chunk = -(-n // n_chunks)
+    out = np.zeros((n_chunks, n_bins), dtype=np.int64)
+    fn = _pattern_hist_parallel if _use_parallel(codes, parallel) else _pattern_hist_serial
+    fn(codes, bits, table, use_rank, chunk, out)
+    hist = out.sum(axis=0)
+    keys = np.flatnonzero(hist)
+    return keys, decode_patterns(keys, k, m), hist[keys]
+
+
+def pattern_keys(codes, m, *, parallel=None):
+    """Per-item key of the category-count vector, and the number of possible keys."""
+    codes = _prepare(codes)
+    n, k = codes.shape
+    plan = pattern_plan(k, m)
+    if plan is None:
+        raise ValueError(
+            f"{k} raters and {m} categories give more than {PATTERN_MAX_BINS} count "
+            "patterns; use the streaming unit sums (`alpha_sums`) instead."
+        )
+    bits, table, use_rank, n_bins = plan
+    out = np.empty(n, dtype=np.int64)
+    fn = _pattern_keys_parallel if _use_parallel(codes, parallel) else _pattern_keys_serial
+    fn(codes, bits, table, use_rank, out)
+    return out, n_bins
 
 
 def ratio_expected(values, n_c):

@@ -36,10 +36,12 @@ __all__ = [
     "AlphaParts",
     "AlphaSums",
     "alpha_from_coincidences",
+    "alpha_from_counts",
     "alpha_from_sums",
     "alpha_sums",
     "alpha_unit_terms",
     "coincidence_matrix",
+    "count_patterns",
     "krippendorff_alpha",
 ]
 
@@ -341,38 +343,174 @@ def alpha_from_coincidences(o: npt.ArrayLike, values: npt.ArrayLike, level: str)
     if o.shape != (values.size, values.size):
         raise ValueError(f"`o` must be {values.size} × {values.size}; got shape {o.shape}.")
     n_c = o.sum(axis=1)
-    v = _metric_values(level, values, n_c)
-    if level == "nominal":
-        delta = 1.0 - np.eye(values.size)
-    elif level == "ratio":
-        s = v[:, None] + v[None, :]
-        delta = np.divide(v[:, None] - v[None, :], s, out=np.zeros_like(s), where=s != 0) ** 2
-    else:
-        delta = (v[:, None] - v[None, :]) ** 2
+    delta = _metric_matrix(level, _metric_values(level, values, n_c))
     return _finalize(n_c, float((o * delta).sum()), level, values)[0]
 
 
+def alpha_from_counts(
+    counts: npt.ArrayLike,
+    values: npt.ArrayLike,
+    level: str,
+    *,
+    weights: npt.ArrayLike | None = None,
+) -> AlphaParts:
+    """Finalize α from item × category counts ``a[u, c]``, rows weighted.
+
+    The rows may be the items themselves (``Ratings.counts``) or the distinct
+    count vectors from :func:`count_patterns` with their frequencies; rows
+    with fewer than two ratings are not pairable and are ignored. For a
+    bootstrap over items with multiplicities ``w``: ``weights=np.bincount(keys,
+    weights=w, minlength=len(patterns))``. Memory O(rows · m + m²).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = np.array([[2, 0], [1, 1], [0, 2], [0, 1]])
+    >>> round(alpha_from_counts(a, [1.0, 2.0], "nominal").alpha, 4)
+    0.4444
+    >>> round(alpha_from_counts(a[:3], [1.0, 2.0], "nominal", weights=[1, 1, 2]).alpha, 4)
+    0.5
+    """
+    level = _check_level(level)
+    values = _check_values(values, level)
+    counts = np.asarray(counts)
+    if counts.ndim != 2 or counts.shape[1] != values.size:
+        raise ValueError(
+            f"`counts` must be 2-D with {values.size} columns (one per category); "
+            f"got shape {counts.shape}."
+        )
+    w = np.ones(counts.shape[0]) if weights is None else np.asarray(weights, dtype=np.float64)
+    if w.shape != (counts.shape[0],):
+        raise ValueError(f"`weights` must have shape ({counts.shape[0]},); got {w.shape}.")
+    state = _counts_state(counts, w, values, level)
+    if state is None:
+        return AlphaParts(math.nan, math.nan, 0.0, math.nan)
+    return state[0]
+
+
+def _metric_matrix(level: str, v: np.ndarray) -> np.ndarray:
+    """δ²_ck for every pair of categories (v: the metric's values)."""
+    if level == "nominal":
+        return 1.0 - np.eye(v.size)
+    if level == "ratio":
+        s = v[:, None] + v[None, :]
+        return np.divide(v[:, None] - v[None, :], s, out=np.zeros_like(s), where=s != 0) ** 2
+    return (v[:, None] - v[None, :]) ** 2
+
+
+def count_patterns(codes: npt.ArrayLike, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each item's category-count vector, as an index into the distinct ones.
+
+    Returns ``(keys, patterns)``: ``patterns`` (P × m, int64) are the distinct
+    count vectors ``a[u, :]`` that occur and ``keys`` (n_items,) the row of
+    each item. This is the per-item statistic of α (for k raters and m
+    categories with ``C(k + m, m) ≤ 2^17``): α, its SE and any bootstrap
+    replicate follow from ``patterns`` and the frequencies of ``keys``
+    (:func:`alpha_from_counts`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> keys, patterns = count_patterns(np.array([[0, 0], [1, 0], [0, 0]], dtype=np.int8), 2)
+    >>> keys, patterns
+    (array([0, 1, 0]), array([[2, 0],
+           [1, 1]]))
+    """
+    m = int(m)
+    raw, n_bins = _ka.pattern_keys(codes, m)
+    present = np.zeros(n_bins, dtype=bool)
+    present[raw] = True
+    observed = np.flatnonzero(present)
+    index = np.cumsum(present) - 1
+    k = np.asarray(codes).shape[1]
+    return index[raw], _ka.decode_patterns(observed, k, m)
+
+
+def _counts_state(counts, freq, values, level):
+    """α over weighted count rows: ``(parts, sums, v, g, rows)`` or None if nothing pairable."""
+    r_all = counts.sum(axis=1)
+    keep = (r_all >= 2) & (freq > 0)
+    if not keep.any():
+        return None
+    a = counts[keep].astype(np.float64)
+    f = freq[keep]
+    r = r_all[keep].astype(np.float64)
+    n_c = f @ a
+    v = _metric_values(level, values, n_c)
+    # q_u = Σ_{c,k} a_uc (a_uk − [c = k]) δ²_ck / (r_u − 1); δ²_cc = 0
+    q = np.einsum("pc,pc->p", a @ _metric_matrix(level, v), a) / (r - 1.0)
+    sums = AlphaSums(n_c, float(f @ q), float(f.sum()))
+    parts, v, g = _finalize(n_c, sums.d_o, level, values)
+    return parts, sums, v, g, (a, f, r, q)
+
+
 # ----------------------------------------------------------------- the statistic
-def _gwet_standard_error(codes, level, v, g, parts: AlphaParts, sums: AlphaSums) -> float:
-    """Gwet's (2014) linearised SE of α, as irrCAC's ``krippen.alpha.raw``.
+def _gwet_constants(parts: AlphaParts, sums: AlphaSums, g: np.ndarray):
+    """Gwet's (2014) constants for the linearised variance of α (irrCAC 1.0).
 
     With agreement weights ``W = 1 − δ²/scale`` and, over the n pairable
-    units, ``r̄`` the mean ratings per unit, ``π_c = n_c / (n r̄)``:
-    ``p'_a = 1 − D_o/scale``, ``p_e = Σ W π π``, ``α' = (p'_a − p_e)/(1 − p_e)``;
-    per unit ``p_a,u = (r_u − q_u/scale)/r̄ − p'_a (r_u − r̄)/r̄``,
+    units, ``r̄`` the mean ratings per unit and ``π_c = n_c / (n r̄)``:
+    ``p'_a = 1 − D_o/scale``, ``p_e = Σ W π π``, ``α' = (p'_a − p_e)/(1 − p_e)``
+    and ``(Wπ)_c = 1 − g_c / (n r̄ scale)``. Per unit
+    ``p_a,u = (r_u − q_u/scale)/r̄ − p'_a (r_u − r̄)/r̄``,
     ``p_e,u = Σ_j (Wπ)_{x_uj} / r̄ − p_e (r_u − r̄)/r̄``,
-    ``α*_u = (p_a,u − p_e)/(1 − p_e) − 2 (1 − α') (p_e,u − p_e)/(1 − p_e)``;
-    ``var = Σ_u (α*_u − α')² / (n (n − 1))``.
+    ``α*_u = (p_a,u − p_e)/(1 − p_e) − 2 (1 − α') (p_e,u − p_e)/(1 − p_e)``,
+    and ``var = Σ_u (α*_u − α')² / (n (n − 1))``.
     """
-    n = sums.n_units
     total = float(sums.n_c.sum())
     scale = parts.scale
     pa_p = 1.0 - parts.d_o / scale
     pe = 1.0 - float(sums.n_c @ g) / (total * total * scale)
     alpha_p = (pa_p - pe) / (1.0 - pe)
     wpi = 1.0 - g / (total * scale)
-    acc = _ka.gwet_se_sum(codes, v, _KIND[level], wpi, total / n, pa_p, pe, alpha_p, scale)
+    return total / sums.n_units, pa_p, pe, alpha_p, wpi, scale
+
+
+def _se_streaming(codes, level, v, g, parts: AlphaParts, sums: AlphaSums) -> float:
+    rbar, pa_p, pe, alpha_p, wpi, scale = _gwet_constants(parts, sums, g)
+    acc = _ka.gwet_se_sum(codes, v, _KIND[level], wpi, rbar, pa_p, pe, alpha_p, scale)
+    n = sums.n_units
     return math.sqrt(acc / (n * (n - 1.0)))
+
+
+def _se_counts(rows, parts: AlphaParts, sums: AlphaSums, g: np.ndarray) -> float:
+    a, f, r, q = rows
+    rbar, pa_p, pe, alpha_p, wpi, scale = _gwet_constants(parts, sums, g)
+    dr = (r - rbar) / rbar
+    pa_u = (r - q / scale) / rbar - pa_p * dr
+    pe_u = (a @ wpi) / rbar - pe * dr
+    x = (pa_u - pe) / (1.0 - pe) - 2.0 * (1.0 - alpha_p) * (pe_u - pe) / (1.0 - pe)
+    n = sums.n_units
+    return math.sqrt(float(f @ (x - alpha_p) ** 2) / (n * (n - 1.0)))
+
+
+def _compute(r: Ratings, level: str, values: np.ndarray):
+    """``(parts, sums, se_fn)`` by the fastest route; None if nothing is pairable.
+
+    Few categories and raters: one Numba pass builds the histogram of the
+    items' count vectors, and everything else is exact arithmetic on those
+    (at most 2^17) vectors. Otherwise: streaming unit sums, then one more pass
+    for the SE (and one more for ordinal's marginals).
+    """
+    m = r.n_categories
+    if r.codes is None and m <= 64:
+        state = _counts_state(r.counts, np.ones(r.n_items), values, level)
+    else:
+        codes = _codes_of(r)
+        hist = _ka.pattern_histogram(codes, m)
+        if hist is not None:
+            _, patterns, freq = hist
+            state = _counts_state(patterns, freq.astype(np.float64), values, level)
+        else:
+            sums = alpha_sums(codes, values, level)
+            if sums.n_units == 0:
+                return None
+            parts, v, g = _finalize(sums.n_c, sums.d_o, level, values)
+            return parts, sums, lambda: _se_streaming(codes, level, v, g, parts, sums)
+    if state is None:
+        return None
+    parts, sums, _, g, rows = state
+    return parts, sums, lambda: _se_counts(rows, parts, sums, g)
 
 
 def krippendorff_alpha(ratings: Any, *, level: str = "nominal") -> AgreementResult:
@@ -488,14 +626,13 @@ def krippendorff_alpha(ratings: Any, *, level: str = "nominal") -> AgreementResu
     ratio 0.797
     """
     r, level, values = _krippendorff_alpha_iv(ratings, level)
-    codes = _codes_of(r)
-    sums = alpha_sums(codes, values, level)
-    if sums.n_units == 0:
+    computed = _compute(r, level, values)
+    if computed is None:
         raise ValueError(
             "no unit has two or more ratings, so Krippendorff's α has no pairable values. "
             "α needs at least one item rated by two annotators."
         )
-    parts, v, g = _finalize(sums.n_c, sums.d_o, level, values)
+    parts, sums, standard_error = computed
     n_units = round(sums.n_units)
     total = round(float(sums.n_c.sum()))
     notes = [
@@ -522,7 +659,7 @@ def krippendorff_alpha(ratings: Any, *, level: str = "nominal") -> AgreementResu
         )
         notes.append("standard error undefined with one pairable unit")
     else:
-        se = _gwet_standard_error(codes, level, v, g, parts, sums)
+        se = standard_error()
         notes.append("SE: Gwet's (2014) linearised variance as in irrCAC krippen.alpha.raw; "
                      "t interval, pairable units - 1 df")
     scale = parts.scale if parts.scale > 0 else 1.0
