@@ -15,6 +15,20 @@ kappa_range           -- lowest / most likely / highest Fleiss κ for n items, `
 chance_margin         -- difference two systems need to beat coin-flip noise
                                                                    -> ChanceMarginResult
 
+Which items are hard, which labels are wrong (SPEC §2.4)
+--------------------------------------------------------
+LatentClassModel      -- the latent-class family, one EM engine: annotators "perfect" |
+                         "one-coin" | "confusion" (Dawid–Skene) | "spam" (MACE), hard
+                         "free" | "marginal" | "uniform" | None    -> LatentClassFit
+EasyHardModel         -- the paper's M1, LatentClassModel("perfect", "free")
+LatentClassFit        -- labels, per-item posteriors, parameters; .noise_bound(alpha)
+                                                                   -> FitNoiseBoundResult
+agreed_error_bracket  -- optimistic (labels-only model) to pessimistic (γ) error of the
+                         unanimous labels                          -> ErrorBracketResult
+verified_sample_bound -- exact hypergeometric bound from a verified sample
+                                                                   -> VerifiedSampleBoundResult
+sample_size_needed    -- verified sample that can support a target error share -> int
+
 Instance dependence of label noise, from soft labels (SPEC §2.8)
 -----------------------------------------------------------------
 SoftLabels                      -- per-instance label distributions + reference labels
@@ -33,6 +47,14 @@ instance_dependence_report      -- all of the above in one DataFrame
 
 from noise_models._audit import KappaAuditResult, KappaRangeResult, audit_kappa, kappa_range
 from noise_models._bound import NoiseBoundResult, max_disagreements, noise_bound
+from noise_models._bracket import (
+    ErrorBracketResult,
+    FitNoiseBoundResult,
+    VerifiedSampleBoundResult,
+    agreed_error_bracket,
+    sample_size_needed,
+    verified_sample_bound,
+)
 from noise_models._chance import ChanceAgreementResult, chance_agreement
 from noise_models._instance import (
     AttractorResult,
@@ -48,6 +70,7 @@ from noise_models._instance import (
     sample_hard_labels,
     tv_distance,
 )
+from noise_models._latent import EasyHardModel, LatentClassFit, LatentClassModel
 from noise_models._margins import ChanceMarginResult, chance_margin
 from noise_models._planning import AnnotatorsNeededResult, annotators_needed
 from noise_models._posterior import HardCountPosterior, hard_count_posterior
@@ -87,4 +110,17 @@ __all__ += [
     "kappa_range",
     "max_disagreements",
     "noise_bound",
+]
+
+# latent-class models, the error bracket, verified samples (SPEC §2.4)
+__all__ += [
+    "EasyHardModel",
+    "ErrorBracketResult",
+    "FitNoiseBoundResult",
+    "LatentClassFit",
+    "LatentClassModel",
+    "VerifiedSampleBoundResult",
+    "agreed_error_bracket",
+    "sample_size_needed",
+    "verified_sample_bound",
 ]

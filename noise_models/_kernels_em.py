@@ -1,0 +1,562 @@
+"""The one EM engine of the latent-class family (SPEC §2.4), in Numba.
+
+Every model of :class:`~noise_models.LatentClassModel` is a mixture over
+``S`` latent states of an item: the ``m`` easy states "true class ``c``" and,
+when the model has one, the hard state. Given the state, annotators report
+independently, so one per-annotator table of log emission probabilities
+
+    ``logtab[j, x, s] = log P(annotator j reports x | state s)``
+
+and the log state weights ``logw[s]`` (``log((1 - π) φ_c)`` and ``log π``)
+describe any member of the family. The E-step then costs ``O(k · S)`` per item
+whatever the annotator model, and the M-step needs only the expected counts
+
+    ``counts[j, x, s] = Σ_i P(state s | x_i) · [x_ij = x]``,
+    ``totals[s] = Σ_i P(state s | x_i)``,
+
+``k · m · S`` numbers, never an items × raters × m array.
+
+Determinism: items are cut into a number of chunks that depends only on the
+data's shape (never on the thread count). Each chunk sums its items into its
+own slot, and the slots are added in chunk order, so the serial and the
+parallel build give bit-identical results on any number of threads.
+
+Conventions: ``codes`` is a C-ordered int8/int16 matrix (items × raters),
+``-1`` = missing. Items without a rating are skipped by the fit (they carry no
+information) and get the prior state weights as their posterior. Nothing here
+compiles at import time.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+# Annotator ("easy emission") models and hard components: integer codes
+# shared with _latent.py.
+PERFECT, ONE_COIN, CONFUSION, SPAM = 0, 1, 2, 3
+HARD_NONE, HARD_FREE, HARD_MARGINAL, HARD_UNIFORM = 0, 1, 2, 3
+
+# Cells (items × raters) from which the parallel build pays off.
+PARALLEL_THRESHOLD = 200_000
+# Items per chunk, the most chunks, and the most memory the chunk slots may take.
+CHUNK_ITEMS = 1024
+MAX_CHUNKS = 256
+CHUNK_MEMORY = 64 * 2**20
+# Probabilities are floored here (only reachable with prior_strength = 0), so
+# that a log never becomes -inf by underflow of an estimated parameter.
+FLOOR = 1e-300
+
+
+def n_chunks_for(n: int, k: int, m: int, s: int) -> int:
+    """Chunk count: a function of the data's shape only, never of the threads."""
+    chunks = min(MAX_CHUNKS, max(1, -(-n // CHUNK_ITEMS)))
+    per_chunk = 8 * (k * m * s + s + 1)
+    return max(1, min(chunks, CHUNK_MEMORY // per_chunk))
+
+
+# ---------------------------------------------------------------------- E-step
+def _estep_impl(codes, logtab, logw, n_chunks, counts, totals, lls,
+                init_mode, h_agree, h_dis):
+    # One pass over the items. Each chunk accumulates its expected counts
+    # into its own slot counts[ch] (no shared writes, no atomics).
+    # init_mode: instead of the model posterior, use the majority-vote start
+    # (soft vote shares for the easy states, h_agree / h_dis for the hard one).
+    n, k = codes.shape
+    n_states = logw.shape[0]
+    m = logtab.shape[1]
+    has_hard = n_states > m
+    chunk = (n + n_chunks - 1) // n_chunks
+    for ch in prange(n_chunks):
+        lo = ch * chunk
+        hi = min(n, lo + chunk)
+        cnt = counts[ch]
+        tot = totals[ch]
+        cnt[:] = 0.0
+        tot[:] = 0.0
+        ll = 0.0
+        ls = np.empty(n_states)
+        vote = np.zeros(m)
+        for i in range(lo, hi):
+            r = 0
+            if init_mode:
+                vote[:] = 0.0
+                for j in range(k):
+                    x = codes[i, j]
+                    if x >= 0:
+                        vote[x] += 1.0
+                        r += 1
+                if r == 0:
+                    continue
+                n_used = 0
+                for c in range(m):
+                    if vote[c] > 0:
+                        n_used += 1
+                h = 0.0
+                if has_hard:
+                    h = h_agree if n_used == 1 else h_dis
+                    ls[m] = h
+                for c in range(m):
+                    ls[c] = (1.0 - h) * vote[c] / r
+            else:
+                for s in range(n_states):
+                    ls[s] = logw[s]
+                for j in range(k):
+                    x = codes[i, j]
+                    if x >= 0:
+                        r += 1
+                        for s in range(n_states):
+                            ls[s] += logtab[j, x, s]
+                if r == 0:
+                    continue
+                mx = -np.inf
+                for s in range(n_states):
+                    if ls[s] > mx:
+                        mx = ls[s]
+                if mx == -np.inf:
+                    # Impossible under the model (only with prior_strength = 0).
+                    ll = -np.inf
+                    continue
+                z = 0.0
+                for s in range(n_states):
+                    ls[s] = np.exp(ls[s] - mx)
+                    z += ls[s]
+                for s in range(n_states):
+                    ls[s] /= z
+                ll += mx + np.log(z)
+            for s in range(n_states):
+                tot[s] += ls[s]
+            for j in range(k):
+                x = codes[i, j]
+                if x >= 0:
+                    for s in range(n_states):
+                        cnt[j, x, s] += ls[s]
+        lls[ch] = ll
+
+
+_estep_serial = njit(cache=True, error_model="numpy")(_estep_impl)
+_estep_parallel = njit(cache=True, parallel=True, error_model="numpy")(_estep_impl)
+
+
+@njit(cache=True, error_model="numpy")
+def _reduce(counts, totals, lls, cnt, tot):
+    # Fixed-order sum of the chunk slots: the same bits on any thread count.
+    cnt[:] = 0.0
+    tot[:] = 0.0
+    ll = 0.0
+    for ch in range(lls.shape[0]):
+        cnt += counts[ch]
+        tot += totals[ch]
+        ll += lls[ch]
+    return ll
+
+
+@njit(cache=True, error_model="numpy")
+def _estep(codes, logtab, logw, counts, totals, lls, cnt, tot, init_mode, h_agree, h_dis,
+           parallel):
+    n_chunks = lls.shape[0]
+    if parallel:
+        _estep_parallel(codes, logtab, logw, n_chunks, counts, totals, lls,
+                        init_mode, h_agree, h_dis)
+    else:
+        _estep_serial(codes, logtab, logw, n_chunks, counts, totals, lls,
+                      init_mode, h_agree, h_dis)
+    return _reduce(counts, totals, lls, cnt, tot)
+
+
+# ------------------------------------------------------------- the parameters
+@njit(cache=True, error_model="numpy")
+def _build_tables(model, hard, phi, pi, eps, conf, theta, xi, q, logtab, logw):
+    # logtab[j, x, s] and logw[s] from the parameters (SPEC §2.4's emissions).
+    k, m, n_states = logtab.shape
+    for j in range(k):
+        for x in range(m):
+            for c in range(m):
+                if model == PERFECT:
+                    v = 0.0 if x == c else -np.inf
+                elif model == ONE_COIN:
+                    # Right with 1 - ε_j, else uniform over the other labels.
+                    v = np.log(1.0 - eps[j]) if x == c else np.log(eps[j] / (m - 1))
+                elif model == CONFUSION:
+                    v = np.log(conf[j, c, x])  # Dawid & Skene (1979)
+                else:
+                    # Hovy et al. (2013): true with θ_j, else a draw from ξ_j.
+                    p = (1.0 - theta[j]) * xi[j, x]
+                    if x == c:
+                        p += theta[j]
+                    v = np.log(p)
+                logtab[j, x, c] = v
+            if n_states > m:
+                logtab[j, x, m] = np.log(q[j, x])
+    if n_states > m:
+        for c in range(m):
+            logw[c] = np.log1p(-pi[0]) + np.log(phi[c])
+        logw[m] = np.log(pi[0])
+    else:
+        for c in range(m):
+            logw[c] = np.log(phi[c])
+
+
+@njit(cache=True, error_model="numpy")
+def _log_prior(model, hard, a, phi, pi, eps, conf, theta, xi, q):
+    # log of the Dirichlet/Beta prior densities (pseudo-counts a), up to a
+    # constant: the M-step below maximises log-likelihood + this.
+    if a == 0.0:
+        return 0.0
+    k = q.shape[0]
+    m = phi.shape[0]
+    lp = 0.0
+    for c in range(m):
+        lp += np.log(phi[c])
+    if hard != HARD_NONE:
+        lp += np.log(pi[0]) + np.log1p(-pi[0])
+    if hard == HARD_FREE:
+        for j in range(k):
+            for x in range(m):
+                lp += np.log(q[j, x])
+    if model == ONE_COIN:
+        for j in range(k):
+            lp += np.log(eps[j]) + np.log1p(-eps[j])
+    elif model == CONFUSION:
+        for j in range(k):
+            for c in range(m):
+                for x in range(m):
+                    lp += np.log(conf[j, c, x])
+    elif model == SPAM:
+        for j in range(k):
+            lp += np.log(theta[j]) + np.log1p(-theta[j])
+            for x in range(m):
+                lp += np.log(xi[j, x])
+    return a * lp
+
+
+@njit(cache=True, error_model="numpy")
+def _mstep(model, hard, a, cap, cnt, tot, n_eff, phi, pi, eps, conf, theta, xi, q):
+    # Maximise expected complete-data log-likelihood + log prior, in closed
+    # form from the expected counts cnt[j, x, s] and totals tot[s].
+    k, m, _ = cnt.shape
+    easy = 0.0
+    for c in range(m):
+        easy += tot[c]
+    for c in range(m):
+        phi[c] = max((tot[c] + a) / (easy + m * a), FLOOR)
+    if hard != HARD_NONE:
+        p = (tot[m] + a) / (n_eff + 2.0 * a)
+        pi[0] = min(max(p, FLOOR), 1.0 - 1e-16)
+    if hard == HARD_FREE:
+        for j in range(k):
+            s = 0.0
+            for x in range(m):
+                s += cnt[j, x, m]
+            for x in range(m):
+                q[j, x] = max((cnt[j, x, m] + a) / (s + m * a), FLOOR)
+    if model == ONE_COIN:
+        for j in range(k):
+            right = 0.0
+            total = 0.0
+            for x in range(m):
+                for c in range(m):
+                    total += cnt[j, x, c]
+                right += cnt[j, x, x]
+            if total + 2.0 * a > 0.0:
+                e = (total - right + a) / (total + 2.0 * a)
+            else:
+                e = cap
+            # The objective is concave in ε, so the capped maximiser is
+            # min(ε*, cap): the step still never lowers the objective.
+            eps[j] = min(max(e, FLOOR), cap)
+    elif model == CONFUSION:
+        for j in range(k):
+            for c in range(m):
+                s = 0.0
+                for x in range(m):
+                    s += cnt[j, x, c]
+                for x in range(m):
+                    if s + m * a > 0.0:
+                        conf[j, c, x] = max((cnt[j, x, c] + a) / (s + m * a), FLOOR)
+                    else:
+                        conf[j, c, x] = 1.0 / m
+    elif model == SPAM:
+        # Expected "knowing" and "spamming" counts (MACE's latent indicator):
+        # a rating x of an item of class c is a spam draw with probability
+        # (1 - θ) ξ_x / P(x | c), which is 1 when x != c.
+        spam = np.empty(m)
+        for j in range(k):
+            th = theta[j]
+            know = 0.0
+            total = 0.0
+            spam[:] = 0.0
+            for x in range(m):
+                px = (1.0 - th) * xi[j, x]
+                for c in range(m):
+                    w = cnt[j, x, c]
+                    total += w
+                    if x == c:
+                        pk = th / (th + px)
+                        know += w * pk
+                        spam[x] += w * (1.0 - pk)
+                    else:
+                        spam[x] += w
+            if total + 2.0 * a > 0.0:
+                t = (know + a) / (total + 2.0 * a)
+            else:
+                t = 0.5
+            theta[j] = min(max(t, FLOOR), 1.0 - 1e-16)
+            s = 0.0
+            for x in range(m):
+                s += spam[x]
+            for x in range(m):
+                if s + m * a > 0.0:
+                    xi[j, x] = max((spam[x] + a) / (s + m * a), FLOOR)
+                else:
+                    xi[j, x] = 1.0 / m
+
+
+# ---------------------------------------------------------------- the driver
+@njit(cache=True, error_model="numpy")
+def _em_run(codes, model, hard, a, cap, max_iter, tol, n_eff, n_chunks, parallel,
+            init_mv, h_agree, h_dis, phi, pi, eps, conf, theta, xi, q, trace):
+    # One EM run from the given parameters (or from the majority-vote start
+    # when init_mv), updating them in place. trace[t] is the objective
+    # (log-likelihood + log prior) after t M-steps; it never decreases.
+    # Returns (t_final, converged); the parameters are those of trace[t_final].
+    k = codes.shape[1]
+    m = phi.shape[0]
+    n_states = m + 1 if hard != HARD_NONE else m
+    logtab = np.empty((k, m, n_states))
+    logw = np.empty(n_states)
+    counts = np.empty((n_chunks, k, m, n_states))
+    totals = np.empty((n_chunks, n_states))
+    lls = np.empty(n_chunks)
+    cnt = np.empty((k, m, n_states))
+    tot = np.empty(n_states)
+    if init_mv:
+        _estep(codes, logtab, logw, counts, totals, lls, cnt, tot, True, h_agree, h_dis,
+               parallel)
+        _mstep(model, hard, a, cap, cnt, tot, n_eff, phi, pi, eps, conf, theta, xi, q)
+    for t in range(max_iter + 1):
+        _build_tables(model, hard, phi, pi, eps, conf, theta, xi, q, logtab, logw)
+        ll = _estep(codes, logtab, logw, counts, totals, lls, cnt, tot, False, 0.0, 0.0,
+                    parallel)
+        trace[t] = ll + _log_prior(model, hard, a, phi, pi, eps, conf, theta, xi, q)
+        if t > 0 and trace[t] - trace[t - 1] <= tol * abs(trace[t]):
+            return t, True
+        if t == max_iter:
+            break
+        _mstep(model, hard, a, cap, cnt, tot, n_eff, phi, pi, eps, conf, theta, xi, q)
+    return max_iter, False
+
+
+# -------------------------------------------------------- per-item posteriors
+def _posterior_impl(codes, logtab, logw, class_post, hard_post, labels, label_post, ll):
+    # Final pass: per-item posteriors, labels and log-likelihood terms.
+    # label = the most probable easy state; where no easy state is possible
+    # (a disagreed item under the perfect emission), the majority vote with
+    # ties to the first category. label_post = P(easy and class = label | x).
+    n, k = codes.shape
+    n_states = logw.shape[0]
+    m = logtab.shape[1]
+    for i in prange(n):
+        ls = np.empty(n_states)
+        vote = np.zeros(m)
+        for s in range(n_states):
+            ls[s] = logw[s]
+        r = 0
+        for j in range(k):
+            x = codes[i, j]
+            if x >= 0:
+                r += 1
+                vote[x] += 1.0
+                for s in range(n_states):
+                    ls[s] += logtab[j, x, s]
+        mx = -np.inf
+        for s in range(n_states):
+            if ls[s] > mx:
+                mx = ls[s]
+        best = -1
+        best_v = -np.inf
+        for c in range(m):
+            if ls[c] > best_v:
+                best_v = ls[c]
+                best = c
+        if best_v == -np.inf:
+            best = 0
+            for c in range(1, m):
+                if vote[c] > vote[best]:
+                    best = c
+        if mx == -np.inf:
+            ll[i] = -np.inf
+            for c in range(m):
+                class_post[i, c] = np.nan
+            if n_states > m:
+                hard_post[i] = np.nan
+            labels[i] = best
+            label_post[i] = np.nan
+            continue
+        z = 0.0
+        for s in range(n_states):
+            ls[s] = np.exp(ls[s] - mx)
+            z += ls[s]
+        ll[i] = (mx + np.log(z)) if r > 0 else 0.0
+        for c in range(m):
+            class_post[i, c] = ls[c] / z
+        if n_states > m:
+            hard_post[i] = ls[m] / z
+        labels[i] = best
+        label_post[i] = ls[best] / z
+
+
+_posterior_serial = njit(cache=True, error_model="numpy")(_posterior_impl)
+_posterior_parallel = njit(cache=True, parallel=True, error_model="numpy")(_posterior_impl)
+
+
+@njit(cache=True, error_model="numpy")
+def _label_counts(codes, m):
+    # Each annotator's own label counts (for hard="marginal").
+    n, k = codes.shape
+    out = np.zeros((k, m))
+    for i in range(n):
+        for j in range(k):
+            x = codes[i, j]
+            if x >= 0:
+                out[j, x] += 1.0
+    return out
+
+
+@njit(cache=True, error_model="numpy")
+def _item_agreement(codes, log_q, log_phi, log_easy, perfect):
+    # Per item: number of ratings, whether they are unanimous, and the
+    # category-blind probabilities that the item's own annotators all agree
+    # if it is hard (p_i = Σ_c Π_j q[j, c]) and if it is easy
+    # (e_i = Σ_c φ_c Σ_x Π_j P_j(x | c), with log_easy[j, c, x] = log P_j(x | c);
+    # e_i = 1 under the perfect emission).
+    n, k = codes.shape
+    m = log_q.shape[1]
+    r = np.zeros(n, dtype=np.int64)
+    agreed = np.zeros(n, dtype=np.bool_)
+    p = np.zeros(n)
+    e = np.ones(n)
+    acc = np.empty(m)
+    acc2 = np.empty((m, m))
+    for i in range(n):
+        first = -1
+        same = True
+        acc[:] = 0.0
+        for c in range(m):
+            for y in range(m):
+                acc2[c, y] = log_phi[c]
+        for j in range(k):
+            x = codes[i, j]
+            if x >= 0:
+                r[i] += 1
+                if first < 0:
+                    first = x
+                elif x != first:
+                    same = False
+                for c in range(m):
+                    acc[c] += log_q[j, c]
+                    if not perfect:
+                        for y in range(m):
+                            acc2[c, y] += log_easy[j, c, y]
+        agreed[i] = same and r[i] >= 2
+        s = 0.0
+        for c in range(m):
+            s += np.exp(acc[c])
+        p[i] = s
+        if not perfect:
+            s = 0.0
+            for c in range(m):
+                for y in range(m):
+                    s += np.exp(acc2[c, y])
+            e[i] = s
+    return r, agreed, p, e
+
+
+# --------------------------------------------------------------- the wrappers
+def run_em(codes, model, hard, a, cap, max_iter, tol, n_eff, init_mv, h_agree, h_dis,
+           phi, pi, eps, conf, theta, xi, q, *, parallel=None):
+    """Run EM in place on the parameter arrays; return (trace, n_iter, converged)."""
+    codes = np.ascontiguousarray(codes)
+    n, k = codes.shape
+    m = phi.shape[0]
+    n_states = m + 1 if hard != HARD_NONE else m
+    if parallel is None:
+        parallel = codes.size >= PARALLEL_THRESHOLD
+    n_chunks = n_chunks_for(n, k, m, n_states)
+    trace = np.empty(max_iter + 1)
+    t, conv = _em_run(codes, model, hard, float(a), float(cap), int(max_iter), float(tol),
+                      float(n_eff), n_chunks, bool(parallel), bool(init_mv), float(h_agree),
+                      float(h_dis), phi, pi, eps, conf, theta, xi, q, trace)
+    return trace[: t + 1].copy(), int(t), bool(conv)
+
+
+def tables(model, hard, phi, pi, eps, conf, theta, xi, q):
+    """The log emission table ``logtab[j, x, s]`` and log weights ``logw[s]``."""
+    k, m = q.shape
+    n_states = m + 1 if hard != HARD_NONE else m
+    logtab = np.empty((k, m, n_states))
+    logw = np.empty(n_states)
+    _build_tables(model, hard, phi, pi, eps, conf, theta, xi, q, logtab, logw)
+    return logtab, logw
+
+
+def estep_counts(codes, logtab, logw, *, parallel=None, init=None):
+    """Expected counts ``(cnt[j, x, s], tot[s], loglik)`` of one E-step (for tests)."""
+    codes = np.ascontiguousarray(codes)
+    n, k = codes.shape
+    m, n_states = logtab.shape[1], logtab.shape[2]
+    if parallel is None:
+        parallel = codes.size >= PARALLEL_THRESHOLD
+    n_chunks = n_chunks_for(n, k, m, n_states)
+    counts = np.empty((n_chunks, k, m, n_states))
+    totals = np.empty((n_chunks, n_states))
+    lls = np.empty(n_chunks)
+    cnt = np.empty((k, m, n_states))
+    tot = np.empty(n_states)
+    h_agree, h_dis = (0.0, 0.0) if init is None else init
+    ll = _estep(codes, np.ascontiguousarray(logtab, dtype=np.float64),
+                np.ascontiguousarray(logw, dtype=np.float64), counts, totals, lls, cnt, tot,
+                init is not None, float(h_agree), float(h_dis), bool(parallel))
+    return cnt, tot, ll
+
+
+def posteriors(codes, logtab, logw, *, parallel=None):
+    """Per-item ``(class_post, hard_post, labels, label_post, loglik_terms)``."""
+    codes = np.ascontiguousarray(codes)
+    n = codes.shape[0]
+    m, n_states = logtab.shape[1], logtab.shape[2]
+    if parallel is None:
+        parallel = codes.size >= PARALLEL_THRESHOLD
+    class_post = np.empty((n, m))
+    hard_post = np.empty(n if n_states > m else 0)
+    labels = np.empty(n, dtype=np.int64)
+    label_post = np.empty(n)
+    ll = np.empty(n)
+    fn = _posterior_parallel if parallel else _posterior_serial
+    fn(codes, logtab, logw, class_post, hard_post, labels, label_post, ll)
+    return class_post, hard_post, labels, label_post, ll
+
+
+def label_counts(codes, m):
+    """``(k, m)`` counts of each annotator's labels."""
+    return _label_counts(np.ascontiguousarray(codes), int(m))
+
+
+def item_agreement(codes, q, phi=None, easy=None):
+    """Per-item ``(r, agreed, p_hard_agree, p_easy_agree)`` (see ``_item_agreement``).
+
+    ``easy[j, c, x] = P_j(x | c)``; ``None`` means the perfect emission.
+    """
+    perfect = easy is None
+    m = q.shape[1]
+    with np.errstate(divide="ignore"):
+        log_q = np.log(np.asarray(q, dtype=np.float64))
+        if perfect:
+            log_phi = np.zeros(m)
+            log_easy = np.zeros((0, m, m))
+        else:
+            log_phi = np.log(np.asarray(phi, dtype=np.float64))
+            log_easy = np.log(np.asarray(easy, dtype=np.float64))
+    return _item_agreement(np.ascontiguousarray(codes), np.ascontiguousarray(log_q),
+                           np.ascontiguousarray(log_phi), np.ascontiguousarray(log_easy),
+                           perfect)

@@ -1,0 +1,625 @@
+"""The latent-class family: the paper's easy/hard model and its relatives (SPEC §2.4).
+
+One class, :class:`LatentClassModel`, names a member of the family by its
+annotator model (the *easy emission*) and its hard component; one EM engine
+(:mod:`noise_models._kernels_em`) fits them all. :class:`EasyHardModel` is
+the paper's model M1.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+from scipy.optimize import linear_sum_assignment
+
+from agreement import Ratings, as_ratings
+from agreement._errors import ConvergenceWarning
+from noise_models import _kernels_em as K
+
+__all__ = ["EasyHardModel", "LatentClassFit", "LatentClassModel"]
+
+_ANNOTATORS = {"perfect": K.PERFECT, "one-coin": K.ONE_COIN, "confusion": K.CONFUSION,
+               "spam": K.SPAM}
+_HARD = {"free": K.HARD_FREE, "marginal": K.HARD_MARGINAL, "uniform": K.HARD_UNIFORM,
+         None: K.HARD_NONE}
+_NAMES = {
+    ("confusion", None): "Dawid–Skene",
+    ("spam", None): "MACE (spam)",
+    ("one-coin", None): "one-coin Dawid–Skene",
+    ("perfect", "free"): "easy/hard M1",
+}
+# Share of items first put in the hard state by the majority-vote start.
+_START_HARD_AGREED = 0.1
+# A class "collapsed" when majority vote gives it at least this share of the
+# items (and at least _COLLAPSE_MIN_ITEMS items) but the fit labels fewer than
+# _COLLAPSE_RATIO times as many items with it.
+_COLLAPSE_SHARE = 0.01
+_COLLAPSE_MIN_ITEMS = 5
+_COLLAPSE_RATIO = 0.05
+
+
+def _check_int(value: Any, name: str, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"`{name}` must be an integer ≥ {low}; got {value!r}.")
+    if value < low:
+        raise ValueError(f"`{name}` must be an integer ≥ {low}; got {value!r}.")
+    return int(value)
+
+
+def _check_float(value: Any, name: str, *, positive: bool) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"`{name}` must be a number; got {value!r}.")
+    v = float(value)
+    if not math.isfinite(v) or v < 0 or (positive and v == 0):
+        which = "> 0" if positive else "≥ 0"
+        raise ValueError(f"`{name}` must be a finite number {which}; got {value!r}.")
+    return v
+
+
+class LatentClassModel:
+    """A member of the latent-class family, fitted by one EM engine.
+
+    Each item is *easy* — it has a true class ``c`` (shares ``phi``) and every
+    annotator reports through the easy emission — or *hard* (probability
+    ``pi``), when each annotator ``j`` draws a label from their own hard
+    distribution ``q[j, ·]`` (SPEC §2.4).
+
+    Parameters
+    ----------
+    annotators : {"perfect", "one-coin", "confusion", "spam"}
+        The easy emission. ``"perfect"``: every annotator reports the true
+        class (the paper's model). ``"one-coin"``: annotator ``j`` is right
+        with probability ``1 - ε_j``, else picks one of the other labels
+        uniformly; ``ε_j`` is capped at ``(m - 1)/m`` (an annotator no better
+        than chance), without which the best-likelihood fit is degenerate
+        (every item one class). ``"confusion"``: a confusion matrix per
+        annotator (Dawid & Skene 1979). ``"spam"``: annotator ``j`` labels
+        truly with probability ``θ_j`` (their *competence*), else draws from
+        their own spam distribution ``ξ_j`` (MACE, Hovy et al. 2013).
+    hard : {"free", "marginal", "uniform", None}, default None
+        The hard component. ``"free"``: ``q`` estimated per annotator — only
+        with ``annotators="perfect"`` (the paper's M1, also
+        :class:`EasyHardModel`). ``"marginal"``: ``q[j]`` fixed to annotator
+        ``j``'s own label shares (the paper's annotator bias). ``"uniform"``:
+        ``q[j, c] = 1/m``. ``None``: no hard component (then ``"confusion"``
+        is Dawid–Skene and ``"spam"`` is MACE's annotator model).
+    prior_strength : float, default 0.1
+        Dirichlet pseudo-count added to every expected count in the M-step
+        (MAP estimation; ``0`` is maximum likelihood).
+    max_iter : int, default 1000
+        EM iterations per start.
+    tol : float, default 1e-7
+        A start has converged when an iteration raises the objective by at
+        most ``tol`` times its absolute value.
+    n_starts : int, default 10
+        Starts: the first from majority vote, the others from random
+        parameters; the fit with the highest objective is kept.
+    rng : None, int, numpy.random.Generator, optional
+        Seed for the random starts (``numpy.random.default_rng(rng)``).
+
+    Raises
+    ------
+    ValueError
+        If an option is not among the allowed values, or ``hard="free"`` is
+        combined with a fallible easy emission (see Notes), or
+        ``annotators="perfect"`` has no hard component (a single
+        disagreement would be impossible).
+
+    Notes
+    -----
+    Why ``hard="free"`` only with perfect annotators: once annotators may err
+    on easy items, a free per-annotator hard distribution is one more latent
+    class, and it swallows one of the true classes (on Snow et al.'s RTE data
+    the accuracy falls from 0.93 to 0.80, below majority vote). Only in M1,
+    where easy items are unanimous by definition, is ``q`` identified.
+
+    The hard share ``pi`` is a diagnostic of the model, not a finding about
+    the data: with a flexible easy emission it is not identified (it ranges
+    from 0 to 0.98 across reasonable models of the same data).
+
+    The EM objective is the log-likelihood plus the log of the Dirichlet
+    prior densities (pseudo-counts ``prior_strength``); EM never lowers it,
+    and :attr:`LatentClassFit.loglik` records it after every iteration.
+
+    References
+    ----------
+    Beigman Klebanov, B. & Beigman, E. (2009). From annotator agreement to
+    noise models. *Computational Linguistics* 35(4), 495–503.
+    doi:10.1162/coli.2009.35.4.35402
+
+    Dawid, A. P. & Skene, A. M. (1979). Maximum likelihood estimation of
+    observer error-rates using the EM algorithm. *Applied Statistics* 28(1),
+    20–28. doi:10.2307/2346806
+
+    Hovy, D., Berg-Kirkpatrick, T., Vaswani, A. & Hovy, E. (2013). Learning
+    whom to trust with MACE. *NAACL-HLT*, 1120–1130.
+
+    Examples
+    --------
+    >>> from goldnoise.datasets import load_dawid_skene1979
+    >>> from agreement import Ratings
+    >>> from noise_models import LatentClassModel
+    >>> long = load_dawid_skene1979()
+    >>> long["rater"] = long["observer"].astype(str) + "." + long["replicate"].astype(str)
+    >>> r = Ratings.from_long(long, item="patient", label="rating")
+    >>> fit = LatentClassModel("confusion", rng=0).fit(r)  # MAP, 10 starts
+    >>> fit.phi.round(2)
+    array([0.42, 0.44, 0.07, 0.07])
+
+    Maximum likelihood from the majority-vote start, as Dawid & Skene did
+    (they print .40/.42/.11/.07, a few EM steps from this fixed point):
+
+    >>> ml = LatentClassModel("confusion", prior_strength=0, n_starts=1).fit(r)
+    >>> ml.phi.round(2)
+    array([0.42, 0.4 , 0.11, 0.07])
+    """
+
+    def __init__(
+        self,
+        annotators: str,
+        hard: str | None = None,
+        *,
+        prior_strength: float = 0.1,
+        max_iter: int = 1000,
+        tol: float = 1e-7,
+        n_starts: int = 10,
+        rng: Any = None,
+    ) -> None:
+        if not isinstance(annotators, str) or annotators not in _ANNOTATORS:
+            raise ValueError(
+                f"`annotators` must be one of {sorted(_ANNOTATORS)}; got {annotators!r}."
+            )
+        if hard is not None and (not isinstance(hard, str) or hard not in _HARD):
+            raise ValueError(
+                f"`hard` must be one of 'free', 'marginal', 'uniform' or None; got {hard!r}."
+            )
+        if hard == "free" and annotators != "perfect":
+            raise ValueError(
+                f"`hard='free'` needs `annotators='perfect'` (the paper's M1); got "
+                f"`annotators={annotators!r}`. Once annotators can err on easy items, a "
+                "free per-annotator hard distribution is just one more latent class and "
+                "swallows one of the true classes (the model is not identified). Use "
+                "`hard='marginal'` (each annotator's own label shares) or `hard='uniform'`."
+            )
+        if annotators == "perfect" and hard is None:
+            raise ValueError(
+                "`annotators='perfect'` needs a hard component (`hard='free'`, 'marginal' "
+                "or 'uniform'): without one, a single disagreement is impossible."
+            )
+        self.annotators = annotators
+        self.hard = hard
+        self.prior_strength = _check_float(prior_strength, "prior_strength", positive=False)
+        self.max_iter = _check_int(max_iter, "max_iter", 1)
+        self.tol = _check_float(tol, "tol", positive=False)
+        self.n_starts = _check_int(n_starts, "n_starts", 1)
+        self.rng = rng
+
+    @property
+    def name(self) -> str:
+        """A readable name (``"Dawid–Skene"``, ``"easy/hard M1"``, …)."""
+        return _NAMES.get((self.annotators, self.hard),
+                          f"{self.annotators} annotators, hard={self.hard}")
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}(annotators={self.annotators!r}, hard={self.hard!r}, "
+                f"prior_strength={self.prior_strength}, max_iter={self.max_iter}, "
+                f"tol={self.tol}, n_starts={self.n_starts}, rng={self.rng!r})")
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, ratings: Any) -> LatentClassFit:
+        """Fit the model by EM (MAP) from several starts; keep the best.
+
+        Parameters
+        ----------
+        ratings : Ratings or array_like or pandas.DataFrame
+            Items × annotators labels (anything :func:`agreement.as_ratings`
+            accepts). Annotator identity is needed: count tables are refused.
+            Items without a rating are kept in the output with the prior
+            class shares as their posterior.
+
+        Returns
+        -------
+        LatentClassFit
+
+        Raises
+        ------
+        ValueError
+            If the data come from a count table, have one category, one
+            annotator, or no item with two ratings.
+
+        Warns
+        -----
+        ConvergenceWarning
+            If the kept start did not converge in ``max_iter`` iterations, or
+            a class that majority vote gives to at least 1% of the items is
+            (almost) never the fitted label.
+
+        Notes
+        -----
+        Data without a single disagreement are not an error: every model
+        returns the unanimous labels with posteriors near 1, and a hard
+        share ``pi`` near 0 (pulled off 0 by the prior pseudo-counts).
+
+        The engine is parallel over items for large data; its sums are taken
+        in a fixed order, so a fit is bit-identical whatever the thread count.
+        """
+        r = as_ratings(ratings)
+        codes = r.require_raters(f"`{type(self).__name__}.fit`")
+        return _fit(self, r, codes)
+
+
+class EasyHardModel(LatentClassModel):
+    """The paper's easy/hard model M1: ``LatentClassModel("perfect", "free", **kw)``.
+
+    Easy items are unanimous (every annotator reports the true class);
+    on a hard item annotator ``j`` draws from their own ``q[j, ·]``. So every
+    disagreed item is hard, and an item on which its annotators all said
+    ``c`` is hard with posterior probability
+    ``π Π_j q[j,c] / (π Π_j q[j,c] + (1 − π) φ_c)`` (SPEC §2.4). M1's labels
+    are majority vote by construction.
+
+    Parameters
+    ----------
+    **kw
+        The keyword options of :class:`LatentClassModel` (``prior_strength``,
+        ``max_iter``, ``tol``, ``n_starts``, ``rng``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from noise_models import EasyHardModel
+    >>> x = np.array([[0, 0], [1, 1], [0, 1], [1, 1], [0, 0], [1, 0]] * 50)
+    >>> fit = EasyHardModel(rng=0).fit(x)
+    >>> float(fit.posterior_hard[2])  # a disagreed item is hard
+    1.0
+    >>> round(fit.pi, 2)
+    0.67
+    """
+
+    def __init__(self, **kw: Any) -> None:
+        for bad in ("annotators", "hard"):
+            if bad in kw:
+                raise TypeError(
+                    f"EasyHardModel fixes `{bad}` (it is LatentClassModel('perfect', 'free')); "
+                    "use LatentClassModel for other members of the family."
+                )
+        super().__init__("perfect", "free", **kw)
+
+    def __repr__(self) -> str:
+        return (f"EasyHardModel(prior_strength={self.prior_strength}, max_iter={self.max_iter}, "
+                f"tol={self.tol}, n_starts={self.n_starts}, rng={self.rng!r})")
+
+
+# ------------------------------------------------------------------ the fit
+def _readonly(a: np.ndarray | None) -> np.ndarray | None:
+    if a is not None:
+        a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class LatentClassFit:
+    """A fitted latent-class model: parameters, per-item posteriors, diagnostics.
+
+    Attributes
+    ----------
+    model : LatentClassModel
+        The model that was fitted.
+    ratings : Ratings
+        The data.
+    phi : ndarray, shape (m,)
+        Class shares among easy items.
+    pi : float or None
+        Hard share; ``None`` without a hard component. A model-dependent
+        diagnostic, not a finding (see :class:`LatentClassModel`).
+    q : ndarray, shape (k, m), or None
+        Hard distributions ``q[j, c]`` (raters × categories); ``None`` without
+        a hard component.
+    error_rate : ndarray, shape (k,), or None
+        One-coin error rates ``ε_j``.
+    confusion : ndarray, shape (k, m, m), or None
+        Confusion matrices ``confusion[j, c, x] = P(j says x | class c)``.
+    competence : ndarray, shape (k,), or None
+        Spam model: probability ``θ_j`` that annotator ``j`` labels truly.
+    spam_distribution : ndarray, shape (k, m), or None
+        Spam model: annotator ``j``'s spam label distribution ``ξ_j``.
+    class_posterior : ndarray, shape (n, m)
+        ``P(item easy and of class c | its labels)``.
+    posterior_hard : ndarray, shape (n,), or None
+        ``P(item hard | its labels)``; ``None`` without a hard component.
+    label_codes : ndarray of int, shape (n,)
+        Codes of :attr:`labels`.
+    label_posterior : ndarray, shape (n,)
+        ``P(item easy and its class is the label | its labels)``: the
+        probability that the reported label is right (0 for an item that is
+        surely hard: a hard item has no true label).
+    loglik : ndarray
+        The EM objective — log-likelihood plus log prior density (pseudo-counts
+        ``prior_strength``; the log-likelihood itself when it is 0) — at the
+        start and after each iteration of the kept start. Never decreasing.
+    log_likelihood : float
+        Log-likelihood of the data at the final parameters.
+    n_iter : int
+        EM iterations of the kept start.
+    converged : bool
+        Whether the kept start met ``tol`` within ``max_iter``.
+    start_objectives : ndarray, shape (n_starts,)
+        Final objective of every start (the first is the majority-vote start).
+    """
+
+    model: LatentClassModel
+    ratings: Ratings
+    phi: np.ndarray
+    pi: float | None
+    q: np.ndarray | None
+    error_rate: np.ndarray | None
+    confusion: np.ndarray | None
+    competence: np.ndarray | None
+    spam_distribution: np.ndarray | None
+    class_posterior: np.ndarray
+    posterior_hard: np.ndarray | None
+    label_codes: np.ndarray
+    label_posterior: np.ndarray
+    loglik: np.ndarray
+    log_likelihood: float
+    n_iter: int
+    converged: bool
+    start_objectives: np.ndarray = field(default_factory=lambda: np.empty(0))
+
+    @property
+    def labels(self) -> pd.Series:
+        """The fitted label of each item, in the original category names."""
+        return pd.Series(self.ratings.categories[self.label_codes], index=self.ratings.items,
+                         name="label")
+
+    @property
+    def n_ratings(self) -> np.ndarray:
+        """Ratings per item."""
+        return self.ratings.ratings_per_item
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per item (indexed by the item ids).
+
+        Columns ``label`` (original category names), ``label_posterior``,
+        ``posterior_hard`` (models with a hard component) and ``n_ratings``.
+        """
+        cols: dict[str, Any] = {
+            "label": self.ratings.categories[self.label_codes],
+            "label_posterior": self.label_posterior,
+        }
+        if self.posterior_hard is not None:
+            cols["posterior_hard"] = self.posterior_hard
+        cols["n_ratings"] = self.n_ratings
+        return pd.DataFrame(cols, index=self.ratings.items)
+
+    def annotator_frame(self) -> pd.DataFrame:
+        """One row per annotator with the fitted annotator parameters.
+
+        Columns: ``n_ratings``; ``error_rate`` (one-coin); ``competence`` and
+        ``spam_<c>`` (spam); ``accuracy_<c>`` = ``confusion[j, c, c]``
+        (confusion); ``q_<c>`` (hard component).
+        """
+        codes = self.ratings.codes
+        cols: dict[str, Any] = {"n_ratings": (codes >= 0).sum(axis=0)}
+        cats = [str(c) for c in self.ratings.categories]
+        if self.error_rate is not None:
+            cols["error_rate"] = self.error_rate
+        if self.competence is not None:
+            cols["competence"] = self.competence
+            for i, c in enumerate(cats):
+                cols[f"spam_{c}"] = self.spam_distribution[:, i]
+        if self.confusion is not None:
+            for i, c in enumerate(cats):
+                cols[f"accuracy_{c}"] = self.confusion[:, i, i]
+        if self.q is not None:
+            for i, c in enumerate(cats):
+                cols[f"q_{c}"] = self.q[:, i]
+        return pd.DataFrame(cols, index=self.ratings.raters)
+
+    def noise_bound(self, alpha: float = 0.95):
+        """The γ bound of the agreed items under this fit (SPEC §2.4).
+
+        See :func:`noise_models._bracket.fit_noise_bound` for the method.
+        """
+        from noise_models._bracket import fit_noise_bound
+
+        return fit_noise_bound(self, alpha=alpha)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Scalar summary of the fit."""
+        return {
+            "model": self.model.name, "n_items": self.ratings.n_items,
+            "n_raters": self.ratings.n_raters, "n_categories": self.ratings.n_categories,
+            "pi": self.pi, "phi": self.phi.tolist(), "log_likelihood": self.log_likelihood,
+            "objective": float(self.loglik[-1]), "n_iter": self.n_iter,
+            "converged": self.converged,
+        }
+
+    def __repr__(self) -> str:
+        phi = ", ".join(f"{c}: {v:.3f}" for c, v in zip(self.ratings.categories, self.phi, strict=True))
+        pi = "" if self.pi is None else f", pi={self.pi:.4f}"
+        state = "converged" if self.converged else "NOT converged"
+        return (f"LatentClassFit({self.model.name}: {self.ratings.n_items} items, "
+                f"{self.ratings.n_raters} raters; phi={{{phi}}}{pi}; log-likelihood "
+                f"{self.log_likelihood:.3f}; {self.n_iter} iterations, {state})")
+
+
+# -------------------------------------------------------------- the fitting
+@dataclass
+class _Params:
+    phi: np.ndarray
+    pi: np.ndarray
+    eps: np.ndarray
+    conf: np.ndarray
+    theta: np.ndarray
+    xi: np.ndarray
+    q: np.ndarray
+
+    def copy(self) -> _Params:
+        return _Params(*(a.copy() for a in (self.phi, self.pi, self.eps, self.conf,
+                                            self.theta, self.xi, self.q)))
+
+    def args(self) -> tuple[np.ndarray, ...]:
+        return (self.phi, self.pi, self.eps, self.conf, self.theta, self.xi, self.q)
+
+
+def _base_params(k: int, m: int, q_fixed: np.ndarray | None) -> _Params:
+    q = np.full((k, m), 1.0 / m) if q_fixed is None else q_fixed.copy()
+    return _Params(
+        phi=np.full(m, 1.0 / m), pi=np.array([0.2]), eps=np.full(k, 0.2),
+        conf=np.tile(np.eye(m) * 0.6 + 0.4 / m, (k, 1, 1)), theta=np.full(k, 0.5),
+        xi=np.full((k, m), 1.0 / m), q=q,
+    )
+
+
+def _random_params(rng: np.random.Generator, model: int, hard: int, k: int, m: int,
+                   cap: float, q_fixed: np.ndarray | None) -> _Params:
+    p = _base_params(k, m, q_fixed)
+    p.phi[:] = rng.dirichlet(np.full(m, 2.0))
+    p.pi[0] = rng.uniform(0.02, 0.5)
+    if model == K.ONE_COIN:
+        p.eps[:] = rng.uniform(0.0, 0.8, size=k) * cap
+    elif model == K.CONFUSION:
+        w = rng.uniform(0.3, 0.95, size=(k, 1, 1))
+        p.conf[:] = w * np.eye(m) + (1.0 - w) * rng.dirichlet(np.ones(m), size=(k, m))
+    elif model == K.SPAM:
+        p.theta[:] = rng.uniform(0.2, 0.95, size=k)
+        p.xi[:] = rng.dirichlet(np.ones(m), size=k)
+    if hard == K.HARD_FREE:
+        p.q[:] = rng.dirichlet(np.ones(m), size=k)
+    return p
+
+
+def _validate_data(model: LatentClassModel, r: Ratings, codes: np.ndarray) -> np.ndarray:
+    k = codes.shape[1]
+    m = r.n_categories
+    if m < 2:
+        raise ValueError(
+            f"`ratings` use a single category ({r.categories[0]!r}); a latent-class model "
+            "needs at least two. Declare the others with `categories=` if they exist."
+        )
+    if k < 2:
+        raise ValueError(
+            "`ratings` have one annotator; a latent-class model needs at least two "
+            "annotators rating the same items (with one, each item's label is just theirs)."
+        )
+    rated = (codes >= 0).sum(axis=1)
+    if not np.any(rated >= 2):
+        raise ValueError(
+            "no item of `ratings` has two or more ratings: nothing can be learnt about "
+            "the annotators. A latent-class model needs items rated by several annotators."
+        )
+    return rated
+
+
+def _fit(model: LatentClassModel, r: Ratings, codes: np.ndarray) -> LatentClassFit:
+    rated = _validate_data(model, r, codes)
+    k = codes.shape[1]
+    m = r.n_categories
+    em_model = _ANNOTATORS[model.annotators]
+    hard = _HARD[model.hard]
+    cap = (m - 1) / m
+    n_eff = int(np.count_nonzero(rated))
+    q_fixed = None
+    if hard == K.HARD_MARGINAL:
+        own = K.label_counts(codes, m)
+        tot = own.sum(axis=1, keepdims=True)
+        q_fixed = np.where(tot > 0, own / np.where(tot > 0, tot, 1.0), 1.0 / m)
+    elif hard == K.HARD_UNIFORM:
+        q_fixed = np.full((k, m), 1.0 / m)
+    h_dis = 1.0 if em_model == K.PERFECT else 0.5
+
+    rng = np.random.default_rng(model.rng)
+    parallel = codes.size >= K.PARALLEL_THRESHOLD
+    best: tuple[float, _Params, np.ndarray, int, bool] | None = None
+    finals = np.empty(model.n_starts)
+    for s in range(model.n_starts):
+        if s == 0:
+            params = _base_params(k, m, q_fixed)
+        else:
+            params = _random_params(rng, em_model, hard, k, m, cap, q_fixed)
+        trace, n_iter, conv = K.run_em(
+            codes, em_model, hard, model.prior_strength, cap, model.max_iter, model.tol,
+            n_eff, s == 0, _START_HARD_AGREED, h_dis, *params.args(), parallel=parallel,
+        )
+        finals[s] = trace[-1]
+        if best is None or trace[-1] > best[0]:
+            best = (float(trace[-1]), params, trace, n_iter, conv)
+    _, params, trace, n_iter, conv = best
+
+    logtab, logw = K.tables(em_model, hard, *params.args())
+    class_post, hard_post, labels, label_post, ll = K.posteriors(codes, logtab, logw,
+                                                                 parallel=parallel)
+    mv = np.argmax(r.counts, axis=1)
+    if em_model == K.CONFUSION:
+        # Dawid–Skene is symmetric in the classes: name them after majority vote.
+        perm = _match_to(labels[rated > 0], mv[rated > 0], m)
+        if not np.array_equal(perm, np.arange(m)):
+            inv = np.argsort(perm)
+            params.phi[:] = params.phi[inv]
+            params.conf[:] = params.conf[:, inv, :]
+            class_post = class_post[:, inv]
+            labels = perm[labels]
+    _warn_if_degenerate(model, conv, n_iter, labels[rated > 0], mv[rated > 0], m, r)
+
+    has_hard = hard != K.HARD_NONE
+    return LatentClassFit(
+        model=model, ratings=r,
+        phi=_readonly(params.phi),
+        pi=float(params.pi[0]) if has_hard else None,
+        q=_readonly(params.q) if has_hard else None,
+        error_rate=_readonly(params.eps) if em_model == K.ONE_COIN else None,
+        confusion=_readonly(params.conf) if em_model == K.CONFUSION else None,
+        competence=_readonly(params.theta) if em_model == K.SPAM else None,
+        spam_distribution=_readonly(params.xi) if em_model == K.SPAM else None,
+        class_posterior=_readonly(class_post),
+        posterior_hard=_readonly(hard_post) if has_hard else None,
+        label_codes=_readonly(labels),
+        label_posterior=_readonly(label_post),
+        loglik=_readonly(trace),
+        log_likelihood=float(np.sum(ll)),
+        n_iter=n_iter, converged=conv, start_objectives=_readonly(finals),
+    )
+
+
+def _match_to(labels: npt.NDArray[np.integer], reference: npt.NDArray[np.integer],
+              m: int) -> np.ndarray:
+    """Permutation ``perm[fitted class] = new class`` best matching ``reference``."""
+    table = np.zeros((m, m))
+    np.add.at(table, (labels, reference), 1.0)
+    rows, cols = linear_sum_assignment(-table)
+    perm = np.empty(m, dtype=np.int64)
+    perm[rows] = cols
+    # Keep the fitted order where matching does not strictly improve agreement.
+    if table[rows, cols].sum() <= np.trace(table):
+        return np.arange(m)
+    return perm
+
+
+def _warn_if_degenerate(model: LatentClassModel, converged: bool, n_iter: int,
+                        labels: np.ndarray, mv: np.ndarray, m: int, r: Ratings) -> None:
+    if not converged:
+        warnings.warn(
+            f"{model.name}: EM did not converge in {n_iter} iterations (tol={model.tol}); "
+            "raise `max_iter` or loosen `tol`. The fit returned is the best found.",
+            ConvergenceWarning, stacklevel=4,
+        )
+    n_mv = np.bincount(mv, minlength=m)
+    n_fit = np.bincount(labels, minlength=m)
+    floor = max(_COLLAPSE_MIN_ITEMS, _COLLAPSE_SHARE * len(mv))
+    gone = (n_mv >= floor) & (n_fit < _COLLAPSE_RATIO * n_mv)
+    if np.any(gone):
+        names = r.categories[gone].tolist()
+        warnings.warn(
+            f"{model.name}: class(es) {names} collapsed — majority vote gives them "
+            f"{n_mv[gone].tolist()} items, the fit labels {n_fit[gone].tolist()}. The "
+            "best-likelihood fit may be degenerate; try a more constrained model "
+            "(e.g. annotators='spam' or 'one-coin') or a larger `prior_strength`.",
+            ConvergenceWarning, stacklevel=4,
+        )

@@ -1,0 +1,319 @@
+"""Labels from the easy/hard models, with the hidden truth kept (SPEC §3).
+
+:func:`simulate_annotations` draws annotations under the paper's model M1
+(easy items unanimous, hard items coin flips) or under M2 (annotators may
+also err on easy items), with class shares, per-annotator biases on hard
+items, error rates or confusion matrices, several hardness levels and
+missing ratings, and returns the labels together with what generated them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from agreement import Ratings
+
+__all__ = ["SimulatedAnnotations", "simulate_annotations"]
+
+_MODELS = ("M1", "M2")
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class SimulatedAnnotations:
+    """Simulated labels and the hidden truth that generated them.
+
+    Attributes
+    ----------
+    ratings : Ratings
+        The labels (items × annotators, missing where not rated).
+    true_class : ndarray of int, shape (n,)
+        Code of each item's class (drawn from ``phi`` for every item; on a
+        pure coin-flip hard item, ``hardness == 1``, it does not influence
+        the labels: under the paper's model a hard item has no true label).
+    is_hard : ndarray of bool, shape (n,)
+        Whether the item is hard.
+    hardness : ndarray of float, shape (n,)
+        0 for easy items; for a hard item, the probability that each of its
+        ratings is a draw from the annotator's hard distribution (else it is
+        given as on an easy item).
+    model : {"M1", "M2"}
+    pi : float
+        The hard share used.
+    phi : ndarray, shape (m,)
+        Class shares used.
+    q : ndarray, shape (k, m)
+        Each annotator's label distribution on hard items.
+    confusion : ndarray, shape (k, m, m)
+        ``confusion[j, c, x]``: probability that annotator ``j`` labels an
+        easy item of class ``c`` as ``x`` (the identity under M1).
+    """
+
+    ratings: Ratings
+    true_class: np.ndarray
+    is_hard: np.ndarray
+    hardness: np.ndarray
+    model: str
+    pi: float
+    phi: np.ndarray
+    q: np.ndarray
+    confusion: np.ndarray
+
+    @property
+    def true_labels(self) -> pd.Series:
+        """Each item's class in the category names, indexed by the item ids."""
+        return pd.Series(self.ratings.categories[self.true_class], index=self.ratings.items,
+                         name="true_label")
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per item: ``true_label``, ``is_hard``, ``hardness``, ``n_ratings``."""
+        return pd.DataFrame({
+            "true_label": self.ratings.categories[self.true_class],
+            "is_hard": self.is_hard, "hardness": self.hardness,
+            "n_ratings": self.ratings.ratings_per_item,
+        }, index=self.ratings.items)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Scalar summary: sizes, parameters and realised counts."""
+        return {
+            "model": self.model, "n_items": self.ratings.n_items,
+            "n_raters": self.ratings.n_raters, "n_categories": self.ratings.n_categories,
+            "pi": self.pi, "phi": self.phi.tolist(), "n_hard": int(self.is_hard.sum()),
+            "n_ratings": self.ratings.n_ratings,
+        }
+
+    def __repr__(self) -> str:
+        r = self.ratings
+        return (f"SimulatedAnnotations({self.model}: {r.n_items} items, {r.n_raters} "
+                f"annotators, {r.n_categories} categories, pi={self.pi}, "
+                f"{int(self.is_hard.sum())} hard items, {r.n_ratings} ratings)")
+
+
+def _prob(value: Any, name: str, *, low_open: bool = False, high_open: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"`{name}` must be a number in [0, 1]; got {value!r}.")
+    v = float(value)
+    if not (0.0 <= v <= 1.0) or (low_open and v == 0.0) or (high_open and v == 1.0) \
+            or not math.isfinite(v):
+        lo = "(" if low_open else "["
+        hi = ")" if high_open else "]"
+        raise ValueError(f"`{name}` must be in {lo}0, 1{hi}; got {value!r}.")
+    return v
+
+
+def _distribution(value: Any, name: str, shape: tuple[int, ...]) -> np.ndarray:
+    try:
+        arr = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"`{name}` must be an array of probabilities; got {value!r}.") from None
+    if arr.shape[-1:] != shape[-1:]:
+        raise ValueError(
+            f"`{name}` must have {shape[-1]} probabilities (one per category) in its last "
+            f"axis; got shape {arr.shape}."
+        )
+    if arr.ndim > len(shape):
+        raise ValueError(f"`{name}` must have at most shape {shape}; got {arr.shape}.")
+    arr = np.broadcast_to(arr, shape).copy()
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0) or \
+            not np.allclose(arr.sum(axis=-1), 1.0, rtol=0, atol=1e-9):
+        raise ValueError(f"`{name}` must hold non-negative probabilities summing to 1.")
+    return arr / arr.sum(axis=-1, keepdims=True)
+
+
+def _int(value: Any, name: str, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"`{name}` must be an integer ≥ {low}; got {value!r}.")
+    if value < low:
+        raise ValueError(f"`{name}` must be an integer ≥ {low}; got {value!r}.")
+    return int(value)
+
+
+def _draw(cum: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Inverse-CDF draws from one distribution with cumulative ``cum``."""
+    return np.minimum(np.searchsorted(cum, u, side="right"), len(cum) - 1)
+
+
+def simulate_annotations(
+    n_items: int,
+    n_annotators: int,
+    *,
+    model: str = "M1",
+    hard_share: float = 0.2,
+    class_shares: npt.ArrayLike | None = None,
+    n_categories: int | None = None,
+    hard_shares: npt.ArrayLike | None = None,
+    error_rates: float | npt.ArrayLike | None = None,
+    confusion: npt.ArrayLike | None = None,
+    hardness: float | Sequence[float] = 1.0,
+    missing: float = 0.0,
+    raters_per_item: int | None = None,
+    categories: Sequence[Any] | None = None,
+    rng: Any = None,
+) -> SimulatedAnnotations:
+    """Draw annotations under the easy/hard model M1 or M2, keeping the truth.
+
+    Each item is hard with probability ``hard_share`` and has a class drawn
+    from ``class_shares``. On an easy item every annotator labels through
+    their easy emission: the true class under M1; under M2 a draw from their
+    confusion row (one-coin ``error_rates`` or full ``confusion``). On a hard
+    item each rating is, with probability ``hardness`` (the item's level), a
+    draw from the annotator's own hard distribution ``q[j]``, and otherwise
+    given as on an easy item.
+
+    Parameters
+    ----------
+    n_items, n_annotators : int
+        Items (≥ 1) and annotators (≥ 1).
+    model : {"M1", "M2"}, default "M1"
+        M1: annotators never err on easy items (the paper's model). M2:
+        they err with ``error_rates`` / ``confusion``.
+    hard_share : float, default 0.2
+        ``π``, the probability that an item is hard, in [0, 1].
+    class_shares : array_like, shape (m,), optional
+        ``φ``, class shares of the items. Default uniform.
+    n_categories : int, optional
+        ``m``; default from ``class_shares`` or ``categories``, else 2.
+    hard_shares : array_like, shape (m,) or (k, m), optional
+        ``q``: label distribution on hard items, shared or per annotator
+        (the annotators' biases). Default uniform.
+    error_rates : float or array_like, shape (k,), optional
+        M2 only: one-coin error rates ``ε_j`` (a wrong label is uniform over
+        the other categories). Default 0.1 under M2 unless ``confusion``.
+    confusion : array_like, shape (m, m) or (k, m, m), optional
+        M2 only: ``confusion[j, c, x] = P(j labels x | easy item of class c)``.
+    hardness : float or sequence of float, default 1.0
+        Hardness level(s) in (0, 1]; with several, each hard item gets one
+        uniformly at random. 1 is the paper's pure coin flip.
+    missing : float, default 0.0
+        Probability that a rating is missing, independently (missing at
+        random), in [0, 1).
+    raters_per_item : int, optional
+        Instead of ``missing``: each item is rated by this many annotators
+        drawn at random without replacement (as on crowd platforms).
+    categories : sequence, optional
+        Category names (default ``0..m-1``).
+    rng : None, int or numpy.random.Generator
+        Seed (``numpy.random.default_rng(rng)``).
+
+    Returns
+    -------
+    SimulatedAnnotations
+
+    Raises
+    ------
+    TypeError, ValueError
+        For an argument of the wrong type or out of range (named in the
+        message), error rates under M1, or both ``missing`` and
+        ``raters_per_item``.
+
+    Examples
+    --------
+    >>> from simulation import simulate_annotations
+    >>> sim = simulate_annotations(1000, 3, hard_share=0.3, rng=0)
+    >>> sim
+    SimulatedAnnotations(M1: 1000 items, 3 annotators, 2 categories, pi=0.3, 327 hard items, 3000 ratings)
+    >>> import numpy as np
+    >>> agreed = (sim.ratings.counts.max(axis=1) == 3)
+    >>> bool(np.all(agreed[~sim.is_hard]))  # under M1 easy items are unanimous
+    True
+    """
+    n = _int(n_items, "n_items", 1)
+    k = _int(n_annotators, "n_annotators", 1)
+    if not isinstance(model, str) or model not in _MODELS:
+        raise ValueError(f"`model` must be one of {_MODELS}; got {model!r}.")
+    pi = _prob(hard_share, "hard_share")
+    if n_categories is not None:
+        m = _int(n_categories, "n_categories", 2)
+    elif class_shares is not None:
+        m = int(np.size(class_shares))
+    elif categories is not None:
+        m = len(categories)
+    else:
+        m = 2
+    if m < 2:
+        raise ValueError(f"at least two categories are needed; got {m}.")
+    phi = np.full(m, 1.0 / m) if class_shares is None else \
+        _distribution(class_shares, "class_shares", (m,))
+    q = np.full((k, m), 1.0 / m) if hard_shares is None else \
+        _distribution(hard_shares, "hard_shares", (k, m))
+    if model == "M1":
+        if error_rates is not None or confusion is not None:
+            raise ValueError(
+                "`error_rates` and `confusion` apply to model='M2' (annotators who err on "
+                "easy items); under M1 easy items are unanimous."
+            )
+        conf = np.broadcast_to(np.eye(m), (k, m, m)).copy()
+    elif confusion is not None:
+        if error_rates is not None:
+            raise ValueError("give `error_rates` or `confusion`, not both.")
+        conf = _distribution(confusion, "confusion", (k, m, m))
+    else:
+        rates = 0.1 if error_rates is None else error_rates
+        try:
+            eps = np.array(rates, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"`error_rates` must be numbers in [0, 1]; got {rates!r}.") from None
+        if eps.ndim == 0:
+            eps = np.full(k, float(eps))
+        if eps.shape != (k,):
+            raise ValueError(f"`error_rates` must be a number or have shape ({k},); got "
+                             f"shape {eps.shape}.")
+        if not np.all(np.isfinite(eps)) or np.any(eps < 0) or np.any(eps > 1):
+            raise ValueError(f"`error_rates` must be in [0, 1]; got {rates!r}.")
+        conf = (eps[:, None, None] / (m - 1)) * (1.0 - np.eye(m)) + \
+            (1.0 - eps)[:, None, None] * np.eye(m)
+    levels = np.atleast_1d(np.asarray(hardness, dtype=np.float64))
+    if levels.ndim != 1 or levels.size == 0 or not np.all((levels > 0) & (levels <= 1)):
+        raise ValueError(f"`hardness` must be a level or levels in (0, 1]; got {hardness!r}.")
+    p_missing = _prob(missing, "missing", high_open=True)
+    if raters_per_item is not None:
+        if p_missing > 0:
+            raise ValueError("give `missing` or `raters_per_item`, not both.")
+        per_item = _int(raters_per_item, "raters_per_item", 1)
+        if per_item > k:
+            raise ValueError(
+                f"`raters_per_item` ({per_item}) exceeds `n_annotators` ({k})."
+            )
+    if categories is None:
+        cats = pd.RangeIndex(m, name="category")
+    else:
+        cats = pd.Index(list(categories), name="category")
+        if len(cats) != m or cats.has_duplicates:
+            raise ValueError(f"`categories` must name {m} distinct categories; got {categories!r}.")
+
+    gen = np.random.default_rng(rng)
+    true_class = _draw(np.cumsum(phi), gen.random(n))
+    is_hard = gen.random(n) < pi
+    level = np.where(is_hard, levels[gen.integers(levels.size, size=n)], 0.0)
+    dtype = np.int8 if m <= np.iinfo(np.int8).max else np.int16
+    codes = np.empty((n, k), dtype=dtype)
+    by_class = [np.flatnonzero(true_class == c) for c in range(m)]
+    for j in range(k):
+        flip = gen.random(n) < level
+        u = gen.random(n)
+        x = np.empty(n, dtype=np.int64)
+        for c in range(m):
+            idx = by_class[c]
+            x[idx] = _draw(np.cumsum(conf[j, c]), u[idx])
+        x[flip] = _draw(np.cumsum(q[j]), u[flip])
+        codes[:, j] = x
+    if raters_per_item is not None:
+        keep = np.argsort(gen.random((n, k)), axis=1)[:, :per_item]
+        mask = np.ones((n, k), dtype=bool)
+        np.put_along_axis(mask, keep, False, axis=1)
+        codes[mask] = -1
+    elif p_missing > 0:
+        codes[gen.random((n, k)) < p_missing] = -1
+    ratings = Ratings(codes, cats, items=pd.RangeIndex(n, name="item"),
+                      raters=pd.RangeIndex(k, name="rater"), ordered=cats.dtype.kind in "iuf")
+    for a in (true_class, is_hard, level, phi, q, conf):
+        a.setflags(write=False)
+    return SimulatedAnnotations(ratings=ratings, true_class=true_class, is_hard=is_hard,
+                                hardness=level, model=model, pi=pi, phi=phi, q=q,
+                                confusion=conf)
