@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import subprocess
@@ -236,14 +237,41 @@ def test_continuous_values_match_krippendorff_package(level):
 
 
 # ------------------------------------------------------- slow reference and SE
+ENGINES = ["patterns-packed", "patterns-rank", "streaming-counted", "streaming-walk"]
+
+
+@pytest.fixture(params=ENGINES)
+def engine(request, monkeypatch):
+    """Force one of the four computation routes for 4 raters and 5 categories.
+
+    patterns-*: one pass builds a histogram of the items' count vectors, keyed
+    by the packed counts or by their rank; streaming-*: per-unit sums, with
+    each unit counted per category first or its ratings walked one by one.
+    """
+    name = request.param
+    if name == "patterns-rank":
+        monkeypatch.setattr(_ka, "PATTERN_MAX_BINS", 1 << 10)
+    elif name.startswith("streaming"):
+        monkeypatch.setattr(_ka, "PATTERN_MAX_BINS", 0)
+    if name == "streaming-walk":
+        monkeypatch.setattr(_ka, "SMALL_M", 0)
+    plan = _ka.pattern_plan(4, 5)
+    assert (plan is None) == name.startswith("streaming")
+    if plan is not None:
+        assert plan[2] == (name == "patterns-rank")
+    assert _ka._metric(np.arange(5.0), 0, 4)[-1] == (name != "streaming-walk")
+    return name
+
+
 @pytest.mark.parametrize("parallel", [False, True], ids=["serial", "parallel"])
 @pytest.mark.parametrize("level", LEVELS)
 @pytest.mark.parametrize("seed", [20, 21, 22])
-def test_kernels_match_reference(seed, level, parallel, monkeypatch):
+def test_kernels_match_reference(seed, level, parallel, engine, monkeypatch):
     # Force the serial or the parallel build whatever the size.
     monkeypatch.setattr(_ka, "PARALLEL_THRESHOLD", 0 if parallel else 10**18)
     data, domain = random_data(seed, 45, 4, 4, 0.3, continuous=seed == 22)
     ratings = Ratings.from_wide(data, categories=list(domain))
+    assert ratings.n_categories == 5 and ratings.n_raters == 4
     res = krippendorff_alpha(ratings, level=level)
     assert res.value == pytest.approx(reference_alpha(data, level, domain), abs=1e-12)
     assert res.standard_error == pytest.approx(reference_gwet_se(data, level, domain),
@@ -257,6 +285,23 @@ def test_kernels_match_reference(seed, level, parallel, monkeypatch):
     sums = alpha_sums(codes, values, level, parallel=parallel)
     assert sums.n_c == pytest.approx(o.sum(axis=1), abs=1e-12)
     assert alpha_from_sums(sums, values, level).alpha == pytest.approx(res.value, abs=1e-12)
+    if level != "ordinal":
+        r, q = alpha_unit_terms(codes, values, level, parallel=parallel)
+        assert np.array_equal(r, ratings.ratings_per_item)
+        assert q.sum() == pytest.approx(sums.d_o, abs=1e-10)
+
+
+def test_pattern_ranks_are_a_bijection(monkeypatch):
+    # Every count vector with sum ≤ k gets a distinct rank in 0..C(k+m, m)−1, and
+    # decoding inverts it (k = 4 raters, m = 3 categories: C(7, 3) = 35 vectors).
+    monkeypatch.setattr(_ka, "PATTERN_MAX_BINS", 1 << 6)  # 2^9 packed keys: too many
+    _, table, use_rank, n_bins = _ka.pattern_plan(4, 3)
+    assert use_rank and n_bins == 35
+    vectors = [v for v in itertools.product(range(5), repeat=3) if sum(v) <= 4]
+    ranks = [sum(int(table[c, sum(v[:c]), v[c]]) for c in range(3)) for v in vectors]
+    assert ranks == list(range(35))  # lexicographic order, no gaps
+    decoded = _ka.decode_patterns(np.array(ranks), 4, 3)
+    assert [tuple(row) for row in decoded] == vectors
 
 
 def test_coincidence_matrix_example_C(test_data):
