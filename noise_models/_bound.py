@@ -222,6 +222,8 @@ def noise_bound(n: Any, d: Any = None, p: Any = None, *, alpha: float = 0.95,
     >>> round(noise_bound(992, 121, 0.47).gamma, 3)
     0.152
     """
+    if n is None:
+        raise TypeError("`n` must be a number of items or the ratings themselves; got None.")
     if isinstance(n, Ratings) or not isinstance(n, (numbers.Number, np.generic, str, bytes)):
         if d is not None or p is not None:
             raise TypeError("with ratings, `d` and `p` come from the data; to use your own, "

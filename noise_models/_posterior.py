@@ -40,6 +40,8 @@ _TINY = 1e-280
 # tail window (their total is < n·e^-80 < 1e-25 of the mass for n <= 1e9).
 _WINDOW_NATS = 80.0
 _PRIOR_NAMES = ("uniform", "beta-binomial", "binomial")
+# Largest agreed count for the untruncated per-item recurrence (non-log-concave priors).
+_MAX_FULL_DP = 20_000
 
 
 # ------------------------------------------------------------------------- priors
@@ -788,6 +790,13 @@ def per_item_posterior(n: int, d: int, p_agreed: np.ndarray, p_disagreed: np.nda
             guess = hard_count_posterior(n, d, min(pmax, 1.0 - 1e-12))
             jmax = min(big_n, int(1.25 * (guess.upper_bound(1.0 - 1e-12) - d)) + 64)
     else:
+        if big_n > _MAX_FULL_DP:
+            raise ValueError(
+                f"with items of different chance agreement and a prior that is not log-concave "
+                f"({prior.describe()}), the exact bound needs an O((n - d)²) recurrence over "
+                f"all {big_n:,} agreed items; use a log-concave prior (uniform, binomial, or "
+                "beta-binomial with a, b >= 1) or counts with one p."
+            )
         jmax = big_n
     j_all = np.arange(big_n + 1, dtype=np.float64)
     # log C(n, d + j) - log C(n, d) by the ratio recurrence (accurate at any n).

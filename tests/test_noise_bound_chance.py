@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agreement import EstimationWarning, Ratings
 from goldnoise.datasets import load_fleiss1971
@@ -128,6 +131,47 @@ def test_no_disagreement_warns_and_falls_back():
 def test_chance_agreement_validation(kwargs, exc, match):
     with pytest.raises(exc, match=match):
         chance_agreement(**kwargs)
+
+
+@given(st.integers(0, 2**32 - 1), st.booleans())
+def test_chance_invariant_to_relabelling_and_permutations(seed, with_missing):
+    # Renaming categories, reordering annotators or items changes neither p nor the bound.
+    rng = np.random.default_rng(seed)
+    n, k, m = 60, 4, 3
+    codes = rng.integers(0, m, size=(n, k)).astype(float)
+    codes[: n // 3] = codes[: n // 3, :1]
+    if with_missing:
+        codes[rng.random(codes.shape) < 0.2] = np.nan
+    base = chance_agreement(Ratings.from_wide(codes))
+    relabel = np.array(["z", "x", "y"], dtype=object)
+    items, raters = rng.permutation(n), rng.permutation(k)
+    shuffled = codes[items][:, raters]
+    names = np.where(np.isnan(shuffled), None, relabel[np.nan_to_num(shuffled).astype(int)])
+    other = chance_agreement(Ratings.from_wide(names))
+    assert other.p == pytest.approx(base.p, rel=1e-12)
+    np.testing.assert_allclose(other.p_items, base.p_items[items], rtol=1e-12)
+    if base.n_disagreed < base.n_items:
+        a, b = noise_bound(Ratings.from_wide(codes)), noise_bound(Ratings.from_wide(names))
+        assert (a.t0, a.n, a.d) == (b.t0, b.n, b.d)
+
+
+def test_readme_section_runs_as_printed():
+    # The README's "How noisy is my gold standard?" examples, run as doctests.
+    import doctest
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    if "## How noisy is my gold standard?" not in text:
+        pytest.skip("README section absent")
+    section = text[text.index("## How noisy is my gold standard?"):]
+    nxt = section.find("\n## ", 5)
+    section = section if nxt < 0 else section[:nxt]
+    src = "\n\n".join(re.findall(r"```python\n(.*?)```", section, flags=re.S))
+    test = doctest.DocTestParser().get_doctest(src, {}, "README", "README.md", 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    runner.run(test)
+    result = runner.summarize(verbose=False)
+    assert result.attempted > 10 and result.failed == 0
 
 
 # ------------------------------------------------------------------- noise_bound(ratings)

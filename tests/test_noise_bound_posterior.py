@@ -243,13 +243,16 @@ def test_poisson_binomial_head_against_convolution():
 
 
 # --------------------------------------------------------------------- per-item p_i
-def brute_force_per_item(p_items, disagreed):
-    """P(H = h | observed) by enumerating every hard set, π ~ Uniform(0, 1) on the hard rate.
+def brute_force_per_item(p_items, disagreed, prior=None):
+    """P(H = h | observed) by enumerating every hard set.
 
-    P(hard set T) = ∫ π^|T| (1 - π)^(n - |T|) dπ = 1 / ((n + 1) C(n, |T|)); a hard item agrees
-    with probability p_i, an easy one always.
+    With a uniform hard rate π ~ Uniform(0, 1): P(hard set T) = ∫ π^|T| (1 - π)^(n - |T|) dπ
+    = 1 / ((n + 1) C(n, |T|)); with a prior vector on |T|: prior[|T|] / C(n, |T|). A hard item
+    agrees with probability p_i, an easy one always.
     """
     n = len(p_items)
+    if prior is None:
+        prior = np.full(n + 1, 1.0 / (n + 1))
     post = np.zeros(n + 1)
     agreed = [i for i in range(n) if not disagreed[i]]
     base = [i for i in range(n) if disagreed[i]]
@@ -259,7 +262,7 @@ def brute_force_per_item(p_items, disagreed):
             like = 1.0
             for i in hard:
                 like *= (1 - p_items[i]) if disagreed[i] else p_items[i]
-            post[len(hard)] += like / ((n + 1) * math.comb(n, len(hard)))
+            post[len(hard)] += like * prior[len(hard)] / math.comb(n, len(hard))
     return post / post.sum()
 
 
@@ -274,6 +277,34 @@ def test_per_item_posterior_against_enumeration():
                                   check_prior("uniform", n))
         ref = brute_force_per_item(p_items, disagreed)
         np.testing.assert_allclose(post.pmf(np.arange(n + 1)), ref, rtol=1e-10, atol=1e-15)
+
+
+@pytest.mark.parametrize("prior", [("binomial", 0.3), ("beta-binomial", 0.4, 2.0),
+                                   ("beta-binomial", 3.0, 2.0), "vector"])
+def test_per_item_posterior_other_priors(prior):
+    rng = np.random.default_rng(17)
+    n = 10
+    p_items = rng.uniform(0.05, 0.9, size=n)
+    disagreed = rng.random(n) < 0.3
+    d = int(disagreed.sum())
+    if prior == "vector":
+        prior = rng.random(n + 1)
+        vec = prior / prior.sum()
+    elif prior[0] == "binomial":
+        vec = stats.binom.pmf(np.arange(n + 1), n, prior[1])
+    else:
+        vec = stats.betabinom.pmf(np.arange(n + 1), n, prior[1], prior[2])
+    post = per_item_posterior(n, d, p_items[~disagreed], p_items[disagreed],
+                              check_prior(prior, n))
+    ref = brute_force_per_item(p_items, disagreed, vec)
+    np.testing.assert_allclose(post.pmf(np.arange(n + 1)), ref, rtol=1e-9, atol=1e-15)
+
+
+def test_per_item_posterior_refuses_quadratic_work():
+    big = 30_000
+    with pytest.raises(ValueError, match="not log-concave"):
+        per_item_posterior(big + 10, 10, np.full(big, 0.3), np.full(10, 0.2),
+                           check_prior(("beta-binomial", 0.5, 0.5), big + 10))
 
 
 def test_per_item_posterior_equal_p_is_closed_form():
