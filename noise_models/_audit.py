@@ -21,6 +21,7 @@ import pandas as pd
 from scipy import special
 
 from agreement import AgreementResult, ConfidenceInterval, Ratings, as_ratings, fleiss_kappa
+from agreement._result import _check_confidence_level
 from noise_models._bound import NoiseBoundResult, noise_bound
 from noise_models._chance import _from_ratings
 from noise_models._counts_iv import check_alpha, check_count, check_probability, check_shares
@@ -280,9 +281,11 @@ class KappaAuditResult:
     bound : NoiseBoundResult
         The full bound behind :attr:`gamma`.
     alpha : float
-        The paper's confidence α (also the level of :attr:`kappa_interval`).
+        The paper's confidence α of :attr:`gamma`.
     kappa_interval : ConfidenceInterval or None
-        κ's confidence interval at level α (ratings only).
+        κ's confidence interval at :attr:`confidence_level` (ratings only).
+    confidence_level : float
+        Level of :attr:`kappa_interval`.
     threshold : float or None
         The claimed threshold (e.g. 0.67 or 0.8).
     threshold_in_interval : bool or None
@@ -305,6 +308,7 @@ class KappaAuditResult:
     bound: NoiseBoundResult
     alpha: float
     kappa_interval: ConfidenceInterval | None = None
+    confidence_level: float = 0.95
     threshold: float | None = None
     threshold_in_interval: bool | None = None
     kappa_result: AgreementResult | None = None
@@ -319,7 +323,7 @@ class KappaAuditResult:
             "n_raters": self.n_raters, "p": self.p, "easy_items": self.easy_items,
             "expected_agreed": self.expected_agreed, "agreed": self.agreed,
             "point_noise": self.point_noise, "gamma": self.gamma, "alpha": self.alpha,
-            "threshold": self.threshold, "threshold_in_interval": self.threshold_in_interval,
+            "confidence_level": self.confidence_level, "threshold": self.threshold, "threshold_in_interval": self.threshold_in_interval,
             "notes": "; ".join(self.notes),
         }
 
@@ -331,7 +335,7 @@ class KappaAuditResult:
         ci = ""
         if self.kappa_interval is not None:
             ci = (f" [{self.kappa_interval.low:.4f}, {self.kappa_interval.high:.4f}] at "
-                  f"{self.alpha:g}")
+                  f"{self.confidence_level:g}")
         thr = ""
         if self.threshold is not None and self.threshold_in_interval is not None:
             thr = (f"; threshold {self.threshold:g} "
@@ -363,7 +367,7 @@ def _chance_p(p: Any, category_shares: Any, k: int) -> float | None:
 
 def audit_kappa(kappa: Any, *, n: Any = None, n_raters: Any = None, p: Any = None,
                 category_shares: Any = None, alpha: float = 0.95,
-                threshold: Any = None) -> KappaAuditResult:
+                threshold: Any = None, confidence_level: float = 0.95) -> KappaAuditResult:
     """What a κ claim means for the gold standard, read through the easy/hard model (SPEC §2.5).
 
     Parameters
@@ -384,9 +388,12 @@ def audit_kappa(kappa: Any, *, n: Any = None, n_raters: Any = None, p: Any = Non
         (:func:`chance_agreement`) with ratings; two equiprobable categories
         (``p = 0.5^(k−1)``) with a number κ.
     alpha : float, default 0.95
-        The paper's confidence α of γ; also the level of κ's interval.
+        The paper's confidence α of γ.
     threshold : float, optional
         A claimed threshold (e.g. 0.67 or 0.8) to locate against κ's interval.
+    confidence_level : float, default 0.95
+        Level of κ's confidence interval (ratings only). Kept apart from
+        ``alpha``, which is the confidence of the noise bound.
 
     Returns
     -------
@@ -411,7 +418,7 @@ def audit_kappa(kappa: Any, *, n: Any = None, n_raters: Any = None, p: Any = Non
     (from ratings: the observed one), the point noise is
     ``(agreed − e)/agreed``, and γ is :func:`noise_bound` of ``n`` items with
     ``n − agreed`` disagreements (from ratings: of the data themselves). κ's interval is
-    Fleiss' κ's own (Gwet's standard error) at level α.
+    Fleiss' κ's own (Gwet's standard error) at ``confidence_level``.
 
     References
     ----------
@@ -429,12 +436,13 @@ def audit_kappa(kappa: Any, *, n: Any = None, n_raters: Any = None, p: Any = Non
     (800.0, 900.0, 0.111, 0.139)
     """
     alpha = check_alpha(alpha)
+    level = _check_confidence_level(confidence_level)
     thr = None if threshold is None else _check_kappa(threshold, "threshold")
     if isinstance(kappa, Ratings) or not isinstance(kappa, (numbers.Number, np.generic, str)):
         if n is not None or n_raters is not None:
             raise TypeError("with ratings, `n` and `n_raters` come from the data; do not pass "
                             "them.")
-        return _audit_ratings(as_ratings(kappa), p, category_shares, alpha, thr)
+        return _audit_ratings(as_ratings(kappa), p, category_shares, alpha, thr, level)
     kv = _check_kappa(kappa)
     if n is None or n_raters is None:
         raise TypeError("a κ value needs `n` (items) and `n_raters` (annotators per item).")
@@ -462,7 +470,7 @@ def audit_kappa(kappa: Any, *, n: Any = None, n_raters: Any = None, p: Any = Non
 
 
 def _audit_ratings(ratings: Ratings, p: Any, category_shares: Any, alpha: float,
-                   thr: float | None) -> KappaAuditResult:
+                   thr: float | None, level: float) -> KappaAuditResult:
     kres = fleiss_kappa(ratings)
     kv = float(kres.value)
     if not math.isfinite(kv):
@@ -489,12 +497,13 @@ def _audit_ratings(ratings: Ratings, p: Any, category_shares: Any, alpha: float,
         notes.append(f"κ·n = {easy:.6g} easy items exceed the {agreed} agreed ones: the model's "
                      "reading of κ does not fit these data; point noise set to 0")
         point = 0.0
-    ci = kres.confidence_interval(alpha)
+    ci = kres.confidence_interval(level)
     inside = None
     if thr is not None and math.isfinite(ci.low):
         inside = bool(ci.low <= thr <= ci.high)
     return KappaAuditResult(kappa=kv, n=n, n_raters=k, p=float(pv), easy_items=easy,
                             expected_agreed=expected, agreed=agreed, point_noise=point,
                             gamma=bound.gamma, bound=bound, alpha=alpha, kappa_interval=ci,
+                            confidence_level=level,
                             threshold=thr, threshold_in_interval=inside, kappa_result=kres,
                             notes=tuple(notes))

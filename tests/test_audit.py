@@ -65,7 +65,7 @@ def test_audit_from_ratings():
     a = audit_kappa(r, threshold=0.67)
     ref = fleiss_kappa(r)
     assert a.kappa == ref.value
-    assert a.kappa_interval == ref.confidence_interval(0.95)  # at the paper's α
+    assert a.kappa_interval == ref.confidence_interval(0.95)  # default confidence_level
     assert a.threshold_in_interval is False  # Fleiss (1971): κ = 0.430, far below 0.67
     assert audit_kappa(r, threshold=0.45).threshold_in_interval is True
     assert a.agreed == int((load_fleiss1971().nunique(axis=1) == 1).sum())
@@ -74,7 +74,12 @@ def test_audit_from_ratings():
     assert a.point_noise == 0.0 and any("does not fit" in note for note in a.notes)
     b = audit_kappa(r, p=0.01, alpha=0.9)
     assert b.p == 0.01 and b.gamma == noise_bound(30, 30 - a.agreed, 0.01, alpha=0.9).gamma
-    assert b.kappa_interval == ref.confidence_interval(0.9)
+    # alpha is the bound's confidence only; κ's interval has its own level
+    assert b.kappa_interval == ref.confidence_interval(0.95)
+    c = audit_kappa(r, confidence_level=0.8)
+    assert c.kappa_interval == ref.confidence_interval(0.8) and c.gamma == a.gamma
+    with pytest.raises(ValueError, match="`confidence_level` must be in"):
+        audit_kappa(r, confidence_level=95)
     d = a.to_dict()
     assert d["kappa_low"] == a.kappa_interval.low and a.to_frame().shape == (1, len(d))
     assert "outside the interval" in repr(a)
