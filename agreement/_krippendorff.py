@@ -2,9 +2,16 @@
 
 α is ``1 − D_o / D_e`` over the *pairable* units (units with two or more
 ratings). Both disagreements come from sums over units, so the public function
-is a finalize step over unit sums, and the unit sums are importable for the
-bootstrap (:func:`alpha_sums` with ``item_weights``, :func:`alpha_unit_terms`,
-:func:`coincidence_matrix`) and for chunked input.
+is a finalize step over unit sums, and these are importable for the bootstrap
+over items and for chunked input:
+
+* :func:`count_patterns` + :func:`alpha_from_counts`: each item's statistic is
+  its category-count vector; a replicate is ``alpha_from_counts(patterns,
+  values, level, weights=np.bincount(keys, weights=w))`` (few categories);
+* :func:`alpha_sums` (with ``item_weights``) + :func:`alpha_from_sums`: one
+  streaming pass per replicate, any number of categories;
+* :func:`alpha_unit_terms`: per-unit scalars ``(r_u, q_u)`` (not ordinal);
+* :func:`coincidence_matrix` + :func:`alpha_from_coincidences`.
 
 Notation (Krippendorff 2011): unit u has ``r_u`` ratings; ``o_ck`` is the
 coincidence matrix ``Σ_u (#ordered pairs of distinct ratings of u valued c, k)
@@ -111,7 +118,7 @@ def _check_values(values: npt.ArrayLike, level: str) -> np.ndarray:
     if level == "ratio" and np.any(values < 0):
         raise ValueError(
             "`level='ratio'` needs non-negative category values (a ratio scale has an "
-            f"absolute zero); the smallest value is {values.min()!r}. Use "
+            f"absolute zero); the smallest value is {float(values.min())!r}. Use "
             "`level='interval'`, or shift the labels."
         )
     return values
@@ -574,10 +581,19 @@ def krippendorff_alpha(ratings: Any, *, level: str = "nominal") -> AgreementResu
 
     Declared but unused categories have ``n_c = 0`` and so change neither α
     nor its SE, at any level; they only widen δ²_max, the scale of
-    ``observed`` and ``expected``. No m × m matrix is built: each unit's
-    contribution is summed from its own ratings (interval and ordinal through
-    centred sums of values), so thousands of distinct values cost O(n k + m)
-    time and O(m) memory (O(m²) for the ratio metric's ``D_e``).
+    ``observed`` and ``expected``.
+
+    Computation: a unit enters only through its vector of category counts.
+    When k raters and m categories allow at most 2^17 such vectors (e.g. 5
+    raters and 5 categories, 20 and 5), one Numba pass over the codes counts
+    the items per vector (exact integers, so the result is the same for any
+    number of threads) and α, D_o, D_e and the SE are exact arithmetic on those
+    few vectors. Otherwise (many categories, e.g. continuous values, or many
+    raters) each unit's contribution is summed from its own ratings in a
+    streaming pass, plus one pass for the SE (and one for ordinal's marginals);
+    interval and ordinal use centred sums of values, so thousands of distinct
+    values cost O(n k + m) time and O(m) memory (O(m²) time for the ratio
+    metric's ``D_e``). No units × values × values array is ever built.
 
     The standard error is Gwet's (2014, ch. on Krippendorff's α) linearised
     variance as his R package irrCAC (``krippen.alpha.raw``, version 1.0)
@@ -585,11 +601,11 @@ def krippendorff_alpha(ratings: Any, *, level: str = "nominal") -> AgreementResu
     (for the ordinal level the marginals are thus treated as fixed):
     ``var = Σ_u (α*_u − α')² / (n_u (n_u − 1))`` over the ``n_u`` pairable
     units, where ``α*_u`` are the units' linearised terms and ``α'`` is α
-    without the factor ``(n − 1)/n`` on ``D_o`` (n pairable values). The
-    default interval is
-    Student's t with ``n_items − 1`` degrees of freedom (irrCAC uses the number
-    of all items minus one, which differs when some items have one rating).
-    No finite-population correction is applied.
+    without the factor ``(n − 1)/n`` on ``D_o`` (n pairable values). It
+    reproduces irrCAC's printed SE for Krippendorff's example C (0.14548). The
+    default interval is Student's t with ``n_items − 1`` degrees of freedom
+    (irrCAC uses all items minus one, which differs when some items have one
+    rating). No finite-population correction is applied.
 
     References
     ----------
