@@ -1,18 +1,35 @@
 """goldnoise: what your annotations are actually worth.
 
-The public API of the four packages, re-exported:
+The public API of the four packages, re-exported in one namespace:
 
-* :mod:`agreement` -- rating data and agreement coefficients;
-* :mod:`noise_models` -- the easy/hard noise model, γ, κ audits, planning;
-* :mod:`simulation` -- generators, the bootstrap, calibration, model scores;
+* :mod:`agreement` -- rating data (:class:`Ratings`) and every agreement
+  coefficient with its standard error and interval;
+* :mod:`noise_models` -- the easy/hard model: the noise bound γ, κ audits,
+  planning, chance-difference margins, latent-class fits, instance dependence;
+* :mod:`simulation` -- generators of labels with known truth;
 * :mod:`goldnoise.datasets` -- bundled real data sets.
+
+The ``goldnoise`` command (``goldnoise audit --example fleiss1971``) is the
+front door for people who do not write Python.
+
+Examples
+--------
+>>> import goldnoise as gn
+>>> ratings = gn.Ratings.from_wide(gn.datasets.load_fleiss1971())
+>>> round(gn.fleiss_kappa(ratings).value, 3)
+0.43
+>>> gn.noise_bound(1000, 100, 0.5).gamma  # SPEC §2.3: 125 of 900 agreed items
+0.1388888888888889
 """
 
 from agreement import *  # noqa: F403
 from agreement import __all__ as _agreement_all
-
 from goldnoise import datasets
+from noise_models import *  # noqa: F403
+from noise_models import __all__ as _noise_models_all
+from simulation import *  # noqa: F403
+from simulation import __all__ as _simulation_all
 
 __version__ = "0.1.0.dev0"
 
-__all__ = [*_agreement_all, "datasets"]
+__all__ = [*_agreement_all, *_noise_models_all, *_simulation_all, "datasets"]
