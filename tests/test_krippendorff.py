@@ -497,3 +497,29 @@ def test_private_api_validation():
         alpha_sums(codes, [1.0, np.inf], "interval")
     with pytest.raises(TypeError, match="`level` must be a string"):
         alpha_sums(codes, [1.0, 2.0], 3)
+
+
+@pytest.mark.slow
+def test_parallel_kernels_load_from_the_cache(tmp_path):
+    # cache=True on parallel kernels (pynndescent had trouble there): a second
+    # process must load every kernel it uses instead of compiling it again.
+    code = (
+        "import numpy as np\n"
+        "from agreement import krippendorff_alpha\n"
+        "from agreement import _kernels_alpha as ka\n"
+        "data = np.random.default_rng(0).integers(1, 6, (50_000, 5)).astype(float)\n"
+        "krippendorff_alpha(data, level='interval')\n"
+        "ka.PATTERN_MAX_BINS = 0\n"
+        "krippendorff_alpha(data, level='ratio')\n"
+        "names = ['_pattern_hist_parallel', '_sums_parallel', '_gwet_se_parallel',\n"
+        "         '_ratio_expected']\n"
+        "print(' '.join(f'{sum(getattr(ka, n).stats.cache_hits.values())},'\n"
+        "               f'{sum(getattr(ka, n).stats.cache_misses.values())}' for n in names))\n"
+    )
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True, env=env).stdout.split()
+    assert all(pair.endswith(",1") for pair in first), first  # compiled once, cached
+    second = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True, env=env).stdout.split()
+    assert second == ["1,0"] * 4, second  # every kernel loaded, none compiled
