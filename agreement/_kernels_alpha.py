@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
 from numba import njit, prange
 
@@ -473,6 +474,9 @@ def coincidences(codes, m, weights=None, *, parallel=None):
 # categories allow at most this many vectors (C(k + m, m): counts with sum ≤ k).
 PATTERN_MAX_BINS = 1 << 17
 _PATTERN_BUDGET = 1 << 19  # histogram cells over all chunks
+# The histogram pass costs well under 1 ns per cell: below this many cells
+# waking the thread pool costs more than it saves.
+PATTERN_PARALLEL_THRESHOLD = 1_000_000
 
 
 def pattern_plan(k: int, m: int):
@@ -530,10 +534,17 @@ def pattern_histogram(codes, m, *, parallel=None):
     if plan is None:
         return None
     bits, table, use_rank, n_bins = plan
-    n_chunks = max(1, min(16, _PATTERN_BUDGET // n_bins, -(-n // _MIN_CHUNK)))
-    chunk = -(-n // n_chunks)
+    # Integer counts add exactly in any order, so here (only here) the chunks may
+    # follow the thread count: one histogram per thread, none to spare.
+    use_parallel = (codes.size >= PATTERN_PARALLEL_THRESHOLD if parallel is None
+                    else bool(parallel))
+    n_chunks = 1
+    if use_parallel:
+        n_chunks = max(1, min(numba.get_num_threads(), _PATTERN_BUDGET // n_bins,
+                              -(-n // _MIN_CHUNK)))
+    chunk = max(1, -(-n // n_chunks))
     out = np.zeros((n_chunks, n_bins), dtype=np.int64)
-    fn = _pattern_hist_parallel if _use_parallel(codes, parallel) else _pattern_hist_serial
+    fn = _pattern_hist_parallel if use_parallel else _pattern_hist_serial
     fn(codes, bits, table, use_rank, chunk, out)
     hist = out.sum(axis=0)
     keys = np.flatnonzero(hist)

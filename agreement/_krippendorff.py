@@ -367,7 +367,9 @@ def alpha_from_counts(
     count vectors from :func:`count_patterns` with their frequencies; rows
     with fewer than two ratings are not pairable and are ignored. For a
     bootstrap over items with multiplicities ``w``: ``weights=np.bincount(keys,
-    weights=w, minlength=len(patterns))``. Memory O(rows · m + m²).
+    weights=w, minlength=len(patterns))``. Memory O(rows · m + m²). Like every
+    ``alpha_from_*`` function it returns ``alpha = NaN`` without a warning when
+    only one category is pairable (``d_e = 0``); the caller decides.
 
     Examples
     --------
@@ -391,7 +393,7 @@ def alpha_from_counts(
         raise ValueError(f"`weights` must have shape ({counts.shape[0]},); got {w.shape}.")
     state = _counts_state(counts, w, values, level)
     if state is None:
-        return AlphaParts(math.nan, math.nan, 0.0, math.nan)
+        raise ValueError("no row of `counts` with positive weight has two or more ratings.")
     return state[0]
 
 

@@ -17,10 +17,12 @@ from agreement import DegenerateDataWarning, Ratings, krippendorff_alpha
 from agreement import _kernels_alpha as _ka
 from agreement._krippendorff import (
     alpha_from_coincidences,
+    alpha_from_counts,
     alpha_from_sums,
     alpha_sums,
     alpha_unit_terms,
     coincidence_matrix,
+    count_patterns,
 )
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
@@ -268,7 +270,8 @@ def engine(request, monkeypatch):
 @pytest.mark.parametrize("seed", [20, 21, 22])
 def test_kernels_match_reference(seed, level, parallel, engine, monkeypatch):
     # Force the serial or the parallel build whatever the size.
-    monkeypatch.setattr(_ka, "PARALLEL_THRESHOLD", 0 if parallel else 10**18)
+    for name in ("PARALLEL_THRESHOLD", "PATTERN_PARALLEL_THRESHOLD"):
+        monkeypatch.setattr(_ka, name, 0 if parallel else 10**18)
     data, domain = random_data(seed, 45, 4, 4, 0.3, continuous=seed == 22)
     ratings = Ratings.from_wide(data, categories=list(domain))
     assert ratings.n_categories == 5 and ratings.n_raters == 4
@@ -497,6 +500,16 @@ def test_private_api_validation():
         alpha_sums(codes, [1.0, np.inf], "interval")
     with pytest.raises(TypeError, match="`level` must be a string"):
         alpha_sums(codes, [1.0, 2.0], 3)
+    with pytest.raises(ValueError, match="more than 131072 count patterns"):
+        count_patterns(np.zeros((3, 60), dtype=np.int8), 10)  # C(70, 10) vectors
+    with pytest.raises(ValueError, match=r"`counts` must be 2-D with 2 columns"):
+        alpha_from_counts(np.ones((3, 3)), [1.0, 2.0], "nominal")
+    with pytest.raises(ValueError, match=r"`weights` must have shape \(3,\)"):
+        alpha_from_counts(np.ones((3, 2)), [1.0, 2.0], "nominal", weights=[1.0])
+    with pytest.raises(ValueError, match="no row of `counts` with positive weight"):
+        alpha_from_counts(np.array([[1, 0], [0, 1]]), [1.0, 2.0], "nominal")
+    # Degenerate replicates (one pairable category) are NaN, for the caller to handle.
+    assert math.isnan(alpha_from_counts(np.array([[2, 0]]), [1.0, 2.0], "nominal").alpha)
 
 
 @pytest.mark.slow
@@ -507,7 +520,7 @@ def test_parallel_kernels_load_from_the_cache(tmp_path):
         "import numpy as np\n"
         "from agreement import krippendorff_alpha\n"
         "from agreement import _kernels_alpha as ka\n"
-        "data = np.random.default_rng(0).integers(1, 6, (50_000, 5)).astype(float)\n"
+        "data = np.random.default_rng(0).integers(1, 6, (250_000, 5)).astype(float)\n"
         "krippendorff_alpha(data, level='interval')\n"
         "ka.PATTERN_MAX_BINS = 0\n"
         "krippendorff_alpha(data, level='ratio')\n"

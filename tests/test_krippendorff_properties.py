@@ -200,11 +200,11 @@ def test_results_do_not_depend_on_the_thread_count(route, monkeypatch):
     if route == "streaming":
         monkeypatch.setattr(_ka, "PATTERN_MAX_BINS", 0)
     rng = np.random.default_rng(9)
-    n, k = 60_000, 5  # above the parallel threshold
+    n, k = 220_000, 5  # above the parallel thresholds
     data = rng.integers(1, 6, (n, k)).astype(float)
     data[rng.random((n, k)) < 0.1] = np.nan
     ratings = Ratings.from_wide(data)
-    assert ratings.codes.size >= _ka.PARALLEL_THRESHOLD
+    assert ratings.codes.size >= max(_ka.PARALLEL_THRESHOLD, _ka.PATTERN_PARALLEL_THRESHOLD)
     before = numba.get_num_threads()
     try:
         results = {}
