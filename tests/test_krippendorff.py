@@ -196,6 +196,36 @@ def test_gwet_irrcac_standard_error_cac_raw4raters(test_data):
     assert low == pytest.approx(0.74342 - 2.228139 * 0.14548, abs=1e-4)
 
 
+def test_gwet_irrcac_quadratic_weights_is_interval_alpha(test_data):
+    # irrCAC 1.0 vignette "Weighted Chance-corrected Agreement Coefficients" (Gwet,
+    # 2021-08-28): krippen.alpha.raw(cac.raw4raters, weights = "quadratic") -> coeff.val
+    # 0.84911, coeff.se 0.12905. Quadratic weights are Krippendorff's interval metric.
+    data = coders_by_units(test_data, "krippendorff2011_C_variant_irr_nltk_gwet.csv")
+    res = krippendorff_alpha(data, level="interval")
+    assert res.value == pytest.approx(0.84911, abs=5e-6)
+    assert res.standard_error == pytest.approx(0.12905, abs=5e-6)
+
+
+# irrCAC's distrib.6raters (15 patients × 5 diagnoses, 6 psychiatrists each), as printed
+# in the irrCAC 1.0 vignette "Calculating Chance-corrected Agreement Coefficients".
+DISTRIB_6RATERS = [[0, 0, 0, 6, 0], [0, 3, 0, 0, 3], [0, 1, 4, 0, 1], [0, 0, 0, 0, 6],
+                   [0, 3, 0, 3, 0], [2, 0, 4, 0, 0], [0, 0, 4, 0, 2], [2, 0, 3, 1, 0],
+                   [2, 0, 0, 4, 0], [0, 0, 0, 0, 6], [1, 0, 0, 5, 0], [1, 1, 0, 4, 0],
+                   [0, 3, 3, 0, 0], [1, 0, 0, 5, 0], [0, 2, 0, 3, 1]]
+
+
+@pytest.mark.parametrize(("level", "printed"), [("nominal", 0.4204384), ("interval", 0.259511)])
+def test_gwet_irrcac_count_table_input(level, printed):
+    # krippen.alpha.dist(distrib.6raters) -> 0.4204384 (vignette "Calculating ...") and,
+    # with quadratic.weights(1:5), 0.259511 (vignette "Weighted ..."). Only α is compared:
+    # irrCAC's .dist function keeps an older linearisation for the SE than .raw (0.0824
+    # vs 0.0812 here); goldnoise follows .raw for every input.
+    ratings = Ratings.from_counts(DISTRIB_6RATERS, categories=[1, 2, 3, 4, 5])
+    res = krippendorff_alpha(ratings, level=level)
+    assert res.value == pytest.approx(printed, abs=5e-7)
+    assert res.n_items == 15 and res.n_raters == 6
+
+
 def test_shared_data_copies_match(shared_data, test_data):
     # tests/data holds verbatim copies of the shared tables.
     for f in sorted(test_data.glob("*.csv")):
