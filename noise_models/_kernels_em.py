@@ -21,6 +21,11 @@ data's shape (never on the thread count). Each chunk sums its items into its
 own slot, and the slots are added in chunk order, so the serial and the
 parallel build give bit-identical results on any number of threads.
 
+Identical rows (the same labels from the same annotators) have the same
+posterior; when there are few of them (few annotators and categories), the
+engine visits each distinct row once with its count as a weight
+(:func:`merge_rows`), which is exact.
+
 Conventions: ``codes`` is a C-ordered int8/int16 matrix (items × raters),
 ``-1`` = missing. Items without a rating are skipped by the fit (they carry no
 information) and get the prior state weights as their posterior. Nothing here
@@ -56,10 +61,11 @@ def n_chunks_for(n: int, k: int, m: int, s: int) -> int:
 
 
 # ---------------------------------------------------------------------- E-step
-def _estep_impl(codes, logtab, logw, n_chunks, counts, totals, lls,
+def _estep_impl(codes, weights, logtab, logw, n_chunks, counts, totals, lls,
                 init_mode, h_agree, h_dis):
     # One pass over the items. Each chunk accumulates its expected counts
     # into its own slot counts[ch] (no shared writes, no atomics).
+    # weights[i]: how many items share row i (identical rows merged), 1 else.
     # init_mode: instead of the model posterior, use the majority-vote start
     # (soft vote shares for the easy states, h_agree / h_dis for the hard one).
     n, k = codes.shape
@@ -75,6 +81,9 @@ def _estep_impl(codes, logtab, logw, n_chunks, counts, totals, lls,
         cnt[:] = 0.0
         tot[:] = 0.0
         ll = 0.0
+        # Σ_i log z_i is kept as the log of a running product (one log per
+        # several hundred items instead of one per item).
+        zprod = 1.0
         ls = np.empty(n_states)
         vote = np.zeros(m)
         for i in range(lo, hi):
@@ -110,20 +119,38 @@ def _estep_impl(codes, logtab, logw, n_chunks, counts, totals, lls,
                 if r == 0:
                     continue
                 mx = -np.inf
+                top = 0
                 for s in range(n_states):
                     if ls[s] > mx:
                         mx = ls[s]
+                        top = s
                 if mx == -np.inf:
                     # Impossible under the model (only with prior_strength = 0).
                     ll = -np.inf
                     continue
                 z = 0.0
                 for s in range(n_states):
-                    ls[s] = np.exp(ls[s] - mx)
+                    if s == top:
+                        ls[s] = 1.0
+                    else:
+                        ls[s] = np.exp(ls[s] - mx)
                     z += ls[s]
+                inv = 1.0 / z
                 for s in range(n_states):
-                    ls[s] /= z
-                ll += mx + np.log(z)
+                    ls[s] *= inv
+                w = weights[i]
+                if w == 1.0:
+                    ll += mx
+                    zprod *= z
+                    if zprod > 1e280:
+                        ll += np.log(zprod)
+                        zprod = 1.0
+                else:
+                    ll += w * (mx + np.log(z))
+            w = weights[i]
+            if w != 1.0:
+                for s in range(n_states):
+                    ls[s] *= w
             for s in range(n_states):
                 tot[s] += ls[s]
             for j in range(k):
@@ -131,7 +158,7 @@ def _estep_impl(codes, logtab, logw, n_chunks, counts, totals, lls,
                 if x >= 0:
                     for s in range(n_states):
                         cnt[j, x, s] += ls[s]
-        lls[ch] = ll
+        lls[ch] = ll + np.log(zprod)
 
 
 _estep_serial = njit(cache=True, error_model="numpy")(_estep_impl)
@@ -152,14 +179,14 @@ def _reduce(counts, totals, lls, cnt, tot):
 
 
 @njit(cache=True, error_model="numpy")
-def _estep(codes, logtab, logw, counts, totals, lls, cnt, tot, init_mode, h_agree, h_dis,
-           parallel):
+def _estep(codes, weights, logtab, logw, counts, totals, lls, cnt, tot, init_mode, h_agree,
+           h_dis, parallel):
     n_chunks = lls.shape[0]
     if parallel:
-        _estep_parallel(codes, logtab, logw, n_chunks, counts, totals, lls,
+        _estep_parallel(codes, weights, logtab, logw, n_chunks, counts, totals, lls,
                         init_mode, h_agree, h_dis)
     else:
-        _estep_serial(codes, logtab, logw, n_chunks, counts, totals, lls,
+        _estep_serial(codes, weights, logtab, logw, n_chunks, counts, totals, lls,
                       init_mode, h_agree, h_dis)
     return _reduce(counts, totals, lls, cnt, tot)
 
@@ -314,7 +341,7 @@ def _mstep(model, hard, a, cap, cnt, tot, n_eff, phi, pi, eps, conf, theta, xi, 
 
 # ---------------------------------------------------------------- the driver
 @njit(cache=True, error_model="numpy")
-def _em_run(codes, model, hard, a, cap, max_iter, tol, n_eff, n_chunks, parallel,
+def _em_run(codes, weights, model, hard, a, cap, max_iter, tol, n_eff, n_chunks, parallel,
             init_mv, h_agree, h_dis, phi, pi, eps, conf, theta, xi, q, trace):
     # One EM run from the given parameters (or from the majority-vote start
     # when init_mv), updating them in place. trace[t] is the objective
@@ -331,12 +358,12 @@ def _em_run(codes, model, hard, a, cap, max_iter, tol, n_eff, n_chunks, parallel
     cnt = np.empty((k, m, n_states))
     tot = np.empty(n_states)
     if init_mv:
-        _estep(codes, logtab, logw, counts, totals, lls, cnt, tot, True, h_agree, h_dis,
+        _estep(codes, weights, logtab, logw, counts, totals, lls, cnt, tot, True, h_agree, h_dis,
                parallel)
         _mstep(model, hard, a, cap, cnt, tot, n_eff, phi, pi, eps, conf, theta, xi, q)
     for t in range(max_iter + 1):
         _build_tables(model, hard, phi, pi, eps, conf, theta, xi, q, logtab, logw)
-        ll = _estep(codes, logtab, logw, counts, totals, lls, cnt, tot, False, 0.0, 0.0,
+        ll = _estep(codes, weights, logtab, logw, counts, totals, lls, cnt, tot, False, 0.0, 0.0,
                     parallel)
         trace[t] = ll + _log_prior(model, hard, a, phi, pi, eps, conf, theta, xi, q)
         if t > 0 and trace[t] - trace[t - 1] <= tol * abs(trace[t]):
@@ -474,17 +501,18 @@ def _item_agreement(codes, log_q, log_phi, log_easy, perfect):
 
 # --------------------------------------------------------------- the wrappers
 def run_em(codes, model, hard, a, cap, max_iter, tol, n_eff, init_mv, h_agree, h_dis,
-           phi, pi, eps, conf, theta, xi, q, *, parallel=None):
+           phi, pi, eps, conf, theta, xi, q, *, weights=None, parallel=None):
     """Run EM in place on the parameter arrays; return (trace, n_iter, converged)."""
     codes = np.ascontiguousarray(codes)
     n, k = codes.shape
+    weights = np.ones(n) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
     m = phi.shape[0]
     n_states = m + 1 if hard != HARD_NONE else m
     if parallel is None:
         parallel = codes.size >= PARALLEL_THRESHOLD
     n_chunks = n_chunks_for(n, k, m, n_states)
     trace = np.empty(max_iter + 1)
-    t, conv = _em_run(codes, model, hard, float(a), float(cap), int(max_iter), float(tol),
+    t, conv = _em_run(codes, weights, model, hard, float(a), float(cap), int(max_iter), float(tol),
                       float(n_eff), n_chunks, bool(parallel), bool(init_mv), float(h_agree),
                       float(h_dis), phi, pi, eps, conf, theta, xi, q, trace)
     return trace[: t + 1].copy(), int(t), bool(conv)
@@ -500,10 +528,11 @@ def tables(model, hard, phi, pi, eps, conf, theta, xi, q):
     return logtab, logw
 
 
-def estep_counts(codes, logtab, logw, *, parallel=None, init=None):
+def estep_counts(codes, logtab, logw, *, weights=None, parallel=None, init=None):
     """Expected counts ``(cnt[j, x, s], tot[s], loglik)`` of one E-step (for tests)."""
     codes = np.ascontiguousarray(codes)
     n, k = codes.shape
+    weights = np.ones(n) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
     m, n_states = logtab.shape[1], logtab.shape[2]
     if parallel is None:
         parallel = codes.size >= PARALLEL_THRESHOLD
@@ -514,7 +543,7 @@ def estep_counts(codes, logtab, logw, *, parallel=None, init=None):
     cnt = np.empty((k, m, n_states))
     tot = np.empty(n_states)
     h_agree, h_dis = (0.0, 0.0) if init is None else init
-    ll = _estep(codes, np.ascontiguousarray(logtab, dtype=np.float64),
+    ll = _estep(codes, weights, np.ascontiguousarray(logtab, dtype=np.float64),
                 np.ascontiguousarray(logw, dtype=np.float64), counts, totals, lls, cnt, tot,
                 init is not None, float(h_agree), float(h_dis), bool(parallel))
     return cnt, tot, ll
@@ -535,6 +564,45 @@ def posteriors(codes, logtab, logw, *, parallel=None):
     fn = _posterior_parallel if parallel else _posterior_serial
     fn(codes, logtab, logw, class_post, hard_post, labels, label_post, ll)
     return class_post, hard_post, labels, label_post, ll
+
+
+@njit(cache=True, error_model="numpy")
+def _row_keys(codes, bits):
+    # Each row as one integer: (code + 1) in `bits` bits per annotator.
+    n, k = codes.shape
+    out = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        key = 0
+        for j in range(k):
+            key = (key << bits) | (codes[i, j] + 1)
+        out[i] = key
+    return out
+
+
+# Merge identical rows when it at least halves the rows the E-step visits.
+MERGE_RATIO = 0.5
+
+
+def merge_rows(codes, m):
+    """Identical rows merged: ``(unique_rows, weights, inverse)``, or None.
+
+    Items with the same labels from the same annotators have the same
+    posterior, so the E-step can visit each distinct row once with its count
+    as weight (exact). Done when a row fits a 63-bit key and merging at least
+    halves the rows (few annotators, few categories); crowd data with many
+    annotators, where nearly every row is distinct, is left as it is.
+    """
+    codes = np.ascontiguousarray(codes)
+    n, k = codes.shape
+    bits = int(m).bit_length()  # codes -1..m-1 stored as 0..m
+    if k * bits > 63 or n < 2:
+        return None
+    keys = _row_keys(codes, bits)
+    _, first, inverse, counts = np.unique(keys, return_index=True, return_inverse=True,
+                                          return_counts=True)
+    if len(first) > MERGE_RATIO * n:
+        return None
+    return np.ascontiguousarray(codes[first]), counts.astype(np.float64), inverse.ravel()
 
 
 def label_counts(codes, m):

@@ -160,6 +160,9 @@ class LatentClassModel:
     array([0.42, 0.4 , 0.11, 0.07])
     """
 
+    # Merge identical rows before EM (exact; off only to time the per-item engine).
+    _merge_rows = True
+
     def __init__(
         self,
         annotators: str,
@@ -248,6 +251,8 @@ class LatentClassModel:
 
         The engine is parallel over items for large data; its sums are taken
         in a fixed order, so a fit is bit-identical whatever the thread count.
+        Items with identical rows of labels are visited once, weighted by
+        their number (exact: they share their posterior).
         """
         r = as_ratings(ratings)
         codes = r.require_raters(f"`{type(self).__name__}.fit`")
@@ -535,8 +540,14 @@ def _fit(model: LatentClassModel, r: Ratings, codes: np.ndarray) -> LatentClassF
         q_fixed = np.full((k, m), 1.0 / m)
     h_dis = 1.0 if em_model == K.PERFECT else 0.5
 
+    # Identical rows share their posterior: the engine visits each once.
+    merged = K.merge_rows(codes, m) if model._merge_rows else None
+    if merged is not None:
+        rows, weights, inverse = merged
+    else:
+        rows, weights, inverse = codes, None, None
     rng = np.random.default_rng(model.rng)
-    parallel = codes.size >= K.PARALLEL_THRESHOLD
+    parallel = rows.size >= K.PARALLEL_THRESHOLD
     best: tuple[float, _Params, np.ndarray, int, bool] | None = None
     finals = np.empty(model.n_starts)
     for s in range(model.n_starts):
@@ -545,8 +556,9 @@ def _fit(model: LatentClassModel, r: Ratings, codes: np.ndarray) -> LatentClassF
         else:
             params = _random_params(rng, em_model, hard, k, m, cap, q_fixed)
         trace, n_iter, conv = K.run_em(
-            codes, em_model, hard, model.prior_strength, cap, model.max_iter, model.tol,
-            n_eff, s == 0, _START_HARD_AGREED, h_dis, *params.args(), parallel=parallel,
+            rows, em_model, hard, model.prior_strength, cap, model.max_iter, model.tol,
+            n_eff, s == 0, _START_HARD_AGREED, h_dis, *params.args(), weights=weights,
+            parallel=parallel,
         )
         finals[s] = trace[-1]
         if best is None or trace[-1] > best[0]:
@@ -554,8 +566,15 @@ def _fit(model: LatentClassModel, r: Ratings, codes: np.ndarray) -> LatentClassF
     _, params, trace, n_iter, conv = best
 
     logtab, logw = K.tables(em_model, hard, *params.args())
-    class_post, hard_post, labels, label_post, ll = K.posteriors(codes, logtab, logw,
+    class_post, hard_post, labels, label_post, ll = K.posteriors(rows, logtab, logw,
                                                                  parallel=parallel)
+    if inverse is not None:
+        log_likelihood = float(np.dot(weights, ll))
+        class_post, labels, label_post = class_post[inverse], labels[inverse], label_post[inverse]
+        if hard_post.size:
+            hard_post = hard_post[inverse]
+    else:
+        log_likelihood = float(np.sum(ll))
     mv = np.argmax(r.counts, axis=1)
     if em_model == K.CONFUSION:
         # Dawid–Skene is symmetric in the classes: name them after majority vote.
@@ -583,7 +602,7 @@ def _fit(model: LatentClassModel, r: Ratings, codes: np.ndarray) -> LatentClassF
         label_codes=_readonly(labels),
         label_posterior=_readonly(label_post),
         loglik=_readonly(trace),
-        log_likelihood=float(np.sum(ll)),
+        log_likelihood=log_likelihood,
         n_iter=n_iter, converged=conv, start_objectives=_readonly(finals),
     )
 

@@ -292,6 +292,42 @@ class TestEngine:
             fit = LatentClassModel("one-coin", rng=0).fit(x)
         assert np.all(fit.error_rate <= 2 / 3)
 
+    def test_merging_identical_rows_is_exact(self):
+        # Few annotators: the engine visits each distinct row once, weighted by
+        # its count. Same fit as the per-item engine, up to summation order.
+        sim = simulate_annotations(20_000, 4, model="M2", n_categories=3, error_rates=0.2,
+                                   hard_share=0.2, missing=0.2, rng=12)
+        rows, weights, inverse = K.merge_rows(sim.ratings.codes, 3)
+        assert len(rows) < 300 and weights.sum() == 20_000
+        assert np.array_equal(rows[inverse], sim.ratings.codes)
+        for ann, hard in [("perfect", "free"), ("confusion", None), ("spam", "marginal")]:
+            merged = LatentClassModel(ann, hard, rng=0, n_starts=2).fit(sim.ratings)
+            per_item = LatentClassModel(ann, hard, rng=0, n_starts=2)
+            per_item._merge_rows = False
+            per_item = per_item.fit(sim.ratings)
+            assert merged.n_iter == per_item.n_iter
+            np.testing.assert_allclose(merged.loglik, per_item.loglik, rtol=1e-12)
+            np.testing.assert_allclose(merged.class_posterior, per_item.class_posterior,
+                                       atol=1e-10)
+            assert np.array_equal(merged.label_codes, per_item.label_codes)
+            assert merged.log_likelihood == pytest.approx(per_item.log_likelihood, rel=1e-12)
+        # The weighted E-step against the slow reference on the expanded rows.
+        fit = LatentClassModel("one-coin", "uniform", rng=0).fit(sim.ratings)
+        params = params_of(fit)
+        logtab, logw = K.tables(K.ONE_COIN, K.HARD_UNIFORM, *params)
+        cnt, tot, ll = K.estep_counts(rows, logtab, logw, weights=weights)
+        cnt0, tot0, ll0 = slow_estep(rows[np.repeat(np.arange(len(rows)), weights.astype(int))],
+                                     "one-coin", "uniform", params)
+        np.testing.assert_allclose(cnt, cnt0, rtol=1e-9)
+        np.testing.assert_allclose(tot, tot0, rtol=1e-9)
+        assert ll == pytest.approx(ll0, rel=1e-11)
+        # Many annotators, nearly every row distinct: nothing to merge.
+        sparse = simulate_annotations(2000, 40, raters_per_item=5, rng=1).ratings
+        assert K.merge_rows(sparse.codes, 2) is None
+        # Rows fit a key but are mostly distinct: not worth merging.
+        spread = np.random.default_rng(0).integers(-1, 3, size=(1000, 6)).astype(np.int8)
+        assert K.merge_rows(spread, 3) is None
+
     def test_reproducible_and_rng_types(self):
         r = small_data(5)
         a = LatentClassModel("spam", rng=7).fit(r)
