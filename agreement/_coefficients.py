@@ -79,10 +79,16 @@ def _coefficient_iv(name: str, ratings: Any, weights: Any,
 
 
 class _Pass(NamedTuple):
-    """How the items are visited: per-item rows (with multiplicities), or the codes."""
+    """How the items are visited: per-item rows (with multiplicities), transposed
+    codes for the column kernels, or the codes row by row (neither)."""
 
     rows: np.ndarray | None  # per-item (or per-pattern) rows
     mult: np.ndarray | None  # multiplicity of each row (None: each once)
+    cols: _kernels.ColumnPass | None = None
+
+
+# From this many annotators on, the rater and pair families run column kernels.
+_COLUMNS_FROM = 6
 
 
 def _plan(family: str, r: Ratings, wts: Weights) -> _Pass:
@@ -90,20 +96,27 @@ def _plan(family: str, r: Ratings, wts: Weights) -> _Pass:
         return _Pass(count_rows_from_counts(r.counts, wts.matrix, wts.weighted), None)
     n, k = r.codes.shape
     m = r.n_categories
+    # Few possible rating patterns: one histogram pass, then the per-item statistics
+    # once per distinct pattern, weighted by its count. Pattern keys are cheaper to
+    # compute; the count family can also key on the multiset of an item's labels.
     kinds = ("pattern", "multiset") if family == "count" else ("pattern",)
-    kind = min(kinds, key=lambda kd: _kernels.n_keys(kd, k, m))
-    size = _kernels.n_keys(kind, k, m)
-    if size <= _kernels.MAX_KEYS and size <= 4 * n:
-        # Few possible rating patterns: one histogram pass, then the per-item
-        # statistics once per distinct pattern, weighted by its count.
-        keys, mult = _kernels.key_histogram(r.codes, m, kind)
+    fits = [kd for kd in kinds if _kernels.n_keys(kd, k, m) <= min(_kernels.MAX_KEYS, 4 * n)]
+    if fits:
+        kind = fits[0]
+        cols = _kernels.ColumnPass(r.codes) if kind == "multiset" and k >= _COLUMNS_FROM \
+            else None
+        keys, mult = _kernels.key_histogram(r.codes, m, kind, cols=cols)
         small = _kernels.keys_to_codes(keys, kind, k, m, r.codes.dtype)
         rows = _kernels.item_rows(family, small, wts.matrix, wts.weighted, parallel=False)
         return _Pass(rows, mult.astype(np.float64))
+    if (family == "rater" or (family == "pair" and not wts.weighted)) and k >= _COLUMNS_FROM:
+        return _Pass(None, None, _kernels.ColumnPass(r.codes))
     return _Pass(None, None)
 
 
 def _sums(family: str, r: Ratings, wts: Weights, visit: _Pass) -> np.ndarray:
+    if visit.cols is not None:
+        return _kernels.column_sums(family, visit.cols, wts.matrix, wts.weighted)
     if visit.rows is None:
         return _kernels.item_sums(family, r.codes, wts.matrix, wts.weighted)
     if visit.mult is None:
@@ -113,6 +126,8 @@ def _sums(family: str, r: Ratings, wts: Weights, visit: _Pass) -> np.ndarray:
 
 def _ss(family: str, r: Ratings, wts: Weights, visit: _Pass, beta: np.ndarray,
         center: float) -> float:
+    if visit.cols is not None:
+        return _kernels.column_ss(family, visit.cols, wts.matrix, wts.weighted, beta, center)
     if visit.rows is None:
         return _kernels.item_ss(family, r.codes, wts.matrix, wts.weighted, beta, center)
     x = visit.rows @ beta - center

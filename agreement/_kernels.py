@@ -14,6 +14,8 @@ Conventions shared by every kernel in this package:
 
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
 from numba import njit, prange
@@ -500,13 +502,25 @@ def item_ss(family: str, codes: np.ndarray, w: np.ndarray, weighted: bool,
 # distinct key and weighted by its count (the multiplicity form of
 # ItemStatistics.sums). Integer histograms are exact, so the chunking may
 # follow the number of threads.
-#   pattern key  = Σ_j (x_ij + 1) (m + 1)^j      (x = -1 for missing)
-#   multiset key = Σ_c a_ic (k + 1)^c
+#   pattern key  = Σ_j (x_ij + 1) (m + 1)^j      (x = -1 for missing),
+#                  (m + 1)^k keys;
+#   multiset key = the rank of (a_i0, .., a_i,m-1, missing) among the
+#                  C(k + m, m) ways to split k ratings into m + 1 parts: with
+#                  t_c = a_i0 + .. + a_ic + c (strictly increasing),
+#                  key = Σ_c C(t_c, c + 1) (the combinatorial number system).
 
 MAX_KEYS = 1 << 22
 
 
-def _histogram_impl(codes, m, multiset, n_keys, n_chunks):
+def _binomials(top: int, m: int) -> np.ndarray:
+    table = np.zeros((top + 1, m + 2), dtype=np.int64)
+    for t in range(top + 1):
+        for c in range(min(t, m + 1) + 1):
+            table[t, c] = math.comb(t, c)
+    return table
+
+
+def _histogram_impl(codes, m, multiset, n_keys, n_chunks, binom):
     n, k = codes.shape
     hist = np.zeros((n_chunks, n_keys), dtype=np.int32)
     per = (n + n_chunks - 1) // n_chunks
@@ -514,11 +528,13 @@ def _histogram_impl(codes, m, multiset, n_keys, n_chunks):
         for i in range(ch * per, min(n, (ch + 1) * per)):
             key = 0
             if multiset:
-                for c in range(m - 1, -1, -1):
+                s = 0
+                for c in range(m):
                     a = 0
                     for j in range(k):
                         a += codes[i, j] == c
-                    key = key * (k + 1) + a
+                    s += a
+                    key += binom[s + c, c + 1]
             else:
                 for j in range(k - 1, -1, -1):
                     key = key * (m + 1) + (codes[i, j] + 1)
@@ -526,29 +542,96 @@ def _histogram_impl(codes, m, multiset, n_keys, n_chunks):
     return hist
 
 
+@njit(cache=True, error_model="numpy")
+def _unrank_multisets(keys, k, m, binom, out):
+    # Inverse of the multiset key: the counts a_c, written out as a row of codes.
+    t = np.zeros(m, dtype=np.int64)
+    for row in range(keys.size):
+        rest = keys[row]
+        top = k + m - 1
+        for c in range(m - 1, -1, -1):
+            while binom[top, c + 1] > rest:
+                top -= 1
+            t[c] = top
+            rest -= binom[top, c + 1]
+            top -= 1
+        pos = 0
+        prev = 0
+        for c in range(m):
+            s = t[c] - c
+            for _ in range(s - prev):
+                out[row, pos] = c
+                pos += 1
+            prev = s
+        for j in range(pos, k):
+            out[row, j] = -1
+    return out
+
+
 _histogram_serial, _histogram_parallel = _builds(_histogram_impl)
+
+
+def _histogram_cols_impl(cols, m, n_keys, n_chunks, binom, block):
+    # Multiset keys from transposed codes (annotators × items): the per-item
+    # category counts are column compares that vectorise over items.
+    k, n = cols.shape
+    hist = np.zeros((n_chunks, n_keys), dtype=np.int32)
+    nb = (n + block - 1) // block
+    per = (nb + n_chunks - 1) // n_chunks
+    for ch in prange(n_chunks):
+        a = np.zeros(block, dtype=np.int32)
+        s = np.zeros(block, dtype=np.int32)
+        key = np.zeros(block, dtype=np.int64)
+        for b in range(ch * per, min(nb, (ch + 1) * per)):
+            lo = b * block
+            size = min(n, lo + block) - lo
+            s[:size] = 0
+            key[:size] = 0
+            for c in range(m):
+                a[:size] = 0
+                for j in range(k):
+                    cj = cols[j, lo:lo + size]
+                    for i in range(size):
+                        a[i] += np.int32(cj[i] == c)
+                for i in range(size):
+                    s[i] += a[i]
+                    key[i] += binom[s[i] + c, c + 1]
+            for i in range(size):
+                hist[ch, key[i]] += 1
+    return hist
+
+
+_histogram_cols_serial, _histogram_cols_parallel = _builds(_histogram_cols_impl)
 
 
 def n_keys(kind: str, k: int, m: int) -> int:
     """Number of possible keys of a ``"pattern"`` or ``"multiset"`` histogram."""
-    return (m + 1) ** k if kind == "pattern" else (k + 1) ** m
+    return (m + 1) ** k if kind == "pattern" else math.comb(k + m, m)
 
 
-def key_histogram(codes: np.ndarray, m: int, kind: str, *,
-                  parallel: bool | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct keys of the items and how many items have each (one pass)."""
+def key_histogram(codes: np.ndarray, m: int, kind: str, *, parallel: bool | None = None,
+                  cols: ColumnPass | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct keys of the items and how many items have each (one pass).
+
+    With ``cols`` (the transposed codes), multiset keys come from column kernels.
+    """
     codes = np.ascontiguousarray(codes)
     n, k = codes.shape
     size = n_keys(kind, k, m)
     if size > MAX_KEYS:
         raise ValueError(f"{size} possible keys exceed the histogram bound {MAX_KEYS}.")
+    binom = _binomials(k + m, m)
     if parallel is None:
         parallel = codes.size >= PARALLEL_THRESHOLD
-    if parallel:
+    if kind == "multiset" and cols is not None:
+        chunks = max(1, min(numba.get_num_threads(), n // 65536 or 1)) if parallel else 1
+        kernel = _histogram_cols_parallel if parallel else _histogram_cols_serial
+        hist = kernel(cols.cols, m, size, chunks, binom, _COL_BLOCK)
+    elif parallel:
         chunks = max(1, min(numba.get_num_threads(), n // 65536 or 1))
-        hist = _histogram_parallel(codes, m, kind == "multiset", size, chunks)
+        hist = _histogram_parallel(codes, m, kind == "multiset", size, chunks, binom)
     else:
-        hist = _histogram_serial(codes, m, kind == "multiset", size, 1)
+        hist = _histogram_serial(codes, m, kind == "multiset", size, 1, binom)
     total = hist.sum(axis=0, dtype=np.int64)
     keys = np.flatnonzero(total)
     return keys, total[keys]
@@ -560,10 +643,253 @@ def keys_to_codes(keys: np.ndarray, kind: str, k: int, m: int, dtype) -> np.ndar
     if kind == "pattern":
         digits = (keys[:, None] // (m + 1) ** np.arange(k, dtype=np.int64)) % (m + 1)
         return (digits - 1).astype(dtype)
-    counts = (keys[:, None] // (k + 1) ** np.arange(m, dtype=np.int64)) % (k + 1)
-    cum = np.cumsum(counts, axis=1)
-    out = np.full((len(keys), k), -1, dtype=dtype)
-    for j in range(k):  # position j holds the category whose cumulative count passes j
-        label = (cum <= j).sum(axis=1)
-        out[:, j] = np.where(j < cum[:, -1], label, -1)
-    return out
+    out = np.empty((len(keys), k), dtype=dtype)
+    return _unrank_multisets(keys, k, m, _binomials(k + m, m), out)
+
+
+# --------------------------------------------------------------------------
+# Column kernels for many annotators (rater and pair families).
+#
+# When the rating patterns are too many to histogram, the rater and pair
+# statistics are computed over the transposed codes (annotators × items), in
+# blocks of items, with loops that run along the items of one annotator: they
+# vectorise (SIMD) where the row kernels cannot. They return the same column
+# sums and Σ (row · beta − center)² as `item_sums` / `item_ss`.
+
+_COL_BLOCK = 4000  # items per block (not a power of two: avoids cache-set aliasing)
+
+
+def _rater_colsums_impl(cols, m, w, weighted, block):
+    # Also returns each item's PA_i and r_i, which the variance pass reuses.
+    k, n = cols.shape
+    nb = (n + block - 1) // block
+    part = np.zeros((nb, 3))
+    x = np.zeros((nb, k, m), dtype=np.int64)
+    pa = np.zeros(n)
+    rr = np.zeros(n, dtype=np.int32)
+    for b in prange(nb):
+        lo = b * block
+        size = min(n, lo + block) - lo
+        a = np.zeros((m, size), dtype=np.int32)  # a[c, i]: ratings of item i in c
+        for c in range(m):
+            ac = a[c]
+            for j in range(k):
+                cj = cols[j, lo:lo + size]
+                s = 0
+                for i in range(size):
+                    e = np.int32(cj[i] == c)
+                    ac[i] += e
+                    s += e
+                x[b, j, c] = s
+        r = rr[lo:lo + size]
+        num = np.zeros(size)
+        for c in range(m):
+            ac = a[c]
+            for i in range(size):
+                r[i] += ac[i]
+        if weighted:
+            for c in range(m):
+                ac = a[c]
+                for d in range(m):
+                    wcd = w[c, d]
+                    ad = a[d]
+                    for i in range(size):
+                        num[i] += wcd * ac[i] * ad[i]
+            for i in range(size):
+                num[i] -= r[i]
+        else:
+            for c in range(m):
+                ac = a[c]
+                for i in range(size):
+                    num[i] += ac[i] * (ac[i] - 1.0)
+        rated = 0.0
+        pairable = 0.0
+        total = 0.0
+        for i in range(size):
+            ri = r[i]
+            if ri >= 1:
+                rated += 1.0
+            if ri >= 2:
+                pairable += 1.0
+                v = num[i] / (ri * (ri - 1.0))
+                pa[lo + i] = v
+                total += v
+        part[b, 0] = rated
+        part[b, 1] = pairable
+        part[b, 2] = total
+    return part, x, pa, rr
+
+
+def _rater_colss_impl(cols, m, beta, center, pa, rr, block):
+    # x_i = β_0 + Σ_j β[x_ij] + [r_i ≥ 2](β_1 + β_2 PA_i), PA_i and r_i from the sums pass.
+    k, n = cols.shape
+    nb = (n + block - 1) // block
+    table = np.zeros((k, m + 1))  # column 0: missing rating
+    for j in range(k):
+        for c in range(m):
+            table[j, c + 1] = beta[3 + j * m + c]
+    part = np.zeros(nb)
+    for b in prange(nb):
+        lo = b * block
+        size = min(n, lo + block) - lo
+        x = np.zeros(size)
+        for j in range(k):
+            cj = cols[j, lo:lo + size]
+            tj = table[j]
+            for i in range(size):
+                x[i] += tj[cj[i] + 1]
+        acc = 0.0
+        for i in range(size):
+            ri = rr[lo + i]
+            if ri >= 1:
+                v = x[i] + beta[0]
+                if ri >= 2:
+                    v += beta[1] + beta[2] * pa[lo + i]
+                d = v - center
+                acc += d * d
+        part[b] = acc
+    return part
+
+
+def _pair_colsums_impl(cols, m, block):
+    # Unweighted pair family: rated, pairable, x[j, c], both[pairs], agree[pairs].
+    k, n = cols.shape
+    npairs = k * (k - 1) // 2
+    nb = (n + block - 1) // block
+    part = np.zeros((nb, 2))
+    x = np.zeros((nb, k, m), dtype=np.int64)
+    both = np.zeros((nb, npairs), dtype=np.int64)
+    agree = np.zeros((nb, npairs), dtype=np.int64)
+    for b in prange(nb):
+        lo = b * block
+        size = min(n, lo + block) - lo
+        r = np.zeros(size, dtype=np.int32)
+        idx = 0
+        for p in range(k):
+            cp = cols[p, lo:lo + size]
+            for i in range(size):
+                r[i] += np.int32(cp[i] >= 0)
+            for c in range(m):
+                s = 0
+                for i in range(size):
+                    s += cp[i] == c
+                x[b, p, c] = s
+            for q in range(p + 1, k):
+                cq = cols[q, lo:lo + size]
+                sb = 0
+                sa = 0
+                for i in range(size):
+                    u = cp[i]
+                    v = cq[i]
+                    ok = (u >= 0) & (v >= 0)
+                    sb += ok
+                    sa += ok & (u == v)
+                both[b, idx] = sb
+                agree[b, idx] = sa
+                idx += 1
+        rated = 0.0
+        pairable = 0.0
+        for i in range(size):
+            rated += r[i] >= 1
+            pairable += r[i] >= 2
+        part[b, 0] = rated
+        part[b, 1] = pairable
+    return part, x, both, agree
+
+
+def _pair_colss_impl(cols, m, beta, center, block):
+    k, n = cols.shape
+    npairs = k * (k - 1) // 2
+    base = 2 + k * m
+    nb = (n + block - 1) // block
+    part = np.zeros(nb)
+    for b in prange(nb):
+        lo = b * block
+        size = min(n, lo + block) - lo
+        r = np.zeros(size, dtype=np.int32)
+        x = np.zeros(size)
+        idx = 0
+        for p in range(k):
+            cp = cols[p, lo:lo + size]
+            for i in range(size):
+                r[i] += np.int32(cp[i] >= 0)
+            for c in range(m):
+                t = beta[2 + p * m + c]
+                for i in range(size):
+                    x[i] += t if cp[i] == c else 0.0
+            for q in range(p + 1, k):
+                cq = cols[q, lo:lo + size]
+                tb = beta[base + idx]
+                tab = tb + beta[base + npairs + idx]
+                for i in range(size):
+                    u = cp[i]
+                    v = cq[i]
+                    x[i] += (tab if u == v else tb) if (u >= 0) & (v >= 0) else 0.0
+                idx += 1
+        acc = 0.0
+        for i in range(size):
+            if r[i] >= 1:
+                v = x[i] + beta[0]
+                if r[i] >= 2:
+                    v += beta[1]
+                d = v - center
+                acc += d * d
+        part[b] = acc
+    return part
+
+
+_rater_colsums_serial, _rater_colsums_parallel = _builds(_rater_colsums_impl)
+_rater_colss_serial, _rater_colss_parallel = _builds(_rater_colss_impl)
+_pair_colsums_serial, _pair_colsums_parallel = _builds(_pair_colsums_impl)
+_pair_colss_serial, _pair_colss_parallel = _builds(_pair_colss_impl)
+
+
+class ColumnPass:
+    """Transposed codes, and what the sums pass leaves for the variance pass."""
+
+    def __init__(self, codes: np.ndarray) -> None:
+        self.cols = np.ascontiguousarray(np.asarray(codes).T)
+        self.pa: np.ndarray | None = None
+        self.r: np.ndarray | None = None
+
+
+def column_sums(family: str, cp: ColumnPass, w: np.ndarray, weighted: bool, *,
+                parallel: bool | None = None) -> np.ndarray:
+    """``item_sums`` of the rater or (unweighted) pair family from transposed codes."""
+    cols = cp.cols
+    m = w.shape[0]
+    w = np.ascontiguousarray(w, dtype=np.float64)
+    if parallel is None:
+        parallel = cols.size >= PARALLEL_THRESHOLD
+    if family == "rater":
+        kernel = _rater_colsums_parallel if parallel else _rater_colsums_serial
+        part, x, cp.pa, cp.r = kernel(cols, m, w, bool(weighted), _COL_BLOCK)
+        return np.concatenate([part.sum(axis=0), x.sum(axis=0).ravel().astype(np.float64)])
+    if weighted:
+        raise ValueError("the pair column kernels are unweighted")
+    kernel = _pair_colsums_parallel if parallel else _pair_colsums_serial
+    part, x, both, agree = kernel(cols, m, _COL_BLOCK)
+    return np.concatenate([part.sum(axis=0), x.sum(axis=0).ravel().astype(np.float64),
+                           both.sum(axis=0).astype(np.float64),
+                           agree.sum(axis=0).astype(np.float64)])
+
+
+def column_ss(family: str, cp: ColumnPass, w: np.ndarray, weighted: bool,
+              beta: np.ndarray, center: float, *, parallel: bool | None = None) -> float:
+    """``item_ss`` of the rater or (unweighted) pair family, after :func:`column_sums`."""
+    cols = cp.cols
+    m = w.shape[0]
+    beta = np.ascontiguousarray(beta, dtype=np.float64)
+    if parallel is None:
+        parallel = cols.size >= PARALLEL_THRESHOLD
+    if family == "rater":
+        if cp.pa is None:
+            column_sums(family, cp, w, weighted, parallel=parallel)
+        kernel = _rater_colss_parallel if parallel else _rater_colss_serial
+        part = kernel(cols, m, beta, float(center), cp.pa, cp.r, _COL_BLOCK)
+    else:
+        if weighted:
+            raise ValueError("the pair column kernels are unweighted")
+        kernel = _pair_colss_parallel if parallel else _pair_colss_serial
+        part = kernel(cols, m, beta, float(center), _COL_BLOCK)
+    return float(part.sum())

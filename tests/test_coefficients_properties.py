@@ -93,6 +93,27 @@ def test_against_reference(name, missing):
             assert res.n_items == ref["n"] and res.n_pairable == ref["n2"]
 
 
+@pytest.mark.parametrize("name", ["fleiss_kappa", "conger_kappa", "light_kappa", "gwet_ac1"])
+@pytest.mark.parametrize("weights", [None, "linear"])
+def test_many_annotators_against_reference(name, weights):
+    # Eight annotators: the column kernels (rater, pair families) and the multiset
+    # histogram over columns (count family) against the definition.
+    rng = np.random.default_rng(zlib.crc32(f"{name}{weights}".encode()))
+    n, k, m = 300, 8, 3
+    truth = rng.integers(0, m, size=n)
+    codes = np.where(rng.random((n, k)) < 0.6, truth[:, None], rng.integers(0, m, (n, k)))
+    codes[rng.random((n, k)) < 0.2] = -1
+    codes = codes.astype(np.int8)
+    ratings = _ratings(codes, m)
+    visit = _plan(SPECS[name].family, ratings, weight_matrix(weights, ratings))
+    if not (name == "light_kappa" and weights):  # weighted Light: the row kernels
+        assert visit.cols is not None or visit.mult is not None
+    ref = reference(name, _as_lists(codes), m, _named_matrix(weights, m))
+    res = FUNCS[name](ratings, weights=weights)
+    for ours, theirs in [(res.value, ref["value"]), (res.standard_error, ref["se"])]:
+        assert ours == pytest.approx(theirs, rel=1e-10, abs=1e-12)
+
+
 @pytest.mark.parametrize("name", ["percent_agreement", "fleiss_kappa", "brennan_prediger",
                                   "gwet_ac1"])
 def test_count_table_equals_raw(name):
@@ -135,6 +156,45 @@ def test_kernel_builds_agree(family, shape):
         ss_p = _kernels.item_ss(family, codes, wm, weighted, beta, 0.3, parallel=True)
         assert ss_s == ss_p
         assert ss_s == pytest.approx(expected, rel=1e-11)
+
+
+@pytest.mark.parametrize(("family", "weighted"), [("rater", False), ("rater", True),
+                                                  ("pair", False)])
+@pytest.mark.parametrize("shape", [(9001, 7, 3), (500, 12, 150)])
+def test_column_kernels_agree_with_row_kernels(family, weighted, shape):
+    # The column kernels (many annotators) against the row kernels, serial and parallel.
+    n, k, m = shape
+    rng = np.random.default_rng(12)
+    codes = rng.integers(-1, m, size=(n, k)).astype(np.int8 if m < 128 else np.int16)
+    w = _custom_weights(rng, m) if weighted else np.eye(m)
+    sums = _kernels.item_sums(family, codes, w, weighted)
+    beta = rng.normal(size=sums.size)
+    ss = _kernels.item_ss(family, codes, w, weighted, beta, -0.2)
+    results = []
+    for parallel in (False, True):
+        cp = _kernels.ColumnPass(codes)
+        col_sums = _kernels.column_sums(family, cp, w, weighted, parallel=parallel)
+        col_ss = _kernels.column_ss(family, cp, w, weighted, beta, -0.2, parallel=parallel)
+        np.testing.assert_allclose(col_sums, sums, rtol=1e-12, atol=1e-9)
+        assert col_ss == pytest.approx(ss, rel=1e-12)
+        results.append((col_sums, col_ss))
+    np.testing.assert_array_equal(results[0][0], results[1][0])
+    assert results[0][1] == results[1][1]
+
+
+def test_multiset_histogram_from_columns():
+    rng = np.random.default_rng(13)
+    codes = rng.integers(-1, 4, size=(20000, 9)).astype(np.int8)
+    expected = _kernels.key_histogram(codes, 4, "multiset", parallel=False)
+    for parallel in (False, True):
+        got = _kernels.key_histogram(codes, 4, "multiset", parallel=parallel,
+                                     cols=_kernels.ColumnPass(codes))
+        np.testing.assert_array_equal(got[0], expected[0])
+        np.testing.assert_array_equal(got[1], expected[1])
+    small = _kernels.keys_to_codes(expected[0], "multiset", 9, 4, np.int8)
+    sorted_rows = np.sort(np.where(codes < 0, 99, codes), axis=1)
+    uniq = np.unique(np.where(sorted_rows == 99, -1, sorted_rows), axis=0)
+    assert len(uniq) == len(small)
 
 
 @pytest.mark.parametrize("kind", ["pattern", "multiset"])
