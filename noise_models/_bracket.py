@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from numba import njit
 from scipy import optimize, special, stats
 
@@ -95,6 +96,10 @@ class FitNoiseBoundResult:
         return {"gamma": self.gamma, "hidden_hard": self.hidden_hard, "agreed": self.agreed,
                 "n": self.n, "d": self.d, "p": self.p, "alpha": self.alpha,
                 "method": self.method, "model": self.model, "notes": "; ".join(self.notes)}
+
+    def to_frame(self) -> pd.DataFrame:
+        """One-row DataFrame of :meth:`to_dict`."""
+        return pd.DataFrame([self.to_dict()])
 
     def __float__(self) -> float:
         return float(self.gamma)
@@ -384,6 +389,10 @@ class ErrorBracketResult:
         """The fields as a plain dict."""
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
+    def to_frame(self) -> pd.DataFrame:
+        """One-row DataFrame of :meth:`to_dict`."""
+        return pd.DataFrame([self.to_dict()])
+
     def __repr__(self) -> str:
         return (f"ErrorBracketResult({self.n_agreed} agreed of {self.n_items} items: "
                 f"{self.optimistic:.2%} ({self.optimistic_model}) to {self.pessimistic:.2%} "
@@ -402,7 +411,9 @@ def agreed_error_bracket(ratings: Any, *, alpha: float = 0.95,
         The paper's confidence α of the pessimistic end (γ).
     model : LatentClassModel, optional
         The labels-only model of the optimistic end. Default: the spam model
-        (MACE's annotators, ``LatentClassModel("spam", rng=0)``).
+        (MACE's annotators, ``LatentClassModel("spam", rng=0)``). A model
+        with a hard component counts an agreed item's chance of being hard
+        as a chance that its label is wrong.
 
     Returns
     -------
@@ -524,6 +535,10 @@ class VerifiedSampleBoundResult:
     def to_dict(self) -> dict[str, Any]:
         """The fields as a plain dict."""
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+    def to_frame(self) -> pd.DataFrame:
+        """One-row DataFrame of :meth:`to_dict`."""
+        return pd.DataFrame([self.to_dict()])
 
     def __repr__(self) -> str:
         return (f"VerifiedSampleBoundResult({self.errors} wrong of {self.sample_size} verified: "

@@ -132,8 +132,12 @@ def _estep_impl(codes, weights, logtab, logw, n_chunks, counts, totals, lls,
                 for s in range(n_states):
                     if s == top:
                         ls[s] = 1.0
-                    else:
+                    elif ls[s] - mx > -700.0:
                         ls[s] = np.exp(ls[s] - mx)
+                    else:
+                        # Below e^-700 (relative): zero, never a subnormal, whose
+                        # arithmetic would slow every later sum it enters.
+                        ls[s] = 0.0
                     z += ls[s]
                 inv = 1.0 / z
                 for s in range(n_states):

@@ -356,6 +356,21 @@ class LatentClassFit:
         Whether the kept start met ``tol`` within ``max_iter``.
     start_objectives : ndarray, shape (n_starts,)
         Final objective of every start (the first is the majority-vote start).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from noise_models import LatentClassModel
+    >>> x = pd.DataFrame({"ann1": ["pos", "neg", "pos", "neg"] * 25,
+    ...                   "ann2": ["pos", "neg", "neg", "neg"] * 25,
+    ...                   "ann3": ["pos", "pos", "pos", "neg"] * 25})
+    >>> fit = LatentClassModel("spam", rng=0).fit(x)
+    >>> fit.to_frame().head(3).round(3)
+         label  label_posterior  n_ratings
+    item
+    0      pos            1.000          3
+    1      neg            0.998          3
+    2      pos            0.998          3
     """
 
     model: LatentClassModel
@@ -430,7 +445,44 @@ class LatentClassFit:
     def noise_bound(self, alpha: float = 0.95):
         """The γ bound of the agreed items under this fit (SPEC §2.4).
 
-        See :func:`noise_models._bracket.fit_noise_bound` for the method.
+        Parameters
+        ----------
+        alpha : float, default 0.95
+            The paper's confidence α in (0, 1).
+
+        Returns
+        -------
+        FitNoiseBoundResult
+            ``gamma``, ``hidden_hard`` (the bound on hard items among the
+            agreed ones), the counts and the method used.
+
+        Raises
+        ------
+        ValueError
+            If the model has no hard component or no item is unanimous.
+
+        Notes
+        -----
+        Category-blind, as the paper's bound: item ``i`` agrees with
+        probability ``p_i = Σ_c Π_j q[j, c]`` (its own annotators, the fit's
+        ``q``) if hard, and ``e_i`` if easy (1 for perfect annotators). With π
+        uniform on (0, 1) the number of hard agreed items is a mixture over
+        π's posterior of sums of independent Bernoullis; γ is its α-quantile
+        over the number agreed. For M1 with every item rated by the same
+        annotators this is exactly :func:`noise_bound` ``(n, d, p)`` with
+        ``p = Σ_c Π_j q[j, c]``. Details in
+        :func:`noise_models._bracket.fit_noise_bound`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from noise_models import EasyHardModel, noise_bound
+        >>> x = np.array([[0, 0], [1, 1], [0, 1], [1, 1], [0, 0], [1, 0]] * 50)
+        >>> fit = EasyHardModel(rng=0).fit(x)
+        >>> res = fit.noise_bound()
+        >>> p = float(np.sum(np.prod(fit.q, axis=0)))
+        >>> res.hidden_hard == noise_bound(300, 100, p).hidden_hard
+        True
         """
         from noise_models._bracket import fit_noise_bound
 
