@@ -68,6 +68,66 @@ def lookup_codes(values: np.ndarray, offset: int, table: np.ndarray, dtype) -> n
     return _lookup_codes(np.ascontiguousarray(values, dtype=np.float64), offset, table, out)
 
 
+# Fast coding of integral labels (Ratings._encode_integral): one scan, one marking
+# pass, one lookup pass over the flat label array; NaN marks a missing rating.
+@njit(cache=True, error_model="numpy")
+def _scan_integral(flat):
+    # (all finite values integral and not inf, min, max) over the non-NaN values.
+    lo = 0
+    hi = -1
+    seen = False
+    for t in range(flat.size):
+        v = flat[t]
+        if v != v:
+            continue
+        if v != np.floor(v) or v == np.inf or v == -np.inf:
+            return False, 0, -1
+        iv = np.int64(v)
+        if not seen:
+            lo = iv
+            hi = iv
+            seen = True
+        elif iv < lo:
+            lo = iv
+        elif iv > hi:
+            hi = iv
+    return seen, lo, hi
+
+
+@njit(cache=True, error_model="numpy")
+def _present_values(flat, offset, span):
+    present = np.zeros(span, dtype=np.bool_)
+    for t in range(flat.size):
+        v = flat[t]
+        if v == v:
+            present[np.int64(v) - offset] = True
+    return present
+
+
+@njit(cache=True, error_model="numpy")
+def _code_through_table(flat, offset, table, out):
+    for t in range(flat.size):
+        v = flat[t]
+        out[t] = -1 if v != v else table[np.int64(v) - offset]
+    return out
+
+
+def scan_integral(flat: np.ndarray) -> tuple[bool, int, int]:
+    """Whether the non-missing labels are integral (no inf), and their min and max."""
+    ok, lo, hi = _scan_integral(flat)
+    return bool(ok), int(lo), int(hi)
+
+
+def present_values(flat: np.ndarray, offset: int, span: int) -> np.ndarray:
+    """Boolean mask of the values ``offset .. offset + span - 1`` that occur."""
+    return _present_values(flat, offset, span)
+
+
+def code_through_table(flat: np.ndarray, offset: int, table: np.ndarray, dtype) -> np.ndarray:
+    """``table[v - offset]`` for each value, -1 for NaN."""
+    return _code_through_table(flat, offset, table, np.empty(flat.size, dtype=dtype))
+
+
 # --------------------------------------------------------------------------
 # Per-item statistics of the agreement coefficients.
 #
@@ -90,6 +150,10 @@ def lookup_codes(values: np.ndarray, offset: int, table: np.ndarray, dtype) -> n
 # the block size depends only on n and the number of columns.
 
 _PART_CELLS = 1 << 22  # bound on blocks × cells of the per-block partial sums
+# Below this many cells the agreement kernels run serially: one core takes a few
+# milliseconds, and starting the thread team (OpenMP threads spin, then sleep)
+# costs more than it saves on a shared machine.
+ITEM_PARALLEL_CELLS = 1 << 23
 _TALLY_FROM = 17  # annotator columns from which PA_i counts categories, not pairs
 
 
@@ -433,7 +497,7 @@ def _call(family, what, codes, w, weighted, *extra, parallel=None, cells=None):
     m = w.shape[0]
     block = blocking(n, n_item_columns(family, k, m) if cells is None else cells)
     if parallel is None:
-        parallel = codes.size >= PARALLEL_THRESHOLD
+        parallel = codes.size >= ITEM_PARALLEL_CELLS
     kernel = _ITEM_KERNELS[family, what][1 if parallel else 0]
     return kernel(codes, m, w, bool(weighted), *extra, block)
 
@@ -622,7 +686,7 @@ def key_histogram(codes: np.ndarray, m: int, kind: str, *, parallel: bool | None
         raise ValueError(f"{size} possible keys exceed the histogram bound {MAX_KEYS}.")
     binom = _binomials(k + m, m)
     if parallel is None:
-        parallel = codes.size >= PARALLEL_THRESHOLD
+        parallel = codes.size >= ITEM_PARALLEL_CELLS
     if kind == "multiset" and cols is not None:
         chunks = max(1, min(numba.get_num_threads(), n // 65536 or 1)) if parallel else 1
         kernel = _histogram_cols_parallel if parallel else _histogram_cols_serial
@@ -860,7 +924,7 @@ def column_sums(family: str, cp: ColumnPass, w: np.ndarray, weighted: bool, *,
     m = w.shape[0]
     w = np.ascontiguousarray(w, dtype=np.float64)
     if parallel is None:
-        parallel = cols.size >= PARALLEL_THRESHOLD
+        parallel = cols.size >= ITEM_PARALLEL_CELLS
     if family == "rater":
         kernel = _rater_colsums_parallel if parallel else _rater_colsums_serial
         part, x, cp.pa, cp.r = kernel(cols, m, w, bool(weighted), _COL_BLOCK)
@@ -881,7 +945,7 @@ def column_ss(family: str, cp: ColumnPass, w: np.ndarray, weighted: bool,
     m = w.shape[0]
     beta = np.ascontiguousarray(beta, dtype=np.float64)
     if parallel is None:
-        parallel = cols.size >= PARALLEL_THRESHOLD
+        parallel = cols.size >= ITEM_PARALLEL_CELLS
     if family == "rater":
         if cp.pa is None:
             column_sums(family, cp, w, weighted, parallel=parallel)

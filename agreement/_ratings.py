@@ -544,8 +544,40 @@ class Ratings:
                 f"categories {shown}, {self.n_ratings} ratings{missing})")
 
 
+def _encode_integral(values: np.ndarray) -> tuple[np.ndarray, pd.Index] | None:
+    """Fast path: integer (or integer-valued float) labels in a range under 10^6.
+
+    Two kernel passes (scan, then code through a lookup table) instead of the
+    general path's float copies and masks; the same codes and categories. None
+    when it does not apply (another dtype, inf, fractions, all missing, wide range).
+    """
+    flat = np.ascontiguousarray(values).reshape(-1)
+    if flat.dtype.kind not in "iuf" or flat.size == 0:
+        return None
+    if flat.dtype.kind == "u" and flat.dtype.itemsize == 8:
+        return None  # uint64 may not fit int64 arithmetic
+    ok, vmin, vmax = _kernels.scan_integral(flat)
+    if not ok or vmax - vmin >= 1_000_000:
+        return None
+    present = _kernels.present_values(flat, vmin, vmax - vmin + 1)
+    uniq = np.flatnonzero(present) + vmin
+    m = len(uniq)
+    if m > _MAX_CATEGORIES:
+        raise ValueError(f"at most {_MAX_CATEGORIES} categories are supported; got {m}.")
+    table = np.full(vmax - vmin + 1, -1, dtype=np.int64)
+    table[uniq - vmin] = np.arange(m)
+    codes = _kernels.code_through_table(flat, vmin, table, _code_dtype(m)).reshape(values.shape)
+    integer = values.dtype.kind in "iu"
+    cats = pd.Index(uniq if integer else uniq.astype(np.float64), name="category")
+    return codes, cats
+
+
 def _encode(values: np.ndarray, categories: Sequence[Any] | None) -> tuple[np.ndarray, pd.Index]:
     """Code a 2-D label array to integers (missing -> -1) and return the categories."""
+    if categories is None and values.dtype.kind in "iuf":
+        fast = _encode_integral(values)
+        if fast is not None:
+            return fast
     if values.dtype.kind in "iub":
         return _encode_numeric(values.astype(np.float64), categories, integer_labels=True)
     if values.dtype.kind == "f":

@@ -6,8 +6,6 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple
 
-from scipy import stats
-
 __all__ = ["AgreementResult", "ConfidenceInterval"]
 
 _CI_METHODS = ("normal", "t")
@@ -110,6 +108,7 @@ class AgreementResult:
             raise ValueError(f"`method` must be one of {_CI_METHODS}; got {method!r}.")
         if not (math.isfinite(self.value) and math.isfinite(self.standard_error)):
             return ConfidenceInterval(math.nan, math.nan)
+        from scipy import stats  # imported here: scipy.stats doubles `import agreement`
         tail = 0.5 + level / 2.0
         if method == "t":
             q = float(stats.t.ppf(tail, max(self.n_items - 1, 1)))

@@ -369,3 +369,29 @@ def test_item_statistics_bad_multiplicity_and_sums():
         st.finalize(np.ones(3))
     with pytest.raises(ValueError, match="needs each annotator's own labels"):
         ag.item_statistics(Ratings.from_counts([[2, 0]]), "cohen_kappa")
+
+
+# ------------------------------------------- fast coding of integral label matrices
+@pytest.mark.parametrize("make", [
+    lambda x: x, lambda x: x.astype(np.int8), lambda x: (x * 3 - 7).astype(np.int16),
+    lambda x: x.astype(np.uint8), lambda x: np.where(x == 2, np.nan, x.astype(float)),
+    lambda x: x * 0.5, lambda x: np.where(x == 1, np.inf, x.astype(float)),
+])
+def test_integral_label_fast_path_matches_general_path(make):
+    # Ratings._encode_integral (two kernel passes) must code exactly as the general
+    # numeric path; inputs it does not handle (fractions, inf) fall back to it.
+    from agreement import _ratings
+
+    rng = np.random.default_rng(1)
+    values = make(rng.integers(0, 4, size=(300, 3)))
+    try:
+        expected = _ratings._encode_numeric(values.astype(np.float64), None,
+                                            integer_labels=values.dtype.kind in "iu")
+    except ValueError as err:
+        with pytest.raises(ValueError, match=str(err)[:20]):
+            Ratings.from_wide(values)
+        return
+    r = Ratings.from_wide(values)
+    np.testing.assert_array_equal(r.codes, expected[0])
+    assert r.codes.dtype == expected[0].dtype
+    pd.testing.assert_index_equal(r.categories, expected[1])
