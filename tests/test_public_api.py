@@ -1,0 +1,67 @@
+"""The public API is pinned: a name appears or disappears only on purpose.
+
+As scipy does, each package's ``__init__`` is a curated re-export and
+``__all__`` is its public surface; nothing private may leak into it, and
+the top-level ``goldnoise`` namespace re-exports all of it.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+PUBLIC = {
+    "agreement": {
+        "AgreementResult", "ConfidenceInterval", "ConvergenceWarning", "DegenerateDataWarning",
+        "EstimationWarning", "FinalizedCoefficient", "GoldnoiseWarning", "ItemStatistics",
+        "Ratings", "ShapeError", "agreement_table", "as_ratings", "brennan_prediger",
+        "cohen_kappa", "conger_kappa", "fleiss_kappa", "gwet_ac1", "item_statistics",
+        "krippendorff_alpha", "light_kappa", "percent_agreement", "scott_pi",
+    },
+    "noise_models": {
+        "AnnotatorsNeededResult", "AttractorResult", "ChanceAgreementResult",
+        "ChanceMarginResult", "EasyHardModel", "ErrorBracketResult", "FitNoiseBoundResult",
+        "HardCountPosterior", "KappaAuditResult", "KappaRangeResult", "LabelEntropyResult",
+        "LatentClassFit", "LatentClassModel", "NoiseBoundResult", "NoiseRateResult",
+        "SoftLabels", "TVDistanceResult", "TransitionHeterogeneityResult",
+        "VerifiedSampleBoundResult", "agreed_error_bracket", "annotators_needed",
+        "attractor_class", "audit_kappa", "chance_agreement", "chance_margin",
+        "hard_count_posterior", "instance_dependence_report", "kappa_range", "label_entropy",
+        "max_disagreements", "noise_bound", "noise_rate", "noise_transition_heterogeneity",
+        "sample_hard_labels", "sample_size_needed", "tv_distance", "verified_sample_bound",
+    },
+    "simulation": {"SimulatedAnnotations", "simulate_annotations"},
+}
+
+
+@pytest.mark.parametrize("package", sorted(PUBLIC))
+def test_all_is_pinned(package):
+    module = importlib.import_module(package)
+    assert set(module.__all__) == PUBLIC[package]
+    assert len(module.__all__) == len(set(module.__all__))
+    for name in module.__all__:
+        assert not name.startswith("_")
+        assert getattr(module, name) is not None
+
+
+def test_goldnoise_reexports_everything():
+    import goldnoise
+
+    expected = set().union(*PUBLIC.values()) | {"datasets"}
+    assert set(goldnoise.__all__) == expected
+    for name in expected - {"datasets"}:
+        owner = next(p for p, names in PUBLIC.items() if name in names)
+        assert getattr(goldnoise, name) is getattr(importlib.import_module(owner), name)
+
+
+@pytest.mark.parametrize("package", sorted(PUBLIC))
+def test_public_callables_have_docstrings_with_examples(package):
+    module = importlib.import_module(package)
+    missing = []
+    for name in module.__all__:
+        obj = getattr(module, name)
+        doc = getattr(obj, "__doc__", None) or ""
+        if callable(obj) and not isinstance(obj, type) and "Examples" not in doc:
+            missing.append(name)
+    assert missing == []
