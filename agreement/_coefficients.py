@@ -103,9 +103,7 @@ def _plan(family: str, r: Ratings, wts: Weights) -> _Pass:
     fits = [kd for kd in kinds if _kernels.n_keys(kd, k, m) <= min(_kernels.MAX_KEYS, 4 * n)]
     if fits:
         kind = fits[0]
-        cols = _kernels.ColumnPass(r.codes) if kind == "multiset" and k >= _COLUMNS_FROM \
-            else None
-        keys, mult = _kernels.key_histogram(r.codes, m, kind, cols=cols)
+        keys, mult = _kernels.key_histogram(r.codes, m, kind)
         small = _kernels.keys_to_codes(keys, kind, k, m, r.codes.dtype)
         rows = _kernels.item_rows(family, small, wts.matrix, wts.weighted, parallel=False)
         return _Pass(rows, mult.astype(np.float64))

@@ -635,50 +635,15 @@ def _unrank_multisets(keys, k, m, binom, out):
 _histogram_serial, _histogram_parallel = _builds(_histogram_impl)
 
 
-def _histogram_cols_impl(cols, m, n_keys, n_chunks, binom, block):
-    # Multiset keys from transposed codes (annotators × items): the per-item
-    # category counts are column compares that vectorise over items.
-    k, n = cols.shape
-    hist = np.zeros((n_chunks, n_keys), dtype=np.int32)
-    nb = (n + block - 1) // block
-    per = (nb + n_chunks - 1) // n_chunks
-    for ch in prange(n_chunks):
-        a = np.zeros(block, dtype=np.int32)
-        s = np.zeros(block, dtype=np.int32)
-        key = np.zeros(block, dtype=np.int64)
-        for b in range(ch * per, min(nb, (ch + 1) * per)):
-            lo = b * block
-            size = min(n, lo + block) - lo
-            s[:size] = 0
-            key[:size] = 0
-            for c in range(m):
-                a[:size] = 0
-                for j in range(k):
-                    cj = cols[j, lo:lo + size]
-                    for i in range(size):
-                        a[i] += np.int32(cj[i] == c)
-                for i in range(size):
-                    s[i] += a[i]
-                    key[i] += binom[s[i] + c, c + 1]
-            for i in range(size):
-                hist[ch, key[i]] += 1
-    return hist
-
-
-_histogram_cols_serial, _histogram_cols_parallel = _builds(_histogram_cols_impl)
-
 
 def n_keys(kind: str, k: int, m: int) -> int:
     """Number of possible keys of a ``"pattern"`` or ``"multiset"`` histogram."""
     return (m + 1) ** k if kind == "pattern" else math.comb(k + m, m)
 
 
-def key_histogram(codes: np.ndarray, m: int, kind: str, *, parallel: bool | None = None,
-                  cols: ColumnPass | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct keys of the items and how many items have each (one pass).
-
-    With ``cols`` (the transposed codes), multiset keys come from column kernels.
-    """
+def key_histogram(codes: np.ndarray, m: int, kind: str, *,
+                  parallel: bool | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct keys of the items and how many items have each (one pass)."""
     codes = np.ascontiguousarray(codes)
     n, k = codes.shape
     size = n_keys(kind, k, m)
@@ -687,11 +652,7 @@ def key_histogram(codes: np.ndarray, m: int, kind: str, *, parallel: bool | None
     binom = _binomials(k + m, m)
     if parallel is None:
         parallel = codes.size >= ITEM_PARALLEL_CELLS
-    if kind == "multiset" and cols is not None:
-        chunks = max(1, min(numba.get_num_threads(), n // 65536 or 1)) if parallel else 1
-        kernel = _histogram_cols_parallel if parallel else _histogram_cols_serial
-        hist = kernel(cols.cols, m, size, chunks, binom, _COL_BLOCK)
-    elif parallel:
+    if parallel:
         chunks = max(1, min(numba.get_num_threads(), n // 65536 or 1))
         hist = _histogram_parallel(codes, m, kind == "multiset", size, chunks, binom)
     else:
