@@ -100,7 +100,7 @@ def per_iteration(n: int, extra_ck: int, repeat_ck: int) -> list[dict]:
         # this overstates the cost per iteration).
         run = ours(sim.ratings, ours_name, True)
         run(5)
-        merged = best_of(lambda run=run: run(MERGED_ITERS), 3) / MERGED_ITERS
+        merged = best_of(lambda run=run: run(MERGED_ITERS), 5) / MERGED_ITERS
         per_item = slope(ours(sim.ratings, ours_name, False), 5, 40, 3)
         # crowd-kit last: its thread pools may keep spinning after it returns.
         ck = slope(crowdkit_run(long, ck_name), 1, extra_ck, repeat_ck)
