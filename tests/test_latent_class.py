@@ -576,3 +576,28 @@ class TestDawidSkene1979:
         np.testing.assert_allclose(fit.phi, ck_phi, atol=1e-6)
         ck_post = ck.probas_.reindex(index=r.items, columns=r.categories).to_numpy()
         np.testing.assert_allclose(fit.class_posterior, ck_post, atol=1e-5)
+
+
+@pytest.mark.slow
+def test_parallel_kernels_load_from_the_cache(tmp_path):
+    # cache=True on parallel kernels (pynndescent had trouble there): a second
+    # process must load the EM driver (which calls the parallel E-step) and the
+    # parallel posterior pass from the cache instead of compiling them again.
+    code = (
+        "from noise_models import LatentClassModel\n"
+        "from noise_models import _kernels_em as K\n"
+        "from simulation import simulate_annotations\n"
+        "r = simulate_annotations(6000, 40, raters_per_item=5, rng=0).ratings\n"
+        "assert K.merge_rows(r.codes, 2) is None and r.codes.size >= K.PARALLEL_THRESHOLD\n"
+        "LatentClassModel('spam', n_starts=2, rng=0).fit(r)\n"
+        "names = ['_em_run', '_posterior_parallel']\n"
+        "print(' '.join(f'{sum(getattr(K, n).stats.cache_hits.values())},'\n"
+        "               f'{sum(getattr(K, n).stats.cache_misses.values())}' for n in names))\n"
+    )
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True, env=env, cwd=ROOT).stdout.split()
+    assert first == ["0,1", "0,1"], first  # compiled once, cached
+    second = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True, env=env, cwd=ROOT).stdout.split()
+    assert second == ["1,0", "1,0"], second  # loaded, not compiled
