@@ -26,7 +26,8 @@ from goldnoise import datasets
 from noise_models import annotators_needed, audit_kappa, chance_margin, noise_bound
 
 EXAMPLES = {
-    "fleiss1971": "Fleiss (1971): 30 patients x 6 psychiatrists, 5 diagnoses",
+    "fleiss1971": "Fleiss (1971): 30 patients, each diagnosed by 6 of a pool of psychiatrists "
+                  "(5 diagnoses)",
     "dawid_skene1979": "Dawid & Skene (1979): 45 patients x 7 ratings (observer 1 three times), 4 classes",
 }
 _READERS = {".csv": ",", ".tsv": "\t", ".txt": None}
@@ -39,7 +40,10 @@ class CliError(Exception):
 def load_example(name: str) -> Ratings:
     """The bundled example ``name`` as Ratings."""
     if name == "fleiss1971":
-        return Ratings.from_wide(datasets.load_fleiss1971())
+        # The six columns are rating slots filled from a pool of psychiatrists,
+        # not the same six people: the data are a count table (no rater identity).
+        wide = Ratings.from_wide(datasets.load_fleiss1971())
+        return Ratings.from_counts(wide.counts_frame())
     if name == "dawid_skene1979":
         long = datasets.load_dawid_skene1979()
         long = long.assign(rater=long["observer"].astype(str) + "." + long["replicate"].astype(str))
@@ -113,8 +117,10 @@ def _agreement_lines(table: pd.DataFrame, confidence_level: float) -> list[str]:
     lines = [f"  {'coefficient':<{width}}   value      SE   {pct:<18} observed  expected"]
     for name, row in done.iterrows():
         ci = f"[{_fmt(row['ci_low'])}, {_fmt(row['ci_high'])}]"
+        # Percent agreement has no chance term: show a dash, not a zero.
+        expected = "-" if name == "Percent agreement" else f"{row['expected']:.4f}"
         lines.append(f"  {name:<{width}}  {row['value']:>6.4f}  {row['standard_error']:>6.4f}   "
-                     f"{ci:<18} {row['observed']:>8.4f}  {row['expected']:>8.4f}")
+                     f"{ci:<18} {row['observed']:>8.4f}  {expected:>8}")
     for name, row in done.iterrows():
         if row.get("notes"):
             lines.append(f"  * {name}: {row['notes']}")

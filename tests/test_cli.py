@@ -91,3 +91,20 @@ def test_console_entry_point_runs():
     out = subprocess.run([sys.executable, "-m", "goldnoise", "examples"], capture_output=True,
                          text=True, check=True)
     assert "fleiss1971" in out.stdout
+
+
+def test_fleiss_example_is_a_count_table(capsys):
+    # The six columns of Fleiss (1971) are rating slots, not six people: the audit
+    # must not report annotator-level coefficients (Cohen, Conger, Light) for them.
+    assert main(["audit", "--example", "fleiss1971"]) == 0
+    out = capsys.readouterr().out
+    assert "Conger's kappa not computed: needs annotator identity" in out
+    assert "Fleiss' kappa                   0.4302" in out
+
+
+def test_plan_matches_api(capsys):
+    from noise_models import annotators_needed
+
+    assert main(["plan", "1000", "--easy-fraction", "0.8", "--gamma", "0.05", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["n_raters"] == annotators_needed(1000, easy_fraction=0.8, gamma=0.05).n_raters == 4
