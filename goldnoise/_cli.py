@@ -284,7 +284,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 category_shares=args.category_shares, gamma=args.gamma, alpha=args.alpha,
                 max_raters=args.max_raters,
             )
-            print(json.dumps(_jsonable(result), indent=2) if args.json else result, file=out)
+            if args.json:
+                print(json.dumps(_jsonable(result), indent=2), file=out)
+            else:
+                print(result, file=out)
+                print(result.table.to_string(index=False, float_format=lambda v: f"{v:.4f}"),
+                      file=out)
             return 0
     except CliError as exc:
         print(f"goldnoise: error: {exc}", file=sys.stderr)
