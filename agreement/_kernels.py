@@ -72,7 +72,7 @@ def lookup_codes(values: np.ndarray, offset: int, table: np.ndarray, dtype) -> n
 # pass, one lookup pass over the flat label array; NaN marks a missing rating.
 @njit(cache=True, error_model="numpy")
 def _scan_integral(flat):
-    # (all finite values integral and not inf, min, max) over the non-NaN values.
+    # (all non-NaN values integral and finite, min, max); False if none.
     lo = 0
     hi = -1
     seen = False
@@ -96,19 +96,22 @@ def _scan_integral(flat):
 
 @njit(cache=True, error_model="numpy")
 def _present_values(flat, offset, span):
-    present = np.zeros(span, dtype=np.bool_)
+    present = np.zeros(span + 1, dtype=np.bool_)  # the last slot takes the NaNs
     for t in range(flat.size):
         v = flat[t]
-        if v == v:
-            present[np.int64(v) - offset] = True
-    return present
+        present[span if v != v else np.int64(v) - offset] = True
+    return present[:span]
 
 
 @njit(cache=True, error_model="numpy")
 def _code_through_table(flat, offset, table, out):
+    span = table.size
+    ext = np.empty(span + 1, dtype=table.dtype)
+    ext[:span] = table
+    ext[span] = -1
     for t in range(flat.size):
         v = flat[t]
-        out[t] = -1 if v != v else table[np.int64(v) - offset]
+        out[t] = ext[span if v != v else np.int64(v) - offset]
     return out
 
 
