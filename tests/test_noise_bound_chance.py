@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 import pandas as pd
@@ -153,25 +152,6 @@ def test_chance_invariant_to_relabelling_and_permutations(seed, with_missing):
     if base.n_disagreed < base.n_items:
         a, b = noise_bound(Ratings.from_wide(codes)), noise_bound(Ratings.from_wide(names))
         assert (a.t0, a.n, a.d) == (b.t0, b.n, b.d)
-
-
-def test_readme_section_runs_as_printed():
-    # The README's "How noisy is my gold standard?" examples, run as doctests.
-    import doctest
-    from pathlib import Path
-
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    if "## How noisy is my gold standard?" not in text:
-        pytest.skip("README section absent")
-    section = text[text.index("## How noisy is my gold standard?"):]
-    nxt = section.find("\n## ", 5)
-    section = section if nxt < 0 else section[:nxt]
-    src = "\n\n".join(re.findall(r"```python\n(.*?)```", section, flags=re.S))
-    test = doctest.DocTestParser().get_doctest(src, {}, "README", "README.md", 0)
-    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
-    runner.run(test)
-    result = runner.summarize(verbose=False)
-    assert result.attempted > 10 and result.failed == 0
 
 
 # ------------------------------------------------------------------- noise_bound(ratings)
