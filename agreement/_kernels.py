@@ -68,67 +68,66 @@ def lookup_codes(values: np.ndarray, offset: int, table: np.ndarray, dtype) -> n
     return _lookup_codes(np.ascontiguousarray(values, dtype=np.float64), offset, table, out)
 
 
-# Fast coding of integral labels (Ratings._encode_integral): one scan, one marking
-# pass, one lookup pass over the flat label array; NaN marks a missing rating.
+# Fast coding of integral labels (Ratings._encode_integral): one scan for the
+# range, one pass that writes ``v - min`` (NaN, a missing rating, -> -1) and
+# marks the values present, and, only when some value in the range is absent,
+# a remap of the small integer codes. Written without data-dependent branches
+# so that randomly placed NaNs cost nothing.
 @njit(cache=True, error_model="numpy")
 def _scan_integral(flat):
-    # (all non-NaN values integral and finite, min, max); False if none.
-    lo = 0
-    hi = -1
-    seen = False
+    # (a non-missing label is fractional, min, max) over the non-NaN labels;
+    # min = +inf when every label is missing.
+    lo = np.inf
+    hi = -np.inf
+    bad = False
     for t in range(flat.size):
         v = flat[t]
-        if v != v:
-            continue
-        if v != np.floor(v) or v == np.inf or v == -np.inf:
-            return False, 0, -1
-        iv = np.int64(v)
-        if not seen:
-            lo = iv
-            hi = iv
-            seen = True
-        elif iv < lo:
-            lo = iv
-        elif iv > hi:
-            hi = iv
-    return seen, lo, hi
+        ok = v == v
+        lo = min(lo, v if ok else np.inf)
+        hi = max(hi, v if ok else -np.inf)
+        bad |= ok and (v != np.floor(v))
+    return bad, lo, hi
 
 
 @njit(cache=True, error_model="numpy")
-def _present_values(flat, offset, span):
-    present = np.zeros(span + 1, dtype=np.bool_)  # the last slot takes the NaNs
+def _offset_codes(flat, lo, span, out):
+    present = np.zeros(span + 1, dtype=np.bool_)  # slot 0 takes the NaNs
     for t in range(flat.size):
         v = flat[t]
-        present[span if v != v else np.int64(v) - offset] = True
-    return present[:span]
+        c = np.int64(v - lo) if v == v else -1
+        out[t] = c
+        present[c + 1] = True
+    return present[1:]
 
 
 @njit(cache=True, error_model="numpy")
-def _code_through_table(flat, offset, table, out):
-    span = table.size
-    ext = np.empty(span + 1, dtype=table.dtype)
-    ext[:span] = table
-    ext[span] = -1
-    for t in range(flat.size):
-        v = flat[t]
-        out[t] = ext[span if v != v else np.int64(v) - offset]
+def _remap_codes(raw, table, out):
+    for t in range(raw.size):
+        c = raw[t]
+        out[t] = table[c] if c >= 0 else -1
     return out
 
 
-def scan_integral(flat: np.ndarray) -> tuple[bool, int, int]:
-    """Whether the non-missing labels are integral (no inf), and their min and max."""
-    ok, lo, hi = _scan_integral(flat)
-    return bool(ok), int(lo), int(hi)
+def scan_integral(flat: np.ndarray) -> tuple[bool, float, float]:
+    """Whether every non-missing label is integral, and the labels' min and max.
+
+    ``inf`` labels pass as integral and show in the range; all-missing gives
+    ``min = inf``.
+    """
+    bad, lo, hi = _scan_integral(flat)
+    return not bool(bad), float(lo), float(hi)
 
 
-def present_values(flat: np.ndarray, offset: int, span: int) -> np.ndarray:
-    """Boolean mask of the values ``offset .. offset + span - 1`` that occur."""
-    return _present_values(flat, offset, span)
+def offset_codes(flat: np.ndarray, lo: int, span: int, dtype) -> tuple[np.ndarray, np.ndarray]:
+    """``v - lo`` for each label (-1 for NaN) and the mask of the values present."""
+    out = np.empty(flat.size, dtype=dtype)
+    present = _offset_codes(flat, lo, span, out)
+    return out, present
 
 
-def code_through_table(flat: np.ndarray, offset: int, table: np.ndarray, dtype) -> np.ndarray:
-    """``table[v - offset]`` for each value, -1 for NaN."""
-    return _code_through_table(flat, offset, table, np.empty(flat.size, dtype=dtype))
+def remap_codes(raw: np.ndarray, table: np.ndarray, dtype) -> np.ndarray:
+    """``table[c]`` for each code ``c >= 0``; -1 stays -1."""
+    return _remap_codes(raw, table, np.empty(raw.size, dtype=dtype))
 
 
 # --------------------------------------------------------------------------

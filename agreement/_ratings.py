@@ -547,29 +547,39 @@ class Ratings:
 def _encode_integral(values: np.ndarray) -> tuple[np.ndarray, pd.Index] | None:
     """Fast path: integer (or integer-valued float) labels in a range under 10^6.
 
-    Two kernel passes (scan, then code through a lookup table) instead of the
-    general path's float copies and masks; the same codes and categories. None
-    when it does not apply (another dtype, inf, fractions, all missing, wide range).
+    Two kernel passes over the labels (the range, then ``v - min`` with the
+    values present marked) and, only when the observed values leave gaps, a
+    remap of the small codes; the same codes and categories as the general
+    path. None when it does not apply (another dtype, inf, fractions, all
+    missing, wide range).
     """
     flat = np.ascontiguousarray(values).reshape(-1)
     if flat.dtype.kind not in "iuf" or flat.size == 0:
         return None
-    if flat.dtype.kind == "u" and flat.dtype.itemsize == 8:
-        return None  # uint64 may not fit int64 arithmetic
-    ok, vmin, vmax = _kernels.scan_integral(flat)
-    if not ok or vmax - vmin >= 1_000_000:
+    if flat.dtype.kind in "iu" and flat.dtype.itemsize == 8:
+        # Beyond 2**53 int64 labels would not survive the float range scan.
+        if flat.size and (flat.max() > 2**53 or (flat.dtype.kind == "i" and flat.min() < -2**53)):
+            return None
+    integral, lo, hi = _kernels.scan_integral(flat)
+    # All missing (lo = inf) and inf labels go to the general path, which says so.
+    if not integral or not (np.isfinite(lo) and np.isfinite(hi)) or hi - lo >= 1_000_000:
         return None
-    present = _kernels.present_values(flat, vmin, vmax - vmin + 1)
+    vmin, span = int(lo), int(hi - lo) + 1
+    raw, present = _kernels.offset_codes(flat, vmin, span, _code_dtype(span)
+                                         if span <= _MAX_CATEGORIES else np.int32)
     uniq = np.flatnonzero(present) + vmin
     m = len(uniq)
     if m > _MAX_CATEGORIES:
         raise ValueError(f"at most {_MAX_CATEGORIES} categories are supported; got {m}.")
-    table = np.full(vmax - vmin + 1, -1, dtype=np.int64)
-    table[uniq - vmin] = np.arange(m)
-    codes = _kernels.code_through_table(flat, vmin, table, _code_dtype(m)).reshape(values.shape)
+    if m == span and raw.dtype == _code_dtype(m):
+        codes = raw  # every value in the range occurs: v - min is the code
+    else:
+        table = np.full(span, -1, dtype=np.int64)
+        table[uniq - vmin] = np.arange(m)
+        codes = _kernels.remap_codes(raw, table, _code_dtype(m))
     integer = values.dtype.kind in "iu"
     cats = pd.Index(uniq if integer else uniq.astype(np.float64), name="category")
-    return codes, cats
+    return codes.reshape(values.shape), cats
 
 
 def _encode(values: np.ndarray, categories: Sequence[Any] | None) -> tuple[np.ndarray, pd.Index]:

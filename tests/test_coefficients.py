@@ -376,6 +376,10 @@ def test_item_statistics_bad_multiplicity_and_sums():
     lambda x: x, lambda x: x.astype(np.int8), lambda x: (x * 3 - 7).astype(np.int16),
     lambda x: x.astype(np.uint8), lambda x: np.where(x == 2, np.nan, x.astype(float)),
     lambda x: x * 0.5, lambda x: np.where(x == 1, np.inf, x.astype(float)),
+    # gaps in the observed range (remap), a range wider than int8, negatives with NaN
+    lambda x: x * 2 - 3, lambda x: np.where(x == 3, 200, x),
+    lambda x: np.where(x == 0, np.nan, x * 1000.0 - 5000.0),
+    lambda x: np.full(x.shape, np.nan),
 ])
 def test_integral_label_fast_path_matches_general_path(make):
     # Ratings._encode_integral (two kernel passes) must code exactly as the general
