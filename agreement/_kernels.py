@@ -108,6 +108,42 @@ def _remap_codes(raw, table, out):
     return out
 
 
+@njit(cache=True, error_model="numpy")
+def _offset_small(flat, lo, out):
+    # One vectorisable pass for a range of at most 62 values: codes v - lo
+    # (NaN -> -1), whether any label is fractional, and the values present as
+    # the bits 1..span of a mask (bit 0 takes the NaNs).
+    bad = False
+    mask = np.uint64(0)
+    one = np.uint64(1)
+    for t in range(flat.size):
+        v = flat[t]
+        d = v - lo if v == v else -1.0
+        c = np.int64(d)
+        bad |= d != c
+        out[t] = c
+        mask |= one << np.uint64(c + 1)
+    return bad, mask
+
+
+SMALL_SPAN = 62
+
+
+def offset_small(flat: np.ndarray, lo: int, span: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """Codes ``v - lo`` (int8, NaN -> -1) and the values present, for ``span <= 62``.
+
+    ``lo`` and ``lo + span - 1`` must be the exact min and max of the non-NaN
+    labels. None if some label is fractional.
+    """
+    out = np.empty(flat.size, dtype=np.int8)
+    bad, mask = _offset_small(flat, float(lo), out)
+    if bad:
+        return None
+    mask = int(mask)
+    present = np.array([(mask >> (c + 1)) & 1 for c in range(span)], dtype=bool)
+    return out, present
+
+
 def scan_integral(flat: np.ndarray) -> tuple[bool, float, float]:
     """Whether every non-missing label is integral, and the labels' min and max.
 

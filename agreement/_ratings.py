@@ -560,6 +560,19 @@ def _encode_integral(values: np.ndarray) -> tuple[np.ndarray, pd.Index] | None:
         # Beyond 2**53 int64 labels would not survive the float range scan.
         if flat.size and (flat.max() > 2**53 or (flat.dtype.kind == "i" and flat.min() < -2**53)):
             return None
+    if flat.dtype.kind == "f":
+        # numpy's fmin/fmax reductions skip NaN and run at memory speed; a small
+        # range then needs one more pass for codes, integrality and presence.
+        lo, hi = float(np.fmin.reduce(flat)), float(np.fmax.reduce(flat))
+        if not (np.isfinite(lo) and np.isfinite(hi)) or lo != np.floor(lo):
+            return None  # all missing, inf or fractional: the general path says which
+        span = int(hi - lo) + 1
+        if span <= _kernels.SMALL_SPAN:
+            small = _kernels.offset_small(flat, int(lo), span)
+            if small is None:
+                return None
+            raw, present = small
+            return _finish_codes(values, raw, present, int(lo), integer=False)
     integral, lo, hi = _kernels.scan_integral(flat)
     # All missing (lo = inf) and inf labels go to the general path, which says so.
     if not integral or not (np.isfinite(lo) and np.isfinite(hi)) or hi - lo >= 1_000_000:
@@ -567,6 +580,13 @@ def _encode_integral(values: np.ndarray) -> tuple[np.ndarray, pd.Index] | None:
     vmin, span = int(lo), int(hi - lo) + 1
     raw, present = _kernels.offset_codes(flat, vmin, span, _code_dtype(span)
                                          if span <= _MAX_CATEGORIES else np.int32)
+    return _finish_codes(values, raw, present, vmin, integer=values.dtype.kind in "iu")
+
+
+def _finish_codes(values: np.ndarray, raw: np.ndarray, present: np.ndarray, vmin: int, *,
+                  integer: bool) -> tuple[np.ndarray, pd.Index]:
+    """Codes ``v - vmin`` → codes ``0..m-1`` of the values present, and the categories."""
+    span = len(present)
     uniq = np.flatnonzero(present) + vmin
     m = len(uniq)
     if m > _MAX_CATEGORIES:
@@ -577,7 +597,6 @@ def _encode_integral(values: np.ndarray) -> tuple[np.ndarray, pd.Index] | None:
         table = np.full(span, -1, dtype=np.int64)
         table[uniq - vmin] = np.arange(m)
         codes = _kernels.remap_codes(raw, table, _code_dtype(m))
-    integer = values.dtype.kind in "iu"
     cats = pd.Index(uniq if integer else uniq.astype(np.float64), name="category")
     return codes.reshape(values.shape), cats
 

@@ -380,6 +380,12 @@ def test_item_statistics_bad_multiplicity_and_sums():
     lambda x: x * 2 - 3, lambda x: np.where(x == 3, 200, x),
     lambda x: np.where(x == 0, np.nan, x * 1000.0 - 5000.0),
     lambda x: np.full(x.shape, np.nan),
+    # float labels: own codes, shifted, gappy, wider than int8
+    lambda x: x.astype(float), lambda x: x + 1.0, lambda x: np.where(x == 1, np.nan, x * 3.0),
+    lambda x: np.where(x == 0, 126.0, x + 0.0), lambda x: np.where(x == 0, 127.0, x + 0.0),
+    # the one-pass route covers ranges of up to 62 values; fractions fall back
+    lambda x: np.where(x == 0, 61.0, x + 0.0), lambda x: np.where(x == 0, 62.0, x + 0.0),
+    lambda x: x + 0.5, lambda x: np.where(x == 3, 2.5, x + 0.0),
 ])
 def test_integral_label_fast_path_matches_general_path(make):
     # Ratings._encode_integral (two kernel passes) must code exactly as the general
