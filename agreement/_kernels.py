@@ -129,6 +129,24 @@ def _offset_small(flat, lo, out):
 SMALL_SPAN = 62
 
 
+@njit(cache=True, error_model="numpy")
+def _int_range(flat):
+    # min and max of integer labels in one pass (integer reductions vectorise).
+    lo = flat[0]
+    hi = flat[0]
+    for t in range(flat.size):
+        v = flat[t]
+        lo = min(lo, v)
+        hi = max(hi, v)
+    return lo, hi
+
+
+def int_range(flat: np.ndarray) -> tuple[int, int]:
+    """Min and max of a non-empty integer array, in one pass."""
+    lo, hi = _int_range(flat)
+    return int(lo), int(hi)
+
+
 def offset_small(flat: np.ndarray, lo: int, span: int) -> tuple[np.ndarray, np.ndarray] | None:
     """Codes ``v - lo`` (int8, NaN -> -1) and the values present, for ``span <= 62``.
 

@@ -560,19 +560,21 @@ def _encode_integral(values: np.ndarray) -> tuple[np.ndarray, pd.Index] | None:
         # Beyond 2**53 int64 labels would not survive the float range scan.
         if flat.size and (flat.max() > 2**53 or (flat.dtype.kind == "i" and flat.min() < -2**53)):
             return None
+    # numpy's min/max reductions (fmin/fmax skip NaN) run at memory speed; a
+    # small range then needs one more pass for codes, integrality and presence.
     if flat.dtype.kind == "f":
-        # numpy's fmin/fmax reductions skip NaN and run at memory speed; a small
-        # range then needs one more pass for codes, integrality and presence.
         lo, hi = float(np.fmin.reduce(flat)), float(np.fmax.reduce(flat))
         if not (np.isfinite(lo) and np.isfinite(hi)) or lo != np.floor(lo):
             return None  # all missing, inf or fractional: the general path says which
-        span = int(hi - lo) + 1
-        if span <= _kernels.SMALL_SPAN:
-            small = _kernels.offset_small(flat, int(lo), span)
-            if small is None:
-                return None
-            raw, present = small
-            return _finish_codes(values, raw, present, int(lo), integer=False)
+    else:
+        lo, hi = map(float, _kernels.int_range(flat))
+    span = int(hi - lo) + 1
+    if span <= _kernels.SMALL_SPAN:
+        small = _kernels.offset_small(flat, int(lo), span)
+        if small is None:
+            return None
+        raw, present = small
+        return _finish_codes(values, raw, present, int(lo), integer=flat.dtype.kind in "iu")
     integral, lo, hi = _kernels.scan_integral(flat)
     # All missing (lo = inf) and inf labels go to the general path, which says so.
     if not integral or not (np.isfinite(lo) and np.isfinite(hi)) or hi - lo >= 1_000_000:
