@@ -102,9 +102,12 @@ def _offset_codes(flat, lo, span, out):
 
 @njit(cache=True, error_model="numpy")
 def _remap_codes(raw, table, out):
+    ext = np.empty(table.size + 1, dtype=out.dtype)  # slot 0 keeps -1 at -1
+    ext[0] = -1
+    for c in range(table.size):
+        ext[c + 1] = table[c]
     for t in range(raw.size):
-        c = raw[t]
-        out[t] = table[c] if c >= 0 else -1
+        out[t] = ext[raw[t] + 1]
     return out
 
 
@@ -124,6 +127,49 @@ def _offset_small(flat, lo, out):
         out[t] = c
         mask |= one << np.uint64(c + 1)
     return bad, mask
+
+
+@njit(cache=True, error_model="numpy")
+def _offset_small_int(flat, lo, out):
+    # _offset_small for integer labels: no NaN, no fractions, no float round trip.
+    mask = np.uint64(0)
+    one = np.uint64(1)
+    for t in range(flat.size):
+        c = np.int64(flat[t]) - lo
+        out[t] = c
+        mask |= one << np.uint64(c + 1)
+    return mask
+
+
+@njit(cache=True, error_model="numpy")
+def _small_int_codes(flat, out):
+    # Speculative single pass for integer labels 0..61: the label is its own
+    # provisional code; min, max and the presence mask come along. The caller
+    # keeps the codes only if 0 <= min and max <= 61 (clamping keeps the shift
+    # and the int8 store defined whatever the labels).
+    lo = flat[0]
+    hi = flat[0]
+    mask = np.uint64(0)
+    one = np.uint64(1)
+    for t in range(flat.size):
+        v = flat[t]
+        lo = min(lo, v)
+        hi = max(hi, v)
+        c = min(max(np.int64(v), np.int64(0)), np.int64(61))
+        out[t] = c
+        mask |= one << np.uint64(c + 1)
+    return lo, hi, mask
+
+
+def small_int_codes(flat: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Integer labels all in 0..61: int8 codes equal to the labels and the values present."""
+    out = np.empty(flat.size, dtype=np.int8)
+    lo, hi, mask = _small_int_codes(flat, out)
+    if not (0 <= lo and hi <= 61):
+        return None
+    mask = int(mask)
+    present = np.array([(mask >> (c + 1)) & 1 for c in range(int(hi) + 1)], dtype=bool)
+    return out, present
 
 
 SMALL_SPAN = 62
@@ -154,10 +200,13 @@ def offset_small(flat: np.ndarray, lo: int, span: int) -> tuple[np.ndarray, np.n
     labels. None if some label is fractional.
     """
     out = np.empty(flat.size, dtype=np.int8)
-    bad, mask = _offset_small(flat, float(lo), out)
-    if bad:
-        return None
-    mask = int(mask)
+    if flat.dtype.kind in "iu":
+        mask = int(_offset_small_int(flat, lo, out))
+    else:
+        bad, mask = _offset_small(flat, float(lo), out)
+        if bad:
+            return None
+        mask = int(mask)
     present = np.array([(mask >> (c + 1)) & 1 for c in range(span)], dtype=bool)
     return out, present
 

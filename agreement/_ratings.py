@@ -567,6 +567,14 @@ def _encode_integral(values: np.ndarray) -> tuple[np.ndarray, pd.Index] | None:
         if not (np.isfinite(lo) and np.isfinite(hi)) or lo != np.floor(lo):
             return None  # all missing, inf or fractional: the general path says which
     else:
+        small = _kernels.small_int_codes(flat)
+        if small is not None:  # labels 0..61: one pass did everything
+            raw, present = small
+            first = int(np.argmax(present))
+            if first:  # e.g. labels 1..m: shift the int8 codes, not the labels
+                raw -= np.int8(first)
+                present = present[first:]
+            return _finish_codes(values, raw, present, first, integer=True)
         lo, hi = map(float, _kernels.int_range(flat))
     span = int(hi - lo) + 1
     if span <= _kernels.SMALL_SPAN:

@@ -386,6 +386,9 @@ def test_item_statistics_bad_multiplicity_and_sums():
     # the one-pass route covers ranges of up to 62 values; fractions fall back
     lambda x: np.where(x == 0, 61.0, x + 0.0), lambda x: np.where(x == 0, 62.0, x + 0.0),
     lambda x: x + 0.5, lambda x: np.where(x == 3, 2.5, x + 0.0),
+    # integer labels 0..61 take a single speculative pass: shifted, gappy, at the edges
+    lambda x: x + 1, lambda x: x * 2, lambda x: np.where(x == 0, 61, x),
+    lambda x: np.where(x == 0, 62, x), lambda x: np.where(x == 0, -1, x).astype(np.int8),
 ])
 def test_integral_label_fast_path_matches_general_path(make):
     # Ratings._encode_integral (two kernel passes) must code exactly as the general
