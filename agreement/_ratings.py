@@ -547,26 +547,18 @@ class Ratings:
 def _encode_integral(values: np.ndarray) -> tuple[np.ndarray, pd.Index] | None:
     """Fast path: integer (or integer-valued float) labels in a range under 10^6.
 
-    Two kernel passes over the labels (the range, then ``v - min`` with the
-    values present marked) and, only when the observed values leave gaps, a
-    remap of the small codes; the same codes and categories as the general
-    path. None when it does not apply (another dtype, inf, fractions, all
-    missing, wide range).
+    Integer labels 0..61 take one speculative pass (range, codes, presence).
+    Otherwise the range comes from a min/max reduction (numpy's fmin/fmax skip
+    NaN) and one more pass writes ``v - min`` (NaN, a missing rating, -> -1)
+    and marks the values present; only gaps among them cost a remap of the
+    small codes. The same codes and categories as the general path; None when
+    it does not apply (another dtype, inf, fractions, all missing, wide range).
     """
     flat = np.ascontiguousarray(values).reshape(-1)
-    if flat.dtype.kind not in "iuf" or flat.size == 0:
+    kind = flat.dtype.kind
+    if kind not in "iuf" or flat.size == 0:
         return None
-    if flat.dtype.kind in "iu" and flat.dtype.itemsize == 8:
-        # Beyond 2**53 int64 labels would not survive the float range scan.
-        if flat.size and (flat.max() > 2**53 or (flat.dtype.kind == "i" and flat.min() < -2**53)):
-            return None
-    # numpy's min/max reductions (fmin/fmax skip NaN) run at memory speed; a
-    # small range then needs one more pass for codes, integrality and presence.
-    if flat.dtype.kind == "f":
-        lo, hi = float(np.fmin.reduce(flat)), float(np.fmax.reduce(flat))
-        if not (np.isfinite(lo) and np.isfinite(hi)) or lo != np.floor(lo):
-            return None  # all missing, inf or fractional: the general path says which
-    else:
+    if kind in "iu":
         small = _kernels.small_int_codes(flat)
         if small is not None:  # labels 0..61: one pass did everything
             raw, present = small
@@ -575,22 +567,28 @@ def _encode_integral(values: np.ndarray) -> tuple[np.ndarray, pd.Index] | None:
                 raw -= np.int8(first)
                 present = present[first:]
             return _finish_codes(values, raw, present, first, integer=True)
-        lo, hi = map(float, _kernels.int_range(flat))
-    span = int(hi - lo) + 1
+        lo, hi = _kernels.int_range(flat)
+        if hi - lo >= 1_000_000 or hi > 2**62:
+            return None
+    else:
+        flo, fhi = float(np.fmin.reduce(flat)), float(np.fmax.reduce(flat))
+        # All missing (NaN), inf or a fractional minimum: the general path says which.
+        if not (np.isfinite(flo) and np.isfinite(fhi)) or flo != np.floor(flo) \
+                or fhi - flo >= 1_000_000:
+            return None
+        lo, hi = int(flo), int(fhi)
+    span = hi - lo + 1
     if span <= _kernels.SMALL_SPAN:
-        small = _kernels.offset_small(flat, int(lo), span)
+        small = _kernels.offset_small(flat, lo, span)  # checks integrality of floats
         if small is None:
             return None
         raw, present = small
-        return _finish_codes(values, raw, present, int(lo), integer=flat.dtype.kind in "iu")
-    integral, lo, hi = _kernels.scan_integral(flat)
-    # All missing (lo = inf) and inf labels go to the general path, which says so.
-    if not integral or not (np.isfinite(lo) and np.isfinite(hi)) or hi - lo >= 1_000_000:
-        return None
-    vmin, span = int(lo), int(hi - lo) + 1
-    raw, present = _kernels.offset_codes(flat, vmin, span, _code_dtype(span)
-                                         if span <= _MAX_CATEGORIES else np.int32)
-    return _finish_codes(values, raw, present, vmin, integer=values.dtype.kind in "iu")
+    else:
+        if kind == "f" and not _kernels.scan_integral(flat)[0]:
+            return None
+        raw, present = _kernels.offset_codes(flat, lo, span, _code_dtype(span)
+                                             if span <= _MAX_CATEGORIES else np.int32)
+    return _finish_codes(values, raw, present, lo, integer=kind in "iu")
 
 
 def _finish_codes(values: np.ndarray, raw: np.ndarray, present: np.ndarray, vmin: int, *,
