@@ -51,6 +51,17 @@ def _ratio(hf, nf, df, p, kind, a, b, odds):
     return p * (hf + 1.0) / (hf + 1.0 - df)
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _step(v, lv, r):
+    # One step of the scaled recurrence term(h+1) = term(h)·r: the term is
+    # exp(lv)·v; v is kept in (1e-100, 1e100) and folded into lv when it would
+    # leave that range. Returns (v, lv, folded).
+    nv = v * r
+    if nv > _SMALL and nv < _BIG:
+        return nv, lv, False
+    return 1.0, lv + math.log(v) + math.log(r), True
+
+
 @njit(cache=True, error_model="numpy")
 def _posterior_pass(n, d, lo, hi, block, kind, p, a, b, odds, prior, anchor0,
                     logsum, loghsum, anchors):
@@ -78,13 +89,8 @@ def _posterior_pass(n, d, lo, hi, block, kind, p, a, b, odds, prior, anchor0,
             s += w
             sh += w * hf
             if h < hi:
-                r = _ratio(hf, nf, df, p, kind, a, b, odds)
-                nv = v * r
-                if nv > _SMALL and nv < _BIG:
-                    v = nv
-                else:
-                    lv += math.log(v) + math.log(r)
-                    v = 1.0
+                v, lv, folded = _step(v, lv, _ratio(hf, nf, df, p, kind, a, b, odds))
+                if folded:
                     c = math.exp(lv - lb)
                     if c > _BIG:  # terms rose far above the block's first: rescale
                         f = math.exp(lb - lv)
@@ -113,13 +119,7 @@ def _block_log_terms(n, d, start, count, hi, kind, p, a, b, odds, prior, anchor,
             val = val + math.log(pr) if pr > 0.0 else -np.inf
         out[t] = val
         if h < hi:
-            r = _ratio(hf, nf, df, p, kind, a, b, odds)
-            nv = v * r
-            if nv > _SMALL and nv < _BIG:
-                v = nv
-            else:
-                lv += math.log(v) + math.log(r)
-                v = 1.0
+            v, lv, _ = _step(v, lv, _ratio(hf, nf, df, p, kind, a, b, odds))
     return out
 
 
