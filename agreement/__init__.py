@@ -24,6 +24,18 @@ item_statistics       -- per-item rows of a coefficient; finalize(sums) gives it
 ItemStatistics        -- those rows, .sums(multiplicity) and .finalize(sums)
 FinalizedCoefficient  -- (value, observed, expected, n_items, n_pairable)
 
+Larger than memory (partial -> combine -> finalize; any engine)
+---------------------------------------------------------------
+partial_sums     -- sums (and second moments) of a statistic over a chunk of items
+combine_sums     -- add the sums of two chunks
+finalize_sums    -- the AgreementResult from the sums of all chunks (SE included)
+PartialSums      -- what partial_sums returns
+STATISTICS       -- the statistics covered: every coefficient and Krippendorff's α
+ratings_schema   -- the categories and annotators shared by every chunk
+ratings_chunk    -- code a long DataFrame chunk with that schema
+ChunkedRatings   -- the protocol of a lazy ratings object (schema, map_reduce) that
+                    every coefficient and agreement_table accept
+
 Results
 -------
 AgreementResult     -- a coefficient, its parts, SE and .confidence_interval()
@@ -34,6 +46,7 @@ Errors and warnings
 ShapeError, GoldnoiseWarning, DegenerateDataWarning, ConvergenceWarning, EstimationWarning
 """
 
+from agreement._chunked import ChunkedRatings
 from agreement._coefficients import (
     brennan_prediger,
     cohen_kappa,
@@ -53,12 +66,23 @@ from agreement._errors import (
 )
 from agreement._item_stats import FinalizedCoefficient, ItemStatistics, item_statistics
 from agreement._krippendorff import krippendorff_alpha
+from agreement._partial import (
+    STATISTICS,
+    PartialSums,
+    combine_sums,
+    finalize_sums,
+    partial_sums,
+    ratings_chunk,
+    ratings_schema,
+)
 from agreement._ratings import Ratings, as_ratings
 from agreement._result import AgreementResult, ConfidenceInterval
 from agreement._table import agreement_table
 
 __all__ = [
+    "STATISTICS",
     "AgreementResult",
+    "ChunkedRatings",
     "ConfidenceInterval",
     "ConvergenceWarning",
     "DegenerateDataWarning",
@@ -66,18 +90,24 @@ __all__ = [
     "FinalizedCoefficient",
     "GoldnoiseWarning",
     "ItemStatistics",
+    "PartialSums",
     "Ratings",
     "ShapeError",
     "agreement_table",
     "as_ratings",
     "brennan_prediger",
     "cohen_kappa",
+    "combine_sums",
     "conger_kappa",
+    "finalize_sums",
     "fleiss_kappa",
     "gwet_ac1",
     "item_statistics",
     "krippendorff_alpha",
     "light_kappa",
+    "partial_sums",
     "percent_agreement",
+    "ratings_chunk",
+    "ratings_schema",
     "scott_pi",
 ]

@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from agreement import _kernels
+from agreement import _chunked, _kernels
 from agreement._errors import DegenerateDataWarning
 from agreement._item_stats import (
     SPECS,
@@ -134,11 +135,34 @@ def _ss(family: str, r: Ratings, wts: Weights, visit: _Pass, beta: np.ndarray,
 
 
 def _compute(name: str, ratings: Any, weights: Any, n_population: Any) -> AgreementResult:
+    if _chunked.is_chunked(ratings):  # partial -> combine -> finalize over the chunks
+        return _chunked.run_chunked("coefficient", name, ratings, weights=weights,
+                                    n_population=n_population)
     spec = SPECS[name]
     r, wts, n_pop = _coefficient_iv(name, ratings, weights, n_population)
-    k, m = r.n_raters, r.n_categories
     visit = _plan(spec.family, r, wts)
     sums = _sums(spec.family, r, wts, visit)
+    return result_from_sums(
+        name, sums, wts, n_pop, n_raters=r.n_raters, n_categories=r.n_categories,
+        n_rows=r.n_items,
+        ss=lambda beta, center: _ss(spec.family, r, wts, visit, beta, center),
+        check_scott=lambda: _check_two_ratings(r), stacklevel=4,
+    )
+
+
+def result_from_sums(name: str, sums: np.ndarray, wts: Weights, n_pop: float | None, *,
+                     n_raters: int, n_categories: int, n_rows: int,
+                     ss: Callable[[np.ndarray, float], float],
+                     check_scott: Callable[[], None], stacklevel: int) -> AgreementResult:
+    """The AgreementResult of ``name`` from its column sums (the finalize step).
+
+    ``ss(beta, center)`` returns ``Σ_i (row_i · beta − center)²`` over the rated
+    items (a second pass, or the carried second moments); ``n_rows`` counts the
+    items of the data, rated or not; ``check_scott`` raises if an item has more
+    than two ratings.
+    """
+    spec = SPECS[name]
+    k, m = n_raters, n_categories
     parts = finalize(spec, sums, wts.matrix, k)
     parts = FinalizedCoefficient(*(float(v) for v in parts))
     n, n2 = round(parts.n_items), round(parts.n_pairable)
@@ -169,10 +193,10 @@ def _compute(name: str, ratings: Any, weights: Any, n_population: Any) -> Agreem
             "is no observed agreement. Agreement needs at least two ratings of some item."
         )
     if name == "scott_pi":
-        _check_two_ratings(r)
+        check_scott()
 
-    if n < r.n_items:
-        notes.append(f"{r.n_items - n} item(s) without ratings dropped")
+    if n < n_rows:
+        notes.append(f"{n_rows - n} item(s) without ratings dropped")
     if n2 < n:
         notes.append(f"{n - n2} item(s) with one rating count in the marginals only "
                      "(Gwet 2014)")
@@ -187,19 +211,19 @@ def _compute(name: str, ratings: Any, weights: Any, n_population: Any) -> Agreem
     if not math.isfinite(value):
         reason = _degenerate_reason(spec, m, parts)
         warnings.warn(f"{label} is undefined: {reason}; NaN returned.",
-                      DegenerateDataWarning, stacklevel=3)
+                      DegenerateDataWarning, stacklevel=stacklevel)
         notes.append(f"undefined: {reason}")
         se = math.nan
         ci_method = "t"
     else:
         fce = name == "cohen_kappa" and n2 == n
         lin = linearization(spec, sums, parts, wts.matrix, k, fce=fce)
-        ss = _ss(spec.family, r, wts, visit, lin.beta, lin.center)
+        sq = ss(lin.beta, lin.center)
         if n_pop is not None and n_pop < n:
             raise ValueError(
                 f"`n_population` ({n_pop:g}) must be at least the number of rated items ({n})."
             )
-        se = math.sqrt(max(variance(ss, n, lin.method, n_pop), 0.0)) if n >= 2 else math.nan
+        se = math.sqrt(max(variance(sq, n, lin.method, n_pop), 0.0)) if n >= 2 else math.nan
         ci_method = "normal" if lin.method == "fce" else "t"
         if name == "cohen_kappa":
             notes.append(
@@ -207,7 +231,7 @@ def _compute(name: str, ratings: Any, weights: Any, n_population: Any) -> Agreem
                 if fce else "SE: Gwet's linearised variance (missing ratings), t interval")
         if n < 2:
             warnings.warn(f"the standard error of {label} needs at least two rated items; "
-                          "NaN returned.", DegenerateDataWarning, stacklevel=3)
+                          "NaN returned.", DegenerateDataWarning, stacklevel=stacklevel)
             notes.append("standard error undefined: fewer than two rated items")
     if n_pop is not None:
         notes.append(f"finite-population correction for N = {n_pop:g}")

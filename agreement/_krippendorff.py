@@ -34,6 +34,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from agreement import _chunked
 from agreement import _kernels_alpha as _ka
 from agreement._errors import DegenerateDataWarning
 from agreement._ratings import Ratings, as_ratings
@@ -643,6 +644,8 @@ def krippendorff_alpha(ratings: Any, *, level: str = "nominal") -> AgreementResu
     interval 0.849
     ratio 0.797
     """
+    if _chunked.is_chunked(ratings):  # partial -> combine -> finalize over the chunks
+        return _chunked.run_chunked("alpha", ratings, level=level)
     r, level, values = _krippendorff_alpha_iv(ratings, level)
     computed = _compute(r, level, values)
     if computed is None:
@@ -651,10 +654,18 @@ def krippendorff_alpha(ratings: Any, *, level: str = "nominal") -> AgreementResu
             "α needs at least one item rated by two annotators."
         )
     parts, sums, standard_error = computed
+    return alpha_result(parts, sums, standard_error, level=level, n_rows=r.n_items,
+                        n_raters=r.n_raters, n_categories=r.n_categories, stacklevel=3)
+
+
+def alpha_result(parts: AlphaParts, sums: AlphaSums, standard_error: Any, *, level: str,
+                 n_rows: int, n_raters: int, n_categories: int,
+                 stacklevel: int) -> AgreementResult:
+    """The AgreementResult of α from its finalized parts (``standard_error()`` is lazy)."""
     n_units = round(sums.n_units)
     total = round(float(sums.n_c.sum()))
     notes = [
-        f"pairable units only: {n_units} of {r.n_items} items have two or more ratings "
+        f"pairable units only: {n_units} of {n_rows} items have two or more ratings "
         f"({total} pairable values)",
     ]
     if level == "ordinal":
@@ -667,13 +678,13 @@ def krippendorff_alpha(ratings: Any, *, level: str = "nominal") -> AgreementResu
         warnings.warn(
             "Krippendorff's α is undefined: every pairable value is in the same category, "
             "so the expected disagreement D_e is 0. Returning NaN.",
-            DegenerateDataWarning, stacklevel=2,
+            DegenerateDataWarning, stacklevel=stacklevel,
         )
         notes.append("undefined: one category among the pairable values (D_e = 0)")
     elif n_units < 2:
         warnings.warn(
             "only one unit is pairable: the standard error of Krippendorff's α is undefined "
-            "and is NaN.", DegenerateDataWarning, stacklevel=2,
+            "and is NaN.", DegenerateDataWarning, stacklevel=stacklevel,
         )
         notes.append("standard error undefined with one pairable unit")
     else:
@@ -688,8 +699,8 @@ def krippendorff_alpha(ratings: Any, *, level: str = "nominal") -> AgreementResu
         expected=float(1.0 - parts.d_e / scale),
         n_items=n_units,
         n_pairable=n_units,
-        n_raters=r.n_raters,
-        n_categories=r.n_categories,
+        n_raters=n_raters,
+        n_categories=n_categories,
         standard_error=se,
         ci_method="t",
         weights=level,

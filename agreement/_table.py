@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 
+from agreement import _chunked
 from agreement import _coefficients as _co
 from agreement._errors import DegenerateDataWarning
 from agreement._krippendorff import krippendorff_alpha
@@ -50,12 +51,12 @@ def _skipped(note: str) -> dict:
     return out
 
 
-def _one(fn, ratings, confidence, **kwargs) -> tuple[dict, str | None]:
+def _one(run, fn, ratings, confidence, **kwargs) -> tuple[dict, str | None]:
     """Run one coefficient; refusals become notes, degenerate NaNs are collected."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DegenerateDataWarning)
         try:
-            res = fn(ratings, **kwargs)
+            res = run(fn, ratings, **kwargs)
         except ValueError as err:
             return _skipped(str(err)), None
     degenerate = [str(w.message) for w in caught
@@ -123,7 +124,22 @@ def agreement_table(ratings: Any, *, weights: Any = None,
     'not computed: `cohen_kappa` needs exactly two annotators; these ratings have 3 annotators with ratings. Use `conger_kappa` or `light_kappa` for more.'
     """
     level = _check_confidence_level(confidence_level)
-    r = as_ratings(ratings)
+    if _chunked.is_chunked(ratings):
+        # One pass over the chunks for every row; each row is finalized from its sums.
+        r = ratings.schema
+        sums = _chunked.run_chunked("table", ratings, weights=weights)
+
+        def run(fn, _ratings, **kwargs):
+            key = fn.__name__ if "level" not in kwargs else f"{fn.__name__}:{kwargs['level']}"
+            if key not in sums:
+                raise ValueError("too many per-item columns for chunked data (many "
+                                 "annotators or categories)")
+            return _chunked.run_chunked("finalize", sums[key])
+    else:
+        r = as_ratings(ratings)
+
+        def run(fn, ratings, **kwargs):
+            return fn(ratings, **kwargs)
     weight_matrix(weights, r)  # validate once, before any coefficient runs
     rows: dict[str, dict] = {}
     undefined: list[str] = []
@@ -132,7 +148,7 @@ def agreement_table(ratings: Any, *, weights: Any = None,
             rows[label] = _skipped("needs annotator identity, and these ratings are a "
                                    "count table")
             continue
-        row, problem = _one(fn, r, level, weights=weights)
+        row, problem = _one(run, fn, r, level, weights=weights)
         if fn is _co.gwet_ac1 and weights is not None and row["ci_method"]:
             label = "Gwet's AC2"
         rows[label] = row
@@ -141,7 +157,7 @@ def agreement_table(ratings: Any, *, weights: Any = None,
     levels = ["nominal"] + (["ordinal", "interval"] if r.ordered else [])
     for lvl in levels:
         label = f"Krippendorff's alpha ({lvl})"
-        row, problem = _one(krippendorff_alpha, r, level, level=lvl)
+        row, problem = _one(run, krippendorff_alpha, r, level, level=lvl)
         rows[label] = row
         if problem:
             undefined.append(label)
