@@ -1,0 +1,203 @@
+"""The Dask path equals the in-memory path, statistic by statistic, to 1e-12.
+
+Data: long-format ratings with missing ratings, written as several Parquet
+files with every item's ratings scattered over the files (as a distributed
+job writes them), read back with ``goldnoise.dask.read_ratings`` under the
+synchronous scheduler and under a two-process ``LocalCluster``, with several
+numbers of partitions. The reference is the same statistic on
+``Ratings.from_long`` of the whole table.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("dask.dataframe", reason="the Dask path needs the `dask` extra "
+                    "(pip install 'goldnoise[dask]')")
+pytest.importorskip("distributed", reason="the Dask path needs the `dask` extra "
+                    "(pip install 'goldnoise[dask]')")
+
+import agreement  # noqa: E402
+from agreement import Ratings, agreement_table  # noqa: E402
+from goldnoise.dask import read_ratings  # noqa: E402
+
+RTOL = 1e-12
+COEFFICIENTS = ["percent_agreement", "fleiss_kappa", "conger_kappa", "light_kappa",
+                "brennan_prediger", "gwet_ac1"]
+LEVELS = ["nominal", "ordinal", "interval", "ratio"]
+
+
+def _long(n_items=400, k=5, m=4, seed=7, missing=0.25):
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(1, m + 1, size=n_items)
+    labels = np.where(rng.random((n_items, k)) < 0.7, truth[:, None],
+                      rng.integers(1, m + 1, size=(n_items, k)))
+    keep = rng.random((n_items, k)) >= missing
+    ii, jj = np.nonzero(keep)
+    frame = pd.DataFrame({"item": 1000 + ii, "rater": np.array([f"r{j}" for j in range(k)])[jj],
+                          "label": labels[ii, jj].astype(np.int64)})
+    return frame.sample(frac=1.0, random_state=seed).reset_index(drop=True)  # scattered
+
+
+def _write(frame, path, n_files):
+    path.mkdir()
+    bounds = np.linspace(0, len(frame), n_files + 1).astype(int)
+    for f in range(n_files):
+        frame.iloc[bounds[f]:bounds[f + 1]].to_parquet(path / f"part-{f:03d}.parquet",
+                                                       index=False)
+    return str(path / "*.parquet")
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    frame = _long()
+    glob = _write(frame, tmp_path_factory.mktemp("long") / "ratings", 5)
+    return frame, glob, Ratings.from_long(frame)
+
+
+def _same(a, b):
+    assert a.coefficient == b.coefficient
+    for field in ("value", "observed", "expected", "standard_error"):
+        x, y = getattr(a, field), getattr(b, field)
+        assert (math.isnan(x) and math.isnan(y)) or x == pytest.approx(y, rel=RTOL, abs=1e-14)
+    assert (a.n_items, a.n_pairable, a.n_categories) == (b.n_items, b.n_pairable,
+                                                          b.n_categories)
+    assert a.notes == b.notes
+    assert a.ci_method == b.ci_method
+
+
+def _check_all(lazy, mem):
+    for name in COEFFICIENTS:
+        fn = getattr(agreement, name)
+        for weights in (None, "quadratic"):
+            _same(fn(lazy, weights=weights), fn(mem, weights=weights))
+    for level in LEVELS:
+        _same(agreement.krippendorff_alpha(lazy, level=level),
+              agreement.krippendorff_alpha(mem, level=level))
+
+
+@pytest.mark.parametrize("npartitions", [1, 3, 8])
+def test_synchronous_equals_in_memory(data, npartitions):
+    frame, glob, mem = data
+    lazy = read_ratings(glob, npartitions=npartitions, scheduler="synchronous")
+    assert (lazy.n_items, lazy.n_ratings) == (mem.n_items, mem.n_ratings)
+    rep = lazy.shuffle_report
+    assert rep.shuffled and rep.rows == len(frame) and rep.partitions_in == 5
+    # Scattered rows: almost every item had ratings in several files.
+    assert rep.items_split > 0.9 * mem.n_items
+    assert 0 < rep.rows_moved <= rep.rows
+    _check_all(lazy, mem)
+
+
+def test_two_annotator_coefficients(tmp_path):
+    frame = _long(n_items=300, k=2, missing=0.1, seed=3)
+    mem = Ratings.from_long(frame)
+    lazy = read_ratings(_write(frame, tmp_path / "two", 4), npartitions=3,
+                        scheduler="synchronous")
+    for name in ("cohen_kappa", "scott_pi", "fleiss_kappa"):
+        fn = getattr(agreement, name)
+        _same(fn(lazy, weights="linear"), fn(mem, weights="linear"))
+    # complete data: Cohen's κ takes the Fleiss-Cohen-Everitt SE, normal interval
+    full = frame[frame.groupby("item")["rater"].transform("size") == 2]
+    lazy = read_ratings(full, npartitions=4, scheduler="synchronous")
+    _same(agreement.cohen_kappa(lazy), agreement.cohen_kappa(Ratings.from_long(full)))
+
+
+def test_agreement_table_equals_in_memory(data):
+    _, glob, mem = data
+    lazy = read_ratings(glob, npartitions=4, scheduler="synchronous")
+    got = agreement_table(lazy, weights="linear")
+    want = agreement_table(mem, weights="linear")
+    assert list(got.index) == list(want.index)
+    # Scott's π is refused on both; in memory the reason names the first item with
+    # three ratings, which depends on the item order.
+    assert got.loc["Scott's pi", "notes"].startswith("not computed: `scott_pi` is defined")
+    got.loc["Scott's pi", "notes"] = want.loc["Scott's pi", "notes"]
+    pd.testing.assert_frame_equal(got, want, rtol=RTOL, atol=1e-14)
+
+
+def test_grouped_files_are_not_shuffled(tmp_path):
+    frame = _long(n_items=200, seed=11).sort_values("item")
+    path = tmp_path / "grouped"
+    path.mkdir()
+    items = frame["item"].unique()
+    for f, block in enumerate(np.array_split(items, 4)):
+        frame[frame["item"].isin(block)].to_parquet(path / f"g{f}.parquet", index=False)
+    lazy = read_ratings(str(path), scheduler="synchronous")
+    assert not lazy.shuffle_report.shuffled
+    assert lazy.shuffle_report.rows_moved == 0
+    assert "no shuffle" in str(lazy.shuffle_report)
+    _same(agreement.fleiss_kappa(lazy), agreement.fleiss_kappa(Ratings.from_long(frame)))
+
+
+def test_unshuffled_split_items_are_detected(data):
+    frame, _, mem = data
+    # "auto" sees that items span partitions and shuffles; the result is exact.
+    lazy = read_ratings(frame, npartitions=6, scheduler="synchronous")
+    assert lazy.shuffle_report.shuffled
+    _same(agreement.gwet_ac1(lazy), agreement.gwet_ac1(mem))
+
+
+def test_degenerate_and_refusals_as_in_memory():
+    frame = pd.DataFrame({"item": [1, 1, 2, 2], "rater": ["a", "b", "a", "b"],
+                          "label": ["x", "x", "x", "x"]})
+    lazy = read_ratings(frame, npartitions=2, scheduler="synchronous")
+    with pytest.warns(agreement.DegenerateDataWarning, match="undefined") as rec:
+        res = agreement.fleiss_kappa(lazy)
+    assert math.isnan(res.value)
+    assert rec[0].filename == __file__  # the warning points at the caller
+    with pytest.warns(agreement.DegenerateDataWarning, match="D_e is 0"):
+        agreement.krippendorff_alpha(lazy)
+    three = pd.DataFrame({"item": [1, 1, 1], "rater": ["a", "b", "c"], "label": [1, 2, 2]})
+    with pytest.raises(ValueError, match="exactly two annotators"):
+        agreement.cohen_kappa(read_ratings(three, scheduler="synchronous"))
+    with pytest.raises(ValueError, match="at most two ratings per item"):
+        agreement.scott_pi(read_ratings(three, scheduler="synchronous"))
+
+
+def test_reader_validation(tmp_path):
+    frame = _long(n_items=10)
+    with pytest.raises(KeyError, match="not in the data"):
+        read_ratings(frame, item="unit", scheduler="synchronous")
+    with pytest.raises(ValueError, match="`shuffle` must be one of"):
+        read_ratings(frame, shuffle="yes", scheduler="synchronous")
+    with pytest.raises(ValueError, match="`npartitions` must be a positive integer"):
+        read_ratings(frame, npartitions=0, scheduler="synchronous")
+    with pytest.raises(ValueError, match="three different columns"):
+        read_ratings(frame, rater="item", scheduler="synchronous")
+    with pytest.raises(TypeError, match="`path_or_glob` must be"):
+        read_ratings(3.5, scheduler="synchronous")
+    dup = pd.concat([frame.iloc[:1], frame.iloc[:1]])
+    with pytest.raises(ValueError, match="more than once"):
+        read_ratings(dup, scheduler="synchronous")
+
+
+@pytest.fixture(scope="module")
+def cluster_client():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None, silence_logs=50) as cluster, \
+            distributed.Client(cluster) as client:
+        yield client
+
+
+def test_local_cluster_equals_in_memory(data, cluster_client):
+    _, glob, mem = data
+    lazy = read_ratings(glob, npartitions=3)
+    assert lazy.n_items == mem.n_items
+    assert len(cluster_client.scheduler_info()["workers"]) == 2
+    _check_all(lazy, mem)
+
+
+def test_goldnoise_imports_no_dask():
+    import subprocess
+    import sys
+
+    code = ("import sys, goldnoise, agreement, noise_models, simulation; "
+            "print(any(m == 'dask' or m.startswith(('dask.', 'distributed')) for m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
