@@ -21,9 +21,9 @@ pytest.importorskip("dask.dataframe", reason="the Dask path needs the `dask` ext
 pytest.importorskip("distributed", reason="the Dask path needs the `dask` extra "
                     "(pip install 'goldnoise[dask]')")
 
-import agreement  # noqa: E402
-from agreement import Ratings, agreement_table  # noqa: E402
-from goldnoise.dask import read_ratings  # noqa: E402
+import agreement
+from agreement import Ratings, agreement_table
+from goldnoise.dask import read_ratings
 
 RTOL = 1e-12
 COEFFICIENTS = ["percent_agreement", "fleiss_kappa", "conger_kappa", "light_kappa",

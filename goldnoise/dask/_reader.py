@@ -220,8 +220,8 @@ def _read_parquet(source: Any, columns: list, storage_options: dict):
 
 
 def _read_iv(source: Any, item, rater, label, shuffle, npartitions, storage_options):
-    if shuffle not in SHUFFLE_OPTIONS or isinstance(shuffle, (int, float)) and not isinstance(
-            shuffle, bool):
+    if shuffle not in SHUFFLE_OPTIONS or (isinstance(shuffle, (int, float)) and not isinstance(
+            shuffle, bool)):
         raise ValueError(f"`shuffle` must be one of {SHUFFLE_OPTIONS}; got {shuffle!r}.")
     if npartitions is not None and (isinstance(npartitions, bool)
                                     or not isinstance(npartitions, (int, np.integer))
@@ -309,7 +309,6 @@ def read_ratings(path_or_glob: Any, *, item: Hashable = "item", rater: Hashable 
     Examples
     --------
     >>> import pandas as pd
-import pyarrow.parquet as pq
     >>> from goldnoise.dask import read_ratings
     >>> from agreement import fleiss_kappa
     >>> long = pd.DataFrame({"item": [1, 2, 3, 1, 2, 3], "rater": list("aaabbb"),
