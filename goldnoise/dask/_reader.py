@@ -235,7 +235,7 @@ def _read_iv(source: Any, item, rater, label, shuffle, npartitions, storage_opti
     if isinstance(source, dd.DataFrame):
         frame = source
     elif isinstance(source, pd.DataFrame):
-        frame = dd.from_pandas(source, npartitions=npartitions or 1)
+        frame = dd.from_pandas(source, npartitions=npartitions or 1, sort=False)
     elif isinstance(source, (str, list, tuple)) or hasattr(source, "__fspath__"):
         frame = _read_parquet(source, columns, storage_options or {})
     else:
@@ -325,14 +325,14 @@ def read_ratings(path_or_glob: Any, *, item: Hashable = "item", rater: Hashable 
     frame = _read_iv(path_or_glob, item, rater, label, shuffle, npartitions, storage_options)
     n_in = frame.npartitions
     n_out = int(npartitions) if npartitions is not None else n_in
-    labels, raters = dask.compute(frame[label].drop_duplicates(),
-                                  frame[rater].drop_duplicates(), scheduler=scheduler)
-    raters = pd.Index(raters.dropna())
-    try:
-        raters = raters.sort_values()
-    except TypeError:  # mixed types: keep the order found
-        pass
-    schema = ratings_schema(labels, raters, categories=categories)
+    # Annotators in order of first appearance over the partitions in order, as
+    # Ratings.from_long on the whole table: the annotator columns (and so the random
+    # starts of a latent-class fit) are then the same as in memory.
+    first_seen = frame[rater].map_partitions(lambda s: pd.Series(pd.unique(s.dropna())),
+                                             meta=(rater, frame[rater].dtype))
+    labels, raters = dask.compute(frame[label].drop_duplicates(), first_seen,
+                                  scheduler=scheduler)
+    schema = ratings_schema(labels, pd.unique(raters), categories=categories)
 
     grouped = False
     if shuffle == "auto":
