@@ -46,12 +46,24 @@ attractor_class                 -- class with the largest gain in label share, i
 label_entropy                   -- entropy of the class shares      -> LabelEntropyResult
 sample_hard_labels              -- one voter per instance, uniformly (the CILN protocol)
 instance_dependence_report      -- all of the above in one DataFrame
+
+Larger than memory (SPEC §3): each statistic as partial -> combine -> finalize
+------------------------------------------------------------------------------
+chance_partial, chance_combine, chance_finalize, chance_items, ChanceSums
+                                -- the inputs of γ (n, d, q, per-item p_i)
+em_partial, em_combine, em_finalize, EMState, EStepSums
+                                -- the latent-class EM, one map-reduce per iteration
+soft_partial, soft_combine, soft_finalize, SoftLabelSums
+                                -- δ, nth and TV of soft labels
+noise_bound and LatentClassModel.fit accept a chunked ratings object
+(agreement.ChunkedRatings, e.g. goldnoise.dask.read_ratings) and run them.
 """
 
 from noise_models.easy_hard import (
     AnnotatorsNeededResult,
     ChanceAgreementResult,
     ChanceMarginResult,
+    ChanceSums,
     HardCountPosterior,
     KappaAuditResult,
     KappaRangeResult,
@@ -59,7 +71,11 @@ from noise_models.easy_hard import (
     annotators_needed,
     audit_kappa,
     chance_agreement,
+    chance_combine,
+    chance_finalize,
+    chance_items,
     chance_margin,
+    chance_partial,
     hard_count_posterior,
     kappa_range,
     max_disagreements,
@@ -70,6 +86,7 @@ from noise_models.instance import (
     LabelEntropyResult,
     NoiseRateResult,
     SoftLabels,
+    SoftLabelSums,
     TransitionHeterogeneityResult,
     TVDistanceResult,
     attractor_class,
@@ -78,16 +95,24 @@ from noise_models.instance import (
     noise_rate,
     noise_transition_heterogeneity,
     sample_hard_labels,
+    soft_combine,
+    soft_finalize,
+    soft_partial,
     tv_distance,
 )
 from noise_models.latent_class import (
     EasyHardModel,
+    EMState,
     ErrorBracketResult,
+    EStepSums,
     FitNoiseBoundResult,
     LatentClassFit,
     LatentClassModel,
     VerifiedSampleBoundResult,
     agreed_error_bracket,
+    em_combine,
+    em_finalize,
+    em_partial,
     sample_size_needed,
     verified_sample_bound,
 )
@@ -139,4 +164,23 @@ __all__ += [
     "agreed_error_bracket",
     "sample_size_needed",
     "verified_sample_bound",
+]
+
+# larger than memory: partial -> combine -> finalize (SPEC §3); noise_bound and
+# LatentClassModel.fit also accept a chunked ratings object (agreement.ChunkedRatings)
+__all__ += [
+    "ChanceSums",
+    "EMState",
+    "EStepSums",
+    "SoftLabelSums",
+    "chance_combine",
+    "chance_finalize",
+    "chance_items",
+    "chance_partial",
+    "em_combine",
+    "em_finalize",
+    "em_partial",
+    "soft_combine",
+    "soft_finalize",
+    "soft_partial",
 ]

@@ -24,6 +24,8 @@ pytest.importorskip("distributed", reason="the Dask path needs the `dask` extra 
 import agreement
 from agreement import Ratings, agreement_table
 from goldnoise.dask import read_ratings
+from noise_models import LatentClassModel, noise_bound
+from simulation import simulate_annotations
 
 RTOL = 1e-12
 COEFFICIENTS = ["percent_agreement", "fleiss_kappa", "conger_kappa", "light_kappa",
@@ -178,10 +180,16 @@ def test_reader_validation(tmp_path):
 
 @pytest.fixture(scope="module")
 def cluster_client():
+    import dask
+
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, silence_logs=50) as cluster, \
-            distributed.Client(cluster) as client:
+    # Generous timeouts: the machine running the suite may be busy.
+    with dask.config.set({"distributed.comm.timeouts.connect": "120s",
+                          "distributed.deploy.lost-worker-timeout": "120s"}), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                     dashboard_address=None, silence_logs=50,
+                                     timeout="180s") as cluster, \
+            distributed.Client(cluster, timeout="180s") as client:
         yield client
 
 
@@ -201,3 +209,96 @@ def test_goldnoise_imports_no_dask():
             "print(any(m == 'dask' or m.startswith(('dask.', 'distributed')) for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+# ----------------------------------------------------------- γ and the latent-class EM
+def _simulated(missing=0.0, seed=1, n=1500):
+    sim = simulate_annotations(n, 5, model="M2", n_categories=3,
+                               error_rates=[0.1, 0.15, 0.2, 0.25, 0.3],
+                               class_shares=[0.5, 0.3, 0.2], hard_share=0.1, missing=missing,
+                               rng=seed)
+    return sim.ratings.to_long().sample(frac=1.0, random_state=seed).reset_index(drop=True)
+
+
+def _same_bound(a, b):
+    assert (a.gamma, a.t0, a.n, a.d, a.method, a.notes) == (b.gamma, b.t0, b.n, b.d, b.method,
+                                                            b.notes)
+    assert a.p == pytest.approx(b.p, rel=RTOL)
+    assert a.chance.q.equals(b.chance.q.loc[a.chance.q.index])
+
+
+@pytest.mark.parametrize("missing", [0.0, 0.3])
+@pytest.mark.parametrize("npartitions", [1, 4])
+def test_noise_bound_equals_in_memory(missing, npartitions):
+    long = _simulated(missing)
+    lazy = read_ratings(long, npartitions=npartitions, scheduler="synchronous")
+    _same_bound(noise_bound(lazy), noise_bound(Ratings.from_long(long)))
+
+
+def test_noise_bound_without_disagreement_warns_as_in_memory():
+    long = pd.DataFrame({"item": [1, 1, 2, 2, 3], "rater": ["a", "b", "a", "b", "a"],
+                         "label": ["x", "x", "y", "y", "x"]})
+    lazy = read_ratings(long, npartitions=2, scheduler="synchronous")
+    with pytest.warns(agreement.EstimationWarning, match="no disagreed items") as rec:
+        got = noise_bound(lazy)
+    assert rec[0].filename == __file__
+    with pytest.warns(agreement.EstimationWarning):
+        _same_bound(got, noise_bound(Ratings.from_long(long)))
+
+
+def _same_fit(a, b):
+    assert (a.n_iter, a.converged) == (b.n_iter, b.converged)
+    np.testing.assert_allclose(b.phi, a.phi, rtol=RTOL, atol=1e-14)
+    for name in ("q", "error_rate", "confusion", "competence", "spam_distribution"):
+        x, y = getattr(a, name), getattr(b, name)
+        assert (x is None) == (y is None)
+        if x is not None:
+            np.testing.assert_allclose(y, x, rtol=1e-11, atol=1e-13)
+    assert b.log_likelihood == pytest.approx(a.log_likelihood, rel=RTOL)
+    np.testing.assert_allclose(b.loglik, a.loglik, rtol=RTOL)
+    np.testing.assert_allclose(b.start_objectives, a.start_objectives, rtol=RTOL)
+    fa, fb = a.to_frame(), b.to_frame().loc[a.to_frame().index]
+    assert (fa["label"] == fb["label"]).all()
+    np.testing.assert_allclose(fb["label_posterior"], fa["label_posterior"], rtol=1e-11,
+                               atol=1e-13)
+
+
+MODELS = [("confusion", None), ("perfect", "free"), ("spam", None), ("one-coin", "marginal")]
+
+
+@pytest.mark.parametrize("merge", [True, False])
+@pytest.mark.parametrize(("annotators", "hard"), MODELS)
+def test_latent_class_fit_equals_in_memory(annotators, hard, merge):
+    # merge=True: few distinct rows, the EM runs on them as in memory (bit-identical);
+    # merge=False: one map-reduce per EM iteration over the chunks, against the
+    # in-memory per-item engine.
+    long = _simulated(missing=0.2, seed=3)
+    lazy = read_ratings(long, npartitions=3, scheduler="synchronous")
+    model = LatentClassModel(annotators, hard, rng=0, n_starts=3)
+    model._merge_rows = merge
+    _same_fit(model.fit(Ratings.from_long(long)), model.fit(lazy))
+
+
+def test_latent_class_fit_crowd_data_iterates_over_chunks():
+    # 40 annotators, 4 ratings per item: nearly every row of labels is distinct, so
+    # both paths visit every item in each iteration.
+    rng = np.random.default_rng(2)
+    n, k = 600, 40
+    truth = rng.integers(0, 3, size=n)
+    raters = np.array([rng.choice(k, size=4, replace=False) for _ in range(n)])
+    right = rng.random((n, 4)) < 0.75
+    labels = np.where(right, truth[:, None], rng.integers(0, 3, size=(n, 4)))
+    long = pd.DataFrame({"item": np.repeat(np.arange(n), 4), "rater": raters.ravel(),
+                         "label": labels.ravel()}).sample(frac=1.0, random_state=0)
+    lazy = read_ratings(long, npartitions=4, scheduler="synchronous")
+    model = LatentClassModel("one-coin", rng=1, n_starts=2)
+    _same_fit(model.fit(Ratings.from_long(long)), model.fit(lazy))
+
+
+def test_cluster_bound_and_fit(cluster_client):
+    long = _simulated(missing=0.2, seed=5)
+    mem = Ratings.from_long(long)
+    lazy = read_ratings(long, npartitions=3)
+    _same_bound(noise_bound(lazy), noise_bound(mem))
+    model = LatentClassModel("confusion", rng=0, n_starts=2)
+    _same_fit(model.fit(mem), model.fit(lazy))

@@ -33,6 +33,10 @@ PUBLIC = {
         "hard_count_posterior", "instance_dependence_report", "kappa_range", "label_entropy",
         "max_disagreements", "noise_bound", "noise_rate", "noise_transition_heterogeneity",
         "sample_hard_labels", "sample_size_needed", "tv_distance", "verified_sample_bound",
+        # larger than memory: partial -> combine -> finalize
+        "ChanceSums", "EMState", "EStepSums", "SoftLabelSums", "chance_combine",
+        "chance_finalize", "chance_items", "chance_partial", "em_combine", "em_finalize",
+        "em_partial", "soft_combine", "soft_finalize", "soft_partial",
     },
     "simulation": {"SimulatedAnnotations", "simulate_annotations"},
 }

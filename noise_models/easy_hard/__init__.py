@@ -21,6 +21,14 @@ annotators_needed     -- smallest k meeting a target γ, per-k table -> Annotato
 chance_margin         -- difference two systems need to beat coin-flip noise
                                                                    -> ChanceMarginResult
 
+Larger than memory: γ's inputs as partial -> combine -> finalize
+----------------------------------------------------------------
+chance_partial, chance_combine  -- items, disagreed items and label counts per annotator
+chance_finalize                 -- q from the sums of all chunks
+chance_items                    -- a chunk's per-item chance agreement p_i under q
+ChanceSums                      -- what chance_partial returns
+(noise_bound accepts a chunked ratings object and runs them: two passes)
+
 Modules: ``_chance`` (p), ``_posterior`` (P(H | d) for every prior), ``_bound``
 (γ and its inverse), ``_audit``, ``_planning``, ``_margins``; ``_kernels`` holds
 the Numba kernels of the log-space posterior pass.
@@ -35,6 +43,13 @@ from noise_models.easy_hard._audit import (
 from noise_models.easy_hard._bound import NoiseBoundResult, max_disagreements, noise_bound
 from noise_models.easy_hard._chance import ChanceAgreementResult, chance_agreement
 from noise_models.easy_hard._margins import ChanceMarginResult, chance_margin
+from noise_models.easy_hard._partial import (
+    ChanceSums,
+    chance_combine,
+    chance_finalize,
+    chance_items,
+    chance_partial,
+)
 from noise_models.easy_hard._planning import AnnotatorsNeededResult, annotators_needed
 from noise_models.easy_hard._posterior import HardCountPosterior, hard_count_posterior
 
@@ -42,6 +57,7 @@ __all__: list[str] = [
     "AnnotatorsNeededResult",
     "ChanceAgreementResult",
     "ChanceMarginResult",
+    "ChanceSums",
     "HardCountPosterior",
     "KappaAuditResult",
     "KappaRangeResult",
@@ -49,7 +65,11 @@ __all__: list[str] = [
     "annotators_needed",
     "audit_kappa",
     "chance_agreement",
+    "chance_combine",
+    "chance_finalize",
+    "chance_items",
     "chance_margin",
+    "chance_partial",
     "hard_count_posterior",
     "kappa_range",
     "max_disagreements",

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from agreement import Ratings, as_ratings
+from agreement import ChunkedRatings, Ratings, as_ratings
 from noise_models._validation import check_alpha, check_count, check_probability
 from noise_models.easy_hard._chance import ChanceAgreementResult, _from_ratings
 from noise_models.easy_hard._posterior import (
@@ -106,6 +106,10 @@ class NoiseBoundResult:
             f"n={self.n}, d={self.d}, p={self.p:.4g}, t0={self.t0}, "
             f"prior={self.posterior._prior.describe()})"
         )
+
+
+# The chunked bound, registered by noise_models.easy_hard._partial (which imports this module).
+_chunked_bound: list = []
 
 
 def _gamma_from(posterior: HardCountPosterior, alpha: float) -> tuple[int, float]:
@@ -228,6 +232,9 @@ def noise_bound(n: Any, d: Any = None, p: Any = None, *, alpha: float = 0.95,
         if d is not None or p is not None:
             raise TypeError("with ratings, `d` and `p` come from the data; to use your own, "
                             "call noise_bound(n, d, p) with counts.")
+        if isinstance(n, ChunkedRatings) and not isinstance(n, Ratings):
+            # two passes over the chunks (noise_models.easy_hard._partial)
+            return _chunked_bound[0](n, check_alpha(alpha), prior)
         return _noise_bound_ratings(as_ratings(n), check_alpha(alpha), prior)
     n, d, p, alpha, prior_ = _noise_bound_iv(n, d, p, alpha, prior)
     backend = _backend_for(n, d, p, prior_, use_kernel=False)
@@ -240,6 +247,12 @@ def noise_bound(n: Any, d: Any = None, p: Any = None, *, alpha: float = 0.95,
 
 def _noise_bound_ratings(ratings: Ratings, alpha: float, prior: Any) -> NoiseBoundResult:
     chance = _from_ratings(ratings, None, stacklevel=4)
+    return _bound_from_chance(chance, alpha, prior)
+
+
+def _bound_from_chance(chance: ChanceAgreementResult, alpha: float,
+                       prior: Any) -> NoiseBoundResult:
+    """γ from the chance agreement of ratings (in memory or over chunks)."""
     n, d = chance.n_items, chance.n_disagreed
     if d == n:
         raise _no_agreed(n)

@@ -13,6 +13,12 @@ label_entropy                   -- entropy of the class shares      -> LabelEntr
 sample_hard_labels              -- one voter per instance, uniformly (the CILN protocol)
 instance_dependence_report      -- all of the above in one DataFrame
 
+Larger than memory: δ, nth and TV as partial -> combine -> finalize
+--------------------------------------------------------------------
+soft_partial, soft_combine  -- per-class counts, means, M2 (Chan's update), TV moments
+soft_finalize               -- NoiseRateResult, TransitionHeterogeneityResult, TVDistanceResult
+SoftLabelSums               -- what soft_partial returns
+
 Modules: ``_soft_labels`` (the input and its validation), ``_nth`` (the
 statistics); ``_kernels`` holds their Numba kernels.
 """
@@ -31,12 +37,19 @@ from noise_models.instance._nth import (
     sample_hard_labels,
     tv_distance,
 )
+from noise_models.instance._partial import (
+    SoftLabelSums,
+    soft_combine,
+    soft_finalize,
+    soft_partial,
+)
 from noise_models.instance._soft_labels import SoftLabels
 
 __all__: list[str] = [
     "AttractorResult",
     "LabelEntropyResult",
     "NoiseRateResult",
+    "SoftLabelSums",
     "SoftLabels",
     "TVDistanceResult",
     "TransitionHeterogeneityResult",
@@ -46,5 +59,8 @@ __all__: list[str] = [
     "noise_rate",
     "noise_transition_heterogeneity",
     "sample_hard_labels",
+    "soft_combine",
+    "soft_finalize",
+    "soft_partial",
     "tv_distance",
 ]

@@ -17,6 +17,13 @@ verified_sample_bound -- exact hypergeometric bound from a verified sample
                                                                    -> VerifiedSampleBoundResult
 sample_size_needed    -- verified sample that can support a target error share -> int
 
+Larger than memory: the EM as one map-reduce per iteration
+----------------------------------------------------------
+em_partial, em_combine  -- E-step sums of a chunk of items, for every running start
+em_finalize             -- the M-step and convergence test from the sums of all chunks
+EMState, EStepSums      -- the starts' state, the E-step sums
+(LatentClassModel.fit accepts a chunked ratings object and loops them)
+
 Modules: ``_model`` (the model classes and the EM driver), ``_fit`` (the fit and
 its γ bound), ``_bracket``, ``_verified``; ``_kernels`` holds the EM engine's
 Numba kernels. Imports run ``_kernels`` <- ``_fit`` <- ``_model`` <- ``_bracket``.
@@ -25,6 +32,13 @@ Numba kernels. Imports run ``_kernels`` <- ``_fit`` <- ``_model`` <- ``_bracket`
 from noise_models.latent_class._bracket import ErrorBracketResult, agreed_error_bracket
 from noise_models.latent_class._fit import FitNoiseBoundResult, LatentClassFit
 from noise_models.latent_class._model import EasyHardModel, LatentClassModel
+from noise_models.latent_class._partial import (
+    EMState,
+    EStepSums,
+    em_combine,
+    em_finalize,
+    em_partial,
+)
 from noise_models.latent_class._verified import (
     VerifiedSampleBoundResult,
     sample_size_needed,
@@ -32,6 +46,8 @@ from noise_models.latent_class._verified import (
 )
 
 __all__: list[str] = [
+    "EMState",
+    "EStepSums",
     "EasyHardModel",
     "ErrorBracketResult",
     "FitNoiseBoundResult",
@@ -39,6 +55,9 @@ __all__: list[str] = [
     "LatentClassModel",
     "VerifiedSampleBoundResult",
     "agreed_error_bracket",
+    "em_combine",
+    "em_finalize",
+    "em_partial",
     "sample_size_needed",
     "verified_sample_bound",
 ]

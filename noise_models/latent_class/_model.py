@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.optimize import linear_sum_assignment
 
-from agreement import Ratings, as_ratings
+from agreement import ChunkedRatings, Ratings, as_ratings
 from agreement._errors import ConvergenceWarning
 from noise_models._validation import check_integer, check_number
 from noise_models.latent_class import _kernels as K
@@ -42,6 +42,8 @@ _START_HARD_AGREED = 0.1
 _COLLAPSE_SHARE = 0.01
 _COLLAPSE_MIN_ITEMS = 5
 _COLLAPSE_RATIO = 0.05
+# The chunked fit, registered by noise_models.latent_class._partial (which imports this module).
+_chunked_fit: list = []
 
 
 class LatentClassModel:
@@ -236,6 +238,9 @@ class LatentClassModel:
         Items with identical rows of labels are visited once, weighted by
         their number (exact: they share their posterior).
         """
+        if isinstance(ratings, ChunkedRatings) and not isinstance(ratings, Ratings):
+            # one map-reduce per EM iteration over the chunks (noise_models.latent_class._partial)
+            return _chunked_fit[0](self, ratings)
         r = as_ratings(ratings)
         codes = r.require_raters(f"`{type(self).__name__}.fit`")
         return _fit(self, r, codes)
@@ -357,7 +362,6 @@ def _fit(model: LatentClassModel, r: Ratings, codes: np.ndarray) -> LatentClassF
     m = r.n_categories
     em_model = _ANNOTATORS[model.annotators]
     hard = _HARD[model.hard]
-    cap = (m - 1) / m
     n_eff = int(np.count_nonzero(rated))
     q_fixed = None
     if hard == K.HARD_MARGINAL:
@@ -366,7 +370,6 @@ def _fit(model: LatentClassModel, r: Ratings, codes: np.ndarray) -> LatentClassF
         q_fixed = np.where(tot > 0, own / np.where(tot > 0, tot, 1.0), 1.0 / m)
     elif hard == K.HARD_UNIFORM:
         q_fixed = np.full((k, m), 1.0 / m)
-    h_dis = 1.0 if em_model == K.PERFECT else 0.5
 
     # Identical rows share their posterior: the engine visits each once.
     merged = K.merge_rows(codes, m) if model._merge_rows else None
@@ -374,8 +377,36 @@ def _fit(model: LatentClassModel, r: Ratings, codes: np.ndarray) -> LatentClassF
         rows, weights, inverse = merged
     else:
         rows, weights, inverse = codes, None, None
-    rng = np.random.default_rng(model.rng)
     parallel = rows.size >= K.PARALLEL_THRESHOLD
+    params, trace, n_iter, conv, finals = _run_starts(model, rows, weights, k, m, q_fixed,
+                                                      n_eff, parallel)
+
+    logtab, logw = K.tables(em_model, hard, *params.args())
+    class_post, hard_post, labels, label_post, ll = K.posteriors(rows, logtab, logw,
+                                                                 parallel=parallel)
+    if inverse is not None:
+        log_likelihood = float(np.dot(weights, ll))
+        class_post, labels, label_post = class_post[inverse], labels[inverse], label_post[inverse]
+        if hard_post.size:
+            hard_post = hard_post[inverse]
+    else:
+        log_likelihood = float(np.sum(ll))
+    mv = np.argmax(r.counts, axis=1)
+    return _finish(model, r, em_model, hard, params, trace, n_iter, conv, finals, class_post,
+                   hard_post, labels, label_post, log_likelihood, mv, rated)
+
+
+def _run_starts(model: LatentClassModel, rows: np.ndarray, weights: np.ndarray | None, k: int,
+                m: int, q_fixed: np.ndarray | None, n_eff: int, parallel: bool):
+    """EM from every start over ``rows`` (with multiplicities); the best start's result.
+
+    Returns ``(params, trace, n_iter, converged, final objective of every start)``.
+    """
+    em_model = _ANNOTATORS[model.annotators]
+    hard = _HARD[model.hard]
+    cap = (m - 1) / m
+    h_dis = 1.0 if em_model == K.PERFECT else 0.5
+    rng = np.random.default_rng(model.rng)
     best: tuple[float, _Params, np.ndarray, int, bool] | None = None
     finals = np.empty(model.n_starts)
     for s in range(model.n_starts):
@@ -392,18 +423,16 @@ def _fit(model: LatentClassModel, r: Ratings, codes: np.ndarray) -> LatentClassF
         if best is None or trace[-1] > best[0]:
             best = (float(trace[-1]), params, trace, n_iter, conv)
     _, params, trace, n_iter, conv = best
+    return params, trace, n_iter, conv, finals
 
-    logtab, logw = K.tables(em_model, hard, *params.args())
-    class_post, hard_post, labels, label_post, ll = K.posteriors(rows, logtab, logw,
-                                                                 parallel=parallel)
-    if inverse is not None:
-        log_likelihood = float(np.dot(weights, ll))
-        class_post, labels, label_post = class_post[inverse], labels[inverse], label_post[inverse]
-        if hard_post.size:
-            hard_post = hard_post[inverse]
-    else:
-        log_likelihood = float(np.sum(ll))
-    mv = np.argmax(r.counts, axis=1)
+
+def _finish(model: LatentClassModel, r: Ratings, em_model: int, hard: int, params: _Params,
+            trace: np.ndarray, n_iter: int, conv: bool, finals: np.ndarray,
+            class_post: np.ndarray, hard_post: np.ndarray, labels: np.ndarray,
+            label_post: np.ndarray, log_likelihood: float, mv: np.ndarray,
+            rated: np.ndarray) -> LatentClassFit:
+    """Name the classes, warn, and build the fit (shared by the in-memory and chunked fits)."""
+    m = r.n_categories
     if em_model == K.CONFUSION:
         # Dawid–Skene is symmetric in the classes: name them after majority vote.
         perm = _match_to(labels[rated > 0], mv[rated > 0], m)
@@ -455,7 +484,7 @@ def _warn_if_degenerate(model: LatentClassModel, converged: bool, n_iter: int,
         warnings.warn(
             f"{model.name}: EM did not converge in {n_iter} iterations (tol={model.tol}); "
             "raise `max_iter` or loosen `tol`. The fit returned is the best found.",
-            ConvergenceWarning, stacklevel=4,
+            ConvergenceWarning, stacklevel=5,
         )
     n_mv = np.bincount(mv, minlength=m)
     n_fit = np.bincount(labels, minlength=m)
@@ -468,5 +497,5 @@ def _warn_if_degenerate(model: LatentClassModel, converged: bool, n_iter: int,
             f"{n_mv[gone].tolist()} items, the fit labels {n_fit[gone].tolist()}. The "
             "best-likelihood fit may be degenerate; try a more constrained model "
             "(e.g. annotators='spam' or 'one-coin') or a larger `prior_strength`.",
-            ConvergenceWarning, stacklevel=4,
+            ConvergenceWarning, stacklevel=5,
         )

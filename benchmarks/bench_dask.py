@@ -1,0 +1,262 @@
+"""Benchmark: goldnoise over partitioned Parquet on a Dask LocalCluster (``goldnoise[dask]``).
+
+Data: ``n_items`` items × 10 annotators, long format (item, rater, label; one
+row per rating), written as 64 Parquet files with every item's 10 ratings
+scattered over the files (each block of items is shuffled and dealt to the
+files, one row group per block per file), as a distributed job writes them.
+Labels: simulate_annotations, model M2, 3 categories, 10% hard items.
+
+Timed through a ``distributed.LocalCluster`` (2 worker processes, 1 thread
+each, this machine's 2 cores): ``read_ratings`` (schema pass, grouping check,
+shuffle on the item column, coding, persist), ``agreement_table``,
+``noise_bound`` (γ) and ``LatentClassModel("confusion").fit``, with the peak resident
+memory of every process (client, scheduler, each worker; sampled every
+0.2 s). At 1e7 ratings the in-memory path (``pd.read_parquet`` of the same
+files, ``Ratings.from_long``, the same calls) is timed beside it.
+
+Run: ``python benchmarks/bench_dask.py [--ratings 1e7] [--ratings 1e8]``
+(data are generated once into ``$GOLDNOISE_BENCH_DIR``, default
+``/tmp/goldnoise-bench``). Writes the ``dask`` section of RESULTS.md with the
+runs recorded so far (``dask_runs.json`` beside the data). Never part of the
+test suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import threading
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import psutil
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _results import write_section
+
+N_FILES = 64
+K = 10
+BLOCK_ITEMS = 1_000_000
+FIT = 'LatentClassModel("confusion").fit (Dawid–Skene, 10 starts)'
+ROOT = Path(os.environ.get("GOLDNOISE_BENCH_DIR", "/tmp/goldnoise-bench"))
+
+
+def generate(n_items: int, path: Path, seed: int = 0) -> None:
+    """64 files; each block of items is shuffled and dealt to the files."""
+    from simulation import simulate_annotations
+
+    if (path / "_done").exists():
+        return
+    path.mkdir(parents=True, exist_ok=True)
+    schema = pa.schema([("item", pa.int64()), ("rater", pa.int16()), ("label", pa.int8())])
+    writers = [pq.ParquetWriter(path / f"part-{f:02d}.parquet", schema) for f in range(N_FILES)]
+    rng = np.random.default_rng(seed)
+    errors = np.resize([0.1, 0.15, 0.2, 0.25, 0.3], K)
+    for start in range(0, n_items, BLOCK_ITEMS):
+        size = min(BLOCK_ITEMS, n_items - start)
+        sim = simulate_annotations(size, K, model="M2", n_categories=3, error_rates=errors,
+                                   class_shares=[0.5, 0.3, 0.2], hard_share=0.1,
+                                   rng=int(rng.integers(2**31)))
+        codes = sim.ratings.codes
+        ii, jj = np.nonzero(codes >= 0)
+        order = rng.permutation(ii.size)
+        item = (start + ii[order]).astype(np.int64)
+        rater = jj[order].astype(np.int16)
+        label = codes[ii[order], jj[order]].astype(np.int8)
+        bounds = np.linspace(0, ii.size, N_FILES + 1).astype(np.int64)
+        for f, w in enumerate(writers):
+            sl = slice(bounds[f], bounds[f + 1])
+            w.write_table(pa.table({"item": item[sl], "rater": rater[sl], "label": label[sl]},
+                                   schema=schema))
+    for w in writers:
+        w.close()
+    (path / "_done").write_text("ok")
+
+
+class PeakMemory:
+    """Peak RSS of this process and every descendant (workers, nanny, scheduler)."""
+
+    def __init__(self, interval: float = 0.2) -> None:
+        self.interval = interval
+        self.peaks: dict[int, tuple[str, int]] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _name(self, p: psutil.Process) -> str:
+        try:
+            cmd = " ".join(p.cmdline())
+        except psutil.Error:
+            return "?"
+        if "spawn_main" in cmd or "multiprocessing" in cmd or "forkserver" in cmd:
+            return "dask process"
+        return "client" if p.pid == os.getpid() else cmd[:40]
+
+    def _run(self) -> None:
+        me = psutil.Process()
+        while not self._stop.is_set():
+            for p in [me, *me.children(recursive=True)]:
+                try:
+                    rss = p.memory_info().rss
+                except psutil.Error:
+                    continue
+                name, old = self.peaks.get(p.pid, (None, 0))
+                if rss > old:
+                    self.peaks[p.pid] = (name or self._name(p), rss)
+            self._stop.wait(self.interval)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+        return False
+
+
+def _roles(client) -> dict[int, str]:
+    """pid → role: client, scheduler, worker i."""
+    workers = client.run(os.getpid)  # {address: pid}
+    roles = {pid: f"worker {i + 1}" for i, (_, pid) in enumerate(sorted(workers.items()))}
+    roles[client.run_on_scheduler(os.getpid)] = "scheduler"
+    roles[os.getpid()] = "client"
+    return roles
+
+
+def run_dask(path: Path, n_ratings: int) -> dict:
+    import distributed
+
+    from agreement import agreement_table
+    from goldnoise.dask import read_ratings
+    from noise_models import LatentClassModel, noise_bound
+
+    out: dict = {"n_ratings": n_ratings, "steps": {}}
+    with PeakMemory() as mem, distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+            memory_limit="6GiB", silence_logs=50) as cluster, distributed.Client(cluster) as client:
+        roles = _roles(client)
+        t0 = time.perf_counter()
+        lazy = read_ratings(str(path / "*.parquet"))
+        out["steps"]["read_ratings (schema, check, shuffle, code, persist)"] = \
+            time.perf_counter() - t0
+        out["shuffle"] = lazy.shuffle_report.to_dict()
+        out["partitions"] = lazy.npartitions
+        for name, fn in [
+            ("agreement_table", lambda: agreement_table(lazy)),
+            ("noise_bound (γ)", lambda: noise_bound(lazy)),
+            (FIT, lambda: LatentClassModel("confusion", rng=0).fit(lazy)),
+        ]:
+            t0 = time.perf_counter()
+            try:
+                res = fn()
+            except TypeError as err:  # a statistic without a chunked path
+                out["steps"][name] = f"not run: {err}"[:120]
+                continue
+            out["steps"][name] = time.perf_counter() - t0
+            if name == "agreement_table":
+                out["fleiss"] = float(res.loc["Fleiss' kappa", "value"])
+            elif name.startswith("noise_bound"):
+                out["gamma"] = float(res.gamma)
+        pids = roles
+    out["peak_rss"] = {}
+    for pid, (name, rss) in sorted(mem.peaks.items()):
+        role = pids.get(pid, name)
+        out["peak_rss"][f"{role} (pid {pid})"] = rss
+    return out
+
+
+def run_memory(path: Path, n_ratings: int) -> dict:
+    from agreement import Ratings, agreement_table
+    from noise_models import LatentClassModel, noise_bound
+
+    out: dict = {"n_ratings": n_ratings, "steps": {}}
+    with PeakMemory() as mem:
+        t0 = time.perf_counter()
+        frame = pd.read_parquet(path)
+        out["steps"]["pd.read_parquet"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        r = Ratings.from_long(frame)
+        out["steps"]["Ratings.from_long"] = time.perf_counter() - t0
+        del frame
+        for name, fn in [("agreement_table", lambda: agreement_table(r)),
+                         ("noise_bound (γ)", lambda: noise_bound(r)),
+                         (FIT, lambda: LatentClassModel("confusion", rng=0).fit(r))]:
+            t0 = time.perf_counter()
+            res = fn()
+            out["steps"][name] = time.perf_counter() - t0
+            if name == "agreement_table":
+                out["fleiss"] = float(res.loc["Fleiss' kappa", "value"])
+            elif name.startswith("noise_bound"):
+                out["gamma"] = float(res.gamma)
+    out["peak_rss"] = {f"in-memory process (pid {pid})": rss
+                       for pid, (_, rss) in mem.peaks.items() if pid == os.getpid()}
+    return out
+
+
+def _fmt_t(v) -> str:
+    return f"{v:.1f} s" if isinstance(v, float) else str(v)
+
+
+def report(runs: dict) -> str:
+    lines = ["## Larger than memory: Dask LocalCluster over partitioned Parquet "
+             "(`benchmarks/bench_dask.py`)", "",
+             f"Long format, {K} annotators per item, {N_FILES} Parquet files, each item's "
+             "ratings scattered over the files; LocalCluster of 2 worker processes × 1 thread "
+             "(memory limit 6 GiB each) on this machine's 2 cores, which other jobs share "
+             "(figures are noisy). Peak = largest resident set sampled every 0.2 s.", ""]
+    for key in sorted(runs, key=lambda s: (float(s.split()[0]), s)):
+        run = runs[key]
+        lines += [f"### {key}", "", "| step | wall time |", "|---|---:|"]
+        lines += [f"| {k} | {_fmt_t(v)} |" for k, v in run["steps"].items()]
+        total = sum(v for v in run["steps"].values() if isinstance(v, float))
+        lines += [f"| **total** | **{total:.1f} s** |", ""]
+        lines += ["| process | peak RSS |", "|---|---:|"]
+        lines += [f"| {k} | {v / 2**30:.2f} GiB |" for k, v in run["peak_rss"].items()]
+        extra = []
+        if "shuffle" in run:
+            s = run["shuffle"]
+            extra.append(f"Shuffle: {s['rows_moved']:,} of {s['rows']:,} ratings moved "
+                         f"({s['share_moved']:.1%}, ≈{s['bytes_moved'] / 2**20:,.0f} MiB); "
+                         f"{s['items_split']:,} of {s['items']:,} items had ratings in several "
+                         f"files; {run['partitions']} partitions.")
+        if "fleiss" in run:
+            extra.append(f"Fleiss' κ = {run['fleiss']:.12f}"
+                         + (f", γ = {run['gamma']:.12f}" if "gamma" in run else "") + ".")
+        lines += ["", *extra, ""]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ratings", action="append", default=None,
+                    help="1e7 and/or 1e8 (repeatable; default 1e7)")
+    ap.add_argument("--memory", action="store_true", help="also the in-memory path")
+    args = ap.parse_args()
+    store = ROOT / "dask_runs.json"
+    runs = json.loads(store.read_text()) if store.exists() else {}
+    for spec in args.ratings or ["1e7"]:
+        n_ratings = int(float(spec))
+        path = ROOT / f"long_{spec}"
+        t0 = time.perf_counter()
+        generate(n_ratings // K, path)
+        print(f"data {spec}: {time.perf_counter() - t0:.0f} s", flush=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            runs[f"{spec} ratings, Dask"] = run_dask(path, n_ratings)
+            print(json.dumps(runs[f"{spec} ratings, Dask"], indent=1), flush=True)
+            if args.memory:
+                runs[f"{spec} ratings, in memory"] = run_memory(path, n_ratings)
+                print(json.dumps(runs[f"{spec} ratings, in memory"], indent=1), flush=True)
+        store.write_text(json.dumps(runs, indent=1))
+        write_section("dask", report(runs))
+
+
+if __name__ == "__main__":
+    main()
