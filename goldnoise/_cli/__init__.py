@@ -58,6 +58,7 @@ __all__ = ["VERBS", "build_parser", "main"]
 #: The verbs, in the order ``goldnoise --help`` lists them; each is ``goldnoise/_cli/<name>.py``.
 VERBS: tuple[str, ...] = (
     "audit",
+    "fit",
     "bound",
     "plan",
     "examples",

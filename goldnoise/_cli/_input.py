@@ -170,6 +170,30 @@ def _long_hint(frame: Any) -> str | None:
     return " ".join(parts)
 
 
+def _is_text(col: Any) -> bool:
+    from pandas.api.types import is_numeric_dtype
+
+    return not is_numeric_dtype(col.dtype)
+
+
+def _integral_floats(frame: Any) -> Any:
+    """Float columns whose values are all whole numbers (missing cells made them float) as
+    nullable integers, so that labels read ``1``, not ``1.0``."""
+    import numpy as np
+
+    out = frame
+    for col in frame.columns:
+        values = frame[col]
+        if values.dtype.kind == "f":
+            finite = values.dropna().to_numpy()
+            if finite.size and np.all(np.isfinite(finite)) and np.all(finite == np.round(finite)) \
+                    and np.all(np.abs(finite) < 2**53):
+                if out is frame:
+                    out = frame.copy()
+                out[col] = values.astype("Int64")
+    return out
+
+
 def _looks_like_ids(col: Any, n_rows: int) -> bool:
     return n_rows >= 3 and col.nunique(dropna=True) == n_rows and col.notna().all()
 
@@ -181,7 +205,7 @@ def _wide_hints(frame: Any, path: Path) -> None:
         raise DataError(f"{path} has no columns")
     first = frame.columns[0]
     if _norm(first) in _RATER_NAMES or (
-            n_rows < n_cols and n_rows <= 20 and frame[first].dtype == object
+            n_rows < n_cols and n_rows <= 20 and _is_text(frame[first])
             and _looks_like_ids(frame[first], n_rows)):
         raise DataError(
             f"{path} looks like coders x units (one row per annotator, first column "
@@ -283,11 +307,11 @@ def load_ratings(args: argparse.Namespace) -> LoadedRatings:
                 raise UsageError("--transpose reads a coders x units table; it goes with the "
                                  "wide layout only")
             coder = args.rater[0] if args.rater else None
-            if coder is None and frame[frame.columns[0]].dtype == object:
+            if coder is None and _is_text(frame[frame.columns[0]]):
                 coder = frame.columns[0]
             if coder is not None:
                 frame = frame.set_index(_column(frame, coder, "--rater", path))
-            frame = frame.T
+            frame = _integral_floats(frame.T.infer_objects())
             frame.index.name = "item"
             frame.columns.name = "rater"
             ratings = Ratings.from_wide(frame)
@@ -315,7 +339,13 @@ def load_ratings(args: argparse.Namespace) -> LoadedRatings:
                 rater_col = raters[0]
             if gold_is_column:
                 gold = frame.groupby(item, sort=False)[gold_spec].first()
-            keep = frame[[item, rater_col, label]]
+            elif gold_spec is None:
+                g = _find([c for c in frame.columns if c not in (item, rater_col, label,
+                                                                 *raters)], _GOLD_NAMES)
+                if g is not None:
+                    notes.append(f"column {g!r} is not used; if it holds gold labels, add "
+                                 f"--gold {g}")
+            keep = _integral_floats(frame[[item, rater_col, label]])
             if keep[label].isna().all():
                 raise DataError(f"{path}: every label in column {label!r} is missing")
             ratings = Ratings.from_long(keep, item=item, rater=rater_col, label=label)
@@ -339,7 +369,7 @@ def load_ratings(args: argparse.Namespace) -> LoadedRatings:
             if args.layout == "counts":
                 ratings = Ratings.from_counts(frame)
             else:
-                ratings = Ratings.from_wide(frame)
+                ratings = Ratings.from_wide(_integral_floats(frame))
     except CliError:
         raise
     except (KeyError, ValueError, TypeError) as exc:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TextIO
 
 from goldnoise._cli._errors import DataError, UsageError
-from goldnoise._cli._report import Report, render
+from goldnoise._cli._report import Report, render, render_table_csv
 
 __all__ = ["FORMATS", "add_output_arguments", "emit"]
 
@@ -47,14 +47,14 @@ def _write(path: Path, text: str) -> None:
         raise DataError(f"could not write {path}: {exc.strerror or exc}") from None
 
 
-def _write_table(report: Report, path: Path, fmt: str) -> None:
-    """``--out x.parquet``: the report's main table as Parquet."""
+def _write_table(report: Report, table_path: str | None, path: Path) -> None:
+    """``--out x.parquet``: a table of the report (by default its main one) as Parquet."""
     import pandas as pd
 
-    if report.primary is None:
+    if table_path is None:
         raise UsageError(f"`goldnoise {report.command}` has no main table to write as "
-                         f"{fmt}; use .json, .csv, .md, .txt or .html")
-    table = report.table(report.primary)
+                         "Parquet; use .json, .csv, .md or .txt")
+    table = report.table(table_path)
     frame = pd.DataFrame(table.to_json()["rows"], columns=table.data_columns())
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -86,10 +86,19 @@ def emit(report: Report, args: argparse.Namespace, *, stdout: TextIO | None = No
             raise UsageError(f"cannot tell the format of --out {out!r} from its suffix; add "
                              f"--format {{{','.join(FORMATS)}}}")
         if out_fmt == "parquet":
-            _write_table(report, path, out_fmt)
+            _write_table(report, report.primary, path)
         else:
             _write(path, _render_any(report, out_fmt))
         print(f"goldnoise: wrote {path} ({out_fmt})", file=stderr)
+        if out_fmt in ("csv", "parquet") and report.primary is not None:
+            for table_path in report.companions:
+                beside = path.with_name(f"{path.name.removesuffix(path.suffix)}."
+                                        f"{table_path.split('/')[1]}{path.suffix}")
+                if out_fmt == "csv":
+                    _write(beside, render_table_csv(report.table(table_path)))
+                else:
+                    _write_table(report, table_path, beside)
+                print(f"goldnoise: wrote {beside} ({out_fmt})", file=stderr)
     if getattr(args, "report", None):
         path = Path(args.report)
         _write(path, _render_any(report, "html"))

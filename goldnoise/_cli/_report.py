@@ -185,13 +185,19 @@ class Table:
     columns: list[Column]
     rows: list[dict[str, Any]]
     title: str | None = None
+    shown: int | None = None  # rows shown in text, markdown and HTML (JSON and CSV: all)
 
     def header(self) -> list[str]:
         return [c.label or c.key for c in self.columns]
 
-    def cells(self) -> list[list[str]]:
+    def cells(self, *, limit: bool = True) -> list[list[str]]:
+        rows = self.rows[:self.shown] if limit and self.shown is not None else self.rows
         return [[c.cell(row) if c.cell is not None else c.text(row.get(c.key))
-                 for c in self.columns] for row in self.rows]
+                 for c in self.columns] for row in rows]
+
+    def hidden(self) -> int:
+        """Rows left out of the text, markdown and HTML renderings."""
+        return 0 if self.shown is None else max(len(self.rows) - self.shown, 0)
 
     def data_columns(self) -> list[str]:
         """The keys of the JSON/CSV rows: data columns first, then other keys of the rows."""
@@ -253,6 +259,7 @@ class Report:
     parameters: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     primary: str | None = None  # "section_key/table_key" of the CSV table
+    companions: list[str] = field(default_factory=list)  # tables written beside --out x.csv
     header: list[str] = field(default_factory=list)  # lines under the title (text only)
 
     def add(self, section: Section) -> Section:
@@ -303,6 +310,9 @@ def _text_table(table: Table, indent: str = "  ") -> list[str]:
     out = [f"{indent}{table.title}"] if table.title else []
     out.append(line([f"{h:{a}{w}}" for h, a, w in zip(header, aligns, widths, strict=True)]))
     out += [line(r) for r in cells]
+    if table.hidden():
+        out.append(f"{indent}... {table.hidden()} more rows (all of them with --format json "
+                   "or csv)")
     return out
 
 
@@ -341,6 +351,9 @@ def render_markdown(report: Report) -> str:
             out.append("|" + "|".join("---:" if c.align == ">" else "---"
                                       for c in t.columns) + "|")
             out += ["| " + " | ".join(_md_escape(v) for v in row) + " |" for row in t.cells()]
+            if t.hidden():
+                out += ["", f"... {t.hidden()} more rows (all of them with --format json or "
+                            "csv)"]
         if s.notes:
             out.append("")
             out += [f"- {_md_escape(n)}" for n in _unique(s.notes)]
@@ -353,16 +366,22 @@ def render_json(report: Report) -> str:
     return json.dumps(report.to_json(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
+def render_table_csv(table: Table) -> str:
+    """One table as CSV: every row, the data columns."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    keys = table.data_columns()
+    writer.writerow(keys)
+    for row in table.rows:
+        writer.writerow(["" if (v := _plain(row.get(k))) is None else v for k in keys])
+    return buf.getvalue()
+
+
 def render_csv(report: Report) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     if report.primary is not None:
-        table = report.table(report.primary)
-        keys = table.data_columns()
-        writer.writerow(keys)
-        for row in table.rows:
-            writer.writerow(["" if (v := _plain(row.get(k))) is None else v for k in keys])
-        return buf.getvalue()
+        return render_table_csv(report.table(report.primary))
     writer.writerow(["section", "key", "value"])
     for s in report.sections:
         for key, value in s.values.items():

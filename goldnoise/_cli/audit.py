@@ -14,6 +14,7 @@ from typing import Any
 
 from goldnoise._cli._common import capture_notes, p_text, pct, probability, real
 from goldnoise._cli._input import add_ratings_arguments, load_ratings
+from goldnoise._cli._latent import add_model_arguments, fit_models, gold_section, latent_sections
 from goldnoise._cli._report import Column, Report, Section, Table
 
 HELP = "audit a set of annotations: agreement, the noise bound gamma, the kappa claim"
@@ -32,7 +33,7 @@ LEVELS = ("auto", "nominal", "ordinal", "interval", "ratio")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_ratings_arguments(parser, gold=False)
+    add_ratings_arguments(parser)
     a = parser.add_argument_group("analysis")
     a.add_argument("--level", choices=LEVELS, default="auto",
                    help="measurement level of the labels for Krippendorff's alpha: nominal "
@@ -43,8 +44,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="the paper's confidence alpha of the noise bound")
     a.add_argument("--confidence-level", type=probability("--confidence-level"), default=0.95,
                    help="level of the coefficients' confidence intervals")
+    a.add_argument("--no-latent", action="store_true",
+                   help="skip the latent-class section (and its agreed-error bracket)")
     a.add_argument("--threshold", type=real("--threshold", -1.0, 1.0), default=None,
                    help="a claimed kappa threshold to check against kappa's interval, e.g. 0.67")
+    add_model_arguments(parser)
 
 
 # ------------------------------------------------------------------ sections
@@ -269,4 +273,49 @@ def run(args: argparse.Namespace) -> Report:
     report.add(kappa_section(r, bound, alpha=args.alpha, threshold=args.threshold,
                              confidence_level=args.confidence_level))
     report.add(margin_section(bound, alpha=args.alpha))
+    fitted = None
+    if not args.no_latent:
+        sections, fitted = latent_class(r, args, gold=loaded.gold)
+        for section in sections:
+            report.add(section)
+    if loaded.gold is not None:
+        report.add(gold_section(fitted, r, loaded.gold))
     return report
+
+
+def latent_class(r: Any, args: argparse.Namespace, *, gold: Any = None
+                 ) -> tuple[list[Section], Any]:
+    """The latent-class section, or the reason it is not computed."""
+    from noise_models import agreed_error_bracket
+
+    title = "Latent-class fit: who is reliable, which labels are likely wrong"
+    if not r.has_raters:
+        return [Section("latent_class", title).undefined(
+            "a latent-class model needs to know which annotator gave which label, and these "
+            "ratings are a count table")], None
+    if r.n_categories < 2:
+        return [Section("latent_class", title).undefined(
+            f"every label is {r.categories[0]!r}: with one category there is nothing to "
+            "estimate")], None
+    if int((r.ratings_per_item >= 2).sum()) == 0:
+        return [Section("latent_class", title).undefined(
+            "no item has two or more ratings")], None
+    try:
+        fitted = fit_models(r, args)
+    except ValueError as exc:
+        return [Section("latent_class", title).undefined(str(exc))], None
+    bracket, reason = None, None
+    counts = r.counts
+    per_item = counts.sum(axis=1)
+    if not ((per_item >= 2) & (counts.max(axis=1) == per_item)).any():
+        reason = "no item has unanimous labels, so there are no agreed labels to bracket"
+    else:
+        notes: list[str] = []
+        try:
+            with capture_notes(notes):
+                bracket = agreed_error_bracket(r, alpha=args.alpha, model=fitted.model)
+        except ValueError as exc:
+            reason = str(exc)
+        fitted.notes += [n for n in notes if n not in fitted.notes]
+    return latent_sections(fitted, gold=gold, alpha=args.alpha, bracket=bracket,
+                          bracket_reason=reason), fitted
