@@ -13,6 +13,15 @@ from types import ModuleType
 from goldnoise._cli._errors import CliError
 from goldnoise._cli._output import add_output_arguments, emit
 
+#: The verbs, in the order ``goldnoise --help`` lists them; each is ``goldnoise/_cli/<name>.py``.
+VERBS: tuple[str, ...] = (
+    "audit",
+    "fit",
+    "bound",
+    "plan",
+    "examples",
+)
+
 __all__ = ["build_parser", "main"]
 
 
@@ -29,8 +38,7 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
 
 
 def verb_modules() -> dict[str, ModuleType]:
-    """The registered verbs (``goldnoise._cli.VERBS``), imported, in order."""
-    from goldnoise._cli import VERBS
+    """The registered verbs (:data:`VERBS`), imported, in order."""
 
     return {name: importlib.import_module(f"goldnoise._cli.{name}") for name in VERBS}
 
