@@ -31,7 +31,7 @@ PUBLIC = {
         "max_disagreements", "noise_bound", "noise_rate", "noise_transition_heterogeneity",
         "sample_hard_labels", "sample_size_needed", "tv_distance", "verified_sample_bound",
     },
-    "simulation": {"SimulatedAnnotations", "simulate_annotations"},
+    "simulation": {"BootstrapResult", "SimulatedAnnotations", "bootstrap", "simulate_annotations"},
 }
 
 
