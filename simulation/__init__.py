@@ -11,14 +11,23 @@ Bootstrap (simulation.bootstrap)
 bootstrap        -- intervals of any coefficients from the same resamples of items:
                     percentile, basic, BCa; multinomial or Poisson keyed by item id
                                                                    -> BootstrapResult
+
+Calibration (simulation.calibration)
+------------------------------------
+gamma_coverage            -- how often the true hard share of the agreed items is ≤ γ,
+                             per true hard count                           -> DataFrame
+verified_sample_coverage  -- the same for verified_sample_bound             -> DataFrame
 """
 
 from simulation._generators import SimulatedAnnotations, simulate_annotations
 from simulation.bootstrap import BootstrapResult, bootstrap
+from simulation.calibration import gamma_coverage, verified_sample_coverage
 
 __all__: list[str] = [
     "BootstrapResult",
     "SimulatedAnnotations",
     "bootstrap",
+    "gamma_coverage",
     "simulate_annotations",
+    "verified_sample_coverage",
 ]

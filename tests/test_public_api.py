@@ -31,7 +31,8 @@ PUBLIC = {
         "max_disagreements", "noise_bound", "noise_rate", "noise_transition_heterogeneity",
         "sample_hard_labels", "sample_size_needed", "tv_distance", "verified_sample_bound",
     },
-    "simulation": {"BootstrapResult", "SimulatedAnnotations", "bootstrap", "simulate_annotations"},
+    "simulation": {"BootstrapResult", "SimulatedAnnotations", "bootstrap", "gamma_coverage",
+                   "simulate_annotations", "verified_sample_coverage"},
 }
 
 
