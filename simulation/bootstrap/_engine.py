@@ -191,7 +191,10 @@ def _replicate_sums(plan: _Plan, scheme: str, n_resamples: int, rng: Any,
     else:
         seed = _resample.poisson_seed(rng)
         keys = _resample.item_keys(plan.ratings.items)
-    block = _BLOCK if scheme == "multinomial" else max(1, min(_BLOCK, (1 << 24) // plan.freq.size))
+    if scheme == "multinomial":  # no counts stored: blocks only to report progress
+        block = _BLOCK if progress is not None else n_resamples
+    else:  # bounded memory of the B × P counts
+        block = max(1, min(n_resamples, (1 << 24) // plan.freq.size))
     for lo in range(0, n_resamples, block):
         hi = min(n_resamples, lo + block)
         if scheme == "multinomial":

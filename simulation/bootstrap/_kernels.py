@@ -8,8 +8,9 @@
   thread that computes it: the result is identical for any number of threads.
 * Poisson resampling gives each item a Poisson(1) weight computed from a
   counter-based generator: a 64-bit hash of ``(seed, item key, replicate)``
-  (three rounds of the SplitMix64 finaliser) turned into a uniform and then
-  into a Poisson(1) draw by inversion. The weight of an item in a replicate is
+  (three rounds of the SplitMix64 finaliser; the first two, which do not
+  depend on the replicate, are computed once per item) turned into a uniform
+  and then into a Poisson(1) draw by inversion. The weight of an item in a replicate is
   a pure function of those three numbers, so it is the same whatever the order
   of the items or the chunk they arrive in.
 * Replicate sums ``counts @ rows`` run one replicate per task, the patterns in
@@ -45,22 +46,30 @@ def _mix(z):
 
 
 @njit(cache=True, inline="always")
-def keyed_uniform(seed, key, replicate):
-    """A uniform on [0, 1) from ``(seed, key, replicate)`` (53 random bits)."""
+def item_hash(seed, key):
+    """The replicate-independent part of the keyed hash of item ``key``."""
     h = _mix(np.uint64(seed) + _GOLDEN)
-    h = _mix(h ^ (np.uint64(key) + _GOLDEN * np.uint64(2)))
-    h = _mix(h ^ (np.uint64(replicate) + _GOLDEN * np.uint64(3)))
-    return np.float64(h >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+    return _mix(h ^ (np.uint64(key) + _GOLDEN * np.uint64(2)))
 
 
 @njit(cache=True, inline="always")
-def keyed_poisson(seed, key, replicate, cdf):
-    """Poisson(1) weight of item ``key`` in ``replicate`` by inversion of the CDF."""
-    u = keyed_uniform(seed, key, replicate)
+def keyed_poisson(h_item, replicate, cdf):
+    """Poisson(1) weight in ``replicate`` of the item with hash ``h_item``.
+
+    ``u`` = the top 53 bits of ``mix(h_item ^ (replicate + 3φ))`` as a uniform on
+    [0, 1), then inversion of the Poisson(1) CDF.
+    """
+    h = _mix(h_item ^ (np.uint64(replicate) + _GOLDEN * np.uint64(3)))
+    u = np.float64(h >> np.uint64(11)) * (1.0 / 9007199254740992.0)
     k = 0
     while k < cdf.shape[0] - 1 and u >= cdf[k]:
         k += 1
     return k
+
+
+def _item_hashes_impl(seed, keys, out):
+    for i in prange(keys.shape[0]):
+        out[i] = item_hash(seed, keys[i])
 
 
 @njit(cache=True, inline="always")
@@ -109,18 +118,21 @@ def _multinomial_sums_impl(seeds, freq, starts, rows, out):
         out[b, :] = acc
 
 
-def _poisson_counts_impl(seed, keys, groups, first, cdf, out):
-    # out[b, g] = Σ_{i: groups[i] = g} Poisson weight of item keys[i] in replicate first + b.
+def _poisson_counts_impl(hashes, groups, first, cdf, out):
+    # out[b, g] = Σ_{i: groups[i] = g} Poisson weight of item i in replicate first + b
+    # (hashes[i] = item_hash(seed, key of item i)). Integer sums: exact in any order.
     for b in prange(out.shape[0]):
-        rep = first + b
-        for i in range(keys.shape[0]):
-            out[b, groups[i]] += keyed_poisson(seed, keys[i], rep, cdf)
+        rep = first + np.uint64(b)  # uint64 throughout: int64 + uint64 would be float64
+        row = out[b]
+        for i in range(hashes.shape[0]):
+            row[groups[i]] += keyed_poisson(hashes[i], rep, cdf)
 
 
-def _poisson_weights_impl(seed, keys, first, cdf, out):
+def _poisson_weights_impl(hashes, first, cdf, out):
     for b in prange(out.shape[0]):
-        for i in range(keys.shape[0]):
-            out[b, i] = keyed_poisson(seed, keys[i], first + b, cdf)
+        rep = first + np.uint64(b)
+        for i in range(hashes.shape[0]):
+            out[b, i] = keyed_poisson(hashes[i], rep, cdf)
 
 
 def _counts_times_rows_impl(counts, rows, out):
@@ -135,8 +147,23 @@ def _counts_times_rows_impl(counts, rows, out):
         out[b, :] = acc
 
 
-multinomial_counts = njit(cache=True, parallel=True)(_multinomial_counts_impl)
-multinomial_sums = njit(cache=True, parallel=True)(_multinomial_sums_impl)
-poisson_counts = njit(cache=True, parallel=True)(_poisson_counts_impl)
-poisson_weights = njit(cache=True, parallel=True)(_poisson_weights_impl)
-counts_times_rows = njit(cache=True, parallel=True)(_counts_times_rows_impl)
+def _builds(impl):
+    """Serial and parallel builds of one kernel (small work: the thread pool costs more)."""
+    return (njit(cache=True, error_model="numpy")(impl),
+            njit(cache=True, parallel=True, error_model="numpy")(impl))
+
+
+# Below this many multiply-adds (or draws) a kernel runs serially.
+PARALLEL_WORK = 1 << 21
+
+multinomial_counts = _builds(_multinomial_counts_impl)
+multinomial_sums = _builds(_multinomial_sums_impl)
+poisson_counts = _builds(_poisson_counts_impl)
+poisson_weights = _builds(_poisson_weights_impl)
+counts_times_rows = _builds(_counts_times_rows_impl)
+item_hashes = _builds(_item_hashes_impl)
+
+
+def pick(builds, work: float):
+    """The serial build for small ``work``, else the parallel one."""
+    return builds[work >= PARALLEL_WORK]

@@ -21,6 +21,7 @@ from simulation.bootstrap import _kernels
 
 __all__ = [
     "combine_pattern_counts",
+    "item_hashes",
     "item_keys",
     "multinomial_counts",
     "multinomial_sums",
@@ -68,11 +69,12 @@ def multinomial_counts(freq: npt.ArrayLike, seeds: np.ndarray,
     order, starts = _strata_order(f.size, strata)
     out = np.zeros((len(seeds), f.size), dtype=np.int64)
     seeds = np.ascontiguousarray(seeds, dtype=np.uint32)
+    kernel = _kernels.pick(_kernels.multinomial_counts, 50.0 * out.size)
     if order is None:
-        _kernels.multinomial_counts(seeds, f, starts, out)
+        kernel(seeds, f, starts, out)
         return out
     tmp = np.zeros_like(out)
-    _kernels.multinomial_counts(seeds, f[order], starts, tmp)
+    kernel(seeds, f[order], starts, tmp)
     out[:, order] = tmp
     return out
 
@@ -89,7 +91,8 @@ def multinomial_sums(freq: npt.ArrayLike, rows: npt.ArrayLike, seeds: np.ndarray
     if order is not None:
         f, rows = f[order], np.ascontiguousarray(rows[order])
     out = np.zeros((len(seeds), rows.shape[1]))
-    _kernels.multinomial_sums(np.ascontiguousarray(seeds, dtype=np.uint32), f, starts, rows, out)
+    kernel = _kernels.pick(_kernels.multinomial_sums, len(seeds) * f.size * (50.0 + rows.shape[1]))
+    kernel(np.ascontiguousarray(seeds, dtype=np.uint32), f, starts, rows, out)
     return out
 
 
@@ -98,7 +101,7 @@ def replicate_sums(counts: npt.ArrayLike, rows: npt.ArrayLike) -> np.ndarray:
     c = np.ascontiguousarray(counts, dtype=np.float64)
     rows = np.ascontiguousarray(rows, dtype=np.float64)
     out = np.zeros((c.shape[0], rows.shape[1]))
-    _kernels.counts_times_rows(c, rows, out)
+    _kernels.pick(_kernels.counts_times_rows, float(c.size) * rows.shape[1])(c, rows, out)
     return out
 
 
@@ -117,23 +120,33 @@ def item_keys(ids: Sequence[Any] | pd.Index | np.ndarray) -> np.ndarray:
          for v in values), dtype=np.uint64, count=len(values))
 
 
+def item_hashes(seed: int, keys: npt.ArrayLike) -> np.ndarray:
+    """The per-item part of the keyed hash (depends on the seed and the key only)."""
+    k = np.ascontiguousarray(keys, dtype=np.uint64)
+    out = np.empty(k.size, dtype=np.uint64)
+    _kernels.pick(_kernels.item_hashes, 10.0 * k.size)(np.uint64(seed), k, out)
+    return out
+
+
 def poisson_weights(seed: int, keys: npt.ArrayLike, n_resamples: int, *,
                     first: int = 0) -> np.ndarray:
     """Poisson(1) weights (int64, n_resamples × n) of items ``keys`` in replicates
     ``first .. first + n_resamples − 1``."""
-    k = np.ascontiguousarray(keys, dtype=np.uint64)
-    out = np.zeros((n_resamples, k.size), dtype=np.int64)
-    _kernels.poisson_weights(np.uint64(seed), k, np.uint64(first), _kernels.POISSON_CDF, out)
+    h = item_hashes(seed, keys)
+    out = np.zeros((n_resamples, h.size), dtype=np.int64)
+    _kernels.pick(_kernels.poisson_weights, 10.0 * out.size)(
+        h, np.uint64(first), _kernels.POISSON_CDF, out)
     return out
 
 
 def poisson_counts(seed: int, keys: npt.ArrayLike, groups: npt.ArrayLike, n_groups: int,
                    n_resamples: int, *, first: int = 0) -> np.ndarray:
     """Σ of the items' Poisson weights per group (int64, n_resamples × n_groups)."""
-    k = np.ascontiguousarray(keys, dtype=np.uint64)
+    h = item_hashes(seed, keys)
     g = np.ascontiguousarray(groups, dtype=np.int64)
     out = np.zeros((n_resamples, int(n_groups)), dtype=np.int64)
-    _kernels.poisson_counts(np.uint64(seed), k, g, np.uint64(first), _kernels.POISSON_CDF, out)
+    _kernels.pick(_kernels.poisson_counts, 10.0 * n_resamples * h.size)(
+        h, g, np.uint64(first), _kernels.POISSON_CDF, out)
     return out
 
 
