@@ -323,3 +323,62 @@ def test_percentile_coverage_of_fleiss_kappa_and_alpha():
         assert scipy.stats.binomtest(int(h), n_sets, 0.95).pvalue > 0.01, h
         lo, hi = proportion_confint(int(h), n_sets, alpha=0.01, method="wilson")
         assert lo <= 0.95 <= hi
+
+
+# ---------------------------------------------------------------- kernel references
+_MASK = (1 << 64) - 1
+_PHI = 0x9E3779B97F4A7C15
+
+
+def _mix_py(z):
+    # SplitMix64's finaliser in Python integers (Steele, Lea & Flood 2014)
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    return z ^ (z >> 31)
+
+
+def _poisson_py(seed, key, rep):
+    h = _mix_py((seed + _PHI) & _MASK)
+    h = _mix_py(h ^ ((key + 2 * _PHI) & _MASK))
+    h = _mix_py(h ^ ((rep + 3 * _PHI) & _MASK))
+    u = (h >> 11) / 2.0**53
+    k, term, cdf = 0, np.exp(-1.0), np.exp(-1.0)
+    while u >= cdf and k < 24:  # inversion of the Poisson(1) CDF, term by term
+        k += 1
+        term /= k
+        cdf += term
+    return k
+
+
+def test_keyed_poisson_matches_a_pure_python_reference():
+    keys = np.array([0, 1, 2**40 + 7, 2**63 + 5, 2**64 - 1], dtype=np.uint64)
+    w = _resample.poisson_weights(2**62 + 3, keys, 40, first=5)
+    ref = [[_poisson_py(2**62 + 3, int(k), 5 + b) for k in keys] for b in range(40)]
+    assert w.tolist() == ref
+
+
+def test_serial_and_parallel_builds_agree():
+    from simulation.bootstrap import _kernels
+
+    rng = np.random.default_rng(0)
+    freq = rng.integers(1, 50, size=30)
+    rows = rng.random((30, 7))
+    seeds = _resample.replicate_seeds(1, 64)
+    starts = np.array([0, 30], dtype=np.int64)
+    outs = []
+    for build in _kernels.multinomial_sums:
+        out = np.zeros((64, 7))
+        build(seeds, freq.astype(np.int64), starts, rows, out)
+        outs.append(out)
+    assert outs[0].tobytes() == outs[1].tobytes()
+    h = _resample.item_hashes(3, np.arange(1000, dtype=np.uint64))
+    groups = rng.integers(0, 9, size=1000)
+    counts = []
+    for build in _kernels.poisson_counts:
+        out = np.zeros((16, 9), dtype=np.int64)
+        build(h, groups, np.uint64(0), _kernels.POISSON_CDF, out)
+        counts.append(out)
+    assert np.array_equal(counts[0], counts[1])
+    w = _resample.poisson_weights(3, np.arange(1000), 16)
+    ref = np.stack([np.bincount(groups, weights=w[b], minlength=9) for b in range(16)])
+    assert np.array_equal(counts[0], ref)
