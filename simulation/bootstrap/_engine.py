@@ -282,6 +282,12 @@ def bootstrap(
     interval, and named in ``notes``; intervals are clipped to the
     coefficient's range (at most 1; percent agreement in [0, 1]), with a note.
 
+    Items are merged by their category counts when every statistic depends on
+    those only (the count family and α), else by their full row of labels; a
+    seed thus reproduces the replicates for the same data and the same set of
+    statistics (adding a Cohen-type coefficient to the list changes how items
+    are merged, and so which draws a seed gives).
+
     References
     ----------
     Efron, B., & Tibshirani, R. J. (1993). An Introduction to the Bootstrap.
