@@ -38,7 +38,8 @@ PUBLIC = {
         "chance_finalize", "chance_items", "chance_partial", "em_combine", "em_finalize",
         "em_partial", "soft_combine", "soft_finalize", "soft_partial",
     },
-    "simulation": {"SimulatedAnnotations", "simulate_annotations"},
+    "simulation": {"BootstrapResult", "SimulatedAnnotations", "bootstrap", "gamma_coverage",
+                   "simulate_annotations", "verified_sample_coverage"},
 }
 
 
