@@ -13,6 +13,8 @@ Bootstrap (simulation.bootstrap)
 bootstrap        -- intervals of any coefficients from the same resamples of items:
                     percentile, basic, BCa; multinomial or Poisson keyed by item id
                                                                    -> BootstrapResult
+poisson_partial, poisson_combine, poisson_finalize, PoissonParts
+                 -- the Poisson bootstrap over chunks of items (larger than memory)
 
 Calibration (simulation.calibration)
 ------------------------------------
@@ -21,15 +23,26 @@ gamma_coverage            -- how often the true hard share of the agreed items i
 verified_sample_coverage  -- the same for verified_sample_bound             -> DataFrame
 """
 
-from simulation.bootstrap import BootstrapResult, bootstrap
+from simulation.bootstrap import (
+    BootstrapResult,
+    PoissonParts,
+    bootstrap,
+    poisson_combine,
+    poisson_finalize,
+    poisson_partial,
+)
 from simulation.calibration import gamma_coverage, verified_sample_coverage
 from simulation.generators import SimulatedAnnotations, simulate_annotations
 
 __all__: list[str] = [
     "BootstrapResult",
+    "PoissonParts",
     "SimulatedAnnotations",
     "bootstrap",
     "gamma_coverage",
+    "poisson_combine",
+    "poisson_finalize",
+    "poisson_partial",
     "simulate_annotations",
     "verified_sample_coverage",
 ]

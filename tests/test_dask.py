@@ -25,7 +25,7 @@ import agreement
 from agreement import Ratings, agreement_table
 from goldnoise.dask import read_ratings
 from noise_models import LatentClassModel, noise_bound
-from simulation import simulate_annotations
+from simulation import bootstrap, simulate_annotations
 
 RTOL = 1e-12
 COEFFICIENTS = ["percent_agreement", "fleiss_kappa", "conger_kappa", "light_kappa",
@@ -302,3 +302,39 @@ def test_cluster_bound_and_fit(cluster_client):
     _same_bound(noise_bound(lazy), noise_bound(mem))
     model = LatentClassModel("confusion", rng=0, n_starts=2)
     _same_fit(model.fit(mem), model.fit(lazy))
+
+
+# ------------------------------------------------------------------ the Poisson bootstrap
+BOOT = ["fleiss_kappa", "conger_kappa", "gwet_ac1", "krippendorff_alpha"]
+
+
+def _same_boot(a, b):
+    assert a.statistics == b.statistics and a.n_items == b.n_items and a.notes == b.notes
+    np.testing.assert_allclose(b.estimate, a.estimate, rtol=RTOL)
+    np.testing.assert_allclose(b.bootstrap_distribution, a.bootstrap_distribution, rtol=RTOL,
+                               atol=1e-14)
+    np.testing.assert_allclose(np.asarray(b.confidence_interval),
+                               np.asarray(a.confidence_interval), rtol=RTOL, atol=1e-14)
+    np.testing.assert_allclose(b.standard_error, a.standard_error, rtol=1e-10)
+
+
+@pytest.mark.parametrize("method", ["percentile", "bca"])
+@pytest.mark.parametrize("npartitions", [1, 5])
+def test_poisson_bootstrap_equals_in_memory(method, npartitions):
+    long = _simulated(missing=0.2, seed=4, n=800)
+    lazy = read_ratings(long, npartitions=npartitions, scheduler="synchronous")
+    kw = {"scheme": "poisson", "rng": 11, "n_resamples": 300, "method": method}
+    _same_boot(bootstrap(BOOT, Ratings.from_long(long), **kw), bootstrap(BOOT, lazy, **kw))
+
+
+def test_bootstrap_of_chunks_needs_poisson():
+    lazy = read_ratings(_simulated(n=50), npartitions=2, scheduler="synchronous")
+    with pytest.raises(ValueError, match="scheme='poisson'"):
+        bootstrap("fleiss_kappa", lazy, n_resamples=10)
+
+
+def test_cluster_bootstrap(cluster_client):
+    long = _simulated(missing=0.2, seed=6, n=600)
+    kw = {"scheme": "poisson", "rng": 2, "n_resamples": 200}
+    _same_boot(bootstrap(BOOT, Ratings.from_long(long), **kw),
+               bootstrap(BOOT, read_ratings(long, npartitions=3), **kw))

@@ -39,7 +39,9 @@ PUBLIC = {
         "em_partial", "soft_combine", "soft_finalize", "soft_partial",
     },
     "simulation": {"BootstrapResult", "SimulatedAnnotations", "bootstrap", "gamma_coverage",
-                   "simulate_annotations", "verified_sample_coverage"},
+                   "simulate_annotations", "verified_sample_coverage",
+                   # larger than memory: the Poisson bootstrap over chunks
+                   "PoissonParts", "poisson_combine", "poisson_finalize", "poisson_partial"},
 }
 
 

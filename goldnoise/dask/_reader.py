@@ -323,6 +323,14 @@ def read_ratings(path_or_glob: Any, *, item: Hashable = "item", rater: Hashable 
     True
     """
     frame = _read_iv(path_or_glob, item, rater, label, shuffle, npartitions, storage_options)
+    # A local scheduler named by string cannot run distributed's p2p shuffle (which the
+    # shuffle, and dask's distinct counts, pick when a client exists in this process).
+    config = {"dataframe.shuffle.method": "tasks"} if isinstance(scheduler, str) else {}
+    with dask.config.set(config):
+        return _read(frame, item, rater, label, categories, shuffle, npartitions, scheduler)
+
+
+def _read(frame, item, rater, label, categories, shuffle, npartitions, scheduler) -> DaskRatings:
     n_in = frame.npartitions
     n_out = int(npartitions) if npartitions is not None else n_in
     # Annotators in order of first appearance over the partitions in order, as

@@ -5,9 +5,23 @@ bootstrap        -- percentile, basic and BCa intervals of one or several coeffi
                                                                         -> BootstrapResult
 BootstrapResult  -- estimate, standard_error, confidence_interval, bootstrap_distribution,
                     n_degenerate, .difference(a, b), .to_frame()
+
+Larger than memory: the Poisson bootstrap as partial -> combine -> finalize
+poisson_partial  -- a chunk's distinct item rows, their counts and Poisson weight sums
+poisson_combine  -- merge two chunks' parts (exact integer sums)
+poisson_finalize -- the BootstrapResult from the merged parts
+PoissonParts     -- what poisson_partial returns
+(bootstrap(..., scheme="poisson") accepts a chunked ratings object and runs them)
 """
 
 from simulation.bootstrap._engine import bootstrap
+from simulation.bootstrap._partial import (
+    PoissonParts,
+    poisson_combine,
+    poisson_finalize,
+    poisson_partial,
+)
 from simulation.bootstrap._result import BootstrapResult
 
-__all__ = ["BootstrapResult", "bootstrap"]
+__all__ = ["BootstrapResult", "PoissonParts", "bootstrap", "poisson_combine",
+           "poisson_finalize", "poisson_partial"]

@@ -48,11 +48,17 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from agreement import ConfidenceInterval, DegenerateDataWarning, Ratings, as_ratings
+from agreement import (
+    ChunkedRatings,
+    ConfidenceInterval,
+    DegenerateDataWarning,
+    Ratings,
+    as_ratings,
+)
 from agreement import _kernels_alpha as _ka
 from agreement._item_stats import ALPHA, check_coefficient, item_statistics
 from agreement._result import _check_confidence_level
-from simulation.bootstrap import _resample
+from simulation.bootstrap import _partial, _resample
 from simulation.bootstrap._intervals import METHODS, confidence_intervals
 from simulation.bootstrap._result import BootstrapResult
 
@@ -310,6 +316,9 @@ def bootstrap(
     fleiss_kappa            0.68            0.03  0.62  0.73             0
     krippendorff_alpha      0.68            0.03  0.62  0.73             0
     """
+    if isinstance(ratings, ChunkedRatings) and not isinstance(ratings, Ratings):
+        return _bootstrap_chunked(statistics, ratings, n_resamples, method, confidence_level,
+                                  scheme, rng, weights, level)
     specs, r, n_resamples, method, confidence_level, scheme = _bootstrap_iv(
         statistics, ratings, n_resamples, method, confidence_level, scheme, weights, level)
     plan, notes = _plan(specs, r, weights, level)
@@ -343,3 +352,23 @@ def bootstrap(
                            method, confidence_level, scheme, int(plan.kept.size), tuple(notes),
                            jackknife, plan.freq, bounds)
 
+
+def _bootstrap_chunked(statistics, ratings, n_resamples, method, confidence_level, scheme, rng,
+                       weights, level) -> BootstrapResult:
+    """The Poisson bootstrap of a chunked ratings object: one map-reduce (``_partial``)."""
+    specs, _, n_resamples, method, confidence_level, scheme = _bootstrap_iv(
+        statistics, ratings.schema, n_resamples, method, confidence_level, scheme, weights,
+        level)
+    if scheme != "poisson":
+        raise ValueError(
+            "chunked ratings are resampled with `scheme='poisson'` (each item's weight keyed by "
+            "its id, so that no chunk needs the others); the multinomial scheme draws n items "
+            "from the whole data at once.")
+    seed = _resample.poisson_seed(rng)
+    parts = ratings.map_reduce(
+        lambda chunk: _partial.poisson_partial(chunk, specs, seed, n_resamples,
+                                               weights=weights, level=level),
+        _partial.poisson_combine)
+    return _partial.poisson_finalize(parts, specs, ratings.schema, method=method,
+                                     confidence_level=confidence_level, weights=weights,
+                                     level=level, stacklevel=4)

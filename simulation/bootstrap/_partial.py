@@ -1,0 +1,187 @@
+"""The Poisson bootstrap over chunks of items (SPEC §3, "Larger than memory").
+
+With Poisson(1) weights keyed by (seed, item id, replicate), an item's weight
+in every replicate depends on nothing but its id, so a chunk of items (every
+rating of each of its items) can draw its own:
+
+* :func:`poisson_partial` — the chunk's distinct per-item rows (the
+  :func:`agreement.item_statistics` rows of every statistic, side by side),
+  how many items have each, and per replicate the sum of their Poisson
+  weights (exact integers);
+* :func:`poisson_combine` — merge two chunks' parts by row (integer sums:
+  exact, in any order and any split);
+* :func:`poisson_finalize` — the estimate, the replicates ``finalize(c @ S)``,
+  the leave-one-item-out jackknife and the intervals: the
+  :class:`BootstrapResult` that ``bootstrap(..., scheme="poisson")`` gives in
+  memory, up to the order of the floating-point row sums.
+
+``bootstrap(statistics, chunked_ratings, scheme="poisson")`` runs them over a
+chunked ratings object (one map-reduce).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from agreement import ConfidenceInterval, DegenerateDataWarning, Ratings
+from agreement._item_stats import ALPHA, check_coefficient, item_statistics
+from simulation.bootstrap import _resample
+from simulation.bootstrap._intervals import confidence_intervals
+from simulation.bootstrap._result import BootstrapResult
+
+__all__ = ["PoissonParts", "poisson_combine", "poisson_finalize", "poisson_partial"]
+
+
+class PoissonParts(NamedTuple):
+    """One or more chunks' share of a Poisson bootstrap (see the module docstring)."""
+
+    rows: np.ndarray  # (P, C) distinct per-item rows, sorted
+    freq: np.ndarray  # (P,) int64 items with each row
+    counts: np.ndarray  # (B, P) int64 Σ of the items' Poisson weights, per replicate
+    n_rows: int  # items of the chunks, rated or not
+
+
+def _specs(statistics: Any) -> list:
+    items = statistics if isinstance(statistics, (list, tuple)) else [statistics]
+    return [s if hasattr(s, "name") and not callable(s) else check_coefficient(s)
+            for s in items]
+
+
+def _stats(specs, r: Ratings, weights: Any, level: Any) -> list:
+    return [item_statistics(r, s.name, level=level) if s is ALPHA
+            else item_statistics(r, s.name, weights=weights) for s in specs]
+
+
+def poisson_partial(chunk: Ratings, statistics: Any, seed: int, n_resamples: int, *,
+                    weights: Any = None, level: Any = None) -> PoissonParts:
+    """The partial step: a chunk's distinct rows, their frequencies and Poisson counts.
+
+    ``statistics`` are coefficient names (as in :func:`bootstrap`), ``seed`` the
+    Poisson seed shared by every chunk (an integer), ``n_resamples`` the
+    replicates. The chunk must be coded with the data set's shared categories
+    (and annotators): :func:`agreement.ratings_chunk`.
+
+    Examples
+    --------
+    Two chunks merged give the same parts as the whole:
+
+    >>> import numpy as np
+    >>> from agreement import Ratings
+    >>> from simulation import poisson_combine, poisson_partial
+    >>> r = Ratings.from_wide(np.random.default_rng(0).integers(0, 3, size=(50, 3)))
+    >>> specs = ["fleiss_kappa"]
+    >>> whole = poisson_partial(r, specs, seed=7, n_resamples=20)
+    >>> parts = poisson_combine(poisson_partial(r.take(range(20)), specs, 7, 20),
+    ...                         poisson_partial(r.take(range(20, 50)), specs, 7, 20))
+    >>> bool(np.array_equal(whole.counts, parts.counts) and np.array_equal(whole.rows, parts.rows))
+    True
+    """
+    specs = _specs(statistics)
+    n_rows = chunk.n_items
+    kept = np.flatnonzero(chunk.ratings_per_item >= 1)
+    if kept.size < n_rows:
+        chunk = chunk.take(kept)
+    if chunk.n_items == 0:
+        width = sum(st.values.shape[1] for st in _stats(specs, chunk, weights, level))
+        return PoissonParts(np.empty((0, width)), np.empty(0, np.int64),
+                            np.empty((n_resamples, 0), np.int64), n_rows)
+    rows = np.concatenate([st.values for st in _stats(specs, chunk, weights, level)], axis=1)
+    patterns, groups, freq = np.unique(rows, axis=0, return_inverse=True, return_counts=True)
+    counts = _resample.poisson_counts(seed, _resample.item_keys(chunk.items), groups.ravel(),
+                                      patterns.shape[0], n_resamples)
+    return PoissonParts(patterns, freq.astype(np.int64), counts, n_rows)
+
+
+def poisson_combine(a: PoissonParts, b: PoissonParts) -> PoissonParts:
+    """Merge two chunks' parts by row (exact integer sums).
+
+    Examples
+    --------
+    See :func:`poisson_partial`.
+
+    >>> import numpy as np
+    >>> from simulation import PoissonParts, poisson_combine
+    >>> a = PoissonParts(np.array([[1.0]]), np.array([2]), np.array([[3]]), 2)
+    >>> poisson_combine(a, a).counts.tolist(), poisson_combine(a, a).freq.tolist()
+    ([[6]], [4])
+    """
+    rows = np.concatenate([a.rows, b.rows])
+    merged, inverse = np.unique(rows, axis=0, return_inverse=True)
+    inverse = inverse.ravel()
+    counts = np.zeros((a.counts.shape[0], merged.shape[0]), dtype=np.int64)
+    np.add.at(counts.T, inverse, np.concatenate([a.counts, b.counts], axis=1).T)
+    freq = np.bincount(inverse, weights=np.concatenate([a.freq, b.freq]),
+                       minlength=merged.shape[0]).astype(np.int64)
+    return PoissonParts(merged, freq, counts, a.n_rows + b.n_rows)
+
+
+def poisson_finalize(parts: PoissonParts, statistics: Any, schema: Ratings, *, method: str,
+                     confidence_level: float, weights: Any = None, level: Any = None,
+                     stacklevel: int = 2) -> BootstrapResult:
+    """The :class:`BootstrapResult` from the merged parts of every chunk.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from agreement import Ratings
+    >>> from simulation import poisson_combine, poisson_finalize, poisson_partial
+    >>> r = Ratings.from_wide(np.random.default_rng(0).integers(0, 3, size=(50, 3)))
+    >>> specs = ["fleiss_kappa"]
+    >>> parts = poisson_combine(poisson_partial(r.take(range(20)), specs, 7, 99),
+    ...                         poisson_partial(r.take(range(20, 50)), specs, 7, 99))
+    >>> res = poisson_finalize(parts, specs, r, method="percentile", confidence_level=0.9)
+    >>> res.n_items, res.bootstrap_distribution.shape
+    (50, (99, 1))
+    """
+    specs = _specs(statistics)
+    n_kept = int(parts.freq.sum())
+    if n_kept == 0:
+        raise ValueError("every rating is missing: there is nothing to resample.")
+    stats = _stats(specs, schema, weights, level)
+    slices, start = [], 0
+    for st in stats:
+        slices.append(slice(start, start + st.values.shape[1]))
+        start += st.values.shape[1]
+    names = tuple(s.name for s in specs)
+
+    def finalize(sums: np.ndarray) -> np.ndarray:  # statistics (…, S) from row sums (…, C)
+        return np.stack([np.asarray(st.finalize(sums[..., sl]).value, dtype=np.float64)
+                         for st, sl in zip(stats, slices, strict=True)], axis=-1)
+
+    notes = []
+    if n_kept < parts.n_rows:
+        notes.append(f"{parts.n_rows - n_kept} items without a rating are not resampled")
+    total = _resample.replicate_sums(parts.freq[None, :], parts.rows)[0]
+    estimate = finalize(total)
+    jackknife = finalize(total[None, :] - parts.rows)
+    dist = finalize(_resample.replicate_sums(parts.counts, parts.rows))
+    # Every coefficient here is at most 1; percent agreement is a proportion.
+    bounds = np.array([(0.0, 1.0) if n == "percent_agreement" else (-np.inf, 1.0)
+                       for n in names])
+    iv = confidence_intervals(estimate, dist, method=method, confidence_level=confidence_level,
+                              jackknife=jackknife, jackknife_weights=parts.freq, bounds=bounds)
+    n_deg = np.count_nonzero(~np.isfinite(dist), axis=0)
+    n_resamples = dist.shape[0]
+    for s, name in enumerate(names):
+        if not np.isfinite(estimate[s]):
+            warnings.warn(f"{name} is undefined on these data (chance agreement 1 or no "
+                          "pairable item): its estimate, SE and interval are NaN.",
+                          DegenerateDataWarning, stacklevel=stacklevel)
+            notes.append(f"{name}: undefined on the full sample")
+            continue
+        if n_deg[s]:
+            notes.append(f"{name}: {n_deg[s]} of {n_resamples} resamples degenerate (chance "
+                         "agreement 1 or no pairable item), left out of the SE and interval")
+        if iv.clipped[s]:
+            lo, hi = bounds[s]
+            notes.append(f"{name}: interval clipped to the coefficient's range "
+                         f"[{lo:g}, {hi:g}]")
+        if method == "bca" and not np.isfinite(iv.acceleration[s]):
+            notes.append(f"{name}: BCa acceleration undefined (constant jackknife), no interval")
+    return BootstrapResult(names, estimate, iv.standard_error,
+                           ConfidenceInterval(iv.low, iv.high), dist, n_deg.astype(np.int64),
+                           method, confidence_level, "poisson", n_kept, tuple(notes),
+                           jackknife, parts.freq, bounds)
