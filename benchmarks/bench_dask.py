@@ -139,7 +139,7 @@ def run_dask(path: Path, n_ratings: int) -> dict:
 
     out: dict = {"n_ratings": n_ratings, "steps": {}}
     with PeakMemory() as mem, distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
             memory_limit="6GiB", silence_logs=50) as cluster, distributed.Client(cluster) as client:
         roles = _roles(client)
         t0 = time.perf_counter()

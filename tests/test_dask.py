@@ -187,7 +187,7 @@ def cluster_client():
     with dask.config.set({"distributed.comm.timeouts.connect": "120s",
                           "distributed.deploy.lost-worker-timeout": "120s"}), \
             distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                     dashboard_address=None, silence_logs=50,
+                                     dashboard_address=":0", silence_logs=50,
                                      timeout="180s") as cluster, \
             distributed.Client(cluster, timeout="180s") as client:
         yield client
@@ -338,3 +338,44 @@ def test_cluster_bootstrap(cluster_client):
     kw = {"scheme": "poisson", "rng": 2, "n_resamples": 200}
     _same_boot(bootstrap(BOOT, Ratings.from_long(long), **kw),
                bootstrap(BOOT, read_ratings(long, npartitions=3), **kw))
+
+
+# ------------------------------------------------------------------------- the CLI
+def test_cli_audit_engine_dask_equals_in_memory(tmp_path, cluster_client, capsys):
+    import json
+
+    from goldnoise._cli import main
+
+    long = _simulated(missing=0.1, seed=8, n=400)
+    path = tmp_path / "parts"
+    path.mkdir()
+    bounds = np.linspace(0, len(long), 4).astype(int)
+    for f in range(3):
+        long.iloc[bounds[f]:bounds[f + 1]].to_parquet(path / f"p{f}.parquet", index=False)
+    long.to_parquet(tmp_path / "all.parquet", index=False)
+    address = cluster_client.scheduler.address
+    assert main(["audit", str(path / "*.parquet"), "--engine", "dask", "--scheduler", address,
+                 "--json", "--no-latent"]) == 0
+    lazy = json.loads(capsys.readouterr().out)
+    assert main(["audit", str(tmp_path / "all.parquet"), "--layout", "long", "--json",
+                 "--no-latent"]) == 0
+    mem = json.loads(capsys.readouterr().out)
+    got = lazy["sections"]["agreement"]["tables"]["coefficients"]["rows"]
+    want = mem["sections"]["agreement"]["tables"]["coefficients"]["rows"]
+    assert [r["coefficient"] for r in got] == [r["coefficient"] for r in want]
+    for a, b in zip(got, want, strict=True):
+        for key in ("value", "standard_error", "ci_low", "ci_high"):
+            assert a[key] == pytest.approx(b[key], rel=RTOL)
+    for key in ("gamma", "t0", "n", "d"):
+        assert lazy["sections"]["noise_bound"]["values"][key] == \
+            mem["sections"]["noise_bound"]["values"][key]
+    assert lazy["sections"]["data"]["values"]["shuffle"]["shuffled"] is True
+
+
+def test_cli_engine_dask_usage_errors(capsys):
+    from goldnoise._cli import main
+
+    assert main(["audit", "--example", "fleiss1971", "--engine", "dask"]) == 2
+    assert "long-format Parquet" in capsys.readouterr().err
+    assert main(["audit", "--example", "fleiss1971", "--scheduler", "tcp://x:1"]) == 2
+    assert "--scheduler goes with --engine dask" in capsys.readouterr().err

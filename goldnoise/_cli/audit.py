@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 from typing import Any
 
 from goldnoise._cli._common import capture_notes, p_text, pct, probability, real
+from goldnoise._cli._dask import add_engine_arguments, run_dask
+from goldnoise._cli._errors import UsageError
 from goldnoise._cli._input import add_ratings_arguments, load_ratings
 from goldnoise._cli._latent import add_model_arguments, fit_models, gold_section, latent_sections
 from goldnoise._cli._report import Column, Report, Section, Table
@@ -27,7 +30,8 @@ DESCRIPTION = (
     "  goldnoise audit --example fleiss1971\n"
     "  goldnoise audit ratings.csv --item id                   # one row per item\n"
     "  goldnoise audit ratings.csv --layout long --item item --rater worker --label response\n"
-    "  goldnoise audit coders.csv --transpose                  # one row per annotator")
+    "  goldnoise audit coders.csv --transpose                  # one row per annotator\n"
+    "  goldnoise audit 'ratings/*.parquet' --engine dask       # larger than memory")
 
 LEVELS = ("auto", "nominal", "ordinal", "interval", "ratio")
 
@@ -49,6 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     a.add_argument("--threshold", type=real("--threshold", -1.0, 1.0), default=None,
                    help="a claimed kappa threshold to check against kappa's interval, e.g. 0.67")
     add_model_arguments(parser)
+    add_engine_arguments(parser)
 
 
 # ------------------------------------------------------------------ sections
@@ -258,6 +263,10 @@ def margin_section(bound: Any, *, alpha: float) -> Section:
 
 
 def run(args: argparse.Namespace) -> Report:
+    if args.engine == "dask":  # larger than memory: the same audit over Dask partitions
+        return run_dask(args, sys.modules[__name__])
+    if args.scheduler:
+        raise UsageError("--scheduler goes with --engine dask")
     loaded = load_ratings(args)
     r = loaded.ratings
     report = Report("audit", f"goldnoise audit: {loaded.source}",

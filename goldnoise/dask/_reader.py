@@ -116,6 +116,18 @@ class DaskRatings:
         return self.schema.n_raters
 
     @property
+    def categories(self) -> pd.Index:
+        return self.schema.categories
+
+    @property
+    def raters(self) -> pd.Index:
+        return self.schema.raters
+
+    @property
+    def ordered(self) -> bool:
+        return self.schema.ordered
+
+    @property
     def n_categories(self) -> int:
         return self.schema.n_categories
 
