@@ -94,8 +94,10 @@ class PeakMemory:
             cmd = " ".join(p.cmdline())
         except psutil.Error:
             return "?"
+        if "resource_tracker" in cmd:
+            return "multiprocessing resource tracker"
         if "spawn_main" in cmd or "multiprocessing" in cmd or "forkserver" in cmd:
-            return "dask process"
+            return "dask process"  # a worker (named from the cluster's pids)
         return "client" if p.pid == os.getpid() else cmd[:40]
 
     def _run(self) -> None:
@@ -125,8 +127,9 @@ def _roles(client) -> dict[int, str]:
     """pid → role: client, scheduler, worker i."""
     workers = client.run(os.getpid)  # {address: pid}
     roles = {pid: f"worker {i + 1}" for i, (_, pid) in enumerate(sorted(workers.items()))}
-    roles[client.run_on_scheduler(os.getpid)] = "scheduler"
-    roles[os.getpid()] = "client"
+    scheduler = client.run_on_scheduler(os.getpid)
+    roles[scheduler] = "scheduler"
+    roles[os.getpid()] = "client + scheduler" if scheduler == os.getpid() else "client"
     return roles
 
 
@@ -218,7 +221,12 @@ def report(runs: dict) -> str:
         total = sum(v for v in run["steps"].values() if isinstance(v, float))
         lines += [f"| **total** | **{total:.1f} s** |", ""]
         lines += ["| process | peak RSS |", "|---|---:|"]
-        lines += [f"| {k} | {v / 2**30:.2f} GiB |" for k, v in run["peak_rss"].items()]
+        for k, v in run["peak_rss"].items():
+            # LocalCluster runs its scheduler in the client's process
+            if "Dask" in key and k.startswith("client (pid"):
+                k = k.replace("client (pid", "client + scheduler (pid")
+            k = k.replace("dask process", "multiprocessing resource tracker")
+            lines.append(f"| {k} | {v / 2**30:.2f} GiB |")
         extra = []
         if "shuffle" in run:
             s = run["shuffle"]
@@ -238,9 +246,14 @@ def main() -> None:
     ap.add_argument("--ratings", action="append", default=None,
                     help="1e7 and/or 1e8 (repeatable; default 1e7)")
     ap.add_argument("--memory", action="store_true", help="also the in-memory path")
+    ap.add_argument("--report-only", action="store_true",
+                    help="rewrite the RESULTS.md section from the runs recorded so far")
     args = ap.parse_args()
     store = ROOT / "dask_runs.json"
     runs = json.loads(store.read_text()) if store.exists() else {}
+    if args.report_only:
+        write_section("dask", report(runs))
+        return
     for spec in args.ratings or ["1e7"]:
         n_ratings = int(float(spec))
         path = ROOT / f"long_{spec}"
