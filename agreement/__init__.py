@@ -20,7 +20,8 @@ agreement_table     -- all of them side by side, with SEs and intervals
 
 Per-item statistics (for resampling and chunked input)
 ------------------------------------------------------
-item_statistics       -- per-item rows of a coefficient; finalize(sums) gives it back
+item_statistics       -- per-item rows of a coefficient (α included); finalize(sums)
+                         gives it back
 ItemStatistics        -- those rows, .sums(multiplicity) and .finalize(sums)
 FinalizedCoefficient  -- (value, observed, expected, n_items, n_pairable)
 

@@ -382,3 +382,17 @@ def test_serial_and_parallel_builds_agree():
     w = _resample.poisson_weights(3, np.arange(1000), 16)
     ref = np.stack([np.bincount(groups, weights=w[b], minlength=9) for b in range(16)])
     assert np.array_equal(counts[0], ref)
+
+
+def test_count_table_alpha_and_fleiss_equal_the_wide_data():
+    # A count table carries what Fleiss' κ and α need: same replicates as the wide labels.
+    x = np.array([[1, 1, 2], [2, 2, 2], [1, 2, 3], [3, 3, 3], [1, 1, 1], [2, 3, 3]] * 4)
+    wide = Ratings.from_wide(x)
+    counts = Ratings.from_counts(wide.counts, categories=wide.categories)
+    a = bootstrap(["fleiss_kappa", "krippendorff_alpha"], wide, n_resamples=200, rng=3)
+    b = bootstrap(["fleiss_kappa", "krippendorff_alpha"], counts, n_resamples=200, rng=3)
+    np.testing.assert_allclose(a.estimate, b.estimate, rtol=0, atol=1e-14)
+    assert a.estimate[1] == pytest.approx(ag.krippendorff_alpha(x).value, abs=1e-12)
+    # patterns are ordered by their rows, so the same seed draws the same resamples
+    np.testing.assert_allclose(a.bootstrap_distribution, b.bootstrap_distribution, rtol=0,
+                               atol=1e-12)

@@ -155,9 +155,15 @@ def _plan(specs, r: Ratings, weights, level) -> tuple[_Plan, list[str]]:
         stats.append(st)
         slices.append(slice(start, start + st.values.shape[1]))
         start += st.values.shape[1]
-    rows = np.ascontiguousarray(np.concatenate([st.values for st in stats], axis=1))
-    plan = _Plan(tuple(s.name for s in specs), stats, slices, rows, freq.astype(np.int64),
-                 groups.ravel().astype(np.int64), kept, r)
+    rows = np.concatenate([st.values for st in stats], axis=1)
+    # Patterns in the lexicographic order of their rows: the draws for a seed then depend on
+    # the rows only, not on how the items were keyed (wide labels or a count table alike).
+    order = np.lexsort(rows.T[::-1])
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    rows = np.ascontiguousarray(rows[order])
+    plan = _Plan(tuple(s.name for s in specs), stats, slices, rows,
+                 freq[order].astype(np.int64), rank[groups.ravel()].astype(np.int64), kept, r)
     return plan, notes
 
 
