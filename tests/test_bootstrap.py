@@ -396,3 +396,43 @@ def test_count_table_alpha_and_fleiss_equal_the_wide_data():
     # patterns are ordered by their rows, so the same seed draws the same resamples
     np.testing.assert_allclose(a.bootstrap_distribution, b.bootstrap_distribution, rtol=0,
                                atol=1e-12)
+
+
+@pytest.mark.slow
+def test_parallel_kernels_load_from_the_cache(tmp_path):
+    # cache=True on parallel kernels that draw random numbers: a second process must
+    # load them from the cache, not compile them again.
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    code = (
+        "import numpy as np\n"
+        "from simulation import bootstrap\n"
+        "from simulation.bootstrap import _kernels as K\n"
+        "x = np.random.default_rng(0).integers(0, 3, size=(3000, 5))\n"
+        "bootstrap(['fleiss_kappa', 'krippendorff_alpha'], x, n_resamples=2000, rng=0)\n"
+        "bootstrap('fleiss_kappa', x, n_resamples=300, scheme='poisson', rng=0)\n"
+        "ks = [K.multinomial_sums[1], K.poisson_counts[1]]\n"
+        "print(' '.join(f'{sum(k.stats.cache_hits.values())},'\n"
+        "               f'{sum(k.stats.cache_misses.values())}' for k in ks))\n"
+    )
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(root)}
+    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True, env=env, cwd=root).stdout.split()
+    assert first == ["0,1", "0,1"], first  # compiled once, cached
+    second = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True, env=env, cwd=root).stdout.split()
+    assert second == ["1,0", "1,0"], second  # loaded, not compiled
+
+
+@pytest.mark.parametrize("stats", [["fleiss_kappa", "krippendorff_alpha"], ["cohen_kappa"]])
+def test_multinomial_replicates_do_not_depend_on_item_order(stats):
+    perm = np.random.default_rng(8).permutation(X2.shape[0])
+    r = Ratings.from_wide(X2, categories=CATS[3])
+    a = bootstrap(stats, r, n_resamples=100, rng=6, method="bca")
+    b = bootstrap(stats, r.take(perm), n_resamples=100, rng=6, method="bca")
+    assert a.bootstrap_distribution.tobytes() == b.bootstrap_distribution.tobytes()
+    np.testing.assert_allclose(a.confidence_interval.low, b.confidence_interval.low, atol=1e-14)
