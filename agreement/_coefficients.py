@@ -36,7 +36,8 @@ from agreement._item_stats import (
     finalize,
 )
 from agreement._ratings import Ratings, as_ratings
-from agreement._result import AgreementResult
+from agreement._null import cohen_from_table, contingency, fleiss_null_se
+from agreement._result import AgreementResult, with_clip_note
 from agreement._variance import linearization, variance
 from agreement._weights import Weights, weight_matrix
 
@@ -74,7 +75,7 @@ def _coefficient_iv(name: str, ratings: Any, weights: Any,
     r = as_ratings(ratings)
     if spec.family != "count":
         r.require_raters(f"`{name}`")
-    wts = weight_matrix(weights, r)
+    wts = weight_matrix(weights, r, allow_asymmetric=name == "cohen_kappa")
     return r, wts, _check_population(n_population)
 
 
@@ -136,6 +137,59 @@ def _ss(family: str, r: Ratings, wts: Weights, visit: _Pass, beta: np.ndarray,
 def _compute(name: str, ratings: Any, weights: Any, n_population: Any) -> AgreementResult:
     spec = SPECS[name]
     r, wts, n_pop = _coefficient_iv(name, ratings, weights, n_population)
+    if not wts.symmetric:
+        return with_clip_note(_cohen_asymmetric(r, wts, n_pop))
+    return with_clip_note(_compute_parts(name, spec, r, wts, n_pop))
+
+
+def _two_raters(r: Ratings) -> np.ndarray:
+    """The code columns of the annotators with ratings (Cohen's κ: exactly two)."""
+    valid = np.flatnonzero((r.codes >= 0).any(axis=0))
+    if valid.size != 2:
+        raise ValueError(
+            f"`cohen_kappa` needs exactly two annotators; these ratings have {valid.size} "
+            "annotators with ratings. Use `conger_kappa` or `light_kappa` for more."
+        )
+    return np.ascontiguousarray(r.codes[:, valid])
+
+
+def _cohen_asymmetric(r: Ratings, wts: Weights, n_pop: float | None) -> AgreementResult:
+    """Cohen's (1968) weighted κ with a non-symmetric weight matrix (complete data)."""
+    codes = _two_raters(r)
+    rated = (codes >= 0).any(axis=1)
+    both = (codes >= 0).all(axis=1)
+    if not np.array_equal(rated, both):
+        raise ValueError(
+            "a non-symmetric `weights` matrix needs every rated item rated by both "
+            f"annotators; {int((rated & ~both).sum())} item(s) have one rating. Drop them "
+            "(e.g. `ratings.take(...)`) or use a symmetric matrix."
+        )
+    table = contingency(codes, r.n_categories)
+    n = int(table.sum())
+    kappa, po, pe, se, se0 = cohen_from_table(table, wts.matrix)
+    notes = [f"non-symmetric weights: rows are {r.raters[np.flatnonzero((r.codes >= 0).any(axis=0))[0]]}'s "
+             "categories, columns the other annotator's (Cohen 1968)",
+             "SE: Fleiss, Cohen & Everitt (1969), normal interval (as SAS PROC FREQ)"]
+    if n_pop is not None:
+        if n_pop < n:
+            raise ValueError(
+                f"`n_population` ({n_pop:g}) must be at least the number of rated items ({n})."
+            )
+        se *= math.sqrt(1.0 - n / n_pop)
+        notes.append(f"finite-population correction for N = {n_pop:g}")
+    if not math.isfinite(kappa):
+        warnings.warn("Cohen's kappa is undefined: chance agreement is 1; NaN returned.",
+                      DegenerateDataWarning, stacklevel=4)
+        notes.append("undefined: chance agreement 1")
+    return AgreementResult(
+        coefficient="Cohen's kappa", value=kappa, observed=po, expected=pe, n_items=n,
+        n_pairable=n, n_raters=2, n_categories=r.n_categories, standard_error=se,
+        ci_method="normal", weights=wts.name, notes=tuple(notes), null_standard_error=se0,
+    )
+
+
+def _compute_parts(name: str, spec, r: Ratings, wts: Weights,
+                   n_pop: float | None) -> AgreementResult:
     k, m = r.n_raters, r.n_categories
     visit = _plan(spec.family, r, wts)
     sums = _sums(spec.family, r, wts, visit)
@@ -184,10 +238,11 @@ def _compute(name: str, ratings: Any, weights: Any, n_population: Any) -> Agreem
                      "means of the pairs' PA and PE")
 
     value = parts.value
+    null_se = math.nan
     if not math.isfinite(value):
         reason = _degenerate_reason(spec, m, parts)
         warnings.warn(f"{label} is undefined: {reason}; NaN returned.",
-                      DegenerateDataWarning, stacklevel=3)
+                      DegenerateDataWarning, stacklevel=4)
         notes.append(f"undefined: {reason}")
         se = math.nan
         ci_method = "t"
@@ -205,16 +260,21 @@ def _compute(name: str, ratings: Any, weights: Any, n_population: Any) -> Agreem
             notes.append(
                 "SE: Fleiss, Cohen & Everitt (1969), normal interval (as SAS PROC FREQ)"
                 if fce else "SE: Gwet's linearised variance (missing ratings), t interval")
+            if fce:
+                null_se = cohen_from_table(contingency(_two_raters(r), m), wts.matrix)[4]
+        if name == "fleiss_kappa" and not wts.weighted:
+            null_se = fleiss_null_se(r.counts)
         if n < 2:
             warnings.warn(f"the standard error of {label} needs at least two rated items; "
-                          "NaN returned.", DegenerateDataWarning, stacklevel=3)
+                          "NaN returned.", DegenerateDataWarning, stacklevel=4)
             notes.append("standard error undefined: fewer than two rated items")
     if n_pop is not None:
         notes.append(f"finite-population correction for N = {n_pop:g}")
     return AgreementResult(
         coefficient=label, value=value, observed=parts.observed, expected=parts.expected,
         n_items=n, n_pairable=n2, n_raters=n_raters, n_categories=m, standard_error=se,
-        ci_method=ci_method, weights=wts.name, notes=tuple(notes),
+        ci_method=ci_method, weights=wts.name, notes=tuple(notes), null_standard_error=null_se,
+        value_range=(0.0, 1.0) if name == "percent_agreement" else (-1.0, 1.0),
     )
 
 

@@ -62,7 +62,7 @@ def test_cohen_uses_fce_and_normal_interval_with_complete_data():
     assert res.ci_method == "normal"
     assert any("Fleiss, Cohen & Everitt" in note for note in res.notes)
     low, high = res.confidence_interval(0.95)
-    assert high - res.value == pytest.approx(1.959963984540054 * res.standard_error)
+    assert res.value - low == pytest.approx(1.959963984540054 * res.standard_error)
     t_low, _ = res.confidence_interval(0.95, method="t")
     assert t_low < low
 
@@ -184,7 +184,7 @@ def test_from_contingency_mismatched_labels():
 # ------------------------------------------------------------------- bad input
 @pytest.mark.parametrize("fn", ALL)
 def test_unknown_weights_string(fn):
-    with pytest.raises(ValueError, match=r"`weights` must be None, 'linear', 'quadratic'"):
+    with pytest.raises(ValueError, match=r"`weights` must be None, one of 'identity', 'linear', 'quadratic', 'ordinal'"):
         fn(TWO, weights="quadratc")
 
 
