@@ -308,13 +308,15 @@ _PARAMS = """
     ratings : Ratings or array_like, shape (n_items, n_raters)
         The ratings; a raw items × annotators array or DataFrame (NaN/None
         missing) is wrapped with :func:`~agreement.as_ratings`.{counts}
-    weights : None, {{"linear", "quadratic"}} or array_like, shape (m, m), optional
-        Agreement weights (Gwet 2014): ``None`` counts only identical ratings;
-        ``"linear"`` is ``1 − |c − l| / (max − min)`` and ``"quadratic"``
-        ``1 − (c − l)² / (max − min)²`` over the categories' numeric values
-        (or their declared order ``1..m``), the range spanning the declared
-        categories; a matrix must be symmetric with ones on the diagonal and
-        values in [0, 1].
+    weights : None, str or array_like, shape (m, m), optional
+        Agreement weights (Gwet 2014, as irrCAC): ``None`` (or ``"identity"``)
+        counts only identical ratings; ``"linear"``, ``"quadratic"``,
+        ``"ordinal"``, ``"radical"``, ``"ratio"``, ``"circular"`` and
+        ``"bipolar"`` are computed from the categories' numeric values (or
+        their declared order ``1..m``) over the declared categories (formulas
+        in :func:`~agreement.named_weights`; the notes state the values used).
+        A matrix must have ones on the diagonal and values in [0, 1], and be
+        symmetric (only :func:`cohen_kappa` accepts a non-symmetric one).
     n_population : float, optional
         Size of the population of items the sample was drawn from; applies
         the finite-population correction ``1 − n / N`` to the variance.
@@ -379,8 +381,10 @@ def percent_agreement(ratings: Any, *, weights: Any = None,
     >>> res = percent_agreement([["a", "a", "a"], ["a", "b", "b"], ["b", "b", None]])
     >>> round(res.value, 4)
     0.7778
-    >>> res.notes
-    ('unanimous items: 2 of 3 (66.7%)',)
+    >>> res.notes[0]
+    'unanimous items: 2 of 3 (66.7%)'
+    >>> res.confidence_interval().high, res.clipped()  # the t interval is clipped at 1
+    (1.0, True)
     """
     return _compute("percent_agreement", ratings, weights, n_population)
 
