@@ -38,7 +38,8 @@ TestResult          -- z, p-value and the SE used by AgreementResult.test(null=.
 
 Errors and warnings
 -------------------
-ShapeError, GoldnoiseWarning, DegenerateDataWarning, ConvergenceWarning, EstimationWarning
+ShapeError, GoldnoiseWarning, DegenerateDataWarning, ConvergenceWarning, EstimationWarning,
+LabelWarning (labels that print alike are separate categories)
 """
 
 from agreement._category import category_kappas
@@ -57,6 +58,7 @@ from agreement._errors import (
     DegenerateDataWarning,
     EstimationWarning,
     GoldnoiseWarning,
+    LabelWarning,
     ShapeError,
 )
 from agreement._item_stats import FinalizedCoefficient, ItemStatistics, item_statistics
@@ -75,6 +77,7 @@ __all__ = [
     "FinalizedCoefficient",
     "GoldnoiseWarning",
     "ItemStatistics",
+    "LabelWarning",
     "Ratings",
     "ShapeError",
     "TestResult",

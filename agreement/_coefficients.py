@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from agreement import _kernels
-from agreement._errors import DegenerateDataWarning
+from agreement._errors import DegenerateDataWarning, plain
 from agreement._item_stats import (
     SPECS,
     FinalizedCoefficient,
@@ -35,8 +35,8 @@ from agreement._item_stats import (
     count_rows_from_counts,
     finalize,
 )
-from agreement._ratings import Ratings, as_ratings
 from agreement._null import cohen_from_table, contingency, fleiss_null_se
+from agreement._ratings import Ratings, as_ratings
 from agreement._result import AgreementResult, with_clip_note
 from agreement._variance import linearization, variance
 from agreement._weights import Weights, weight_matrix
@@ -287,7 +287,7 @@ def _check_two_ratings(r: Ratings) -> None:
     if per_item[worst] > 2:
         raise ValueError(
             f"`scott_pi` is defined for at most two ratings per item; item "
-            f"{r.items[worst]!r} has {int(per_item[worst])}. Use `fleiss_kappa`, Fleiss' "
+            f"{plain(r.items[worst])!r} has {int(per_item[worst])}. Use `fleiss_kappa`, Fleiss' "
             "generalisation of Scott's pi to more ratings."
         )
 

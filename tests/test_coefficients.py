@@ -61,7 +61,7 @@ def test_cohen_uses_fce_and_normal_interval_with_complete_data():
     res = ag.cohen_kappa(TWO)
     assert res.ci_method == "normal"
     assert any("Fleiss, Cohen & Everitt" in note for note in res.notes)
-    low, high = res.confidence_interval(0.95)
+    low, _ = res.confidence_interval(0.95)
     assert res.value - low == pytest.approx(1.959963984540054 * res.standard_error)
     t_low, _ = res.confidence_interval(0.95, method="t")
     assert t_low < low

@@ -267,7 +267,7 @@ def test_irrcac_alpha_cac_raw5obser(test_data):
 
 
 def test_weights_and_level_together_refused():
-    with pytest.raises(ValueError, match="either `level=`.*or `weights=`"):
+    with pytest.raises(ValueError, match=r"either `level=`.*or `weights=`"):
         krippendorff_alpha([[1, 2], [2, 2]], level="interval", weights="linear")
     with pytest.raises(ValueError, match="`weights` must be None, one of"):
         krippendorff_alpha([[1, 2], [2, 2]], weights="cubic")

@@ -139,7 +139,7 @@ def test_cohen_1968_symmetric_disagreement_weights(test_data):
 @pytest.mark.parametrize("name", [n for n in ALL if n != "cohen_kappa"])
 def test_other_coefficients_refuse_non_symmetric_weights(name):
     w = np.array([[1, .2], [.5, 1]])
-    with pytest.raises(ValueError, match="Only `cohen_kappa` .* accepts a non-symmetric"):
+    with pytest.raises(ValueError, match=r"Only `cohen_kappa` .* accepts a non-symmetric"):
         getattr(ag, name)([[1, 2], [2, 2], [1, 1]], weights=w)
 
 
