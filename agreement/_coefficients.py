@@ -35,6 +35,7 @@ from agreement._item_stats import (
     count_rows_from_counts,
     finalize,
 )
+from agreement._light import light
 from agreement._null import cohen_from_table, contingency, fleiss_null_se
 from agreement._ratings import Ratings, as_ratings
 from agreement._result import AgreementResult, with_clip_note
@@ -139,6 +140,8 @@ def _compute(name: str, ratings: Any, weights: Any, n_population: Any) -> Agreem
     r, wts, n_pop = _coefficient_iv(name, ratings, weights, n_population)
     if not wts.symmetric:
         return with_clip_note(_cohen_asymmetric(r, wts, n_pop))
+    if name == "light_kappa":
+        return with_clip_note(light(r, wts, n_pop))
     return with_clip_note(_compute_parts(name, spec, r, wts, n_pop))
 
 
