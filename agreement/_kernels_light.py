@@ -149,6 +149,11 @@ def dense_ss(codes, w, b1, bb, ba, beta0, center) -> float:
                            float(center)))
 
 
+def count_visits(codes: np.ndarray) -> int:
+    """``Σ_i r_i (r_i − 1) / 2``: the (item, co-rating pair) visits."""
+    return int(_count_visits(np.ascontiguousarray(codes)))
+
+
 def sparse_visits(codes: np.ndarray, m: int, w: np.ndarray):
     """One entry per (item, co-rating pair): ``(keys, vals, items, onehot, rated, pairable)``."""
     codes = np.ascontiguousarray(codes)

@@ -29,7 +29,7 @@ from agreement._weights import Weights
 
 __all__ = ["DENSE_MAX_PAIRS", "MIN_COMMON_ITEMS", "light"]
 
-# Up to this many annotator pairs the pair sums live in k × k arrays.
+# Up to this many annotator pairs the pair sums may live in k × k arrays.
 DENSE_MAX_PAIRS = 2_000_000
 # A pair's κ needs at least this many items rated by both.
 MIN_COMMON_ITEMS = 2
@@ -37,7 +37,9 @@ MIN_COMMON_ITEMS = 2
 
 def _pair_sums(codes: np.ndarray, m: int, w: np.ndarray):
     k = codes.shape[1]
-    if k * (k - 1) // 2 <= DENSE_MAX_PAIRS:
+    # k × k arrays when they are smaller than one entry per co-rating visit (and not
+    # huge): memory stays within a constant factor of the ratings either way.
+    if k * (k - 1) // 2 <= DENSE_MAX_PAIRS and k * k <= _kl.count_visits(codes):
         both, agree, onehot, n, n2 = _kl.dense_sums(codes, m, w)
         ja, jb = np.nonzero(both)
         return ("dense", ja, jb, both[ja, jb], agree[ja, jb], onehot, n, n2, None)
