@@ -667,11 +667,14 @@ def krippendorff_alpha(ratings: Any, *, level: str | None = None,
     (for the ordinal level the marginals are thus treated as fixed):
     ``var = Σ_u (α*_u − α')² / (n_u (n_u − 1))`` over the ``n_u`` pairable
     units, where ``α*_u`` are the units' linearised terms and ``α'`` is α
-    without the factor ``(n − 1)/n`` on ``D_o`` (n pairable values). It
-    reproduces irrCAC's printed SE for Krippendorff's example C (0.14548). The
-    default interval is Student's t with ``n_items − 1`` degrees of freedom
-    (irrCAC uses all items minus one, which differs when some items have one
-    rating). No finite-population correction is applied.
+    without the factor ``(n − 1)/n`` on ``D_o`` (n pairable values); in the
+    per-unit correction term irrCAC uses ``p_a = (1 − ε) p'_a + ε`` with
+    ``ε = 1/n``, and so does goldnoise. It reproduces irrCAC's printed SE for
+    Krippendorff's example C (0.14557, the irrCAC vignette). The default
+    interval is Student's t with ``n_items − 1`` degrees of freedom,
+    ``n_items`` being the pairable units, as irrCAC's ``krippen.alpha.raw``;
+    like irrCAC it is clipped at 1 (the result's notes say so). No
+    finite-population correction is applied.
 
     References
     ----------
