@@ -477,6 +477,12 @@ def cohen_kappa(ratings: Any, *, weights: Any = None,
     interval. A contingency table is read with
     :meth:`Ratings.from_contingency`.
 
+    ``weights`` may be a non-symmetric matrix (Cohen 1968: when the two
+    annotators' roles differ, e.g. one is the criterion): rows are the first
+    annotator's categories, columns the second's; this needs complete data.
+    ``result.test()`` tests κ = 0 with the Fleiss–Cohen–Everitt variance
+    under H0 (SAS PROC FREQ's "ASE under H0") when the data are complete.
+
     References
     ----------
     Cohen, J. (1960). A coefficient of agreement for nominal scales.
@@ -502,6 +508,8 @@ def cohen_kappa(ratings: Any, *, weights: Any = None,
     (0.4842, 0.138)
     >>> [round(x, 4) for x in res.confidence_interval(0.95)]
     [0.2137, 0.7547]
+    >>> round(res.test().standard_error, 4)  # ASE under H0
+    0.1484
     """
     return _compute("cohen_kappa", ratings, weights, n_population)
 
