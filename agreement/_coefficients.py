@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from agreement import _kernels
-from agreement._errors import DegenerateDataWarning, plain
+from agreement._errors import DegenerateDataWarning
 from agreement._item_stats import (
     SPECS,
     FinalizedCoefficient,
@@ -290,9 +290,16 @@ def _check_two_ratings(r: Ratings) -> None:
     if per_item[worst] > 2:
         raise ValueError(
             f"`scott_pi` is defined for at most two ratings per item; item "
-            f"{plain(r.items[worst])!r} has {int(per_item[worst])}. Use `fleiss_kappa`, Fleiss' "
+            f"{_item_name(r.items[worst])} has {int(per_item[worst])}. Use `fleiss_kappa`, Fleiss' "
             "generalisation of Scott's pi to more ratings."
         )
+
+
+def _item_name(item: Any) -> str:
+    """An item id for a message: ``7`` or ``'a'``, never ``np.int64(7)``."""
+    if isinstance(item, np.generic):
+        item = item.item()
+    return repr(item)
 
 
 def _degenerate_reason(spec, m: int, parts: FinalizedCoefficient) -> str:

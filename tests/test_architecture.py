@@ -89,6 +89,8 @@ def _module_imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]
                 mod = ".".join(base + ([node.module] if node.module else []))
             else:
                 mod = node.module or ""
+            if mod not in modules:  # not a module of the project (or not yet written)
+                continue
             targets = [f"{mod}.{alias.name}" if f"{mod}.{alias.name}" in modules else mod
                        for alias in node.names]
         else:
