@@ -136,6 +136,20 @@ def test_cohen_1968_symmetric_disagreement_weights(test_data):
     assert ag.cohen_kappa(r, weights=1 - v / 6).value == pytest.approx(0.348, abs=5e-4)
 
 
+def test_cohen_1968_non_symmetric_weights(test_data):
+    # Cohen (1968): weighted κ .353 with the non-symmetric disagreement weights
+    # v = (0,1,4; 1,0,6; 2,2,0) (rows: the first judge), as R psych's cohen.kappa
+    # example transcribes them ("Cohen reports kw = .353"). Agreement weights 1 − v/6.
+    p = np.loadtxt(test_data / "cohen1968_proportions_3x3.csv", delimiter=",", skiprows=1)
+    r = Ratings.from_contingency(np.round(p * 200))
+    v = np.array([[0, 1, 4], [1, 0, 6], [2, 2, 0]])
+    res = ag.cohen_kappa(r, weights=1 - v / 6)
+    assert res.value == pytest.approx(0.353, abs=5e-4)
+    assert res.weights == "custom" and res.ci_method == "normal"
+    # The orientation matters: transposed weights give another coefficient.
+    assert ag.cohen_kappa(r, weights=1 - v.T / 6).value == pytest.approx(0.4206, abs=5e-5)
+
+
 @pytest.mark.parametrize("name", [n for n in ALL if n != "cohen_kappa"])
 def test_other_coefficients_refuse_non_symmetric_weights(name):
     w = np.array([[1, .2], [.5, 1]])
