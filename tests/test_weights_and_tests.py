@@ -196,7 +196,7 @@ def test_cohen_null_variance_matches_unweighted_closed_form():
 
 def test_fleiss_null_variance_fleiss_nee_landis(test_data):
     # Fleiss' κ of Fleiss (1971) 0.430; R irr kappam.fleiss(diagnoses) prints z = 17.7
-    # (Fleiss, Nee & Landis 1979 variance under H0).
+    # (Fleiss, Nee & Landis 1979 variance under H0; pyirr's test_kappam_fleiss pins both).
     counts = pd.read_csv(test_data / "fleiss1971_diagnoses_counts.csv", index_col=0)
     res = ag.fleiss_kappa(Ratings.from_counts(counts))
     t = res.test()
@@ -234,7 +234,8 @@ def test_test_validation(kwargs, error, match):
 def test_category_kappas_fleiss_1971(test_data):
     # Fleiss (1971), per-diagnosis κ_j with var₀ = 2/(N n (n − 1)) (Fleiss, Nee &
     # Landis 1979), as R irr kappam.fleiss(diagnoses, detail = TRUE) prints them:
-    # κ 0.245, 0.245, 0.520, 0.471, 0.566; z 5.192, 5.192, 11.031, 9.994, 12.009.
+    # κ 0.245, 0.245, 0.520, 0.471, 0.566 (also pinned by pyirr's test_kappam_fleiss_detail);
+    # z 5.192, 5.192, 11.031, 9.994, 12.009.
     counts = pd.read_csv(test_data / "fleiss1971_diagnoses_counts.csv", index_col=0)
     table = category_kappas(Ratings.from_counts(counts))
     assert list(table.columns) == ["category", "kappa", "standard_error", "z", "p_value"]
