@@ -668,6 +668,8 @@ def _exact_counts(arr: np.ndarray, arrf: np.ndarray) -> np.ndarray:
 
 def _check_item_ids(items: pd.Index) -> None:
     """Wide data: item ids must be unique and present, as in long data."""
+    if isinstance(items, pd.RangeIndex):
+        return
     missing = np.asarray(pd.isna(items), dtype=bool)
     if missing.any():
         raise ValueError(
@@ -792,6 +794,8 @@ def _parse_number(text: str) -> int | float | None:
 def _normalize(values: np.ndarray) -> np.ndarray:
     """``normalize_labels=True``: strip, NFC, and numeric strings to numbers when every
     label is numeric. Works on the distinct labels, then maps back."""
+    if values.dtype.kind in "US":
+        values = values.astype(object)
     if values.dtype.kind != "O":
         return values
     missing = _is_missing_array(values)

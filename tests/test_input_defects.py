@@ -107,3 +107,18 @@ def test_from_long_replicates_separate():
     assert r.codes.tolist() == [[0, 1, 0], [1, 1, 1]]
     plain = Ratings.from_wide([[1, 2]])
     assert plain.annotator_of.tolist() == [0, 1] and not plain.has_replicates
+
+
+def test_normalize_labels_on_numpy_string_arrays():
+    data = np.array([["1", "2"], ["2", " 2"], ["3", "3"]])
+    r = Ratings.from_wide(data, normalize_labels=True)
+    assert list(r.categories) == [1, 2, 3]
+    with pytest.warns(LabelWarning, match=r"'2' vs ' 2'"):
+        assert Ratings.from_wide(data).n_categories == 4
+
+
+def test_latent_class_single_category_message_is_plain():
+    from noise_models import LatentClassModel
+
+    with pytest.raises(ValueError, match=r"single category \(1\)"):
+        LatentClassModel("confusion").fit(np.array([[1, 1], [1, 1]]))

@@ -17,7 +17,7 @@ import numpy.typing as npt
 from scipy.optimize import linear_sum_assignment
 
 from agreement import Ratings, as_ratings
-from agreement._errors import ConvergenceWarning
+from agreement._errors import ConvergenceWarning, plain
 from noise_models._validation import check_integer, check_number
 from noise_models.latent_class import _kernels as K
 from noise_models.latent_class._fit import LatentClassFit, _readonly
@@ -359,7 +359,7 @@ def _validate_data(model: LatentClassModel, r: Ratings, codes: np.ndarray) -> np
     m = r.n_categories
     if m < 2:
         raise ValueError(
-            f"`ratings` use a single category ({r.categories[0]!r}); a latent-class model "
+            f"`ratings` use a single category ({plain(r.categories[0])!r}); a latent-class model "
             "needs at least two. Declare the others with `categories=` if they exist."
         )
     if k < 2:
