@@ -102,7 +102,11 @@ class Ratings:
         Whether the categories have a meaningful order (numeric labels, an
         ordered categorical, or an explicit ``categories=``).
     items, raters : pandas.Index
-        Item and annotator identifiers.
+        Item and annotator (rater column) identifiers.
+    annotator_of : ndarray of intp, shape (n_raters,)
+        The annotator of each rater column, an index into ``annotators``;
+        columns that are replicates of one annotator
+        (``from_long(..., replicates="separate")``) share it.
 
     Examples
     --------
