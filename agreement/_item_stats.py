@@ -149,7 +149,7 @@ def finalize(spec: _Spec, sums: np.ndarray, w: np.ndarray, k: int) -> FinalizedC
     pa_pair = _div(agree, both)
     pe_pair = np.einsum("...pc,cl,...pl->...p", p[..., j, :], w, p[..., l_, :])
     kappa_pair = _kappa(pa_pair, pe_pair)
-    ok = np.isfinite(kappa_pair)
+    ok = np.isfinite(kappa_pair) & (both >= 2)  # a pair's κ needs two common items
     n_ok = ok.sum(axis=-1)
     value = _div(np.where(ok, kappa_pair, 0.0).sum(axis=-1), n_ok)
     pa = _div(np.where(ok, pa_pair, 0.0).sum(axis=-1), n_ok)
