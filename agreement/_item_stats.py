@@ -299,7 +299,7 @@ def check_coefficient(coefficient: Any) -> _Spec:
 
 def alpha_statistics(r: Ratings, level: Any, counts: np.ndarray | None = None) -> ItemStatistics:
     """α's per-unit rows for Ratings ``r`` (``counts``: rows of other items, optional)."""
-    r, level, values = _kr._krippendorff_alpha_iv(r, level)
+    r, level, values, _ = _kr._krippendorff_alpha_iv(r, level)
     rows = _kr.alpha_item_rows(r.counts if counts is None else counts, values, level)
     rows.setflags(write=False)
     m = r.n_categories
