@@ -436,3 +436,13 @@ def test_multinomial_replicates_do_not_depend_on_item_order(stats):
     b = bootstrap(stats, r.take(perm), n_resamples=100, rng=6, method="bca")
     assert a.bootstrap_distribution.tobytes() == b.bootstrap_distribution.tobytes()
     np.testing.assert_allclose(a.confidence_interval.low, b.confidence_interval.low, atol=1e-14)
+
+
+def test_acceleration_skips_undefined_leave_one_out_values():
+    jk = np.array([[0.1], [0.2], [np.nan], [0.4]])
+    ref = acceleration(np.array([[0.1], [0.2], [0.4]]))
+    assert acceleration(jk)[0] == pytest.approx(ref[0], abs=1e-15)
+    assert np.isnan(acceleration(np.array([[0.3], [0.3]]))[0])
+    # weights stand for repeated rows
+    assert acceleration(np.array([[0.1], [0.5]]), [3, 1])[0] == pytest.approx(
+        acceleration(np.array([[0.1], [0.1], [0.1], [0.5]]))[0], abs=1e-15)
