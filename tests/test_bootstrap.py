@@ -446,3 +446,29 @@ def test_acceleration_skips_undefined_leave_one_out_values():
     # weights stand for repeated rows
     assert acceleration(np.array([[0.1], [0.5]]), [3, 1])[0] == pytest.approx(
         acceleration(np.array([[0.1], [0.1], [0.1], [0.5]]))[0], abs=1e-15)
+
+
+def test_kernels_give_the_same_bits_without_jit(tmp_path):
+    # The kernels run as plain Python under NUMBA_DISABLE_JIT=1 (NumPy's own legacy
+    # generator, seeded per replicate, takes the place of Numba's): same replicates.
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    code = (
+        "import warnings, numpy as np\n"
+        "warnings.simplefilter('ignore')  # uint64 wrap-around warns in plain Python\n"
+        "from simulation import bootstrap\n"
+        "x = np.random.default_rng(0).integers(0, 3, size=(60, 3))\n"
+        "a = bootstrap(['fleiss_kappa', 'krippendorff_alpha'], x, n_resamples=20, rng=1)\n"
+        "b = bootstrap('gwet_ac1', x, n_resamples=20, rng=1, scheme='poisson')\n"
+        "print(a.bootstrap_distribution.tobytes().hex(), b.bootstrap_distribution.tobytes().hex())\n"
+    )
+    outs = []
+    for disable in ("0", "1"):
+        env = {**os.environ, "NUMBA_DISABLE_JIT": disable, "PYTHONPATH": str(root)}
+        outs.append(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                   check=True, env=env, cwd=root).stdout)
+    assert outs[0] == outs[1]
