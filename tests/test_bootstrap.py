@@ -436,3 +436,39 @@ def test_multinomial_replicates_do_not_depend_on_item_order(stats):
     b = bootstrap(stats, r.take(perm), n_resamples=100, rng=6, method="bca")
     assert a.bootstrap_distribution.tobytes() == b.bootstrap_distribution.tobytes()
     np.testing.assert_allclose(a.confidence_interval.low, b.confidence_interval.low, atol=1e-14)
+
+
+def test_acceleration_skips_undefined_leave_one_out_values():
+    jk = np.array([[0.1], [0.2], [np.nan], [0.4]])
+    ref = acceleration(np.array([[0.1], [0.2], [0.4]]))
+    assert acceleration(jk)[0] == pytest.approx(ref[0], abs=1e-15)
+    assert np.isnan(acceleration(np.array([[0.3], [0.3]]))[0])
+    # weights stand for repeated rows
+    assert acceleration(np.array([[0.1], [0.5]]), [3, 1])[0] == pytest.approx(
+        acceleration(np.array([[0.1], [0.1], [0.1], [0.5]]))[0], abs=1e-15)
+
+
+def test_kernels_give_the_same_bits_without_jit(tmp_path):
+    # The kernels run as plain Python under NUMBA_DISABLE_JIT=1 (NumPy's own legacy
+    # generator, seeded per replicate, takes the place of Numba's): same replicates.
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    code = (
+        "import warnings, numpy as np\n"
+        "warnings.simplefilter('ignore')  # uint64 wrap-around warns in plain Python\n"
+        "from simulation import bootstrap\n"
+        "x = np.random.default_rng(0).integers(0, 3, size=(60, 3))\n"
+        "a = bootstrap(['fleiss_kappa', 'krippendorff_alpha'], x, n_resamples=20, rng=1)\n"
+        "b = bootstrap('gwet_ac1', x, n_resamples=20, rng=1, scheme='poisson')\n"
+        "print(a.bootstrap_distribution.tobytes().hex(), b.bootstrap_distribution.tobytes().hex())\n"
+    )
+    outs = []
+    for disable in ("0", "1"):
+        env = {**os.environ, "NUMBA_DISABLE_JIT": disable, "PYTHONPATH": str(root)}
+        outs.append(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                   check=True, env=env, cwd=root).stdout)
+    assert outs[0] == outs[1]

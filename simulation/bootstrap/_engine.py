@@ -200,7 +200,8 @@ def _replicate_sums(plan: _Plan, scheme: str, n_resamples: int, rng: Any,
     if scheme == "multinomial":  # no counts stored: blocks only to report progress
         block = _BLOCK if progress is not None else n_resamples
     else:  # bounded memory of the B × P counts
-        block = max(1, min(n_resamples, (1 << 24) // plan.freq.size))
+        block = max(1, min(n_resamples, (1 << 24) // plan.freq.size,
+                           _BLOCK if progress is not None else n_resamples))
     for lo in range(0, n_resamples, block):
         hi = min(n_resamples, lo + block)
         if scheme == "multinomial":
@@ -343,7 +344,8 @@ def bootstrap(
             notes.append(f"{name}: interval clipped to the coefficient's range "
                          f"[{lo:g}, {hi:g}]")
         if method == "bca" and not np.isfinite(iv.acceleration[s]):
-            notes.append(f"{name}: BCa acceleration undefined (constant jackknife), no interval")
+            notes.append(f"{name}: BCa acceleration undefined (every leave-one-item-out value "
+                         "the same or undefined), no interval")
     return BootstrapResult(plan.names, estimate, iv.standard_error,
                            ConfidenceInterval(iv.low, iv.high), dist, n_deg.astype(np.int64),
                            method, confidence_level, scheme, int(plan.kept.size), tuple(notes),
