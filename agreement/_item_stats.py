@@ -288,7 +288,7 @@ def item_statistics(ratings: Any, coefficient: Any, *, weights: Any = None) -> I
         ``"percent_agreement"``, ``"fleiss_kappa"``, ``"scott_pi"``,
         ``"cohen_kappa"``, ``"conger_kappa"``, ``"light_kappa"``,
         ``"brennan_prediger"`` or ``"gwet_ac1"`` (or the function itself).
-    weights : None, {"linear", "quadratic"} or array_like, shape (m, m)
+    weights : None, str or array_like, shape (m, m)
         As in the coefficient's function.
 
     Returns
