@@ -35,7 +35,7 @@ from agreement._item_stats import (
     count_rows_from_counts,
     finalize,
 )
-from agreement._light import light
+from agreement._light import COLUMN_MAX_PAIRS, light, stats_from_sums
 from agreement._null import cohen_from_table, contingency, fleiss_null_se
 from agreement._ratings import Ratings, as_ratings
 from agreement._result import AgreementResult, with_clip_note
@@ -141,7 +141,14 @@ def _compute(name: str, ratings: Any, weights: Any, n_population: Any) -> Agreem
     if not wts.symmetric:
         return with_clip_note(_cohen_asymmetric(r, wts, n_pop))
     if name == "light_kappa":
-        return with_clip_note(light(r, wts, n_pop))
+        k, m = r.n_raters, r.n_categories
+        stats = None
+        if k * (k - 1) // 2 <= COLUMN_MAX_PAIRS:
+            visit = _plan("pair", r, wts)
+            stats = stats_from_sums(
+                _sums("pair", r, wts, visit), k, m,
+                lambda beta, center: _ss("pair", r, wts, visit, beta, center))
+        return with_clip_note(light(r, wts, n_pop, stats))
     return with_clip_note(_compute_parts(name, spec, r, wts, n_pop))
 
 

@@ -320,8 +320,8 @@ def item_statistics(ratings: Any, coefficient: Any, *, weights: Any = None,
         ``"cohen_kappa"``, ``"conger_kappa"``, ``"light_kappa"``,
         ``"brennan_prediger"``, ``"gwet_ac1"`` or ``"krippendorff_alpha"`` (or
         the function itself).
-    weights : None, {"linear", "quadratic"} or array_like, shape (m, m)
-        As in the coefficient's function (not for Krippendorff's α).
+    weights : None, str or array_like, shape (m, m)
+        As in the coefficient's function (not for Krippendorff's α here).
     level : {"nominal", "ordinal", "interval", "ratio"}, optional
         Krippendorff's α only: the level of measurement (default "nominal").
 

@@ -2,8 +2,10 @@
 
 Light's κ is the mean of Cohen's κ over pairs of annotators. Only pairs that
 rated items in common have a κ at all, so per-pair statistics are kept only
-for them: with few annotators in ``k × k`` arrays, with many annotators as
-one entry per (item, co-rating pair) (:mod:`agreement._kernels_light`). A
+for them: with up to 100 annotators by the column kernels of
+:mod:`agreement._kernels`, with more in ``k × k`` arrays or as one entry per
+(item, co-rating pair) (:mod:`agreement._kernels_light`), whichever is
+smaller. A
 pair enters the mean when it co-rated at least two items and its chance
 agreement is below 1; with a single common item its κ is 0 or undefined
 whatever the annotators do, and was once counted as 0.
@@ -16,6 +18,8 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 
@@ -27,35 +31,98 @@ from agreement._result import AgreementResult
 from agreement._variance import variance
 from agreement._weights import Weights
 
-__all__ = ["DENSE_MAX_PAIRS", "MIN_COMMON_ITEMS", "light"]
+__all__ = ["COLUMN_MAX_PAIRS", "DENSE_MAX_PAIRS", "MIN_COMMON_ITEMS", "PairStats", "light",
+           "stats_from_sums"]
 
+# Up to this many annotator pairs the column kernels of agreement._kernels (one
+# vectorised loop over items per pair) are fastest: a 50-annotator design is 4× faster.
+COLUMN_MAX_PAIRS = 4950  # k ≤ 100
 # Up to this many annotator pairs the pair sums may live in k × k arrays.
 DENSE_MAX_PAIRS = 2_000_000
 # A pair's κ needs at least this many items rated by both.
 MIN_COMMON_ITEMS = 2
 
 
-def _pair_sums(codes: np.ndarray, m: int, w: np.ndarray):
+class PairStats(NamedTuple):
+    """Sums over items of the co-rating pairs ``(a[p], b[p])``, ``a < b``."""
+
+    a: np.ndarray  # first annotator of each pair
+    b: np.ndarray  # second annotator
+    both: np.ndarray  # items both rated
+    agree: np.ndarray  # their weighted agreement on those items
+    onehot: np.ndarray  # (k, m): items each annotator put in each category
+    n: int  # items with a rating
+    n2: int  # items with two or more ratings
+    # ss(b1, bb, ba, beta0, center, usable) = Σ_i (x_i − center)² over rated items
+    ss: Callable[..., float]
+
+
+def _pair_stats(codes: np.ndarray, m: int, w: np.ndarray, n_items: int) -> PairStats:
     k = codes.shape[1]
     # k × k arrays when they are smaller than one entry per co-rating visit (and not
     # huge): memory stays within a constant factor of the ratings either way.
     if k * (k - 1) // 2 <= DENSE_MAX_PAIRS and k * k <= _kl.count_visits(codes):
         both, agree, onehot, n, n2 = _kl.dense_sums(codes, m, w)
         ja, jb = np.nonzero(both)
-        return ("dense", ja, jb, both[ja, jb], agree[ja, jb], onehot, n, n2, None)
+
+        def ss(b1, bb, ba, beta0, center, usable):
+            bb_full = np.zeros((k, k))
+            ba_full = np.zeros((k, k))
+            bb_full[ja[usable], jb[usable]] = bb
+            ba_full[ja[usable], jb[usable]] = ba
+            return _kl.dense_ss(codes, w, b1, bb_full, ba_full, beta0, center)
+
+        return PairStats(ja, jb, both[ja, jb], agree[ja, jb], onehot, n, n2, ss)
     keys, vals, items, onehot, n, n2 = _kl.sparse_visits(codes, m, w)
     uniq, inv = np.unique(keys, return_inverse=True)
-    both = np.bincount(inv, minlength=uniq.size).astype(np.float64)
-    agree = np.bincount(inv, weights=vals, minlength=uniq.size)
-    return ("sparse", uniq // k, uniq % k, both, agree, onehot, n, n2, (inv, vals, items))
+
+    def ss_sparse(b1, bb, ba, beta0, center, usable):
+        bb_all = np.zeros(uniq.size)
+        ba_all = np.zeros(uniq.size)
+        bb_all[usable] = bb
+        ba_all[usable] = ba
+        x = _kl.onehot_values(codes, b1, beta0)
+        x += np.bincount(items, weights=bb_all[inv] + vals * ba_all[inv], minlength=n_items)
+        rated = ~np.isnan(x)
+        return float(np.sum((x[rated] - center) ** 2))
+
+    return PairStats(uniq // k, uniq % k,
+                     np.bincount(inv, minlength=uniq.size).astype(np.float64),
+                     np.bincount(inv, weights=vals, minlength=uniq.size), onehot, n, n2,
+                     ss_sparse)
 
 
-def light(r: Ratings, wts: Weights, n_pop: float | None) -> AgreementResult:
+def stats_from_sums(sums: np.ndarray, k: int, m: int,
+                    column_ss: Callable[[np.ndarray, float], float]) -> PairStats:
+    """:class:`PairStats` from the pair-family column sums of :mod:`agreement._item_stats`
+    (``rated, pairable, x[j, c], both[j, l], agree[j, l]``), for few annotators;
+    ``column_ss(beta, center)`` is the matching sum-of-squares pass."""
+    npairs = k * (k - 1) // 2
+    ja, jb = np.triu_indices(k, 1)
+    both = sums[2 + k * m:2 + k * m + npairs]
+    agree = sums[2 + k * m + npairs:2 + k * m + 2 * npairs]
+    co = np.flatnonzero(both > 0)
+
+    def ss(b1, bb, ba, beta0, center, usable):
+        beta = np.zeros(sums.size)
+        beta[0] = beta0
+        beta[2:2 + k * m] = b1.ravel()
+        beta[2 + k * m + co[usable]] = bb
+        beta[2 + k * m + npairs + co[usable]] = ba
+        return column_ss(beta, center)
+
+    return PairStats(ja[co], jb[co], both[co], agree[co], sums[2:2 + k * m].reshape(k, m),
+                     round(sums[0]), round(sums[1]), ss)
+
+
+def light(r: Ratings, wts: Weights, n_pop: float | None,
+          stats: PairStats | None = None) -> AgreementResult:
     """Light's κ of ``r`` with weights ``wts`` (validated by the caller)."""
     codes = r.require_raters("`light_kappa`")
     k, m = codes.shape[1], r.n_categories
     w = wts.matrix
-    layout, ja, jb, both, agree, onehot, n, n2, visits = _pair_sums(codes, m, w)
+    st = _pair_stats(codes, m, w, r.n_items) if stats is None else stats
+    ja, jb, both, agree, onehot, n, n2 = st.a, st.b, st.both, st.agree, st.onehot, st.n, st.n2
     ng = onehot.sum(axis=1)
     valid = ng > 0
     n_raters = int(valid.sum())
@@ -97,8 +164,8 @@ def light(r: Ratings, wts: Weights, n_pop: float | None) -> AgreementResult:
                                standard_error=math.nan, notes=tuple(notes), **common)
     kap = (pa[ok] - pe[ok]) / q[ok]
     value = float(kap.mean())
-    se = _standard_error(layout, codes, w, p, ng, ja[ok], jb[ok], both[ok], pe[ok], kap,
-                         value, n, n_ok, visits, ok, n_pop, r.n_items)
+    se = _standard_error(st, w, p, ng, ja[ok], jb[ok], both[ok], pe[ok], kap, value, n,
+                         n_ok, ok, n_pop)
     if n < 2:
         warnings.warn("the standard error of Light's kappa needs at least two rated items; "
                       "NaN returned.", DegenerateDataWarning, stacklevel=4)
@@ -114,8 +181,8 @@ def light(r: Ratings, wts: Weights, n_pop: float | None) -> AgreementResult:
                            notes=tuple(notes), **common)
 
 
-def _standard_error(layout, codes, w, p, ng, a, b, both, pe, kap, value, n, n_ok, visits,
-                    ok, n_pop, n_items) -> float:
+def _standard_error(st: PairStats, w, p, ng, a, b, both, pe, kap, value, n, n_ok, ok,
+                    n_pop) -> float:
     # Mean over usable pairs of u_jl,i = (n/n_jl)(κ*_jl,i − κ_jl) on the items the pair
     # rated (either annotator), κ*_jl,i Gwet's linearisation of the pair's Cohen κ.
     if n < 2:
@@ -131,20 +198,5 @@ def _standard_error(layout, codes, w, p, ng, a, b, both, pe, kap, value, n, n_ok
     np.add.at(b1, b, scale[:, None] * (-(1.0 - kap)[:, None] * tb / qp[:, None] - kap[:, None]))
     bb = scale * (-(npq / both) * pe / qp + kap)
     ba = scale * (npq / both) / qp
-    if layout == "dense":
-        bb_full = np.zeros((k, k))
-        ba_full = np.zeros((k, k))
-        bb_full[a, b] = bb
-        ba_full[a, b] = ba
-        ss = _kl.dense_ss(codes, w, b1, bb_full, ba_full, value, value)
-    else:
-        inv, vals, items = visits
-        bb_all = np.zeros(ok.size)
-        ba_all = np.zeros(ok.size)
-        bb_all[ok] = bb
-        ba_all[ok] = ba
-        x = _kl.onehot_values(codes, b1, value)
-        x += np.bincount(items, weights=bb_all[inv] + vals * ba_all[inv], minlength=n_items)
-        rated = ~np.isnan(x)
-        ss = float(np.sum((x[rated] - value) ** 2))
+    ss = st.ss(b1, bb, ba, value, value, ok)
     return math.sqrt(max(variance(ss, n, "gwet", n_pop), 0.0))

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import agreement as ag
-from agreement import DegenerateDataWarning, _light
+from agreement import DegenerateDataWarning, _coefficients, _light
 
 
 def reference_light(x: np.ndarray, w: np.ndarray, cats: list) -> float:
@@ -31,11 +31,18 @@ def reference_light(x: np.ndarray, w: np.ndarray, cats: list) -> float:
     return float(np.mean(kappas)) if kappas else math.nan
 
 
-@pytest.mark.parametrize("dense", [True, False], ids=["dense", "sparse"])
+def use_layout(layout: str, monkeypatch) -> None:
+    """Force the column kernels, the k × k arrays or the sparse visits."""
+    if layout != "column":
+        monkeypatch.setattr(_coefficients, "COLUMN_MAX_PAIRS", -1)
+    if layout == "sparse":
+        monkeypatch.setattr(_light, "DENSE_MAX_PAIRS", -1)
+
+
+@pytest.mark.parametrize("layout", ["column", "dense", "sparse"])
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_light_matches_definition(seed, dense, monkeypatch):
-    if not dense:
-        monkeypatch.setattr(_light, "DENSE_MAX_PAIRS", 0)
+def test_light_matches_definition(seed, layout, monkeypatch):
+    use_layout(layout, monkeypatch)
     rng = np.random.default_rng(seed)
     x = rng.integers(1, 4, (40, 7)).astype(float)
     x[rng.random(x.shape) < 0.45] = np.nan
@@ -46,15 +53,18 @@ def test_light_matches_definition(seed, dense, monkeypatch):
         assert res.value == pytest.approx(reference_light(x, w, [1.0, 2.0, 3.0]), abs=1e-12)
 
 
-def test_dense_and_sparse_layouts_agree(monkeypatch):
+@pytest.mark.parametrize("layout", ["dense", "sparse"])
+@pytest.mark.parametrize("weights", [None, "linear"])
+def test_layouts_agree(layout, weights, monkeypatch):
     rng = np.random.default_rng(9)
     x = rng.integers(0, 3, (80, 9)).astype(float)
     x[rng.random(x.shape) < 0.5] = np.nan
-    dense = ag.light_kappa(x, weights="linear")
-    monkeypatch.setattr(_light, "DENSE_MAX_PAIRS", 0)
-    sparse = ag.light_kappa(x, weights="linear")
-    assert sparse.value == pytest.approx(dense.value, abs=1e-13)
-    assert sparse.standard_error == pytest.approx(dense.standard_error, abs=1e-13)
+    column = ag.light_kappa(x, weights=weights)
+    use_layout(layout, monkeypatch)
+    other = ag.light_kappa(x, weights=weights)
+    assert other.value == pytest.approx(column.value, abs=1e-13)
+    assert other.standard_error == pytest.approx(column.standard_error, abs=1e-13)
+    assert other.notes == column.notes
 
 
 def test_many_annotators_with_one_rating_each_is_nan_not_zero():
