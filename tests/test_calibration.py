@@ -66,7 +66,7 @@ def test_gamma_coverage_m2_and_estimated():
     assert row["n_undefined"] > 0
     # exact coverage is conditional on an agreed subset existing, as the simulated one is
     used = int(row["n_sims"] - row["n_undefined"])
-    hits = int(round(row["coverage"] * used))
+    hits = round(row["coverage"] * used)
     assert scipy.stats.binomtest(hits, used, row["exact_coverage"]).pvalue > 0.001
 
 
