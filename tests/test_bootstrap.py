@@ -472,3 +472,32 @@ def test_kernels_give_the_same_bits_without_jit(tmp_path):
         outs.append(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                                    check=True, env=env, cwd=root).stdout)
     assert outs[0] == outs[1]
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(-5, 5, allow_nan=False), min_size=3, max_size=60),
+       st.floats(-5, 5, allow_nan=False), st.sampled_from([0.5, 0.8, 0.95]))
+def test_interval_properties(values, estimate, level):
+    dist = np.array(values)[:, None]
+    est = np.array([estimate])
+    pct = confidence_intervals(est, dist, method="percentile", confidence_level=level)
+    basic = confidence_intervals(est, dist, method="basic", confidence_level=level)
+    # percentile limits lie within the replicates; basic is their reflection about θ̂
+    assert dist.min() - 1e-12 <= pct.low[0] <= pct.high[0] <= dist.max() + 1e-12
+    assert basic.low[0] == pytest.approx(2 * estimate - pct.high[0], abs=1e-12)
+    assert basic.high[0] == pytest.approx(2 * estimate - pct.low[0], abs=1e-12)
+    # NaN replicates are left out, not counted as values
+    padded = np.vstack([dist, [[np.nan]]])
+    again = confidence_intervals(est, padded, method="percentile", confidence_level=level)
+    assert (again.low[0], again.high[0]) == (pct.low[0], pct.high[0])
+    assert again.n_used[0] == len(values)
+    clipped = confidence_intervals(est, dist, method="basic", confidence_level=level,
+                                   bounds=[(-1.0, 1.0)])
+    assert -1.0 <= clipped.low[0] <= clipped.high[0] <= 1.0
+    beyond = confidence_intervals(np.array([0.99]), np.full((50, 1), 0.9), method="basic",
+                                  confidence_level=level, bounds=[(-np.inf, 1.0)])
+    assert (beyond.low[0], beyond.high[0]) == (1.0, 1.0) and beyond.clipped[0]

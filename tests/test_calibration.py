@@ -65,7 +65,7 @@ def test_gamma_coverage_m2_and_estimated():
     row = allhard.iloc[0]
     assert row["n_undefined"] > 0
     # exact coverage is conditional on an agreed subset existing, as the simulated one is
-    used = row["n_sims"] - row["n_undefined"]
+    used = int(row["n_sims"] - row["n_undefined"])
     hits = round(row["coverage"] * used)
     assert scipy.stats.binomtest(hits, used, row["exact_coverage"]).pvalue > 0.001
 

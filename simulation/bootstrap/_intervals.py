@@ -114,6 +114,7 @@ def confidence_intervals(estimate, distribution, *, method: str, confidence_leve
             b_lo, b_hi = np.asarray(bounds, dtype=np.float64)[s]
             if lo < b_lo or hi > b_hi:
                 clipped[s] = True
-                lo, hi = max(lo, b_lo), min(hi, b_hi)
+                # both ends into the range (a basic interval can lie wholly beyond it)
+                lo, hi = min(max(lo, b_lo), b_hi), max(min(hi, b_hi), b_lo)
         low[s], high[s] = lo, hi
     return IntervalSet(low, high, se, bias, acc, used.astype(np.int64), clipped)
