@@ -47,8 +47,10 @@ from agreement import _coefficients as _co
 from agreement import _kernels_alpha as _ka
 from agreement import _krippendorff as _kr
 from agreement._item_stats import SPECS, count_rows_from_counts
+from agreement._light import light, stats_from_sums
+from agreement._null import cohen_from_table, contingency
 from agreement._ratings import Ratings, _encode
-from agreement._result import AgreementResult
+from agreement._result import AgreementResult, with_clip_note
 from agreement._weights import Weights, weight_matrix
 
 __all__ = [
@@ -86,8 +88,9 @@ class PartialSums:
         The agreement weights (the identity for α).
     n_rows : int
         Items of the chunks, rated or not.
-    max_ratings : int
-        Most ratings on one item (Scott's π needs at most two).
+    max_ratings, min_ratings : int
+        Most ratings on one item (Scott's π needs at most two) and fewest on a
+        rated item (the null SE of Fleiss' κ needs them equal).
     first : ndarray of float64, shape (p,)
         ``Σ_i f_i`` over the items.
     second : ndarray of float64, shape (p, p)
@@ -103,6 +106,8 @@ class PartialSums:
     max_ratings: int
     first: np.ndarray
     second: np.ndarray
+    min_ratings: int = 0  # fewest ratings on a rated item (0: none rated)
+    table: np.ndarray | None = None  # Cohen's κ, two annotator columns: m × m contingency
 
     def __repr__(self) -> str:
         return (f"PartialSums({self.statistic}, {self.option!r}: {self.n_rows} items, "
@@ -323,6 +328,8 @@ def partial_sums(chunk: Ratings, statistic: Any, *, weights: Any = None,
                      ordered=chunk.ordered, category_values=chunk.category_values)
     per_item = chunk.ratings_per_item
     max_r = int(per_item.max()) if per_item.size else 0
+    rated = per_item[per_item > 0]
+    min_r = int(rated.min()) if rated.size else 0
     if statistic == "krippendorff_alpha":
         lvl = _kr._check_level(level)
         if lvl != "nominal" and not chunk.ordered:
@@ -336,11 +343,15 @@ def partial_sums(chunk: Ratings, statistic: Any, *, weights: Any = None,
         rows, mult = _alpha_rows(chunk, lvl)
         first, second = _moments(rows, mult)
         w = np.eye(chunk.n_categories)
-        return PartialSums(statistic, lvl, schema, w, (), chunk.n_items, max_r, first, second)
+        return PartialSums(statistic, lvl, schema, w, (), chunk.n_items, max_r, first, second,
+                           min_r)
     spec = SPECS[statistic]
     if spec.family != "count":
         chunk.require_raters(f"`{statistic}`")
     wts = weight_matrix(weights, chunk)
+    if not wts.symmetric:
+        raise ValueError("a non-symmetric `weights` matrix (Cohen 1968) needs the two "
+                         "annotators' full contingency table: use in-memory ratings.")
     ncol = _kernels.n_item_columns(spec.family, chunk.n_raters, chunk.n_categories)
     if ncol > MAX_COLUMNS:
         raise ValueError(
@@ -350,8 +361,11 @@ def partial_sums(chunk: Ratings, statistic: Any, *, weights: Any = None,
             "(fleiss_kappa, gwet_ac1, ...) for many annotators.")
     rows, mult = _coefficient_rows(spec.family, chunk, wts)
     first, second = _moments(np.asarray(rows, dtype=np.float64), mult)
+    table = None
+    if statistic == "cohen_kappa" and chunk.n_raters == 2:
+        table = contingency(chunk.codes, chunk.n_categories)
     return PartialSums(statistic, wts.name, schema, wts.matrix, wts.notes, chunk.n_items,
-                       max_r, first, second)
+                       max_r, first, second, min_r, table)
 
 
 def combine_sums(a: PartialSums, b: PartialSums) -> PartialSums:
@@ -385,9 +399,11 @@ def combine_sums(a: PartialSums, b: PartialSums) -> PartialSums:
             "the partial sums do not match: they must be of the same statistic and options, "
             "over chunks coded with the same categories and annotators (`ratings_chunk` "
             "with one schema).")
+    mins = [x.min_ratings for x in (a, b) if x.min_ratings > 0]
+    table = None if a.table is None or b.table is None else a.table + b.table
     return PartialSums(a.statistic, a.option, a.schema, a.weights, a.notes,
                        a.n_rows + b.n_rows, max(a.max_ratings, b.max_ratings),
-                       a.first + b.first, a.second + b.second)
+                       a.first + b.first, a.second + b.second, min(mins, default=0), table)
 
 
 def _quadratic(second: np.ndarray, first: np.ndarray, beta: np.ndarray,
@@ -427,16 +443,18 @@ def _finalize_alpha(sums: PartialSums, stacklevel: int) -> AgreementResult:
     alpha_sums = _kr.AlphaSums(n_c, d_o, float(n_units))
 
     def standard_error() -> float:
-        rbar, pa_p, pe, alpha_p, wpi, scale = _kr._gwet_constants(parts, alpha_sums, g)
-        # α*_u − α' is linear in f_u (Gwet 2014; see _krippendorff._gwet_constants)
+        rbar, pa, pe, alpha_p, wpi, scale = _kr._gwet_constants(parts, alpha_sums, g)
+        # α*_u − α' is affine in f_u (Gwet 2014; see _krippendorff._gwet_constants):
+        # p_a,u = r_u (1 − p_a)/r̄ − q_u/(scale r̄) + p_a, p_e,u = a_u·(Wπ)/r̄ − p_e r_u/r̄ + p_e.
         den = rbar * (1.0 - pe)
-        b_r = ((1.0 - pa_p) + 2.0 * (1.0 - alpha_p) * pe) / den
+        b_0 = (pa - pe) / (1.0 - pe) - alpha_p
+        b_r = ((1.0 - pa) + 2.0 * (1.0 - alpha_p) * pe) / den
         b_q = -1.0 / (scale * den)
         b_a = -2.0 * (1.0 - alpha_p) * wpi / den
         if level == "ordinal":
-            beta = np.concatenate([[0.0, b_r], b_a, b_q * delta.ravel()])
+            beta = np.concatenate([[b_0, b_r], b_a, b_q * delta.ravel()])
         else:
-            beta = np.concatenate([[0.0, b_r, b_q], b_a])
+            beta = np.concatenate([[b_0, b_r, b_q], b_a])
         ss = max(float(beta @ second @ beta), 0.0)
         return math.sqrt(ss / (n_units * (n_units - 1.0)))
 
@@ -504,11 +522,48 @@ def finalize_sums(sums: PartialSums, *, n_population: float | None = None,
     wts = Weights(sums.weights, sums.option,
                   not np.array_equal(sums.weights, np.eye(sums.weights.shape[0])), sums.notes)
     n_pop = _co._check_population(n_population)
-    return _co.result_from_sums(
-        name, sums.first, wts, n_pop, n_raters=sums.schema.n_raters,
-        n_categories=sums.schema.n_categories, n_rows=sums.n_rows,
-        ss=lambda beta, center: _quadratic(sums.second, sums.first, beta, center),
-        check_scott=_scott_check(sums), stacklevel=_stacklevel + 1)
+    k, m = sums.schema.n_raters, sums.schema.n_categories
+
+    def ss(beta: np.ndarray, center: float) -> float:
+        return _quadratic(sums.second, sums.first, beta, center)
+
+    if name == "light_kappa":
+        stub = _Rows(np.empty((0, k), dtype=np.int8), m, sums.n_rows)
+        return with_clip_note(light(stub, wts, n_pop, stats_from_sums(sums.first, k, m, ss)))
+    return with_clip_note(_co.result_from_sums(
+        name, sums.first, wts, n_pop, n_raters=k, n_categories=m, n_rows=sums.n_rows, ss=ss,
+        check_scott=_scott_check(sums),
+        cohen_null=lambda: (math.nan if sums.table is None
+                            else cohen_from_table(sums.table, wts.matrix)[4]),
+        fleiss_null=lambda: _fleiss_null(sums), stacklevel=_stacklevel + 1))
+
+
+class _Rows:
+    """What Light's κ reads of the ratings besides the sums (chunked data)."""
+
+    def __init__(self, codes: np.ndarray, n_categories: int, n_items: int) -> None:
+        self._codes, self.n_categories, self.n_items = codes, n_categories, n_items
+
+    def require_raters(self, what: str) -> np.ndarray:
+        return self._codes
+
+
+def _fleiss_null(sums: PartialSums) -> float:
+    """Fleiss, Nee & Landis (1979) SE of Fleiss' κ under H0 from the count-family sums
+    (as :func:`agreement._null.fleiss_null_se`): NaN unless every rated item has the
+    same number n ≥ 2 of ratings; then ``p_c = Σ_i a_ic / (N n) = Σ_i p_ic / N``."""
+    n, n_items = sums.max_ratings, float(sums.first[0])
+    if n_items < 1 or sums.min_ratings != n or n < 2:
+        return math.nan
+    m = sums.schema.n_categories
+    p = sums.first[4:4 + m] / n_items
+    pq = p * (1.0 - p)
+    spq = float(pq.sum())
+    if spq <= 0:
+        return math.nan
+    var0 = (2.0 / (n_items * n * (n - 1.0)) * (spq ** 2 - float((pq * (1.0 - 2.0 * p)).sum()))
+            / spq ** 2)
+    return math.sqrt(max(var0, 0.0))
 
 
 # ------------------------------------------------- the chunked public functions

@@ -382,3 +382,122 @@ def test_serial_and_parallel_builds_agree():
     w = _resample.poisson_weights(3, np.arange(1000), 16)
     ref = np.stack([np.bincount(groups, weights=w[b], minlength=9) for b in range(16)])
     assert np.array_equal(counts[0], ref)
+
+
+def test_count_table_alpha_and_fleiss_equal_the_wide_data():
+    # A count table carries what Fleiss' κ and α need: same replicates as the wide labels.
+    x = np.array([[1, 1, 2], [2, 2, 2], [1, 2, 3], [3, 3, 3], [1, 1, 1], [2, 3, 3]] * 4)
+    wide = Ratings.from_wide(x)
+    counts = Ratings.from_counts(wide.counts, categories=wide.categories)
+    a = bootstrap(["fleiss_kappa", "krippendorff_alpha"], wide, n_resamples=200, rng=3)
+    b = bootstrap(["fleiss_kappa", "krippendorff_alpha"], counts, n_resamples=200, rng=3)
+    np.testing.assert_allclose(a.estimate, b.estimate, rtol=0, atol=1e-14)
+    assert a.estimate[1] == pytest.approx(ag.krippendorff_alpha(x).value, abs=1e-12)
+    # patterns are ordered by their rows, so the same seed draws the same resamples
+    np.testing.assert_allclose(a.bootstrap_distribution, b.bootstrap_distribution, rtol=0,
+                               atol=1e-12)
+
+
+@pytest.mark.slow
+def test_parallel_kernels_load_from_the_cache(tmp_path):
+    # cache=True on parallel kernels that draw random numbers: a second process must
+    # load them from the cache, not compile them again.
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    code = (
+        "import numpy as np\n"
+        "from simulation import bootstrap\n"
+        "from simulation.bootstrap import _kernels as K\n"
+        "x = np.random.default_rng(0).integers(0, 3, size=(3000, 5))\n"
+        "bootstrap(['fleiss_kappa', 'krippendorff_alpha'], x, n_resamples=2000, rng=0)\n"
+        "bootstrap('fleiss_kappa', x, n_resamples=300, scheme='poisson', rng=0)\n"
+        "ks = [K.multinomial_sums[1], K.poisson_counts[1]]\n"
+        "print(' '.join(f'{sum(k.stats.cache_hits.values())},'\n"
+        "               f'{sum(k.stats.cache_misses.values())}' for k in ks))\n"
+    )
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(root)}
+    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True, env=env, cwd=root).stdout.split()
+    assert first == ["0,1", "0,1"], first  # compiled once, cached
+    second = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True, env=env, cwd=root).stdout.split()
+    assert second == ["1,0", "1,0"], second  # loaded, not compiled
+
+
+@pytest.mark.parametrize("stats", [["fleiss_kappa", "krippendorff_alpha"], ["cohen_kappa"]])
+def test_multinomial_replicates_do_not_depend_on_item_order(stats):
+    perm = np.random.default_rng(8).permutation(X2.shape[0])
+    r = Ratings.from_wide(X2, categories=CATS[3])
+    a = bootstrap(stats, r, n_resamples=100, rng=6, method="bca")
+    b = bootstrap(stats, r.take(perm), n_resamples=100, rng=6, method="bca")
+    assert a.bootstrap_distribution.tobytes() == b.bootstrap_distribution.tobytes()
+    np.testing.assert_allclose(a.confidence_interval.low, b.confidence_interval.low, atol=1e-14)
+
+
+def test_acceleration_skips_undefined_leave_one_out_values():
+    jk = np.array([[0.1], [0.2], [np.nan], [0.4]])
+    ref = acceleration(np.array([[0.1], [0.2], [0.4]]))
+    assert acceleration(jk)[0] == pytest.approx(ref[0], abs=1e-15)
+    assert np.isnan(acceleration(np.array([[0.3], [0.3]]))[0])
+    # weights stand for repeated rows
+    assert acceleration(np.array([[0.1], [0.5]]), [3, 1])[0] == pytest.approx(
+        acceleration(np.array([[0.1], [0.1], [0.1], [0.5]]))[0], abs=1e-15)
+
+
+def test_kernels_give_the_same_bits_without_jit(tmp_path):
+    # The kernels run as plain Python under NUMBA_DISABLE_JIT=1 (NumPy's own legacy
+    # generator, seeded per replicate, takes the place of Numba's): same replicates.
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    code = (
+        "import warnings, numpy as np\n"
+        "warnings.simplefilter('ignore')  # uint64 wrap-around warns in plain Python\n"
+        "from simulation import bootstrap\n"
+        "x = np.random.default_rng(0).integers(0, 3, size=(60, 3))\n"
+        "a = bootstrap(['fleiss_kappa', 'krippendorff_alpha'], x, n_resamples=20, rng=1)\n"
+        "b = bootstrap('gwet_ac1', x, n_resamples=20, rng=1, scheme='poisson')\n"
+        "print(a.bootstrap_distribution.tobytes().hex(), b.bootstrap_distribution.tobytes().hex())\n"
+    )
+    outs = []
+    for disable in ("0", "1"):
+        env = {**os.environ, "NUMBA_DISABLE_JIT": disable, "PYTHONPATH": str(root)}
+        outs.append(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                   check=True, env=env, cwd=root).stdout)
+    assert outs[0] == outs[1]
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(-5, 5, allow_nan=False), min_size=3, max_size=60),
+       st.floats(-5, 5, allow_nan=False), st.sampled_from([0.5, 0.8, 0.95]))
+def test_interval_properties(values, estimate, level):
+    dist = np.array(values)[:, None]
+    est = np.array([estimate])
+    pct = confidence_intervals(est, dist, method="percentile", confidence_level=level)
+    basic = confidence_intervals(est, dist, method="basic", confidence_level=level)
+    # percentile limits lie within the replicates; basic is their reflection about θ̂
+    assert dist.min() - 1e-12 <= pct.low[0] <= pct.high[0] <= dist.max() + 1e-12
+    assert basic.low[0] == pytest.approx(2 * estimate - pct.high[0], abs=1e-12)
+    assert basic.high[0] == pytest.approx(2 * estimate - pct.low[0], abs=1e-12)
+    # NaN replicates are left out, not counted as values
+    padded = np.vstack([dist, [[np.nan]]])
+    again = confidence_intervals(est, padded, method="percentile", confidence_level=level)
+    assert (again.low[0], again.high[0]) == (pct.low[0], pct.high[0])
+    assert again.n_used[0] == len(values)
+    clipped = confidence_intervals(est, dist, method="basic", confidence_level=level,
+                                   bounds=[(-1.0, 1.0)])
+    assert -1.0 <= clipped.low[0] <= clipped.high[0] <= 1.0
+    beyond = confidence_intervals(np.array([0.99]), np.full((50, 1), 0.9), method="basic",
+                                  confidence_level=level, bounds=[(-np.inf, 1.0)])
+    assert (beyond.low[0], beyond.high[0]) == (1.0, 1.0) and beyond.clipped[0]

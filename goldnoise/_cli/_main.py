@@ -19,6 +19,7 @@ VERBS: tuple[str, ...] = (
     "fit",
     "bound",
     "plan",
+    "simulate",
     "examples",
 )
 

@@ -200,7 +200,7 @@ def em_finalize(state: EMState, sums: EStepSums) -> EMState:
             continue
         t = len(st.trace)
         st.trace.append(float(sums.ll[i]) + float(
-            K._log_prior(state.em_model, state.hard, a, *p.args())))
+            K._log_prior(state.em_model, state.hard, a, *p.args(), np.ones(state.k))))
         if t > 0 and st.trace[t] - st.trace[t - 1] <= model.tol * abs(st.trace[t]):
             st.n_iter, st.converged, st.done = t, True, True
         elif t == model.max_iter:
