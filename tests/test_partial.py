@@ -209,3 +209,20 @@ def test_soft_labels_nth_small_without_cancellation():
     _, nth, _ = soft_finalize(functools.reduce(soft_combine, parts))
     assert nth.nth == pytest.approx(noise_transition_heterogeneity(soft).nth, rel=1e-9)
     assert nth.nth > 0
+
+
+def test_null_standard_errors_over_chunks():
+    # Fleiss, Nee & Landis (1979) for Fleiss' κ and Fleiss, Cohen & Everitt (1969) for
+    # Cohen's κ, under H0, need complete data; the chunked finalize gives the same.
+    full = _ratings(9, n=150, k=4, missing=0.0)
+    two = _ratings(10, n=150, k=2, missing=0.0)
+    for r, name in ((full, "fleiss_kappa"), (two, "cohen_kappa")):
+        parts = [partial_sums(r.take(i), name) for i in np.array_split(np.arange(150), 4)]
+        got = finalize_sums(functools.reduce(combine_sums, parts))
+        want = getattr(agreement, name)(r)
+        assert math.isfinite(want.null_standard_error)
+        assert got.null_standard_error == pytest.approx(want.null_standard_error, rel=RTOL)
+    part = _ratings(9, n=150, k=4, missing=0.3)  # unequal ratings per item: NaN both ways
+    got = finalize_sums(partial_sums(part, "fleiss_kappa"))
+    assert math.isnan(got.null_standard_error)
+    assert math.isnan(agreement.fleiss_kappa(part).null_standard_error)
