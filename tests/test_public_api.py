@@ -31,7 +31,16 @@ PUBLIC = {
         "max_disagreements", "noise_bound", "noise_rate", "noise_transition_heterogeneity",
         "sample_hard_labels", "sample_size_needed", "tv_distance", "verified_sample_bound",
     },
-    "simulation": {"SimulatedAnnotations", "simulate_annotations"},
+    "simulation": {
+        "SimulatedAnnotations", "simulate_annotations",
+        # model scores, noising, detection, cross-check (issue 10)
+        "CrosscheckResult", "DetectedErrorRateResult", "DetectionResult", "ModelScores",
+        "NoisyLabels", "Ranking", "ScorePrecisionWarning", "crosscheck", "crowd_majority",
+        "detected_error_rate", "detection_metrics", "detection_replicates",
+        "dissenting_label", "dissenting_worker", "ensemble", "item_loss",
+        "label_error_ranking", "load_scores", "mix_protocols", "perturb_class_conditional",
+        "perturb_uniform",
+    },
 }
 
 
