@@ -30,7 +30,8 @@ def _round_keeping_total(x: np.ndarray) -> np.ndarray:
     diff = int(np.round(x.sum()) - ints.sum())
     if diff:
         frac = x - ints
-        order = np.argsort(frac, kind="stable")
+        # ties among equal remainders follow numpy's default argsort, as cleanlab's do
+        order = np.argsort(frac)
         pick = order[::-1][:diff] if diff > 0 else order[:-diff]
         ints[pick] += 1 if diff > 0 else -1
     return ints.astype(np.int64)
@@ -49,7 +50,7 @@ def confident_joint(labels: np.ndarray, probs: np.ndarray) -> np.ndarray:
     then each row is scaled to its label count and the whole to ``n``
     (calibration), rounded keeping the row totals.
     """
-    n, m = probs.shape
+    _n, m = probs.shape
     counts = np.bincount(labels, minlength=m)
     thresholds = np.full(m, _ABSENT_THRESHOLD)
     for j in np.flatnonzero(counts):

@@ -358,7 +358,7 @@ def detection_metrics(scores: Any, is_error: Any, *, k: int | None = None,
     curve = pd.DataFrame({"k": ks, "precision": tp / ks,
                           "recall": tp / n_err if n_err else np.full(n, np.nan),
                           "item": items[srt.order]})
-    exact = clopper_pearson(int(round(point[K.TP_AT_K])), k, level)
+    exact = clopper_pearson(round(point[K.TP_AT_K]), k, level)
     intervals: dict[str, ConfidenceInterval] = {}
     reps = None
     if n_resamples:
@@ -505,7 +505,7 @@ def detected_error_rate(ranking: Ranking, verified: Any, *, top_fraction: float 
         raise ValueError(f"`top_fraction` must be in (0, 1]; got {top_fraction!r}.")
     level = _check_level(confidence_level)
     truth = _as_bool(verified.to_numpy(), "verified")
-    n_top = max(1, int(round(float(top_fraction) * len(ranking.items))))
+    n_top = max(1, round(float(top_fraction) * len(ranking.items)))
     top = ranking.items[:n_top]
     ver = pd.Series(truth, index=verified.index)
     known = ver.reindex(top).dropna().astype(bool)

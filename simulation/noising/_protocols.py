@@ -140,7 +140,7 @@ def _count(rate: Any, n: int) -> int:
     r = float(rate)
     if not (math.isfinite(r) and 0 <= r <= 1):
         raise ValueError(f"`rate` must be in [0, 1] (the share of items to change); got {rate!r}.")
-    return int(math.floor(r * n + 0.5))  # round(rate · n), halves up
+    return math.floor(r * n + 0.5)  # round(rate · n), halves up
 
 
 def _reference_codes(r: Ratings, reference: Any) -> np.ndarray:
