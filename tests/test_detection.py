@@ -88,45 +88,64 @@ def test_weighted_metrics_equal_recomputation_on_resampled_items(seed):
         assert rep.precision_at_k[r] == pytest.approx(ys[order[:40]].mean(), abs=1e-15)
 
 
-def test_kernel_replicates_are_stratified_resamples():
+def test_kernel_replicates_are_weighted_recomputations():
+    # each kernel replicate equals the metrics recomputed with its weights
     s, y = _tied_data(3, n=400)
     srt = _sort(s, y, pd.RangeIndex(400))
+    table = K.poisson_table()
     seeds = np.array([11, 12, 13], dtype=np.uint64)
-    out = K.stratified_bootstrap(srt.y, srt.last, srt.pos_rank, srt.neg_rank, 30.0, seeds, 1)
+    out = K.stratified_bootstrap(srt.y, srt.last, srt.order, 30.0, seeds, table, 1)
     for r, seed in enumerate(seeds):
-        counts_sorted = K.stratified_counts(seed, srt.pos_rank, srt.neg_rank, 400)
-        counts = np.empty(400)
-        counts[srt.order] = counts_sorted
-        assert counts[y].sum() == y.sum() and counts[~y].sum() == (~y).sum()
-        w = counts.astype(int)
-        ys, ss = np.repeat(y, w), np.repeat(s, w)
-        assert abs(out[r, K.AP] - average_precision_score(ys, ss)) < 1e-12
-        assert abs(out[r, K.AUROC] - roc_auc_score(ys, ss)) < 1e-12
+        w = np.empty(400)
+        w[srt.order] = K.poisson_weights(seed, srt.order, srt.y, table)
+        # stratified: the strata keep their sizes
+        assert w[y].sum() == pytest.approx(y.sum()) and w[~y].sum() == pytest.approx((~y).sum())
+        assert abs(out[r, K.AP] - average_precision_score(y, s, sample_weight=w)) < 1e-12
+        assert abs(out[r, K.AUROC] - roc_auc_score(y, s, sample_weight=w)) < 1e-12
+        rep = detection_replicates(s, y, w, k=30)
+        assert abs(out[r, K.PRECISION_AT_K] - rep.precision_at_k[0]) < 1e-12
+
+
+def test_poisson_weights_are_poisson_one():
+    from scipy.stats import chisquare, poisson
+
+    order = np.arange(200_000)
+    y = np.zeros(200_000, np.uint8)
+    table = K.poisson_table()
+    buf = np.empty(200_000, np.uint8)
+    K._draw_weights(np.uint64(7), order, y, table, buf)
+    observed = np.bincount(buf, minlength=6)[:6].astype(float)
+    observed[5] += (buf > 5).sum()
+    expected = poisson.pmf(np.arange(6), 1) * 200_000
+    expected[5] = poisson.sf(4, 1) * 200_000
+    assert chisquare(observed, expected).pvalue > 0.001
 
 
 def test_replicates_do_not_depend_on_threads_and_are_paired_across_rankings():
     s, y = _tied_data(5, n=1000)
     srt = _sort(s, y, pd.RangeIndex(1000))
+    table = K.poisson_table()
     seeds = np.arange(1, 41, dtype=np.uint64)
-    one = K.stratified_bootstrap(srt.y, srt.last, srt.pos_rank, srt.neg_rank, 50.0, seeds, 1)
-    many = K.stratified_bootstrap(srt.y, srt.last, srt.pos_rank, srt.neg_rank, 50.0, seeds, 3)
+    args = (srt.y, srt.last, srt.order, 50.0, seeds, table)
+    one = K.stratified_bootstrap(*args, 1)
+    many = K.stratified_bootstrap(*args, 3)
     np.testing.assert_array_equal(one, many)
-    # the same replicate draws the same items whatever the scores
+    # the same replicate weighs the same items alike whatever the scores
     s2 = np.random.default_rng(0).normal(size=1000)
     srt2 = _sort(s2, y, pd.RangeIndex(1000))
     for seed in (3, 9):
-        c1 = np.empty(1000)
-        c1[srt.order] = K.stratified_counts(seed, srt.pos_rank, srt.neg_rank, 1000)
-        c2 = np.empty(1000)
-        c2[srt2.order] = K.stratified_counts(seed, srt2.pos_rank, srt2.neg_rank, 1000)
-        np.testing.assert_array_equal(c1, c2)
+        w1 = np.empty(1000)
+        w1[srt.order] = K.poisson_weights(seed, srt.order, srt.y, table)
+        w2 = np.empty(1000)
+        w2[srt2.order] = K.poisson_weights(seed, srt2.order, srt2.y, table)
+        np.testing.assert_allclose(w1, w2, rtol=1e-15)
 
 
 def test_bootstrap_intervals_seeded_and_paired():
     rng = np.random.default_rng(0)
     y = rng.random(2000) < 0.1
     a = y + rng.normal(0, 0.6, 2000)
-    b = y + rng.normal(0, 0.9, 2000)
+    b = a + rng.normal(0, 0.4, 2000)  # a noisier copy of the same model
     ra = detection_metrics(a, y, n_resamples=300, rng=7)
     rb = detection_metrics(b, y, n_resamples=300, rng=7)
     assert ra.to_frame().equals(detection_metrics(a, y, n_resamples=300, rng=7).to_frame())
@@ -135,9 +154,9 @@ def test_bootstrap_intervals_seeded_and_paired():
         assert lo <= getattr(ra, m) <= hi
     lo, hi = ra.difference_interval(rb, "auroc")
     assert 0 < lo < ra.auroc - rb.auroc < hi
-    # paired differences are tighter than unpaired ones would be
+    # the rankings share their items' weights: paired differences are far tighter
     unpaired = np.sqrt(ra.replicates.auroc.var() + rb.replicates.auroc.var())
-    assert (ra.replicates.auroc - rb.replicates.auroc).std() < unpaired
+    assert (ra.replicates.auroc - rb.replicates.auroc).std() < 0.6 * unpaired
 
 
 @pytest.mark.slow

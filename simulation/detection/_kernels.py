@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-__all__ = ["metrics_weighted", "stratified_bootstrap", "stratified_counts"]
+__all__ = ["metrics_weighted", "poisson_table", "poisson_weights", "stratified_bootstrap"]
 
 # metric columns of the kernels' output
 AP, AUROC, TP_AT_K, PRECISION_AT_K, RECALL_AT_K, F1_AT_K = range(6)
@@ -99,51 +99,131 @@ def _below(x, m):
     return np.int64(((x >> np.uint64(32)) * np.uint64(m)) >> np.uint64(32))
 
 
-@njit(cache=True)
-def _fill_counts(seed, pos_rank, neg_rank, counts):
-    """Stratified multinomial draw: as many errors and non-errors as in the data.
+def poisson_table() -> np.ndarray:
+    """``floor(2**64 · P(Poisson(1) ≤ j))`` for j = 0..19: thresholds of an inverse-CDF draw."""
+    from math import exp, factorial
 
-    Draw ``t`` of stratum ``s`` is item ``stratum[splitmix64(seed, s, t) mod size]``
-    (the strata listed in item order), its count added at the item's place in
-    score order. So the replicate keyed by ``seed`` draws the same items
-    whatever the ranking: replicates of two rankings are paired.
+    cdf = 0.0
+    out = np.empty(20, dtype=np.uint64)
+    for j in range(20):
+        cdf += exp(-1.0) / factorial(j)
+        out[j] = np.uint64(min(int(cdf * 2.0**64), 2**64 - 1))
+    return out
+
+
+@njit(cache=True, inline="always")
+def _poisson1(seed, item, table):
+    # Poisson(1) by inversion of one 64-bit draw keyed by (replicate seed, item):
+    # the splitmix64 stream of the replicate at position `item`. Branch-free up
+    # to 7 (P(X > 7) = 1e-5), then a loop.
+    x = _splitmix64(seed + np.uint64(item) * _GOLDEN)
+    j = ((x >= table[0]) + (x >= table[1]) + (x >= table[2]) + (x >= table[3])
+         + (x >= table[4]) + (x >= table[5]) + (x >= table[6]))
+    if j == 7:
+        while j < 19 and x >= table[j]:
+            j += 1
+    return j
+
+
+@njit(cache=True)
+def _draw_weights(seed, order, y, table, buf):
+    """Poisson(1) weight of each item (in score order), and the scale of each stratum.
+
+    Rescaling the weights of errors and non-errors to the strata's sizes
+    makes every replicate hold as many errors (in weight) as the data.
     """
-    counts[:] = 0.0
-    npos = pos_rank.shape[0]
-    nneg = neg_rank.shape[0]
-    base = seed * np.uint64(2)
-    for t in range(npos):
-        x = _splitmix64(base ^ (np.uint64(t) * _GOLDEN))
-        counts[pos_rank[_below(x, npos)]] += 1.0
-    base = base + np.uint64(1)
-    for t in range(nneg):
-        x = _splitmix64(base ^ (np.uint64(t) * _GOLDEN))
-        counts[neg_rank[_below(x, nneg)]] += 1.0
+    s_pos = 0.0
+    s_neg = 0.0
+    for i in range(order.shape[0]):
+        w = _poisson1(seed, order[i], table)
+        buf[i] = w
+        if y[i]:
+            s_pos += w
+        else:
+            s_neg += w
+    n_pos = 0.0
+    for i in range(y.shape[0]):
+        n_pos += y[i]
+    n_neg = y.shape[0] - n_pos
+    c_pos = n_pos / s_pos if s_pos > 0 else np.nan
+    c_neg = n_neg / s_neg if s_neg > 0 else np.nan
+    return c_pos, c_neg
 
 
 @njit(cache=True)
-def stratified_counts(seed, pos_rank, neg_rank, n):
-    """The multiplicities of one replicate, in score order (for tests and adapters)."""
-    counts = np.empty(n)
-    _fill_counts(np.uint64(seed), pos_rank, neg_rank, counts)
-    return counts
+def poisson_weights(seed, order, y, table):
+    """The weights of one replicate, in score order (for tests and adapters)."""
+    buf = np.empty(order.shape[0], dtype=np.uint8)
+    c_pos, c_neg = _draw_weights(np.uint64(seed), order, y, table, buf)
+    out = np.empty(order.shape[0])
+    for i in range(order.shape[0]):
+        out[i] = buf[i] * (c_pos if y[i] else c_neg)
+    return out
+
+
+@njit(cache=True, error_model="numpy")
+def _metrics_scaled(y, last, buf, c_pos, c_neg, k, out):
+    """As :func:`_metrics_into`, the weight of item ``i`` being ``buf[i]`` times its stratum's scale."""
+    n = y.shape[0]
+    pos = 0.0
+    for i in range(n):
+        pos += y[i]
+    neg = n - pos
+    tp = 0.0
+    fp = 0.0
+    g_tp = 0.0
+    g_fp = 0.0
+    ap = 0.0
+    auc = 0.0
+    seen = 0.0
+    tp_k = 0.0
+    for i in range(n):
+        if y[i]:
+            wi = buf[i] * c_pos
+            g_tp += wi
+            if seen < k:
+                tp_k += min(wi, k - seen)
+        else:
+            wi = buf[i] * c_neg
+            g_fp += wi
+        seen += wi
+        if last[i]:
+            if g_tp > 0.0:
+                tp += g_tp
+                fp += g_fp
+                ap += g_tp * (tp / (tp + fp))
+                auc += g_tp * (neg - fp) + 0.5 * g_tp * g_fp
+            else:
+                fp += g_fp
+            g_tp = 0.0
+            g_fp = 0.0
+    out[AP] = ap / pos if pos > 0 else np.nan
+    out[AUROC] = auc / (pos * neg) if pos > 0 and neg > 0 else np.nan
+    out[TP_AT_K] = tp_k
+    kk = min(k, seen)
+    out[PRECISION_AT_K] = tp_k / kk if kk > 0 else np.nan
+    out[RECALL_AT_K] = tp_k / pos if pos > 0 else np.nan
+    out[F1_AT_K] = 2.0 * tp_k / (kk + pos) if kk + pos > 0 else np.nan
 
 
 @njit(cache=True, parallel=True)
-def stratified_bootstrap(y, last, pos_rank, neg_rank, k, seeds, n_chunks):
-    """Metrics of ``len(seeds)`` stratified replicates, parallel over chunks of them.
+def stratified_bootstrap(y, last, order, k, seeds, table, n_chunks):
+    """Metrics of ``len(seeds)`` replicates, parallel over chunks of them.
 
-    Each replicate depends only on its own seed, so results are identical
-    whatever the number of threads.
+    Replicate ``r`` weighs item ``i`` (input position) by a Poisson(1) draw
+    keyed by ``(seeds[r], i)``, rescaled within errors and within
+    non-errors to the strata's sizes. The weights do not depend on the
+    order of the items, so two rankings of the same items scored with the
+    same seeds are paired, and results do not depend on the thread count.
+    The weights are made and read in score order: no random memory access.
     """
     n_rep = seeds.shape[0]
     out = np.empty((n_rep, N_METRICS))
-    n = y.shape[0]
     for c in prange(n_chunks):
-        counts = np.empty(n)
+        buf = np.empty(y.shape[0], dtype=np.uint8)
         lo = c * n_rep // n_chunks
         hi = (c + 1) * n_rep // n_chunks
         for r in range(lo, hi):
-            _fill_counts(seeds[r], pos_rank, neg_rank, counts)
-            _metrics_into(y, last, counts, k, out[r])
+            c_pos, c_neg = _draw_weights(seeds[r], order, y, table, buf)
+            _metrics_scaled(y, last, buf, c_pos, c_neg, k, out[r])
     return out

@@ -28,6 +28,7 @@ __all__ = [
 
 METRICS = ("average_precision", "auroc", "precision_at_k", "recall_at_k", "f1_at_k")
 _COLS = (K.AP, K.AUROC, K.PRECISION_AT_K, K.RECALL_AT_K, K.F1_AT_K)
+_TABLE = K.poisson_table()
 # Replicates below which the parallel kernel is not worth its threads.
 _PARALLEL_MIN = 2_000_000
 
@@ -39,8 +40,6 @@ class _Sorted:
     order: np.ndarray       # positions of the items in score order
     y: np.ndarray           # is_error in score order (uint8)
     last: np.ndarray        # last item of a run of tied scores (bool)
-    pos_rank: np.ndarray    # score-order place of each error, errors in item order
-    neg_rank: np.ndarray    # the same for the non-errors
     items: pd.Index         # item ids in the input order
 
 
@@ -51,10 +50,8 @@ def _sort(scores: np.ndarray, is_error: np.ndarray, items: pd.Index) -> _Sorted:
     if len(s):
         np.not_equal(s[1:], s[:-1], out=last[:-1])
         last[-1] = True
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order))
-    return _Sorted(order, is_error[order].astype(np.uint8), last,
-                   rank[np.flatnonzero(is_error)], rank[np.flatnonzero(~is_error)], items)
+    # number of each item within its stratum, items in input order
+    return _Sorted(order, is_error[order].astype(np.uint8), last, items)
 
 
 def _as_bool(values: Any, name: str) -> np.ndarray:
@@ -169,8 +166,8 @@ def _replicates(srt: _Sorted, k: int, seeds: np.ndarray) -> np.ndarray:
     threads = max(1, min(os.cpu_count() or 1, len(seeds)))
     if len(seeds) * n < _PARALLEL_MIN:
         threads = 1
-    return K.stratified_bootstrap(srt.y, srt.last, srt.pos_rank, srt.neg_rank, float(k), seeds,
-                                  threads)
+    return K.stratified_bootstrap(srt.y, srt.last, srt.order.astype(np.int64), float(k), seeds,
+                                  _TABLE, threads)
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -301,8 +298,8 @@ def detection_metrics(scores: Any, is_error: Any, *, k: int | None = None,
         R-precision).
     n_resamples : int, default 0
         Bootstrap replicates for intervals (0: none). Resampling is stratified
-        by ``is_error`` (each replicate has as many errors as the data) and
-        every metric comes from the same replicates (paired).
+        by ``is_error`` (each replicate has as many errors as the data, see
+        Notes) and every metric comes from the same replicates (paired).
     confidence_level : float, default 0.95
         Of the intervals.
     rng : None, int, numpy.random.Generator, optional
@@ -327,9 +324,18 @@ def detection_metrics(scores: Any, is_error: Any, *, k: int | None = None,
     -----
     Items are sorted once; every metric is one pass over them with a
     multiplicity per item, and a bootstrap replicate is the same pass with
-    the replicate's multiplicities (drawn in the kernel from a counter-based
-    generator keyed by the replicate's seed and the draw number, so results
-    do not depend on the thread count).
+    the replicate's multiplicities, never a re-sort.
+
+    The bootstrap is the stratified Poisson bootstrap: in replicate ``r``,
+    item ``i`` (its position in the input) gets a Poisson(1) weight drawn
+    from a counter-based generator keyed by ``(seed_r, i)`` (SPEC §3), and
+    the weights of the errors and of the non-errors are rescaled to the
+    sizes of the two strata, so every replicate holds as many errors (in
+    weight) as the data. The weights do not depend on the scores, so two
+    rankings of the same items resampled with the same ``rng`` are paired
+    (:meth:`DetectionResult.difference_interval`), and results do not depend
+    on the number of threads. Intervals are percentile intervals; for
+    precision at k the Clopper–Pearson interval is given beside it.
 
     Examples
     --------
