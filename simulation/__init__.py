@@ -1,5 +1,7 @@
 """Simulation, the bootstrap and model cross-checks (SPEC §3).
 
+One public subpackage per topic; every public name is also importable from here.
+
 Generators (SPEC §3)
 --------------------
 simulate_annotations  -- labels under the easy/hard model M1 or M2 with the hidden truth
@@ -35,7 +37,7 @@ crosscheck            -- model loss vs disagreement and the latent-class posteri
                          flagged agreed items vs γ, a verdict      -> CrosscheckResult
 """
 
-from simulation._generators import SimulatedAnnotations, simulate_annotations
+from simulation.generators import SimulatedAnnotations, simulate_annotations
 from simulation.crosscheck import CrosscheckResult, crosscheck
 from simulation.detection import (
     DetectedErrorRateResult,
