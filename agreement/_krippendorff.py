@@ -695,3 +695,102 @@ def krippendorff_alpha(ratings: Any, *, level: str = "nominal") -> AgreementResu
         weights=level,
         notes=tuple(notes),
     )
+
+
+# ------------------------------------------- per-unit rows for item_statistics
+def alpha_columns(level: str, categories) -> tuple[str, ...]:
+    """Column names of α's per-unit rows (see :func:`alpha_item_rows`)."""
+    cats = [str(c) for c in categories]
+    if level == "ordinal":
+        pairs = [f"o[{cats[c]}, {cats[k]}]" for c, k in zip(*np.triu_indices(len(cats)),
+                                                            strict=True)]
+        return ("rated", "pairable", *pairs)
+    return ("rated", "pairable", "d_o", *(f"n[{c}]" for c in cats))
+
+
+def alpha_item_rows(counts: np.ndarray, values: np.ndarray, level: str) -> np.ndarray:
+    """Each unit's contribution to the sums α is finalized from.
+
+    ``counts`` is the item × category count table ``a[u, c]``. Units with
+    fewer than two ratings are not pairable and contribute only ``rated``.
+    Every row is a function of the unit's coincidences ``o_u[c, k] = a_uc
+    (a_uk − [c = k]) / (r_u − 1)`` (Krippendorff 2011):
+
+    * nominal, interval, ratio: ``rated, pairable, d_o = Σ_ck o_u[c, k] δ²_ck``
+      and ``n[c] = Σ_k o_u[c, k] = a_uc`` (the coincidence marginals);
+    * ordinal, whose metric depends on the marginals of the whole sample:
+      ``rated, pairable`` and ``o_u[c, k]`` for ``c ≤ k`` (the matrix is symmetric).
+    """
+    a = np.asarray(counts, dtype=np.float64)
+    n, m = a.shape
+    r = a.sum(axis=1)
+    pair = r >= 2
+    denom = np.where(pair, r - 1.0, 1.0)
+    if level == "ordinal":
+        iu, ku = np.triu_indices(m)
+        o = a[:, iu] * (a[:, ku] - (iu == ku)) / denom[:, None]
+        rows = np.zeros((n, 2 + iu.size))
+        rows[:, 2:] = np.where(pair[:, None], o, 0.0)
+    else:
+        # q_u = Σ_ck a_uc (a_uk − [c = k]) δ²_ck / (r_u − 1); δ²_cc = 0
+        q = np.einsum("uc,uc->u", a @ _metric_matrix(level, values), a) / denom
+        rows = np.zeros((n, 3 + m))
+        rows[:, 2] = np.where(pair, q, 0.0)
+        rows[:, 3:] = np.where(pair[:, None], a, 0.0)
+    rows[:, 0] = r >= 1
+    rows[:, 1] = pair
+    return rows
+
+
+def alpha_finalize(sums: np.ndarray, values: np.ndarray, level: str):
+    """``(alpha, observed, expected, n_pairable)`` from sums of α's rows (any leading axes).
+
+    Vectorised over the leading axes (e.g. bootstrap replicates). ``alpha``
+    is NaN where fewer than two pairable values or one category among them
+    (``D_e = 0``); observed and expected are ``1 − D/δ²_max`` as in
+    :func:`krippendorff_alpha`.
+    """
+    s = np.asarray(sums, dtype=np.float64)
+    v = np.asarray(values, dtype=np.float64)
+    m = v.size
+    lead = s.shape[:-1]
+    n_units = s[..., 1]
+    if level == "ordinal":
+        iu, ku = np.triu_indices(m)
+        o = np.zeros((*lead, m, m))
+        o[..., iu, ku] = s[..., 2:]
+        o[..., ku, iu] = s[..., 2:]
+        n_c = o.sum(axis=-1)
+        order = np.argsort(v, kind="stable")
+        ns = n_c[..., order]
+        t = np.empty_like(ns)
+        t[..., order] = np.cumsum(ns, axis=-1) - ns / 2.0  # Krippendorff's mid-ranks
+        delta = (t[..., :, None] - t[..., None, :]) ** 2
+        d_o_sum = np.einsum("...ck,...ck->...", o, delta)
+        metric = t
+    else:
+        n_c = s[..., 3:]
+        d_o_sum = s[..., 2]
+        metric = np.broadcast_to(v, n_c.shape)
+    total = n_c.sum(axis=-1)
+    if level == "nominal":
+        de_num = total * total - np.einsum("...c,...c->...", n_c, n_c)
+        scale = np.full(lead, 1.0 if m > 1 else 0.0)
+    elif level == "ratio":
+        de_num = np.einsum("...c,ck,...k->...", n_c, _metric_matrix("ratio", v), n_c)
+        scale = np.full(lead, _scale("ratio", v))
+    else:  # interval, and ordinal on the mid-ranks: Σ_ck n_c n_k (v_c − v_k)² = 2 N Σ_c n_c (v_c − v̄)²
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean = np.einsum("...c,...c->...", n_c, metric) / total
+        dev = metric - mean[..., None]
+        de_num = 2.0 * total * np.einsum("...c,...c->...", n_c, dev * dev)
+        scale = (metric.max(axis=-1) - metric.min(axis=-1)) ** 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ok = (total > 1.0) & (np.count_nonzero(n_c > 0, axis=-1) >= 2) & (de_num > 0)
+        d_o = np.where(total > 0, d_o_sum / np.where(total > 0, total, 1.0), np.nan)
+        d_e = np.where(ok, de_num / np.where(ok, total * (total - 1.0), 1.0), 0.0)
+        alpha = np.where(ok, 1.0 - d_o / np.where(ok, d_e, 1.0), np.nan)
+        sc = np.where(scale > 0, scale, 1.0)
+        observed = 1.0 - d_o / sc
+        expected = 1.0 - d_e / sc
+    return alpha, observed, expected, n_units

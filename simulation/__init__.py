@@ -8,6 +8,18 @@ simulate_annotations  -- labels under the easy/hard model M1 or M2 with the hidd
                          (hard items, classes, annotator biases and errors, missing ratings)
                                                                    -> SimulatedAnnotations
 
+Bootstrap (simulation.bootstrap)
+--------------------------------
+bootstrap        -- intervals of any coefficients from the same resamples of items:
+                    percentile, basic, BCa; multinomial or Poisson keyed by item id
+                                                                   -> BootstrapResult
+
+Calibration (simulation.calibration)
+------------------------------------
+gamma_coverage            -- how often the true hard share of the agreed items is ≤ γ,
+                             per true hard count                           -> DataFrame
+verified_sample_coverage  -- the same for verified_sample_bound             -> DataFrame
+
 Model scores from files (simulation.scores)
 -------------------------------------------
 load_scores           -- per-item probs/logits/loss of models trained elsewhere, from
@@ -37,7 +49,8 @@ crosscheck            -- model loss vs disagreement and the latent-class posteri
                          flagged agreed items vs γ, a verdict      -> CrosscheckResult
 """
 
-from simulation.generators import SimulatedAnnotations, simulate_annotations
+from simulation.bootstrap import BootstrapResult, bootstrap
+from simulation.calibration import gamma_coverage, verified_sample_coverage
 from simulation.crosscheck import CrosscheckResult, crosscheck
 from simulation.detection import (
     DetectedErrorRateResult,
@@ -48,6 +61,7 @@ from simulation.detection import (
     detection_replicates,
     label_error_ranking,
 )
+from simulation.generators import SimulatedAnnotations, simulate_annotations
 from simulation.noising import (
     NoisyLabels,
     crowd_majority,
@@ -68,6 +82,14 @@ from simulation.scores import (
 __all__: list[str] = [
     "SimulatedAnnotations",
     "simulate_annotations",
+]
+
+# bootstrap and calibration (SPEC §3)
+__all__ += [
+    "BootstrapResult",
+    "bootstrap",
+    "gamma_coverage",
+    "verified_sample_coverage",
 ]
 
 # model scores, noising, detection, cross-check (SPEC §3)

@@ -566,3 +566,52 @@ def test_parallel_kernels_load_from_the_cache(tmp_path):
     second = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True, env=env).stdout.split()
     assert second == ["1,0"] * 4, second  # every kernel loaded, none compiled
+
+
+# ------------------------------------------- α's per-unit rows (item_statistics)
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval", "ratio"])
+def test_alpha_item_statistics_resample_equals_recomputation(level):
+    from agreement import item_statistics
+
+    rng = np.random.default_rng(3)
+    x = rng.integers(1, 5, size=(30, 4)).astype(float)
+    x[rng.random(x.shape) < 0.25] = np.nan
+    st = item_statistics(x, "krippendorff_alpha", level=level)
+    fin = st.finalize(st.sums())
+    assert fin.value == pytest.approx(krippendorff_alpha(x, level=level).value, abs=1e-12)
+    draws = rng.integers(0, 30, size=(5, 30))
+    mult = np.stack([np.bincount(d, minlength=30) for d in draws])
+    values = st.finalize(st.sums(mult)).value
+    for d, v in zip(draws, values, strict=True):
+        # the krippendorff package (Castro) on the resampled units, reliability data coders × units
+        ref = krippendorff.alpha(x[d].T, level_of_measurement=level, value_domain=[1, 2, 3, 4])
+        assert v == pytest.approx(ref, abs=1e-12)
+        res = krippendorff_alpha(Ratings.from_wide(x[d], categories=[1.0, 2.0, 3.0, 4.0]),
+                                 level=level)
+        assert v == pytest.approx(res.value, abs=1e-12)
+    parts = st.finalize(st.sums())
+    res = krippendorff_alpha(x, level=level)
+    assert (parts.observed, parts.expected) == pytest.approx((res.observed, res.expected),
+                                                             abs=1e-12)
+    assert parts.n_pairable == res.n_pairable
+
+
+def test_alpha_item_statistics_chunks_add_and_validation():
+    from agreement import item_statistics
+
+    x = np.array([[1, 1, np.nan], [1, 2, 2], [2, 2, 2], [3, np.nan, np.nan], [1, 3, 3]])
+    r = Ratings.from_wide(x, categories=[1.0, 2.0, 3.0])
+    st = item_statistics(r, krippendorff_alpha, level="ratio")
+    halves = [item_statistics(r.take(i), "krippendorff_alpha", level="ratio")
+              for i in (np.arange(2), np.arange(2, 5))]
+    total = halves[0].sums() + halves[1].sums()
+    assert st.finalize(total).value == pytest.approx(st.finalize(st.sums()).value, abs=1e-14)
+    assert st.values[3, :2].tolist() == [1.0, 0.0]  # one rating: rated, not pairable
+    with pytest.raises(ValueError, match="`weights` does not apply to Krippendorff"):
+        item_statistics(x, "krippendorff_alpha", weights="linear")
+    with pytest.raises(ValueError, match="`level` applies to Krippendorff's α only"):
+        item_statistics(x, "fleiss_kappa", level="interval")
+    with pytest.raises(ValueError, match="`level` must be one of"):
+        item_statistics(x, "krippendorff_alpha", level="nomial")
+    one = item_statistics([[1, 1], [1, 1]], "krippendorff_alpha")
+    assert np.isnan(one.finalize(one.sums()).value)  # D_e = 0: NaN, no warning here

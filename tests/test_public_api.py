@@ -33,7 +33,8 @@ PUBLIC = {
     },
     "simulation": {
         "SimulatedAnnotations", "simulate_annotations",
-        # model scores, noising, detection, cross-check (issue 10)
+        "BootstrapResult", "bootstrap", "gamma_coverage", "verified_sample_coverage",
+        # model scores, noising, detection, cross-check
         "CrosscheckResult", "DetectedErrorRateResult", "DetectionResult", "ModelScores",
         "NoisyLabels", "Ranking", "ScorePrecisionWarning", "crosscheck", "crowd_majority",
         "detected_error_rate", "detection_metrics", "detection_replicates",
