@@ -14,6 +14,8 @@ import pandas as pd
 
 from agreement import ConfidenceInterval
 from agreement._errors import DegenerateDataWarning
+from simulation.bootstrap._intervals import confidence_intervals
+from simulation.bootstrap._result import BootstrapResult
 from simulation.detection import _kernels as K
 from simulation.detection._ranking import Ranking
 from simulation.scores._model_scores import few
@@ -27,6 +29,9 @@ __all__ = [
 ]
 
 METRICS = ("average_precision", "auroc", "precision_at_k", "recall_at_k", "f1_at_k")
+INTERVAL_METHODS = ("percentile", "basic")
+# every detection metric lies in [0, 1]: intervals are clipped there
+_BOUNDS = np.tile([0.0, 1.0], (len(METRICS), 1))
 _COLS = (K.AP, K.AUROC, K.PRECISION_AT_K, K.RECALL_AT_K, K.F1_AT_K)
 _TABLE = K.poisson_table()
 # Replicates below which the parallel kernel is not worth its threads.
@@ -146,14 +151,21 @@ def clopper_pearson(successes: int, trials: int, confidence_level: float) -> Con
     return ConfidenceInterval(float(lo), float(hi))
 
 
-def percentile_interval(reps: np.ndarray, confidence_level: float) -> ConfidenceInterval:
-    """Percentile interval of bootstrap replicates (NaN replicates left out)."""
-    reps = reps[np.isfinite(reps)]
-    if reps.size == 0:
-        return ConfidenceInterval(math.nan, math.nan)
-    a = (1 - confidence_level) / 2
-    lo, hi = np.quantile(reps, [a, 1 - a])
-    return ConfidenceInterval(float(lo), float(hi))
+def bootstrap_result(estimate: np.ndarray, dist: np.ndarray, *, method: str,
+                     confidence_level: float, scheme: str, n_items: int,
+                     names: tuple[str, ...] = METRICS) -> BootstrapResult:
+    """The bootstrap engine's result from detection replicates (its interval code)."""
+    bounds = _BOUNDS[: len(names)]
+    iv = confidence_intervals(estimate, dist, method=method, confidence_level=confidence_level,
+                              bounds=bounds)
+    n_deg = np.count_nonzero(~np.isfinite(dist), axis=0).astype(np.int64)
+    notes = [f"{nm}: {n_deg[s]} of {dist.shape[0]} resamples undefined, left out"
+             for s, nm in enumerate(names) if n_deg[s]]
+    notes += [f"{nm}: interval clipped to [0, 1]" for s, nm in enumerate(names) if iv.clipped[s]]
+    return BootstrapResult(tuple(names), np.asarray(estimate, dtype=np.float64),
+                           iv.standard_error, ConfidenceInterval(iv.low, iv.high), dist, n_deg,
+                           method, confidence_level, scheme, n_items, tuple(notes), None, None,
+                           bounds)
 
 
 def _seeds(rng: Any, n_resamples: int) -> np.ndarray:
@@ -192,7 +204,7 @@ class DetectionResult:
         Bootstrap replicates (0: no intervals).
     confidence_level : float
     intervals : dict of str to ConfidenceInterval
-        Percentile bootstrap interval of each metric (empty without resamples).
+        Bootstrap interval of each metric (empty without resamples).
     precision_at_k_exact : ConfidenceInterval
         Clopper–Pearson interval of ``precision_at_k`` (the top ``k`` as a
         binomial sample); it stays honest where bootstrap replicates of a
@@ -200,6 +212,9 @@ class DetectionResult:
     replicates : pandas.DataFrame or None
         One row per replicate, one column per metric: paired across metrics,
         and across rankings scored with the same ``rng`` and truth.
+    bootstrap : BootstrapResult or None
+        The same replicates as the bootstrap engine's result (standard
+        errors, intervals, ``.difference(a, b)`` between metrics).
     """
 
     average_precision: float
@@ -216,6 +231,7 @@ class DetectionResult:
     precision_at_k_exact: ConfidenceInterval
     intervals: dict[str, ConfidenceInterval] = field(default_factory=dict)
     replicates: pd.DataFrame | None = None
+    bootstrap: BootstrapResult | None = None
 
     def confidence_interval(self, metric: str) -> ConfidenceInterval:
         """The bootstrap interval of one metric (NaN bounds without resamples)."""
@@ -233,8 +249,14 @@ class DetectionResult:
             raise ValueError("both results need bootstrap replicates (`n_resamples` > 0).")
         if len(self.replicates) != len(other.replicates) or self.n_items != other.n_items:
             raise ValueError("the results were not resampled alike (different sizes).")
-        diff = (self.replicates[metric] - other.replicates[metric]).to_numpy()
-        return percentile_interval(diff, self.confidence_level)
+        if metric not in METRICS:
+            raise ValueError(f"`metric` must be one of {list(METRICS)}; got {metric!r}.")
+        diff = (self.replicates[metric] - other.replicates[metric]).to_numpy()[:, None]
+        est = np.array([getattr(self, metric) - getattr(other, metric)])
+        method = self.bootstrap.method if self.bootstrap is not None else "percentile"
+        iv = confidence_intervals(est, diff, method=method,
+                                  confidence_level=self.confidence_level)
+        return ConfidenceInterval(float(iv.low[0]), float(iv.high[0]))
 
     def to_frame(self) -> pd.DataFrame:
         """One row per metric: value, bootstrap interval, and the exact one for P@k."""
@@ -268,7 +290,12 @@ class DetectionResult:
                 f"{fmt('f1_at_k')})")
 
 
-def _detection_metrics_iv(scores, is_error, k, n_resamples, confidence_level):
+def _detection_metrics_iv(scores, is_error, k, n_resamples, confidence_level, method):
+    if not isinstance(method, str) or method not in INTERVAL_METHODS:
+        raise ValueError(
+            f"`method` must be one of {list(INTERVAL_METHODS)}; got {method!r}. (BCa needs a "
+            "leave-one-out jackknife, which for average precision costs O(n²).)"
+        )
     values, truth, items = _scores_and_truth(scores, is_error)
     n = len(values)
     if n == 0:
@@ -281,7 +308,7 @@ def _detection_metrics_iv(scores, is_error, k, n_resamples, confidence_level):
 
 def detection_metrics(scores: Any, is_error: Any, *, k: int | None = None,
                       n_resamples: int = 0, confidence_level: float = 0.95,
-                      rng: Any = None) -> DetectionResult:
+                      rng: Any = None, method: str = "percentile") -> DetectionResult:
     """Average precision, AUROC and precision/recall/F1 at k of a label-error ranking.
 
     Parameters
@@ -304,6 +331,9 @@ def detection_metrics(scores: Any, is_error: Any, *, k: int | None = None,
         Of the intervals.
     rng : None, int, numpy.random.Generator, optional
         Seed of the bootstrap.
+    method : {"percentile", "basic"}, default "percentile"
+        Interval of the bootstrap engine (:func:`simulation.bootstrap`'s
+        conventions, clipped to [0, 1]).
 
     Returns
     -------
@@ -350,7 +380,7 @@ def detection_metrics(scores: Any, is_error: Any, *, k: int | None = None,
     [0.82, 0.89]
     """
     values, truth, items, k, n_resamples, level = _detection_metrics_iv(
-        scores, is_error, k, n_resamples, confidence_level)
+        scores, is_error, k, n_resamples, confidence_level, method)
     n = len(values)
     n_err = int(truth.sum())
     if n_err == 0 or n_err == n:
@@ -367,16 +397,22 @@ def detection_metrics(scores: Any, is_error: Any, *, k: int | None = None,
     exact = clopper_pearson(round(point[K.TP_AT_K]), k, level)
     intervals: dict[str, ConfidenceInterval] = {}
     reps = None
+    boot = None
     if n_resamples:
         raw = _replicates(srt, k, _seeds(rng, n_resamples))
-        reps = pd.DataFrame(raw[:, list(_COLS)], columns=list(METRICS))
-        intervals = {m: percentile_interval(reps[m].to_numpy(), level) for m in METRICS}
+        dist = np.ascontiguousarray(raw[:, list(_COLS)])
+        reps = pd.DataFrame(dist, columns=list(METRICS))
+        boot = bootstrap_result(point[list(_COLS)], dist, method=method,
+                                confidence_level=level, scheme="poisson", n_items=n)
+        intervals = {m: ConfidenceInterval(float(boot.confidence_interval.low[s]),
+                                           float(boot.confidence_interval.high[s]))
+                     for s, m in enumerate(METRICS)}
     return DetectionResult(
         average_precision=float(point[K.AP]), auroc=float(point[K.AUROC]),
         precision_at_k=float(point[K.PRECISION_AT_K]), recall_at_k=float(point[K.RECALL_AT_K]),
         f1_at_k=float(point[K.F1_AT_K]), k=k, n_items=n, n_errors=n_err, curve=curve,
         n_resamples=n_resamples, confidence_level=level, precision_at_k_exact=exact,
-        intervals=intervals, replicates=reps,
+        intervals=intervals, replicates=reps, bootstrap=boot,
     )
 
 
