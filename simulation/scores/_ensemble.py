@@ -54,8 +54,13 @@ def label_codes(labels: Any, scores: ModelScores) -> np.ndarray:
             )
     classes = scores.classes
     codes = classes.get_indexer(values)
-    if (codes < 0).any() and values.dtype.kind in "iuf" and classes.dtype == object:
-        codes = pd.Index([str(c) for c in classes]).get_indexer(values.astype(str))
+    if (codes < 0).any():
+        # class names read from a file's header are text: match labels by their text
+        text = pd.Index([str(c) for c in classes])
+        if text.is_unique:
+            alt = text.get_indexer([str(v) for v in values])
+            if (alt >= 0).all():
+                codes = alt
     bad = codes < 0
     if bad.any():
         rows = np.flatnonzero(bad)
