@@ -227,9 +227,16 @@ def _check_two_ratings(r: Ratings) -> None:
     if per_item[worst] > 2:
         raise ValueError(
             f"`scott_pi` is defined for at most two ratings per item; item "
-            f"{r.items[worst]!r} has {int(per_item[worst])}. Use `fleiss_kappa`, Fleiss' "
+            f"{_item_name(r.items[worst])} has {int(per_item[worst])}. Use `fleiss_kappa`, Fleiss' "
             "generalisation of Scott's pi to more ratings."
         )
+
+
+def _item_name(item: Any) -> str:
+    """An item id for a message: ``7`` or ``'a'``, never ``np.int64(7)``."""
+    if isinstance(item, np.generic):
+        item = item.item()
+    return repr(item)
 
 
 def _degenerate_reason(spec, m: int, parts: FinalizedCoefficient) -> str:

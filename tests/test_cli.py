@@ -28,7 +28,7 @@ def test_audit_json_matches_api(capsys):
     assert main(["audit", "--example", "fleiss1971", "--json", "--alpha", "0.9"]) == 0
     report = json.loads(capsys.readouterr().out)
     expected = noise_bound(Ratings.from_wide(load_fleiss1971()), alpha=0.9)
-    assert report["bound"]["gamma"] == pytest.approx(expected.gamma, rel=1e-12)
+    assert report["sections"]["noise_bound"]["values"]["gamma"] == pytest.approx(expected.gamma, rel=1e-12)
 
 
 def test_audit_file_wide_and_long(tmp_path, capsys):
@@ -41,27 +41,28 @@ def test_audit_file_wide_and_long(tmp_path, capsys):
     assert main(["audit", str(tmp_path / "long.parquet"), "--layout", "long", "--item", "subject",
                  "--json"]) == 0
     b = json.loads(capsys.readouterr().out)
-    assert a["bound"]["gamma"] == pytest.approx(b["bound"]["gamma"])
+    assert (a["sections"]["noise_bound"]["values"]["gamma"]
+            == pytest.approx(b["sections"]["noise_bound"]["values"]["gamma"]))
 
 
 def test_bound_worked_example(capsys):
     # SPEC §2.3: n = 1000, d = 100, p = 0.5, alpha = 0.95 -> 125 hidden, gamma = 125/900.
     assert main(["bound", "1000", "100", "0.5", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["gamma"] == pytest.approx(125 / 900)
+    assert out["sections"]["noise_bound"]["values"]["gamma"] == pytest.approx(125 / 900)
 
 
 @pytest.mark.parametrize(
-    ("argv", "message"),
+    ("argv", "message", "status"),
     [
-        (["audit"], "give a FILE of ratings or --example"),
-        (["audit", "missing.csv"], "no such file"),
-        (["audit", "x.xlsx"], "no such file"),
-        (["bound", "10", "20", "0.5"], "d"),
+        (["audit"], "give a FILE of ratings or --example", 2),
+        (["audit", "missing.csv"], "no such file", 1),
+        (["audit", "x.xlsx"], "no such file", 1),
+        (["bound", "10", "20", "0.5"], "D = 20", 2),
     ],
 )
-def test_errors_are_messages_not_tracebacks(argv, message, capsys):
-    assert main(argv) == 2
+def test_errors_are_messages_not_tracebacks(argv, message, status, capsys):
+    assert main(argv) == status
     err = capsys.readouterr().err
     assert err.startswith("goldnoise: error:") and message in err
     assert "Traceback" not in err
@@ -83,8 +84,8 @@ def test_unsupported_file_type(tmp_path, capsys):
 
 def test_malformed_long_file(tmp_path, capsys):
     pd.DataFrame({"item": [1], "who": ["a"], "label": [1]}).to_csv(tmp_path / "l.csv", index=False)
-    assert main(["audit", str(tmp_path / "l.csv"), "--layout", "long"]) == 2
-    assert "not a column" in capsys.readouterr().err
+    assert main(["audit", str(tmp_path / "l.csv"), "--layout", "long"]) == 1
+    assert "say which columns hold the --rater" in capsys.readouterr().err
 
 
 def test_console_entry_point_runs():
@@ -106,5 +107,5 @@ def test_plan_matches_api(capsys):
     from noise_models import annotators_needed
 
     assert main(["plan", "1000", "--easy-fraction", "0.8", "--gamma", "0.05", "--json"]) == 0
-    out = json.loads(capsys.readouterr().out)
+    out = json.loads(capsys.readouterr().out)["sections"]["plan"]["values"]
     assert out["n_raters"] == annotators_needed(1000, easy_fraction=0.8, gamma=0.05).n_raters == 4

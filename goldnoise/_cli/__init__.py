@@ -1,0 +1,56 @@
+"""The ``goldnoise`` command line: one module per verb, one output layer.
+
+Verbs
+-----
+``audit``     -- what a set of annotations is worth (agreement, γ, the κ claim,
+                 the chance margin, the latent-class fit, the agreed-error bracket)
+``fit``       -- a latent-class model's label, posterior and hard posterior per item
+``bound``     -- γ from counts: ``goldnoise bound N D P``
+``plan``      -- how many annotators to hire for a target γ
+``examples``  -- the bundled data sets
+
+How the pieces fit
+------------------
+* ``_main.py`` builds the parser from :data:`VERBS` and runs the chosen verb;
+  errors become one line on stderr (exit 1 for data that cannot be used, 2 for
+  usage errors), Python warnings become notes of the report, a closed pipe
+  ends quietly.
+* ``_report.py`` -- the :class:`~goldnoise._cli._report.Report` a verb returns
+  (sections of lines, values, tables, notes, figures) and its text, markdown,
+  JSON and CSV renderings; its docstring is the JSON schema.
+* ``_output.py`` -- the output options every verb gets (``--format``,
+  ``--out``, ``--json``, ``--quiet``, ``--plot DIR``, ``--report FILE.html``).
+* ``_input.py`` -- the ratings options (``FILE``, ``--example``, ``--layout``,
+  ``--item``, ``--rater``, ``--label``, ``--sep``, ``--transpose``, ``--gold``)
+  and the hints for common mistakes, shared by every verb that reads ratings.
+* ``_html.py``, ``_plots.py`` -- the HTML page and the PNG/SVG plots.
+
+Adding a verb
+-------------
+1. Write ``goldnoise/_cli/<verb>.py`` with
+
+   * ``HELP`` -- one line for ``goldnoise --help`` (and ``DESCRIPTION``, optional);
+   * ``add_arguments(parser)`` -- the verb's own options, each with ``help=``
+     (defaults are shown automatically); call
+     :func:`~goldnoise._cli._input.add_ratings_arguments` if it reads ratings;
+   * ``run(args) -> Report`` -- compute, and return a
+     :class:`~goldnoise._cli._report.Report`: never print, never call
+     ``sys.exit``; raise :class:`~goldnoise._cli._errors.UsageError` or
+     :class:`~goldnoise._cli._errors.DataError` with a one-line message for the
+     user; a section the data do not allow is kept and marked with
+     ``section.undefined("why, in words")``.
+
+   Keep imports of numpy, pandas and the computing packages inside ``run``, so
+   that ``goldnoise --help`` stays fast.
+2. Add its name to :data:`VERBS` in ``_main.py`` (its place there is its place in ``--help``).
+3. Test it through the console script (``tests/test_cli.py`` shows how).
+
+A verb with sub-verbs (``goldnoise simulate coverage``) adds its own
+subparsers in ``add_arguments`` and dispatches in ``run``.
+"""
+
+from __future__ import annotations
+
+from goldnoise._cli._main import VERBS, build_parser, main
+
+__all__ = ["VERBS", "build_parser", "main"]

@@ -1,0 +1,382 @@
+"""Reading ratings for a verb: files, layouts, bundled examples, and hints on common shapes.
+
+Verbs that take ratings call :func:`add_ratings_arguments` on their parser and
+:func:`load_ratings` in ``run``; both are shared so that every verb reads files the
+same way (``.csv``, ``.tsv``, ``.txt``, each optionally ``.gz``; ``.parquet``;
+``.jsonl``/``.ndjson``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from goldnoise._cli._errors import CliError, DataError, UsageError
+
+__all__ = ["EXAMPLES", "LoadedRatings", "add_ratings_arguments", "load_ratings", "read_table"]
+
+EXAMPLES = {
+    "fleiss1971": "Fleiss (1971): 30 patients, each diagnosed by 6 of a pool of psychiatrists "
+                  "(5 diagnoses)",
+    "dawid_skene1979": "Dawid & Skene (1979): 45 patients x 7 ratings (observer 1 three times), "
+                       "4 classes",
+}
+
+SUFFIXES = ".csv, .tsv, .txt (each also .gz), .parquet, .jsonl or .ndjson"
+_ITEM_NAMES = ("item", "items", "item_id", "unit", "units", "subject", "patient", "id", "doc",
+               "document", "example", "instance", "sentence", "question", "task")
+_RATER_NAMES = ("rater", "raters", "annotator", "annotators", "worker", "workers", "coder",
+                "coders", "observer", "observers", "judge", "judges", "user", "labeler",
+                "labeller", "annotator_id", "worker_id", "rater_id")
+_LABEL_NAMES = ("label", "labels", "response", "rating", "answer", "annotation", "value",
+                "category", "class", "code", "judgment", "judgement")
+_GOLD_NAMES = ("gold", "truth", "true", "key", "gold_label", "reference", "expert")
+
+
+@dataclass
+class LoadedRatings:
+    """Ratings read for a verb, with where they came from and what was set aside."""
+
+    ratings: Any
+    source: str
+    gold: Any = None  # pandas Series of gold labels indexed by item, or None
+    declared_order: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+def add_ratings_arguments(parser: argparse.ArgumentParser, *, gold: bool = True) -> None:
+    """The options every verb that reads ratings shares."""
+    g = parser.add_argument_group("input")
+    g.add_argument("file", nargs="?", metavar="FILE",
+                   help=f"ratings file: {SUFFIXES}. Give FILE or --example.")
+    g.add_argument("--example", choices=sorted(EXAMPLES),
+                   help="use a bundled real data set instead of FILE (see `goldnoise examples`)")
+    g.add_argument("--layout", choices=("wide", "long", "counts"), default="wide",
+                   help="wide: one row per item, one column per annotator; long: one row per "
+                        "rating (item, annotator, label columns); counts: one row per item, one "
+                        "column per category holding how many annotators chose it "
+                        "(default: %(default)s)")
+    g.add_argument("--item", metavar="COLUMN",
+                   help="column of item ids (wide/counts: taken out of the annotators; long: "
+                        "default the column named item, unit, subject, ... if there is one)")
+    g.add_argument("--rater", metavar="COLUMN", nargs="+",
+                   help="long layout: annotator column(s); several are joined with '.' (e.g. "
+                        "--rater observer replicate). --transpose: the column of coder names. "
+                        "Default: a column named rater, annotator, worker, coder, ...")
+    g.add_argument("--label", metavar="COLUMN",
+                   help="long layout: label column (default: a column named label, response, "
+                        "rating, ...)")
+    g.add_argument("--sep", metavar="CHAR",
+                   help="field separator of a text file (default: ',' for .csv, tab for .tsv, "
+                        "sniffed for .txt); '\\t' means tab")
+    g.add_argument("--transpose", action="store_true",
+                   help="the file is coders x units (one row per annotator, as in "
+                        "Krippendorff's examples): read it turned around")
+    if gold:
+        g.add_argument("--gold", metavar="COLUMN|FILE",
+                       help="gold labels: a column of FILE (long: per rating row; wide: taken "
+                            "out of the annotators) or a second file with item and gold "
+                            "columns; adds accuracy against gold")
+
+
+# ------------------------------------------------------------------ reading files
+def _compression_free_suffix(path: Path) -> tuple[str, str | None]:
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes and suffixes[-1] in (".gz", ".bz2", ".xz", ".zst", ".zip"):
+        return (suffixes[-2] if len(suffixes) > 1 else ""), suffixes[-1]
+    return (suffixes[-1] if suffixes else ""), None
+
+
+def _sep_of(text: str | None) -> str | None:
+    if text is None:
+        return None
+    return {"\\t": "\t", "tab": "\t", "TAB": "\t"}.get(text, text)
+
+
+def read_table(path: Path, *, sep: str | None = None) -> Any:
+    """Read ``path`` into a DataFrame; every failure is a :class:`DataError` in one line."""
+    import pandas as pd
+
+    if not path.exists():
+        raise DataError(f"no such file: {path}")
+    if path.is_dir():
+        raise DataError(f"{path} is a folder, not a file of ratings")
+    suffix, _ = _compression_free_suffix(path)
+    if path.stat().st_size == 0:
+        raise DataError(f"{path} is empty")
+    sep = _sep_of(sep)
+    try:
+        if suffix == ".parquet":
+            return pd.read_parquet(path)
+        if suffix in (".jsonl", ".ndjson"):
+            return pd.read_json(path, lines=True)
+        if suffix in (".csv", ".tsv", ".txt"):
+            default = {".csv": ",", ".tsv": "\t", ".txt": None}[suffix]
+            use = sep if sep is not None else default
+            if use is None:
+                return pd.read_csv(path, sep=None, engine="python")
+            return pd.read_csv(path, sep=use)
+    except pd.errors.EmptyDataError:
+        raise DataError(f"{path} has no columns (is it empty?)") from None
+    except UnicodeDecodeError:
+        raise DataError(f"{path} is not a text table (it is not UTF-8 text; is it binary?)") \
+            from None
+    except pd.errors.ParserError as exc:
+        raise DataError(f"could not read {path}: {_one_line(exc)}") from None
+    except (ValueError, OSError, ImportError) as exc:
+        raise DataError(f"could not read {path}: {_one_line(exc)}") from None
+    raise UsageError(f"unsupported file type {suffix or path.name!r}: use {SUFFIXES}")
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    text = re.sub(r"^Error tokenizing data\. C error: ", "", text)
+    return text[:300]
+
+
+# ------------------------------------------------------------------ shape hints
+def _norm(name: Any) -> str:
+    return re.sub(r"[^a-z0-9_]", "", str(name).strip().lower())
+
+
+def _find(columns: Any, names: tuple[str, ...]) -> Any:
+    by_norm = {_norm(c): c for c in columns}
+    for n in names:
+        if n in by_norm:
+            return by_norm[n]
+    for c in columns:  # e.g. "worker_id", "annotator_name"
+        if any(_norm(c).startswith(n) for n in names):
+            return c
+    return None
+
+
+def _long_hint(frame: Any) -> str | None:
+    """A suggested long-layout command line when ``frame`` looks like one row per rating."""
+    rater = _find(frame.columns, _RATER_NAMES)
+    if rater is None:
+        return None
+    item = _find([c for c in frame.columns if c != rater], _ITEM_NAMES)
+    label = _find([c for c in frame.columns if c not in (rater, item)], _LABEL_NAMES)
+    parts = ["--layout long"]
+    parts.append(f"--item {item}" if item is not None else "--item COLUMN")
+    parts.append(f"--rater {rater}")
+    parts.append(f"--label {label}" if label is not None else "--label COLUMN")
+    gold = _find([c for c in frame.columns if c not in (rater, item, label)], _GOLD_NAMES)
+    if gold is not None:
+        parts.append(f"--gold {gold}")
+    return " ".join(parts)
+
+
+def _is_text(col: Any) -> bool:
+    from pandas.api.types import is_numeric_dtype
+
+    return not is_numeric_dtype(col.dtype)
+
+
+def _integral_floats(frame: Any) -> Any:
+    """Float columns whose values are all whole numbers (missing cells made them float) as
+    nullable integers, so that labels read ``1``, not ``1.0``."""
+    import numpy as np
+
+    out = frame
+    for col in frame.columns:
+        values = frame[col]
+        if values.dtype.kind == "f":
+            finite = values.dropna().to_numpy()
+            if finite.size and np.all(np.isfinite(finite)) and np.all(finite == np.round(finite)) \
+                    and np.all(np.abs(finite) < 2**53):
+                if out is frame:
+                    out = frame.copy()
+                out[col] = values.astype("Int64")
+    return out
+
+
+def _looks_like_ids(col: Any, n_rows: int) -> bool:
+    return n_rows >= 3 and col.nunique(dropna=True) == n_rows and col.notna().all()
+
+
+def _wide_hints(frame: Any, path: Path) -> None:
+    """Raise a DataError with a hint when a wide reading of ``frame`` is surely wrong."""
+    n_rows, n_cols = frame.shape
+    if n_cols == 0:
+        raise DataError(f"{path} has no columns")
+    first = frame.columns[0]
+    if _norm(first) in _RATER_NAMES or (
+            n_rows < n_cols and n_rows <= 20 and _is_text(frame[first])
+            and _looks_like_ids(frame[first], n_rows)):
+        raise DataError(
+            f"{path} looks like coders x units (one row per annotator, first column "
+            f"{first!r}): add --transpose")
+    hint = _long_hint(frame)
+    if hint is not None and n_cols <= 6:
+        raise DataError(f"{path} looks like one row per rating (column "
+                        f"{_find(frame.columns, _RATER_NAMES)!r} names annotators): add {hint}")
+    if _looks_like_ids(frame[first], n_rows) and n_cols > 1:
+        others = frame.iloc[:, 1:]
+        distinct = others.stack().nunique() if others.size else 0
+        if distinct < n_rows or _norm(first) in _ITEM_NAMES or str(first).startswith("Unnamed"):
+            raise DataError(
+                f"{path}: column {first!r} has a different value on each of its {n_rows} rows, "
+                f"so it looks like item ids, not an annotator's labels: add --item {first}")
+
+
+# ------------------------------------------------------------------ loading
+def load_example(name: str) -> LoadedRatings:
+    """The bundled example ``name``."""
+    from agreement import Ratings
+    from goldnoise import datasets
+
+    if name == "fleiss1971":
+        # The six columns are rating slots filled from a pool of psychiatrists,
+        # not the same six people: the data are a count table (no rater identity).
+        wide = Ratings.from_wide(datasets.load_fleiss1971())
+        return LoadedRatings(Ratings.from_counts(wide.counts_frame()), EXAMPLES[name])
+    if name == "dawid_skene1979":
+        long = datasets.load_dawid_skene1979()
+        long = long.assign(rater=long["observer"].astype(str) + "." +
+                           long["replicate"].astype(str))
+        return LoadedRatings(
+            Ratings.from_long(long, item="patient", rater="rater", label="rating"),
+            EXAMPLES[name])
+    raise UsageError(f"unknown example {name!r}; choose one of {sorted(EXAMPLES)}")
+
+
+def _column(frame: Any, name: str, what: str, path: Path) -> Any:
+    if name not in frame.columns:
+        raise DataError(f"{what} {name!r} is not a column of {path}; its columns are "
+                        f"{', '.join(map(str, frame.columns))}")
+    return name
+
+
+def _declared_order(frame: Any) -> bool:
+    import pandas as pd
+
+    return any(isinstance(dt, pd.CategoricalDtype) and dt.ordered for dt in frame.dtypes)
+
+
+def _gold_from_file(spec: str, items: Any, sep: str | None) -> Any:
+    path = Path(spec)
+    table = read_table(path, sep=sep)
+    if table.shape[1] < 2:
+        raise DataError(f"gold file {path} needs two columns (item id, gold label); "
+                        f"it has {table.shape[1]}")
+    item_col = _find(table.columns, _ITEM_NAMES) or table.columns[0]
+    gold_col = _find([c for c in table.columns if c != item_col], _GOLD_NAMES) or \
+        next(c for c in table.columns if c != item_col)
+    series = table.set_index(item_col)[gold_col]
+    if series.index.has_duplicates:
+        raise DataError(f"gold file {path}: item ids repeat in column {item_col!r}")
+    return series
+
+
+def load_ratings(args: argparse.Namespace) -> LoadedRatings:
+    """The ratings a verb was asked about (FILE or ``--example``); raises CliError."""
+    import pandas as pd
+
+    from agreement import Ratings
+
+    gold_spec = getattr(args, "gold", None)
+    if args.example is not None:
+        if args.file is not None:
+            raise UsageError("give either a FILE or --example, not both")
+        loaded = load_example(args.example)
+        if gold_spec is not None:
+            loaded.gold = _gold_from_file(gold_spec, loaded.ratings.items, args.sep)
+        return loaded
+    if args.file is None:
+        raise UsageError("give a FILE of ratings or --example NAME (see `goldnoise examples`)")
+    path = Path(args.file)
+    frame = read_table(path, sep=args.sep)
+    if frame.shape[1] == 0:
+        raise DataError(f"{path} has no columns")
+    if len(frame) == 0:
+        raise DataError(f"{path} has a header but no rows of ratings")
+    notes: list[str] = []
+    gold = None
+    gold_is_column = gold_spec is not None and gold_spec in frame.columns
+    if gold_spec is not None and not gold_is_column and not Path(gold_spec).exists():
+        raise DataError(f"--gold {gold_spec!r} is neither a column of {path} nor a file; "
+                        f"its columns are {', '.join(map(str, frame.columns))}")
+    declared = _declared_order(frame)
+    try:
+        if args.transpose:
+            if args.layout != "wide":
+                raise UsageError("--transpose reads a coders x units table; it goes with the "
+                                 "wide layout only")
+            coder = args.rater[0] if args.rater else None
+            if coder is None and _is_text(frame[frame.columns[0]]):
+                coder = frame.columns[0]
+            if coder is not None:
+                frame = frame.set_index(_column(frame, coder, "--rater", path))
+            frame = _integral_floats(frame.T.infer_objects())
+            frame.index.name = "item"
+            frame.columns.name = "rater"
+            ratings = Ratings.from_wide(frame)
+        elif args.layout == "long":
+            item = args.item or _find(frame.columns, _ITEM_NAMES)
+            raters = args.rater or ([r] if (r := _find(frame.columns, _RATER_NAMES)) is not None
+                                    else None)
+            label = args.label or _find([c for c in frame.columns if c not in
+                                         (item, *(raters or []))], _LABEL_NAMES)
+            missing = [flag for flag, value in (("--item", item), ("--rater", raters),
+                                                ("--label", label)) if value is None]
+            if missing:
+                raise DataError(f"{path}: say which columns hold the {' and '.join(missing)} "
+                                f"({', '.join(missing)} COLUMN); its columns are "
+                                f"{', '.join(map(str, frame.columns))}")
+            _column(frame, item, "--item", path)
+            _column(frame, label, "--label", path)
+            for r in raters:
+                _column(frame, r, "--rater", path)
+            if len(raters) > 1:
+                rater_col = "+".join(map(str, raters))
+                frame = frame.assign(**{rater_col: frame[raters].astype(str).agg(".".join,
+                                                                              axis=1)})
+            else:
+                rater_col = raters[0]
+            if gold_is_column:
+                gold = frame.groupby(item, sort=False)[gold_spec].first()
+            elif gold_spec is None:
+                g = _find([c for c in frame.columns if c not in (item, rater_col, label,
+                                                                 *raters)], _GOLD_NAMES)
+                if g is not None:
+                    notes.append(f"column {g!r} is not used; if it holds gold labels, add "
+                                 f"--gold {g}")
+            keep = _integral_floats(frame[[item, rater_col, label]])
+            if keep[label].isna().all():
+                raise DataError(f"{path}: every label in column {label!r} is missing")
+            ratings = Ratings.from_long(keep, item=item, rater=rater_col, label=label)
+        else:
+            if args.item is not None:
+                frame = frame.set_index(_column(frame, args.item, "--item", path))
+            if gold_is_column:
+                gold = frame[gold_spec]
+                frame = frame.drop(columns=[gold_spec])
+            else:
+                g = _find(frame.columns, _GOLD_NAMES)
+                if g is not None and gold_spec is None and args.layout == "wide":
+                    notes.append(f"column {g!r} is analysed as an annotator; if it holds gold "
+                                 f"labels, add --gold {g}")
+            if args.item is None and args.layout == "wide":
+                _wide_hints(frame, path)
+            if frame.shape[1] == 0:
+                raise DataError(f"{path} has no annotator columns left")
+            if frame.isna().all().all():
+                raise DataError(f"{path}: every label is missing")
+            if args.layout == "counts":
+                ratings = Ratings.from_counts(frame)
+            else:
+                ratings = Ratings.from_wide(_integral_floats(frame))
+    except CliError:
+        raise
+    except (KeyError, ValueError, TypeError) as exc:
+        raise DataError(f"{path}: {_one_line(exc)}") from None
+    if gold is None and gold_spec is not None and not gold_is_column:
+        gold = _gold_from_file(gold_spec, ratings.items, args.sep)
+    if gold is not None:
+        gold = pd.Series(gold)
+    return LoadedRatings(ratings, str(path), gold=gold, declared_order=declared, notes=notes)
+

@@ -1,0 +1,346 @@
+"""The latent-class parts shared by ``goldnoise audit`` and ``goldnoise fit``.
+
+``--model`` names the annotator model: ``spam`` (MACE's, the default),
+``confusion`` (Dawid–Skene), ``one-coin``, or ``easy-hard`` (the paper's M1);
+``--hard`` adds a hard component to the first three. The hard posterior shown
+per item is the chosen model's when it has a hard component, else the
+easy/hard model's (M1), fitted alongside.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from goldnoise._cli._common import capture_notes, count, pct
+from goldnoise._cli._report import Column, Section, Table
+
+__all__ = ["MODELS", "Fitted", "add_model_arguments", "annotator_table", "bracket_section",
+           "fit_models", "gold_section", "hard_section", "item_rows", "items_table",
+           "latent_sections"]
+
+MODELS = ("spam", "confusion", "one-coin", "easy-hard")
+#: Rows of a per-annotator or per-item table shown in text, markdown and HTML.
+SHOWN = 20
+
+
+def add_model_arguments(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("latent-class model")
+    g.add_argument("--model", choices=MODELS, default="spam",
+                   help="annotator model: spam (MACE: each annotator labels truly or spams), "
+                        "confusion (Dawid-Skene: a confusion matrix per annotator), one-coin "
+                        "(one error rate per annotator), easy-hard (the paper's M1: easy items "
+                        "unanimous, hard ones coin-flips)")
+    g.add_argument("--hard", choices=("none", "marginal", "uniform"), default="none",
+                   help="hard component added to spam/confusion/one-coin: marginal (a hard "
+                        "item gets each annotator's own label shares) or uniform")
+    g.add_argument("--starts", type=count("--starts", 1), default=10,
+                   help="EM starts (majority vote, then random); the best is kept")
+    g.add_argument("--seed", type=count("--seed", 0), default=0,
+                   help="seed of the random starts")
+
+
+@dataclass
+class Fitted:
+    """The chosen model's fit and the easy/hard fit beside it."""
+
+    model: Any
+    fit: Any
+    hard_fit: Any  # EasyHardModel fit (the chosen one when --model easy-hard)
+    notes: list[str]
+
+
+def make_model(args: argparse.Namespace) -> Any:
+    from noise_models import EasyHardModel, LatentClassModel
+
+    if args.model == "easy-hard":
+        if args.hard != "none":
+            from goldnoise._cli._errors import UsageError
+
+            raise UsageError("--hard goes with spam, confusion or one-coin; easy-hard has its "
+                             "own hard component")
+        return EasyHardModel(n_starts=args.starts, rng=args.seed)
+    hard = None if args.hard == "none" else args.hard
+    return LatentClassModel(args.model, hard=hard, n_starts=args.starts, rng=args.seed)
+
+
+def fit_models(ratings: Any, args: argparse.Namespace) -> Fitted:
+    """Fit ``--model`` and, unless it is easy-hard already, M1 beside it."""
+    from noise_models import EasyHardModel
+
+    notes: list[str] = []
+    model = make_model(args)
+    with capture_notes(notes):
+        fit = model.fit(ratings)
+        hard_fit = fit if args.model == "easy-hard" else EasyHardModel(rng=args.seed).fit(ratings)
+    return Fitted(model, fit, hard_fit, notes)
+
+
+def _hard_posterior(f: Fitted) -> Any:
+    return f.fit.posterior_hard if f.fit.posterior_hard is not None else f.hard_fit.posterior_hard
+
+
+def annotator_rows(f: Fitted, gold: Any = None) -> list[dict[str, Any]]:
+    """Per annotator: ratings, the model's accuracy estimate, agreement with the fitted labels."""
+    import numpy as np
+
+    fit = f.fit
+    r = fit.ratings
+    codes = r.codes
+    rated = codes >= 0
+    n_rated = rated.sum(axis=0)
+    same = (codes == fit.label_codes[:, None]) & rated
+    agree = np.divide(same.sum(axis=0), n_rated, out=np.full(r.n_raters, np.nan),
+                      where=n_rated > 0)
+    if fit.competence is not None:
+        estimate, what = fit.competence, "competence"
+    elif fit.confusion is not None:
+        estimate = np.einsum("c,jcc->j", fit.phi, fit.confusion)
+        what = "accuracy"
+    elif fit.error_rate is not None:
+        estimate, what = 1.0 - fit.error_rate, "accuracy"
+    else:
+        estimate, what = None, None
+    gold_codes = _gold_codes(r, gold)
+    rows = []
+    for j, name in enumerate(r.raters):
+        row: dict[str, Any] = {"annotator": name, "n_ratings": int(n_rated[j])}
+        if estimate is not None:
+            row[what] = float(estimate[j])
+        row["agreement_with_labels"] = float(agree[j])
+        if gold_codes is not None:
+            has = rated[:, j] & (gold_codes >= 0)
+            row["gold_accuracy"] = (float(np.mean(codes[has, j] == gold_codes[has]))
+                                    if has.any() else math.nan)
+        rows.append(row)
+    rows.sort(key=lambda row: (-row["n_ratings"], str(row["annotator"])))
+    return rows
+
+
+def annotator_table(f: Fitted, gold: Any = None) -> Table:
+    rows = annotator_rows(f, gold)
+    cols = [Column("annotator", "annotator", align="<"), Column("n_ratings", "items rated")]
+    if rows and "competence" in rows[0]:
+        cols.append(Column("competence", "competence", ".3f"))
+    if rows and "accuracy" in rows[0]:
+        cols.append(Column("accuracy", "est. accuracy", ".3f"))
+    cols.append(Column("agreement_with_labels", "agrees with fitted label", ".3f"))
+    if rows and "gold_accuracy" in rows[0]:
+        cols.append(Column("gold_accuracy", "accuracy vs gold", ".3f"))
+    return Table("annotators", cols, rows, title=None, shown=SHOWN)
+
+
+def _gold_codes(r: Any, gold: Any) -> Any:
+    """Gold labels as category codes aligned to the items (-1: no gold or unknown label)."""
+    import numpy as np
+    import pandas as pd
+
+    if gold is None:
+        return None
+    g = pd.Series(gold).reindex(r.items)
+    lookup = {_key(c): i for i, c in enumerate(r.categories)}
+    return np.array([lookup.get(_key(v), -1) if pd.notna(v) else -1 for v in g],
+                    dtype=np.int64)
+
+
+def _key(value: Any) -> Any:
+    """A label as a comparable key: 1, 1.0, '1' and np.int64(1) are the same label."""
+    if hasattr(value, "item"):
+        value = value.item()
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).strip()
+
+
+def item_rows(f: Fitted, gold: Any = None) -> list[dict[str, Any]]:
+    """Per item: label, its posterior, the hard posterior, ratings (and gold)."""
+    fit = f.fit
+    r = fit.ratings
+    hard = _hard_posterior(f)
+    gold_codes = _gold_codes(r, gold)
+    labels = r.categories[fit.label_codes]
+    n_ratings = r.ratings_per_item
+    rows = []
+    for i, item in enumerate(r.items):
+        row = {"item": item, "label": labels[i], "label_posterior": float(fit.label_posterior[i]),
+               "posterior_hard": float(hard[i]), "n_ratings": int(n_ratings[i])}
+        if gold_codes is not None:
+            row["gold"] = None if gold_codes[i] < 0 else r.categories[gold_codes[i]]
+        rows.append(row)
+    return rows
+
+
+def items_table(f: Fitted, gold: Any = None, *, shown: int | None = SHOWN) -> Table:
+    rows = item_rows(f, gold)
+    cols = [Column("item", "item", align="<"), Column("label", "label", align="<"),
+            Column("label_posterior", "P(label right)", ".4f"),
+            Column("posterior_hard", "P(hard)", ".4f"), Column("n_ratings", "ratings")]
+    if gold is not None:
+        cols.append(Column("gold", "gold", align="<"))
+    return Table("items", cols, rows, shown=shown)
+
+
+def latent_sections(f: Fitted, *, gold: Any = None, alpha: float, bracket: Any,
+                    bracket_reason: str | None) -> list[Section]:
+    """The audit's latent-class sections: the fit and its annotators, hard items, bracket."""
+    import numpy as np
+
+    fit = f.fit
+    r = fit.ratings
+    s = Section("latent_class", f"Latent-class fit ({fit.model.name}): who is reliable, which "
+                                "labels are likely wrong")
+    post = fit.label_posterior
+    expected_wrong = float(np.sum(1.0 - post))
+    likely_wrong = int(np.sum(post < 0.5))
+    counts = r.counts
+    per_item = counts.sum(axis=1)
+    majority = np.argmax(counts, axis=1)
+    differs = int(np.sum((fit.label_codes != majority) & (per_item > 0)))
+    s.values.update({
+        "model": fit.model.name, "converged": bool(fit.converged), "n_iter": int(fit.n_iter),
+        "log_likelihood": float(fit.log_likelihood), "pi": fit.pi,
+        "phi": {str(c): float(v) for c, v in zip(r.categories, fit.phi, strict=True)},
+        "expected_wrong_labels": expected_wrong, "labels_likely_wrong": likely_wrong,
+        "labels_differing_from_majority": differs, "n_items": r.n_items,
+    })
+    state = "converged" if fit.converged else "NOT converged"
+    s.lines += [
+        f"{fit.n_iter} EM iterations, {state}; class shares "
+        + ", ".join(f"{c} {v:.3f}" for c, v in zip(r.categories, fit.phi, strict=True)),
+        f"labels likely wrong: {expected_wrong:.1f} of {r.n_items} expected "
+        f"({pct(expected_wrong / r.n_items)}); {likely_wrong} items have a fitted label more "
+        f"likely wrong than right; {differs} fitted labels differ from the majority vote",
+    ]
+    s.tables.append(annotator_table(f, gold))
+    s.notes += f.notes
+    return [s, hard_section(f), bracket_section(bracket, bracket_reason, alpha)]
+
+
+def hard_section(f: Fitted) -> Section:
+    """The items most likely hard (coin-flips), from the model's own hard component or M1."""
+    import numpy as np
+
+    fit = f.fit
+    r = fit.ratings
+    counts = r.counts
+    per_item = counts.sum(axis=1)
+    agreed = (per_item >= 2) & (counts.max(axis=1) == per_item)
+    own = fit.posterior_hard is not None and fit.model.name != f.hard_fit.model.name
+    hard = fit.posterior_hard if own else f.hard_fit.posterior_hard
+    model = fit.model.name if own else f.hard_fit.model.name
+    s = Section("hard_items", f"Items most likely hard ({model})")
+    s.values.update({"model": model, "expected_hard_items": float(np.sum(hard)),
+                     "n_items": r.n_items})
+    if own:
+        candidates = np.arange(r.n_items)
+        s.lines.append(f"expected hard items: {np.sum(hard):.1f} of {r.n_items}")
+    else:
+        # Under the easy/hard model every disagreed item is hard (P = 1); what is worth
+        # ranking is which unanimous items may be hidden coin-flips.
+        n_dis = int(np.sum(~agreed & (per_item >= 2)))
+        hidden = float(np.sum(hard[agreed]))
+        s.values.update({"disagreed_items": n_dis, "agreed_items": int(agreed.sum()),
+                         "expected_hidden_hard": hidden})
+        s.lines.append(f"every one of the {n_dis} disagreed items is hard under this model; "
+                       f"of the {int(agreed.sum())} unanimous items, {hidden:.1f} are expected "
+                       "to be hidden coin-flips")
+        candidates = np.flatnonzero(agreed)
+    if candidates.size == 0:
+        s.lines.append("no unanimous item to rank")
+        return s
+    order = candidates[np.argsort(-hard[candidates], kind="stable")][:10]
+    rows = [{"item": r.items[i], "posterior_hard": float(hard[i]),
+             "label": r.categories[fit.label_codes[i]], "votes": _votes(counts[i], r.categories)}
+            for i in order]
+    s.tables.append(Table("most_likely_hard", [
+        Column("item", "item", align="<"), Column("posterior_hard", "P(hard)", ".4f"),
+        Column("label", "fitted label", align="<"), Column("votes", "votes", align="<")],
+        rows, title=None if own else "unanimous items most likely hidden coin-flips"))
+    return s
+
+
+def _votes(row: Any, categories: Any) -> str:
+    return ", ".join(f"{c}: {int(v)}" for c, v in zip(categories, row, strict=True) if v)
+
+
+def bracket_section(bracket: Any, reason: str | None, alpha: float) -> Section:
+    """How wrong the unanimous labels may be, and the verified sample that settles it."""
+    from noise_models import sample_size_needed
+
+    s = Section("bracket", "How wrong are the unanimous labels? (agreed-error bracket)")
+    if bracket is None:
+        return s.undefined(reason or "not computed")
+    b = bracket
+    s.values.update({k: v for k, v in b.to_dict().items() if k != "explanation"})
+    s.lines += [
+        f"of the {b.n_agreed} unanimous labels, between "
+        f"{pct(b.optimistic, 2)} ({b.optimistic_errors:.1f}, {b.optimistic_model}: annotators "
+        f"err independently) and {pct(b.pessimistic, 2)} ({b.pessimistic_errors}, gamma at "
+        f"alpha = {alpha:g}: any unanimous item may be a coin-flip) are wrong",
+    ]
+    advice = []
+    for target in (0.05, 0.02, 0.01):
+        if target >= b.pessimistic:
+            continue
+        n = sample_size_needed(b.n_agreed, target_share=target, alpha=alpha)
+        advice.append({"target_share": target, "sample_size": n})
+    s.values["verified_sample_advice"] = advice
+    if advice:
+        parts = [f"{a['sample_size']} items show at most {pct(a['target_share'], 0)} wrong"
+                 for a in advice]
+        s.lines.append("to settle it, verify a random sample of the unanimous items by hand: "
+                       "if none of them is wrong, " + ", ".join(parts) +
+                       f" (confidence {alpha:g})")
+    else:
+        s.lines.append("the pessimistic end is already small: no verified sample is needed")
+    return s
+
+
+def gold_section(f: Fitted | None, ratings: Any, gold: Any) -> Section:
+    """Accuracy against gold of the majority vote, the fitted labels, the unanimous items."""
+    import numpy as np
+
+    s = Section("gold", "Against the gold labels")
+    gold_codes = _gold_codes(ratings, gold)
+    has = gold_codes >= 0
+    n_gold = int(has.sum())
+    s.values["items_with_gold"] = n_gold
+    unknown = int(np.sum(~has & pd_notna(gold, ratings.items)))
+    if unknown:
+        s.notes.append(f"{unknown} gold labels are not among the annotators' categories")
+    if n_gold == 0:
+        return s.undefined("no item of the ratings has a gold label (check the item ids and "
+                           "labels of --gold)")
+    counts = ratings.counts
+    per_item = counts.sum(axis=1)
+    majority = np.argmax(counts, axis=1)
+    rated = has & (per_item > 0)
+    rows = [{"labels": "majority vote (ties: first category)",
+             "accuracy": float(np.mean(majority[rated] == gold_codes[rated])),
+             "items": int(rated.sum())}]
+    if f is not None:
+        rows.append({"labels": f"fitted ({f.fit.model.name})",
+                     "accuracy": float(np.mean(f.fit.label_codes[has] == gold_codes[has])),
+                     "items": n_gold})
+    agreed = rated & (per_item >= 2) & (counts.max(axis=1) == per_item)
+    if agreed.any():
+        wrong = int(np.sum(majority[agreed] != gold_codes[agreed]))
+        rows.append({"labels": "unanimous items", "accuracy": 1 - wrong / int(agreed.sum()),
+                     "items": int(agreed.sum())})
+        s.values["unanimous_wrong"] = wrong
+        s.values["unanimous_wrong_share"] = wrong / int(agreed.sum())
+        s.lines.append(f"{wrong} of the {int(agreed.sum())} unanimous labels are wrong against "
+                       f"gold ({pct(wrong / int(agreed.sum()), 2)})")
+    s.values["accuracy"] = {row["labels"]: row["accuracy"] for row in rows}
+    s.tables.append(Table("accuracy", [Column("labels", "labels", align="<"),
+                                       Column("accuracy", "accuracy", ".4f"),
+                                       Column("items", "items")], rows))
+    return s
+
+
+def pd_notna(gold: Any, items: Any) -> Any:
+    import pandas as pd
+
+    return pd.Series(gold).reindex(items).notna().to_numpy()

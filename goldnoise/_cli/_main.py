@@ -1,0 +1,114 @@
+"""``goldnoise`` entry point: the parser built from the verb registry, and error handling."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+import warnings
+from collections.abc import Sequence
+from types import ModuleType
+
+from goldnoise._cli._errors import CliError
+from goldnoise._cli._output import add_output_arguments, emit
+
+#: The verbs, in the order ``goldnoise --help`` lists them; each is ``goldnoise/_cli/<name>.py``.
+VERBS: tuple[str, ...] = (
+    "audit",
+    "fit",
+    "bound",
+    "plan",
+    "examples",
+)
+
+__all__ = ["build_parser", "main"]
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """Shows each option's default unless its help already does or it has none."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if ("%(default)" not in text and "Default" not in text and "default" not in text
+                and action.default not in (None, False, argparse.SUPPRESS)
+                and action.option_strings):
+            text += " (default: %(default)s)"
+        return text
+
+
+def verb_modules() -> dict[str, ModuleType]:
+    """The registered verbs (:data:`VERBS`), imported, in order."""
+
+    return {name: importlib.import_module(f"goldnoise._cli.{name}") for name in VERBS}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from goldnoise import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="goldnoise", formatter_class=_Formatter,
+        description="How noisy is your gold standard? Agreement coefficients with intervals, "
+                    "the easy/hard noise bound gamma, kappa audits, latent-class fits and "
+                    "annotation planning.",
+        epilog="Start with: goldnoise audit --example fleiss1971. Exit status: 0 done (sections "
+               "the data do not allow say why), 1 the data could not be used, 2 usage error.",
+    )
+    parser.add_argument("--version", action="version", version=f"goldnoise {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, module in verb_modules().items():
+        p = sub.add_parser(name, help=module.HELP, description=getattr(module, "DESCRIPTION",
+                                                                          module.HELP),
+                           formatter_class=_Formatter)
+        module.add_arguments(p)
+        add_output_arguments(p)
+        p.set_defaults(_verb=module)
+    return parser
+
+
+def _warning_note(w: warnings.WarningMessage) -> str:
+    return " ".join(str(w.message).split())
+
+
+def _quiet_stdout() -> None:
+    """After a broken pipe, send what is left of stdout to /dev/null (no second error)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # pragma: no cover - no real fd
+        pass
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``goldnoise`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    module = args._verb
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            report = module.run(args)
+        # Warnings become one-line notes of the report, once each, never raw warnings.
+        report.notes.extend(_warning_note(w) for w in caught)
+        emit(report, args)
+    except BrokenPipeError:
+        # The reader (e.g. `head`) stopped reading: stop quietly, as `cat` would.
+        _quiet_stdout()
+        return 0
+    except CliError as exc:
+        print(f"goldnoise: error: {exc}", file=sys.stderr)
+        return exc.exit_status
+    except KeyboardInterrupt:
+        print("goldnoise: interrupted", file=sys.stderr)
+        return 130
+    except MemoryError:
+        print("goldnoise: error: out of memory", file=sys.stderr)
+        return 1
+    except (ValueError, TypeError) as exc:
+        if os.environ.get("GOLDNOISE_TRACEBACK"):
+            raise
+        print(f"goldnoise: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 1
+    return 0
+
+

@@ -1,0 +1,116 @@
+"""The one output layer: every verb's report goes out through :func:`emit`.
+
+Options added to every verb by :func:`add_output_arguments`: ``--format``,
+``--out``, ``--json`` (short for ``--format json``), ``--plot DIR`` and
+``--report FILE.html``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from goldnoise._cli._errors import DataError, UsageError
+from goldnoise._cli._report import Report, render, render_table_csv
+
+__all__ = ["FORMATS", "add_output_arguments", "emit"]
+
+FORMATS = ("text", "json", "markdown", "csv")
+_BY_SUFFIX = {".txt": "text", ".json": "json", ".md": "markdown", ".markdown": "markdown",
+              ".csv": "csv", ".html": "html", ".htm": "html", ".parquet": "parquet"}
+
+
+def add_output_arguments(parser: argparse.ArgumentParser) -> None:
+    """The output options of every verb."""
+    g = parser.add_argument_group("output")
+    g.add_argument("--format", choices=FORMATS, default=None,
+                   help="how to write the report: text for people, json (every number, one "
+                        "schema), markdown, csv (the main table). "
+                        "Default: text, or what --out's suffix says")
+    g.add_argument("--json", action="store_const", const="json", dest="format",
+                   help="same as --format json")
+    g.add_argument("--out", metavar="FILE",
+                   help="write the report to FILE (format from --format or the suffix: .txt, "
+                        ".json, .md, .csv, .parquet); the text report still goes to "
+                        "stdout unless --quiet")
+    g.add_argument("--quiet", "-q", action="store_true",
+                   help="with --out: print nothing on stdout")
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise DataError(f"could not write {path}: {exc.strerror or exc}") from None
+
+
+def _write_table(report: Report, table_path: str | None, path: Path) -> None:
+    """``--out x.parquet``: a table of the report (by default its main one) as Parquet."""
+    import pandas as pd
+
+    if table_path is None:
+        raise UsageError(f"`goldnoise {report.command}` has no main table to write as "
+                         "Parquet; use .json, .csv, .md or .txt")
+    table = report.table(table_path)
+    frame = pd.DataFrame(table.to_json()["rows"], columns=table.data_columns())
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        frame.to_parquet(path, index=False)
+    except (OSError, ValueError, ImportError) as exc:
+        raise DataError(f"could not write {path}: {exc}") from None
+
+
+def _render_any(report: Report, fmt: str) -> str:
+    if fmt == "html":
+        from goldnoise._cli._html import render_html
+
+        return render_html(report)
+    return render(report, fmt)
+
+
+def emit(report: Report, args: argparse.Namespace, *, stdout: TextIO | None = None,
+         stderr: TextIO | None = None) -> None:
+    """Write ``report`` as the output options in ``args`` ask."""
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    fmt = getattr(args, "format", None)
+    out = getattr(args, "out", None)
+    side_outputs = bool(out or getattr(args, "plot", None) or getattr(args, "report", None))
+    if out is not None:
+        path = Path(out)
+        out_fmt = fmt or _BY_SUFFIX.get(path.suffix.lower())
+        if out_fmt is None:
+            raise UsageError(f"cannot tell the format of --out {out!r} from its suffix; add "
+                             f"--format {{{','.join(FORMATS)}}}")
+        if out_fmt == "parquet":
+            _write_table(report, report.primary, path)
+        else:
+            _write(path, _render_any(report, out_fmt))
+        print(f"goldnoise: wrote {path} ({out_fmt})", file=stderr)
+        if out_fmt in ("csv", "parquet") and report.primary is not None:
+            for table_path in report.companions:
+                beside = path.with_name(f"{path.name.removesuffix(path.suffix)}."
+                                        f"{table_path.split('/')[1]}{path.suffix}")
+                if out_fmt == "csv":
+                    _write(beside, render_table_csv(report.table(table_path)))
+                else:
+                    _write_table(report, table_path, beside)
+                print(f"goldnoise: wrote {beside} ({out_fmt})", file=stderr)
+    if getattr(args, "report", None):
+        path = Path(args.report)
+        _write(path, _render_any(report, "html"))
+        print(f"goldnoise: wrote {path} (html)", file=stderr)
+    if getattr(args, "plot", None):
+        from goldnoise._cli._plots import write_pngs
+
+        for path in write_pngs(report, Path(args.plot)):
+            print(f"goldnoise: wrote {path}", file=stderr)
+    if side_outputs and getattr(args, "quiet", False):
+        return
+    stdout_fmt = "text" if out is not None else (fmt or "text")
+    stdout.write(_render_any(report, stdout_fmt))
+    stdout.flush()
+

@@ -1,0 +1,65 @@
+"""``goldnoise bound N D P``: the noise bound γ from counts (SPEC §2.3)."""
+
+from __future__ import annotations
+
+import argparse
+
+from goldnoise._cli._common import count, p_text, pct, probability, real
+from goldnoise._cli._errors import UsageError
+from goldnoise._cli._report import Report, Section
+
+HELP = "the noise bound gamma from counts: goldnoise bound N D P"
+DESCRIPTION = (
+    "With N items of which D were disagreed on, and chance P that a hard (coin-flip) item comes "
+    "out agreed, bound how many of the N - D agreed items are hard, with confidence alpha. "
+    "Example (Beigman Klebanov & Beigman 2009): goldnoise bound 1000 100 0.5")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("n", metavar="N", type=count("N", 1), help="items annotated")
+    parser.add_argument("d", metavar="D", type=count("D", 0),
+                        help="items the annotators disagreed on")
+    parser.add_argument("p", metavar="P", type=real("P", 0.0, 1.0),
+                        help="chance that a hard item is agreed on (two annotators, two "
+                             "equally likely categories: 0.5)")
+    parser.add_argument("--alpha", type=probability("--alpha"), default=0.95,
+                        help="the paper's confidence alpha of the bound")
+
+
+def run(args: argparse.Namespace) -> Report:
+    from noise_models import chance_margin, noise_bound
+
+    if args.d > args.n:
+        raise UsageError(f"D = {args.d} disagreed items is more than N = {args.n} items")
+    if args.d == args.n:
+        raise UsageError(f"D = N = {args.n}: every item was disagreed on, so there is no agreed "
+                         "subset whose noise could be bounded")
+    if args.p == 1.0 and args.d > 0:
+        raise UsageError("P = 1 says hard items always agree, yet D > 0 items were disagreed "
+                         "on: the easy/hard model cannot explain these counts")
+    try:
+        res = noise_bound(args.n, args.d, args.p, alpha=args.alpha)
+    except (TypeError, ValueError) as exc:
+        raise UsageError(str(exc)) from None
+    report = Report("bound", f"goldnoise bound: N = {args.n}, D = {args.d}, P = {args.p:g}",
+                    parameters={"n": args.n, "d": args.d, "p": args.p, "alpha": args.alpha})
+    s = report.add(Section("noise_bound", f"Noise bound of the agreed subset (alpha = "
+                                          f"{args.alpha:g})"))
+    s.values.update({"n": res.n, "d": res.d, "agreed": res.agreed, "p": res.p,
+                     "alpha": res.alpha, "t0": res.t0, "hidden_hard": res.hidden_hard,
+                     "gamma": res.gamma, "prior": res.to_dict()["prior"], "method": res.method})
+    s.lines += [
+        f"{res.agreed} of {res.n} items agreed on, {res.d} disagreed; a hard item comes out "
+        f"agreed with chance p = {p_text(res.p)}",
+        f"with confidence {res.alpha:g}, at most {res.hidden_hard} of the {res.agreed} agreed "
+        f"items are hidden coin-flips: gamma = {res.gamma:.4f} ({pct(res.gamma)})",
+        f"(all hard items, agreed or not: at most t0 = {res.t0})",
+    ]
+    m = report.add(Section("margin", "Comparing two systems on the agreed items"))
+    margin = chance_margin(L=res.agreed, gamma=res.gamma, alpha=args.alpha)
+    m.values.update({"margin": margin.margin, "share": margin.share, "sigma": margin.sigma,
+                     "hard_items": margin.R, "method": margin.method})
+    m.lines.append(f"two systems equally good on easy items can differ by chance by up to "
+                   f"{margin.margin:.1f} items ({pct(margin.share)} of {res.agreed}) at alpha "
+                   f"= {args.alpha:g} ({margin.method} bound)")
+    return report
