@@ -19,6 +19,8 @@ VERBS: tuple[str, ...] = (
     "fit",
     "bound",
     "plan",
+    "detect",
+    "crosscheck",
     "examples",
 )
 
