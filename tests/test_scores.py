@@ -338,3 +338,27 @@ def test_from_arrays_validation():
     assert "2 models" in repr(s)
     with pytest.raises(ValueError, match="not one of"):
         s.select("c")
+
+
+def test_float16_parquet_warns_and_a_single_class_column_is_refused(tmp_path, truth):
+    frame = pd.DataFrame(truth["probs"].astype(np.float16), columns=CLASSES)
+    frame.insert(0, "id", truth["items"])
+    frame.to_parquet(tmp_path / "half.parquet")
+    with pytest.warns(ScorePrecisionWarning, match="float16"):
+        load_scores(tmp_path / "half.parquet", items=truth["items"])
+    one = pd.DataFrame({"id": truth["items"], "ant": np.ones(N)})
+    one.to_parquet(tmp_path / "one.parquet")
+    with pytest.raises(ValueError, match="one column per class"):
+        load_scores(tmp_path / "one.parquet", items=truth["items"])
+
+
+def test_integer_ids_far_apart_take_the_hashed_path(tmp_path, truth):
+    ids = np.arange(N) * 10**12  # too sparse for a lookup table
+    frame = pd.DataFrame(truth["probs"][::-1], columns=CLASSES)
+    frame.insert(0, "id", ids[::-1])
+    frame.to_parquet(tmp_path / "sparse.parquet")
+    s = load_scores(tmp_path / "sparse.parquet", items=ids)
+    np.testing.assert_array_equal(s.values[0], truth["probs"])
+    frame.iloc[:-1].to_parquet(tmp_path / "short.parquet")
+    with pytest.raises(ValueError, match="lacks 1 of the items: 0"):
+        load_scores(tmp_path / "short.parquet", items=ids)

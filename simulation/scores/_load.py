@@ -20,6 +20,7 @@ import pandas as pd
 
 from simulation.scores._model_scores import (
     KINDS,
+    PROB_TOLERANCE,
     ModelScores,
     check_values,
     few,
@@ -53,6 +54,7 @@ class _Table:
                  classes: list[Any] | None, models: np.ndarray | None = None) -> None:
         self.ids, self.values, self.kind = ids, values, kind
         self.classes, self.models = classes, models
+        self.colmajor: np.ndarray | None = None  # classes × rows, when read by columns
 
 
 def _np_load(path: Path) -> Any:
@@ -230,13 +232,17 @@ def _read_tabular(path: Path, suffix: str, kind: str | None, id_column: str,
                 "(or name the class columns with `classes=`)."
             )
     dtype = np.result_type(*[a.dtype for a in cols])
-    values = np.empty((len(cols[0]), len(cols)), dtype=dtype if dtype.kind == "f" else np.float64)
+    # columns side by side (classes × rows): the loader gathers them into item order
+    colmajor = np.empty((len(cols), len(cols[0])),
+                        dtype=dtype if dtype.kind == "f" else np.float64)
     for j, arr in enumerate(cols):
-        values[:, j] = arr
-    if kind == "loss":
-        values = values[:, 0]
+        colmajor[j] = arr
     models = column(model_column) if model_column is not None else None
-    return _Table(column(id_column), values, kind, None if kind == "loss" else rest, models)
+    if kind == "loss":
+        return _Table(column(id_column), colmajor[0], kind, None, models)
+    table = _Table(column(id_column), colmajor.T, kind, rest, models)
+    table.colmajor = colmajor
+    return table
 
 
 def _paths(paths: Any) -> list[tuple[str | None, Path]]:
@@ -267,6 +273,27 @@ def _match_id_types(file_ids: np.ndarray, items: pd.Index) -> np.ndarray:
     return file_ids
 
 
+def _positions_int(file_ids: np.ndarray, items: pd.Index) -> np.ndarray | None:
+    """Position in ``items`` of each file id (-1 if absent), by a lookup table; None if unfit.
+
+    For integer ids spanning at most a few times as many values as there are
+    items: O(n), no hashing.
+    """
+    if items.dtype.kind not in "iu" or file_ids.dtype.kind not in "iu" or not len(file_ids):
+        return None
+    it = items.to_numpy().astype(np.int64, copy=False)
+    lo, hi = int(it.min()), int(it.max())
+    if hi - lo + 1 > 4 * len(it) + 1024:
+        return None
+    lut = np.full(hi - lo + 1, -1, dtype=np.int64)
+    lut[it - lo] = np.arange(len(it))
+    fid = file_ids.astype(np.int64, copy=False) - lo
+    inside = (fid >= 0) & (fid <= hi - lo)
+    pos = np.full(len(fid), -1, dtype=np.int64)
+    pos[inside] = lut[fid[inside]]
+    return pos
+
+
 def _align(file_ids: np.ndarray, values: np.ndarray, items: pd.Index, where: str) -> np.ndarray:
     """Rows of ``values`` in the order of ``items``; every id exactly once."""
     file_ids = _match_id_types(np.asarray(file_ids), items)
@@ -274,16 +301,29 @@ def _align(file_ids: np.ndarray, values: np.ndarray, items: pd.Index, where: str
         raise ValueError(
             f"{where} has {len(file_ids)} ids for {values.shape[0]} rows of scores."
         )
+    inverse = _inverse(file_ids, items, where)
+    return values if inverse is None else np.take(values, inverse, axis=0)
+
+
+def _inverse(file_ids: np.ndarray, items: pd.Index, where: str) -> np.ndarray | None:
+    """File row of each item (None: the rows are in item order); every id exactly once."""
+    file_ids = _match_id_types(np.asarray(file_ids), items)
     if len(file_ids) == len(items) and np.array_equal(file_ids, items.to_numpy()):
-        return values
-    fidx = pd.Index(file_ids)
-    if not fidx.is_unique:
+        return None
+    indexer = _positions_int(file_ids, items)
+    if indexer is None:
+        indexer = items.get_indexer(pd.Index(file_ids)) if pd.Index(file_ids).is_unique \
+            else None
+    if indexer is not None:
+        seen = np.bincount(indexer[indexer >= 0], minlength=len(items))
+        repeated = seen > 1
+    if indexer is None or repeated.any():
+        fidx = pd.Index(file_ids)
         dup = fidx[fidx.duplicated()].unique()
         raise ValueError(
             f"{where} repeats the ids {few(dup)} ({len(dup)} ids appear more than once; "
             "distributed inference pads and repeats rows). Drop the repeats first."
         )
-    indexer = items.get_indexer(fidx)
     extra = indexer < 0
     if extra.any():
         bad = file_ids[extra]
@@ -291,14 +331,37 @@ def _align(file_ids: np.ndarray, values: np.ndarray, items: pd.Index, where: str
             f"{where} has {int(extra.sum())} ids that are not among `items`: {few(bad)}."
         )
     if len(file_ids) < len(items):
-        present = np.zeros(len(items), dtype=bool)
-        present[indexer] = True
-        missing = items[~present]
+        missing = items[seen == 0]
         raise ValueError(
             f"{where} lacks {len(missing)} of the items: {few(missing.to_numpy())}."
         )
-    out = np.empty((len(items), *values.shape[1:]), dtype=values.dtype)
-    out[indexer] = values
+    # every item exactly once: gather the rows in item order (faster than scattering)
+    inverse = np.empty(len(items), dtype=np.int64)
+    inverse[indexer] = np.arange(len(indexer))
+    return inverse
+
+
+def _gather_checked(colmajor: np.ndarray, file_ids: np.ndarray, items: pd.Index, kind: str,
+                    where: str) -> np.ndarray:
+    """Rows in item order, checked as :func:`check_values` does, in one Numba pass."""
+    from simulation.scores import _kernels
+
+    inverse = _inverse(file_ids, items, where)
+    n, m = len(items), colmajor.shape[0]
+    if colmajor.dtype == np.float16:
+        check_values(colmajor[:, :0].T, kind, where=where)  # the precision warning
+    # one sequential transposing copy, then a row gather (a column gather would miss
+    # the cache once per class and row)
+    cm = np.ascontiguousarray(colmajor.T, dtype=np.float64)
+    out = np.empty((n, m))
+    row_sum = np.empty(n)
+    finite = np.empty(n, dtype=np.bool_)
+    in_unit = np.empty(n, dtype=np.bool_)
+    _kernels.gather_check(cm, np.full(1, -1) if inverse is None else inverse, out, row_sum,
+                          finite, in_unit)
+    if m < 2 or not (finite.all() and (kind != "probs" or (in_unit.all() and
+                                                  (np.abs(row_sum - 1) <= PROB_TOLERANCE).all()))):
+        check_values(out, kind, where=where, row_ids=items.to_numpy())  # names the rows
     return out
 
 
@@ -450,6 +513,10 @@ def load_scores(paths: Any, *, items: Any, id_column: str = "id", kind: str | No
         for model_name, rows in groups:
             where = f"{path}" + (f" (model {model_name!r})" if table.models is not None else "")
             whole = len(rows) == len(table.ids)
+            if whole and table.colmajor is not None:
+                blocks.append(_gather_checked(table.colmajor, table.ids, idx, table.kind, where))
+                names.append(model_name)
+                continue
             v = values if whole else values[rows]
             fid = table.ids if whole else table.ids[rows]
             v = check_values(v, table.kind, where=where, row_ids=fid)

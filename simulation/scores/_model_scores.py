@@ -68,8 +68,15 @@ def check_values(values: np.ndarray, kind: str, *, where: str, row_ids: Any = No
             "float64 if you can.", ScorePrecisionWarning, stacklevel=3,
         )
     v = values.astype(np.float64, copy=False)
+    if v.size == 0:
+        return v
     flat = v.reshape(v.shape[0], -1) if v.ndim > 1 else v.reshape(-1, 1)
-    bad = ~np.isfinite(flat).all(axis=1)
+    # fast path: a row sum is finite when every entry is (else find the rows)
+    row_sums = flat.sum(axis=1)
+    if np.isfinite(row_sums).all():
+        bad = np.zeros(0, dtype=bool)
+    else:
+        bad = ~np.isfinite(flat).all(axis=1)
     if bad.any():
         rows = np.flatnonzero(bad)
         raise ValueError(
@@ -79,14 +86,16 @@ def check_values(values: np.ndarray, kind: str, *, where: str, row_ids: Any = No
     if kind == "probs":
         if v.ndim < 2 or v.shape[-1] < 2:
             raise ValueError(f"{where}: probabilities need one column per class (two or more).")
-        out = ((flat < 0) | (flat > 1)).any(axis=1)
+        out = ((flat < 0) | (flat > 1)).any(axis=1) if (flat.min() < 0 or flat.max() > 1) \
+            else np.zeros(0, dtype=bool)
         if out.any():
             rows = np.flatnonzero(out)
             raise ValueError(
                 f"{where} has probabilities outside [0, 1] at {what} "
                 f"{few(ids(rows), len(rows))}. Are these logits? Pass `kind='logits'`."
             )
-        sums = v.sum(axis=-1).reshape(v.shape[0], -1)
+        sums = row_sums.reshape(v.shape[0], -1) if v.ndim == 2 else \
+            v.sum(axis=-1).reshape(v.shape[0], -1)
         off = (np.abs(sums - 1.0) > PROB_TOLERANCE).any(axis=1)
         if off.any():
             rows = np.flatnonzero(off)
