@@ -114,3 +114,12 @@ def test_validation(case):
         crosscheck(short, labels, r, fit=fit)
     with pytest.raises(TypeError, match="must be ModelScores or a Ranking"):
         crosscheck(np.zeros(500), labels, r, fit=fit)
+
+
+def test_a_ranking_without_flags_is_refused(case):
+    from simulation import Ranking
+
+    r, labels, _, fit, _, _ = case
+    plain = Ranking.from_scores(pd.Series(np.arange(500.0), index=r.items))
+    with pytest.raises(ValueError, match="without a flagged set"):
+        crosscheck(plain, labels, r, fit=fit)

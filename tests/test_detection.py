@@ -388,3 +388,28 @@ def test_package_code_never_imports_cleanlab():
                 if any(n.split(".")[0] == "cleanlab" for n in names):
                     offenders.append(str(path))
     assert offenders == []  # AGPL-3: a test and benchmark reference only
+
+
+def test_detected_error_rate_and_ranking_validation():
+    ranking = Ranking.from_scores(pd.Series([0.3, 0.2, 0.1]))
+    with pytest.raises(TypeError, match="`ranking` must be a Ranking"):
+        detected_error_rate([1, 2], pd.Series([True]))
+    with pytest.raises(TypeError, match="`verified` must be a Series"):
+        detected_error_rate(ranking, [True, False, True])
+    with pytest.raises(ValueError, match=r"`top_fraction` must be in \(0, 1\]"):
+        detected_error_rate(ranking, pd.Series([True]), top_fraction=0)
+    with pytest.warns(DegenerateDataWarning, match="no item of the top has a verdict"):
+        res = detected_error_rate(ranking, pd.Series([True], index=[2]), top_fraction=0.34)
+    assert np.isnan(res.rate)
+    with pytest.raises(TypeError, match="Series of scores indexed by item id"):
+        Ranking.from_scores([0.1, 0.2])
+    with pytest.raises(ValueError, match="repeats item ids"):
+        Ranking.from_scores(pd.Series([0.1, 0.2], index=["a", "a"]))
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        Ranking.from_scores(pd.Series([np.nan, 0.2]))
+    with pytest.raises(ValueError, match="`flagged` names items that are not scored"):
+        Ranking.from_scores(pd.Series([0.1, 0.2]), flagged=[5])
+    with pytest.raises(TypeError, match="must be ModelScores"):
+        label_error_ranking(np.ones((3, 2)) / 2, [0, 1, 0])
+    assert "Ranking(custom" in repr(ranking)
+    assert ranking.top(2).tolist() == [0, 1]
