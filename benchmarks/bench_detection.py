@@ -15,7 +15,8 @@ Speed: ``detection_metrics`` with 1,000 bootstrap resamples at n = 1e6 (target
 ≤ 5 s), and ``load_scores`` of a 1e6 × 10 Parquet file against
 ``pandas.read_parquet`` of it (target ≤ 2×).
 
-Run: ``python benchmarks/bench_detection.py`` (writes its section of RESULTS.md).
+Run: ``python benchmarks/bench_detection.py`` (writes its section of RESULTS.md;
+``--speed-only`` reruns the speed table alone).
 """
 
 from __future__ import annotations
@@ -287,7 +288,21 @@ def speed_table() -> str:
     ])
 
 
+def _speed_only() -> None:
+    """Rerun only the speed table, keeping the digits table of the last full run."""
+    from _results import RESULTS
+
+    text = RESULTS.read_text()
+    start, end = "<!-- detection:start -->", "<!-- detection:end -->"
+    body = text.split(start, 1)[1].split(end, 1)[0]
+    body = body.split("### Speed", 1)[0].strip()
+    write_section("detection", body + "\n\n### Speed\n\n" + speed_table())
+
+
 def main() -> None:
+    if "--speed-only" in sys.argv:
+        _speed_only()
+        return
     from sklearn.exceptions import ConvergenceWarning
 
     warnings.simplefilter("ignore", ConvergenceWarning)  # the MLP's last folds

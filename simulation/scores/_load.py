@@ -301,12 +301,16 @@ def _align(file_ids: np.ndarray, values: np.ndarray, items: pd.Index, where: str
         raise ValueError(
             f"{where} has {len(file_ids)} ids for {values.shape[0]} rows of scores."
         )
-    inverse = _inverse(file_ids, items, where)
-    return values if inverse is None else np.take(values, inverse, axis=0)
+    position = _positions(file_ids, items, where)
+    if position is None:
+        return values
+    inverse = np.empty(len(items), dtype=np.int64)
+    inverse[position] = np.arange(len(position))
+    return np.take(values, inverse, axis=0)  # a gather: faster than a scatter of rows
 
 
-def _inverse(file_ids: np.ndarray, items: pd.Index, where: str) -> np.ndarray | None:
-    """File row of each item (None: the rows are in item order); every id exactly once."""
+def _positions(file_ids: np.ndarray, items: pd.Index, where: str) -> np.ndarray | None:
+    """Item position of each file row (None: already in item order); every id exactly once."""
     file_ids = _match_id_types(np.asarray(file_ids), items)
     if len(file_ids) == len(items) and np.array_equal(file_ids, items.to_numpy()):
         return None
@@ -335,10 +339,7 @@ def _inverse(file_ids: np.ndarray, items: pd.Index, where: str) -> np.ndarray | 
         raise ValueError(
             f"{where} lacks {len(missing)} of the items: {few(missing.to_numpy())}."
         )
-    # every item exactly once: gather the rows in item order (faster than scattering)
-    inverse = np.empty(len(items), dtype=np.int64)
-    inverse[indexer] = np.arange(len(indexer))
-    return inverse
+    return indexer
 
 
 def _gather_checked(colmajor: np.ndarray, file_ids: np.ndarray, items: pd.Index, kind: str,
@@ -346,19 +347,17 @@ def _gather_checked(colmajor: np.ndarray, file_ids: np.ndarray, items: pd.Index,
     """Rows in item order, checked as :func:`check_values` does, in one Numba pass."""
     from simulation.scores import _kernels
 
-    inverse = _inverse(file_ids, items, where)
+    position = _positions(file_ids, items, where)
     n, m = len(items), colmajor.shape[0]
     if colmajor.dtype == np.float16:
         check_values(colmajor[:, :0].T, kind, where=where)  # the precision warning
-    # one sequential transposing copy, then a row gather (a column gather would miss
-    # the cache once per class and row)
-    cm = np.ascontiguousarray(colmajor.T, dtype=np.float64)
+    cm = colmajor if colmajor.dtype == np.float64 else colmajor.astype(np.float64)
     out = np.empty((n, m))
     row_sum = np.empty(n)
     finite = np.empty(n, dtype=np.bool_)
     in_unit = np.empty(n, dtype=np.bool_)
-    _kernels.gather_check(cm, np.full(1, -1) if inverse is None else inverse, out, row_sum,
-                          finite, in_unit)
+    _kernels.place_check(cm, np.full(1, -1) if position is None else position, out, row_sum,
+                         finite, in_unit)
     if m < 2 or not (finite.all() and (kind != "probs" or (in_unit.all() and
                                                   (np.abs(row_sum - 1) <= PROB_TOLERANCE).all()))):
         check_values(out, kind, where=where, row_ids=items.to_numpy())  # names the rows

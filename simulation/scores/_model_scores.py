@@ -51,10 +51,20 @@ def items_index(items: Any) -> pd.Index:
         idx = pd.Index(np.asarray(items) if not isinstance(items, pd.Index) else items)
     if len(idx) == 0:
         raise ValueError("`items` is empty.")
-    if not idx.is_unique:
+    if not _unique(idx):
         dup = idx[idx.duplicated()].unique()
         raise ValueError(f"`items` repeats the ids {few(dup)}; item ids must be unique.")
     return pd.Index(idx, name="item")
+
+
+def _unique(idx: pd.Index) -> bool:
+    """Whether the ids are unique; integer ids in a compact range by counting (no hashing)."""
+    if idx.dtype.kind in "iu" and len(idx) > 1:
+        v = idx.to_numpy()
+        lo, hi = int(v.min()), int(v.max())
+        if hi - lo + 1 <= 4 * len(v) + 1024:
+            return bool(np.bincount((v - lo).astype(np.intp), minlength=1).max() <= 1)
+    return bool(idx.is_unique)
 
 
 def check_values(values: np.ndarray, kind: str, *, where: str, row_ids: Any = None) -> np.ndarray:
