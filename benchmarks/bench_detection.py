@@ -264,9 +264,17 @@ def speed_table() -> str:
         path = Path(tmp) / "scores.parquet"
         frame.to_parquet(path)
         items = np.arange(n)
-        t_pd = timeit(lambda: pd.read_parquet(path), repeat=5)
-        t_load = timeit(lambda: load_scores(path, items=items), repeat=5)
-        same = timeit(lambda: load_scores(path, items=ids), repeat=3)  # ids already in order
+        load_scores(path, items=items)  # compile the loader's kernel
+        # interleaved runs, medians: the machine is shared, so the three are timed alike
+        runs: dict[str, list[float]] = {"pd": [], "load": [], "same": []}
+        for _ in range(9):
+            for key, fn in (("pd", lambda: pd.read_parquet(path)),
+                            ("load", lambda: load_scores(path, items=items)),
+                            ("same", lambda: load_scores(path, items=ids))):
+                t0 = time.perf_counter()
+                fn()
+                runs[key].append(time.perf_counter() - t0)
+        t_pd, t_load, same = (float(np.median(runs[k])) for k in ("pd", "load", "same"))
     load = os.getloadavg()[0]
     return "\n".join([
         "| task | goldnoise | reference | ratio | target |",
@@ -279,6 +287,11 @@ def speed_table() -> str:
         f"`pandas.read_parquet` {t_pd:.3f} s | {t_load / t_pd:.2f}× | ≤ 2× |",
         f"| `load_scores`, ids already in item order | {same:.3f} s | `pandas.read_parquet` "
         f"{t_pd:.3f} s | {same / t_pd:.2f}× | ≤ 2× |",
+        "",
+        "Parquet timings are medians of 9 interleaved runs (goldnoise and pandas alternating). "
+        "The bootstrap is one weighted pass per replicate over the items sorted once (a "
+        "Poisson(1) weight drawn per item, then the metrics pass): about 2 × 1e9 item visits "
+        "for 1,000 resamples of 1e6 items, on 2 threads.",
         "",
         f"AUROC of the 1e6-item case: {res.auroc:.4f} "
         f"[{res.confidence_interval('auroc').low:.4f}, "
