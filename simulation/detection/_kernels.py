@@ -93,12 +93,6 @@ def _splitmix64(x):
     return x ^ (x >> np.uint64(31))
 
 
-@njit(cache=True, inline="always")
-def _below(x, m):
-    # Lemire's multiply-shift: a 32-bit draw mapped onto 0..m-1 (m < 2**32).
-    return np.int64(((x >> np.uint64(32)) * np.uint64(m)) >> np.uint64(32))
-
-
 def poisson_table() -> np.ndarray:
     """``floor(2**64 · P(Poisson(1) ≤ j))`` for j = 0..19: thresholds of an inverse-CDF draw."""
     from math import exp, factorial
@@ -162,48 +156,68 @@ def poisson_weights(seed, order, y, table):
 
 
 @njit(cache=True, error_model="numpy")
-def _metrics_scaled(y, last, buf, c_pos, c_neg, k, out):
-    """As :func:`_metrics_into`, the weight of item ``i`` being ``buf[i]`` times its stratum's scale."""
+def _replicate(seed, y, last, order, k, table, pw, pp, pn, gtp, gp, gn, gfp, out):
+    """One stratified Poisson replicate in a single pass over the items.
+
+    The weights are drawn as the pass goes; what the metrics need is kept
+    for the errors only (their raw weight and the raw weights before them,
+    and per tie group holding errors its totals), and finished once the
+    strata's totals, hence their scales, are known.
+    """
     n = y.shape[0]
-    pos = 0.0
+    n_pos = 0.0
     for i in range(n):
-        pos += y[i]
-    neg = n - pos
-    tp = 0.0
-    fp = 0.0
+        n_pos += y[i]
+    n_neg = n - n_pos
+    P = 0.0
+    N = 0.0
     g_tp = 0.0
     g_fp = 0.0
-    ap = 0.0
-    auc = 0.0
-    seen = 0.0
-    tp_k = 0.0
+    n_p = 0
+    n_g = 0
     for i in range(n):
+        w = np.float64(_poisson1(seed, order[i], table))
         if y[i]:
-            wi = buf[i] * c_pos
-            g_tp += wi
-            if seen < k:
-                tp_k += min(wi, k - seen)
+            pw[n_p] = w
+            pp[n_p] = P
+            pn[n_p] = N
+            n_p += 1
+            P += w
+            g_tp += w
         else:
-            wi = buf[i] * c_neg
-            g_fp += wi
-        seen += wi
+            N += w
+            g_fp += w
         if last[i]:
             if g_tp > 0.0:
-                tp += g_tp
-                fp += g_fp
-                ap += g_tp * (tp / (tp + fp))
-                auc += g_tp * (neg - fp) + 0.5 * g_tp * g_fp
-            else:
-                fp += g_fp
+                gtp[n_g] = g_tp
+                gp[n_g] = P
+                gn[n_g] = N
+                gfp[n_g] = g_fp
+                n_g += 1
             g_tp = 0.0
             g_fp = 0.0
-    out[AP] = ap / pos if pos > 0 else np.nan
-    out[AUROC] = auc / (pos * neg) if pos > 0 and neg > 0 else np.nan
+    c_pos = n_pos / P if P > 0 else np.nan
+    c_neg = n_neg / N if N > 0 else np.nan
+    ap = 0.0
+    auc = 0.0
+    for q in range(n_g):
+        tp = c_pos * gp[q]
+        fp = c_neg * gn[q]
+        ap += c_pos * gtp[q] * (tp / (tp + fp))
+        auc += gtp[q] * ((N - gn[q]) + 0.5 * gfp[q])
+    tp_k = 0.0
+    for t in range(n_p):
+        before = c_pos * pp[t] + c_neg * pn[t]
+        if before >= k:
+            break
+        tp_k += min(c_pos * pw[t], k - before)
+    out[AP] = ap / n_pos if n_pos > 0 else np.nan
+    out[AUROC] = auc / (P * N) if P > 0 and N > 0 else np.nan
     out[TP_AT_K] = tp_k
-    kk = min(k, seen)
+    kk = min(k, np.float64(n))
     out[PRECISION_AT_K] = tp_k / kk if kk > 0 else np.nan
-    out[RECALL_AT_K] = tp_k / pos if pos > 0 else np.nan
-    out[F1_AT_K] = 2.0 * tp_k / (kk + pos) if kk + pos > 0 else np.nan
+    out[RECALL_AT_K] = tp_k / n_pos if n_pos > 0 else np.nan
+    out[F1_AT_K] = 2.0 * tp_k / (kk + n_pos) if kk + n_pos > 0 else np.nan
 
 
 @njit(cache=True, parallel=True)
@@ -215,15 +229,24 @@ def stratified_bootstrap(y, last, order, k, seeds, table, n_chunks):
     non-errors to the strata's sizes. The weights do not depend on the
     order of the items, so two rankings of the same items scored with the
     same seeds are paired, and results do not depend on the thread count.
-    The weights are made and read in score order: no random memory access.
+    One pass per replicate, in score order: no random memory access.
     """
     n_rep = seeds.shape[0]
     out = np.empty((n_rep, N_METRICS))
+    n_pos = 0
+    for i in range(y.shape[0]):
+        n_pos += y[i]
     for c in prange(n_chunks):
-        buf = np.empty(y.shape[0], dtype=np.uint8)
+        pw = np.empty(n_pos)
+        pp = np.empty(n_pos)
+        pn = np.empty(n_pos)
+        gtp = np.empty(n_pos)
+        gp = np.empty(n_pos)
+        gn = np.empty(n_pos)
+        gfp = np.empty(n_pos)
         lo = c * n_rep // n_chunks
         hi = (c + 1) * n_rep // n_chunks
         for r in range(lo, hi):
-            c_pos, c_neg = _draw_weights(seeds[r], order, y, table, buf)
-            _metrics_scaled(y, last, buf, c_pos, c_neg, k, out[r])
+            _replicate(seeds[r], y, last, order, k, table, pw, pp, pn, gtp, gp, gn, gfp,
+                       out[r])
     return out
