@@ -33,3 +33,22 @@ def place_check(colmajor, position, out, row_sum, finite, in_unit):
         # caller then checks entry by entry)
         finite[i] = np.isfinite(s)
         in_unit[i] = unit
+
+
+@njit(cache=True)
+def int_positions(items, file_ids, lo, span, pos, seen):
+    """``pos[r]``: the item position of integer id ``file_ids[r]`` (-1 if not an item).
+
+    A lookup table over the ids' range ``lo .. lo + span - 1``; ``seen[i]``
+    counts the file rows of item ``i`` (0: missing, 2+: repeated).
+    """
+    lut = np.full(span, -1, dtype=np.int64)
+    for i in range(items.shape[0]):
+        lut[items[i] - lo] = i
+    seen[:] = 0
+    for r in range(file_ids.shape[0]):
+        d = file_ids[r] - lo
+        p = lut[d] if 0 <= d < span else -1
+        pos[r] = p
+        if p >= 0:
+            seen[p] += 1

@@ -273,25 +273,25 @@ def _match_id_types(file_ids: np.ndarray, items: pd.Index) -> np.ndarray:
     return file_ids
 
 
-def _positions_int(file_ids: np.ndarray, items: pd.Index) -> np.ndarray | None:
-    """Position in ``items`` of each file id (-1 if absent), by a lookup table; None if unfit.
+def _positions_int(file_ids: np.ndarray, items: pd.Index):
+    """Item position of each file id (-1 if absent) and rows per item, by a lookup table.
 
     For integer ids spanning at most a few times as many values as there are
-    items: O(n), no hashing.
+    items: O(n), no hashing. ``None`` when the ids do not fit.
     """
+    from simulation.scores import _kernels
+
     if items.dtype.kind not in "iu" or file_ids.dtype.kind not in "iu" or not len(file_ids):
         return None
     it = items.to_numpy().astype(np.int64, copy=False)
     lo, hi = int(it.min()), int(it.max())
     if hi - lo + 1 > 4 * len(it) + 1024:
         return None
-    lut = np.full(hi - lo + 1, -1, dtype=np.int64)
-    lut[it - lo] = np.arange(len(it))
-    fid = file_ids.astype(np.int64, copy=False) - lo
-    inside = (fid >= 0) & (fid <= hi - lo)
-    pos = np.full(len(fid), -1, dtype=np.int64)
-    pos[inside] = lut[fid[inside]]
-    return pos
+    pos = np.empty(len(file_ids), dtype=np.int64)
+    seen = np.empty(len(it), dtype=np.int32)
+    _kernels.int_positions(it, file_ids.astype(np.int64, copy=False), lo, hi - lo + 1, pos,
+                           seen)
+    return pos, seen
 
 
 def _align(file_ids: np.ndarray, values: np.ndarray, items: pd.Index, where: str) -> np.ndarray:
@@ -314,22 +314,23 @@ def _positions(file_ids: np.ndarray, items: pd.Index, where: str) -> np.ndarray 
     file_ids = _match_id_types(np.asarray(file_ids), items)
     if len(file_ids) == len(items) and np.array_equal(file_ids, items.to_numpy()):
         return None
-    indexer = _positions_int(file_ids, items)
-    if indexer is None:
+    found = _positions_int(file_ids, items)
+    if found is not None:
+        indexer, seen = found
+    else:
         indexer = items.get_indexer(pd.Index(file_ids)) if pd.Index(file_ids).is_unique \
             else None
-    if indexer is not None:
-        seen = np.bincount(indexer[indexer >= 0], minlength=len(items))
-        repeated = seen > 1
-    if indexer is None or repeated.any():
+        if indexer is not None:
+            seen = np.bincount(indexer[indexer >= 0], minlength=len(items))
+    if indexer is None or seen.max() > 1:
         fidx = pd.Index(file_ids)
         dup = fidx[fidx.duplicated()].unique()
         raise ValueError(
             f"{where} repeats the ids {few(dup)} ({len(dup)} ids appear more than once; "
             "distributed inference pads and repeats rows). Drop the repeats first."
         )
-    extra = indexer < 0
-    if extra.any():
+    if indexer.min() < 0:
+        extra = indexer < 0
         bad = file_ids[extra]
         raise ValueError(
             f"{where} has {int(extra.sum())} ids that are not among `items`: {few(bad)}."
