@@ -149,7 +149,7 @@ def finalize(spec: _Spec, sums: np.ndarray, w: np.ndarray, k: int) -> FinalizedC
     pa_pair = _div(agree, both)
     pe_pair = np.einsum("...pc,cl,...pl->...p", p[..., j, :], w, p[..., l_, :])
     kappa_pair = _kappa(pa_pair, pe_pair)
-    ok = np.isfinite(kappa_pair)
+    ok = np.isfinite(kappa_pair) & (both >= 2)  # a pair's κ needs two common items
     n_ok = ok.sum(axis=-1)
     value = _div(np.where(ok, kappa_pair, 0.0).sum(axis=-1), n_ok)
     pa = _div(np.where(ok, pa_pair, 0.0).sum(axis=-1), n_ok)
@@ -299,7 +299,7 @@ def check_coefficient(coefficient: Any) -> _Spec:
 
 def alpha_statistics(r: Ratings, level: Any, counts: np.ndarray | None = None) -> ItemStatistics:
     """α's per-unit rows for Ratings ``r`` (``counts``: rows of other items, optional)."""
-    r, level, values = _kr._krippendorff_alpha_iv(r, level)
+    r, level, values, _ = _kr._krippendorff_alpha_iv(r, level)
     rows = _kr.alpha_item_rows(r.counts if counts is None else counts, values, level)
     rows.setflags(write=False)
     m = r.n_categories
@@ -320,8 +320,8 @@ def item_statistics(ratings: Any, coefficient: Any, *, weights: Any = None,
         ``"cohen_kappa"``, ``"conger_kappa"``, ``"light_kappa"``,
         ``"brennan_prediger"``, ``"gwet_ac1"`` or ``"krippendorff_alpha"`` (or
         the function itself).
-    weights : None, {"linear", "quadratic"} or array_like, shape (m, m)
-        As in the coefficient's function (not for Krippendorff's α).
+    weights : None, str or array_like, shape (m, m)
+        As in the coefficient's function (not for Krippendorff's α here).
     level : {"nominal", "ordinal", "interval", "ratio"}, optional
         Krippendorff's α only: the level of measurement (default "nominal").
 

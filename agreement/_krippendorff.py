@@ -37,7 +37,8 @@ import numpy.typing as npt
 from agreement import _kernels_alpha as _ka
 from agreement._errors import DegenerateDataWarning
 from agreement._ratings import Ratings, as_ratings
-from agreement._result import AgreementResult
+from agreement._result import AgreementResult, with_clip_note
+from agreement._weights import weight_matrix
 
 __all__ = [
     "AlphaParts",
@@ -124,8 +125,17 @@ def _check_values(values: npt.ArrayLike, level: str) -> np.ndarray:
     return values
 
 
-def _krippendorff_alpha_iv(ratings: Any, level: Any) -> tuple[Ratings, str, np.ndarray]:
-    level = _check_level(level)
+def _krippendorff_alpha_iv(ratings: Any, level: Any,
+                           weights: Any = None) -> tuple[Ratings, str, np.ndarray, Any]:
+    if level is not None and weights is not None:
+        raise ValueError(
+            "pass either `level=` (Krippendorff's metrics) or `weights=` (Gwet's agreement "
+            f"weights), not both; got level={level!r} and weights={_shown(weights)}."
+        )
+    if weights is not None:
+        r = as_ratings(ratings)
+        return r, "weights", r.category_values, weight_matrix(weights, r)
+    level = _check_level("nominal" if level is None else level)
     r = as_ratings(ratings)
     if level != "nominal" and not r.ordered:
         raise ValueError(
@@ -135,7 +145,45 @@ def _krippendorff_alpha_iv(ratings: Any, level: Any) -> tuple[Ratings, str, np.n
             "categorical), use numeric labels, or use `level='nominal'`."
         )
     values = _check_values(r.category_values, level)
-    return r, level, values
+    return r, level, values, None
+
+
+def _shown(weights: Any) -> str:
+    return repr(weights) if isinstance(weights, str) else f"a {type(weights).__name__}"
+
+
+def _weighted_state(r: Ratings, w: np.ndarray):
+    """α with agreement weights ``w`` (δ = 1 − w), from the items' count vectors."""
+    m = r.n_categories
+    if r.codes is None:
+        counts, freq = r.counts, np.ones(r.n_items)
+    else:
+        hist = _ka.pattern_histogram(r.codes, m)
+        if hist is not None:
+            _, counts, freq = hist
+            freq = freq.astype(np.float64)
+        else:
+            counts, freq = r.counts, np.ones(r.n_items)
+    r_all = counts.sum(axis=1)
+    keep = (r_all >= 2) & (freq > 0)
+    if not keep.any():
+        return None
+    a = counts[keep].astype(np.float64)
+    f = freq[keep]
+    ru = r_all[keep].astype(np.float64)
+    delta = 1.0 - w
+    n_c = f @ a
+    q = np.einsum("pc,pc->p", a @ delta, a) / (ru - 1.0)
+    sums = AlphaSums(n_c, float(f @ q), float(f.sum()))
+    total = float(n_c.sum())
+    if total <= 1.0 or np.count_nonzero(n_c > 0) < 2:
+        parts = AlphaParts(math.nan, sums.d_o / total, 0.0, 1.0)
+        return parts, sums, None, (a, f, ru, q)
+    g = delta @ n_c
+    d_o = sums.d_o / total
+    d_e = float(n_c @ g) / (total * (total - 1.0))
+    parts = AlphaParts(1.0 - d_o / d_e if d_e > 0 else math.nan, d_o, d_e, 1.0)
+    return parts, sums, g, (a, f, ru, q)
 
 
 def _codes_of(ratings: Ratings) -> np.ndarray:
@@ -461,7 +509,8 @@ def _gwet_constants(parts: AlphaParts, sums: AlphaSums, g: np.ndarray):
     units, ``r̄`` the mean ratings per unit and ``π_c = n_c / (n r̄)``:
     ``p'_a = 1 − D_o/scale``, ``p_e = Σ W π π``, ``α' = (p'_a − p_e)/(1 − p_e)``
     and ``(Wπ)_c = 1 − g_c / (n r̄ scale)``. Per unit
-    ``p_a,u = (r_u − q_u/scale)/r̄ − p'_a (r_u − r̄)/r̄``,
+    ``p_a,u = (r_u − q_u/scale)/r̄ − p_a (r_u − r̄)/r̄`` with
+    ``p_a = (1 − ε) p'_a + ε``, ``ε = 1/(n r̄)`` (irrCAC's correction term),
     ``p_e,u = Σ_j (Wπ)_{x_uj} / r̄ − p_e (r_u − r̄)/r̄``,
     ``α*_u = (p_a,u − p_e)/(1 − p_e) − 2 (1 − α') (p_e,u − p_e)/(1 − p_e)``,
     and ``var = Σ_u (α*_u − α')² / (n (n − 1))``.
@@ -472,21 +521,23 @@ def _gwet_constants(parts: AlphaParts, sums: AlphaSums, g: np.ndarray):
     pe = 1.0 - float(sums.n_c @ g) / (total * total * scale)
     alpha_p = (pa_p - pe) / (1.0 - pe)
     wpi = 1.0 - g / (total * scale)
-    return total / sums.n_units, pa_p, pe, alpha_p, wpi, scale
+    eps = 1.0 / total
+    pa = (1.0 - eps) * pa_p + eps  # irrCAC's p_a, used in the per-unit correction term
+    return total / sums.n_units, pa, pe, alpha_p, wpi, scale
 
 
 def _se_streaming(codes, level, v, g, parts: AlphaParts, sums: AlphaSums) -> float:
-    rbar, pa_p, pe, alpha_p, wpi, scale = _gwet_constants(parts, sums, g)
-    acc = _ka.gwet_se_sum(codes, v, _KIND[level], wpi, rbar, pa_p, pe, alpha_p, scale)
+    rbar, pa, pe, alpha_p, wpi, scale = _gwet_constants(parts, sums, g)
+    acc = _ka.gwet_se_sum(codes, v, _KIND[level], wpi, rbar, pa, pe, alpha_p, scale)
     n = sums.n_units
     return math.sqrt(acc / (n * (n - 1.0)))
 
 
 def _se_counts(rows, parts: AlphaParts, sums: AlphaSums, g: np.ndarray) -> float:
     a, f, r, q = rows
-    rbar, pa_p, pe, alpha_p, wpi, scale = _gwet_constants(parts, sums, g)
+    rbar, pa, pe, alpha_p, wpi, scale = _gwet_constants(parts, sums, g)
     dr = (r - rbar) / rbar
-    pa_u = (r - q / scale) / rbar - pa_p * dr
+    pa_u = (r - q / scale) / rbar - pa * dr
     pe_u = (a @ wpi) / rbar - pe * dr
     x = (pa_u - pe) / (1.0 - pe) - 2.0 * (1.0 - alpha_p) * (pe_u - pe) / (1.0 - pe)
     n = sums.n_units
@@ -522,16 +573,28 @@ def _compute(r: Ratings, level: str, values: np.ndarray):
     return parts, sums, lambda: _se_counts(rows, parts, sums, g)
 
 
-def krippendorff_alpha(ratings: Any, *, level: str = "nominal") -> AgreementResult:
-    r"""Krippendorff's α reliability coefficient, with his own metrics.
+def krippendorff_alpha(ratings: Any, *, level: str | None = None,
+                       weights: Any = None) -> AgreementResult:
+    r"""Krippendorff's α reliability coefficient, with his metrics or Gwet's weights.
 
     Parameters
     ----------
     ratings : Ratings, array_like or pandas.DataFrame, shape (n_items, n_raters)
         The labels (anything :func:`agreement.as_ratings` accepts, or count-table
         Ratings). Missing ratings are allowed.
-    level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
-        Level of measurement, i.e. the metric δ². Matched exactly.
+    level : {"nominal", "ordinal", "interval", "ratio"}, optional
+        Level of measurement, i.e. Krippendorff's metric δ². Matched exactly.
+        Default ``"nominal"`` (when ``weights`` is not given either).
+    weights : str or array_like, shape (m, m), optional
+        Gwet's (2014) agreement weights instead of a level, as irrCAC's
+        ``krippen.alpha.raw(weights=...)``: ``"identity"``, ``"linear"``,
+        ``"quadratic"``, ``"ordinal"``, ``"radical"``, ``"ratio"``,
+        ``"circular"``, ``"bipolar"`` (formulas in
+        :func:`agreement.named_weights`, over ``Ratings.category_values``), or
+        a symmetric matrix; the metric is then ``δ = 1 − w``. Gwet's
+        ``"ordinal"`` weights depend on the categories' ranks only, whereas
+        Krippendorff's ``level="ordinal"`` metric depends on how often each
+        value occurs: the two give different α.
 
     Returns
     -------
@@ -544,9 +607,10 @@ def krippendorff_alpha(ratings: Any, *, level: str = "nominal") -> AgreementResu
     Raises
     ------
     TypeError
-        If ``level`` is not a string.
+        If ``level`` is not a string, or ``weights`` is neither a name nor a matrix.
     ValueError
-        If ``level`` is unknown; if no unit has two or more ratings; if a level
+        If both ``level`` and ``weights`` are given; if ``level`` or the weights'
+        name is unknown or the matrix is invalid; if no unit has two or more ratings; if a level
         other than nominal is asked of unordered categories; if ``"ratio"`` meets
         a negative value; if every rating is missing.
 
@@ -603,11 +667,14 @@ def krippendorff_alpha(ratings: Any, *, level: str = "nominal") -> AgreementResu
     (for the ordinal level the marginals are thus treated as fixed):
     ``var = Σ_u (α*_u − α')² / (n_u (n_u − 1))`` over the ``n_u`` pairable
     units, where ``α*_u`` are the units' linearised terms and ``α'`` is α
-    without the factor ``(n − 1)/n`` on ``D_o`` (n pairable values). It
-    reproduces irrCAC's printed SE for Krippendorff's example C (0.14548). The
-    default interval is Student's t with ``n_items − 1`` degrees of freedom
-    (irrCAC uses all items minus one, which differs when some items have one
-    rating). No finite-population correction is applied.
+    without the factor ``(n − 1)/n`` on ``D_o`` (n pairable values); in the
+    per-unit correction term irrCAC uses ``p_a = (1 − ε) p'_a + ε`` with
+    ``ε = 1/n``, and so does goldnoise. It reproduces irrCAC's printed SE for
+    Krippendorff's example C (0.14557, the irrCAC vignette). The default
+    interval is Student's t with ``n_items − 1`` degrees of freedom,
+    ``n_items`` being the pairable units, as irrCAC's ``krippen.alpha.raw``;
+    like irrCAC it is clipped at 1 (the result's notes say so). No
+    finite-population correction is applied.
 
     References
     ----------
@@ -643,8 +710,14 @@ def krippendorff_alpha(ratings: Any, *, level: str = "nominal") -> AgreementResu
     interval 0.849
     ratio 0.797
     """
-    r, level, values = _krippendorff_alpha_iv(ratings, level)
-    computed = _compute(r, level, values)
+    r, level, values, wts = _krippendorff_alpha_iv(ratings, level, weights)
+    if wts is not None:
+        state = _weighted_state(r, wts.matrix)
+        computed = None if state is None else (
+            state[0], state[1],
+            (lambda st=state: _se_counts(st[3], st[0], st[1], st[2])))
+    else:
+        computed = _compute(r, level, values)
     if computed is None:
         raise ValueError(
             "no unit has two or more ratings, so Krippendorff's α has no pairable values. "
@@ -659,7 +732,10 @@ def krippendorff_alpha(ratings: Any, *, level: str = "nominal") -> AgreementResu
     ]
     if level == "ordinal":
         notes.append("Krippendorff's rank-based ordinal metric (mid-ranks of the pairable values)")
-    if level != "nominal":
+    if wts is not None:
+        notes.extend(wts.notes)
+        notes.append("metric δ = 1 - w (Gwet's weighted α, as irrCAC krippen.alpha.raw)")
+    elif level != "nominal":
         notes.append(f"observed = 1 - D_o/{parts.scale:.6g}, expected = 1 - D_e/{parts.scale:.6g} "
                      "(metric scaled to at most 1 over the declared categories)")
     se = math.nan
@@ -681,7 +757,7 @@ def krippendorff_alpha(ratings: Any, *, level: str = "nominal") -> AgreementResu
         notes.append("SE: Gwet's (2014) linearised variance as in irrCAC krippen.alpha.raw; "
                      "t interval, pairable units - 1 df")
     scale = parts.scale if parts.scale > 0 else 1.0
-    return AgreementResult(
+    return with_clip_note(AgreementResult(
         coefficient="Krippendorff's alpha",
         value=float(parts.alpha),
         observed=float(1.0 - parts.d_o / scale),
@@ -692,9 +768,10 @@ def krippendorff_alpha(ratings: Any, *, level: str = "nominal") -> AgreementResu
         n_categories=r.n_categories,
         standard_error=se,
         ci_method="t",
-        weights=level,
+        weights=level if wts is None else (wts.name or "identity"),
         notes=tuple(notes),
-    )
+        value_range=(-math.inf, 1.0),
+    ))
 
 
 # ------------------------------------------- per-unit rows for item_statistics

@@ -87,7 +87,9 @@ def engine_section(n: int) -> tuple[list[str], dict]:
         f"BCa / percentile = {out['bca'] / out['percentile']:.2f} (target ≤ 2); "
         f"three coefficients, paired, in {out['percentile']:.2f} s (target ≤ 2 s). "
         f"Estimates {', '.join(f'{s} {v:.4f}' for s, v in zip(STATS, res.estimate, strict=True))}"
-        f"; BCa SEs {', '.join(f'{v:.5f}' for v in res.standard_error)}.",
+        f"; BCa SEs {', '.join(f'{v:.5f}' for v in res.standard_error)}. The Poisson "
+        f"scheme cannot merge items (each has its own weight): n × B = {n * B:.0e} keyed "
+        f"draws, {out['poisson'] / (n * B) * 1e9:.1f} ns each.",
     ]
     return lines, out
 

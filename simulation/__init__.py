@@ -2,8 +2,8 @@
 
 One public subpackage per topic; every public name is also importable from here.
 
-Generators (SPEC §3)
---------------------
+Generators (simulation.generators)
+----------------------------------
 simulate_annotations  -- labels under the easy/hard model M1 or M2 with the hidden truth
                          (hard items, classes, annotator biases and errors, missing ratings)
                                                                    -> SimulatedAnnotations

@@ -323,3 +323,181 @@ def test_percentile_coverage_of_fleiss_kappa_and_alpha():
         assert scipy.stats.binomtest(int(h), n_sets, 0.95).pvalue > 0.01, h
         lo, hi = proportion_confint(int(h), n_sets, alpha=0.01, method="wilson")
         assert lo <= 0.95 <= hi
+
+
+# ---------------------------------------------------------------- kernel references
+_MASK = (1 << 64) - 1
+_PHI = 0x9E3779B97F4A7C15
+
+
+def _mix_py(z):
+    # SplitMix64's finaliser in Python integers (Steele, Lea & Flood 2014)
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    return z ^ (z >> 31)
+
+
+def _poisson_py(seed, key, rep):
+    h = _mix_py((seed + _PHI) & _MASK)
+    h = _mix_py(h ^ ((key + 2 * _PHI) & _MASK))
+    h = _mix_py(h ^ ((rep + 3 * _PHI) & _MASK))
+    u = (h >> 11) / 2.0**53
+    k, term, cdf = 0, np.exp(-1.0), np.exp(-1.0)
+    while u >= cdf and k < 24:  # inversion of the Poisson(1) CDF, term by term
+        k += 1
+        term /= k
+        cdf += term
+    return k
+
+
+def test_keyed_poisson_matches_a_pure_python_reference():
+    keys = np.array([0, 1, 2**40 + 7, 2**63 + 5, 2**64 - 1], dtype=np.uint64)
+    w = _resample.poisson_weights(2**62 + 3, keys, 40, first=5)
+    ref = [[_poisson_py(2**62 + 3, int(k), 5 + b) for k in keys] for b in range(40)]
+    assert w.tolist() == ref
+
+
+def test_serial_and_parallel_builds_agree():
+    from simulation.bootstrap import _kernels
+
+    rng = np.random.default_rng(0)
+    freq = rng.integers(1, 50, size=30)
+    rows = rng.random((30, 7))
+    seeds = _resample.replicate_seeds(1, 64)
+    starts = np.array([0, 30], dtype=np.int64)
+    outs = []
+    for build in _kernels.multinomial_sums:
+        out = np.zeros((64, 7))
+        build(seeds, freq.astype(np.int64), starts, rows, out)
+        outs.append(out)
+    assert outs[0].tobytes() == outs[1].tobytes()
+    h = _resample.item_hashes(3, np.arange(1000, dtype=np.uint64))
+    groups = rng.integers(0, 9, size=1000)
+    counts = []
+    for build in _kernels.poisson_counts:
+        out = np.zeros((16, 9), dtype=np.int64)
+        build(h, groups, np.uint64(0), _kernels.POISSON_CDF, out)
+        counts.append(out)
+    assert np.array_equal(counts[0], counts[1])
+    w = _resample.poisson_weights(3, np.arange(1000), 16)
+    ref = np.stack([np.bincount(groups, weights=w[b], minlength=9) for b in range(16)])
+    assert np.array_equal(counts[0], ref)
+
+
+def test_count_table_alpha_and_fleiss_equal_the_wide_data():
+    # A count table carries what Fleiss' κ and α need: same replicates as the wide labels.
+    x = np.array([[1, 1, 2], [2, 2, 2], [1, 2, 3], [3, 3, 3], [1, 1, 1], [2, 3, 3]] * 4)
+    wide = Ratings.from_wide(x)
+    counts = Ratings.from_counts(wide.counts, categories=wide.categories)
+    a = bootstrap(["fleiss_kappa", "krippendorff_alpha"], wide, n_resamples=200, rng=3)
+    b = bootstrap(["fleiss_kappa", "krippendorff_alpha"], counts, n_resamples=200, rng=3)
+    np.testing.assert_allclose(a.estimate, b.estimate, rtol=0, atol=1e-14)
+    assert a.estimate[1] == pytest.approx(ag.krippendorff_alpha(x).value, abs=1e-12)
+    # patterns are ordered by their rows, so the same seed draws the same resamples
+    np.testing.assert_allclose(a.bootstrap_distribution, b.bootstrap_distribution, rtol=0,
+                               atol=1e-12)
+
+
+@pytest.mark.slow
+def test_parallel_kernels_load_from_the_cache(tmp_path):
+    # cache=True on parallel kernels that draw random numbers: a second process must
+    # load them from the cache, not compile them again.
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    code = (
+        "import numpy as np\n"
+        "from simulation import bootstrap\n"
+        "from simulation.bootstrap import _kernels as K\n"
+        "x = np.random.default_rng(0).integers(0, 3, size=(3000, 5))\n"
+        "bootstrap(['fleiss_kappa', 'krippendorff_alpha'], x, n_resamples=2000, rng=0)\n"
+        "bootstrap('fleiss_kappa', x, n_resamples=300, scheme='poisson', rng=0)\n"
+        "ks = [K.multinomial_sums[1], K.poisson_counts[1]]\n"
+        "print(' '.join(f'{sum(k.stats.cache_hits.values())},'\n"
+        "               f'{sum(k.stats.cache_misses.values())}' for k in ks))\n"
+    )
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(root)}
+    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True, env=env, cwd=root).stdout.split()
+    assert first == ["0,1", "0,1"], first  # compiled once, cached
+    second = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True, env=env, cwd=root).stdout.split()
+    assert second == ["1,0", "1,0"], second  # loaded, not compiled
+
+
+@pytest.mark.parametrize("stats", [["fleiss_kappa", "krippendorff_alpha"], ["cohen_kappa"]])
+def test_multinomial_replicates_do_not_depend_on_item_order(stats):
+    perm = np.random.default_rng(8).permutation(X2.shape[0])
+    r = Ratings.from_wide(X2, categories=CATS[3])
+    a = bootstrap(stats, r, n_resamples=100, rng=6, method="bca")
+    b = bootstrap(stats, r.take(perm), n_resamples=100, rng=6, method="bca")
+    assert a.bootstrap_distribution.tobytes() == b.bootstrap_distribution.tobytes()
+    np.testing.assert_allclose(a.confidence_interval.low, b.confidence_interval.low, atol=1e-14)
+
+
+def test_acceleration_skips_undefined_leave_one_out_values():
+    jk = np.array([[0.1], [0.2], [np.nan], [0.4]])
+    ref = acceleration(np.array([[0.1], [0.2], [0.4]]))
+    assert acceleration(jk)[0] == pytest.approx(ref[0], abs=1e-15)
+    assert np.isnan(acceleration(np.array([[0.3], [0.3]]))[0])
+    # weights stand for repeated rows
+    assert acceleration(np.array([[0.1], [0.5]]), [3, 1])[0] == pytest.approx(
+        acceleration(np.array([[0.1], [0.1], [0.1], [0.5]]))[0], abs=1e-15)
+
+
+def test_kernels_give_the_same_bits_without_jit(tmp_path):
+    # The kernels run as plain Python under NUMBA_DISABLE_JIT=1 (NumPy's own legacy
+    # generator, seeded per replicate, takes the place of Numba's): same replicates.
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    code = (
+        "import warnings, numpy as np\n"
+        "warnings.simplefilter('ignore')  # uint64 wrap-around warns in plain Python\n"
+        "from simulation import bootstrap\n"
+        "x = np.random.default_rng(0).integers(0, 3, size=(60, 3))\n"
+        "a = bootstrap(['fleiss_kappa', 'krippendorff_alpha'], x, n_resamples=20, rng=1)\n"
+        "b = bootstrap('gwet_ac1', x, n_resamples=20, rng=1, scheme='poisson')\n"
+        "print(a.bootstrap_distribution.tobytes().hex(), b.bootstrap_distribution.tobytes().hex())\n"
+    )
+    outs = []
+    for disable in ("0", "1"):
+        env = {**os.environ, "NUMBA_DISABLE_JIT": disable, "PYTHONPATH": str(root)}
+        outs.append(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                   check=True, env=env, cwd=root).stdout)
+    assert outs[0] == outs[1]
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(-5, 5, allow_nan=False), min_size=3, max_size=60),
+       st.floats(-5, 5, allow_nan=False), st.sampled_from([0.5, 0.8, 0.95]))
+def test_interval_properties(values, estimate, level):
+    dist = np.array(values)[:, None]
+    est = np.array([estimate])
+    pct = confidence_intervals(est, dist, method="percentile", confidence_level=level)
+    basic = confidence_intervals(est, dist, method="basic", confidence_level=level)
+    # percentile limits lie within the replicates; basic is their reflection about θ̂
+    assert dist.min() - 1e-12 <= pct.low[0] <= pct.high[0] <= dist.max() + 1e-12
+    assert basic.low[0] == pytest.approx(2 * estimate - pct.high[0], abs=1e-12)
+    assert basic.high[0] == pytest.approx(2 * estimate - pct.low[0], abs=1e-12)
+    # NaN replicates are left out, not counted as values
+    padded = np.vstack([dist, [[np.nan]]])
+    again = confidence_intervals(est, padded, method="percentile", confidence_level=level)
+    assert (again.low[0], again.high[0]) == (pct.low[0], pct.high[0])
+    assert again.n_used[0] == len(values)
+    clipped = confidence_intervals(est, dist, method="basic", confidence_level=level,
+                                   bounds=[(-1.0, 1.0)])
+    assert -1.0 <= clipped.low[0] <= clipped.high[0] <= 1.0
+    beyond = confidence_intervals(np.array([0.99]), np.full((50, 1), 0.9), method="basic",
+                                  confidence_level=level, bounds=[(-np.inf, 1.0)])
+    assert (beyond.low[0], beyond.high[0]) == (1.0, 1.0) and beyond.clipped[0]

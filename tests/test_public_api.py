@@ -18,6 +18,7 @@ PUBLIC = {
         "Ratings", "ShapeError", "agreement_table", "as_ratings", "brennan_prediger",
         "cohen_kappa", "conger_kappa", "fleiss_kappa", "gwet_ac1", "item_statistics",
         "krippendorff_alpha", "light_kappa", "percent_agreement", "scott_pi",
+        "LabelWarning", "TestResult", "category_kappas", "named_weights",
     },
     "noise_models": {
         "AnnotatorsNeededResult", "AttractorResult", "ChanceAgreementResult",

@@ -7,6 +7,8 @@ Verbs
 ``fit``       -- a latent-class model's label, posterior and hard posterior per item
 ``bound``     -- γ from counts: ``goldnoise bound N D P``
 ``plan``      -- how many annotators to hire for a target γ
+``simulate``  -- simulation studies: ``simulate coverage`` (how often γ or the
+                 verified-sample bound holds)
 ``examples``  -- the bundled data sets
 
 How the pieces fit

@@ -21,6 +21,7 @@ VERBS: tuple[str, ...] = (
     "plan",
     "detect",
     "crosscheck",
+    "simulate",
     "examples",
 )
 

@@ -155,9 +155,15 @@ def _plan(specs, r: Ratings, weights, level) -> tuple[_Plan, list[str]]:
         stats.append(st)
         slices.append(slice(start, start + st.values.shape[1]))
         start += st.values.shape[1]
-    rows = np.ascontiguousarray(np.concatenate([st.values for st in stats], axis=1))
-    plan = _Plan(tuple(s.name for s in specs), stats, slices, rows, freq.astype(np.int64),
-                 groups.ravel().astype(np.int64), kept, r)
+    rows = np.concatenate([st.values for st in stats], axis=1)
+    # Patterns in the lexicographic order of their rows: the draws for a seed then depend on
+    # the rows only, not on how the items were keyed (wide labels or a count table alike).
+    order = np.lexsort(rows.T[::-1])
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    rows = np.ascontiguousarray(rows[order])
+    plan = _Plan(tuple(s.name for s in specs), stats, slices, rows,
+                 freq[order].astype(np.int64), rank[groups.ravel()].astype(np.int64), kept, r)
     return plan, notes
 
 
@@ -194,7 +200,8 @@ def _replicate_sums(plan: _Plan, scheme: str, n_resamples: int, rng: Any,
     if scheme == "multinomial":  # no counts stored: blocks only to report progress
         block = _BLOCK if progress is not None else n_resamples
     else:  # bounded memory of the B × P counts
-        block = max(1, min(n_resamples, (1 << 24) // plan.freq.size))
+        block = max(1, min(n_resamples, (1 << 24) // plan.freq.size,
+                           _BLOCK if progress is not None else n_resamples))
     for lo in range(0, n_resamples, block):
         hi = min(n_resamples, lo + block)
         if scheme == "multinomial":
@@ -286,6 +293,12 @@ def bootstrap(
     interval, and named in ``notes``; intervals are clipped to the
     coefficient's range (at most 1; percent agreement in [0, 1]), with a note.
 
+    Items are merged by their category counts when every statistic depends on
+    those only (the count family and α), else by their full row of labels; a
+    seed thus reproduces the replicates for the same data and the same set of
+    statistics (adding a Cohen-type coefficient to the list changes how items
+    are merged, and so which draws a seed gives).
+
     References
     ----------
     Efron, B., & Tibshirani, R. J. (1993). An Introduction to the Bootstrap.
@@ -351,7 +364,8 @@ def bootstrap(
             notes.append(f"{name}: interval clipped to the coefficient's range "
                          f"[{lo:g}, {hi:g}]")
         if method == "bca" and not np.isfinite(iv.acceleration[s]):
-            notes.append(f"{name}: BCa acceleration undefined (constant jackknife), no interval")
+            notes.append(f"{name}: BCa acceleration undefined (every leave-one-item-out value "
+                         "the same or undefined), no interval")
     return BootstrapResult(plan.names, estimate, iv.standard_error,
                            ConfidenceInterval(iv.low, iv.high), dist, n_deg.astype(np.int64),
                            method, confidence_level, scheme, int(plan.kept.size), tuple(notes),

@@ -45,17 +45,21 @@ class IntervalSet(NamedTuple):
 def acceleration(jackknife: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
     """BCa's acceleration from leave-one-out values ``jackknife`` (n, S), rows weighted.
 
-    NaN where a leave-one-out value is NaN or every value is the same.
+    Leave-one-out values that are NaN (the statistic undefined without that
+    item) are left out; NaN where every remaining value is the same.
     """
     th = np.asarray(jackknife, dtype=np.float64)
     if th.ndim == 1:
         th = th[:, None]
     w = np.ones(th.shape[0]) if weights is None else np.asarray(weights, dtype=np.float64)
+    ok = np.isfinite(th)
+    wt = np.where(ok, w[:, None], 0.0)
+    th = np.where(ok, th, 0.0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = (w @ th) / w.sum()
+        mean = (wt * th).sum(axis=0) / wt.sum(axis=0)
         u = mean - th
-        num = w @ u**3
-        den = (w @ u**2) ** 1.5
+        num = (wt * u**3).sum(axis=0)
+        den = (wt * u**2).sum(axis=0) ** 1.5
         return np.where(den > 0, num / np.where(den > 0, 6.0 * den, 1.0), np.nan)
 
 
@@ -110,6 +114,7 @@ def confidence_intervals(estimate, distribution, *, method: str, confidence_leve
             b_lo, b_hi = np.asarray(bounds, dtype=np.float64)[s]
             if lo < b_lo or hi > b_hi:
                 clipped[s] = True
-                lo, hi = max(lo, b_lo), min(hi, b_hi)
+                # both ends into the range (a basic interval can lie wholly beyond it)
+                lo, hi = min(max(lo, b_lo), b_hi), max(min(hi, b_hi), b_lo)
         low[s], high[s] = lo, hi
     return IntervalSet(low, high, se, bias, acc, used.astype(np.int64), clipped)

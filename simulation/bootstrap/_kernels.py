@@ -61,9 +61,13 @@ def keyed_poisson(h_item, replicate, cdf):
     """
     h = _mix(h_item ^ (np.uint64(replicate) + _GOLDEN * np.uint64(3)))
     u = np.float64(h >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+    # k = #{j : u ≥ F(j)}: branch-free over the first 8 terms (P(W ≥ 8) ≈ 1e-5)
     k = 0
-    while k < cdf.shape[0] - 1 and u >= cdf[k]:
-        k += 1
+    for j in range(8):
+        k += u >= cdf[j]
+    if k == 8:
+        while k < cdf.shape[0] - 1 and u >= cdf[k]:
+            k += 1
     return k
 
 

@@ -48,6 +48,12 @@ class BootstrapResult:
         Items resampled (those with at least one rating).
     notes : tuple of str
         Degenerate replicates, clipping to a statistic's range, dropped items.
+    jackknife : ndarray, shape (P, S), or None
+        Leave-one-item-out values (one row per distinct item pattern), for BCa.
+    jackknife_weights : ndarray, shape (P,), or None
+        Items sharing each jackknife row.
+    bounds : ndarray, shape (S, 2), or None
+        The range each interval was clipped to.
     """
 
     statistics: tuple[str, ...]

@@ -189,10 +189,11 @@ def gamma_coverage(
         low, high = coverage_interval(cov, used)
         exact = float("nan")
         if p == "known" and model == "M1":
-            dd = np.arange(h + 1)
-            ok = np.array([di < n and (h - di) / (n - di) <= gamma(int(di), p_true)
-                           for di in dd])
-            exact = float(binom.pmf(dd, h, 1 - p_true)[ok].sum())
+            # Σ_d Binomial(d; H, 1 − p) [share ≤ γ(d)], over the d that leave agreed items
+            dd = np.arange(min(h, n - 1) + 1)
+            pmf = binom.pmf(dd, h, 1 - p_true)
+            ok = np.array([(h - di) / (n - di) <= gamma(int(di), p_true) for di in dd])
+            exact = float(pmf[ok].sum() / pmf.sum()) if pmf.sum() > 0 else float("nan")
         rows.append({
             "hard_count": h, "hard_share": h / n,
             "coverage": cov / used if used else float("nan"),
