@@ -26,7 +26,6 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from agreement import _kernels
 from agreement._errors import DegenerateDataWarning
 from agreement._item_stats import (
     SPECS,
@@ -35,10 +34,14 @@ from agreement._item_stats import (
     count_rows_from_counts,
     finalize,
 )
+from agreement._lazy import lazy_module
 from agreement._ratings import Ratings, as_ratings
 from agreement._result import AgreementResult
 from agreement._variance import linearization, variance
 from agreement._weights import Weights, weight_matrix
+
+# Numba kernels, imported at first use (import agreement stays fast).
+_kernels = lazy_module("agreement._kernels")
 
 __all__ = [
     "brennan_prediger",

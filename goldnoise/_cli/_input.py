@@ -316,6 +316,11 @@ def load_ratings(args: argparse.Namespace) -> LoadedRatings:
             frame.columns.name = "rater"
             ratings = Ratings.from_wide(frame)
         elif args.layout == "long":
+            for flag, given in (("--item", [args.item] if args.item else []),
+                                ("--rater", args.rater or []),
+                                ("--label", [args.label] if args.label else [])):
+                for name in given:
+                    _column(frame, name, flag, path)
             item = args.item or _find(frame.columns, _ITEM_NAMES)
             raters = args.rater or ([r] if (r := _find(frame.columns, _RATER_NAMES)) is not None
                                     else None)

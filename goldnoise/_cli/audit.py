@@ -12,7 +12,7 @@ import argparse
 import math
 from typing import Any
 
-from goldnoise._cli._common import capture_notes, p_text, pct, probability, real
+from goldnoise._cli._common import capture_notes, p_text, pct, plural, probability, real
 from goldnoise._cli._input import add_ratings_arguments, load_ratings
 from goldnoise._cli._latent import add_model_arguments, fit_models, gold_section, latent_sections
 from goldnoise._cli._report import Column, Report, Section, Table
@@ -64,8 +64,9 @@ def data_section(loaded: Any) -> Section:
                      "ratings_per_item_max": int(rated.max()) if rated.size else 0,
                      "items_with_one_rating": int((per_item == 1).sum()),
                      "count_table": not r.has_raters})
-    s.lines.append(f"{r.n_items} items, {r.n_raters} annotators, {r.n_categories} categories, "
-                   f"{r.n_ratings} ratings")
+    s.lines.append(f"{plural(r.n_items, 'item')}, {plural(r.n_raters, 'annotator')}, "
+                   f"{plural(r.n_categories, 'category', 'categories')}, "
+                   f"{plural(r.n_ratings, 'rating')}")
     if not r.has_raters:
         s.lines.append("a count table: the annotators are unnamed slots, so coefficients that "
                        "need annotator identity are left out")
@@ -139,7 +140,7 @@ def agreement_section(loaded: Any, *, level: str, confidence_level: float) -> Se
         entry["expected"] = None if name == "Percent agreement" else entry["expected"]
         if value is None or (isinstance(value, float) and math.isnan(value)):
             reason = str(row.get("notes") or "undefined for these data").removeprefix(
-                "not computed: ")
+                "not computed: ").replace("undefined: ", "")
             skipped.append(f"{name} not computed: {reason}")
             entry["reason"] = reason
         else:
