@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _results import timeit, write_section
 
 from noise_models import noise_bound
-from noise_models._bound import gamma_of
+from noise_models.easy_hard._bound import gamma_of
 
 P = 0.3
 ALPHA = 0.95

@@ -1,5 +1,8 @@
 """The easy/hard annotation model and what follows from it (SPEC §2).
 
+Three topics, one subpackage each: ``noise_models.easy_hard``, ``noise_models.latent_class``
+and ``noise_models.instance``; every public name is also importable from here.
+
 The noise bound, κ audits, planning and margins (SPEC §2.1–2.3, 2.5–2.7)
 ------------------------------------------------------------------------
 chance_agreement      -- p, chance agreement on a hard item (from ratings, q or shares)
@@ -45,21 +48,28 @@ sample_hard_labels              -- one voter per instance, uniformly (the CILN p
 instance_dependence_report      -- all of the above in one DataFrame
 """
 
-from noise_models._audit import KappaAuditResult, KappaRangeResult, audit_kappa, kappa_range
-from noise_models._bound import NoiseBoundResult, max_disagreements, noise_bound
-from noise_models._bracket import (
-    ErrorBracketResult,
-    FitNoiseBoundResult,
-    VerifiedSampleBoundResult,
-    agreed_error_bracket,
-    sample_size_needed,
-    verified_sample_bound,
+from noise_models.easy_hard import (
+    AnnotatorsNeededResult,
+    ChanceAgreementResult,
+    ChanceMarginResult,
+    HardCountPosterior,
+    KappaAuditResult,
+    KappaRangeResult,
+    NoiseBoundResult,
+    annotators_needed,
+    audit_kappa,
+    chance_agreement,
+    chance_margin,
+    hard_count_posterior,
+    kappa_range,
+    max_disagreements,
+    noise_bound,
 )
-from noise_models._chance import ChanceAgreementResult, chance_agreement
-from noise_models._instance import (
+from noise_models.instance import (
     AttractorResult,
     LabelEntropyResult,
     NoiseRateResult,
+    SoftLabels,
     TransitionHeterogeneityResult,
     TVDistanceResult,
     attractor_class,
@@ -70,11 +80,17 @@ from noise_models._instance import (
     sample_hard_labels,
     tv_distance,
 )
-from noise_models._latent import EasyHardModel, LatentClassFit, LatentClassModel
-from noise_models._margins import ChanceMarginResult, chance_margin
-from noise_models._planning import AnnotatorsNeededResult, annotators_needed
-from noise_models._posterior import HardCountPosterior, hard_count_posterior
-from noise_models._soft_labels import SoftLabels
+from noise_models.latent_class import (
+    EasyHardModel,
+    ErrorBracketResult,
+    FitNoiseBoundResult,
+    LatentClassFit,
+    LatentClassModel,
+    VerifiedSampleBoundResult,
+    agreed_error_bracket,
+    sample_size_needed,
+    verified_sample_bound,
+)
 
 __all__: list[str] = [
     # instance dependence (SPEC §2.8)

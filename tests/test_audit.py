@@ -24,7 +24,7 @@ from noise_models import (
     kappa_range,
     noise_bound,
 )
-from noise_models._audit import _mode_allocation
+from noise_models.easy_hard._audit import _mode_allocation
 
 
 # ------------------------------------------------------------------------ audit_kappa

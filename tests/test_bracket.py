@@ -25,9 +25,9 @@ from noise_models import (
     sample_size_needed,
     verified_sample_bound,
 )
-from noise_models import _bracket as B
-from noise_models import _kernels_em as K
-from noise_models._posterior import check_prior, per_item_posterior
+from noise_models.easy_hard._posterior import check_prior, per_item_posterior
+from noise_models.latent_class import _fit as B
+from noise_models.latent_class import _kernels as K
 from simulation import simulate_annotations
 
 

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from agreement import ConvergenceWarning, Ratings
 from noise_models import EasyHardModel, LatentClassFit, LatentClassModel
-from noise_models import _kernels_em as K
-from noise_models._latent import _warn_if_degenerate
+from noise_models.latent_class import _kernels as K
+from noise_models.latent_class._model import _warn_if_degenerate
 from simulation import simulate_annotations
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -585,7 +585,7 @@ def test_parallel_kernels_load_from_the_cache(tmp_path):
     # parallel posterior pass from the cache instead of compiling them again.
     code = (
         "from noise_models import LatentClassModel\n"
-        "from noise_models import _kernels_em as K\n"
+        "from noise_models.latent_class import _kernels as K\n"
         "from simulation import simulate_annotations\n"
         "r = simulate_annotations(6000, 40, raters_per_item=5, rng=0).ratings\n"
         "assert K.merge_rows(r.codes, 2) is None and r.codes.size >= K.PARALLEL_THRESHOLD\n"

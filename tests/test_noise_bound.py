@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from scipy import special
 
 from noise_models import NoiseBoundResult, max_disagreements, noise_bound
-from noise_models._bound import gamma_of
-from noise_models._posterior import kernel_posterior
+from noise_models.easy_hard._bound import gamma_of
+from noise_models.easy_hard._posterior import kernel_posterior
 
 
 # ------------------------------------------------------------------ references

@@ -16,8 +16,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import special, stats
 
-from noise_models import HardCountPosterior, _kernels, hard_count_posterior, noise_bound
-from noise_models._posterior import check_prior, kernel_posterior, per_item_posterior
+from noise_models import HardCountPosterior, hard_count_posterior, noise_bound
+from noise_models.easy_hard import _kernels
+from noise_models.easy_hard._posterior import check_prior, kernel_posterior, per_item_posterior
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -206,7 +207,7 @@ def test_kernels_without_jit():
     code = textwrap.dedent("""
         import math, numpy as np
         from scipy import special
-        from noise_models import _kernels
+        from noise_models.easy_hard import _kernels
         n, d, p = 300, 20, 0.45
         ls, lh, an, last = _kernels.posterior_blocks(n, d, d, n, 64, 0, p)
         h = np.arange(d, n + 1)

@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 
 from agreement import EstimationWarning, Ratings, as_ratings
-from noise_models import _kernels
-from noise_models._counts_iv import check_count, check_shares
+from noise_models._validation import check_count, check_shares
+from noise_models.easy_hard import _kernels
 
 __all__ = ["ChanceAgreementResult", "chance_agreement"]
 

@@ -16,9 +16,9 @@ import pandas as pd
 from scipy import special
 
 from agreement import Ratings, as_ratings
-from noise_models._chance import ChanceAgreementResult, _from_ratings
-from noise_models._counts_iv import check_alpha, check_count, check_probability
-from noise_models._posterior import (
+from noise_models._validation import check_alpha, check_count, check_probability
+from noise_models.easy_hard._chance import ChanceAgreementResult, _from_ratings
+from noise_models.easy_hard._posterior import (
     HardCountPosterior,
     _backend_for,
     _first_true,

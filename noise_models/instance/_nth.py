@@ -21,8 +21,9 @@ import pandas as pd
 from scipy import special
 
 from agreement import DegenerateDataWarning, Ratings, ShapeError
-from noise_models import _kernels_nth
-from noise_models._soft_labels import (
+from noise_models._validation import check_rng
+from noise_models.instance import _kernels
+from noise_models.instance._soft_labels import (
     DEFAULT_ATOL,
     SoftLabels,
     _probs_iv,
@@ -271,7 +272,7 @@ def noise_transition_heterogeneity(soft: SoftLabels) -> TransitionHeterogeneityR
     """
     soft = _soft_iv(soft)
     n, k = soft.probs.shape
-    cnt, mean, m2 = _kernels_nth.class_moments(soft.probs, soft.labels, k)
+    cnt, mean, m2 = _kernels.class_moments(soft.probs, soft.labels, k)
     nth = float(m2.sum() / n)
     notes: list[str] = []
     empty = cnt == 0
@@ -432,7 +433,7 @@ def tv_distance(soft: Any, reference: Any) -> TVDistanceResult:
     instances = p_inst if p_inst is not None else (
         q_inst if q_inst is not None else pd.RangeIndex(p.shape[0], name="instance")
     )
-    values = _kernels_nth.tv_rows(p, q)
+    values = _kernels.tv_rows(p, q)
     n = len(values)
     mean = float(values.mean())
     if n > 1:
@@ -722,7 +723,7 @@ def label_entropy(soft: SoftLabels, *, base: float | None = None) -> LabelEntrop
     shares = soft.probs.mean(axis=0)
     entropy = float(special.entr(shares).sum()) / log_base
     max_entropy = math.log(soft.n_classes) / log_base
-    values = _kernels_nth.entropy_rows(soft.probs) / log_base
+    values = _kernels.entropy_rows(soft.probs) / log_base
     return LabelEntropyResult(
         entropy=entropy,
         max_entropy=max_entropy,
@@ -735,16 +736,6 @@ def label_entropy(soft: SoftLabels, *, base: float | None = None) -> LabelEntrop
 
 
 # =============================================================================== sampling
-def _rng_iv(rng: Any) -> np.random.Generator:
-    try:
-        return np.random.default_rng(rng)
-    except (TypeError, ValueError):
-        raise TypeError(
-            "`rng` must be None, an int seed, a numpy SeedSequence or Generator; "
-            f"got {rng!r}."
-        ) from None
-
-
 def sample_hard_labels(soft_or_voters: Any, rng: Any = None) -> pd.Series:
     """Hard labels by the one-voter-per-instance protocol.
 
@@ -796,10 +787,10 @@ def sample_hard_labels(soft_or_voters: Any, rng: Any = None) -> pd.Series:
     >>> sample_hard_labels(voters, rng=0).tolist()   # both voters agree on each
     [0, 1]
     """
-    gen = _rng_iv(rng)
+    gen = check_rng(rng)
     if isinstance(soft_or_voters, SoftLabels):
         soft = soft_or_voters
-        codes = _kernels_nth.sample_rows(soft.probs, gen.random(soft.n_instances))
+        codes = _kernels.sample_rows(soft.probs, gen.random(soft.n_instances))
         classes, instances = soft.classes, soft.instances
     elif isinstance(soft_or_voters, Ratings):
         ratings = soft_or_voters
@@ -812,7 +803,7 @@ def sample_hard_labels(soft_or_voters: Any, rng: Any = None) -> pd.Series:
                 f"(e.g. {first}); drop them first (e.g. `SoftLabels.from_ratings(r, "
                 "empty='drop')`)."
             )
-        codes = _kernels_nth.sample_rows(counts, gen.random(len(r)))
+        codes = _kernels.sample_rows(counts, gen.random(len(r)))
         classes, instances = ratings.categories.rename("class"), ratings.items
     elif isinstance(soft_or_voters, (np.ndarray, list, tuple, dict)):
         arr, classes, instances = voters_iv(soft_or_voters, None, None, DEFAULT_ATOL)

@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 
 from agreement import DegenerateDataWarning
-from noise_models._bound import gamma_of
-from noise_models._counts_iv import check_alpha, check_count, check_probability, check_shares
+from noise_models._validation import check_alpha, check_count, check_probability, check_shares
+from noise_models.easy_hard._bound import gamma_of
 
 __all__ = ["AnnotatorsNeededResult", "annotators_needed"]
 

@@ -1,7 +1,9 @@
-"""Input validation shared by the noise bound, the κ audit, planning and margins.
+"""Input validation shared by the three topics of ``noise_models``.
 
-One place decides what a count, a probability and the paper's confidence α
-are, so that every public function says the same thing about the same mistake.
+One place decides what a count, an integer option, a non-negative number, a
+probability, the paper's confidence α and a random generator are, so that every
+public function of ``easy_hard``, ``latent_class`` and ``instance`` says the
+same thing about the same mistake.
 """
 
 from __future__ import annotations
@@ -12,7 +14,15 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["check_alpha", "check_count", "check_probability", "check_shares"]
+__all__ = [
+    "check_alpha",
+    "check_count",
+    "check_integer",
+    "check_number",
+    "check_probability",
+    "check_rng",
+    "check_shares",
+]
 
 # Float counts are accepted when they are whole numbers (so ``n=1e9`` works);
 # above 2**53 a float no longer holds every integer.
@@ -90,3 +100,36 @@ def check_shares(shares: Any, name: str, *, atol: float = 1e-6) -> np.ndarray:
         raise ValueError(f"`{name}` must sum to 1; got sum {total!r}. Divide counts by their "
                          "total to get shares.")
     return arr / total
+
+
+def check_integer(value: Any, name: str, low: int) -> int:
+    """An integer option (a Python or NumPy int, not a bool) ``>= low``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"`{name}` must be an integer ≥ {low}; got {value!r}.")
+    if value < low:
+        raise ValueError(f"`{name}` must be an integer ≥ {low}; got {value!r}.")
+    return int(value)
+
+
+def check_number(value: Any, name: str, *, positive: bool) -> float:
+    """A finite number ``>= 0`` (``> 0`` with ``positive=True``) as a float."""
+    which = "positive" if positive else "non-negative"
+    if isinstance(value, (bool, np.bool_, str, bytes)) or not isinstance(
+            value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"`{name}` must be a {which} number; got {value!r}.")
+    v = float(value)
+    if not math.isfinite(v) or v < 0 or (positive and v == 0):
+        bound = "> 0" if positive else ">= 0"
+        raise ValueError(f"`{name}` must be a finite number {bound}; got {value!r}.")
+    return v
+
+
+def check_rng(rng: Any) -> np.random.Generator:
+    """``numpy.random.default_rng(rng)``, with a message naming `rng` when it fails."""
+    try:
+        return np.random.default_rng(rng)
+    except (TypeError, ValueError):
+        raise TypeError(
+            "`rng` must be None, an int seed, a numpy SeedSequence or Generator; "
+            f"got {rng!r}."
+        ) from None

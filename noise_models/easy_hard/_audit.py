@@ -22,9 +22,9 @@ from scipy import special
 
 from agreement import AgreementResult, ConfidenceInterval, Ratings, as_ratings, fleiss_kappa
 from agreement._result import _check_confidence_level
-from noise_models._bound import NoiseBoundResult, noise_bound
-from noise_models._chance import _from_ratings
-from noise_models._counts_iv import check_alpha, check_count, check_probability, check_shares
+from noise_models._validation import check_alpha, check_count, check_probability, check_shares
+from noise_models.easy_hard._bound import NoiseBoundResult, noise_bound
+from noise_models.easy_hard._chance import _from_ratings
 
 __all__ = ["KappaAuditResult", "KappaRangeResult", "audit_kappa", "kappa_range"]
 

@@ -4,7 +4,7 @@ Soft labels are what a voter pool or a crowd leaves behind for each instance:
 a probability distribution over the K classes (the CILN paper's p̄_i, its
 eq. (1)) together with a reference label y_i (the ground truth, or the
 majority vote when there is none). Every instance-dependence statistic of
-:mod:`noise_models._instance` takes one.
+:mod:`noise_models.instance._nth` takes one.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ import numpy.typing as npt
 import pandas as pd
 
 from agreement import Ratings, ShapeError
-from noise_models import _kernels_nth
+from noise_models._validation import check_number
+from noise_models.instance import _kernels
 
 __all__ = ["SoftLabels"]
 
@@ -30,15 +31,6 @@ _EMPTY_RULES = ("raise", "drop")
 
 
 # ----------------------------------------------------------------------------- helpers
-def _check_atol(atol: Any) -> float:
-    if isinstance(atol, (bool, str, bytes)) or not isinstance(atol, (int, float, np.number)):
-        raise TypeError(f"`atol` must be a non-negative number; got {atol!r}.")
-    atol = float(atol)
-    if not (np.isfinite(atol) and atol >= 0.0):
-        raise ValueError(f"`atol` must be a finite number >= 0; got {atol!r}.")
-    return atol
-
-
 def _as_float_matrix(data: Any, name: str) -> np.ndarray:
     """A numeric 2-D view or copy of ``data`` (array-like or DataFrame values)."""
     if isinstance(data, pd.DataFrame):
@@ -94,7 +86,7 @@ def check_distributions(
     A row is a distribution when it is finite, has no negative entry and sums
     to 1 within ``atol``.
     """
-    row, why = _kernels_nth.first_bad_row(arr, atol)
+    row, why = _kernels.first_bad_row(arr, atol)
     if row < 0:
         return
     where = prefix + _describe_row(instances, row)
@@ -203,7 +195,7 @@ def _lookup_int_names(values: np.ndarray, classes: pd.Index) -> np.ndarray | Non
         return None
     table = np.full(hi - lo + 1, -1, dtype=np.int32)
     table[names - lo] = np.arange(len(names), dtype=np.int32)
-    return _kernels_nth.lookup_labels(values, lo, table)
+    return _kernels.lookup_labels(values, lo, table)
 
 
 def _argmax_labels(probs: np.ndarray) -> tuple[np.ndarray, int]:
@@ -590,7 +582,7 @@ def _probs_iv(
     copy: bool,
 ) -> tuple[np.ndarray, pd.Index, pd.Index]:
     """Validate and normalise ``probs``; return (float64 C array, classes, instances)."""
-    atol = _check_atol(atol)
+    atol = check_number(atol, "atol", positive=False)
     if isinstance(probs, SoftLabels):
         raise TypeError("`probs` is already a SoftLabels; use it as it is.")
     if isinstance(probs, pd.DataFrame):
@@ -629,7 +621,7 @@ def voters_iv(
     atol: Any,
 ) -> tuple[np.ndarray, pd.Index, pd.Index]:
     """Validate voters' distributions; return (float64 (M, n, K) array, classes, instances)."""
-    atol = _check_atol(atol)
+    atol = check_number(atol, "atol", positive=False)
     frames: list[pd.DataFrame] | None = None
     if isinstance(voters, Mapping):
         frames = list(voters.values())

@@ -17,9 +17,9 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from noise_models._bound import NoiseBoundResult
-from noise_models._counts_iv import check_alpha, check_count, check_probability
-from noise_models._posterior import _first_true
+from noise_models._validation import check_alpha, check_count, check_probability
+from noise_models.easy_hard._bound import NoiseBoundResult
+from noise_models.easy_hard._posterior import _first_true
 
 __all__ = ["ChanceMarginResult", "chance_margin"]
 

@@ -2,27 +2,27 @@
 
 One class, :class:`LatentClassModel`, names a member of the family by its
 annotator model (the *easy emission*) and its hard component; one EM engine
-(:mod:`noise_models._kernels_em`) fits them all. :class:`EasyHardModel` is
+(:mod:`noise_models.latent_class._kernels`) fits them all. :class:`EasyHardModel` is
 the paper's model M1.
 """
 
 from __future__ import annotations
 
-import math
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 from scipy.optimize import linear_sum_assignment
 
 from agreement import Ratings, as_ratings
 from agreement._errors import ConvergenceWarning
-from noise_models import _kernels_em as K
+from noise_models._validation import check_integer, check_number
+from noise_models.latent_class import _kernels as K
+from noise_models.latent_class._fit import LatentClassFit, _readonly
 
-__all__ = ["EasyHardModel", "LatentClassFit", "LatentClassModel"]
+__all__ = ["EasyHardModel", "LatentClassModel"]
 
 _ANNOTATORS = {"perfect": K.PERFECT, "one-coin": K.ONE_COIN, "confusion": K.CONFUSION,
                "spam": K.SPAM}
@@ -42,24 +42,6 @@ _START_HARD_AGREED = 0.1
 _COLLAPSE_SHARE = 0.01
 _COLLAPSE_MIN_ITEMS = 5
 _COLLAPSE_RATIO = 0.05
-
-
-def _check_int(value: Any, name: str, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"`{name}` must be an integer ≥ {low}; got {value!r}.")
-    if value < low:
-        raise ValueError(f"`{name}` must be an integer ≥ {low}; got {value!r}.")
-    return int(value)
-
-
-def _check_float(value: Any, name: str, *, positive: bool) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"`{name}` must be a number; got {value!r}.")
-    v = float(value)
-    if not math.isfinite(v) or v < 0 or (positive and v == 0):
-        which = "> 0" if positive else "≥ 0"
-        raise ValueError(f"`{name}` must be a finite number {which}; got {value!r}.")
-    return v
 
 
 class LatentClassModel:
@@ -197,10 +179,10 @@ class LatentClassModel:
             )
         self.annotators = annotators
         self.hard = hard
-        self.prior_strength = _check_float(prior_strength, "prior_strength", positive=False)
-        self.max_iter = _check_int(max_iter, "max_iter", 1)
-        self.tol = _check_float(tol, "tol", positive=False)
-        self.n_starts = _check_int(n_starts, "n_starts", 1)
+        self.prior_strength = check_number(prior_strength, "prior_strength", positive=False)
+        self.max_iter = check_integer(max_iter, "max_iter", 1)
+        self.tol = check_number(tol, "tol", positive=False)
+        self.n_starts = check_integer(n_starts, "n_starts", 1)
         self.rng = rng
 
     @property
@@ -299,212 +281,6 @@ class EasyHardModel(LatentClassModel):
     def __repr__(self) -> str:
         return (f"EasyHardModel(prior_strength={self.prior_strength}, max_iter={self.max_iter}, "
                 f"tol={self.tol}, n_starts={self.n_starts}, rng={self.rng!r})")
-
-
-# ------------------------------------------------------------------ the fit
-def _readonly(a: np.ndarray | None) -> np.ndarray | None:
-    if a is not None:
-        a.setflags(write=False)
-    return a
-
-
-@dataclass(frozen=True, repr=False, eq=False)
-class LatentClassFit:
-    """A fitted latent-class model: parameters, per-item posteriors, diagnostics.
-
-    Attributes
-    ----------
-    model : LatentClassModel
-        The model that was fitted.
-    ratings : Ratings
-        The data.
-    phi : ndarray, shape (m,)
-        Class shares among easy items.
-    pi : float or None
-        Hard share; ``None`` without a hard component. A model-dependent
-        diagnostic, not a finding (see :class:`LatentClassModel`).
-    q : ndarray, shape (k, m), or None
-        Hard distributions ``q[j, c]`` (raters × categories); ``None`` without
-        a hard component.
-    error_rate : ndarray, shape (k,), or None
-        One-coin error rates ``ε_j``.
-    confusion : ndarray, shape (k, m, m), or None
-        Confusion matrices ``confusion[j, c, x] = P(j says x | class c)``.
-    competence : ndarray, shape (k,), or None
-        Spam model: probability ``θ_j`` that annotator ``j`` labels truly.
-    spam_distribution : ndarray, shape (k, m), or None
-        Spam model: annotator ``j``'s spam label distribution ``ξ_j``.
-    class_posterior : ndarray, shape (n, m)
-        ``P(item easy and of class c | its labels)``.
-    posterior_hard : ndarray, shape (n,), or None
-        ``P(item hard | its labels)``; ``None`` without a hard component.
-    label_codes : ndarray of int, shape (n,)
-        Codes of :attr:`labels`.
-    label_posterior : ndarray, shape (n,)
-        ``P(item easy and its class is the label | its labels)``: the
-        probability that the reported label is right (0 for an item that is
-        surely hard: a hard item has no true label).
-    loglik : ndarray
-        The EM objective — log-likelihood plus log prior density (pseudo-counts
-        ``prior_strength``; the log-likelihood itself when it is 0) — at the
-        start and after each iteration of the kept start. Never decreasing.
-    log_likelihood : float
-        Log-likelihood of the data at the final parameters.
-    n_iter : int
-        EM iterations of the kept start.
-    converged : bool
-        Whether the kept start met ``tol`` within ``max_iter``.
-    start_objectives : ndarray, shape (n_starts,)
-        Final objective of every start (the first is the majority-vote start).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from noise_models import LatentClassModel
-    >>> x = pd.DataFrame({"ann1": ["pos", "neg", "pos", "neg"] * 25,
-    ...                   "ann2": ["pos", "neg", "neg", "neg"] * 25,
-    ...                   "ann3": ["pos", "pos", "pos", "neg"] * 25})
-    >>> fit = LatentClassModel("spam", rng=0).fit(x)
-    >>> fit.to_frame().head(3).round(3)
-         label  label_posterior  n_ratings
-    item
-    0      pos            1.000          3
-    1      neg            0.998          3
-    2      pos            0.998          3
-    """
-
-    model: LatentClassModel
-    ratings: Ratings
-    phi: np.ndarray
-    pi: float | None
-    q: np.ndarray | None
-    error_rate: np.ndarray | None
-    confusion: np.ndarray | None
-    competence: np.ndarray | None
-    spam_distribution: np.ndarray | None
-    class_posterior: np.ndarray
-    posterior_hard: np.ndarray | None
-    label_codes: np.ndarray
-    label_posterior: np.ndarray
-    loglik: np.ndarray
-    log_likelihood: float
-    n_iter: int
-    converged: bool
-    start_objectives: np.ndarray = field(default_factory=lambda: np.empty(0))
-
-    @property
-    def labels(self) -> pd.Series:
-        """The fitted label of each item, in the original category names."""
-        return pd.Series(self.ratings.categories[self.label_codes], index=self.ratings.items,
-                         name="label")
-
-    @property
-    def n_ratings(self) -> np.ndarray:
-        """Ratings per item."""
-        return self.ratings.ratings_per_item
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row per item (indexed by the item ids).
-
-        Columns ``label`` (original category names), ``label_posterior``,
-        ``posterior_hard`` (models with a hard component) and ``n_ratings``.
-        """
-        cols: dict[str, Any] = {
-            "label": self.ratings.categories[self.label_codes],
-            "label_posterior": self.label_posterior,
-        }
-        if self.posterior_hard is not None:
-            cols["posterior_hard"] = self.posterior_hard
-        cols["n_ratings"] = self.n_ratings
-        return pd.DataFrame(cols, index=self.ratings.items)
-
-    def annotator_frame(self) -> pd.DataFrame:
-        """One row per annotator with the fitted annotator parameters.
-
-        Columns: ``n_ratings``; ``error_rate`` (one-coin); ``competence`` and
-        ``spam_<c>`` (spam); ``accuracy_<c>`` = ``confusion[j, c, c]``
-        (confusion); ``q_<c>`` (hard component).
-        """
-        codes = self.ratings.codes
-        cols: dict[str, Any] = {"n_ratings": (codes >= 0).sum(axis=0)}
-        cats = [str(c) for c in self.ratings.categories]
-        if self.error_rate is not None:
-            cols["error_rate"] = self.error_rate
-        if self.competence is not None:
-            cols["competence"] = self.competence
-            for i, c in enumerate(cats):
-                cols[f"spam_{c}"] = self.spam_distribution[:, i]
-        if self.confusion is not None:
-            for i, c in enumerate(cats):
-                cols[f"accuracy_{c}"] = self.confusion[:, i, i]
-        if self.q is not None:
-            for i, c in enumerate(cats):
-                cols[f"q_{c}"] = self.q[:, i]
-        return pd.DataFrame(cols, index=self.ratings.raters)
-
-    def noise_bound(self, alpha: float = 0.95):
-        """The γ bound of the agreed items under this fit (SPEC §2.4).
-
-        Parameters
-        ----------
-        alpha : float, default 0.95
-            The paper's confidence α in (0, 1).
-
-        Returns
-        -------
-        FitNoiseBoundResult
-            ``gamma``, ``hidden_hard`` (the bound on hard items among the
-            agreed ones), the counts and the method used.
-
-        Raises
-        ------
-        ValueError
-            If the model has no hard component or no item is unanimous.
-
-        Notes
-        -----
-        Category-blind, as the paper's bound: item ``i`` agrees with
-        probability ``p_i = Σ_c Π_j q[j, c]`` (its own annotators, the fit's
-        ``q``) if hard, and ``e_i`` if easy (1 for perfect annotators). With π
-        uniform on (0, 1) the number of hard agreed items is a mixture over
-        π's posterior of sums of independent Bernoullis; γ is its α-quantile
-        over the number agreed. For M1 with every item rated by the same
-        annotators this is exactly :func:`noise_bound` ``(n, d, p)`` with
-        ``p = Σ_c Π_j q[j, c]``. Details in
-        :func:`noise_models._bracket.fit_noise_bound`.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from noise_models import EasyHardModel, noise_bound
-        >>> x = np.array([[0, 0], [1, 1], [0, 1], [1, 1], [0, 0], [1, 0]] * 50)
-        >>> fit = EasyHardModel(rng=0).fit(x)
-        >>> res = fit.noise_bound()
-        >>> p = float(np.sum(np.prod(fit.q, axis=0)))
-        >>> res.hidden_hard == noise_bound(300, 100, p).hidden_hard
-        True
-        """
-        from noise_models._bracket import fit_noise_bound
-
-        return fit_noise_bound(self, alpha=alpha)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Scalar summary of the fit."""
-        return {
-            "model": self.model.name, "n_items": self.ratings.n_items,
-            "n_raters": self.ratings.n_raters, "n_categories": self.ratings.n_categories,
-            "pi": self.pi, "phi": self.phi.tolist(), "log_likelihood": self.log_likelihood,
-            "objective": float(self.loglik[-1]), "n_iter": self.n_iter,
-            "converged": self.converged,
-        }
-
-    def __repr__(self) -> str:
-        phi = ", ".join(f"{c}: {v:.3f}" for c, v in zip(self.ratings.categories, self.phi, strict=True))
-        pi = "" if self.pi is None else f", pi={self.pi:.4f}"
-        state = "converged" if self.converged else "NOT converged"
-        return (f"LatentClassFit({self.model.name}: {self.ratings.n_items} items, "
-                f"{self.ratings.n_raters} raters; phi={{{phi}}}{pi}; log-likelihood "
-                f"{self.log_likelihood:.3f}; {self.n_iter} iterations, {state})")
 
 
 # -------------------------------------------------------------- the fitting

@@ -27,8 +27,8 @@ import numpy as np
 import numpy.typing as npt
 from scipy import special
 
-from noise_models import _kernels
-from noise_models._counts_iv import check_alpha, check_count, check_probability
+from noise_models._validation import check_alpha, check_count, check_probability
+from noise_models.easy_hard import _kernels
 
 __all__ = ["HardCountPosterior", "hard_count_posterior"]
 

@@ -1,0 +1,57 @@
+"""The easy/hard model's answers from counts: γ, κ audits, planning, margins (SPEC §2.1–2.3, 2.5–2.7).
+
+Chance agreement and the posterior over hard items
+--------------------------------------------------
+chance_agreement      -- p, chance agreement on a hard item (from ratings, q or shares)
+                                                                   -> ChanceAgreementResult
+hard_count_posterior  -- posterior of the number of hard items     -> HardCountPosterior
+
+The noise bound γ and its inverse
+---------------------------------
+noise_bound           -- γ of the agreed subset at confidence α    -> NoiseBoundResult
+max_disagreements     -- most disagreements that keep γ <= target  -> int
+
+Reading a κ claim, planning, comparing systems
+----------------------------------------------
+audit_kappa           -- what a κ claim implies (easy items, noise, γ, κ's interval)
+                                                                   -> KappaAuditResult
+kappa_range           -- lowest / most likely / highest Fleiss κ for n items, `agreed` unanimous
+                                                                   -> KappaRangeResult
+annotators_needed     -- smallest k meeting a target γ, per-k table -> AnnotatorsNeededResult
+chance_margin         -- difference two systems need to beat coin-flip noise
+                                                                   -> ChanceMarginResult
+
+Modules: ``_chance`` (p), ``_posterior`` (P(H | d) for every prior), ``_bound``
+(γ and its inverse), ``_audit``, ``_planning``, ``_margins``; ``_kernels`` holds
+the Numba kernels of the log-space posterior pass.
+"""
+
+from noise_models.easy_hard._audit import (
+    KappaAuditResult,
+    KappaRangeResult,
+    audit_kappa,
+    kappa_range,
+)
+from noise_models.easy_hard._bound import NoiseBoundResult, max_disagreements, noise_bound
+from noise_models.easy_hard._chance import ChanceAgreementResult, chance_agreement
+from noise_models.easy_hard._margins import ChanceMarginResult, chance_margin
+from noise_models.easy_hard._planning import AnnotatorsNeededResult, annotators_needed
+from noise_models.easy_hard._posterior import HardCountPosterior, hard_count_posterior
+
+__all__: list[str] = [
+    "AnnotatorsNeededResult",
+    "ChanceAgreementResult",
+    "ChanceMarginResult",
+    "HardCountPosterior",
+    "KappaAuditResult",
+    "KappaRangeResult",
+    "NoiseBoundResult",
+    "annotators_needed",
+    "audit_kappa",
+    "chance_agreement",
+    "chance_margin",
+    "hard_count_posterior",
+    "kappa_range",
+    "max_disagreements",
+    "noise_bound",
+]
