@@ -11,7 +11,7 @@ Verbs
 
 How the pieces fit
 ------------------
-* ``_main.py`` builds the parser from :data:`VERBS` and runs the chosen verb;
+* ``_main.py`` builds the parser from :data:`VERBS` (``_registry.py``) and runs the chosen verb;
   errors become one line on stderr (exit 1 for data that cannot be used, 2 for
   usage errors), Python warnings become notes of the report, a closed pipe
   ends quietly.
@@ -42,7 +42,8 @@ Adding a verb
 
    Keep imports of numpy, pandas and the computing packages inside ``run``, so
    that ``goldnoise --help`` stays fast.
-2. Add its name to :data:`VERBS` below (its place there is its place in ``--help``).
+2. Add its name to :data:`VERBS` in ``_registry.py`` (its place there is its place in
+   ``--help``).
 3. Test it through the console script (``tests/test_cli.py`` shows how).
 
 A verb with sub-verbs (``goldnoise simulate coverage``) adds its own
@@ -52,14 +53,6 @@ subparsers in ``add_arguments`` and dispatches in ``run``.
 from __future__ import annotations
 
 from goldnoise._cli._main import build_parser, main
+from goldnoise._cli._registry import VERBS
 
 __all__ = ["VERBS", "build_parser", "main"]
-
-#: The verbs, in the order ``goldnoise --help`` lists them; each is ``goldnoise/_cli/<name>.py``.
-VERBS: tuple[str, ...] = (
-    "audit",
-    "fit",
-    "bound",
-    "plan",
-    "examples",
-)

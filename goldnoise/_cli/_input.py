@@ -104,9 +104,14 @@ def read_table(path: Path, *, sep: str | None = None) -> Any:
         raise DataError(f"no such file: {path}")
     if path.is_dir():
         raise DataError(f"{path} is a folder, not a file of ratings")
-    suffix, _ = _compression_free_suffix(path)
+    suffix, compression = _compression_free_suffix(path)
     if path.stat().st_size == 0:
         raise DataError(f"{path} is empty")
+    if suffix in (".csv", ".tsv", ".txt", ".jsonl", ".ndjson") and compression is None:
+        with open(path, "rb") as fh:
+            head = fh.read(8192)
+        if b"\x00" in head:
+            raise DataError(f"{path} is not a text table (it holds binary data)")
     sep = _sep_of(sep)
     try:
         if suffix == ".parquet":
@@ -154,10 +159,12 @@ def _find(columns: Any, names: tuple[str, ...]) -> Any:
 
 
 def _long_hint(frame: Any) -> str | None:
-    """A suggested long-layout command line when ``frame`` looks like one row per rating."""
-    rater = _find(frame.columns, _RATER_NAMES)
-    if rater is None:
+    """A suggested long-layout command line when ``frame`` looks like one row per rating:
+    exactly one column is named like annotators (``worker``, not ``rater1``..``rater6``)."""
+    named = [c for c in frame.columns if _norm(c) in _RATER_NAMES]
+    if len(named) != 1:
         return None
+    rater = named[0]
     item = _find([c for c in frame.columns if c != rater], _ITEM_NAMES)
     label = _find([c for c in frame.columns if c not in (rater, item)], _LABEL_NAMES)
     parts = ["--layout long"]
@@ -211,7 +218,7 @@ def _wide_hints(frame: Any, path: Path) -> None:
             f"{path} looks like coders x units (one row per annotator, first column "
             f"{first!r}): add --transpose")
     hint = _long_hint(frame)
-    if hint is not None and n_cols <= 6:
+    if hint is not None and n_cols <= 8:
         raise DataError(f"{path} looks like one row per rating (column "
                         f"{_find(frame.columns, _RATER_NAMES)!r} names annotators): add {hint}")
     if _looks_like_ids(frame[first], n_rows) and n_cols > 1:

@@ -12,6 +12,7 @@ from types import ModuleType
 
 from goldnoise._cli._errors import CliError
 from goldnoise._cli._output import add_output_arguments, emit
+from goldnoise._cli._registry import VERBS
 
 __all__ = ["build_parser", "main"]
 
@@ -30,8 +31,6 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
 
 def verb_modules() -> dict[str, ModuleType]:
     """The registered verbs (``goldnoise._cli.VERBS``), imported, in order."""
-    from goldnoise._cli import VERBS
-
     return {name: importlib.import_module(f"goldnoise._cli.{name}") for name in VERBS}
 
 
@@ -76,6 +75,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     module = args._verb
+    if getattr(args, "no_progress", False):
+        os.environ["GOLDNOISE_PROGRESS"] = "0"
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")

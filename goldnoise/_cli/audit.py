@@ -13,6 +13,7 @@ import math
 from typing import Any
 
 from goldnoise._cli._common import capture_notes, p_text, pct, plural, probability, real
+from goldnoise._cli._figures import coefficient_forest, hard_count_posterior
 from goldnoise._cli._input import add_ratings_arguments, load_ratings
 from goldnoise._cli._latent import add_model_arguments, fit_models, gold_section, latent_sections
 from goldnoise._cli._report import Column, Report, Section, Table
@@ -160,6 +161,8 @@ def agreement_section(loaded: Any, *, level: str, confidence_level: float) -> Se
         Column("observed", "observed", ".4f"), Column("expected", "expected", ".4f"),
     ], done))
     s.values.pop("coefficients", None)
+    if done:
+        s.figures.append(coefficient_forest(done, confidence_level))
     if not done:
         s.undefined("no coefficient is defined on these data: " + "; ".join(skipped))
     else:
@@ -205,9 +208,22 @@ def bound_section(r: Any, *, alpha: float) -> tuple[Section, Any]:
         "agreed subset)",
     ]
     s.notes += [n for n in bound.notes]
+    s.figures.append(posterior_figure(bound, alpha))
     if bound.chance is not None:
         s.notes += [n for n in bound.chance.notes if n not in s.notes]
     return s, bound
+
+
+def posterior_figure(bound: Any, alpha: float) -> Any:
+    """The posterior of the number of hard items around d..t0 (at most ~2000 bars)."""
+    import numpy as np
+
+    d, t0, n = bound.d, bound.t0, bound.n
+    hi = min(n, t0 + max(3, (t0 - d) // 2 + 3))
+    lo = max(d, hi - 2000)
+    h = np.arange(lo, hi + 1)
+    pmf = np.asarray(bound.posterior.pmf(h), dtype=float)
+    return hard_count_posterior(h.tolist(), pmf.tolist(), d=d, t0=t0, alpha=alpha)
 
 
 def kappa_section(r: Any, bound: Any, *, alpha: float, threshold: float | None,

@@ -18,13 +18,16 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
 from agreement import AgreementResult, ConfidenceInterval, Ratings, as_ratings, fleiss_kappa
+from agreement._lazy import lazy_module
 from agreement._result import _check_confidence_level
 from noise_models._validation import check_alpha, check_count, check_probability, check_shares
 from noise_models.easy_hard._bound import NoiseBoundResult, noise_bound
 from noise_models.easy_hard._chance import _from_ratings
+
+# Imported at first use: scipy and Numba would double the time of `import goldnoise`.
+special = lazy_module("scipy.special")
 
 __all__ = ["KappaAuditResult", "KappaRangeResult", "audit_kappa", "kappa_range"]
 
@@ -482,7 +485,9 @@ def _audit_ratings(ratings: Ratings, p: Any, category_shares: Any, alpha: float,
     agreed = n - d
     pv = _chance_p(p, category_shares, k)
     notes = list(chance.notes)
-    if ratings.n_raters != k or np.any(ratings.ratings_per_item[chance.eligible] != k):
+    # Only the ratings per item matter here, not how many annotators there are in all
+    # (Snow et al.'s RTE: 164 workers, every item rated by exactly 10).
+    if np.any(ratings.ratings_per_item[chance.eligible] != k):
         notes.append(f"ratings per item vary; n_raters reports the largest, {k}")
     if pv is None:
         bound = noise_bound(ratings, alpha=alpha)

@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
 from agreement import Ratings, as_ratings
+from agreement._lazy import lazy_module
 from noise_models._validation import check_alpha, check_count, check_probability
 from noise_models.easy_hard._chance import ChanceAgreementResult, _from_ratings
 from noise_models.easy_hard._posterior import (
@@ -26,6 +26,9 @@ from noise_models.easy_hard._posterior import (
     check_prior,
     per_item_posterior,
 )
+
+# Imported at first use: scipy and Numba would double the time of `import goldnoise`.
+special = lazy_module("scipy.special")
 
 __all__ = ["NoiseBoundResult", "max_disagreements", "noise_bound"]
 

@@ -18,8 +18,11 @@ import numpy as np
 import pandas as pd
 
 from agreement import EstimationWarning, Ratings, as_ratings
+from agreement._lazy import lazy_module
 from noise_models._validation import check_count, check_shares
-from noise_models.easy_hard import _kernels
+
+# Imported at first use: scipy and Numba would double the time of `import goldnoise`.
+_kernels = lazy_module("noise_models.easy_hard._kernels")
 
 __all__ = ["ChanceAgreementResult", "chance_agreement"]
 

@@ -15,11 +15,14 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
+from agreement._lazy import lazy_module
 from noise_models._validation import check_alpha, check_count, check_probability
 from noise_models.easy_hard._bound import NoiseBoundResult
 from noise_models.easy_hard._posterior import _first_true
+
+# Imported at first use: scipy and Numba would double the time of `import goldnoise`.
+special = lazy_module("scipy.special")
 
 __all__ = ["ChanceMarginResult", "chance_margin"]
 

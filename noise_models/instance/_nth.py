@@ -18,11 +18,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
 from agreement import DegenerateDataWarning, Ratings, ShapeError
+from agreement._lazy import lazy_module
 from noise_models._validation import check_rng
-from noise_models.instance import _kernels
 from noise_models.instance._soft_labels import (
     DEFAULT_ATOL,
     SoftLabels,
@@ -30,6 +29,10 @@ from noise_models.instance._soft_labels import (
     check_distributions,
     voters_iv,
 )
+
+# Imported at first use: scipy and Numba would double the time of `import goldnoise`.
+special = lazy_module("scipy.special")
+_kernels = lazy_module("noise_models.instance._kernels")
 
 __all__ = [
     "AttractorResult",
