@@ -92,18 +92,28 @@ def hard_histogram(posteriors: Sequence[float], model: str) -> Figure:
 
 def annotator_accuracy(names: Sequence[str], n_ratings: Sequence[int],
                        estimate: Sequence[float], what: str) -> Figure:
-    """Each annotator's estimated accuracy (or competence) against the items they rated."""
+    """Each annotator's estimated accuracy (or competence): bars for up to 40 annotators,
+    else a scatter against the number of items each rated."""
+    few = len(names) <= 40
 
     def draw(fig: Any) -> None:
         ax = fig.add_subplot()
-        ax.scatter(n_ratings, estimate, s=18, color=_BLUE, alpha=0.7)
-        if len(names) <= 25:
-            for x, y, name in zip(n_ratings, estimate, names, strict=True):
-                ax.annotate(str(name), (x, y), fontsize=7, xytext=(3, 2),
-                            textcoords="offset points")
-        ax.set_xlabel("items rated")
-        ax.set_ylabel(what)
-        ax.set_ylim(-0.02, 1.02)
-        ax.grid(alpha=0.3)
+        if few:
+            order = sorted(range(len(names)), key=lambda i: estimate[i])
+            ys = list(range(len(order)))
+            ax.barh(ys, [estimate[i] for i in order], color=_BLUE, alpha=0.85)
+            ax.set_yticks(ys, [f"{names[i]} ({n_ratings[i]})" for i in order], fontsize=7)
+            ax.set_xlabel(what)
+            ax.set_xlim(0, 1)
+            ax.set_ylabel("annotator (items rated)")
+            ax.grid(axis="x", alpha=0.3)
+        else:
+            ax.scatter(n_ratings, estimate, s=18, color=_BLUE, alpha=0.7)
+            ax.set_xlabel("items rated")
+            ax.set_ylabel(what)
+            ax.set_ylim(-0.02, 1.02)
+            ax.grid(alpha=0.3)
 
-    return Figure("annotator_accuracy", f"Annotators: {what}", draw)
+    height = 1.4 + 0.22 * len(names) if few else 4.0
+    return Figure("annotator_accuracy", f"Annotators: {what}", draw,
+                  size=(6.4, max(3.0, height)))

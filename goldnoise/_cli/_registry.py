@@ -8,6 +8,7 @@ __all__ = ["VERBS"]
 VERBS: tuple[str, ...] = (
     "audit",
     "fit",
+    "kappa",
     "bound",
     "plan",
     "examples",

@@ -330,7 +330,7 @@ def latent_class(r: Any, args: argparse.Namespace, *, gold: Any = None
         notes: list[str] = []
         try:
             with capture_notes(notes):
-                bracket = agreed_error_bracket(r, alpha=args.alpha, model=fitted.model)
+                bracket = agreed_error_bracket(r, alpha=args.alpha, model=fitted.fit)
         except ValueError as exc:
             reason = str(exc)
         fitted.notes += [n for n in notes if n not in fitted.notes]
