@@ -6,6 +6,8 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple
 
+from agreement._repr_html import result_html
+
 __all__ = ["AgreementResult", "ConfidenceInterval"]
 
 _CI_METHODS = ("normal", "t")
@@ -122,6 +124,8 @@ class AgreementResult:
         out = asdict(self)
         out["notes"] = "; ".join(self.notes)
         return out
+
+    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         ci = self.confidence_interval()

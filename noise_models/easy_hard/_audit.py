@@ -21,6 +21,7 @@ import pandas as pd
 
 from agreement import AgreementResult, ConfidenceInterval, Ratings, as_ratings, fleiss_kappa
 from agreement._lazy import lazy_module
+from agreement._repr_html import result_html
 from agreement._result import _check_confidence_level
 from noise_models._validation import check_alpha, check_count, check_probability, check_shares
 from noise_models.easy_hard._bound import NoiseBoundResult, noise_bound
@@ -169,6 +170,8 @@ class KappaRangeResult:
     def to_frame(self) -> pd.DataFrame:
         """One-row DataFrame of :meth:`to_dict`."""
         return pd.DataFrame([self.to_dict()])
+
+    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         return (f"KappaRangeResult(lowest={self.lowest:.4f}, most_likely={self.most_likely:.4f}, "
@@ -333,6 +336,8 @@ class KappaAuditResult:
     def to_frame(self) -> pd.DataFrame:
         """One-row DataFrame of :meth:`to_dict`."""
         return pd.DataFrame([self.to_dict()])
+
+    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         ci = ""

@@ -16,6 +16,7 @@ import pandas as pd
 
 from agreement import Ratings, as_ratings
 from agreement._lazy import lazy_module
+from agreement._repr_html import result_html
 from noise_models._validation import check_alpha, check_count, check_probability
 from noise_models.easy_hard._chance import ChanceAgreementResult, _from_ratings
 from noise_models.easy_hard._posterior import (
@@ -101,6 +102,8 @@ class NoiseBoundResult:
 
     def __float__(self) -> float:
         return float(self.gamma)
+
+    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         return (

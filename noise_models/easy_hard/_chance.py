@@ -19,6 +19,7 @@ import pandas as pd
 
 from agreement import EstimationWarning, Ratings, as_ratings
 from agreement._lazy import lazy_module
+from agreement._repr_html import result_html
 from noise_models._validation import check_count, check_shares
 
 # Imported at first use: scipy and Numba would double the time of `import goldnoise`.
@@ -95,6 +96,8 @@ class ChanceAgreementResult:
 
     def __float__(self) -> float:
         return float(self.p)
+
+    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         extra = ""

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from agreement import as_ratings
+from agreement._repr_html import result_html
 from noise_models._validation import check_alpha
 from noise_models.latent_class._fit import LatentClassFit
 from noise_models.latent_class._model import EasyHardModel, LatentClassModel
@@ -66,6 +67,8 @@ class ErrorBracketResult:
     def to_frame(self) -> pd.DataFrame:
         """One-row DataFrame of :meth:`to_dict`."""
         return pd.DataFrame([self.to_dict()])
+
+    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         return (f"ErrorBracketResult({self.n_agreed} agreed of {self.n_items} items: "

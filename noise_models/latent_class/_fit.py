@@ -17,6 +17,7 @@ import pandas as pd
 
 from agreement import Ratings
 from agreement._lazy import lazy_module
+from agreement._repr_html import result_html
 from noise_models._validation import check_alpha
 from noise_models.easy_hard import noise_bound
 
@@ -231,6 +232,8 @@ class LatentClassFit:
             "converged": self.converged,
         }
 
+    _repr_html_ = result_html
+
     def __repr__(self) -> str:
         phi = ", ".join(f"{c}: {v:.3f}" for c, v in zip(self.ratings.categories, self.phi, strict=True))
         pi = "" if self.pi is None else f", pi={self.pi:.4f}"
@@ -302,6 +305,8 @@ class FitNoiseBoundResult:
 
     def __float__(self) -> float:
         return float(self.gamma)
+
+    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         return (f"FitNoiseBoundResult(gamma={self.gamma:.4f}: at most {self.hidden_hard} of the "
