@@ -12,7 +12,7 @@ Verbs
 
 How the pieces fit
 ------------------
-* ``_main.py`` builds the parser from :data:`VERBS` (``_registry.py``) and runs the chosen verb;
+* ``_main.py`` builds the parser from :data:`VERBS` and runs the chosen verb;
   errors become one line on stderr (exit 1 for data that cannot be used, 2 for
   usage errors), Python warnings become notes of the report, a closed pipe
   ends quietly.
@@ -43,8 +43,7 @@ Adding a verb
 
    Keep imports of numpy, pandas and the computing packages inside ``run``, so
    that ``goldnoise --help`` stays fast.
-2. Add its name to :data:`VERBS` in ``_registry.py`` (its place there is its place in
-   ``--help``).
+2. Add its name to :data:`VERBS` in ``_main.py`` (its place there is its place in ``--help``).
 3. Test it through the console script (``tests/test_cli.py`` shows how).
 
 A verb with sub-verbs (``goldnoise simulate coverage``) adds its own
@@ -53,7 +52,6 @@ subparsers in ``add_arguments`` and dispatches in ``run``.
 
 from __future__ import annotations
 
-from goldnoise._cli._main import build_parser, main
-from goldnoise._cli._registry import VERBS
+from goldnoise._cli._main import VERBS, build_parser, main
 
 __all__ = ["VERBS", "build_parser", "main"]

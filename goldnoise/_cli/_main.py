@@ -12,7 +12,16 @@ from types import ModuleType
 
 from goldnoise._cli._errors import CliError
 from goldnoise._cli._output import add_output_arguments, emit
-from goldnoise._cli._registry import VERBS
+
+#: The verbs, in the order ``goldnoise --help`` lists them; each is ``goldnoise/_cli/<name>.py``.
+VERBS: tuple[str, ...] = (
+    "audit",
+    "fit",
+    "kappa",
+    "bound",
+    "plan",
+    "examples",
+)
 
 __all__ = ["build_parser", "main"]
 
@@ -30,7 +39,7 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
 
 
 def verb_modules() -> dict[str, ModuleType]:
-    """The registered verbs (``goldnoise._cli.VERBS``), imported, in order."""
+    """The registered verbs (:data:`VERBS`), imported, in order."""
     return {name: importlib.import_module(f"goldnoise._cli.{name}") for name in VERBS}
 
 
