@@ -235,11 +235,14 @@ def _carried(token: str, numbers: list[float], strings: str) -> bool:
     ("fit", "--example", "dawid_skene1979", "--model", "confusion"),
     ("examples",),
 ])
-def test_json_schema_and_every_number_of_the_text(argv):
+def test_json_schema_and_every_number_of_the_text(argv, tmp_path):
     from goldnoise._cli._report import REPORT_SCHEMA, SCHEMA_ID
 
-    text = run(*argv).stdout
-    report = report_json(*argv)
+    # One run: the text on stdout, the JSON of the same report in --out.
+    out = run(*argv, "--out", str(tmp_path / "report.json"))
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
+    report = json.loads((tmp_path / "report.json").read_text())
     _validate(report, REPORT_SCHEMA)
     assert report["schema"] == SCHEMA_ID and report["command"] == argv[0]
     numbers = _numbers(report)
@@ -423,6 +426,33 @@ def test_forgotten_long_layout(files):
     out = run("audit", str(files["crowd.csv"]))
     one_line_error(out, 1, "one row per rating", "--layout long --item item --rater worker "
                    "--label response --gold gold")
+
+
+def test_long_file_with_a_coder_column(tmp_path):
+    # Artstein & Poesio (2008): columns coder, item, label -- one row per rating, not coders
+    # x units, although its first column names coders.
+    path = DATA / "artstein_poesio2008_example_long.csv"
+    one_line_error(run("audit", str(path)), 1,
+                   "add --layout long --item item --rater coder --label label")
+    report = report_json("audit", str(path), "--layout", "long", "--no-latent")
+    rows = {r["coefficient"]: r["value"] for r in
+            report["sections"]["agreement"]["tables"]["coefficients"]["rows"]}
+    # Artstein & Poesio (2008), running example: A_o 0.88, pi 0.7995, S 0.82.
+    assert rows["Percent agreement"] == pytest.approx(0.88, abs=5e-3)
+    assert rows["Brennan-Prediger"] == pytest.approx(0.82, abs=5e-3)
+
+
+def test_count_table_with_an_item_column_and_unnamed_index(tmp_path):
+    path = DATA / "wikipedia_fleiss_10subjects_14raters_counts.csv"
+    one_line_error(run("audit", str(path), "--layout", "counts"), 1,
+                   "not a category's counts: add --item subject")
+    report = report_json("audit", str(path), "--layout", "counts", "--item", "subject")
+    rows = {r["coefficient"]: r["value"] for r in
+            report["sections"]["agreement"]["tables"]["coefficients"]["rows"]}
+    assert rows["Fleiss' kappa"] == pytest.approx(0.210, abs=5e-4)  # Wikipedia's example
+    # A pandas index written without a name: the hint quotes the column for the shell.
+    load_fleiss1971(names=False).reset_index(drop=True).to_csv(tmp_path / "unnamed.csv")
+    one_line_error(run("audit", str(tmp_path / "unnamed.csv")), 1, "--item 'Unnamed: 0'")
 
 
 def test_coders_by_units_hint_and_transpose():

@@ -53,3 +53,15 @@ def test_readme_console_examples_print_what_the_readme_shows():
         assert out.returncode == 0, out.stderr
         got = [line.rstrip() for line in out.stdout.rstrip("\n").split("\n")]
         assert got == [line.rstrip() for line in expected], first
+
+
+def test_readme_audit_output_is_what_the_command_prints():
+    text = README.read_text()
+    printed = text.split("The audit prints:\n\n```text\n", 1)[1].split("```", 1)[0]
+    script = Path(sys.executable).parent / "goldnoise"
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "goldnoise"]
+    out = subprocess.run([*command, "audit", "--example", "fleiss1971"], capture_output=True,
+                         text=True, env={**os.environ, "PYTHONPATH": str(README.parent)},
+                         timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == printed

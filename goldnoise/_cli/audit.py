@@ -79,6 +79,11 @@ def data_section(loaded: Any) -> Section:
     shown = ", ".join(str(c) for c in list(r.categories)[:12])
     more = f", ... ({r.n_categories} in all)" if r.n_categories > 12 else ""
     s.lines.append(f"categories: {shown}{more}")
+    numeric = r.categories.dtype.kind in "iuf"
+    if numeric and r.n_categories > 10 and not loaded.declared_order:
+        s.notes.append(f"{r.n_categories} numeric categories: if they are scores on a scale, "
+                       "add --level interval (or ordinal) for Krippendorff's alpha on that "
+                       "scale; the other coefficients treat every value as its own category")
     s.notes += loaded.notes
     return s
 
