@@ -32,9 +32,9 @@ def add_output_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--json", action="store_const", const="json", dest="format",
                    help="same as --format json")
     g.add_argument("--out", metavar="FILE",
-                   help="write the report to FILE (format from --format or the suffix: .txt, "
-                        ".json, .md, .csv, .parquet, .html); the text report still goes to "
-                        "stdout unless --quiet")
+                   help="also write the report to FILE, in the format its suffix names "
+                        "(.txt, .json, .md, .csv, .parquet, .html; else --format); stdout still "
+                        "shows the report (--format, default text) unless --quiet")
     g.add_argument("--quiet", "-q", action="store_true",
                    help="with --out, --plot or --report: print nothing on stdout")
     g.add_argument("--plot", metavar="DIR",
@@ -90,7 +90,8 @@ def emit(report: Report, args: argparse.Namespace, *, stdout: TextIO | None = No
     side_outputs = bool(out or getattr(args, "plot", None) or getattr(args, "report", None))
     if out is not None:
         path = Path(out)
-        out_fmt = fmt or _BY_SUFFIX.get(path.suffix.lower())
+        # The file's own suffix decides its format; --format only when the suffix says nothing.
+        out_fmt = _BY_SUFFIX.get(path.suffix.lower()) or fmt
         if out_fmt is None:
             raise UsageError(f"cannot tell the format of --out {out!r} from its suffix; add "
                              f"--format {{{','.join(FORMATS)}}}")
@@ -125,7 +126,7 @@ def emit(report: Report, args: argparse.Namespace, *, stdout: TextIO | None = No
                 print(f"goldnoise: wrote {path}", file=stderr)
     if side_outputs and getattr(args, "quiet", False):
         return
-    stdout_fmt = "text" if out is not None else (fmt or "text")
+    stdout_fmt = fmt or "text"
     stdout.write(_render_any(report, stdout_fmt))
     stdout.flush()
 
