@@ -46,8 +46,14 @@ def hard_count_posterior(h: Sequence[int], pmf: Sequence[float], *, d: int, t0: 
 
     def draw(fig: Any) -> None:
         ax = fig.add_subplot()
-        ax.bar(h, pmf, width=1.0, color=_BLUE, alpha=0.8)
-        ax.axvline(d - 0.5, color=_GREY, ls="--", lw=1, label=f"d = {d} disagreed (all hard)")
+        if len(h) < 2 or h[-1] - h[0] == len(h) - 1:  # every count: one bar each
+            ax.bar(h, pmf, width=1.0, color=_BLUE, alpha=0.8)
+        else:  # a grid over a long range: the probability of each count, as a curve
+            ax.fill_between(h, pmf, color=_BLUE, alpha=0.5, lw=0)
+            ax.plot(h, pmf, color=_BLUE, lw=1)
+        if d >= h[0]:
+            ax.axvline(d - 0.5, color=_GREY, ls="--", lw=1,
+                       label=f"d = {d} disagreed (all hard)")
         ax.axvline(t0 + 0.5, color=_RED, lw=1.5,
                    label=f"t0 = {t0}: at most this many hard, confidence {alpha:g}")
         ax.set_xlabel("number of hard items H")

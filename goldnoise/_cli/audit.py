@@ -220,13 +220,19 @@ def bound_section(r: Any, *, alpha: float) -> tuple[Section, Any]:
 
 
 def posterior_figure(bound: Any, alpha: float) -> Any:
-    """The posterior of the number of hard items around d..t0 (at most ~2000 bars)."""
+    """The posterior of the number of hard items from d to a little past t0."""
     import numpy as np
 
     d, t0, n = bound.d, bound.t0, bound.n
-    hi = min(n, t0 + max(3, (t0 - d) // 2 + 3))
-    lo = max(d, hi - 2000)
-    h = np.arange(lo, hi + 1)
+    post = bound.posterior
+    # Where the posterior has its mass (99.8%), with d and t0 in view when they are near.
+    lo = max(d, post.quantile(0.001) - 2)
+    hi = min(n, max(t0 + 2, post.quantile(0.999) + 2))
+    if lo - d <= max(10, (hi - lo) // 5):
+        lo = d
+    # Every count while there are few; else 400 evenly spaced ones (drawn as a curve).
+    h = (np.arange(lo, hi + 1) if hi - lo <= 400 else
+         np.unique(np.linspace(lo, hi, 400).round().astype(np.int64)))
     pmf = np.asarray(bound.posterior.pmf(h), dtype=float)
     return hard_count_posterior(h.tolist(), pmf.tolist(), d=d, t0=t0, alpha=alpha)
 
