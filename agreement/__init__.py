@@ -15,25 +15,35 @@ conger_kappa        -- Conger's κ, Cohen's κ for many annotators
 light_kappa         -- Light's κ, the mean of the pairwise Cohen κ's
 brennan_prediger    -- Brennan-Prediger / Bennett's S, chance agreement 1/m
 gwet_ac1            -- Gwet's AC1, AC2 when weighted
-krippendorff_alpha  -- Krippendorff's α: nominal, ordinal, interval, ratio; missing data
+krippendorff_alpha  -- Krippendorff's α: nominal, ordinal, interval, ratio or Gwet's weights
 agreement_table     -- all of them side by side, with SEs and intervals
+category_kappas     -- κ of each category against the rest, SE under H0 and z (Fleiss 1971)
+
+Weights
+-------
+named_weights       -- Gwet's (irrCAC) weights: identity, linear, quadratic, ordinal,
+                       radical, ratio, circular, bipolar; every `weights=` takes these names
 
 Per-item statistics (for resampling and chunked input)
 ------------------------------------------------------
-item_statistics       -- per-item rows of a coefficient; finalize(sums) gives it back
+item_statistics       -- per-item rows of a coefficient (α included); finalize(sums)
+                         gives it back
 ItemStatistics        -- those rows, .sums(multiplicity) and .finalize(sums)
 FinalizedCoefficient  -- (value, observed, expected, n_items, n_pairable)
 
 Results
 -------
-AgreementResult     -- a coefficient, its parts, SE and .confidence_interval()
+AgreementResult     -- a coefficient, its parts, SE, .confidence_interval() and .test()
 ConfidenceInterval  -- (low, high)
+TestResult          -- z, p-value and the SE used by AgreementResult.test(null=...)
 
 Errors and warnings
 -------------------
-ShapeError, GoldnoiseWarning, DegenerateDataWarning, ConvergenceWarning, EstimationWarning
+ShapeError, GoldnoiseWarning, DegenerateDataWarning, ConvergenceWarning, EstimationWarning,
+LabelWarning (labels that print alike are separate categories)
 """
 
+from agreement._category import category_kappas
 from agreement._coefficients import (
     brennan_prediger,
     cohen_kappa,
@@ -49,13 +59,15 @@ from agreement._errors import (
     DegenerateDataWarning,
     EstimationWarning,
     GoldnoiseWarning,
+    LabelWarning,
     ShapeError,
 )
 from agreement._item_stats import FinalizedCoefficient, ItemStatistics, item_statistics
 from agreement._krippendorff import krippendorff_alpha
 from agreement._ratings import Ratings, as_ratings
-from agreement._result import AgreementResult, ConfidenceInterval
+from agreement._result import AgreementResult, ConfidenceInterval, TestResult
 from agreement._table import agreement_table
+from agreement._weights import named_weights
 
 __all__ = [
     "AgreementResult",
@@ -66,11 +78,14 @@ __all__ = [
     "FinalizedCoefficient",
     "GoldnoiseWarning",
     "ItemStatistics",
+    "LabelWarning",
     "Ratings",
     "ShapeError",
+    "TestResult",
     "agreement_table",
     "as_ratings",
     "brennan_prediger",
+    "category_kappas",
     "cohen_kappa",
     "conger_kappa",
     "fleiss_kappa",
@@ -78,6 +93,7 @@ __all__ = [
     "item_statistics",
     "krippendorff_alpha",
     "light_kappa",
+    "named_weights",
     "percent_agreement",
     "scott_pi",
 ]

@@ -35,8 +35,10 @@ from agreement._item_stats import (
     finalize,
 )
 from agreement._lazy import lazy_module
+from agreement._light import COLUMN_MAX_PAIRS, light, stats_from_sums
+from agreement._null import cohen_from_table, contingency, fleiss_null_se
 from agreement._ratings import Ratings, as_ratings
-from agreement._result import AgreementResult
+from agreement._result import AgreementResult, with_clip_note
 from agreement._variance import linearization, variance
 from agreement._weights import Weights, weight_matrix
 
@@ -77,7 +79,7 @@ def _coefficient_iv(name: str, ratings: Any, weights: Any,
     r = as_ratings(ratings)
     if spec.family != "count":
         r.require_raters(f"`{name}`")
-    wts = weight_matrix(weights, r)
+    wts = weight_matrix(weights, r, allow_asymmetric=name == "cohen_kappa")
     return r, wts, _check_population(n_population)
 
 
@@ -139,6 +141,68 @@ def _ss(family: str, r: Ratings, wts: Weights, visit: _Pass, beta: np.ndarray,
 def _compute(name: str, ratings: Any, weights: Any, n_population: Any) -> AgreementResult:
     spec = SPECS[name]
     r, wts, n_pop = _coefficient_iv(name, ratings, weights, n_population)
+    if not wts.symmetric:
+        return with_clip_note(_cohen_asymmetric(r, wts, n_pop))
+    if name == "light_kappa":
+        k, m = r.n_raters, r.n_categories
+        stats = None
+        if k * (k - 1) // 2 <= COLUMN_MAX_PAIRS:
+            visit = _plan("pair", r, wts)
+            stats = stats_from_sums(
+                _sums("pair", r, wts, visit), k, m,
+                lambda beta, center: _ss("pair", r, wts, visit, beta, center))
+        return with_clip_note(light(r, wts, n_pop, stats))
+    return with_clip_note(_compute_parts(name, spec, r, wts, n_pop))
+
+
+def _two_raters(r: Ratings) -> np.ndarray:
+    """The code columns of the annotators with ratings (Cohen's κ: exactly two)."""
+    valid = np.flatnonzero((r.codes >= 0).any(axis=0))
+    if valid.size != 2:
+        raise ValueError(
+            f"`cohen_kappa` needs exactly two annotators; these ratings have {valid.size} "
+            "annotators with ratings. Use `conger_kappa` or `light_kappa` for more."
+        )
+    return np.ascontiguousarray(r.codes[:, valid])
+
+
+def _cohen_asymmetric(r: Ratings, wts: Weights, n_pop: float | None) -> AgreementResult:
+    """Cohen's (1968) weighted κ with a non-symmetric weight matrix (complete data)."""
+    codes = _two_raters(r)
+    rated = (codes >= 0).any(axis=1)
+    both = (codes >= 0).all(axis=1)
+    if not np.array_equal(rated, both):
+        raise ValueError(
+            "a non-symmetric `weights` matrix needs every rated item rated by both "
+            f"annotators; {int((rated & ~both).sum())} item(s) have one rating. Drop them "
+            "(e.g. `ratings.take(...)`) or use a symmetric matrix."
+        )
+    table = contingency(codes, r.n_categories)
+    n = int(table.sum())
+    kappa, po, pe, se, se0 = cohen_from_table(table, wts.matrix)
+    notes = [f"non-symmetric weights: rows are {r.raters[np.flatnonzero((r.codes >= 0).any(axis=0))[0]]}'s "
+             "categories, columns the other annotator's (Cohen 1968)",
+             "SE: Fleiss, Cohen & Everitt (1969), normal interval (as SAS PROC FREQ)"]
+    if n_pop is not None:
+        if n_pop < n:
+            raise ValueError(
+                f"`n_population` ({n_pop:g}) must be at least the number of rated items ({n})."
+            )
+        se *= math.sqrt(1.0 - n / n_pop)
+        notes.append(f"finite-population correction for N = {n_pop:g}")
+    if not math.isfinite(kappa):
+        warnings.warn("Cohen's kappa is undefined: chance agreement is 1; NaN returned.",
+                      DegenerateDataWarning, stacklevel=4)
+        notes.append("undefined: chance agreement 1")
+    return AgreementResult(
+        coefficient="Cohen's kappa", value=kappa, observed=po, expected=pe, n_items=n,
+        n_pairable=n, n_raters=2, n_categories=r.n_categories, standard_error=se,
+        ci_method="normal", weights=wts.name, notes=tuple(notes), null_standard_error=se0,
+    )
+
+
+def _compute_parts(name: str, spec, r: Ratings, wts: Weights,
+                   n_pop: float | None) -> AgreementResult:
     k, m = r.n_raters, r.n_categories
     visit = _plan(spec.family, r, wts)
     sums = _sums(spec.family, r, wts, visit)
@@ -187,10 +251,11 @@ def _compute(name: str, ratings: Any, weights: Any, n_population: Any) -> Agreem
                      "means of the pairs' PA and PE")
 
     value = parts.value
+    null_se = math.nan
     if not math.isfinite(value):
         reason = _degenerate_reason(spec, m, parts)
         warnings.warn(f"{label} is undefined: {reason}; NaN returned.",
-                      DegenerateDataWarning, stacklevel=3)
+                      DegenerateDataWarning, stacklevel=4)
         notes.append(f"undefined: {reason}")
         se = math.nan
         ci_method = "t"
@@ -208,16 +273,21 @@ def _compute(name: str, ratings: Any, weights: Any, n_population: Any) -> Agreem
             notes.append(
                 "SE: Fleiss, Cohen & Everitt (1969), normal interval (as SAS PROC FREQ)"
                 if fce else "SE: Gwet's linearised variance (missing ratings), t interval")
+            if fce:
+                null_se = cohen_from_table(contingency(_two_raters(r), m), wts.matrix)[4]
+        if name == "fleiss_kappa" and not wts.weighted:
+            null_se = fleiss_null_se(r.counts)
         if n < 2:
             warnings.warn(f"the standard error of {label} needs at least two rated items; "
-                          "NaN returned.", DegenerateDataWarning, stacklevel=3)
+                          "NaN returned.", DegenerateDataWarning, stacklevel=4)
             notes.append("standard error undefined: fewer than two rated items")
     if n_pop is not None:
         notes.append(f"finite-population correction for N = {n_pop:g}")
     return AgreementResult(
         coefficient=label, value=value, observed=parts.observed, expected=parts.expected,
         n_items=n, n_pairable=n2, n_raters=n_raters, n_categories=m, standard_error=se,
-        ci_method=ci_method, weights=wts.name, notes=tuple(notes),
+        ci_method=ci_method, weights=wts.name, notes=tuple(notes), null_standard_error=null_se,
+        value_range=(0.0, 1.0) if name == "percent_agreement" else (-1.0, 1.0),
     )
 
 
@@ -258,13 +328,15 @@ _PARAMS = """
     ratings : Ratings or array_like, shape (n_items, n_raters)
         The ratings; a raw items × annotators array or DataFrame (NaN/None
         missing) is wrapped with :func:`~agreement.as_ratings`.{counts}
-    weights : None, {{"linear", "quadratic"}} or array_like, shape (m, m), optional
-        Agreement weights (Gwet 2014): ``None`` counts only identical ratings;
-        ``"linear"`` is ``1 − |c − l| / (max − min)`` and ``"quadratic"``
-        ``1 − (c − l)² / (max − min)²`` over the categories' numeric values
-        (or their declared order ``1..m``), the range spanning the declared
-        categories; a matrix must be symmetric with ones on the diagonal and
-        values in [0, 1].
+    weights : None, str or array_like, shape (m, m), optional
+        Agreement weights (Gwet 2014, as irrCAC): ``None`` (or ``"identity"``)
+        counts only identical ratings; ``"linear"``, ``"quadratic"``,
+        ``"ordinal"``, ``"radical"``, ``"ratio"``, ``"circular"`` and
+        ``"bipolar"`` are computed from the categories' numeric values (or
+        their declared order ``1..m``) over the declared categories (formulas
+        in :func:`~agreement.named_weights`; the notes state the values used).
+        A matrix must have ones on the diagonal and values in [0, 1], and be
+        symmetric (only :func:`cohen_kappa` accepts a non-symmetric one).
     n_population : float, optional
         Size of the population of items the sample was drawn from; applies
         the finite-population correction ``1 − n / N`` to the variance.
@@ -329,8 +401,10 @@ def percent_agreement(ratings: Any, *, weights: Any = None,
     >>> res = percent_agreement([["a", "a", "a"], ["a", "b", "b"], ["b", "b", None]])
     >>> round(res.value, 4)
     0.7778
-    >>> res.notes
-    ('unanimous items: 2 of 3 (66.7%)',)
+    >>> res.notes[0]
+    'unanimous items: 2 of 3 (66.7%)'
+    >>> res.confidence_interval().high, res.clipped()  # the t interval is clipped at 1
+    (1.0, True)
     """
     return _compute("percent_agreement", ratings, weights, n_population)
 
@@ -420,6 +494,12 @@ def cohen_kappa(ratings: Any, *, weights: Any = None,
     interval. A contingency table is read with
     :meth:`Ratings.from_contingency`.
 
+    ``weights`` may be a non-symmetric matrix (Cohen 1968: when the two
+    annotators' roles differ, e.g. one is the criterion): rows are the first
+    annotator's categories, columns the second's; this needs complete data.
+    ``result.test()`` tests κ = 0 with the Fleiss–Cohen–Everitt variance
+    under H0 (SAS PROC FREQ's "ASE under H0") when the data are complete.
+
     References
     ----------
     Cohen, J. (1960). A coefficient of agreement for nominal scales.
@@ -445,6 +525,8 @@ def cohen_kappa(ratings: Any, *, weights: Any = None,
     (0.4842, 0.138)
     >>> [round(x, 4) for x in res.confidence_interval(0.95)]
     [0.2137, 0.7547]
+    >>> round(res.test().standard_error, 4)  # ASE under H0
+    0.1484
     """
     return _compute("cohen_kappa", ratings, weights, n_population)
 

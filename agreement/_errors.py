@@ -11,7 +11,9 @@ __all__ = [
     "DegenerateDataWarning",
     "EstimationWarning",
     "GoldnoiseWarning",
+    "LabelWarning",
     "ShapeError",
+    "plain",
 ]
 
 
@@ -27,6 +29,11 @@ class DegenerateDataWarning(GoldnoiseWarning):
     """The data make a statistic undefined (e.g. one category only); NaN was returned."""
 
 
+class LabelWarning(GoldnoiseWarning):
+    """Labels that print alike are separate categories (``1`` and ``'1'``, ``' a'`` and
+    ``'a'``, precomposed and combining accents); ``normalize_labels=True`` merges them."""
+
+
 class ConvergenceWarning(GoldnoiseWarning):
     """An iterative fit stopped before converging, or a latent class collapsed."""
 
@@ -34,3 +41,17 @@ class ConvergenceWarning(GoldnoiseWarning):
 class EstimationWarning(GoldnoiseWarning):
     """An estimate fell back to a weaker estimator because the data lack what it needs
     (e.g. no disagreed items to estimate chance agreement from)."""
+
+
+def plain(value: object) -> object:
+    """A numpy or pandas scalar as the plain Python value, for messages.
+
+    ``repr(np.int64(266))`` is ``'np.int64(266)'``; messages should say ``266``.
+    """
+    item = getattr(value, "item", None)
+    if callable(item) and getattr(value, "ndim", None) == 0:
+        try:
+            return item()
+        except (TypeError, ValueError):
+            return value
+    return value

@@ -12,7 +12,14 @@ Three layouts of columns serve the eight coefficients:
 * rater family (Cohen, Conger): ``rated, pairable, agreement, x[j, c]`` for
   each annotator ``j`` and category ``c``;
 * pair family (Light): ``rated, pairable, x[j, c], both[j, l], agree[j, l]``
-  for each pair of annotators ``j < l``.
+  for each pair of annotators ``j < l``;
+* Krippendorff's α, each unit's coincidences (Krippendorff 2011): for the
+  nominal, interval and ratio levels ``rated, pairable, d_o, n[c]`` (the
+  unit's disagreement ``Σ_ck o_u[c, k] δ²_ck`` and coincidence marginals
+  ``n[c] = a[i, c]``, both 0 unless pairable); for the ordinal level, whose
+  metric depends on the marginals of the whole sample, ``rated, pairable`` and
+  ``o[c, k]`` for ``c ≤ k``. Every resample thus recomputes both the observed
+  and the expected disagreement.
 
 ``rated`` is 1 if item ``i`` has a rating, ``pairable`` if it has two or
 more, ``agreement`` is ``PA_i`` (weighted; 0 for fewer than two ratings),
@@ -30,6 +37,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from agreement import _krippendorff as _kr
 from agreement._lazy import lazy_module
 from agreement._ratings import Ratings, as_ratings
 from agreement._weights import weight_matrix
@@ -61,6 +69,7 @@ SPECS = {s.name: s for s in (
     _Spec("brennan_prediger", "Brennan-Prediger", "count", "bp"),
     _Spec("gwet_ac1", "Gwet's AC1", "count", "gwet"),
 )}
+ALPHA = _Spec("krippendorff_alpha", "Krippendorff's alpha", "alpha", "alpha")
 
 
 class FinalizedCoefficient(NamedTuple):
@@ -143,7 +152,7 @@ def finalize(spec: _Spec, sums: np.ndarray, w: np.ndarray, k: int) -> FinalizedC
     pa_pair = _div(agree, both)
     pe_pair = np.einsum("...pc,cl,...pl->...p", p[..., j, :], w, p[..., l_, :])
     kappa_pair = _kappa(pa_pair, pe_pair)
-    ok = np.isfinite(kappa_pair)
+    ok = np.isfinite(kappa_pair) & (both >= 2)  # a pair's κ needs two common items
     n_ok = ok.sum(axis=-1)
     value = _div(np.where(ok, kappa_pair, 0.0).sum(axis=-1), n_ok)
     pa = _div(np.where(ok, pa_pair, 0.0).sum(axis=-1), n_ok)
@@ -203,6 +212,10 @@ class ItemStatistics:
         The agreement weights used.
     n_raters, n_categories : int
         Annotator columns and categories of the ratings.
+    level : str or None
+        Krippendorff's α only: the level of measurement (else None).
+    category_values : ndarray of float64, shape (m,), or None
+        Krippendorff's α only: the categories' values its metric uses.
     """
 
     coefficient: str
@@ -211,6 +224,8 @@ class ItemStatistics:
     weights: np.ndarray
     n_raters: int
     n_categories: int
+    level: str | None = None
+    category_values: np.ndarray | None = None
 
     def sums(self, multiplicity: npt.ArrayLike | None = None) -> np.ndarray:
         """Column sums, optionally with per-item multiplicities.
@@ -257,7 +272,11 @@ class ItemStatistics:
                 f"`sums` must end with an axis of {len(self.columns)} columns; got shape "
                 f"{s.shape}."
             )
-        out = finalize(SPECS[self.coefficient], s, self.weights, self.n_raters)
+        if self.coefficient == ALPHA.name:
+            alpha, obs, exp, n_units = _kr.alpha_finalize(s, self.category_values, self.level)
+            out = FinalizedCoefficient(alpha, obs, exp, n_units, n_units)
+        else:
+            out = finalize(SPECS[self.coefficient], s, self.weights, self.n_raters)
         if s.ndim == 1:
             return FinalizedCoefficient(*(float(v) for v in out))
         return out
@@ -268,19 +287,31 @@ class ItemStatistics:
 
 
 def check_coefficient(coefficient: Any) -> _Spec:
-    if callable(coefficient) and getattr(coefficient, "__name__", None) in SPECS:
+    names = sorted([*SPECS, ALPHA.name])
+    if callable(coefficient) and getattr(coefficient, "__name__", None) in names:
         coefficient = coefficient.__name__
     if not isinstance(coefficient, str):
         raise TypeError(
-            f"`coefficient` must be the name of a coefficient, one of {sorted(SPECS)}; "
+            f"`coefficient` must be the name of a coefficient, one of {names}; "
             f"got {type(coefficient).__name__}."
         )
-    if coefficient not in SPECS:
-        raise ValueError(f"`coefficient` must be one of {sorted(SPECS)}; got {coefficient!r}.")
-    return SPECS[coefficient]
+    if coefficient not in names:
+        raise ValueError(f"`coefficient` must be one of {names}; got {coefficient!r}.")
+    return ALPHA if coefficient == ALPHA.name else SPECS[coefficient]
 
 
-def item_statistics(ratings: Any, coefficient: Any, *, weights: Any = None) -> ItemStatistics:
+def alpha_statistics(r: Ratings, level: Any, counts: np.ndarray | None = None) -> ItemStatistics:
+    """α's per-unit rows for Ratings ``r`` (``counts``: rows of other items, optional)."""
+    r, level, values, _ = _kr._krippendorff_alpha_iv(r, level)
+    rows = _kr.alpha_item_rows(r.counts if counts is None else counts, values, level)
+    rows.setflags(write=False)
+    m = r.n_categories
+    return ItemStatistics(ALPHA.name, _kr.alpha_columns(level, r.categories), rows, np.eye(m),
+                          r.n_raters, m, level, values)
+
+
+def item_statistics(ratings: Any, coefficient: Any, *, weights: Any = None,
+                    level: Any = None) -> ItemStatistics:
     """Per-item sufficient statistics of a coefficient.
 
     Parameters
@@ -290,9 +321,12 @@ def item_statistics(ratings: Any, coefficient: Any, *, weights: Any = None) -> I
     coefficient : str or function
         ``"percent_agreement"``, ``"fleiss_kappa"``, ``"scott_pi"``,
         ``"cohen_kappa"``, ``"conger_kappa"``, ``"light_kappa"``,
-        ``"brennan_prediger"`` or ``"gwet_ac1"`` (or the function itself).
-    weights : None, {"linear", "quadratic"} or array_like, shape (m, m)
-        As in the coefficient's function.
+        ``"brennan_prediger"``, ``"gwet_ac1"`` or ``"krippendorff_alpha"`` (or
+        the function itself).
+    weights : None, str or array_like, shape (m, m)
+        As in the coefficient's function (not for Krippendorff's α here).
+    level : {"nominal", "ordinal", "interval", "ratio"}, optional
+        Krippendorff's α only: the level of measurement (default "nominal").
 
     Returns
     -------
@@ -302,7 +336,8 @@ def item_statistics(ratings: Any, coefficient: Any, *, weights: Any = None) -> I
     ------
     ValueError
         If the coefficient needs annotator identity and ``ratings`` is a count
-        table, or for an unknown coefficient or invalid weights.
+        table, or for an unknown coefficient or invalid weights; if ``level``
+        is given for a coefficient other than α, or ``weights`` for α.
 
     Notes
     -----
@@ -322,9 +357,30 @@ def item_statistics(ratings: Any, coefficient: Any, *, weights: Any = None) -> I
     0.3333
     >>> round(st.finalize(st.sums([2, 0, 1])).value, 4)  # a bootstrap draw
     1.0
+
+    Krippendorff's α resamples units: both disagreements are recomputed.
+
+    >>> st = item_statistics([[1, 1], [1, 2], [2, 2], [2, 3]], "krippendorff_alpha",
+    ...                      level="interval")
+    >>> st.columns
+    ('rated', 'pairable', 'd_o', 'n[1]', 'n[2]', 'n[3]')
+    >>> round(st.finalize(st.sums()).value, 4), round(st.finalize(st.sums([0, 2, 1, 1])).value, 4)
+    (0.5, 0.087)
     """
     spec = check_coefficient(coefficient)
     r = as_ratings(ratings)
+    if spec is ALPHA:
+        if weights is not None:
+            raise ValueError(
+                "`weights` does not apply to Krippendorff's α; its metric is set by `level` "
+                "('nominal', 'ordinal', 'interval' or 'ratio')."
+            )
+        return alpha_statistics(r, "nominal" if level is None else level)
+    if level is not None:
+        raise ValueError(
+            f"`level` applies to Krippendorff's α only; got level={level!r} for "
+            f"`{spec.name}` (use `weights=` for weighted agreement)."
+        )
     wts = weight_matrix(weights, r)
     if spec.family == "count":
         if r.has_raters:

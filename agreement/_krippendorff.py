@@ -37,7 +37,8 @@ import numpy.typing as npt
 from agreement._errors import DegenerateDataWarning
 from agreement._lazy import lazy_module
 from agreement._ratings import Ratings, as_ratings
-from agreement._result import AgreementResult
+from agreement._result import AgreementResult, with_clip_note
+from agreement._weights import weight_matrix
 
 # Numba kernels, imported at first use (import agreement stays fast).
 _ka = lazy_module("agreement._kernels_alpha")
@@ -131,8 +132,17 @@ def _check_values(values: npt.ArrayLike, level: str) -> np.ndarray:
     return values
 
 
-def _krippendorff_alpha_iv(ratings: Any, level: Any) -> tuple[Ratings, str, np.ndarray]:
-    level = _check_level(level)
+def _krippendorff_alpha_iv(ratings: Any, level: Any,
+                           weights: Any = None) -> tuple[Ratings, str, np.ndarray, Any]:
+    if level is not None and weights is not None:
+        raise ValueError(
+            "pass either `level=` (Krippendorff's metrics) or `weights=` (Gwet's agreement "
+            f"weights), not both; got level={level!r} and weights={_shown(weights)}."
+        )
+    if weights is not None:
+        r = as_ratings(ratings)
+        return r, "weights", r.category_values, weight_matrix(weights, r)
+    level = _check_level("nominal" if level is None else level)
     r = as_ratings(ratings)
     if level != "nominal" and not r.ordered:
         raise ValueError(
@@ -142,7 +152,45 @@ def _krippendorff_alpha_iv(ratings: Any, level: Any) -> tuple[Ratings, str, np.n
             "categorical), use numeric labels, or use `level='nominal'`."
         )
     values = _check_values(r.category_values, level)
-    return r, level, values
+    return r, level, values, None
+
+
+def _shown(weights: Any) -> str:
+    return repr(weights) if isinstance(weights, str) else f"a {type(weights).__name__}"
+
+
+def _weighted_state(r: Ratings, w: np.ndarray):
+    """α with agreement weights ``w`` (δ = 1 − w), from the items' count vectors."""
+    m = r.n_categories
+    if r.codes is None:
+        counts, freq = r.counts, np.ones(r.n_items)
+    else:
+        hist = _ka.pattern_histogram(r.codes, m)
+        if hist is not None:
+            _, counts, freq = hist
+            freq = freq.astype(np.float64)
+        else:
+            counts, freq = r.counts, np.ones(r.n_items)
+    r_all = counts.sum(axis=1)
+    keep = (r_all >= 2) & (freq > 0)
+    if not keep.any():
+        return None
+    a = counts[keep].astype(np.float64)
+    f = freq[keep]
+    ru = r_all[keep].astype(np.float64)
+    delta = 1.0 - w
+    n_c = f @ a
+    q = np.einsum("pc,pc->p", a @ delta, a) / (ru - 1.0)
+    sums = AlphaSums(n_c, float(f @ q), float(f.sum()))
+    total = float(n_c.sum())
+    if total <= 1.0 or np.count_nonzero(n_c > 0) < 2:
+        parts = AlphaParts(math.nan, sums.d_o / total, 0.0, 1.0)
+        return parts, sums, None, (a, f, ru, q)
+    g = delta @ n_c
+    d_o = sums.d_o / total
+    d_e = float(n_c @ g) / (total * (total - 1.0))
+    parts = AlphaParts(1.0 - d_o / d_e if d_e > 0 else math.nan, d_o, d_e, 1.0)
+    return parts, sums, g, (a, f, ru, q)
 
 
 def _codes_of(ratings: Ratings) -> np.ndarray:
@@ -468,7 +516,8 @@ def _gwet_constants(parts: AlphaParts, sums: AlphaSums, g: np.ndarray):
     units, ``r̄`` the mean ratings per unit and ``π_c = n_c / (n r̄)``:
     ``p'_a = 1 − D_o/scale``, ``p_e = Σ W π π``, ``α' = (p'_a − p_e)/(1 − p_e)``
     and ``(Wπ)_c = 1 − g_c / (n r̄ scale)``. Per unit
-    ``p_a,u = (r_u − q_u/scale)/r̄ − p'_a (r_u − r̄)/r̄``,
+    ``p_a,u = (r_u − q_u/scale)/r̄ − p_a (r_u − r̄)/r̄`` with
+    ``p_a = (1 − ε) p'_a + ε``, ``ε = 1/(n r̄)`` (irrCAC's correction term),
     ``p_e,u = Σ_j (Wπ)_{x_uj} / r̄ − p_e (r_u − r̄)/r̄``,
     ``α*_u = (p_a,u − p_e)/(1 − p_e) − 2 (1 − α') (p_e,u − p_e)/(1 − p_e)``,
     and ``var = Σ_u (α*_u − α')² / (n (n − 1))``.
@@ -479,21 +528,23 @@ def _gwet_constants(parts: AlphaParts, sums: AlphaSums, g: np.ndarray):
     pe = 1.0 - float(sums.n_c @ g) / (total * total * scale)
     alpha_p = (pa_p - pe) / (1.0 - pe)
     wpi = 1.0 - g / (total * scale)
-    return total / sums.n_units, pa_p, pe, alpha_p, wpi, scale
+    eps = 1.0 / total
+    pa = (1.0 - eps) * pa_p + eps  # irrCAC's p_a, used in the per-unit correction term
+    return total / sums.n_units, pa, pe, alpha_p, wpi, scale
 
 
 def _se_streaming(codes, level, v, g, parts: AlphaParts, sums: AlphaSums) -> float:
-    rbar, pa_p, pe, alpha_p, wpi, scale = _gwet_constants(parts, sums, g)
-    acc = _ka.gwet_se_sum(codes, v, _kind(level), wpi, rbar, pa_p, pe, alpha_p, scale)
+    rbar, pa, pe, alpha_p, wpi, scale = _gwet_constants(parts, sums, g)
+    acc = _ka.gwet_se_sum(codes, v, _kind(level), wpi, rbar, pa, pe, alpha_p, scale)
     n = sums.n_units
     return math.sqrt(acc / (n * (n - 1.0)))
 
 
 def _se_counts(rows, parts: AlphaParts, sums: AlphaSums, g: np.ndarray) -> float:
     a, f, r, q = rows
-    rbar, pa_p, pe, alpha_p, wpi, scale = _gwet_constants(parts, sums, g)
+    rbar, pa, pe, alpha_p, wpi, scale = _gwet_constants(parts, sums, g)
     dr = (r - rbar) / rbar
-    pa_u = (r - q / scale) / rbar - pa_p * dr
+    pa_u = (r - q / scale) / rbar - pa * dr
     pe_u = (a @ wpi) / rbar - pe * dr
     x = (pa_u - pe) / (1.0 - pe) - 2.0 * (1.0 - alpha_p) * (pe_u - pe) / (1.0 - pe)
     n = sums.n_units
@@ -529,16 +580,28 @@ def _compute(r: Ratings, level: str, values: np.ndarray):
     return parts, sums, lambda: _se_counts(rows, parts, sums, g)
 
 
-def krippendorff_alpha(ratings: Any, *, level: str = "nominal") -> AgreementResult:
-    r"""Krippendorff's α reliability coefficient, with his own metrics.
+def krippendorff_alpha(ratings: Any, *, level: str | None = None,
+                       weights: Any = None) -> AgreementResult:
+    r"""Krippendorff's α reliability coefficient, with his metrics or Gwet's weights.
 
     Parameters
     ----------
     ratings : Ratings, array_like or pandas.DataFrame, shape (n_items, n_raters)
         The labels (anything :func:`agreement.as_ratings` accepts, or count-table
         Ratings). Missing ratings are allowed.
-    level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
-        Level of measurement, i.e. the metric δ². Matched exactly.
+    level : {"nominal", "ordinal", "interval", "ratio"}, optional
+        Level of measurement, i.e. Krippendorff's metric δ². Matched exactly.
+        Default ``"nominal"`` (when ``weights`` is not given either).
+    weights : str or array_like, shape (m, m), optional
+        Gwet's (2014) agreement weights instead of a level, as irrCAC's
+        ``krippen.alpha.raw(weights=...)``: ``"identity"``, ``"linear"``,
+        ``"quadratic"``, ``"ordinal"``, ``"radical"``, ``"ratio"``,
+        ``"circular"``, ``"bipolar"`` (formulas in
+        :func:`agreement.named_weights`, over ``Ratings.category_values``), or
+        a symmetric matrix; the metric is then ``δ = 1 − w``. Gwet's
+        ``"ordinal"`` weights depend on the categories' ranks only, whereas
+        Krippendorff's ``level="ordinal"`` metric depends on how often each
+        value occurs: the two give different α.
 
     Returns
     -------
@@ -551,9 +614,10 @@ def krippendorff_alpha(ratings: Any, *, level: str = "nominal") -> AgreementResu
     Raises
     ------
     TypeError
-        If ``level`` is not a string.
+        If ``level`` is not a string, or ``weights`` is neither a name nor a matrix.
     ValueError
-        If ``level`` is unknown; if no unit has two or more ratings; if a level
+        If both ``level`` and ``weights`` are given; if ``level`` or the weights'
+        name is unknown or the matrix is invalid; if no unit has two or more ratings; if a level
         other than nominal is asked of unordered categories; if ``"ratio"`` meets
         a negative value; if every rating is missing.
 
@@ -610,11 +674,14 @@ def krippendorff_alpha(ratings: Any, *, level: str = "nominal") -> AgreementResu
     (for the ordinal level the marginals are thus treated as fixed):
     ``var = Σ_u (α*_u − α')² / (n_u (n_u − 1))`` over the ``n_u`` pairable
     units, where ``α*_u`` are the units' linearised terms and ``α'`` is α
-    without the factor ``(n − 1)/n`` on ``D_o`` (n pairable values). It
-    reproduces irrCAC's printed SE for Krippendorff's example C (0.14548). The
-    default interval is Student's t with ``n_items − 1`` degrees of freedom
-    (irrCAC uses all items minus one, which differs when some items have one
-    rating). No finite-population correction is applied.
+    without the factor ``(n − 1)/n`` on ``D_o`` (n pairable values); in the
+    per-unit correction term irrCAC uses ``p_a = (1 − ε) p'_a + ε`` with
+    ``ε = 1/n``, and so does goldnoise. It reproduces irrCAC's printed SE for
+    Krippendorff's example C (0.14557, the irrCAC vignette). The default
+    interval is Student's t with ``n_items − 1`` degrees of freedom,
+    ``n_items`` being the pairable units, as irrCAC's ``krippen.alpha.raw``;
+    like irrCAC it is clipped at 1 (the result's notes say so). No
+    finite-population correction is applied.
 
     References
     ----------
@@ -650,8 +717,14 @@ def krippendorff_alpha(ratings: Any, *, level: str = "nominal") -> AgreementResu
     interval 0.849
     ratio 0.797
     """
-    r, level, values = _krippendorff_alpha_iv(ratings, level)
-    computed = _compute(r, level, values)
+    r, level, values, wts = _krippendorff_alpha_iv(ratings, level, weights)
+    if wts is not None:
+        state = _weighted_state(r, wts.matrix)
+        computed = None if state is None else (
+            state[0], state[1],
+            (lambda st=state: _se_counts(st[3], st[0], st[1], st[2])))
+    else:
+        computed = _compute(r, level, values)
     if computed is None:
         raise ValueError(
             "no unit has two or more ratings, so Krippendorff's α has no pairable values. "
@@ -666,7 +739,10 @@ def krippendorff_alpha(ratings: Any, *, level: str = "nominal") -> AgreementResu
     ]
     if level == "ordinal":
         notes.append("Krippendorff's rank-based ordinal metric (mid-ranks of the pairable values)")
-    if level != "nominal":
+    if wts is not None:
+        notes.extend(wts.notes)
+        notes.append("metric δ = 1 - w (Gwet's weighted α, as irrCAC krippen.alpha.raw)")
+    elif level != "nominal":
         notes.append(f"observed = 1 - D_o/{parts.scale:.6g}, expected = 1 - D_e/{parts.scale:.6g} "
                      "(metric scaled to at most 1 over the declared categories)")
     se = math.nan
@@ -688,7 +764,7 @@ def krippendorff_alpha(ratings: Any, *, level: str = "nominal") -> AgreementResu
         notes.append("SE: Gwet's (2014) linearised variance as in irrCAC krippen.alpha.raw; "
                      "t interval, pairable units - 1 df")
     scale = parts.scale if parts.scale > 0 else 1.0
-    return AgreementResult(
+    return with_clip_note(AgreementResult(
         coefficient="Krippendorff's alpha",
         value=float(parts.alpha),
         observed=float(1.0 - parts.d_o / scale),
@@ -699,6 +775,106 @@ def krippendorff_alpha(ratings: Any, *, level: str = "nominal") -> AgreementResu
         n_categories=r.n_categories,
         standard_error=se,
         ci_method="t",
-        weights=level,
+        weights=level if wts is None else (wts.name or "identity"),
         notes=tuple(notes),
-    )
+        value_range=(-math.inf, 1.0),
+    ))
+
+
+# ------------------------------------------- per-unit rows for item_statistics
+def alpha_columns(level: str, categories) -> tuple[str, ...]:
+    """Column names of α's per-unit rows (see :func:`alpha_item_rows`)."""
+    cats = [str(c) for c in categories]
+    if level == "ordinal":
+        pairs = [f"o[{cats[c]}, {cats[k]}]" for c, k in zip(*np.triu_indices(len(cats)),
+                                                            strict=True)]
+        return ("rated", "pairable", *pairs)
+    return ("rated", "pairable", "d_o", *(f"n[{c}]" for c in cats))
+
+
+def alpha_item_rows(counts: np.ndarray, values: np.ndarray, level: str) -> np.ndarray:
+    """Each unit's contribution to the sums α is finalized from.
+
+    ``counts`` is the item × category count table ``a[u, c]``. Units with
+    fewer than two ratings are not pairable and contribute only ``rated``.
+    Every row is a function of the unit's coincidences ``o_u[c, k] = a_uc
+    (a_uk − [c = k]) / (r_u − 1)`` (Krippendorff 2011):
+
+    * nominal, interval, ratio: ``rated, pairable, d_o = Σ_ck o_u[c, k] δ²_ck``
+      and ``n[c] = Σ_k o_u[c, k] = a_uc`` (the coincidence marginals);
+    * ordinal, whose metric depends on the marginals of the whole sample:
+      ``rated, pairable`` and ``o_u[c, k]`` for ``c ≤ k`` (the matrix is symmetric).
+    """
+    a = np.asarray(counts, dtype=np.float64)
+    n, m = a.shape
+    r = a.sum(axis=1)
+    pair = r >= 2
+    denom = np.where(pair, r - 1.0, 1.0)
+    if level == "ordinal":
+        iu, ku = np.triu_indices(m)
+        o = a[:, iu] * (a[:, ku] - (iu == ku)) / denom[:, None]
+        rows = np.zeros((n, 2 + iu.size))
+        rows[:, 2:] = np.where(pair[:, None], o, 0.0)
+    else:
+        # q_u = Σ_ck a_uc (a_uk − [c = k]) δ²_ck / (r_u − 1); δ²_cc = 0
+        q = np.einsum("uc,uc->u", a @ _metric_matrix(level, values), a) / denom
+        rows = np.zeros((n, 3 + m))
+        rows[:, 2] = np.where(pair, q, 0.0)
+        rows[:, 3:] = np.where(pair[:, None], a, 0.0)
+    rows[:, 0] = r >= 1
+    rows[:, 1] = pair
+    return rows
+
+
+def alpha_finalize(sums: np.ndarray, values: np.ndarray, level: str):
+    """``(alpha, observed, expected, n_pairable)`` from sums of α's rows (any leading axes).
+
+    Vectorised over the leading axes (e.g. bootstrap replicates). ``alpha``
+    is NaN where fewer than two pairable values or one category among them
+    (``D_e = 0``); observed and expected are ``1 − D/δ²_max`` as in
+    :func:`krippendorff_alpha`.
+    """
+    s = np.asarray(sums, dtype=np.float64)
+    v = np.asarray(values, dtype=np.float64)
+    m = v.size
+    lead = s.shape[:-1]
+    n_units = s[..., 1]
+    if level == "ordinal":
+        iu, ku = np.triu_indices(m)
+        o = np.zeros((*lead, m, m))
+        o[..., iu, ku] = s[..., 2:]
+        o[..., ku, iu] = s[..., 2:]
+        n_c = o.sum(axis=-1)
+        order = np.argsort(v, kind="stable")
+        ns = n_c[..., order]
+        t = np.empty_like(ns)
+        t[..., order] = np.cumsum(ns, axis=-1) - ns / 2.0  # Krippendorff's mid-ranks
+        delta = (t[..., :, None] - t[..., None, :]) ** 2
+        d_o_sum = np.einsum("...ck,...ck->...", o, delta)
+        metric = t
+    else:
+        n_c = s[..., 3:]
+        d_o_sum = s[..., 2]
+        metric = np.broadcast_to(v, n_c.shape)
+    total = n_c.sum(axis=-1)
+    if level == "nominal":
+        de_num = total * total - np.einsum("...c,...c->...", n_c, n_c)
+        scale = np.full(lead, 1.0 if m > 1 else 0.0)
+    elif level == "ratio":
+        de_num = np.einsum("...c,ck,...k->...", n_c, _metric_matrix("ratio", v), n_c)
+        scale = np.full(lead, _scale("ratio", v))
+    else:  # interval, and ordinal on the mid-ranks: Σ_ck n_c n_k (v_c − v_k)² = 2 N Σ_c n_c (v_c − v̄)²
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean = np.einsum("...c,...c->...", n_c, metric) / total
+        dev = metric - mean[..., None]
+        de_num = 2.0 * total * np.einsum("...c,...c->...", n_c, dev * dev)
+        scale = (metric.max(axis=-1) - metric.min(axis=-1)) ** 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ok = (total > 1.0) & (np.count_nonzero(n_c > 0, axis=-1) >= 2) & (de_num > 0)
+        d_o = np.where(total > 0, d_o_sum / np.where(total > 0, total, 1.0), np.nan)
+        d_e = np.where(ok, de_num / np.where(ok, total * (total - 1.0), 1.0), 0.0)
+        alpha = np.where(ok, 1.0 - d_o / np.where(ok, d_e, 1.0), np.nan)
+        sc = np.where(scale > 0, scale, 1.0)
+        observed = 1.0 - d_o / sc
+        expected = 1.0 - d_e / sc
+    return alpha, observed, expected, n_units

@@ -7,6 +7,8 @@ here; the original category names are kept for reporting.
 
 from __future__ import annotations
 
+import unicodedata
+import warnings
 from collections.abc import Hashable, Sequence
 from typing import Any
 
@@ -14,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from agreement._errors import ShapeError
+from agreement._errors import LabelWarning, ShapeError, plain
 from agreement._lazy import lazy_module
 
 # Numba kernels, imported at first use (import agreement stays fast).
@@ -62,6 +64,12 @@ def _category_values(categories: pd.Index) -> np.ndarray:
     return np.arange(1, len(categories) + 1, dtype=np.float64)
 
 
+def _check_flag(value: Any) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"`normalize_labels` must be True or False; got {value!r}.")
+    return bool(value)
+
+
 def _as_index(labels: Sequence[Any] | None, n: int, name: str) -> pd.Index:
     if labels is None:
         return pd.RangeIndex(n, name=name)
@@ -85,7 +93,8 @@ class Ratings:
         data built from a count table, which carries no annotator identity.
     counts : ndarray of int32, shape (n_items, n_categories)
         ``a[i, c]``, the number of annotators who put item ``i`` in category
-        ``c`` (SPEC §1).
+        ``c`` (SPEC §1). Exact: :meth:`from_counts` refuses counts above
+        2**31 − 1.
     categories : pandas.Index
         The category names, in code order. Unused declared categories are kept.
     category_values : ndarray of float64, shape (n_categories,)
@@ -96,7 +105,11 @@ class Ratings:
         Whether the categories have a meaningful order (numeric labels, an
         ordered categorical, or an explicit ``categories=``).
     items, raters : pandas.Index
-        Item and annotator identifiers.
+        Item and annotator (rater column) identifiers.
+    annotator_of : ndarray of intp, shape (n_raters,)
+        The annotator of each rater column, an index into ``annotators``;
+        columns that are replicates of one annotator
+        (``from_long(..., replicates="separate")``) share it.
 
     Examples
     --------
@@ -110,8 +123,8 @@ class Ratings:
            [0, 1]], dtype=int32)
     """
 
-    __slots__ = ("_codes", "_counts", "categories", "category_values", "items", "ordered",
-                 "raters")
+    __slots__ = ("_annotator_of", "_annotators", "_codes", "_counts", "categories",
+                 "category_values", "items", "ordered", "raters")
 
     def __init__(
         self,
@@ -143,6 +156,8 @@ class Ratings:
         self.items = items
         self.raters = raters
         self.ordered = bool(ordered)
+        self._annotator_of: np.ndarray | None = None
+        self._annotators: pd.Index | None = None
         if m < 1:
             raise ValueError("no categories: every rating is missing.")
 
@@ -155,6 +170,7 @@ class Ratings:
         categories: Sequence[Any] | None = None,
         items: Sequence[Hashable] | None = None,
         raters: Sequence[Hashable] | None = None,
+        normalize_labels: bool = False,
     ) -> Ratings:
         """Build from an items × annotators table.
 
@@ -171,6 +187,12 @@ class Ratings:
             order, or a categorical's own categories.
         items, raters : sequence, optional
             Ids for the rows and columns when ``data`` is not a DataFrame.
+        normalize_labels : bool, default False
+            Strip surrounding spaces, apply Unicode NFC, and read numeric
+            strings as numbers when every label is numeric, so that ``1``,
+            ``'1'`` and ``' 1'`` are one category. Without it, labels that
+            print alike but differ stay separate and a :class:`LabelWarning`
+            names them.
 
         Returns
         -------
@@ -181,7 +203,8 @@ class Ratings:
         ShapeError
             If ``data`` is not two-dimensional or is empty.
         ValueError
-            If every rating is missing, or a label is not among ``categories``.
+            If every rating is missing, a label is not among ``categories``, or
+            item ids are duplicated or missing (as :meth:`from_long` refuses them).
 
         Examples
         --------
@@ -216,9 +239,11 @@ class Ratings:
         n, k = values.shape
         if n == 0 or k == 0:
             raise ShapeError(f"`data` is empty (shape {values.shape}).")
-        codes, cats = _encode(values, categories)
+        item_index = _as_index(items, n, "item")
+        _check_item_ids(item_index)
+        codes, cats = _encode(values, categories, normalize=_check_flag(normalize_labels))
         ordered = declared_order or cats.dtype.kind in "iuf"
-        return cls(codes, cats, items=_as_index(items, n, "item"),
+        return cls(codes, cats, items=item_index,
                    raters=_as_index(raters, k, "rater"), ordered=ordered)
 
     @classmethod
@@ -230,6 +255,8 @@ class Ratings:
         rater: Hashable = "rater",
         label: Hashable = "label",
         categories: Sequence[Any] | None = None,
+        replicates: str = "error",
+        normalize_labels: bool = False,
     ) -> Ratings:
         """Build from a long table with one row per rating.
 
@@ -242,6 +269,16 @@ class Ratings:
             Rows with a missing label are ignored.
         categories : sequence, optional
             As in :meth:`from_wide`.
+        replicates : {"error", "separate"}, default "error"
+            What to do when an annotator rated the same item more than once.
+            ``"error"`` refuses it; ``"separate"`` keeps the r-th rating of
+            each (item, annotator) as its own column ``(annotator, r)`` (in
+            order of appearance) and records in :attr:`annotator_of` which
+            annotator each column belongs to, so that latent-class models can
+            share one confusion matrix across an annotator's replicates.
+            Agreement coefficients treat the replicate columns as annotators.
+        normalize_labels : bool, default False
+            As in :meth:`from_wide`.
 
         Returns
         -------
@@ -253,7 +290,8 @@ class Ratings:
         KeyError
             If a named column is missing.
         ValueError
-            If an annotator rated the same item twice.
+            If an annotator rated the same item twice and ``replicates`` is
+            ``"error"``, or ``replicates`` is unknown.
 
         Examples
         --------
@@ -276,16 +314,36 @@ class Ratings:
             raise ShapeError("`frame` has no rows.")
         if frame[item].isna().any() or frame[rater].isna().any():
             raise ValueError("`frame` has missing item or rater ids; drop those rows first.")
+        if replicates not in ("error", "separate"):
+            raise ValueError(
+                f"`replicates` must be 'error' or 'separate'; got {replicates!r}."
+            )
+        normalize = _check_flag(normalize_labels)
         dup = frame.duplicated(subset=[item, rater])
-        if dup.any():
-            first = frame.loc[dup, [item, rater]].iloc[0].tolist()
+        annotator_of = None
+        if dup.any() and replicates == "error":
+            first = [plain(v) for v in frame.loc[dup, [item, rater]].iloc[0].tolist()]
             raise ValueError(
                 f"annotator {first[1]!r} rated item {first[0]!r} more than once "
-                f"({int(dup.sum())} repeated (item, rater) pairs). Make repeated ratings "
-                "distinct annotators (e.g. rater = observer + replicate) or drop them."
+                f"({int(dup.sum())} repeated (item, rater) pairs). Pass "
+                "`replicates='separate'` to keep each replicate as its own column, or drop "
+                "the repeats."
             )
         item_codes, item_ids = pd.factorize(frame[item], sort=False)
         rater_codes, rater_ids = pd.factorize(frame[rater], sort=False)
+        if dup.any():
+            # The r-th rating of (item, annotator) goes to column (annotator, r).
+            rep = frame.groupby([item, rater], sort=False).cumcount().to_numpy()
+            per = np.zeros(len(rater_ids), dtype=np.int64)
+            np.maximum.at(per, rater_codes, rep + 1)
+            start = np.concatenate([[0], np.cumsum(per)[:-1]])
+            col_codes = start[rater_codes] + rep
+            cols = [(plain(rater_ids[g]), int(r_)) for g in range(len(rater_ids))
+                    for r_ in range(per[g])]
+            annotator_of = np.repeat(np.arange(len(rater_ids)), per)
+            annotator_ids = pd.Index(rater_ids, name="rater")
+            rater_index = pd.MultiIndex.from_tuples(cols, names=["rater", "replicate"])
+            rater_codes = col_codes
         labels = frame[label]
         if categories is None and isinstance(labels.dtype, pd.CategoricalDtype):
             categories = list(labels.cat.categories)
@@ -293,12 +351,18 @@ class Ratings:
         else:
             declared_order = categories is not None
         lab = labels.to_numpy(dtype=object) if labels.dtype.kind not in "iufb" else labels.to_numpy()
-        codes_flat, cats = _encode(lab.reshape(-1, 1), categories)
-        codes = np.full((len(item_ids), len(rater_ids)), -1, dtype=codes_flat.dtype)
+        codes_flat, cats = _encode(lab.reshape(-1, 1), categories, normalize=normalize)
+        if annotator_of is None:
+            rater_index = pd.Index(rater_ids, name="rater")
+        codes = np.full((len(item_ids), len(rater_index)), -1, dtype=codes_flat.dtype)
         codes[item_codes, rater_codes] = codes_flat[:, 0]
         ordered = declared_order or cats.dtype.kind in "iuf"
-        return cls(codes, cats, items=pd.Index(item_ids, name="item"),
-                   raters=pd.Index(rater_ids, name="rater"), ordered=ordered)
+        out = cls(codes, cats, items=pd.Index(item_ids, name="item"),
+                  raters=rater_index, ordered=ordered)
+        if annotator_of is not None:
+            out._annotator_of = annotator_of
+            out._annotators = annotator_ids
+        return out
 
     @classmethod
     def from_counts(
@@ -328,6 +392,12 @@ class Ratings:
         -------
         Ratings
 
+        Raises
+        ------
+        ValueError
+            For negative, fractional or missing counts, or a count (or an
+            item's total) above 2**31 − 1, which int32 cannot hold exactly.
+
         Examples
         --------
         >>> Ratings.from_counts([[3, 0], [1, 2]], categories=["yes", "no"]).n_raters
@@ -353,7 +423,7 @@ class Ratings:
             raise TypeError("`table` must hold numeric counts.") from None
         if not np.all(np.isfinite(arrf)) or np.any(arrf < 0) or np.any(arrf != np.round(arrf)):
             raise ValueError("`table` must hold non-negative whole-number counts (no NaN).")
-        counts = arrf.astype(np.int32)
+        counts = _exact_counts(arr, arrf)
         if counts.sum() == 0:
             raise ValueError("`table` holds no ratings: every count is zero.")
         n, m = counts.shape
@@ -475,6 +545,31 @@ class Ratings:
         return self._counts
 
     @property
+    def annotator_of(self) -> npt.NDArray[np.intp]:
+        """For each rater column, the index of its annotator in :attr:`annotators`.
+
+        ``np.arange(n_raters)`` unless :meth:`from_long` kept replicates
+        (``replicates="separate"``): then an annotator's replicate columns
+        share one index.
+        """
+        if self._annotator_of is None:
+            out = np.arange(self.n_raters)
+        else:
+            out = self._annotator_of.copy()
+        out.setflags(write=False)
+        return out
+
+    @property
+    def annotators(self) -> pd.Index:
+        """The distinct annotators (:attr:`raters` unless replicates were kept)."""
+        return self.raters if self._annotators is None else self._annotators
+
+    @property
+    def has_replicates(self) -> bool:
+        """Whether some annotator has several rater columns (replicated ratings)."""
+        return self._annotator_of is not None
+
+    @property
     def n_items(self) -> int:
         return len(self.items)
 
@@ -531,12 +626,15 @@ class Ratings:
     def take(self, items: npt.ArrayLike) -> Ratings:
         """A new Ratings with the items at the given positions (e.g. a bootstrap draw)."""
         idx = np.asarray(items, dtype=np.intp)
-        return Ratings(
+        out = Ratings(
             None if self._codes is None else self._codes[idx],
             self.categories, items=self.items[idx], raters=self.raters,
             counts=None if self._counts is None else self._counts[idx],
             ordered=self.ordered, category_values=self.category_values,
         )
+        out._annotator_of = self._annotator_of
+        out._annotators = self._annotators
+        return out
 
     def __repr__(self) -> str:
         cats = list(self.categories)
@@ -545,6 +643,53 @@ class Ratings:
         missing = f", {total - self.n_ratings} missing" if self.has_raters else ""
         return (f"Ratings({self.n_items} items, {self.n_raters} raters, {self.n_categories} "
                 f"categories {shown}, {self.n_ratings} ratings{missing})")
+
+
+_MAX_COUNT = int(np.iinfo(np.int32).max)
+
+
+def _exact_counts(arr: np.ndarray, arrf: np.ndarray) -> np.ndarray:
+    """``arr`` as exact int32 counts, or a ValueError: never a silent wrap-around.
+
+    Counts are stored as int32; a cell or an item total above 2**31 − 1 is
+    refused rather than wrapped (a count of 2**31 used to become negative).
+    """
+    if arr.dtype.kind in "iu":
+        big = int(arr.max()) if arr.size else 0
+        totals = arr.astype(np.int64).sum(axis=1) if big <= _MAX_COUNT else None
+    else:
+        big = float(arrf.max()) if arrf.size else 0.0
+        totals = arrf.sum(axis=1) if big <= _MAX_COUNT else None
+    if big > _MAX_COUNT:
+        raise ValueError(
+            f"`table` holds a count of {plain(big)}; counts up to {_MAX_COUNT} (2**31 - 1) per "
+            "cell and per item are supported exactly. Split the items or rescale the table."
+        )
+    if totals.max() > _MAX_COUNT:
+        raise ValueError(
+            f"`table` has an item with {int(totals.max())} ratings; up to {_MAX_COUNT} "
+            "(2**31 - 1) ratings per item are supported exactly."
+        )
+    return arr.astype(np.int32) if arr.dtype.kind in "iu" else arrf.astype(np.int32)
+
+
+def _check_item_ids(items: pd.Index) -> None:
+    """Wide data: item ids must be unique and present, as in long data."""
+    if isinstance(items, pd.RangeIndex):
+        return
+    missing = np.asarray(pd.isna(items), dtype=bool)
+    if missing.any():
+        raise ValueError(
+            f"`items` (the DataFrame index) has {int(missing.sum())} missing item id(s), the "
+            f"first at row {int(np.argmax(missing))}; give every row an id or drop those rows."
+        )
+    if items.has_duplicates:
+        dup = items[items.duplicated()]
+        raise ValueError(
+            f"`items` (the DataFrame index) has duplicated item ids, e.g. {plain(dup[0])!r} "
+            f"({len(dup)} repeated row(s)). Each item must appear once in wide data; "
+            "aggregate or rename the rows, or use `Ratings.from_long`."
+        )
 
 
 def _encode_integral(values: np.ndarray) -> tuple[np.ndarray, pd.Index] | None:
@@ -612,8 +757,74 @@ def _finish_codes(values: np.ndarray, raw: np.ndarray, present: np.ndarray, vmin
     return codes.reshape(values.shape), cats
 
 
-def _encode(values: np.ndarray, categories: Sequence[Any] | None) -> tuple[np.ndarray, pd.Index]:
+def _lookalike_key(v: Any) -> tuple[str, Any]:
+    text = unicodedata.normalize("NFC", str(v).strip())
+    try:
+        return ("number", float(text))
+    except ValueError:
+        return ("text", text)
+
+
+def _warn_lookalikes(uniq: Sequence[Any]) -> None:
+    """Warn when distinct labels print alike (1 and '1', ' 1' and '1', é and e + ◌́)."""
+    groups: dict[tuple[str, Any], list[Any]] = {}
+    for v in uniq:
+        groups.setdefault(_lookalike_key(v), []).append(v)
+    alike = [g for g in groups.values() if len(g) > 1]
+    if alike:
+        def show(g: list[Any]) -> str:
+            texts = [repr(plain(v)) for v in g]
+            looks = {unicodedata.normalize("NFC", t) for t in texts}
+            if len(looks) < len(texts):  # they print the same: show the code points
+                texts = [ascii(plain(v)) for v in g]
+            return " vs ".join(texts)
+
+        shown = "; ".join(show(g) for g in alike[:5])
+        more = f" (and {len(alike) - 5} more groups)" if len(alike) > 5 else ""
+        warnings.warn(
+            f"labels that look alike are separate categories: {shown}{more}. They differ in "
+            "type, surrounding spaces or Unicode form. Pass `normalize_labels=True` to strip "
+            "spaces, apply Unicode NFC and read numeric strings as numbers.",
+            LabelWarning, stacklevel=4)
+
+
+def _parse_number(text: str) -> int | float | None:
+    try:
+        return int(text)
+    except ValueError:
+        try:
+            return float(text)
+        except ValueError:
+            return None
+
+
+def _normalize(values: np.ndarray) -> np.ndarray:
+    """``normalize_labels=True``: strip, NFC, and numeric strings to numbers when every
+    label is numeric. Works on the distinct labels, then maps back."""
+    if values.dtype.kind in "US":
+        values = values.astype(object)
+    if values.dtype.kind != "O":
+        return values
+    missing = _is_missing_array(values)
+    observed = values[~missing]
+    uniq = pd.unique(observed)
+    fixed = [unicodedata.normalize("NFC", v.strip()) if isinstance(v, str) else v for v in uniq]
+    parsed = [v if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+              else _parse_number(v) if isinstance(v, str) else None for v in fixed]
+    if all(p is not None for p in parsed):
+        fixed = [plain(p) for p in parsed]
+    table = pd.Index(uniq, dtype=object)
+    mapped = np.asarray(fixed, dtype=object)[table.get_indexer(observed)]
+    out = np.full(values.shape, None, dtype=object)
+    out[~missing] = mapped
+    return out
+
+
+def _encode(values: np.ndarray, categories: Sequence[Any] | None, *,
+            normalize: bool = False) -> tuple[np.ndarray, pd.Index]:
     """Code a 2-D label array to integers (missing -> -1) and return the categories."""
+    if normalize:
+        values = _normalize(values)
     if categories is None and values.dtype.kind in "iuf":
         fast = _encode_integral(values)
         if fast is not None:
@@ -637,13 +848,15 @@ def _encode(values: np.ndarray, categories: Sequence[Any] | None) -> tuple[np.nd
             ints = all(isinstance(v, (int, np.integer)) for v in observed[: min(observed.size, 1000)])
             return _encode_numeric(numeric, categories, integer_labels=ints)
     uniq = pd.unique(observed)
+    if not normalize:
+        _warn_lookalikes(uniq)
     if categories is None:
         cats = pd.Index(_sort_labels(uniq), name="category", dtype=object)
     else:
         cats = _declared(categories)
     codes_flat = cats.get_indexer(observed)
     if np.any(codes_flat < 0):
-        bad = observed[codes_flat < 0][0]
+        bad = plain(observed[codes_flat < 0][0])
         raise ValueError(
             f"label {bad!r} is not among `categories` {list(cats)}; add it or fix the data."
         )
@@ -693,7 +906,7 @@ def _encode_numeric(values: np.ndarray, categories: Sequence[Any] | None,
         missing_vals = np.setdiff1d(np.unique(values[finite]), cat_vals)
         if missing_vals.size:
             raise ValueError(
-                f"label {missing_vals[0]!r} is not among `categories` {list(cats)}; "
+                f"label {plain(missing_vals[0])!r} is not among `categories` {list(cats)}; "
                 "add it or fix the data."
             )
     m = len(cats)

@@ -41,15 +41,18 @@ def result_html(self: Any) -> str:
     >>> "<table" in page and "0.138889" in page
     True
     """
+    fields = self.to_dict()
+    # Nested entries (one per statistic, say) are the rows of to_frame(), shown below.
+    nested = {k for k, v in fields.items() if isinstance(v, dict)}
     rows = "".join(
         f"<tr><th style='text-align:left'>{html.escape(str(k))}</th>"
         f"<td style='text-align:left'>{html.escape(_cell(v))}</td></tr>"
-        for k, v in self.to_dict().items())
+        for k, v in fields.items() if k not in nested)
     out = [f"<div><p><code>{html.escape(repr(self))}</code></p><table>{rows}</table>"]
     to_frame = getattr(self, "to_frame", None)
     if to_frame is not None:
         frame = to_frame()
-        if len(frame) > 1:
+        if len(frame) > 1 or nested:
             out.append(frame.to_html(max_rows=MAX_ROWS, float_format=lambda v: f"{v:.6g}"))
     out.append("</div>")
     return "".join(out)

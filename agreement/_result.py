@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, NamedTuple
 
 from agreement._repr_html import result_html
 
-__all__ = ["AgreementResult", "ConfidenceInterval"]
+__all__ = ["AgreementResult", "ConfidenceInterval", "TestResult"]
 
 _CI_METHODS = ("normal", "t")
+_ALTERNATIVES = ("two-sided", "greater", "less")
 
 
 class ConfidenceInterval(NamedTuple):
@@ -18,6 +19,37 @@ class ConfidenceInterval(NamedTuple):
 
     low: float
     high: float
+
+
+class TestResult(NamedTuple):
+    """A test of ``H0: coefficient = null`` (see :meth:`AgreementResult.test`).
+
+    Attributes
+    ----------
+    statistic : float
+        ``(value − null) / standard_error``.
+    pvalue : float
+        From the standard normal, or Student's t with ``n_items − 1``
+        degrees of freedom (``distribution``).
+    standard_error : float
+        The standard error used: the variance under H0 where a published one
+        exists, else the coefficient's analytic standard error.
+    null : float
+    method : str
+        Which variance: e.g. ``"Fleiss-Cohen-Everitt (1969) under H0"``.
+    distribution : {"normal", "t"}
+    alternative : {"two-sided", "greater", "less"}
+    """
+
+    __test__ = False  # not a pytest test class
+
+    statistic: float
+    pvalue: float
+    standard_error: float
+    null: float
+    method: str
+    distribution: str
+    alternative: str
 
 
 def _check_confidence_level(confidence_level: Any) -> float:
@@ -31,6 +63,24 @@ def _check_confidence_level(confidence_level: Any) -> float:
     if not 0.0 < level < 1.0:
         raise ValueError(f"`confidence_level` must be in (0, 1); got {confidence_level!r}.")
     return level
+
+
+def _quantile(level: float, method: str, n_items: int) -> float:
+    from scipy import stats  # imported here: scipy.stats doubles `import agreement`
+    tail = 0.5 + level / 2.0
+    if method == "t":
+        return float(stats.t.ppf(tail, max(n_items - 1, 1)))
+    return float(stats.norm.ppf(tail))
+
+
+def with_clip_note(res: AgreementResult) -> AgreementResult:
+    """``res`` with a note when its 95% interval is clipped to the coefficient's range."""
+    if not res.clipped(0.95):
+        return res
+    lo, hi = res.value_range
+    note = (f"95% interval clipped to the range [{lo:g}, {hi:g}] of the coefficient "
+            "(the Wald interval left it)")
+    return replace(res, notes=(*res.notes, note))
 
 
 @dataclass(frozen=True, repr=False)
@@ -65,10 +115,18 @@ class AgreementResult:
         Default interval: ``"t"`` (Student's t, ``n_items - 1`` degrees of
         freedom, as Gwet's irrCAC) or ``"normal"`` (as SAS PROC FREQ and vcd).
     weights : str or None
-        ``None`` (nominal), ``"linear"``, ``"quadratic"``, ``"custom"``, or
-        Krippendorff's level.
+        ``None`` (nominal), the name of the weights (``"linear"``,
+        ``"quadratic"``, ``"ordinal"``, ...), ``"custom"``, or Krippendorff's
+        level.
     notes : tuple of str
         Conventions applied and anything the user should know.
+    null_standard_error : float
+        Standard error under ``H0: coefficient = 0`` where a published one
+        exists (Fleiss, Cohen & Everitt 1969 for Cohen's κ with complete
+        data; Fleiss, Nee & Landis 1979 for Fleiss' κ with equal numbers of
+        ratings per item), else NaN; used by :meth:`test` with ``null=0``.
+    value_range : (float, float)
+        The coefficient's possible range; intervals are clipped to it.
     """
 
     coefficient: str
@@ -83,6 +141,8 @@ class AgreementResult:
     ci_method: str = "t"
     weights: str | None = None
     notes: tuple[str, ...] = field(default=())
+    null_standard_error: float = math.nan
+    value_range: tuple[float, float] = (-1.0, 1.0)
 
     def confidence_interval(
         self, confidence_level: float = 0.95, *, method: str | None = None
@@ -101,8 +161,9 @@ class AgreementResult:
         Returns
         -------
         ConfidenceInterval
-            ``(low, high)``; ``(nan, nan)`` when the standard error is
-            undefined. Not clipped to the coefficient's range.
+            ``(low, high)``, clipped to :attr:`value_range` (as irrCAC clips at
+            1); ``(nan, nan)`` when the standard error is undefined.
+            :meth:`clipped` says whether clipping happened.
         """
         level = _check_confidence_level(confidence_level)
         method = self.ci_method if method is None else method
@@ -110,19 +171,89 @@ class AgreementResult:
             raise ValueError(f"`method` must be one of {_CI_METHODS}; got {method!r}.")
         if not (math.isfinite(self.value) and math.isfinite(self.standard_error)):
             return ConfidenceInterval(math.nan, math.nan)
-        from scipy import stats  # imported here: scipy.stats doubles `import agreement`
-        tail = 0.5 + level / 2.0
-        if method == "t":
-            q = float(stats.t.ppf(tail, max(self.n_items - 1, 1)))
+        half = _quantile(level, method, self.n_items) * self.standard_error
+        lo, hi = self.value_range
+        return ConfidenceInterval(max(self.value - half, lo), min(self.value + half, hi))
+
+    def clipped(self, confidence_level: float = 0.95, *, method: str | None = None) -> bool:
+        """Whether the Wald interval at this level left :attr:`value_range` and was clipped."""
+        level = _check_confidence_level(confidence_level)
+        method = self.ci_method if method is None else method
+        if method not in _CI_METHODS:
+            raise ValueError(f"`method` must be one of {_CI_METHODS}; got {method!r}.")
+        if not (math.isfinite(self.value) and math.isfinite(self.standard_error)):
+            return False
+        half = _quantile(level, method, self.n_items) * self.standard_error
+        lo, hi = self.value_range
+        return self.value - half < lo or self.value + half > hi
+
+    def test(self, null: float = 0.0, *, alternative: str = "two-sided") -> TestResult:
+        """Test ``H0: coefficient = null``.
+
+        Parameters
+        ----------
+        null : float, default 0.0
+            The value under the null hypothesis.
+        alternative : {"two-sided", "greater", "less"}, default "two-sided"
+
+        Returns
+        -------
+        TestResult
+            With ``null = 0`` and a published variance under H0
+            (:attr:`null_standard_error`: Fleiss–Cohen–Everitt for Cohen's κ,
+            as SAS PROC FREQ and R's vcd print it; Fleiss–Nee–Landis for
+            Fleiss' κ), a z test with that standard error. Otherwise a Wald
+            test with the analytic :attr:`standard_error`, referred to the
+            coefficient's own distribution (:attr:`ci_method`).
+
+        Raises
+        ------
+        TypeError, ValueError
+            For a non-numeric ``null`` or an unknown ``alternative``.
+
+        Examples
+        --------
+        SAS PROC FREQ's agreement example (H0 ASE 0.1484, Z 3.2626):
+
+        >>> from agreement import Ratings, cohen_kappa
+        >>> res = cohen_kappa(Ratings.from_contingency([[0, 4, 1], [0, 8, 0], [0, 1, 5]]))
+        >>> t = res.test()
+        >>> round(t.standard_error, 4), round(t.statistic, 4)
+        (0.1484, 3.2626)
+        """
+        if isinstance(null, (str, bytes, bool)) or not isinstance(null, (int, float)):
+            raise TypeError(f"`null` must be a number; got {null!r}.")
+        null = float(null)
+        if not math.isfinite(null):
+            raise ValueError(f"`null` must be finite; got {null}.")
+        if alternative not in _ALTERNATIVES:
+            raise ValueError(f"`alternative` must be one of {_ALTERNATIVES}; got {alternative!r}.")
+        if null == 0.0 and math.isfinite(self.null_standard_error):
+            se, dist = self.null_standard_error, "normal"
+            method = ("Fleiss, Cohen & Everitt (1969) variance under H0"
+                      if self.coefficient.startswith("Cohen") else
+                      "Fleiss, Nee & Landis (1979) variance under H0")
         else:
-            q = float(stats.norm.ppf(tail))
-        half = q * self.standard_error
-        return ConfidenceInterval(self.value - half, self.value + half)
+            se, dist = self.standard_error, self.ci_method
+            method = "Wald test with the analytic standard error"
+        if not (math.isfinite(self.value) and math.isfinite(se)) or se <= 0:
+            return TestResult(math.nan, math.nan, se, null, method, dist, alternative)
+        z = (self.value - null) / se
+        from scipy import stats
+        ref = stats.norm if dist == "normal" else stats.t(max(self.n_items - 1, 1))
+        if alternative == "two-sided":
+            p = 2.0 * float(ref.sf(abs(z)))
+        elif alternative == "greater":
+            p = float(ref.sf(z))
+        else:
+            p = float(ref.cdf(z))
+        return TestResult(float(z), min(p, 1.0), float(se), null, method, dist, alternative)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict of the fields (for a DataFrame row)."""
         out = asdict(self)
         out["notes"] = "; ".join(self.notes)
+        out["value_range"] = list(self.value_range)
         return out
 
     _repr_html_ = result_html

@@ -78,9 +78,10 @@ def agreement_table(ratings: Any, *, weights: Any = None,
         coefficients that need annotator identity (Cohen, Conger, Light)
         being left out with a note (in a count table, as in Fleiss' 1971
         design, annotators are interchangeable slots).
-    weights : None, {"linear", "quadratic"} or array_like, shape (m, m)
+    weights : None, str or array_like, shape (m, m)
         Agreement weights for the Gwet-family coefficients (percent agreement
-        to Gwet's AC1/AC2). Krippendorff's α uses its own metrics instead:
+        to Gwet's AC1/AC2): a name of :func:`~agreement.named_weights` or a
+        symmetric matrix. Krippendorff's α uses its own metrics instead:
         the nominal row always, the ordinal and interval rows when the
         categories are ordered.
     confidence_level : float, default 0.95

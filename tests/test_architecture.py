@@ -170,3 +170,17 @@ def test_topic_subpackages_are_public(package):
     assert set().union(*(importlib.import_module(f"noise_models.{p}").__all__
                          for p in ["easy_hard", "latent_class", "instance"])) == set(
         noise_models.__all__)
+
+
+@pytest.mark.parametrize("package", ["generators", "bootstrap", "calibration"])
+def test_simulation_topic_subpackages_are_public(package):
+    # Each topic of simulation is a public subpackage whose names simulation re-exports.
+    import importlib
+
+    import simulation
+
+    sub = importlib.import_module(f"simulation.{package}")
+    assert sub.__all__ and sub.__doc__
+    for name in sub.__all__:
+        assert getattr(simulation, name) is getattr(sub, name)
+        assert name in sub.__doc__  # the subpackage's docstring indexes its topic

@@ -73,8 +73,9 @@ def reference_alpha(data: np.ndarray, level: str, domain) -> float:
 
 
 def reference_gwet_se(data: np.ndarray, level: str, domain) -> float:
-    """Gwet's SE of α, a line-by-line numpy transcription of irrCAC 1.0's
-    ``krippen.alpha.raw`` (matrix form), with weights ``1 − δ²/max δ²``."""
+    """Gwet's SE of α, a line-by-line numpy transcription of irrCAC's
+    ``krippen.alpha.raw`` (matrix form, with ``pa = (1 − ε) pa' + ε`` in the
+    per-unit correction term), with weights ``1 − δ²/max δ²``."""
     dom = np.asarray(domain, dtype=float)
     m = dom.size
     agree = np.stack([(data == v).sum(axis=1) for v in dom], axis=1).astype(float)
@@ -101,7 +102,9 @@ def reference_gwet_se(data: np.ndarray, level: str, domain) -> float:
     pi = (agree / rbar).mean(axis=0)
     pe = np.sum(w * np.outer(pi, pi))
     alpha_prime = (paprime - pe) / (1.0 - pe)
-    pa_i = sum_q / (rbar * (ri - 1.0)) - paprime * (ri - rbar) / rbar
+    epsi = 1.0 / ri.sum()
+    pa = (1.0 - epsi) * paprime + epsi
+    pa_i = sum_q / (rbar * (ri - 1.0)) - pa * (ri - rbar) / rbar
     k_i = (pa_i - pe) / (1.0 - pe)
     pi_w = (w @ pi + w.T @ pi) / 2.0
     pe_i = (agree @ pi_w) / rbar - pe * (ri - rbar) / rbar
@@ -183,27 +186,102 @@ def test_hayes_krippendorff_2007_news_tone(test_data):
 
 
 def test_gwet_irrcac_standard_error_cac_raw4raters(test_data):
-    # irrCAC 1.0 vignette "Calculating Chance-corrected Agreement Coefficients"
-    # (Gwet, 2021-08-18): krippen.alpha.raw(cac.raw4raters) -> coeff.val 0.74342,
-    # coeff.se 0.14548 (5 decimals). cac.raw4raters is this table.
+    # irrCAC vignette "Calculating Chance-corrected Agreement Coefficients" (Gwet):
+    # krippen.alpha.raw(cac.raw4raters) -> coeff.val 0.74342, coeff.se 0.14557
+    # (5 decimals). irrCAC uses p_a = (1 − ε) p'_a + ε in the per-unit correction
+    # term; with p'_a the SE would be 0.14548. cac.raw4raters is this table.
     data = coders_by_units(test_data, "krippendorff2011_C_variant_irr_nltk_gwet.csv")
     res = krippendorff_alpha(data)
     assert res.value == pytest.approx(0.74342, abs=5e-6)
-    assert res.standard_error == pytest.approx(0.14548, abs=5e-6)
-    # irrCAC's interval uses t with (all items − 1) = 11 df: (0.423, 1) after clipping;
-    # ours uses pairable units − 1 = 10 df (documented).
-    low, _ = res.confidence_interval()
-    assert low == pytest.approx(0.74342 - 2.228139 * 0.14548, abs=1e-4)
+    assert res.standard_error == pytest.approx(0.14557, abs=5e-6)
+    # irrCAC's t interval: pairable units − 1 = 10 df, upper bound clipped at 1.
+    low, high = res.confidence_interval()
+    assert low == pytest.approx(0.74342 - 2.228139 * 0.14557, abs=1e-4)
+    assert high == 1.0 and res.clipped()
+    assert any("clipped" in n for n in res.notes)
 
 
 def test_gwet_irrcac_quadratic_weights_is_interval_alpha(test_data):
-    # irrCAC 1.0 vignette "Weighted Chance-corrected Agreement Coefficients" (Gwet,
-    # 2021-08-28): krippen.alpha.raw(cac.raw4raters, weights = "quadratic") -> coeff.val
-    # 0.84911, coeff.se 0.12905. Quadratic weights are Krippendorff's interval metric.
+    # irrCAC vignette "Weighted Chance-corrected Agreement Coefficients":
+    # krippen.alpha.raw(cac.raw4raters, weights = "quadratic") -> coeff.val 0.84911;
+    # the SE printed there (0.12905) predates irrCAC's p_a correction term; the
+    # irrCAC Python port (afergadis/irrCAC, tests/raw/test_krippendorff.py) prints
+    # se 0.129 and CI (0.561, 1). Quadratic weights are the interval metric.
     data = coders_by_units(test_data, "krippendorff2011_C_variant_irr_nltk_gwet.csv")
     res = krippendorff_alpha(data, level="interval")
     assert res.value == pytest.approx(0.84911, abs=5e-6)
-    assert res.standard_error == pytest.approx(0.12905, abs=5e-6)
+    assert res.standard_error == pytest.approx(0.129, abs=5e-4)
+    weighted = krippendorff_alpha(data, weights="quadratic")
+    assert weighted.value == pytest.approx(res.value, abs=1e-12)
+    assert weighted.standard_error == pytest.approx(res.standard_error, abs=1e-12)
+
+
+# irrCAC's krippen.alpha.raw(cac.raw4raters, weights=w), as the irrCAC Python port
+# (afergadis/irrCAC, test/unit/irrCAC/raw/test_krippendorff.py) prints them to 3
+# digits: (coefficient, se, CI lower bound); every upper bound is clipped to 1.
+IRRCAC_WEIGHTED_ALPHA = {
+    "identity": (0.743, 0.146, 0.419),
+    "linear": (0.800, 0.135, 0.499),
+    "quadratic": (0.849, 0.129, 0.561),
+    "ordinal": (0.834, 0.131, 0.542),
+    "radical": (0.772, 0.140, 0.461),
+    "ratio": (0.797, 0.140, 0.484),
+    "circular": (0.790, 0.141, 0.476),
+    "bipolar": (0.835, 0.128, 0.549),
+}
+
+
+@pytest.mark.parametrize("weights", sorted(IRRCAC_WEIGHTED_ALPHA))
+def test_irrcac_weighted_alpha_cac_raw4raters(test_data, weights):
+    value, se, low = IRRCAC_WEIGHTED_ALPHA[weights]
+    data = coders_by_units(test_data, "krippendorff2011_C_variant_irr_nltk_gwet.csv")
+    res = krippendorff_alpha(data, weights=weights)
+    assert res.value == pytest.approx(value, abs=5e-4)
+    assert res.standard_error == pytest.approx(se, abs=5e-4)
+    ci = res.confidence_interval()
+    assert ci.low == pytest.approx(low, abs=5e-4) and ci.high == 1.0
+
+
+def test_irrcac_alpha_cac_raw5obser(test_data):
+    # irrCAC's cac.raw5obser (Gwet 2014), krippen.alpha.raw unweighted: 0.481, se 0.114,
+    # CI (0.237, 0.724) (irrCAC Python port's test_krippendorff_kappa_raw5observers).
+    data = pd.read_csv(test_data / "gwet_cac_raw5obser.csv", index_col=0)
+    res = krippendorff_alpha(data)
+    assert (res.value, res.standard_error) == pytest.approx((0.481, 0.114), abs=5e-4)
+    assert tuple(res.confidence_interval()) == pytest.approx((0.237, 0.724), abs=5e-4)
+    # Linear and Gwet-ordinal weights: the same α as the metric δ = 1 − w, computed by
+    # hand from the coincidence matrix (Krippendorff 2011's general form).
+    from agreement._weights import named_weights
+    r = Ratings.from_wide(data)
+    counts = r.counts.astype(float)
+    pair = counts.sum(axis=1) >= 2
+    a = counts[pair]
+    o = (a[:, :, None] * a[:, None, :] - np.einsum("ic,cl->icl", a, np.eye(a.shape[1]))
+         ) / (a.sum(axis=1) - 1)[:, None, None]
+    o = o.sum(axis=0)
+    n_c = o.sum(axis=1)
+    for name in ("linear", "ordinal"):
+        d = 1 - named_weights(name, r.category_values)
+        expect = 1 - (n_c.sum() - 1) * (o * d).sum() / (np.outer(n_c, n_c) * d).sum()
+        assert krippendorff_alpha(r, weights=name).value == pytest.approx(expect, abs=1e-12)
+
+
+def test_weights_and_level_together_refused():
+    with pytest.raises(ValueError, match=r"either `level=`.*or `weights=`"):
+        krippendorff_alpha([[1, 2], [2, 2]], level="interval", weights="linear")
+    with pytest.raises(ValueError, match="`weights` must be None, one of"):
+        krippendorff_alpha([[1, 2], [2, 2]], weights="cubic")
+    with pytest.raises(ValueError, match="must be symmetric"):
+        krippendorff_alpha([[1, 2], [2, 2]], weights=[[1, 0.5], [0.2, 1]])
+
+
+def test_gwet_ordinal_weights_differ_from_krippendorff_ordinal(test_data):
+    # Hayes & Krippendorff (2007): ordinal α 0.7598 is Krippendorff's rank metric;
+    # Gwet's ordinal weights depend on ranks only and give another value.
+    data = pd.read_csv(test_data / "hayes_krippendorff2007_news_tone.csv", index_col=0)
+    k = krippendorff_alpha(data, level="ordinal").value
+    g = krippendorff_alpha(data, weights="ordinal").value
+    assert k == pytest.approx(0.7598, abs=5e-5) and abs(g - k) > 1e-3
 
 
 # irrCAC's distrib.6raters (15 patients × 5 diagnoses, 6 psychiatrists each), as printed
@@ -466,7 +544,7 @@ def test_unknown_level_is_an_error():
         krippendorff_alpha(data, level="Interval")  # exact match, lower case
 
 
-@pytest.mark.parametrize("level", [1, None, ["nominal"], b"nominal"])
+@pytest.mark.parametrize("level", [1, ["nominal"], b"nominal"])
 def test_level_must_be_a_string(level):
     with pytest.raises(TypeError, match="`level` must be a string"):
         krippendorff_alpha([[1, 1], [1, 2]], level=level)
@@ -566,3 +644,52 @@ def test_parallel_kernels_load_from_the_cache(tmp_path):
     second = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True, env=env).stdout.split()
     assert second == ["1,0"] * 4, second  # every kernel loaded, none compiled
+
+
+# ------------------------------------------- α's per-unit rows (item_statistics)
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval", "ratio"])
+def test_alpha_item_statistics_resample_equals_recomputation(level):
+    from agreement import item_statistics
+
+    rng = np.random.default_rng(3)
+    x = rng.integers(1, 5, size=(30, 4)).astype(float)
+    x[rng.random(x.shape) < 0.25] = np.nan
+    st = item_statistics(x, "krippendorff_alpha", level=level)
+    fin = st.finalize(st.sums())
+    assert fin.value == pytest.approx(krippendorff_alpha(x, level=level).value, abs=1e-12)
+    draws = rng.integers(0, 30, size=(5, 30))
+    mult = np.stack([np.bincount(d, minlength=30) for d in draws])
+    values = st.finalize(st.sums(mult)).value
+    for d, v in zip(draws, values, strict=True):
+        # the krippendorff package (Castro) on the resampled units, reliability data coders × units
+        ref = krippendorff.alpha(x[d].T, level_of_measurement=level, value_domain=[1, 2, 3, 4])
+        assert v == pytest.approx(ref, abs=1e-12)
+        res = krippendorff_alpha(Ratings.from_wide(x[d], categories=[1.0, 2.0, 3.0, 4.0]),
+                                 level=level)
+        assert v == pytest.approx(res.value, abs=1e-12)
+    parts = st.finalize(st.sums())
+    res = krippendorff_alpha(x, level=level)
+    assert (parts.observed, parts.expected) == pytest.approx((res.observed, res.expected),
+                                                             abs=1e-12)
+    assert parts.n_pairable == res.n_pairable
+
+
+def test_alpha_item_statistics_chunks_add_and_validation():
+    from agreement import item_statistics
+
+    x = np.array([[1, 1, np.nan], [1, 2, 2], [2, 2, 2], [3, np.nan, np.nan], [1, 3, 3]])
+    r = Ratings.from_wide(x, categories=[1.0, 2.0, 3.0])
+    st = item_statistics(r, krippendorff_alpha, level="ratio")
+    halves = [item_statistics(r.take(i), "krippendorff_alpha", level="ratio")
+              for i in (np.arange(2), np.arange(2, 5))]
+    total = halves[0].sums() + halves[1].sums()
+    assert st.finalize(total).value == pytest.approx(st.finalize(st.sums()).value, abs=1e-14)
+    assert st.values[3, :2].tolist() == [1.0, 0.0]  # one rating: rated, not pairable
+    with pytest.raises(ValueError, match="`weights` does not apply to Krippendorff"):
+        item_statistics(x, "krippendorff_alpha", weights="linear")
+    with pytest.raises(ValueError, match="`level` applies to Krippendorff's α only"):
+        item_statistics(x, "fleiss_kappa", level="interval")
+    with pytest.raises(ValueError, match="`level` must be one of"):
+        item_statistics(x, "krippendorff_alpha", level="nomial")
+    one = item_statistics([[1, 1], [1, 1]], "krippendorff_alpha")
+    assert np.isnan(one.finalize(one.sums()).value)  # D_e = 0: NaN, no warning here

@@ -18,6 +18,7 @@ PUBLIC = {
         "Ratings", "ShapeError", "agreement_table", "as_ratings", "brennan_prediger",
         "cohen_kappa", "conger_kappa", "fleiss_kappa", "gwet_ac1", "item_statistics",
         "krippendorff_alpha", "light_kappa", "percent_agreement", "scott_pi",
+        "LabelWarning", "TestResult", "category_kappas", "named_weights",
     },
     "noise_models": {
         "AnnotatorsNeededResult", "AttractorResult", "ChanceAgreementResult",
@@ -31,7 +32,8 @@ PUBLIC = {
         "max_disagreements", "noise_bound", "noise_rate", "noise_transition_heterogeneity",
         "sample_hard_labels", "sample_size_needed", "tv_distance", "verified_sample_bound",
     },
-    "simulation": {"SimulatedAnnotations", "simulate_annotations"},
+    "simulation": {"BootstrapResult", "SimulatedAnnotations", "bootstrap", "gamma_coverage",
+                   "simulate_annotations", "verified_sample_coverage"},
 }
 
 

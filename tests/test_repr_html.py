@@ -41,6 +41,7 @@ def _results():
         "TVDistanceResult": gn.tv_distance(soft, soft),
         "AttractorResult": gn.attractor_class(soft),
         "LabelEntropyResult": gn.label_entropy(soft),
+        "BootstrapResult": gn.bootstrap(["fleiss_kappa", "gwet_ac1"], fleiss, n_resamples=50, rng=0),
     }
 
 
@@ -56,6 +57,9 @@ def test_every_result_has_an_html_table(results):
         assert page.startswith("<div>") and "<table>" in page, cls
         assert html.escape(repr(obj)) in page, cls
         for key, value in obj.to_dict().items():
+            if isinstance(value, dict):  # per-statistic entries: the to_frame() table
+                assert "<table border" in page, cls
+                continue
             assert f"<th style='text-align:left'>{html.escape(str(key))}</th>" in page
             if isinstance(value, float) and math.isfinite(value):
                 assert f"{value:.6g}" in page, (cls, key)

@@ -8,6 +8,8 @@ Verbs
 ``kappa``     -- what a reported κ implies: easy items, noise of the agreed items, γ
 ``bound``     -- γ from counts: ``goldnoise bound N D P``
 ``plan``      -- how many annotators to hire for a target γ
+``simulate``  -- simulation studies: ``simulate coverage`` (how often γ or the
+                 verified-sample bound holds)
 ``examples``  -- the bundled data sets
 
 How the pieces fit

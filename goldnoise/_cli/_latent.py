@@ -39,7 +39,7 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--starts", type=count("--starts", 1), default=10,
                    help="EM starts (majority vote, then random); the best is kept")
     g.add_argument("--seed", type=count("--seed", 0), default=0,
-                   help="seed of the random starts")
+                   help="seed of the random starts (and of `audit --bootstrap`)")
 
 
 @dataclass

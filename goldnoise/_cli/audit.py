@@ -12,7 +12,15 @@ import argparse
 import math
 from typing import Any
 
-from goldnoise._cli._common import capture_notes, p_text, pct, plural, probability, real
+from goldnoise._cli._common import (
+    capture_notes,
+    count,
+    p_text,
+    pct,
+    plural,
+    probability,
+    real,
+)
 from goldnoise._cli._figures import coefficient_forest, hard_count_posterior
 from goldnoise._cli._input import add_ratings_arguments, load_ratings
 from goldnoise._cli._latent import add_model_arguments, fit_models, gold_section, latent_sections
@@ -49,6 +57,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="skip the latent-class section (and its agreed-error bracket)")
     a.add_argument("--threshold", type=real("--threshold", -1.0, 1.0), default=None,
                    help="a claimed kappa threshold to check against kappa's interval, e.g. 0.67")
+    a.add_argument("--bootstrap", metavar="B", type=count("--bootstrap", 1), default=None,
+                   help="also bootstrap every coefficient over items with B resamples: "
+                        "percentile and BCa intervals beside the analytic ones (seeded by "
+                        "--seed: the same seed gives the same intervals)")
     add_model_arguments(parser)
 
 
@@ -291,11 +303,18 @@ def run(args: argparse.Namespace) -> Report:
     report = Report("audit", f"goldnoise audit: {loaded.source}",
                     parameters={"source": loaded.source, "alpha": args.alpha,
                                 "confidence_level": args.confidence_level,
-                                "threshold": args.threshold, "level": args.level},
+                                "threshold": args.threshold, "level": args.level,
+                                "bootstrap": args.bootstrap, "seed": args.seed},
                     primary="agreement/coefficients")
     report.add(data_section(loaded))
-    report.add(agreement_section(loaded, level=args.level,
-                                 confidence_level=args.confidence_level))
+    agreement = report.add(agreement_section(loaded, level=args.level,
+                                             confidence_level=args.confidence_level))
+    if args.bootstrap is not None:
+        from goldnoise._cli._bootstrap import bootstrap_section
+
+        analytic = {row["coefficient"]: row for t in agreement.tables for row in t.rows}
+        report.add(bootstrap_section(r, analytic, n_resamples=args.bootstrap, seed=args.seed,
+                                     confidence_level=args.confidence_level))
     section, bound = bound_section(r, alpha=args.alpha)
     report.add(section)
     report.add(kappa_section(r, bound, alpha=args.alpha, threshold=args.threshold,

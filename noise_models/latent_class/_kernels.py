@@ -229,9 +229,11 @@ def _build_tables(model, hard, phi, pi, eps, conf, theta, xi, q, logtab, logw):
 
 
 @njit(cache=True, error_model="numpy")
-def _log_prior(model, hard, a, phi, pi, eps, conf, theta, xi, q):
+def _log_prior(model, hard, a, phi, pi, eps, conf, theta, xi, q, jw):
     # log of the Dirichlet/Beta prior densities (pseudo-counts a), up to a
-    # constant: the M-step below maximises log-likelihood + this.
+    # constant: the M-step below maximises log-likelihood + this. jw[j] is
+    # 1 / (columns of annotator j's group): replicate columns share one set of
+    # parameters, whose prior counts once.
     if a == 0.0:
         return 0.0
     k = q.shape[0]
@@ -244,20 +246,20 @@ def _log_prior(model, hard, a, phi, pi, eps, conf, theta, xi, q):
     if hard == HARD_FREE:
         for j in range(k):
             for x in range(m):
-                lp += np.log(q[j, x])
+                lp += jw[j] * np.log(q[j, x])
     if model == ONE_COIN:
         for j in range(k):
-            lp += np.log(eps[j]) + np.log1p(-eps[j])
+            lp += jw[j] * (np.log(eps[j]) + np.log1p(-eps[j]))
     elif model == CONFUSION:
         for j in range(k):
             for c in range(m):
                 for x in range(m):
-                    lp += np.log(conf[j, c, x])
+                    lp += jw[j] * np.log(conf[j, c, x])
     elif model == SPAM:
         for j in range(k):
-            lp += np.log(theta[j]) + np.log1p(-theta[j])
+            lp += jw[j] * (np.log(theta[j]) + np.log1p(-theta[j]))
             for x in range(m):
-                lp += np.log(xi[j, x])
+                lp += jw[j] * np.log(xi[j, x])
     return a * lp
 
 
@@ -343,10 +345,23 @@ def _mstep(model, hard, a, cap, cnt, tot, n_eff, phi, pi, eps, conf, theta, xi, 
                     xi[j, x] = 1.0 / m
 
 
+@njit(cache=True, error_model="numpy")
+def _pool(cnt, groups, n_groups):
+    # Replicate columns of one annotator share their parameters: give each column
+    # the expected counts of its whole group, so the M-step fits them jointly.
+    k, m, s = cnt.shape
+    pooled = np.zeros((n_groups, m, s))
+    for j in range(k):
+        pooled[groups[j]] += cnt[j]
+    for j in range(k):
+        cnt[j] = pooled[groups[j]]
+
+
 # ---------------------------------------------------------------- the driver
 @njit(cache=True, error_model="numpy")
 def _em_run(codes, weights, model, hard, a, cap, max_iter, tol, n_eff, n_chunks, parallel,
-            init_mv, h_agree, h_dis, phi, pi, eps, conf, theta, xi, q, trace):
+            init_mv, h_agree, h_dis, phi, pi, eps, conf, theta, xi, q, trace, groups,
+            n_groups, jw):
     # One EM run from the given parameters (or from the majority-vote start
     # when init_mv), updating them in place. trace[t] is the objective
     # (log-likelihood + log prior) after t M-steps; it never decreases.
@@ -361,15 +376,20 @@ def _em_run(codes, weights, model, hard, a, cap, max_iter, tol, n_eff, n_chunks,
     lls = np.empty(n_chunks)
     cnt = np.empty((k, m, n_states))
     tot = np.empty(n_states)
+    shared = n_groups < k
     if init_mv:
         _estep(codes, weights, logtab, logw, counts, totals, lls, cnt, tot, True, h_agree, h_dis,
                parallel)
+        if shared:
+            _pool(cnt, groups, n_groups)
         _mstep(model, hard, a, cap, cnt, tot, n_eff, phi, pi, eps, conf, theta, xi, q)
     for t in range(max_iter + 1):
         _build_tables(model, hard, phi, pi, eps, conf, theta, xi, q, logtab, logw)
         ll = _estep(codes, weights, logtab, logw, counts, totals, lls, cnt, tot, False, 0.0, 0.0,
                     parallel)
-        trace[t] = ll + _log_prior(model, hard, a, phi, pi, eps, conf, theta, xi, q)
+        if shared:
+            _pool(cnt, groups, n_groups)
+        trace[t] = ll + _log_prior(model, hard, a, phi, pi, eps, conf, theta, xi, q, jw)
         if t > 0 and trace[t] - trace[t - 1] <= tol * abs(trace[t]):
             return t, True
         if t == max_iter:
@@ -505,10 +525,20 @@ def _item_agreement(codes, log_q, log_phi, log_easy, perfect):
 
 # --------------------------------------------------------------- the wrappers
 def run_em(codes, model, hard, a, cap, max_iter, tol, n_eff, init_mv, h_agree, h_dis,
-           phi, pi, eps, conf, theta, xi, q, *, weights=None, parallel=None):
-    """Run EM in place on the parameter arrays; return (trace, n_iter, converged)."""
+           phi, pi, eps, conf, theta, xi, q, *, weights=None, parallel=None, groups=None):
+    """Run EM in place on the parameter arrays; return (trace, n_iter, converged).
+
+    ``groups[j]`` (0..G-1) names the annotator of column ``j``: columns of one
+    group (an annotator's replicates) share their parameters. Default: each
+    column its own annotator.
+    """
     codes = np.ascontiguousarray(codes)
     n, k = codes.shape
+    if groups is None:
+        groups = np.arange(k, dtype=np.int64)
+    groups = np.ascontiguousarray(groups, dtype=np.int64)
+    n_groups = int(groups.max()) + 1
+    jw = 1.0 / np.bincount(groups, minlength=n_groups)[groups].astype(np.float64)
     weights = np.ones(n) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
     m = phi.shape[0]
     n_states = m + 1 if hard != HARD_NONE else m
@@ -518,7 +548,8 @@ def run_em(codes, model, hard, a, cap, max_iter, tol, n_eff, init_mv, h_agree, h
     trace = np.empty(max_iter + 1)
     t, conv = _em_run(codes, weights, model, hard, float(a), float(cap), int(max_iter), float(tol),
                       float(n_eff), n_chunks, bool(parallel), bool(init_mv), float(h_agree),
-                      float(h_dis), phi, pi, eps, conf, theta, xi, q, trace)
+                      float(h_dis), phi, pi, eps, conf, theta, xi, q, trace, groups, n_groups,
+                      jw)
     return trace[: t + 1].copy(), int(t), bool(conv)
 
 

@@ -1,0 +1,159 @@
+"""The result of :func:`simulation.bootstrap`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from agreement import ConfidenceInterval
+from agreement._repr_html import result_html
+from simulation.bootstrap._intervals import confidence_intervals
+
+__all__ = ["BootstrapResult"]
+
+
+def _name(stat: Any) -> str:
+    return stat if isinstance(stat, str) else getattr(stat, "__name__", repr(stat))
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class BootstrapResult:
+    """Bootstrap estimates, standard errors and intervals of one or more statistics.
+
+    All statistics come from the same resamples of items (paired), so
+    :meth:`difference` gives an interval for the difference of any two.
+
+    Attributes
+    ----------
+    statistics : tuple of str
+        Names of the statistics, in the order of every array below.
+    estimate : ndarray, shape (S,)
+        Each statistic on the full sample.
+    standard_error : ndarray, shape (S,)
+        Standard deviation (ddof 1) of the defined replicates.
+    confidence_interval : ConfidenceInterval
+        ``(low, high)``, each an ndarray of shape (S,).
+    bootstrap_distribution : ndarray, shape (n_resamples, S)
+        The replicates; NaN where the statistic is undefined on a resample.
+    n_degenerate : ndarray of int, shape (S,)
+        Replicates on which the statistic is undefined (chance agreement 1, no
+        pairable item); they are left out of the SE and interval, and named in
+        ``notes``.
+    method : {"percentile", "basic", "bca"}
+    confidence_level : float
+    scheme : {"multinomial", "poisson"}
+    n_items : int
+        Items resampled (those with at least one rating).
+    notes : tuple of str
+        Degenerate replicates, clipping to a statistic's range, dropped items.
+    jackknife : ndarray, shape (P, S), or None
+        Leave-one-item-out values (one row per distinct item pattern), for BCa.
+    jackknife_weights : ndarray, shape (P,), or None
+        Items sharing each jackknife row.
+    bounds : ndarray, shape (S, 2), or None
+        The range each interval was clipped to.
+    """
+
+    statistics: tuple[str, ...]
+    estimate: np.ndarray
+    standard_error: np.ndarray
+    confidence_interval: ConfidenceInterval
+    bootstrap_distribution: np.ndarray
+    n_degenerate: np.ndarray
+    method: str
+    confidence_level: float
+    scheme: str
+    n_items: int
+    notes: tuple[str, ...] = ()
+    jackknife: np.ndarray | None = field(default=None, repr=False)
+    jackknife_weights: np.ndarray | None = field(default=None, repr=False)
+    bounds: np.ndarray | None = field(default=None, repr=False)
+
+    def _index(self, stat: Any) -> int:
+        name = _name(stat)
+        if name not in self.statistics:
+            raise ValueError(f"unknown statistic {name!r}; this result has {list(self.statistics)}.")
+        return self.statistics.index(name)
+
+    def difference(self, a: Any, b: Any) -> BootstrapResult:
+        """The paired bootstrap of ``a − b`` (same resamples, same method and level).
+
+        Parameters
+        ----------
+        a, b : str or function
+            Two of :attr:`statistics`.
+
+        Returns
+        -------
+        BootstrapResult
+            One statistic, ``"a - b"``; a replicate is undefined if either is.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from simulation import bootstrap
+        >>> x = np.random.default_rng(0).integers(0, 2, size=(200, 3))
+        >>> x[:120] = x[:120, :1]  # 120 unanimous items
+        >>> res = bootstrap(["gwet_ac1", "fleiss_kappa"], x, n_resamples=999, rng=1)
+        >>> d = res.difference("gwet_ac1", "fleiss_kappa")
+        >>> d.statistics, bool(d.confidence_interval.low[0] > 0)
+        (('gwet_ac1 - fleiss_kappa',), True)
+        """
+        i, j = self._index(a), self._index(b)
+        est = self.estimate[[i]] - self.estimate[[j]]
+        dist = self.bootstrap_distribution[:, [i]] - self.bootstrap_distribution[:, [j]]
+        jk = None if self.jackknife is None else self.jackknife[:, [i]] - self.jackknife[:, [j]]
+        if self.method == "bca" and jk is None:
+            raise ValueError("this result has no jackknife values, so no BCa difference.")
+        iv = confidence_intervals(est, dist, method=self.method,
+                                  confidence_level=self.confidence_level, jackknife=jk,
+                                  jackknife_weights=self.jackknife_weights)
+        n_deg = np.array([int(np.count_nonzero(~np.isfinite(dist)))])
+        name = f"{self.statistics[i]} - {self.statistics[j]}"
+        notes = ((f"{name}: {n_deg[0]} of {dist.shape[0]} resamples undefined, left out",)
+                 if n_deg[0] else ())
+        return BootstrapResult((name,), est, iv.standard_error,
+                               ConfidenceInterval(iv.low, iv.high), dist, n_deg, self.method,
+                               self.confidence_level, self.scheme, self.n_items, notes, jk,
+                               self.jackknife_weights, None)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per statistic: estimate, standard_error, low, high, n_degenerate."""
+        return pd.DataFrame({
+            "estimate": self.estimate, "standard_error": self.standard_error,
+            "low": self.confidence_interval.low, "high": self.confidence_interval.high,
+            "n_degenerate": self.n_degenerate,
+        }, index=pd.Index(self.statistics, name="statistic"))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain Python values, one entry per statistic (for JSON)."""
+        return {
+            "method": self.method, "confidence_level": self.confidence_level,
+            "scheme": self.scheme, "n_resamples": int(self.bootstrap_distribution.shape[0]),
+            "n_items": self.n_items, "notes": list(self.notes),
+            "statistics": {
+                name: {"estimate": float(self.estimate[s]),
+                       "standard_error": float(self.standard_error[s]),
+                       "low": float(self.confidence_interval.low[s]),
+                       "high": float(self.confidence_interval.high[s]),
+                       "n_degenerate": int(self.n_degenerate[s])}
+                for s, name in enumerate(self.statistics)},
+        }
+
+    _repr_html_ = result_html
+
+    def __repr__(self) -> str:
+        pct = f"{100 * self.confidence_level:g}%"
+        lines = [f"BootstrapResult({self.bootstrap_distribution.shape[0]} {self.scheme} "
+                 f"resamples of {self.n_items} items, {self.method} {pct} intervals)"]
+        width = max(len(s) for s in self.statistics)
+        for s, name in enumerate(self.statistics):
+            lo, hi = self.confidence_interval.low[s], self.confidence_interval.high[s]
+            deg = f"  ({self.n_degenerate[s]} degenerate)" if self.n_degenerate[s] else ""
+            lines.append(f"  {name:<{width}}  {self.estimate[s]: .4f}  SE {self.standard_error[s]:.4f}"
+                         f"  [{lo: .4f}, {hi: .4f}]{deg}")
+        lines += [f"  note: {n}" for n in self.notes]
+        return "\n".join(lines)

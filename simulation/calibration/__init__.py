@@ -1,0 +1,13 @@
+"""Calibration: how often the bounds hold, by simulation (SPEC §3, "Calibration of γ").
+
+gamma_coverage            -- coverage of the noise bound γ across true hard counts
+                             (p known or estimated; model M1, or M2 with errors on easy
+                             items)                                         -> DataFrame
+verified_sample_coverage  -- coverage of verified_sample_bound across true error counts
+                                                                            -> DataFrame
+"""
+
+from simulation.calibration._gamma import gamma_coverage
+from simulation.calibration._verified import verified_sample_coverage
+
+__all__ = ["gamma_coverage", "verified_sample_coverage"]

@@ -1,0 +1,38 @@
+"""Shared checks and the binomial interval of a coverage estimate."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["check_counts", "check_int", "coverage_interval"]
+
+
+def check_int(value: Any, name: str, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"`{name}` must be an integer ≥ {low}; got {value!r}.")
+    if value < low:
+        raise ValueError(f"`{name}` must be an integer ≥ {low}; got {value}.")
+    return int(value)
+
+
+def check_counts(values: Any, name: str, high: int, high_name: str) -> np.ndarray:
+    arr = np.atleast_1d(np.asarray(values))
+    if arr.ndim != 1 or arr.size == 0 or arr.dtype.kind not in "iu":
+        raise TypeError(f"`{name}` must be a non-empty list of integers; got {values!r}.")
+    if arr.min() < 0 or arr.max() > high:
+        raise ValueError(f"`{name}` must lie in 0..{high_name} = 0..{high}; got {values!r}.")
+    return arr.astype(np.int64)
+
+
+def coverage_interval(hits: int, total: int) -> tuple[float, float]:
+    """Wilson 95% interval of a coverage ``hits / total`` (statsmodels)."""
+    if total == 0:
+        return float("nan"), float("nan")
+    # statsmodels is imported here, at first use: it takes seconds to import.
+    from statsmodels.stats.proportion import proportion_confint
+
+    lo, hi = proportion_confint(hits, total, alpha=0.05, method="wilson")
+    share = hits / total  # the Wilson limits can miss 0 or 1 by rounding
+    return float(min(lo, share)), float(max(hi, share))
