@@ -49,12 +49,15 @@ import numpy as np
 import numpy.typing as npt
 
 from agreement import ConfidenceInterval, DegenerateDataWarning, Ratings, as_ratings
-from agreement import _kernels_alpha as _ka
 from agreement._item_stats import ALPHA, check_coefficient, item_statistics
+from agreement._lazy import lazy_module
 from agreement._result import _check_confidence_level
 from simulation.bootstrap import _resample
 from simulation.bootstrap._intervals import METHODS, confidence_intervals
 from simulation.bootstrap._result import BootstrapResult
+
+# Imported at first use: scipy and Numba would double the time of `import goldnoise`.
+_ka = lazy_module("agreement._kernels_alpha")
 
 __all__ = ["bootstrap"]
 
