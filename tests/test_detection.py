@@ -413,3 +413,12 @@ def test_detected_error_rate_and_ranking_validation():
         label_error_ranking(np.ones((3, 2)) / 2, [0, 1, 0])
     assert "Ranking(custom" in repr(ranking)
     assert ranking.top(2).tolist() == [0, 1]
+
+
+def test_metric_columns_match_the_kernels():
+    # _metrics keeps the kernels' column numbers as literals (importing it must
+    # not import Numba); they must be the kernels' own.
+    from simulation.detection import _kernels, _metrics
+
+    assert _metrics._COLS == (_kernels.AP, _kernels.AUROC, _kernels.PRECISION_AT_K,
+                              _kernels.RECALL_AT_K, _kernels.F1_AT_K)

@@ -9,7 +9,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.stats import spearmanr
 
 from agreement import Ratings, as_ratings
 from agreement._errors import DegenerateDataWarning
@@ -351,6 +350,8 @@ def crosscheck(scores: Any, labels: Any, ratings: Any, *, fit: LatentClassFit | 
         dm = detection_metrics(loss, disagreed)
     res["auroc_disagreement"], res["ap_disagreement"] = dm.auroc, dm.average_precision
     res["auroc_posterior"], res["ap_posterior"] = _soft_metrics(loss, p_wrong)
+    from scipy.stats import spearmanr  # at first use: scipy.stats is slow to import
+
     rho = spearmanr(loss, p_wrong).statistic if np.ptp(p_wrong) > 0 and np.ptp(loss) > 0 \
         else math.nan
     res["spearman"] = float(rho)

@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
+from agreement._lazy import lazy_module
 from simulation.bootstrap import _resample
 from simulation.bootstrap._result import BootstrapResult
-from simulation.detection import _kernels as K
 from simulation.detection._metrics import (
     _COLS,
     INTERVAL_METHODS,
@@ -27,6 +27,9 @@ from simulation.detection._metrics import (
     _sort,
     bootstrap_result,
 )
+
+# Numba kernels, imported at first use (import simulation stays fast).
+K = lazy_module("simulation.detection._kernels")
 
 __all__ = ["detection_bootstrap", "is_detection_request"]
 

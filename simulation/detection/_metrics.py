@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import os
@@ -14,11 +15,14 @@ import pandas as pd
 
 from agreement import ConfidenceInterval
 from agreement._errors import DegenerateDataWarning
+from agreement._lazy import lazy_module
 from simulation.bootstrap._intervals import confidence_intervals
 from simulation.bootstrap._result import BootstrapResult
-from simulation.detection import _kernels as K
 from simulation.detection._ranking import Ranking
 from simulation.scores._model_scores import few
+
+# Numba kernels, imported at first use (import simulation stays fast).
+K = lazy_module("simulation.detection._kernels")
 
 __all__ = [
     "DetectedErrorRateResult",
@@ -32,8 +36,10 @@ METRICS = ("average_precision", "auroc", "precision_at_k", "recall_at_k", "f1_at
 INTERVAL_METHODS = ("percentile", "basic")
 # every detection metric lies in [0, 1]: intervals are clipped there
 _BOUNDS = np.tile([0.0, 1.0], (len(METRICS), 1))
-_COLS = (K.AP, K.AUROC, K.PRECISION_AT_K, K.RECALL_AT_K, K.F1_AT_K)
-_TABLE = K.poisson_table()
+# Columns of the kernels' output for METRICS (the kernels' AP, AUROC, PRECISION_AT_K,
+# RECALL_AT_K, F1_AT_K; column 2 is the true positives at k): literal here so that
+# importing this module does not import Numba; a test checks they agree.
+_COLS = (0, 1, 3, 4, 5)
 # Replicates below which the parallel kernel is not worth its threads.
 _PARALLEL_MIN = 2_000_000
 
@@ -47,6 +53,14 @@ class _Sorted:
     last: np.ndarray        # last item of a run of tied scores (bool)
     items: pd.Index         # item ids in the input order
 
+
+
+@functools.cache
+def _poisson_table() -> np.ndarray:
+    """The inverse-CDF thresholds of a Poisson(1) draw, built once, at first use."""
+    table = K.poisson_table()
+    table.setflags(write=False)
+    return table
 
 def _sort(scores: np.ndarray, is_error: np.ndarray, items: pd.Index) -> _Sorted:
     order = np.argsort(-scores, kind="stable")
@@ -180,7 +194,8 @@ def _replicates(srt: _Sorted, k: int, seeds: np.ndarray) -> np.ndarray:
         threads = 1
     # int32 positions when they fit: less memory read per replicate
     order = srt.order.astype(np.int32 if len(srt.order) < 2**31 else np.int64)
-    return K.stratified_bootstrap(srt.y, srt.last, order, float(k), seeds, _TABLE, threads)
+    return K.stratified_bootstrap(srt.y, srt.last, order, float(k), seeds, _poisson_table(),
+                                  threads)
 
 
 @dataclass(frozen=True, repr=False, eq=False)

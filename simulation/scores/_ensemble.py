@@ -6,7 +6,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.special import logsumexp
 
 from simulation.scores._model_scores import ModelScores, few
 
@@ -176,6 +175,8 @@ def item_loss(scores: ModelScores, labels: Any) -> np.ndarray:
     codes = label_codes(labels, s)
     rows = np.arange(s.n_items)
     if s.kind == "logits":
+        from scipy.special import logsumexp  # at first use: keeps import goldnoise light
+
         return logsumexp(s.values, axis=-1) - s.values[:, rows, codes]
     p = s.values[:, rows, codes]
     return -np.log(np.maximum(p, np.finfo(np.float64).tiny))
