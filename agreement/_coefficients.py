@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from agreement import _chunked, _kernels
+from agreement import _chunked
 from agreement._errors import DegenerateDataWarning
 from agreement._item_stats import (
     SPECS,
@@ -36,12 +36,16 @@ from agreement._item_stats import (
     count_rows_from_counts,
     finalize,
 )
+from agreement._lazy import lazy_module
 from agreement._light import COLUMN_MAX_PAIRS, light, stats_from_sums
 from agreement._null import cohen_from_table, contingency, fleiss_null_se
 from agreement._ratings import Ratings, as_ratings
 from agreement._result import AgreementResult, with_clip_note
 from agreement._variance import linearization, variance
 from agreement._weights import Weights, weight_matrix
+
+# Numba kernels, imported at first use (import agreement stays fast).
+_kernels = lazy_module("agreement._kernels")
 
 __all__ = [
     "brennan_prediger",

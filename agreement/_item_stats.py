@@ -37,10 +37,13 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from agreement import _kernels
 from agreement import _krippendorff as _kr
+from agreement._lazy import lazy_module
 from agreement._ratings import Ratings, as_ratings
 from agreement._weights import weight_matrix
+
+# Numba kernels, imported at first use (import agreement stays fast).
+_kernels = lazy_module("agreement._kernels")
 
 __all__ = ["FinalizedCoefficient", "ItemStatistics", "item_statistics"]
 

@@ -35,11 +35,14 @@ import numpy as np
 import numpy.typing as npt
 
 from agreement import _chunked
-from agreement import _kernels_alpha as _ka
 from agreement._errors import DegenerateDataWarning
+from agreement._lazy import lazy_module
 from agreement._ratings import Ratings, as_ratings
 from agreement._result import AgreementResult, with_clip_note
 from agreement._weights import weight_matrix
+
+# Numba kernels, imported at first use (import agreement stays fast).
+_ka = lazy_module("agreement._kernels_alpha")
 
 __all__ = [
     "AlphaParts",
@@ -55,12 +58,16 @@ __all__ = [
 ]
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
-_KIND = {
-    "nominal": _ka.KIND_NOMINAL,
-    "ordinal": _ka.KIND_INTERVAL,  # the ordinal metric is the interval one on mid-ranks
-    "interval": _ka.KIND_INTERVAL,
-    "ratio": _ka.KIND_RATIO,
-}
+
+
+def _kind(level: str) -> int:
+    """The kernels' metric code of ``level`` (looked up at call time: kernels load lazily)."""
+    return {
+        "nominal": _ka.KIND_NOMINAL,
+        "ordinal": _ka.KIND_INTERVAL,  # the ordinal metric is the interval one on mid-ranks
+        "interval": _ka.KIND_INTERVAL,
+        "ratio": _ka.KIND_RATIO,
+    }[level]
 
 
 class AlphaSums(NamedTuple):
@@ -303,7 +310,7 @@ def alpha_sums(
     level = _check_level(level)
     values = _check_values(values, level)
     m = values.size
-    kind = _KIND[level]
+    kind = _kind(level)
     if level != "ordinal":
         return AlphaSums(*_ka.unit_sums(codes, values, kind, m, item_weights, parallel=parallel))
     # Ordinal: the metric depends on n_c, so one pass for n_c, one for D_o.
@@ -353,7 +360,7 @@ def alpha_unit_terms(
             "scalar statistic; use `coincidence_matrix` or `alpha_sums(..., item_weights=)`."
         )
     values = _check_values(values, level)
-    return _ka.unit_terms(codes, values, _KIND[level], values.size, parallel=parallel)
+    return _ka.unit_terms(codes, values, _kind(level), values.size, parallel=parallel)
 
 
 def coincidence_matrix(
@@ -529,7 +536,7 @@ def _gwet_constants(parts: AlphaParts, sums: AlphaSums, g: np.ndarray):
 
 def _se_streaming(codes, level, v, g, parts: AlphaParts, sums: AlphaSums) -> float:
     rbar, pa, pe, alpha_p, wpi, scale = _gwet_constants(parts, sums, g)
-    acc = _ka.gwet_se_sum(codes, v, _KIND[level], wpi, rbar, pa, pe, alpha_p, scale)
+    acc = _ka.gwet_se_sum(codes, v, _kind(level), wpi, rbar, pa, pe, alpha_p, scale)
     n = sums.n_units
     return math.sqrt(acc / (n * (n - 1.0)))
 

@@ -23,13 +23,16 @@ from typing import NamedTuple
 
 import numpy as np
 
-from agreement import _kernels_light as _kl
 from agreement._errors import DegenerateDataWarning
 from agreement._item_stats import PE_TOL
+from agreement._lazy import lazy_module
 from agreement._ratings import Ratings
 from agreement._result import AgreementResult
 from agreement._variance import variance
 from agreement._weights import Weights
+
+# Imported at first use: scipy and Numba would double the time of `import goldnoise`.
+_kl = lazy_module("agreement._kernels_light")
 
 __all__ = ["COLUMN_MAX_PAIRS", "DENSE_MAX_PAIRS", "MIN_COMMON_ITEMS", "PairStats", "light",
            "stats_from_sums"]

@@ -42,16 +42,20 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from agreement import _chunked, _kernels
+from agreement import _chunked
 from agreement import _coefficients as _co
-from agreement import _kernels_alpha as _ka
 from agreement import _krippendorff as _kr
 from agreement._item_stats import SPECS, count_rows_from_counts
+from agreement._lazy import lazy_module
 from agreement._light import light, stats_from_sums
 from agreement._null import cohen_from_table, contingency
 from agreement._ratings import Ratings, _encode
 from agreement._result import AgreementResult, with_clip_note
 from agreement._weights import Weights, weight_matrix
+
+# Numba kernels, imported at first use (importing the package compiles and loads nothing).
+_kernels = lazy_module("agreement._kernels")
+_ka = lazy_module("agreement._kernels_alpha")
 
 __all__ = [
     "STATISTICS",

@@ -6,6 +6,8 @@ import math
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, NamedTuple
 
+from agreement._repr_html import result_html
+
 __all__ = ["AgreementResult", "ConfidenceInterval", "TestResult"]
 
 _CI_METHODS = ("normal", "t")
@@ -253,6 +255,8 @@ class AgreementResult:
         out["notes"] = "; ".join(self.notes)
         out["value_range"] = list(self.value_range)
         return out
+
+    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         ci = self.confidence_interval()

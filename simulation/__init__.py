@@ -21,6 +21,34 @@ Calibration (simulation.calibration)
 gamma_coverage            -- how often the true hard share of the agreed items is ≤ γ,
                              per true hard count                           -> DataFrame
 verified_sample_coverage  -- the same for verified_sample_bound             -> DataFrame
+
+Model scores from files (simulation.scores)
+-------------------------------------------
+load_scores           -- per-item probs/logits/loss of models trained elsewhere, from
+                         .npz/.npy/.csv/.tsv/.parquet/.jsonl, aligned to items by id
+                                                                   -> ModelScores
+ensemble              -- average probabilities or logits (FME)     -> ModelScores
+item_loss             -- cross-entropy of the given label (per model and item)
+
+Noising protocols (simulation.noising)
+--------------------------------------
+perturb_uniform, perturb_class_conditional, dissenting_label, dissenting_worker,
+crowd_majority        -- exactly round(rate · n) errors, seeded, with provenance
+mix_protocols         -- several protocols splitting the count     -> NoisyLabels
+
+Finding label errors (simulation.detection)
+-------------------------------------------
+label_error_ranking   -- loss (FML/FME), self-confidence, normalized margin,
+                         confident learning                        -> Ranking
+detection_metrics     -- AP, AUROC, P/R/F1 at k, P@k curve, bootstrap intervals
+                                                                   -> DetectionResult
+detection_replicates  -- the metrics under given item multiplicities
+detected_error_rate   -- verified error share of the top q%        -> DetectedErrorRateResult
+
+Cross-check against the annotation model (simulation.crosscheck)
+----------------------------------------------------------------
+crosscheck            -- model loss vs disagreement and the latent-class posterior,
+                         flagged agreed items vs γ, a verdict      -> CrosscheckResult
 """
 
 from simulation.bootstrap import (
@@ -32,17 +60,72 @@ from simulation.bootstrap import (
     poisson_partial,
 )
 from simulation.calibration import gamma_coverage, verified_sample_coverage
+from simulation.crosscheck import CrosscheckResult, crosscheck
+from simulation.detection import (
+    DetectedErrorRateResult,
+    DetectionResult,
+    Ranking,
+    detected_error_rate,
+    detection_metrics,
+    detection_replicates,
+    label_error_ranking,
+)
 from simulation.generators import SimulatedAnnotations, simulate_annotations
+from simulation.noising import (
+    NoisyLabels,
+    crowd_majority,
+    dissenting_label,
+    dissenting_worker,
+    mix_protocols,
+    perturb_class_conditional,
+    perturb_uniform,
+)
+from simulation.scores import (
+    ModelScores,
+    ScorePrecisionWarning,
+    ensemble,
+    item_loss,
+    load_scores,
+)
 
 __all__: list[str] = [
+    "SimulatedAnnotations",
+    "simulate_annotations",
+]
+
+# bootstrap and calibration (SPEC §3)
+__all__ += [
     "BootstrapResult",
     "PoissonParts",
-    "SimulatedAnnotations",
     "bootstrap",
     "gamma_coverage",
     "poisson_combine",
     "poisson_finalize",
     "poisson_partial",
-    "simulate_annotations",
     "verified_sample_coverage",
+]
+
+# model scores, noising, detection, cross-check (SPEC §3)
+__all__ += [
+    "CrosscheckResult",
+    "DetectedErrorRateResult",
+    "DetectionResult",
+    "ModelScores",
+    "NoisyLabels",
+    "Ranking",
+    "ScorePrecisionWarning",
+    "crosscheck",
+    "crowd_majority",
+    "detected_error_rate",
+    "detection_metrics",
+    "detection_replicates",
+    "dissenting_label",
+    "dissenting_worker",
+    "ensemble",
+    "item_loss",
+    "label_error_ranking",
+    "load_scores",
+    "mix_protocols",
+    "perturb_class_conditional",
+    "perturb_uniform",
 ]

@@ -187,3 +187,19 @@ def test_mode_allocation_is_the_multinomial_mode(total, weights):
                if sum(x) == total)
     assert stats.multinomial.logpmf(got, total, probs) == pytest.approx(best, abs=1e-9)
     assert math.isfinite(best)
+
+
+def test_no_false_note_when_every_item_has_the_same_number_of_ratings():
+    # Many annotators in all, each item rated by exactly 3 (as Snow et al.'s RTE: 164
+    # workers, 10 ratings per item): the ratings per item do not vary.
+    rng = np.random.default_rng(0)
+    codes = np.full((60, 12), np.nan)
+    for i in range(60):
+        who = rng.choice(12, size=3, replace=False)
+        codes[i, who] = rng.integers(0, 2, size=3) if i % 3 else 1
+    res = audit_kappa(Ratings.from_wide(codes))
+    assert not any("vary" in note for note in res.notes)
+    codes[0, :] = np.nan
+    codes[0, :2] = 1  # now one item has 2 ratings, the others 3
+    res = audit_kappa(Ratings.from_wide(codes))
+    assert any("ratings per item vary" in note for note in res.notes)

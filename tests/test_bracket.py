@@ -329,3 +329,20 @@ def test_item_agreement_kernel_against_definition():
         e_ref = sum(fit.phi[c] * np.prod([easy[j, c, x] for j in js])
                     for c in range(3) for x in range(3))
         assert e[i] == pytest.approx(e_ref, rel=1e-12)
+
+
+def test_bracket_reuses_a_fit_of_the_same_ratings():
+    from noise_models import LatentClassModel, agreed_error_bracket
+
+    sim = simulate_annotations(400, 5, model="M2", error_rates=0.1, hard_share=0.2, rng=3)
+    model = LatentClassModel("confusion", rng=0)
+    refit = agreed_error_bracket(sim.ratings, model=model)
+    fit = model.fit(sim.ratings)
+    reused = agreed_error_bracket(sim.ratings, model=fit)
+    assert reused.optimistic == refit.optimistic
+    assert reused.pessimistic == refit.pessimistic
+    other = simulate_annotations(400, 5, model="M2", error_rates=0.1, rng=4)
+    with pytest.raises(ValueError, match="fit of other ratings"):
+        agreed_error_bracket(other.ratings, model=fit)
+    with pytest.raises(TypeError, match="LatentClassModel, a LatentClassFit or None"):
+        agreed_error_bracket(sim.ratings, model="spam")

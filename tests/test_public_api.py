@@ -39,10 +39,19 @@ PUBLIC = {
         "chance_finalize", "chance_items", "chance_partial", "em_combine", "em_finalize",
         "em_partial", "soft_combine", "soft_finalize", "soft_partial",
     },
-    "simulation": {"BootstrapResult", "SimulatedAnnotations", "bootstrap", "gamma_coverage",
-                   "simulate_annotations", "verified_sample_coverage",
-                   # larger than memory: the Poisson bootstrap over chunks
-                   "PoissonParts", "poisson_combine", "poisson_finalize", "poisson_partial"},
+    "simulation": {
+        "SimulatedAnnotations", "simulate_annotations",
+        "BootstrapResult", "bootstrap", "gamma_coverage", "verified_sample_coverage",
+        # model scores, noising, detection, cross-check
+        "CrosscheckResult", "DetectedErrorRateResult", "DetectionResult", "ModelScores",
+        "NoisyLabels", "Ranking", "ScorePrecisionWarning", "crosscheck", "crowd_majority",
+        "detected_error_rate", "detection_metrics", "detection_replicates",
+        "dissenting_label", "dissenting_worker", "ensemble", "item_loss",
+        "label_error_ranking", "load_scores", "mix_protocols", "perturb_class_conditional",
+        "perturb_uniform",
+        # larger than memory: the Poisson bootstrap over chunks
+        "PoissonParts", "poisson_combine", "poisson_finalize", "poisson_partial",
+    },
 }
 
 

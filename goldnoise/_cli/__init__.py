@@ -5,6 +5,7 @@ Verbs
 ``audit``     -- what a set of annotations is worth (agreement, γ, the κ claim,
                  the chance margin, the latent-class fit, the agreed-error bracket)
 ``fit``       -- a latent-class model's label, posterior and hard posterior per item
+``kappa``     -- what a reported κ implies: easy items, noise of the agreed items, γ
 ``bound``     -- γ from counts: ``goldnoise bound N D P``
 ``plan``      -- how many annotators to hire for a target γ
 ``simulate``  -- simulation studies: ``simulate coverage`` (how often γ or the

@@ -10,7 +10,7 @@ import warnings
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["capture_notes", "count", "pct", "probability", "real"]
+__all__ = ["capture_notes", "count", "p_text", "pct", "plural", "probability", "real"]
 
 
 def probability(name: str):
@@ -76,6 +76,11 @@ def pct(x: Any, digits: int = 1) -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "-"
     return f"{100 * float(x):.{digits}f}%"
+
+
+def plural(n: int, one: str, many: str | None = None) -> str:
+    """``1 item``, ``2 items``."""
+    return f"{n} {one if n == 1 else (many or one + 's')}"
 
 
 def p_text(p: float) -> str:

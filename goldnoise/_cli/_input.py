@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -104,9 +105,14 @@ def read_table(path: Path, *, sep: str | None = None) -> Any:
         raise DataError(f"no such file: {path}")
     if path.is_dir():
         raise DataError(f"{path} is a folder, not a file of ratings")
-    suffix, _ = _compression_free_suffix(path)
+    suffix, compression = _compression_free_suffix(path)
     if path.stat().st_size == 0:
         raise DataError(f"{path} is empty")
+    if suffix in (".csv", ".tsv", ".txt", ".jsonl", ".ndjson") and compression is None:
+        with open(path, "rb") as fh:
+            head = fh.read(8192)
+        if b"\x00" in head:
+            raise DataError(f"{path} is not a text table (it holds binary data)")
     sep = _sep_of(sep)
     try:
         if suffix == ".parquet":
@@ -154,19 +160,22 @@ def _find(columns: Any, names: tuple[str, ...]) -> Any:
 
 
 def _long_hint(frame: Any) -> str | None:
-    """A suggested long-layout command line when ``frame`` looks like one row per rating."""
-    rater = _find(frame.columns, _RATER_NAMES)
-    if rater is None:
+    """A suggested long-layout command line when ``frame`` looks like one row per rating:
+    exactly one column is named like annotators (``worker``, not ``rater1``..``rater6``)."""
+    named = [c for c in frame.columns if _norm(c) in _RATER_NAMES]
+    if len(named) != 1:
         return None
+    rater = named[0]
     item = _find([c for c in frame.columns if c != rater], _ITEM_NAMES)
     label = _find([c for c in frame.columns if c not in (rater, item)], _LABEL_NAMES)
+    q = shlex.quote
     parts = ["--layout long"]
-    parts.append(f"--item {item}" if item is not None else "--item COLUMN")
-    parts.append(f"--rater {rater}")
-    parts.append(f"--label {label}" if label is not None else "--label COLUMN")
+    parts.append(f"--item {q(str(item))}" if item is not None else "--item COLUMN")
+    parts.append(f"--rater {q(str(rater))}")
+    parts.append(f"--label {q(str(label))}" if label is not None else "--label COLUMN")
     gold = _find([c for c in frame.columns if c not in (rater, item, label)], _GOLD_NAMES)
     if gold is not None:
-        parts.append(f"--gold {gold}")
+        parts.append(f"--gold {q(str(gold))}")
     return " ".join(parts)
 
 
@@ -198,29 +207,36 @@ def _looks_like_ids(col: Any, n_rows: int) -> bool:
     return n_rows >= 3 and col.nunique(dropna=True) == n_rows and col.notna().all()
 
 
-def _wide_hints(frame: Any, path: Path) -> None:
+def _wide_hints(frame: Any, path: Path, layout: str = "wide") -> None:
     """Raise a DataError with a hint when a wide reading of ``frame`` is surely wrong."""
     n_rows, n_cols = frame.shape
     if n_cols == 0:
         raise DataError(f"{path} has no columns")
     first = frame.columns[0]
-    if _norm(first) in _RATER_NAMES or (
-            n_rows < n_cols and n_rows <= 20 and _is_text(frame[first])
-            and _looks_like_ids(frame[first], n_rows)):
-        raise DataError(
-            f"{path} looks like coders x units (one row per annotator, first column "
-            f"{first!r}): add --transpose")
-    hint = _long_hint(frame)
-    if hint is not None and n_cols <= 6:
-        raise DataError(f"{path} looks like one row per rating (column "
-                        f"{_find(frame.columns, _RATER_NAMES)!r} names annotators): add {hint}")
+    if layout == "wide":
+        hint = _long_hint(frame)
+        labelled = hint is not None and "--label COLUMN" not in hint
+        rater = _find(frame.columns, _RATER_NAMES)
+        if labelled and n_cols <= 8:
+            raise DataError(f"{path} looks like one row per rating (column {rater!r} names "
+                            f"annotators): add {hint}")
+        if _norm(first) in _RATER_NAMES or (
+                n_rows < n_cols and n_rows <= 20 and _is_text(frame[first])
+                and _looks_like_ids(frame[first], n_rows)):
+            raise DataError(
+                f"{path} looks like coders x units (one row per annotator, first column "
+                f"{first!r}): add --transpose")
+        if hint is not None and n_cols <= 8:
+            raise DataError(f"{path} looks like one row per rating (column {rater!r} names "
+                            f"annotators): add {hint}")
     if _looks_like_ids(frame[first], n_rows) and n_cols > 1:
         others = frame.iloc[:, 1:]
         distinct = others.stack().nunique() if others.size else 0
         if distinct < n_rows or _norm(first) in _ITEM_NAMES or str(first).startswith("Unnamed"):
+            what = "an annotator's labels" if layout == "wide" else "a category's counts"
             raise DataError(
                 f"{path}: column {first!r} has a different value on each of its {n_rows} rows, "
-                f"so it looks like item ids, not an annotator's labels: add --item {first}")
+                f"so it looks like item ids, not {what}: add --item {shlex.quote(str(first))}")
 
 
 # ------------------------------------------------------------------ loading
@@ -316,6 +332,11 @@ def load_ratings(args: argparse.Namespace) -> LoadedRatings:
             frame.columns.name = "rater"
             ratings = Ratings.from_wide(frame)
         elif args.layout == "long":
+            for flag, given in (("--item", [args.item] if args.item else []),
+                                ("--rater", args.rater or []),
+                                ("--label", [args.label] if args.label else [])):
+                for name in given:
+                    _column(frame, name, flag, path)
             item = args.item or _find(frame.columns, _ITEM_NAMES)
             raters = args.rater or ([r] if (r := _find(frame.columns, _RATER_NAMES)) is not None
                                     else None)
@@ -360,8 +381,8 @@ def load_ratings(args: argparse.Namespace) -> LoadedRatings:
                 if g is not None and gold_spec is None and args.layout == "wide":
                     notes.append(f"column {g!r} is analysed as an annotator; if it holds gold "
                                  f"labels, add --gold {g}")
-            if args.item is None and args.layout == "wide":
-                _wide_hints(frame, path)
+            if args.item is None:
+                _wide_hints(frame, path, args.layout)
             if frame.shape[1] == 0:
                 raise DataError(f"{path} has no annotator columns left")
             if frame.isna().all().all():

@@ -202,7 +202,8 @@ def latent_sections(f: Fitted, *, gold: Any = None, alpha: float, bracket: Any,
         "model": fit.model.name, "converged": bool(fit.converged), "n_iter": int(fit.n_iter),
         "log_likelihood": float(fit.log_likelihood), "pi": fit.pi,
         "phi": {str(c): float(v) for c, v in zip(r.categories, fit.phi, strict=True)},
-        "expected_wrong_labels": expected_wrong, "labels_likely_wrong": likely_wrong,
+        "expected_wrong_labels": expected_wrong,
+        "expected_wrong_share": expected_wrong / r.n_items, "labels_likely_wrong": likely_wrong,
         "labels_differing_from_majority": differs, "n_items": r.n_items,
     })
     state = "converged" if fit.converged else "NOT converged"
@@ -213,9 +214,33 @@ def latent_sections(f: Fitted, *, gold: Any = None, alpha: float, bracket: Any,
         f"({pct(expected_wrong / r.n_items)}); {likely_wrong} items have a fitted label more "
         f"likely wrong than right; {differs} fitted labels differ from the majority vote",
     ]
-    s.tables.append(annotator_table(f, gold))
+    table = annotator_table(f, gold)
+    s.tables.append(table)
+    s.figures.append(annotator_figure(table))
     s.notes += f.notes
     return [s, hard_section(f), bracket_section(bracket, bracket_reason, alpha)]
+
+
+def annotator_figure(table: Table) -> Any:
+    """Estimated accuracy (or competence, or agreement) against items rated."""
+    from goldnoise._cli._figures import annotator_accuracy
+
+    rows = table.rows
+    key = next((k for k in ("accuracy", "competence") if rows and k in rows[0]),
+               "agreement_with_labels")
+    what = {"accuracy": "estimated accuracy", "competence": "competence (share of true labels)",
+            "agreement_with_labels": "agreement with the fitted labels"}[key]
+    return annotator_accuracy([str(r["annotator"]) for r in rows],
+                              [r["n_ratings"] for r in rows], [r[key] for r in rows], what)
+
+
+def hard_figure(f: Fitted) -> Any:
+    from goldnoise._cli._figures import hard_histogram
+
+    own = f.fit.posterior_hard is not None
+    hard = f.fit.posterior_hard if own else f.hard_fit.posterior_hard
+    model = f.fit.model.name if own else f.hard_fit.model.name
+    return hard_histogram([float(x) for x in hard], model)
 
 
 def hard_section(f: Fitted) -> Section:
@@ -231,6 +256,7 @@ def hard_section(f: Fitted) -> Section:
     hard = fit.posterior_hard if own else f.hard_fit.posterior_hard
     model = fit.model.name if own else f.hard_fit.model.name
     s = Section("hard_items", f"Items most likely hard ({model})")
+    s.figures.append(hard_figure(f))
     s.values.update({"model": model, "expected_hard_items": float(np.sum(hard)),
                      "n_items": r.n_items})
     if own:

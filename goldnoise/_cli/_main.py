@@ -17,8 +17,11 @@ from goldnoise._cli._output import add_output_arguments, emit
 VERBS: tuple[str, ...] = (
     "audit",
     "fit",
+    "kappa",
     "bound",
     "plan",
+    "detect",
+    "crosscheck",
     "simulate",
     "examples",
 )
@@ -40,7 +43,6 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
 
 def verb_modules() -> dict[str, ModuleType]:
     """The registered verbs (:data:`VERBS`), imported, in order."""
-
     return {name: importlib.import_module(f"goldnoise._cli.{name}") for name in VERBS}
 
 
@@ -85,6 +87,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     module = args._verb
+    if getattr(args, "no_progress", False):
+        os.environ["GOLDNOISE_PROGRESS"] = "0"
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")

@@ -17,7 +17,7 @@ from goldnoise._cli._report import Report, render, render_table_csv
 
 __all__ = ["FORMATS", "add_output_arguments", "emit"]
 
-FORMATS = ("text", "json", "markdown", "csv")
+FORMATS = ("text", "json", "markdown", "csv", "html")
 _BY_SUFFIX = {".txt": "text", ".json": "json", ".md": "markdown", ".markdown": "markdown",
               ".csv": "csv", ".html": "html", ".htm": "html", ".parquet": "parquet"}
 
@@ -27,16 +27,25 @@ def add_output_arguments(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("output")
     g.add_argument("--format", choices=FORMATS, default=None,
                    help="how to write the report: text for people, json (every number, one "
-                        "schema), markdown, csv (the main table). "
+                        "schema), markdown, csv (the main table), html (a self-contained page). "
                         "Default: text, or what --out's suffix says")
     g.add_argument("--json", action="store_const", const="json", dest="format",
                    help="same as --format json")
     g.add_argument("--out", metavar="FILE",
-                   help="write the report to FILE (format from --format or the suffix: .txt, "
-                        ".json, .md, .csv, .parquet); the text report still goes to "
-                        "stdout unless --quiet")
+                   help="also write the report to FILE, in the format its suffix names "
+                        "(.txt, .json, .md, .csv, .parquet, .html; else --format); stdout still "
+                        "shows the report (--format, default text) unless --quiet")
     g.add_argument("--quiet", "-q", action="store_true",
-                   help="with --out: print nothing on stdout")
+                   help="with --out, --plot or --report: print nothing on stdout")
+    g.add_argument("--plot", metavar="DIR",
+                   help="write the report's plots as PNG files into DIR (needs matplotlib: "
+                        "pip install 'goldnoise[plot]')")
+    g.add_argument("--report", metavar="FILE.html",
+                   help="write one self-contained HTML page: the tables, the plots as inline "
+                        "SVG, the same numbers as the JSON")
+    g.add_argument("--no-progress", action="store_true",
+                   help="no progress bars (they appear only on a terminal, for work that "
+                        "takes more than a second)")
 
 
 def _write(path: Path, text: str) -> None:
@@ -81,7 +90,8 @@ def emit(report: Report, args: argparse.Namespace, *, stdout: TextIO | None = No
     side_outputs = bool(out or getattr(args, "plot", None) or getattr(args, "report", None))
     if out is not None:
         path = Path(out)
-        out_fmt = fmt or _BY_SUFFIX.get(path.suffix.lower())
+        # The file's own suffix decides its format; --format only when the suffix says nothing.
+        out_fmt = _BY_SUFFIX.get(path.suffix.lower()) or fmt
         if out_fmt is None:
             raise UsageError(f"cannot tell the format of --out {out!r} from its suffix; add "
                              f"--format {{{','.join(FORMATS)}}}")
@@ -104,13 +114,19 @@ def emit(report: Report, args: argparse.Namespace, *, stdout: TextIO | None = No
         _write(path, _render_any(report, "html"))
         print(f"goldnoise: wrote {path} (html)", file=stderr)
     if getattr(args, "plot", None):
-        from goldnoise._cli._plots import write_pngs
+        from goldnoise._cli._plots import PLOT_HINT, figures_available, write_pngs
 
-        for path in write_pngs(report, Path(args.plot)):
-            print(f"goldnoise: wrote {path}", file=stderr)
+        if not figures_available():
+            print(f"goldnoise: no plots written: {PLOT_HINT}", file=stderr)
+        elif not report.figures():
+            print(f"goldnoise: `goldnoise {report.command}` has no plots for these data",
+                  file=stderr)
+        else:
+            for path in write_pngs(report, Path(args.plot)):
+                print(f"goldnoise: wrote {path}", file=stderr)
     if side_outputs and getattr(args, "quiet", False):
         return
-    stdout_fmt = "text" if out is not None else (fmt or "text")
+    stdout_fmt = fmt or "text"
     stdout.write(_render_any(report, stdout_fmt))
     stdout.flush()
 

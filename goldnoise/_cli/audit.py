@@ -13,9 +13,18 @@ import math
 import sys
 from typing import Any
 
-from goldnoise._cli._common import capture_notes, count, p_text, pct, probability, real
+from goldnoise._cli._common import (
+    capture_notes,
+    count,
+    p_text,
+    pct,
+    plural,
+    probability,
+    real,
+)
 from goldnoise._cli._dask import add_engine_arguments, run_dask
 from goldnoise._cli._errors import UsageError
+from goldnoise._cli._figures import coefficient_forest, hard_count_posterior
 from goldnoise._cli._input import add_ratings_arguments, load_ratings
 from goldnoise._cli._latent import add_model_arguments, fit_models, gold_section, latent_sections
 from goldnoise._cli._report import Column, Report, Section, Table
@@ -73,8 +82,9 @@ def data_section(loaded: Any) -> Section:
                      "ratings_per_item_max": int(rated.max()) if rated.size else 0,
                      "items_with_one_rating": int((per_item == 1).sum()),
                      "count_table": not r.has_raters})
-    s.lines.append(f"{r.n_items} items, {r.n_raters} annotators, {r.n_categories} categories, "
-                   f"{r.n_ratings} ratings")
+    s.lines.append(f"{plural(r.n_items, 'item')}, {plural(r.n_raters, 'annotator')}, "
+                   f"{plural(r.n_categories, 'category', 'categories')}, "
+                   f"{plural(r.n_ratings, 'rating')}")
     if not r.has_raters:
         s.lines.append("a count table: the annotators are unnamed slots, so coefficients that "
                        "need annotator identity are left out")
@@ -86,6 +96,11 @@ def data_section(loaded: Any) -> Section:
     shown = ", ".join(str(c) for c in list(r.categories)[:12])
     more = f", ... ({r.n_categories} in all)" if r.n_categories > 12 else ""
     s.lines.append(f"categories: {shown}{more}")
+    numeric = r.categories.dtype.kind in "iuf"
+    if numeric and r.n_categories > 10 and not loaded.declared_order:
+        s.notes.append(f"{r.n_categories} numeric categories: if they are scores on a scale, "
+                       "add --level interval (or ordinal) for Krippendorff's alpha on that "
+                       "scale; the other coefficients treat every value as its own category")
     s.notes += loaded.notes
     return s
 
@@ -148,7 +163,7 @@ def agreement_section(loaded: Any, *, level: str, confidence_level: float) -> Se
         entry["expected"] = None if name == "Percent agreement" else entry["expected"]
         if value is None or (isinstance(value, float) and math.isnan(value)):
             reason = str(row.get("notes") or "undefined for these data").removeprefix(
-                "not computed: ")
+                "not computed: ").replace("undefined: ", "")
             skipped.append(f"{name} not computed: {reason}")
             entry["reason"] = reason
         else:
@@ -168,6 +183,8 @@ def agreement_section(loaded: Any, *, level: str, confidence_level: float) -> Se
         Column("observed", "observed", ".4f"), Column("expected", "expected", ".4f"),
     ], done))
     s.values.pop("coefficients", None)
+    if done:
+        s.figures.append(coefficient_forest(done, confidence_level))
     if not done:
         s.undefined("no coefficient is defined on these data: " + "; ".join(skipped))
     else:
@@ -213,9 +230,28 @@ def bound_section(r: Any, *, alpha: float) -> tuple[Section, Any]:
         "agreed subset)",
     ]
     s.notes += [n for n in bound.notes]
+    s.figures.append(posterior_figure(bound, alpha))
     if bound.chance is not None:
         s.notes += [n for n in bound.chance.notes if n not in s.notes]
     return s, bound
+
+
+def posterior_figure(bound: Any, alpha: float) -> Any:
+    """The posterior of the number of hard items from d to a little past t0."""
+    import numpy as np
+
+    d, t0, n = bound.d, bound.t0, bound.n
+    post = bound.posterior
+    # Where the posterior has its mass (99.8%), with d and t0 in view when they are near.
+    lo = max(d, post.quantile(0.001) - 2)
+    hi = min(n, max(t0 + 2, post.quantile(0.999) + 2))
+    if lo - d <= max(10, (hi - lo) // 5):
+        lo = d
+    # Every count while there are few; else 400 evenly spaced ones (drawn as a curve).
+    h = (np.arange(lo, hi + 1) if hi - lo <= 400 else
+         np.unique(np.linspace(lo, hi, 400).round().astype(np.int64)))
+    pmf = np.asarray(bound.posterior.pmf(h), dtype=float)
+    return hard_count_posterior(h.tolist(), pmf.tolist(), d=d, t0=t0, alpha=alpha)
 
 
 def kappa_section(r: Any, bound: Any, *, alpha: float, threshold: float | None,
@@ -333,7 +369,7 @@ def latent_class(r: Any, args: argparse.Namespace, *, gold: Any = None
         notes: list[str] = []
         try:
             with capture_notes(notes):
-                bracket = agreed_error_bracket(r, alpha=args.alpha, model=fitted.model)
+                bracket = agreed_error_bracket(r, alpha=args.alpha, model=fitted.fit)
         except ValueError as exc:
             reason = str(exc)
         fitted.notes += [n for n in notes if n not in fitted.notes]

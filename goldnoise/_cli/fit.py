@@ -7,9 +7,11 @@ import argparse
 from goldnoise._cli._input import add_ratings_arguments, load_ratings
 from goldnoise._cli._latent import (
     add_model_arguments,
+    annotator_figure,
     annotator_table,
     fit_models,
     gold_section,
+    hard_figure,
     items_table,
 )
 from goldnoise._cli._report import Report, Section
@@ -62,8 +64,10 @@ def run(args: argparse.Namespace) -> Report:
     s.notes += fitted.notes + loaded.notes
     items = report.add(Section("items", "Per item"))
     items.tables.append(items_table(fitted, loaded.gold))
+    items.figures.append(hard_figure(fitted))
     ann = report.add(Section("annotators", "Per annotator"))
     ann.tables.append(annotator_table(fitted, loaded.gold))
+    ann.figures.append(annotator_figure(ann.tables[0]))
     if loaded.gold is not None:
         report.add(gold_section(fitted, r, loaded.gold))
     return report

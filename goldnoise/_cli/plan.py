@@ -137,6 +137,10 @@ def run(args: argparse.Namespace) -> Report:
         Column("annotations", "annotations"),
     ], rows, title="per number of annotators k (expected outcome, counts rounded to whole "
                    "items)"))
+    from goldnoise._cli._figures import gamma_by_k
+
+    s.figures.append(gamma_by_k([r["k"] for r in rows], [r["gamma"] for r in rows],
+                                args.gamma, res.n_raters))
     s.notes += notes
     s.notes.append("p(k): chance that k annotators flipping the hard-item coin all agree; "
                    "agreed = easy items + hard items x p(k), rounded (the unrounded mean is "

@@ -18,13 +18,17 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
 from agreement import AgreementResult, ConfidenceInterval, Ratings, as_ratings, fleiss_kappa
+from agreement._lazy import lazy_module
+from agreement._repr_html import result_html
 from agreement._result import _check_confidence_level
 from noise_models._validation import check_alpha, check_count, check_probability, check_shares
 from noise_models.easy_hard._bound import NoiseBoundResult, noise_bound
 from noise_models.easy_hard._chance import _from_ratings
+
+# Imported at first use: scipy and Numba would double the time of `import goldnoise`.
+special = lazy_module("scipy.special")
 
 __all__ = ["KappaAuditResult", "KappaRangeResult", "audit_kappa", "kappa_range"]
 
@@ -166,6 +170,8 @@ class KappaRangeResult:
     def to_frame(self) -> pd.DataFrame:
         """One-row DataFrame of :meth:`to_dict`."""
         return pd.DataFrame([self.to_dict()])
+
+    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         return (f"KappaRangeResult(lowest={self.lowest:.4f}, most_likely={self.most_likely:.4f}, "
@@ -331,6 +337,8 @@ class KappaAuditResult:
         """One-row DataFrame of :meth:`to_dict`."""
         return pd.DataFrame([self.to_dict()])
 
+    _repr_html_ = result_html
+
     def __repr__(self) -> str:
         ci = ""
         if self.kappa_interval is not None:
@@ -482,7 +490,9 @@ def _audit_ratings(ratings: Ratings, p: Any, category_shares: Any, alpha: float,
     agreed = n - d
     pv = _chance_p(p, category_shares, k)
     notes = list(chance.notes)
-    if ratings.n_raters != k or np.any(ratings.ratings_per_item[chance.eligible] != k):
+    # Only the ratings per item matter here, not how many annotators there are in all
+    # (Snow et al.'s RTE: 164 workers, every item rated by exactly 10).
+    if np.any(ratings.ratings_per_item[chance.eligible] != k):
         notes.append(f"ratings per item vary; n_raters reports the largest, {k}")
     if pv is None:
         bound = noise_bound(ratings, alpha=alpha)

@@ -13,9 +13,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
 from agreement import ChunkedRatings, Ratings, as_ratings
+from agreement._lazy import lazy_module
+from agreement._repr_html import result_html
 from noise_models._validation import check_alpha, check_count, check_probability
 from noise_models.easy_hard._chance import ChanceAgreementResult, _from_ratings
 from noise_models.easy_hard._posterior import (
@@ -26,6 +27,9 @@ from noise_models.easy_hard._posterior import (
     check_prior,
     per_item_posterior,
 )
+
+# Imported at first use: scipy and Numba would double the time of `import goldnoise`.
+special = lazy_module("scipy.special")
 
 __all__ = ["NoiseBoundResult", "max_disagreements", "noise_bound"]
 
@@ -98,6 +102,8 @@ class NoiseBoundResult:
 
     def __float__(self) -> float:
         return float(self.gamma)
+
+    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         return (

@@ -18,8 +18,12 @@ import numpy as np
 import pandas as pd
 
 from agreement import EstimationWarning, Ratings, as_ratings
+from agreement._lazy import lazy_module
+from agreement._repr_html import result_html
 from noise_models._validation import check_count, check_shares
-from noise_models.easy_hard import _kernels
+
+# Imported at first use: scipy and Numba would double the time of `import goldnoise`.
+_kernels = lazy_module("noise_models.easy_hard._kernels")
 
 __all__ = ["ChanceAgreementResult", "chance_agreement"]
 
@@ -92,6 +96,8 @@ class ChanceAgreementResult:
 
     def __float__(self) -> float:
         return float(self.p)
+
+    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         extra = ""

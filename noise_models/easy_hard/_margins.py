@@ -15,11 +15,15 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
+from agreement._lazy import lazy_module
+from agreement._repr_html import result_html
 from noise_models._validation import check_alpha, check_count, check_probability
 from noise_models.easy_hard._bound import NoiseBoundResult
 from noise_models.easy_hard._posterior import _first_true
+
+# Imported at first use: scipy and Numba would double the time of `import goldnoise`.
+special = lazy_module("scipy.special")
 
 __all__ = ["ChanceMarginResult", "chance_margin"]
 
@@ -86,6 +90,8 @@ class ChanceMarginResult:
     def to_frame(self) -> pd.DataFrame:
         """One-row DataFrame of :meth:`to_dict`."""
         return pd.DataFrame([self.to_dict()])
+
+    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         share = f" ({100 * self.share:.2f}% of L={self.L})" if self.share is not None else ""

@@ -28,9 +28,12 @@ import numpy as np
 import pandas as pd
 
 from agreement import EstimationWarning, Ratings
+from agreement._lazy import lazy_module
 from noise_models.easy_hard import _bound as B
-from noise_models.easy_hard import _kernels
 from noise_models.easy_hard._chance import ChanceAgreementResult
+
+# Numba kernels, imported at first use (importing the package compiles and loads nothing).
+_kernels = lazy_module("noise_models.easy_hard._kernels")
 
 __all__ = ["ChanceSums", "chance_combine", "chance_finalize", "chance_items", "chance_partial",
            "noise_bound_chunked"]

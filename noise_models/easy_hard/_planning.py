@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from agreement import DegenerateDataWarning
+from agreement._repr_html import result_html
 from noise_models._validation import check_alpha, check_count, check_probability, check_shares
 from noise_models.easy_hard._bound import gamma_of
 
@@ -64,6 +65,8 @@ class AnnotatorsNeededResult:
     def to_frame(self) -> pd.DataFrame:
         """The per-k table."""
         return self.table.copy()
+
+    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         if self.n_raters is None:

@@ -25,10 +25,13 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy import special
 
+from agreement._lazy import lazy_module
 from noise_models._validation import check_alpha, check_count, check_probability
-from noise_models.easy_hard import _kernels
+
+# Imported at first use: scipy and Numba would double the time of `import goldnoise`.
+special = lazy_module("scipy.special")
+_kernels = lazy_module("noise_models.easy_hard._kernels")
 
 __all__ = ["HardCountPosterior", "hard_count_posterior"]
 

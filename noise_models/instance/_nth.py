@@ -18,11 +18,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
 from agreement import DegenerateDataWarning, Ratings, ShapeError
+from agreement._lazy import lazy_module
+from agreement._repr_html import result_html
 from noise_models._validation import check_rng
-from noise_models.instance import _kernels
 from noise_models.instance._soft_labels import (
     DEFAULT_ATOL,
     SoftLabels,
@@ -30,6 +30,10 @@ from noise_models.instance._soft_labels import (
     check_distributions,
     voters_iv,
 )
+
+# Imported at first use: scipy and Numba would double the time of `import goldnoise`.
+special = lazy_module("scipy.special")
+_kernels = lazy_module("noise_models.instance._kernels")
 
 __all__ = [
     "AttractorResult",
@@ -94,6 +98,8 @@ class NoiseRateResult:
 
     def __float__(self) -> float:
         return float(self.rate)
+
+    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         return (f"NoiseRateResult(δ = {self.rate:.4f} = {100 * self.rate:.1f}%; "
@@ -202,6 +208,8 @@ class TransitionHeterogeneityResult:
 
     def __float__(self) -> float:
         return float(self.nth)
+
+    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         extra = f"; {'; '.join(self.notes)}" if self.notes else ""
@@ -331,6 +339,8 @@ class TVDistanceResult:
 
     def __float__(self) -> float:
         return float(self.mean)
+
+    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         return (f"TVDistanceResult(mean {self.mean:.4f}, std {self.std:.4f}, "
@@ -495,6 +505,8 @@ class AttractorResult:
         """Per-class table: ``clean_share``, ``noisy_share`` and ``gain_pp``."""
         return pd.DataFrame({"clean_share": self.clean_shares, "noisy_share": self.noisy_shares,
                              "gain_pp": self.gains_pp})
+
+    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         return (f"AttractorResult({self.attractor!r} (+{self.gain_pp:.1f} pp), purity "
@@ -667,6 +679,8 @@ class LabelEntropyResult:
 
     def __float__(self) -> float:
         return float(self.entropy)
+
+    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         unit = "nats" if self.base == math.e else ("bits" if self.base == 2 else

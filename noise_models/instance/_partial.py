@@ -26,9 +26,12 @@ import numpy as np
 import pandas as pd
 
 from agreement import DegenerateDataWarning
-from noise_models.instance import _kernels
+from agreement._lazy import lazy_module
 from noise_models.instance import _nth as I
 from noise_models.instance._soft_labels import SoftLabels
+
+# Numba kernels, imported at first use (importing the package compiles and loads nothing).
+_kernels = lazy_module("noise_models.instance._kernels")
 
 __all__ = ["SoftLabelSums", "soft_combine", "soft_finalize", "soft_partial"]
 

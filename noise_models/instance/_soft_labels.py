@@ -17,8 +17,11 @@ import numpy.typing as npt
 import pandas as pd
 
 from agreement import Ratings, ShapeError
+from agreement._lazy import lazy_module
 from noise_models._validation import check_number
-from noise_models.instance import _kernels
+
+# Imported at first use: scipy and Numba would double the time of `import goldnoise`.
+_kernels = lazy_module("noise_models.instance._kernels")
 
 __all__ = ["SoftLabels"]
 

@@ -13,7 +13,9 @@ import numpy as np
 import pandas as pd
 
 from agreement import as_ratings
+from agreement._repr_html import result_html
 from noise_models._validation import check_alpha
+from noise_models.latent_class._fit import LatentClassFit
 from noise_models.latent_class._model import EasyHardModel, LatentClassModel
 
 __all__ = ["ErrorBracketResult", "agreed_error_bracket"]
@@ -66,6 +68,8 @@ class ErrorBracketResult:
         """One-row DataFrame of :meth:`to_dict`."""
         return pd.DataFrame([self.to_dict()])
 
+    _repr_html_ = result_html
+
     def __repr__(self) -> str:
         return (f"ErrorBracketResult({self.n_agreed} agreed of {self.n_items} items: "
                 f"{self.optimistic:.2%} ({self.optimistic_model}) to {self.pessimistic:.2%} "
@@ -73,7 +77,8 @@ class ErrorBracketResult:
 
 
 def agreed_error_bracket(ratings: Any, *, alpha: float = 0.95,
-                         model: LatentClassModel | None = None) -> ErrorBracketResult:
+                         model: LatentClassModel | LatentClassFit | None = None
+                         ) -> ErrorBracketResult:
     """Bracket the share of wrong labels among the unanimously agreed items.
 
     Parameters
@@ -86,7 +91,8 @@ def agreed_error_bracket(ratings: Any, *, alpha: float = 0.95,
         The labels-only model of the optimistic end. Default: the spam model
         (MACE's annotators, ``LatentClassModel("spam", rng=0)``). A model
         with a hard component counts an agreed item's chance of being hard
-        as a chance that its label is wrong.
+        as a chance that its label is wrong. A :class:`LatentClassFit` of
+        these ratings is used as it is (no second fit).
 
     Returns
     -------
@@ -95,8 +101,9 @@ def agreed_error_bracket(ratings: Any, *, alpha: float = 0.95,
     Raises
     ------
     ValueError
-        If no item is unanimous with two or more ratings, or the data cannot
-        be fitted (see :meth:`LatentClassModel.fit`).
+        If no item is unanimous with two or more ratings, the data cannot
+        be fitted (see :meth:`LatentClassModel.fit`), or ``model`` is a fit of
+        other ratings.
 
     Notes
     -----
@@ -135,9 +142,13 @@ def agreed_error_bracket(ratings: Any, *, alpha: float = 0.95,
     alpha = check_alpha(alpha)
     if model is None:
         model = LatentClassModel("spam", rng=0)
-    elif not isinstance(model, LatentClassModel):
-        raise TypeError(f"`model` must be a LatentClassModel or None; got {type(model).__name__}.")
+    elif not isinstance(model, (LatentClassModel, LatentClassFit)):
+        raise TypeError("`model` must be a LatentClassModel, a LatentClassFit or None; got "
+                        f"{type(model).__name__}.")
     r = as_ratings(ratings)
+    if isinstance(model, LatentClassFit) and not _same_ratings(model.ratings, r):
+        raise ValueError("`model` is a fit of other ratings than `ratings`; pass the fitted "
+                         "model's own ratings, or the unfitted LatentClassModel.")
     r.require_raters("`agreed_error_bracket`")
     counts = r.counts
     n_rated = counts.sum(axis=1)
@@ -148,7 +159,8 @@ def agreed_error_bracket(ratings: Any, *, alpha: float = 0.95,
             "no item is unanimous with two or more ratings: there are no agreed labels "
             "to bracket."
         )
-    opt_fit = model.fit(r)
+    opt_fit = model if isinstance(model, LatentClassFit) else model.fit(r)
+    model = opt_fit.model
     label = np.argmax(counts[agreed], axis=1)
     right = opt_fit.class_posterior[np.flatnonzero(agreed), label]
     expected = float(np.sum(1.0 - right))
@@ -173,3 +185,10 @@ def agreed_error_bracket(ratings: Any, *, alpha: float = 0.95,
     )
 
 
+def _same_ratings(a: Any, b: Any) -> bool:
+    """Whether two Ratings hold the same labels (the same object, or equal codes)."""
+    if a is b:
+        return True
+    return (a.codes is not None and b.codes is not None and a.codes.shape == b.codes.shape
+            and bool(np.array_equal(a.codes, b.codes)) and list(a.categories) ==
+            list(b.categories))

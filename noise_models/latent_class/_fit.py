@@ -14,13 +14,17 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from numba import njit
-from scipy import optimize, special
 
 from agreement import Ratings
+from agreement._lazy import lazy_module
+from agreement._repr_html import result_html
 from noise_models._validation import check_alpha
 from noise_models.easy_hard import noise_bound
-from noise_models.latent_class import _kernels as K
+
+# Imported at first use: scipy and Numba would double the time of `import goldnoise`.
+optimize = lazy_module("scipy.optimize")
+special = lazy_module("scipy.special")
+K = lazy_module("noise_models.latent_class._kernels")
 
 __all__ = ["FitNoiseBoundResult", "LatentClassFit", "fit_noise_bound"]
 
@@ -228,6 +232,8 @@ class LatentClassFit:
             "converged": self.converged,
         }
 
+    _repr_html_ = result_html
+
     def __repr__(self) -> str:
         phi = ", ".join(f"{c}: {v:.3f}" for c, v in zip(self.ratings.categories, self.phi, strict=True))
         pi = "" if self.pi is None else f", pi={self.pi:.4f}"
@@ -299,6 +305,8 @@ class FitNoiseBoundResult:
 
     def __float__(self) -> float:
         return float(self.gamma)
+
+    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         return (f"FitNoiseBoundResult(gamma={self.gamma:.4f}: at most {self.hidden_hard} of the "
@@ -465,33 +473,6 @@ def _posterior_nodes(p_a, e_a, p_d, e_d) -> tuple[np.ndarray, np.ndarray]:
     return nodes, weights / weights.sum()
 
 
-@njit(cache=True, error_model="numpy")
-def _pb_cdf(rho, counts, support):
-    # Poisson-binomial CDF at 0..support-1 for each node: DP over the
-    # agreed items (grouped: counts[g] items with probability rho[node, g]).
-    # Mass beyond support-1 is dropped, so entries are exact below it.
-    n_nodes, n_groups = rho.shape
-    out = np.empty((n_nodes, support))
-    pmf = np.empty(support)
-    for t in range(n_nodes):
-        pmf[:] = 0.0
-        pmf[0] = 1.0
-        top = 0
-        for g in range(n_groups):
-            r = rho[t, g]
-            for _ in range(counts[g]):
-                if top < support - 1:
-                    top += 1
-                for h in range(top, 0, -1):
-                    pmf[h] = pmf[h] * (1.0 - r) + pmf[h - 1] * r
-                pmf[0] *= 1.0 - r
-        acc = 0.0
-        for h in range(support):
-            acc += pmf[h]
-            out[t, h] = acc
-    return out
-
-
 def _mixture_bound(p_a, e_a, p_d, e_d, alpha: float) -> tuple[int, str]:
     nodes, weights = _posterior_nodes(p_a, e_a, p_d, e_d)
     groups, counts = _grouped(p_a, e_a)
@@ -510,11 +491,11 @@ def _mixture_bound(p_a, e_a, p_d, e_d, alpha: float) -> tuple[int, str]:
                                 rho[:, 0][None, :]) @ weights
         method = "exact (binomial)"
     elif _NODES * n_agreed * (support + 1) <= _DP_BUDGET:
-        table = _pb_cdf(np.ascontiguousarray(rho), counts.astype(np.int64), support + 1)
+        table = K.pb_cdf(np.ascontiguousarray(rho), counts.astype(np.int64), support + 1)
         mix = weights @ table
         if mix[support] <= alpha and support < n_agreed:  # never seen: widen to all
             support = n_agreed
-            mix = weights @ _pb_cdf(np.ascontiguousarray(rho), counts.astype(np.int64),
+            mix = weights @ K.pb_cdf(np.ascontiguousarray(rho), counts.astype(np.int64),
                                     support + 1)
 
         def cdf(j: np.ndarray) -> np.ndarray:

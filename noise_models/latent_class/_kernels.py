@@ -663,3 +663,30 @@ def item_agreement(codes, q, phi=None, easy=None):
     return _item_agreement(np.ascontiguousarray(codes), np.ascontiguousarray(log_q),
                            np.ascontiguousarray(log_phi), np.ascontiguousarray(log_easy),
                            perfect)
+
+
+@njit(cache=True, error_model="numpy")
+def pb_cdf(rho, counts, support):
+    # Poisson-binomial CDF at 0..support-1 for each node: DP over the
+    # agreed items (grouped: counts[g] items with probability rho[node, g]).
+    # Mass beyond support-1 is dropped, so entries are exact below it.
+    n_nodes, n_groups = rho.shape
+    out = np.empty((n_nodes, support))
+    pmf = np.empty(support)
+    for t in range(n_nodes):
+        pmf[:] = 0.0
+        pmf[0] = 1.0
+        top = 0
+        for g in range(n_groups):
+            r = rho[t, g]
+            for _ in range(counts[g]):
+                if top < support - 1:
+                    top += 1
+                for h in range(top, 0, -1):
+                    pmf[h] = pmf[h] * (1.0 - r) + pmf[h - 1] * r
+                pmf[0] *= 1.0 - r
+        acc = 0.0
+        for h in range(support):
+            acc += pmf[h]
+            out[t, h] = acc
+    return out

@@ -14,20 +14,24 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy.optimize import linear_sum_assignment
 
 from agreement import ChunkedRatings, Ratings, as_ratings
 from agreement._errors import ConvergenceWarning, plain
+from agreement._lazy import lazy_module
+from agreement._progress import progress
 from noise_models._validation import check_integer, check_number
-from noise_models.latent_class import _kernels as K
 from noise_models.latent_class._fit import LatentClassFit, _readonly
+
+# Imported at first use: scipy and Numba would double the time of `import goldnoise`.
+_optimize = lazy_module("scipy.optimize")
+K = lazy_module("noise_models.latent_class._kernels")
 
 __all__ = ["EasyHardModel", "LatentClassModel"]
 
-_ANNOTATORS = {"perfect": K.PERFECT, "one-coin": K.ONE_COIN, "confusion": K.CONFUSION,
-               "spam": K.SPAM}
-_HARD = {"free": K.HARD_FREE, "marginal": K.HARD_MARGINAL, "uniform": K.HARD_UNIFORM,
-         None: K.HARD_NONE}
+_ANNOTATORS = {"perfect": "PERFECT", "one-coin": "ONE_COIN", "confusion": "CONFUSION",
+               "spam": "SPAM"}
+_HARD = {"free": "HARD_FREE", "marginal": "HARD_MARGINAL", "uniform": "HARD_UNIFORM",
+         None: "HARD_NONE"}
 _NAMES = {
     ("confusion", None): "Dawid–Skene",
     ("spam", None): "MACE (spam)",
@@ -385,8 +389,7 @@ def _fit(model: LatentClassModel, r: Ratings, codes: np.ndarray) -> LatentClassF
     rated = _validate_data(model, r, codes)
     k = codes.shape[1]
     m = r.n_categories
-    em_model = _ANNOTATORS[model.annotators]
-    hard = _HARD[model.hard]
+    em_model, hard = _em_codes(model)
     n_eff = int(np.count_nonzero(rated))
     q_fixed = None
     # Replicate columns of one annotator (Ratings.from_long(replicates="separate"))
@@ -429,6 +432,11 @@ def _fit(model: LatentClassModel, r: Ratings, codes: np.ndarray) -> LatentClassF
                    hard_post, labels, label_post, log_likelihood, mv, rated)
 
 
+def _em_codes(model: LatentClassModel) -> tuple[int, int]:
+    """The EM kernels' codes of the model's annotator model and hard component."""
+    return getattr(K, _ANNOTATORS[model.annotators]), getattr(K, _HARD[model.hard])
+
+
 def _run_starts(model: LatentClassModel, rows: np.ndarray, weights: np.ndarray | None, k: int,
                 m: int, q_fixed: np.ndarray | None, n_eff: int, parallel: bool,
                 groups: np.ndarray | None = None, tie: bool = False):
@@ -436,14 +444,13 @@ def _run_starts(model: LatentClassModel, rows: np.ndarray, weights: np.ndarray |
 
     Returns ``(params, trace, n_iter, converged, final objective of every start)``.
     """
-    em_model = _ANNOTATORS[model.annotators]
-    hard = _HARD[model.hard]
+    em_model, hard = _em_codes(model)
     cap = (m - 1) / m
     h_dis = 1.0 if em_model == K.PERFECT else 0.5
     rng = np.random.default_rng(model.rng)
     best: tuple[float, _Params, np.ndarray, int, bool] | None = None
     finals = np.empty(model.n_starts)
-    for s in range(model.n_starts):
+    for s in progress(range(model.n_starts), desc=f"{model.name}: EM starts"):
         if s == 0:
             params = _base_params(k, m, q_fixed)
         else:
@@ -505,7 +512,7 @@ def _match_to(labels: npt.NDArray[np.integer], reference: npt.NDArray[np.integer
     """Permutation ``perm[fitted class] = new class`` best matching ``reference``."""
     table = np.zeros((m, m))
     np.add.at(table, (labels, reference), 1.0)
-    rows, cols = linear_sum_assignment(-table)
+    rows, cols = _optimize.linear_sum_assignment(-table)
     perm = np.empty(m, dtype=np.int64)
     perm[rows] = cols
     # Keep the fitted order where matching does not strictly improve agreement.

@@ -34,8 +34,11 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from agreement import Ratings
-from noise_models.latent_class import _kernels as K
+from agreement._lazy import lazy_module
 from noise_models.latent_class import _model as L
+
+# Numba kernels, imported at first use (importing the package compiles and loads nothing).
+K = lazy_module("noise_models.latent_class._kernels")
 
 __all__ = ["EMState", "EStepSums", "em_combine", "em_finalize", "em_partial", "fit_chunked"]
 
@@ -70,11 +73,11 @@ class EMState:
 
     @property
     def em_model(self) -> int:
-        return L._ANNOTATORS[self.model.annotators]
+        return L._em_codes(self.model)[0]
 
     @property
     def hard(self) -> int:
-        return L._HARD[self.model.hard]
+        return L._em_codes(self.model)[1]
 
     @property
     def n_states(self) -> int:
@@ -105,7 +108,7 @@ def start_state(model: Any, raters: Any, categories: Any, *, n_eff: float,
     ``label_counts`` (annotators × categories) is needed for ``hard="marginal"``.
     """
     k, m = len(raters), len(categories)
-    em_model, hard = L._ANNOTATORS[model.annotators], L._HARD[model.hard]
+    em_model, hard = L._em_codes(model)
     cap = (m - 1) / m
     q_fixed = None
     if hard == K.HARD_MARGINAL:
@@ -274,7 +277,7 @@ def fit_chunked(model: Any, ratings: Any) -> Any:
         raise ValueError(
             "no item of `ratings` has two or more ratings: nothing can be learnt about "
             "the annotators. A latent-class model needs items rated by several annotators.")
-    em_model, hard = L._ANNOTATORS[model.annotators], L._HARD[model.hard]
+    em_model, hard = L._em_codes(model)
     state = start_state(model, schema.raters, schema.categories, n_eff=n_eff,
                         label_counts=own)
     merged = (model._merge_rows and hist is not None and n_rows >= 2

@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from agreement._repr_html import result_html
 from noise_models._validation import check_alpha, check_count, check_probability
 
 __all__ = ["VerifiedSampleBoundResult", "sample_size_needed", "verified_sample_bound"]
@@ -57,6 +58,8 @@ class VerifiedSampleBoundResult:
     def to_frame(self) -> pd.DataFrame:
         """One-row DataFrame of :meth:`to_dict`."""
         return pd.DataFrame([self.to_dict()])
+
+    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         return (f"VerifiedSampleBoundResult({self.errors} wrong of {self.sample_size} verified: "

@@ -55,12 +55,15 @@ from agreement import (
     Ratings,
     as_ratings,
 )
-from agreement import _kernels_alpha as _ka
 from agreement._item_stats import ALPHA, check_coefficient, item_statistics
+from agreement._lazy import lazy_module
 from agreement._result import _check_confidence_level
 from simulation.bootstrap import _partial, _resample
 from simulation.bootstrap._intervals import METHODS, confidence_intervals
 from simulation.bootstrap._result import BootstrapResult
+
+# Imported at first use: scipy and Numba would double the time of `import goldnoise`.
+_ka = lazy_module("agreement._kernels_alpha")
 
 __all__ = ["bootstrap"]
 
@@ -246,7 +249,11 @@ def bootstrap(
         (paired): see :meth:`BootstrapResult.difference`.
     ratings : Ratings or array_like, shape (n_items, n_raters)
         Anything :func:`agreement.as_ratings` accepts (count tables for the
-        coefficients that need no annotator identity).
+        coefficients that need no annotator identity). For detection metrics
+        (``"average_precision"``, ``"auroc"``, ``"precision_at_k"``,
+        ``"recall_at_k"``, ``"f1_at_k"``; ``k`` = the number of errors) pass
+        the pair ``(scores, is_error)`` instead: resampling is then stratified
+        by ``is_error`` (see :func:`simulation.detection_metrics`).
     n_resamples : int, default 9999
     method : {"percentile", "basic", "bca"}, default "percentile"
     confidence_level : float, default 0.95
@@ -322,10 +329,26 @@ def bootstrap(
     statistic
     fleiss_kappa            0.68            0.03  0.62  0.73             0
     krippendorff_alpha      0.68            0.03  0.62  0.73             0
+
+    Detection metrics of a ranking, stratified by the truth:
+
+    >>> rng = np.random.default_rng(0)
+    >>> is_error = rng.random(500) < 0.1
+    >>> scores = is_error + rng.normal(0, 0.8, 500)
+    >>> det = bootstrap(["average_precision", "auroc"], (scores, is_error), n_resamples=500,
+    ...                 rng=1)
+    >>> det.statistics
+    ('average_precision', 'auroc')
     """
     if isinstance(ratings, ChunkedRatings) and not isinstance(ratings, Ratings):
         return _bootstrap_chunked(statistics, ratings, n_resamples, method, confidence_level,
                                   scheme, rng, weights, level)
+    from simulation.detection._bootstrap import detection_bootstrap, is_detection_request
+
+    if is_detection_request(statistics, ratings):
+        # detection metrics of a ranking: `ratings` is (scores, is_error)
+        return detection_bootstrap(statistics, ratings, n_resamples=n_resamples, method=method,
+                                   confidence_level=confidence_level, scheme=scheme, rng=rng)
     specs, r, n_resamples, method, confidence_level, scheme = _bootstrap_iv(
         statistics, ratings, n_resamples, method, confidence_level, scheme, weights, level)
     plan, notes = _plan(specs, r, weights, level)

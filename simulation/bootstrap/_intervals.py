@@ -23,7 +23,11 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from scipy.special import ndtr, ndtri
+
+from agreement._lazy import lazy_module
+
+# Imported at first use: scipy and Numba would double the time of `import goldnoise`.
+special = lazy_module("scipy.special")
 
 __all__ = ["IntervalSet", "acceleration", "confidence_intervals"]
 
@@ -100,12 +104,12 @@ def confidence_intervals(estimate, distribution, *, method: str, confidence_leve
         se[s] = d.std(ddof=1)
         probs = np.array([tail, 1.0 - tail])
         if method == "bca":
-            z0 = ndtri((np.count_nonzero(d < est[s]) + np.count_nonzero(d <= est[s]))
+            z0 = special.ndtri((np.count_nonzero(d < est[s]) + np.count_nonzero(d <= est[s]))
                        / (2.0 * d.size))
             bias[s] = z0
-            z = np.array([ndtri(tail), -ndtri(tail)])
+            z = np.array([special.ndtri(tail), -special.ndtri(tail)])
             num = z0 + z
-            probs = ndtr(z0 + num / (1.0 - acc[s] * num))
+            probs = special.ndtr(z0 + num / (1.0 - acc[s] * num))
             if not np.all(np.isfinite(probs)):
                 continue
         q = np.quantile(d, probs)

@@ -17,7 +17,11 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from simulation.bootstrap import _kernels
+from agreement._lazy import lazy_module
+
+# Imported at first use: scipy and Numba would double the time of `import goldnoise`.
+_kernels = lazy_module("simulation.bootstrap._kernels")
+
 
 __all__ = [
     "combine_pattern_counts",

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from agreement import ConfidenceInterval
+from agreement._repr_html import result_html
 from simulation.bootstrap._intervals import confidence_intervals
 
 __all__ = ["BootstrapResult"]
@@ -141,6 +142,8 @@ class BootstrapResult:
                        "n_degenerate": int(self.n_degenerate[s])}
                 for s, name in enumerate(self.statistics)},
         }
+
+    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         pct = f"{100 * self.confidence_level:g}%"

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from statsmodels.stats.proportion import proportion_confint
 
 __all__ = ["check_counts", "check_int", "coverage_interval"]
 
@@ -31,6 +30,9 @@ def coverage_interval(hits: int, total: int) -> tuple[float, float]:
     """Wilson 95% interval of a coverage ``hits / total`` (statsmodels)."""
     if total == 0:
         return float("nan"), float("nan")
+    # statsmodels is imported here, at first use: it takes seconds to import.
+    from statsmodels.stats.proportion import proportion_confint
+
     lo, hi = proportion_confint(hits, total, alpha=0.05, method="wilson")
     share = hits / total  # the Wilson limits can miss 0 or 1 by rounding
     return float(min(lo, share)), float(max(hi, share))

@@ -13,10 +13,13 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binom
 
+from agreement._lazy import lazy_module
 from noise_models import noise_bound
 from simulation.calibration._common import check_counts, check_int, coverage_interval
+
+# Imported at first use: scipy and Numba would double the time of `import goldnoise`.
+_stats = lazy_module("scipy.stats")
 
 __all__ = ["gamma_coverage"]
 
@@ -191,7 +194,7 @@ def gamma_coverage(
         if p == "known" and model == "M1":
             # Σ_d Binomial(d; H, 1 − p) [share ≤ γ(d)], over the d that leave agreed items
             dd = np.arange(min(h, n - 1) + 1)
-            pmf = binom.pmf(dd, h, 1 - p_true)
+            pmf = _stats.binom.pmf(dd, h, 1 - p_true)
             ok = np.array([(h - di) / (n - di) <= gamma(int(di), p_true) for di in dd])
             exact = float(pmf[ok].sum() / pmf.sum()) if pmf.sum() > 0 else float("nan")
         rows.append({

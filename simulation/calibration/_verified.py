@@ -7,10 +7,13 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.stats import hypergeom
 
+from agreement._lazy import lazy_module
 from noise_models import verified_sample_bound
 from simulation.calibration._common import check_counts, check_int, coverage_interval
+
+# Imported at first use: scipy and Numba would double the time of `import goldnoise`.
+_stats = lazy_module("scipy.stats")
 
 __all__ = ["verified_sample_coverage"]
 
@@ -86,7 +89,7 @@ def verified_sample_coverage(
         low, high = coverage_interval(hits, n_sims)
         support = np.arange(max(0, s - (n_pop - k)), min(k, s) + 1)
         ok = np.array([k <= max_errors(int(e)) for e in support])
-        exact = float(hypergeom.pmf(support, n_pop, k, s)[ok].sum())
+        exact = float(_stats.hypergeom.pmf(support, n_pop, k, s)[ok].sum())
         rows.append({"error_count": k, "error_share": k / n_pop, "coverage": hits / n_sims,
                      "coverage_low": low, "coverage_high": high, "exact_coverage": exact,
                      "mean_max_errors": float(ub.mean()), "n_sims": n_sims})

@@ -1,0 +1,60 @@
+"""Progress bars for work that runs long: tqdm, on stderr, only on a terminal.
+
+Every package draws its bars through :func:`progress`, so one switch turns them
+all off: the environment variable ``GOLDNOISE_PROGRESS=0`` (the command line's
+``--no-progress`` sets it). A bar appears only when stderr is a terminal, tqdm
+is installed, and the work is still running after ``delay`` seconds, so quick
+calls, pipes, logs and notebooks stay clean.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from typing import Any, TypeVar
+
+__all__ = ["progress", "progress_enabled"]
+
+T = TypeVar("T")
+
+
+def progress_enabled() -> bool:
+    """Whether bars may be drawn: stderr is a terminal and ``GOLDNOISE_PROGRESS`` is not 0."""
+    if os.environ.get("GOLDNOISE_PROGRESS", "").strip().lower() in ("0", "false", "no", "off"):
+        return False
+    try:
+        return bool(sys.stderr.isatty())
+    except (AttributeError, ValueError):  # closed or replaced stderr
+        return False
+
+
+def progress(iterable: Iterable[T], *, total: int | None = None, desc: str = "",
+             delay: float = 1.0, **kwargs: Any) -> Iterator[T] | Iterable[T]:
+    """``iterable``, wrapped in a tqdm bar on stderr when :func:`progress_enabled`.
+
+    Parameters
+    ----------
+    iterable : iterable
+        The steps of the work.
+    total : int, optional
+        Number of steps (default ``len(iterable)`` when it has one).
+    desc : str
+        What is being done, shown left of the bar.
+    delay : float, default 1.0
+        Seconds before the bar appears: work that ends sooner shows nothing.
+
+    Examples
+    --------
+    >>> from agreement._progress import progress
+    >>> sum(progress(range(4), desc="adding"))   # no terminal under pytest: no bar
+    6
+    """
+    if not progress_enabled():
+        return iterable
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return iterable
+    return tqdm(iterable, total=total, desc=desc, delay=delay, file=sys.stderr, leave=False,
+                dynamic_ncols=True, **kwargs)

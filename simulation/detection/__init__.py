@@ -1,0 +1,31 @@
+"""Finding label errors with model scores, and judging how well it works (SPEC §3).
+
+label_error_ranking  -- items by loss (FML/FME), self-confidence, normalized margin or
+                        confident learning (computed here)        -> Ranking
+Ranking              -- item ids most suspicious first, scores, flagged set (CL)
+detection_metrics    -- AP and AUROC (scikit-learn's, ties included), P/R/F1 at k, the
+                        precision-at-k curve; stratified, paired bootstrap intervals and
+                        Clopper–Pearson beside P@k                 -> DetectionResult
+detection_replicates -- the metrics under given item multiplicities (bootstrap hook)
+detected_error_rate  -- verified error share of the top q% (Chong et al.'s 5.33%)
+                                                                   -> DetectedErrorRateResult
+"""
+
+from simulation.detection._metrics import (
+    DetectedErrorRateResult,
+    DetectionResult,
+    detected_error_rate,
+    detection_metrics,
+    detection_replicates,
+)
+from simulation.detection._ranking import Ranking, label_error_ranking
+
+__all__: list[str] = [
+    "DetectedErrorRateResult",
+    "DetectionResult",
+    "Ranking",
+    "detected_error_rate",
+    "detection_metrics",
+    "detection_replicates",
+    "label_error_ranking",
+]

@@ -1,0 +1,34 @@
+"""Noising protocols: realistic label errors from multi-annotator data (SPEC §3).
+
+Each takes ``(ratings, reference, *, rate, rng=None, ...)``, changes exactly
+``round(rate · n)`` items and returns NoisyLabels with the provenance of every change.
+
+perturb_uniform            -- artificial perturbation: any other class, uniformly
+perturb_class_conditional  -- flips by a class-to-class `transition` matrix
+dissenting_label           -- one of the item's dissenting ratings (Chong et al. 2022)
+dissenting_worker          -- one annotator at a time lends all their dissents (idem)
+crowd_majority             -- a wrong label at least `threshold` of the item's ratings chose
+mix_protocols              -- several at once, e.g. {"dissenting_worker": 0.8,
+                              "dissenting_label": 0.2} (TweetNLP-5)
+NoisyLabels                -- labels, changed, protocol, source_annotator, clean
+"""
+
+from simulation.noising._protocols import (
+    NoisyLabels,
+    crowd_majority,
+    dissenting_label,
+    dissenting_worker,
+    mix_protocols,
+    perturb_class_conditional,
+    perturb_uniform,
+)
+
+__all__: list[str] = [
+    "NoisyLabels",
+    "crowd_majority",
+    "dissenting_label",
+    "dissenting_worker",
+    "mix_protocols",
+    "perturb_class_conditional",
+    "perturb_uniform",
+]
