@@ -24,10 +24,16 @@ class _LazyModule:
         self._module: ModuleType | None = None
 
     def __getattr__(self, attr: str) -> Any:
+        if attr in _LazyModule.__slots__:  # not yet set (e.g. while unpickling)
+            raise AttributeError(attr)
         module = self._module
         if module is None:
             module = self._module = importlib.import_module(self._name)
         return getattr(module, attr)
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        # Pickled by name (a distributed worker imports the module itself).
+        return lazy_module, (self._name,)
 
     def __repr__(self) -> str:
         state = "loaded" if self._module is not None else "not loaded yet"
@@ -43,5 +49,8 @@ def lazy_module(name: str) -> Any:
     >>> json = lazy_module("json")
     >>> json.dumps([1, 2])
     '[1, 2]'
+    >>> import pickle
+    >>> pickle.loads(pickle.dumps(json)).dumps({"a": 1})
+    '{"a": 1}'
     """
     return _LazyModule(name)

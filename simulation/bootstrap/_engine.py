@@ -40,8 +40,6 @@ row, one finalize per distinct pattern: O(P) finalize steps, never O(n²).
 
 from __future__ import annotations
 
-import math
-import warnings
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -50,8 +48,6 @@ import numpy.typing as npt
 
 from agreement import (
     ChunkedRatings,
-    ConfidenceInterval,
-    DegenerateDataWarning,
     Ratings,
     as_ratings,
 )
@@ -59,8 +55,8 @@ from agreement._item_stats import ALPHA, check_coefficient, item_statistics
 from agreement._lazy import lazy_module
 from agreement._result import _check_confidence_level
 from simulation.bootstrap import _partial, _resample
-from simulation.bootstrap._intervals import METHODS, confidence_intervals
-from simulation.bootstrap._result import BootstrapResult
+from simulation.bootstrap._intervals import METHODS
+from simulation.bootstrap._result import BootstrapResult, result_from_sums
 
 # Imported at first use: scipy and Numba would double the time of `import goldnoise`.
 _ka = lazy_module("agreement._kernels_alpha")
@@ -181,12 +177,6 @@ def _finalize(plan: _Plan, sums: np.ndarray) -> np.ndarray:
     out = [st.finalize(sums[..., sl]).value for st, sl in zip(plan.stats, plan.slices,
                                                                 strict=True)]
     return np.stack([np.asarray(v, dtype=np.float64) for v in out], axis=-1)
-
-
-def _bounds(names) -> np.ndarray:
-    # Every coefficient here is at most 1; percent agreement is a proportion.
-    return np.array([(0.0, 1.0) if n == "percent_agreement" else (-math.inf, 1.0)
-                     for n in names])
 
 
 def replicates_from_multiplicity(plan: _Plan, multiplicity: npt.ArrayLike) -> np.ndarray:
@@ -352,36 +342,11 @@ def bootstrap(
     specs, r, n_resamples, method, confidence_level, scheme = _bootstrap_iv(
         statistics, ratings, n_resamples, method, confidence_level, scheme, weights, level)
     plan, notes = _plan(specs, r, weights, level)
-    total = _resample.replicate_sums(plan.freq[None, :], plan.rows)[0]
-    estimate = _finalize(plan, total)
-    # Leave-one-item-out: the total minus one item's row; items sharing a pattern share it.
-    jackknife = _finalize(plan, total[None, :] - plan.rows)
-    dist = _finalize(plan, _replicate_sums(plan, scheme, n_resamples, rng, _progress))
-    bounds = _bounds(plan.names)
-    iv = confidence_intervals(estimate, dist, method=method, confidence_level=confidence_level,
-                              jackknife=jackknife, jackknife_weights=plan.freq, bounds=bounds)
-    n_deg = np.count_nonzero(~np.isfinite(dist), axis=0)
-    for s, name in enumerate(plan.names):
-        if not np.isfinite(estimate[s]):
-            warnings.warn(f"{name} is undefined on these data (chance agreement 1 or no "
-                          "pairable item): its estimate, SE and interval are NaN.",
-                          DegenerateDataWarning, stacklevel=2)
-            notes.append(f"{name}: undefined on the full sample")
-            continue
-        if n_deg[s]:
-            notes.append(f"{name}: {n_deg[s]} of {n_resamples} resamples degenerate (chance "
-                         "agreement 1 or no pairable item), left out of the SE and interval")
-        if iv.clipped[s]:
-            lo, hi = bounds[s]
-            notes.append(f"{name}: interval clipped to the coefficient's range "
-                         f"[{lo:g}, {hi:g}]")
-        if method == "bca" and not np.isfinite(iv.acceleration[s]):
-            notes.append(f"{name}: BCa acceleration undefined (every leave-one-item-out value "
-                         "the same or undefined), no interval")
-    return BootstrapResult(plan.names, estimate, iv.standard_error,
-                           ConfidenceInterval(iv.low, iv.high), dist, n_deg.astype(np.int64),
-                           method, confidence_level, scheme, int(plan.kept.size), tuple(notes),
-                           jackknife, plan.freq, bounds)
+    return result_from_sums(
+        plan.names, lambda sums: _finalize(plan, sums), plan.rows, plan.freq,
+        _replicate_sums(plan, scheme, n_resamples, rng, _progress), method=method,
+        confidence_level=confidence_level, scheme=scheme, n_items=int(plan.kept.size),
+        notes=notes, stacklevel=2)
 
 
 def _bootstrap_chunked(statistics, ratings, n_resamples, method, confidence_level, scheme, rng,

@@ -21,16 +21,14 @@ chunked ratings object (one map-reduce).
 
 from __future__ import annotations
 
-import warnings
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from agreement import ConfidenceInterval, DegenerateDataWarning, Ratings
+from agreement import Ratings
 from agreement._item_stats import ALPHA, check_coefficient, item_statistics
 from simulation.bootstrap import _resample
-from simulation.bootstrap._intervals import confidence_intervals
-from simulation.bootstrap._result import BootstrapResult
+from simulation.bootstrap._result import BootstrapResult, result_from_sums
 
 __all__ = ["PoissonParts", "poisson_combine", "poisson_finalize", "poisson_partial"]
 
@@ -154,34 +152,8 @@ def poisson_finalize(parts: PoissonParts, statistics: Any, schema: Ratings, *, m
     notes = []
     if n_kept < parts.n_rows:
         notes.append(f"{parts.n_rows - n_kept} items without a rating are not resampled")
-    total = _resample.replicate_sums(parts.freq[None, :], parts.rows)[0]
-    estimate = finalize(total)
-    jackknife = finalize(total[None, :] - parts.rows)
-    dist = finalize(_resample.replicate_sums(parts.counts, parts.rows))
-    # Every coefficient here is at most 1; percent agreement is a proportion.
-    bounds = np.array([(0.0, 1.0) if n == "percent_agreement" else (-np.inf, 1.0)
-                       for n in names])
-    iv = confidence_intervals(estimate, dist, method=method, confidence_level=confidence_level,
-                              jackknife=jackknife, jackknife_weights=parts.freq, bounds=bounds)
-    n_deg = np.count_nonzero(~np.isfinite(dist), axis=0)
-    n_resamples = dist.shape[0]
-    for s, name in enumerate(names):
-        if not np.isfinite(estimate[s]):
-            warnings.warn(f"{name} is undefined on these data (chance agreement 1 or no "
-                          "pairable item): its estimate, SE and interval are NaN.",
-                          DegenerateDataWarning, stacklevel=stacklevel)
-            notes.append(f"{name}: undefined on the full sample")
-            continue
-        if n_deg[s]:
-            notes.append(f"{name}: {n_deg[s]} of {n_resamples} resamples degenerate (chance "
-                         "agreement 1 or no pairable item), left out of the SE and interval")
-        if iv.clipped[s]:
-            lo, hi = bounds[s]
-            notes.append(f"{name}: interval clipped to the coefficient's range "
-                         f"[{lo:g}, {hi:g}]")
-        if method == "bca" and not np.isfinite(iv.acceleration[s]):
-            notes.append(f"{name}: BCa acceleration undefined (constant jackknife), no interval")
-    return BootstrapResult(names, estimate, iv.standard_error,
-                           ConfidenceInterval(iv.low, iv.high), dist, n_deg.astype(np.int64),
-                           method, confidence_level, "poisson", n_kept, tuple(notes),
-                           jackknife, parts.freq, bounds)
+    return result_from_sums(
+        names, finalize, parts.rows, parts.freq,
+        _resample.replicate_sums(parts.counts, parts.rows), method=method,
+        confidence_level=confidence_level, scheme="poisson", n_items=n_kept, notes=notes,
+        stacklevel=stacklevel + 1)

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import math
+import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from agreement import ConfidenceInterval
+from agreement import ConfidenceInterval, DegenerateDataWarning
 from agreement._repr_html import result_html
+from simulation.bootstrap import _resample
 from simulation.bootstrap._intervals import confidence_intervals
 
 __all__ = ["BootstrapResult"]
@@ -157,3 +161,53 @@ class BootstrapResult:
                          f"  [{lo: .4f}, {hi: .4f}]{deg}")
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)
+
+
+def coefficient_bounds(names) -> np.ndarray:
+    """The range of each coefficient (S, 2): at most 1; percent agreement is a proportion."""
+    return np.array([(0.0, 1.0) if n == "percent_agreement" else (-math.inf, 1.0)
+                     for n in names])
+
+
+def result_from_sums(names: tuple[str, ...], finalize: Callable[[np.ndarray], np.ndarray],
+                     rows: np.ndarray, freq: np.ndarray, replicate_sums: np.ndarray, *,
+                     method: str, confidence_level: float, scheme: str, n_items: int,
+                     notes: list[str], stacklevel: int) -> BootstrapResult:
+    """The :class:`BootstrapResult` of statistics finalized from sums of distinct rows.
+
+    ``rows`` (P, C) are the distinct item rows and ``freq`` (P,) their counts;
+    ``replicate_sums`` (B, C) the row sums of every replicate. The estimate is
+    ``finalize(freq @ rows)``; the leave-one-item-out jackknife subtracts one
+    row from that total (items sharing a row share their value: O(P)).
+    Shared by the in-memory engine and the chunked (Poisson) path.
+    """
+    total = _resample.replicate_sums(freq[None, :], rows)[0]
+    estimate = finalize(total)
+    jackknife = finalize(total[None, :] - rows)
+    dist = finalize(replicate_sums)
+    bounds = coefficient_bounds(names)
+    iv = confidence_intervals(estimate, dist, method=method, confidence_level=confidence_level,
+                              jackknife=jackknife, jackknife_weights=freq, bounds=bounds)
+    n_deg = np.count_nonzero(~np.isfinite(dist), axis=0)
+    n_resamples = dist.shape[0]
+    for s, name in enumerate(names):
+        if not np.isfinite(estimate[s]):
+            warnings.warn(f"{name} is undefined on these data (chance agreement 1 or no "
+                          "pairable item): its estimate, SE and interval are NaN.",
+                          DegenerateDataWarning, stacklevel=stacklevel + 1)
+            notes.append(f"{name}: undefined on the full sample")
+            continue
+        if n_deg[s]:
+            notes.append(f"{name}: {n_deg[s]} of {n_resamples} resamples degenerate (chance "
+                         "agreement 1 or no pairable item), left out of the SE and interval")
+        if iv.clipped[s]:
+            lo, hi = bounds[s]
+            notes.append(f"{name}: interval clipped to the coefficient's range "
+                         f"[{lo:g}, {hi:g}]")
+        if method == "bca" and not np.isfinite(iv.acceleration[s]):
+            notes.append(f"{name}: BCa acceleration undefined (every leave-one-item-out value "
+                         "the same or undefined), no interval")
+    return BootstrapResult(names, estimate, iv.standard_error,
+                           ConfidenceInterval(iv.low, iv.high), dist, n_deg.astype(np.int64),
+                           method, confidence_level, scheme, n_items, tuple(notes),
+                           jackknife, freq, bounds)
