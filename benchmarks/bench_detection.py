@@ -297,8 +297,9 @@ def speed_table() -> str:
         f"AUROC of the 1e6-item case: {res.auroc:.4f} "
         f"[{res.confidence_interval('auroc').low:.4f}, "
         f"{res.confidence_interval('auroc').high:.4f}]. Load average during the run: "
-        f"{load:.1f} on {os.cpu_count()} cores (other jobs were running: figures are noisy "
-        "and slower than on an idle machine).",
+        f"{load:.1f} on {os.cpu_count()} cores"
+        + (" (other jobs were running: figures are noisy and slower than on an idle "
+           "machine)." if load > 1.0 else " (a quiet machine)."),
     ])
 
 
