@@ -18,6 +18,19 @@ import numpy as np
 from numba import njit
 
 
+@njit(cache=True, inline="always")
+def _raters_of(codes, i, who, onehot):
+    # The annotators who rated item i into who[:r] (every pair of them co-rated it),
+    # and their labels counted in onehot; returns r.
+    r = 0
+    for j in range(codes.shape[1]):
+        c = codes[i, j]
+        if c >= 0:
+            who[r] = j
+            r += 1
+            onehot[j, c] += 1.0
+    return r
+
 @njit(cache=True, error_model="numpy")
 def _dense_sums(codes, m, w, both, agree, onehot):
     # Per item: the annotators who rated it; every pair of them co-rated it.
@@ -26,13 +39,7 @@ def _dense_sums(codes, m, w, both, agree, onehot):
     rated = 0
     pairable = 0
     for i in range(n):
-        r = 0
-        for j in range(k):
-            c = codes[i, j]
-            if c >= 0:
-                who[r] = j
-                r += 1
-                onehot[j, c] += 1.0
+        r = _raters_of(codes, i, who, onehot)
         if r >= 1:
             rated += 1
         if r >= 2:
@@ -96,13 +103,7 @@ def _sparse_visits(codes, m, w, keys, vals, items, onehot):
     rated = 0
     pairable = 0
     for i in range(n):
-        r = 0
-        for j in range(k):
-            c = codes[i, j]
-            if c >= 0:
-                who[r] = j
-                r += 1
-                onehot[j, c] += 1.0
+        r = _raters_of(codes, i, who, onehot)
         if r >= 1:
             rated += 1
         if r >= 2:
