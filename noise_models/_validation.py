@@ -107,7 +107,7 @@ def check_integer(value: Any, name: str, low: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"`{name}` must be an integer ≥ {low}; got {value!r}.")
     if value < low:
-        raise ValueError(f"`{name}` must be an integer ≥ {low}; got {value!r}.")
+        raise ValueError(f"`{name}` must be an integer ≥ {low}; got {int(value)}.")
     return int(value)
 
 

@@ -54,6 +54,7 @@ from agreement import (
 from agreement._item_stats import ALPHA, check_coefficient, item_statistics
 from agreement._lazy import lazy_module
 from agreement._result import _check_confidence_level
+from noise_models._validation import check_integer
 from simulation.bootstrap import _partial, _resample
 from simulation.bootstrap._intervals import METHODS
 from simulation.bootstrap._result import BootstrapResult, result_from_sums
@@ -79,14 +80,6 @@ class _Plan(NamedTuple):
     ratings: Ratings
 
 
-def _check_int(value: Any, name: str, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"`{name}` must be an integer ≥ {low}; got {value!r}.")
-    if value < low:
-        raise ValueError(f"`{name}` must be an integer ≥ {low}; got {value}.")
-    return int(value)
-
-
 def _check_choice(value: Any, name: str, allowed: tuple[str, ...]) -> str:
     if not isinstance(value, str):
         raise TypeError(f"`{name}` must be one of {allowed}; got {type(value).__name__}.")
@@ -109,7 +102,7 @@ def _statistics_iv(statistics: Any) -> list:
 def _bootstrap_iv(statistics, ratings, n_resamples, method, confidence_level, scheme, weights,
                   level):
     specs = _statistics_iv(statistics)
-    n_resamples = _check_int(n_resamples, "n_resamples", 1)
+    n_resamples = check_integer(n_resamples, "n_resamples", 1)
     method = _check_choice(method, "method", METHODS)
     scheme = _check_choice(scheme, "scheme", SCHEMES)
     confidence_level = _check_confidence_level(confidence_level)

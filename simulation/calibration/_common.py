@@ -6,15 +6,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["check_counts", "check_int", "coverage_interval"]
-
-
-def check_int(value: Any, name: str, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"`{name}` must be an integer ≥ {low}; got {value!r}.")
-    if value < low:
-        raise ValueError(f"`{name}` must be an integer ≥ {low}; got {value}.")
-    return int(value)
+__all__ = ["check_counts", "coverage_interval"]
 
 
 def check_counts(values: Any, name: str, high: int, high_name: str) -> np.ndarray:

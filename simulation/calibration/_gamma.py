@@ -16,7 +16,8 @@ import pandas as pd
 
 from agreement._lazy import lazy_module
 from noise_models import noise_bound
-from simulation.calibration._common import check_counts, check_int, coverage_interval
+from noise_models._validation import check_integer
+from simulation.calibration._common import check_counts, coverage_interval
 
 # Imported at first use: scipy and Numba would double the time of `import goldnoise`.
 _stats = lazy_module("scipy.stats")
@@ -29,10 +30,10 @@ _MODELS = ("M1", "M2")
 
 def _gamma_coverage_iv(n, hard_counts, n_raters, n_categories, alpha, p, model, error_rate,
                        n_sims):
-    n = check_int(n, "n", 2)
+    n = check_integer(n, "n", 2)
     hard = check_counts(hard_counts, "hard_counts", n, "n")
-    k = check_int(n_raters, "n_raters", 2)
-    m = check_int(n_categories, "n_categories", 2)
+    k = check_integer(n_raters, "n_raters", 2)
+    m = check_integer(n_categories, "n_categories", 2)
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         raise ValueError(f"`alpha` (the bound's confidence) must be in (0, 1); got {alpha!r}.")
     for value, name, allowed in ((p, "p", _P_MODES), (model, "model", _MODELS)):
@@ -44,7 +45,7 @@ def _gamma_coverage_iv(n, hard_counts, n_raters, n_categories, alpha, p, model, 
     if model == "M1" and error_rate != 0:
         raise ValueError("`error_rate` is the annotators' error on easy items under "
                          "`model='M2'`; under M1 easy items are always unanimous.")
-    n_sims = check_int(n_sims, "n_sims", 1)
+    n_sims = check_integer(n_sims, "n_sims", 1)
     return n, hard, k, m, float(alpha), n_sims
 
 

@@ -10,7 +10,8 @@ import pandas as pd
 
 from agreement._lazy import lazy_module
 from noise_models import verified_sample_bound
-from simulation.calibration._common import check_counts, check_int, coverage_interval
+from noise_models._validation import check_integer
+from simulation.calibration._common import check_counts, coverage_interval
 
 # Imported at first use: scipy and Numba would double the time of `import goldnoise`.
 _stats = lazy_module("scipy.stats")
@@ -64,14 +65,14 @@ def verified_sample_coverage(
     >>> bool((tab["exact_coverage"] >= 0.95).all())
     True
     """
-    n_pop = check_int(n_agreed, "n_agreed", 1)
+    n_pop = check_integer(n_agreed, "n_agreed", 1)
     errs = check_counts(error_counts, "error_counts", n_pop, "n_agreed")
-    s = check_int(sample_size, "sample_size", 1)
+    s = check_integer(sample_size, "sample_size", 1)
     if s > n_pop:
         raise ValueError(f"`sample_size` ({s}) cannot exceed `n_agreed` ({n_pop}).")
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         raise ValueError(f"`alpha` must be in (0, 1); got {alpha!r}.")
-    n_sims = check_int(n_sims, "n_sims", 1)
+    n_sims = check_integer(n_sims, "n_sims", 1)
     gen = np.random.default_rng(rng)
     bound: dict[int, int] = {}
 

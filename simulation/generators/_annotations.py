@@ -19,6 +19,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from agreement import Ratings
+from noise_models._validation import check_integer
 
 __all__ = ["SimulatedAnnotations", "simulate_annotations"]
 
@@ -126,14 +127,6 @@ def _distribution(value: Any, name: str, shape: tuple[int, ...]) -> np.ndarray:
     return arr / arr.sum(axis=-1, keepdims=True)
 
 
-def _int(value: Any, name: str, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"`{name}` must be an integer ≥ {low}; got {value!r}.")
-    if value < low:
-        raise ValueError(f"`{name}` must be an integer ≥ {low}; got {value!r}.")
-    return int(value)
-
-
 def _draw(cum: np.ndarray, u: np.ndarray) -> np.ndarray:
     """Inverse-CDF draws from one distribution with cumulative ``cum``."""
     return np.minimum(np.searchsorted(cum, u, side="right"), len(cum) - 1)
@@ -223,13 +216,13 @@ def simulate_annotations(
     >>> bool(np.all(agreed[~sim.is_hard]))  # under M1 easy items are unanimous
     True
     """
-    n = _int(n_items, "n_items", 1)
-    k = _int(n_annotators, "n_annotators", 1)
+    n = check_integer(n_items, "n_items", 1)
+    k = check_integer(n_annotators, "n_annotators", 1)
     if not isinstance(model, str) or model not in _MODELS:
         raise ValueError(f"`model` must be one of {_MODELS}; got {model!r}.")
     pi = _prob(hard_share, "hard_share")
     if n_categories is not None:
-        m = _int(n_categories, "n_categories", 2)
+        m = check_integer(n_categories, "n_categories", 2)
     elif class_shares is not None:
         m = int(np.size(class_shares))
     elif categories is not None:
@@ -275,7 +268,7 @@ def simulate_annotations(
     if raters_per_item is not None:
         if p_missing > 0:
             raise ValueError("give `missing` or `raters_per_item`, not both.")
-        per_item = _int(raters_per_item, "raters_per_item", 1)
+        per_item = check_integer(raters_per_item, "raters_per_item", 1)
         if per_item > k:
             raise ValueError(
                 f"`raters_per_item` ({per_item}) exceeds `n_annotators` ({k})."
