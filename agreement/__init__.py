@@ -67,7 +67,7 @@ from agreement._coefficients import (
     percent_agreement,
     scott_pi,
 )
-from agreement._errors import (
+from _goldnoise_lib.errors import (
     ConvergenceWarning,
     DegenerateDataWarning,
     EstimationWarning,

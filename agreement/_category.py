@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from agreement._errors import DegenerateDataWarning
+from _goldnoise_lib.errors import DegenerateDataWarning
 from agreement._ratings import Ratings, as_ratings
 
 __all__ = ["category_kappas"]

@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from agreement import _chunked
-from agreement._errors import DegenerateDataWarning
+from _goldnoise_lib.errors import DegenerateDataWarning
 from agreement._item_stats import (
     SPECS,
     FinalizedCoefficient,
@@ -36,7 +36,7 @@ from agreement._item_stats import (
     count_rows_from_counts,
     finalize,
 )
-from agreement._lazy import lazy_module
+from _goldnoise_lib.lazy import lazy_module
 from agreement._light import COLUMN_MAX_PAIRS, light, stats_from_sums
 from agreement._null import cohen_from_table, contingency, fleiss_null_se
 from agreement._ratings import Ratings, as_ratings

@@ -38,7 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from agreement import _krippendorff as _kr
-from agreement._lazy import lazy_module
+from _goldnoise_lib.lazy import lazy_module
 from agreement._ratings import Ratings, as_ratings
 from agreement._weights import weight_matrix
 

@@ -35,8 +35,8 @@ import numpy as np
 import numpy.typing as npt
 
 from agreement import _chunked
-from agreement._errors import DegenerateDataWarning
-from agreement._lazy import lazy_module
+from _goldnoise_lib.errors import DegenerateDataWarning
+from _goldnoise_lib.lazy import lazy_module
 from agreement._ratings import Ratings, as_ratings
 from agreement._result import AgreementResult, with_clip_note
 from agreement._weights import weight_matrix

@@ -46,7 +46,7 @@ from agreement import _chunked
 from agreement import _coefficients as _co
 from agreement import _krippendorff as _kr
 from agreement._item_stats import SPECS, count_rows_from_counts
-from agreement._lazy import lazy_module
+from _goldnoise_lib.lazy import lazy_module
 from agreement._light import light, stats_from_sums
 from agreement._null import cohen_from_table, contingency
 from agreement._ratings import Ratings, _encode

@@ -16,8 +16,8 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from agreement._errors import LabelWarning, ShapeError, plain
-from agreement._lazy import lazy_module
+from _goldnoise_lib.errors import LabelWarning, ShapeError, plain
+from _goldnoise_lib.lazy import lazy_module
 
 # Numba kernels, imported at first use (import agreement stays fast).
 _kernels = lazy_module("agreement._kernels")

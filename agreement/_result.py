@@ -6,19 +6,13 @@ import math
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, NamedTuple
 
-from agreement._repr_html import result_html
+from _goldnoise_lib.html import result_html
+from _goldnoise_lib.results import ConfidenceInterval
 
 __all__ = ["AgreementResult", "ConfidenceInterval", "TestResult"]
 
 _CI_METHODS = ("normal", "t")
 _ALTERNATIVES = ("two-sided", "greater", "less")
-
-
-class ConfidenceInterval(NamedTuple):
-    """A two-sided confidence interval."""
-
-    low: float
-    high: float
 
 
 class TestResult(NamedTuple):

@@ -10,7 +10,7 @@ import pandas as pd
 
 from agreement import _chunked
 from agreement import _coefficients as _co
-from agreement._errors import DegenerateDataWarning
+from _goldnoise_lib.errors import DegenerateDataWarning
 from agreement._krippendorff import krippendorff_alpha
 from agreement._ratings import as_ratings
 from agreement._result import AgreementResult, _check_confidence_level

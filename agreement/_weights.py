@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from agreement._errors import ShapeError
+from _goldnoise_lib.errors import ShapeError
 from agreement._ratings import Ratings
 
 __all__ = ["WEIGHT_NAMES", "Weights", "named_weights", "weight_matrix"]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-LAYERS = ["agreement", "noise_models", "simulation", "goldnoise"]
+LAYERS = ["_goldnoise_lib", "agreement", "noise_models", "simulation", "goldnoise"]
 
 
 def _imported_packages(path: Path) -> set[str]:
@@ -47,7 +47,7 @@ import goldnoise, agreement, noise_models, simulation
 from numba.core.dispatcher import Dispatcher
 compiled = []
 for name, mod in list(sys.modules.items()):
-    if not name.split('.')[0] in {'agreement', 'noise_models', 'simulation', 'goldnoise'}:
+    if not name.split('.')[0] in {'_goldnoise_lib', 'agreement', 'noise_models', 'simulation', 'goldnoise'}:
         continue
     for attr, obj in vars(mod).items():
         if isinstance(obj, Dispatcher) and obj.signatures:

@@ -15,7 +15,7 @@ from scipy.special import softmax
 from sklearn.metrics import average_precision_score, roc_auc_score
 from statsmodels.stats.proportion import proportion_confint
 
-from agreement._errors import DegenerateDataWarning
+from _goldnoise_lib.errors import DegenerateDataWarning
 from simulation import (
     ModelScores,
     Ranking,

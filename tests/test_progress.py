@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from agreement._progress import progress, progress_enabled
+from _goldnoise_lib.progress import progress, progress_enabled
 
 
 class _Terminal(io.StringIO):

@@ -15,7 +15,7 @@ DELAY = 2.0
 @contextlib.contextmanager
 def progress(total: int, desc: str) -> Iterator[Callable[[int], None] | None]:
     """Yield ``update(k)`` for a bar of ``total`` steps, or None when stderr is not a terminal."""
-    from agreement._progress import progress_enabled
+    from _goldnoise_lib.progress import progress_enabled
 
     stream = sys.stderr
     # One switch for every bar: a terminal, and not GOLDNOISE_PROGRESS=0 (--no-progress).

@@ -20,10 +20,10 @@ import numpy as np
 import pandas as pd
 
 from agreement import AgreementResult, ConfidenceInterval, Ratings, as_ratings, fleiss_kappa
-from agreement._lazy import lazy_module
-from agreement._repr_html import result_html
+from _goldnoise_lib.lazy import lazy_module
+from _goldnoise_lib.html import result_html
 from agreement._result import _check_confidence_level
-from noise_models._validation import check_alpha, check_count, check_probability, check_shares
+from _goldnoise_lib.validation import check_alpha, check_count, check_probability, check_shares
 from noise_models.easy_hard._bound import NoiseBoundResult, noise_bound
 from noise_models.easy_hard._chance import _from_ratings
 

@@ -15,9 +15,9 @@ import numpy as np
 import pandas as pd
 
 from agreement import ChunkedRatings, Ratings, as_ratings
-from agreement._lazy import lazy_module
-from agreement._repr_html import result_html
-from noise_models._validation import check_alpha, check_count, check_probability
+from _goldnoise_lib.lazy import lazy_module
+from _goldnoise_lib.html import result_html
+from _goldnoise_lib.validation import check_alpha, check_count, check_probability
 from noise_models.easy_hard._chance import ChanceAgreementResult, _from_ratings
 from noise_models.easy_hard._posterior import (
     HardCountPosterior,

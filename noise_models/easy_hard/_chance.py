@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 
 from agreement import EstimationWarning, Ratings, as_ratings
-from agreement._lazy import lazy_module
-from agreement._repr_html import result_html
-from noise_models._validation import check_count, check_shares
+from _goldnoise_lib.lazy import lazy_module
+from _goldnoise_lib.html import result_html
+from _goldnoise_lib.validation import check_count, check_shares
 
 # Imported at first use: scipy and Numba would double the time of `import goldnoise`.
 _kernels = lazy_module("noise_models.easy_hard._kernels")

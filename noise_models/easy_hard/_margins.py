@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from agreement._lazy import lazy_module
-from agreement._repr_html import result_html
-from noise_models._validation import check_alpha, check_count, check_probability
+from _goldnoise_lib.lazy import lazy_module
+from _goldnoise_lib.html import result_html
+from _goldnoise_lib.validation import check_alpha, check_count, check_probability
 from noise_models.easy_hard._bound import NoiseBoundResult
 from noise_models.easy_hard._posterior import _first_true
 

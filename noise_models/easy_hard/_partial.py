@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from agreement import EstimationWarning, Ratings
-from agreement._lazy import lazy_module
+from _goldnoise_lib.lazy import lazy_module
 from noise_models.easy_hard import _bound as B
 from noise_models.easy_hard._chance import ChanceAgreementResult
 

@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 
 from agreement import DegenerateDataWarning
-from agreement._repr_html import result_html
-from noise_models._validation import check_alpha, check_count, check_probability, check_shares
+from _goldnoise_lib.html import result_html
+from _goldnoise_lib.validation import check_alpha, check_count, check_probability, check_shares
 from noise_models.easy_hard._bound import gamma_of
 
 __all__ = ["AnnotatorsNeededResult", "annotators_needed"]

@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from agreement._lazy import lazy_module
-from noise_models._validation import check_alpha, check_count, check_probability
+from _goldnoise_lib.lazy import lazy_module
+from _goldnoise_lib.validation import check_alpha, check_count, check_probability
 
 # Imported at first use: scipy and Numba would double the time of `import goldnoise`.
 special = lazy_module("scipy.special")

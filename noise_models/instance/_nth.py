@@ -20,9 +20,9 @@ import numpy as np
 import pandas as pd
 
 from agreement import DegenerateDataWarning, Ratings, ShapeError
-from agreement._lazy import lazy_module
-from agreement._repr_html import result_html
-from noise_models._validation import check_rng
+from _goldnoise_lib.lazy import lazy_module
+from _goldnoise_lib.html import result_html
+from _goldnoise_lib.validation import check_rng
 from noise_models.instance._soft_labels import (
     DEFAULT_ATOL,
     SoftLabels,

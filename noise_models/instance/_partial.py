@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from agreement import DegenerateDataWarning
-from agreement._lazy import lazy_module
+from _goldnoise_lib.lazy import lazy_module
 from noise_models.instance import _nth as I
 from noise_models.instance._soft_labels import SoftLabels
 

@@ -17,8 +17,8 @@ import numpy.typing as npt
 import pandas as pd
 
 from agreement import Ratings, ShapeError
-from agreement._lazy import lazy_module
-from noise_models._validation import check_number
+from _goldnoise_lib.lazy import lazy_module
+from _goldnoise_lib.validation import check_number
 
 # Imported at first use: scipy and Numba would double the time of `import goldnoise`.
 _kernels = lazy_module("noise_models.instance._kernels")

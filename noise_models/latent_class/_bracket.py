@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 
 from agreement import as_ratings
-from agreement._repr_html import result_html
-from noise_models._validation import check_alpha
+from _goldnoise_lib.html import result_html
+from _goldnoise_lib.validation import check_alpha
 from noise_models.latent_class._fit import LatentClassFit
 from noise_models.latent_class._model import EasyHardModel, LatentClassModel
 

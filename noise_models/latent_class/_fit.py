@@ -16,9 +16,9 @@ import numpy as np
 import pandas as pd
 
 from agreement import Ratings
-from agreement._lazy import lazy_module
-from agreement._repr_html import result_html
-from noise_models._validation import check_alpha
+from _goldnoise_lib.lazy import lazy_module
+from _goldnoise_lib.html import result_html
+from _goldnoise_lib.validation import check_alpha
 from noise_models.easy_hard import noise_bound
 
 # Imported at first use: scipy and Numba would double the time of `import goldnoise`.

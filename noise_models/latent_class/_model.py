@@ -16,10 +16,10 @@ import numpy as np
 import numpy.typing as npt
 
 from agreement import ChunkedRatings, Ratings, as_ratings
-from agreement._errors import ConvergenceWarning, plain
-from agreement._lazy import lazy_module
-from agreement._progress import progress
-from noise_models._validation import check_integer, check_number
+from _goldnoise_lib.errors import ConvergenceWarning, plain
+from _goldnoise_lib.lazy import lazy_module
+from _goldnoise_lib.progress import progress
+from _goldnoise_lib.validation import check_integer, check_number
 from noise_models.latent_class._fit import LatentClassFit, _readonly
 
 # Imported at first use: scipy and Numba would double the time of `import goldnoise`.

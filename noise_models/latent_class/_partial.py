@@ -34,7 +34,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from agreement import Ratings
-from agreement._lazy import lazy_module
+from _goldnoise_lib.lazy import lazy_module
 from noise_models.latent_class import _model as L
 
 # Numba kernels, imported at first use (importing the package compiles and loads nothing).

@@ -13,8 +13,8 @@ from typing import Any
 
 import pandas as pd
 
-from agreement._repr_html import result_html
-from noise_models._validation import check_alpha, check_count, check_probability
+from _goldnoise_lib.html import result_html
+from _goldnoise_lib.validation import check_alpha, check_count, check_probability
 
 __all__ = ["VerifiedSampleBoundResult", "sample_size_needed", "verified_sample_bound"]
 

@@ -52,9 +52,9 @@ from agreement import (
     as_ratings,
 )
 from agreement._item_stats import ALPHA, check_coefficient, item_statistics
-from agreement._lazy import lazy_module
+from _goldnoise_lib.lazy import lazy_module
 from agreement._result import _check_confidence_level
-from noise_models._validation import check_integer
+from _goldnoise_lib.validation import check_integer
 from simulation.bootstrap import _partial, _resample
 from simulation.bootstrap._intervals import METHODS
 from simulation.bootstrap._result import BootstrapResult, result_from_sums

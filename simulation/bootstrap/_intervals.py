@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from agreement._lazy import lazy_module
+from _goldnoise_lib.lazy import lazy_module
 
 # Imported at first use: scipy and Numba would double the time of `import goldnoise`.
 special = lazy_module("scipy.special")

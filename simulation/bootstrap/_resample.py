@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from agreement._lazy import lazy_module
+from _goldnoise_lib.lazy import lazy_module
 
 # Imported at first use: scipy and Numba would double the time of `import goldnoise`.
 _kernels = lazy_module("simulation.bootstrap._kernels")

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from agreement import ConfidenceInterval, DegenerateDataWarning
-from agreement._repr_html import result_html
+from _goldnoise_lib.html import result_html
 from simulation.bootstrap import _resample
 from simulation.bootstrap._intervals import confidence_intervals
 

@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from agreement._lazy import lazy_module
+from _goldnoise_lib.lazy import lazy_module
 from noise_models import verified_sample_bound
-from noise_models._validation import check_integer
+from _goldnoise_lib.validation import check_integer
 from simulation.calibration._common import check_counts, coverage_interval
 
 # Imported at first use: scipy and Numba would double the time of `import goldnoise`.

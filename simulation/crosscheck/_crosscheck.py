@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from agreement import Ratings, as_ratings
-from agreement._errors import DegenerateDataWarning
+from _goldnoise_lib.errors import DegenerateDataWarning
 from noise_models import (
     ErrorBracketResult,
     LatentClassFit,

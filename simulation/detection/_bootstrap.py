@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from agreement._lazy import lazy_module
+from _goldnoise_lib.lazy import lazy_module
 from simulation.bootstrap import _resample
 from simulation.bootstrap._result import BootstrapResult
 from simulation.detection._metrics import (

@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 
-from agreement._errors import DegenerateDataWarning
+from _goldnoise_lib.errors import DegenerateDataWarning
 
 __all__ = ["confident_joint", "confident_learning"]
 

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from agreement import ConfidenceInterval
-from agreement._errors import DegenerateDataWarning
-from agreement._lazy import lazy_module
+from _goldnoise_lib.errors import DegenerateDataWarning
+from _goldnoise_lib.lazy import lazy_module
 from simulation.bootstrap._intervals import confidence_intervals
 from simulation.bootstrap._result import BootstrapResult
 from simulation.detection._ranking import Ranking

@@ -19,7 +19,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from agreement import Ratings
-from noise_models._validation import check_integer
+from _goldnoise_lib.validation import check_integer
 
 __all__ = ["SimulatedAnnotations", "simulate_annotations"]
 

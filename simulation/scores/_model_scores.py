@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from agreement import Ratings
-from agreement._errors import GoldnoiseWarning
+from _goldnoise_lib.errors import GoldnoiseWarning
 
 __all__ = ["KINDS", "PROB_TOLERANCE", "ModelScores", "ScorePrecisionWarning"]
 

@@ -16,6 +16,9 @@ import numpy as np
 
 __all__ = [
     "check_alpha",
+    "check_confidence_level",
+    "check_option",
+    "check_resamples",
     "check_count",
     "check_integer",
     "check_number",
@@ -133,3 +136,30 @@ def check_rng(rng: Any) -> np.random.Generator:
             "`rng` must be None, an int seed, a numpy SeedSequence or Generator; "
             f"got {rng!r}."
         ) from None
+
+
+def check_confidence_level(value: Any, name: str = "confidence_level") -> float:
+    """A confidence level strictly inside (0, 1): Python or NumPy reals, not bools."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"`{name}` must be a number in (0, 1); got {value!r} "
+                        f"(type {type(value).__name__}).")
+    f = float(value)
+    if not (math.isfinite(f) and 0.0 < f < 1.0):
+        raise ValueError(f"`{name}` must be in (0, 1) (0.95 for 95%); got {value!r}.")
+    return f
+
+
+def check_option(value: Any, name: str, allowed: tuple[str, ...] | list[str]) -> str:
+    """One of the strings ``allowed``, matched exactly (no prefixes, no case folding)."""
+    allowed = tuple(allowed)
+    if not isinstance(value, str):
+        raise TypeError(f"`{name}` must be one of {allowed}; got {value!r} "
+                        f"(type {type(value).__name__}).")
+    if value not in allowed:
+        raise ValueError(f"`{name}` must be one of {allowed}; got {value!r}.")
+    return value
+
+
+def check_resamples(value: Any, name: str = "n_resamples", *, minimum: int = 1) -> int:
+    """A number of resamples (an integer ``>= minimum``; 1 unless a function allows 0)."""
+    return check_integer(value, name, minimum)

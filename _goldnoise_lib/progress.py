@@ -46,7 +46,7 @@ def progress(iterable: Iterable[T], *, total: int | None = None, desc: str = "",
 
     Examples
     --------
-    >>> from agreement._progress import progress
+    >>> from _goldnoise_lib.progress import progress
     >>> sum(progress(range(4), desc="adding"))   # no terminal under pytest: no bar
     6
     """

@@ -45,7 +45,7 @@ def lazy_module(name: str) -> Any:
 
     Examples
     --------
-    >>> from agreement._lazy import lazy_module
+    >>> from _goldnoise_lib.lazy import lazy_module
     >>> json = lazy_module("json")
     >>> json.dumps([1, 2])
     '[1, 2]'

@@ -36,8 +36,13 @@ def result_html(self: Any) -> str:
 
     Examples
     --------
-    >>> from noise_models import noise_bound
-    >>> page = noise_bound(1000, 100, 0.5)._repr_html_()
+    >>> import dataclasses
+    >>> from _goldnoise_lib.results import Result
+    >>> @dataclasses.dataclass(frozen=True)
+    ... class Bound(Result):
+    ...     _headline = "gamma"
+    ...     gamma: float
+    >>> page = Bound(0.138889)._repr_html_()
     >>> "<table" in page and "0.138889" in page
     True
     """

@@ -1,6 +1,6 @@
 """Exceptions and warnings of goldnoise.
 
-They live in the lowest layer (`agreement`) so that every package above can
+They live in the shared bottom layer so that every package can
 raise and catch the same classes; `goldnoise` re-exports them.
 """
 

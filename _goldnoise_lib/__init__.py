@@ -1,0 +1,17 @@
+"""The shared private layer of goldnoise: plumbing that every package uses.
+
+Nothing here is public API. It sits below ``agreement`` (the order is
+``_goldnoise_lib`` <- ``agreement`` <- ``noise_models`` <- ``simulation`` <- ``goldnoise``),
+imports none of the four packages, and is the only private code one package may
+import from outside itself (the role ``scipy._lib`` plays for scipy).
+
+Modules
+-------
+errors      -- the exceptions and warnings (re-exported publicly by ``agreement``
+               and ``goldnoise``) and ``plain`` (NumPy scalars as plain values in messages)
+lazy        -- ``lazy_module``: kernel modules imported on first attribute access
+progress    -- ``progress``: tqdm bars on stderr, one switch (``GOLDNOISE_PROGRESS=0``)
+html        -- ``result_html``: the ``_repr_html_`` of every result object
+validation  -- the checks of shared options (counts, integers, numbers, probabilities,
+               the paper's α, shares, random generators)
+"""

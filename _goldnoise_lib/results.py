@@ -1,0 +1,99 @@
+"""The one protocol of goldnoise's result objects.
+
+Every public result is a frozen dataclass that derives from :class:`Result` and
+names its headline field in ``_headline``. It then has, with one meaning everywhere:
+
+``float(result)``
+    the headline value;
+``result.to_dict()``
+    plain Python values (floats, ints, strings, lists, nested dicts), JSON-ready;
+``result.to_frame()``
+    a :class:`pandas.DataFrame`: one row of the scalar fields unless the class
+    documents a table (one row per item, per annotator, per k, ...);
+``result.summary()``
+    a few lines of plain text for a person;
+``result._repr_html_()``
+    the notebook view (caption, the ``to_dict`` table and the first rows of a
+    ``to_frame`` table);
+``result.confidence_interval(confidence_level=0.95)``
+    a :class:`ConfidenceInterval` ``(low, high)`` -- defined only by the classes
+    that have one interval for their headline value.
+
+Subclasses override what differs (usually ``to_dict`` for arrays, ``to_frame``
+for per-row tables, ``summary`` for a readable text); everything else is shared.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, ClassVar, NamedTuple
+
+import numpy as np
+
+from _goldnoise_lib.html import result_html
+
+__all__ = ["ConfidenceInterval", "Result", "plain_value"]
+
+
+class ConfidenceInterval(NamedTuple):
+    """A two-sided interval ``(low, high)``."""
+
+    low: float
+    high: float
+
+
+def plain_value(value: Any) -> Any:
+    """``value`` as plain Python: NumPy scalars and arrays, tuples, Series, nested dicts."""
+    if isinstance(value, dict):
+        return {str(k): plain_value(v) for k, v in value.items()}
+    if isinstance(value, tuple) and hasattr(value, "_asdict"):
+        return {k: plain_value(v) for k, v in value._asdict().items()}
+    if isinstance(value, (list, tuple)):
+        return [plain_value(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return plain_value(value.tolist())
+    if hasattr(value, "to_dict") and hasattr(value, "index") and not isinstance(value, type):
+        return plain_value(value.to_dict())  # pandas Series / DataFrame
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+@dataclasses.dataclass(frozen=True)
+class Result:
+    """Base of every result class (see the module docstring for the protocol)."""
+
+    #: Name of the field that ``float(result)`` returns.
+    _headline: ClassVar[str] = ""
+
+    def __float__(self) -> float:
+        if not self._headline:
+            raise TypeError(f"{type(self).__name__} has no single headline value.")
+        return float(getattr(self, self._headline))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as plain Python values (arrays as lists), ready for JSON."""
+        return {f.name: plain_value(getattr(self, f.name))
+                for f in dataclasses.fields(self) if f.repr}
+
+    def to_frame(self) -> Any:
+        """One row of the scalar fields of :meth:`to_dict` (a class with a table overrides)."""
+        import pandas as pd
+
+        row = {k: v for k, v in self.to_dict().items()
+               if v is None or isinstance(v, (int, float, str, bool))}
+        return pd.DataFrame([row])
+
+    def summary(self) -> str:
+        """A few lines of text: the class name and the scalar fields."""
+        lines = [type(self).__name__]
+        for k, v in self.to_dict().items():
+            if isinstance(v, float):
+                lines.append(f"  {k}: {'NaN' if math.isnan(v) else f'{v:.6g}'}")
+            elif v is None or isinstance(v, (int, str, bool)):
+                lines.append(f"  {k}: {v}")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        return result_html(self)
