@@ -33,7 +33,7 @@ import numpy as np
 
 from _goldnoise_lib.html import result_html
 
-__all__ = ["ConfidenceInterval", "Result", "plain_value"]
+__all__ = ["CallableInterval", "ConfidenceInterval", "Result", "plain_value"]
 
 
 class ConfidenceInterval(NamedTuple):
@@ -41,6 +41,29 @@ class ConfidenceInterval(NamedTuple):
 
     low: float
     high: float
+
+
+class CallableInterval(ConfidenceInterval):
+    """A :class:`ConfidenceInterval` that can also be called with a level.
+
+    For a result whose interval used to be a *field* named ``confidence_interval``
+    (read as ``res.confidence_interval.low``): the attribute keeps reading that
+    way, and ``res.confidence_interval(0.9)`` gives the interval at another level,
+    as every other result's method does.
+    """
+
+    def __new__(cls, low: Any, high: Any, at_level: Any = None) -> CallableInterval:
+        self = super().__new__(cls, low, high)
+        self._at_level = at_level
+        return self
+
+    def __call__(self, confidence_level: float | None = None) -> ConfidenceInterval:
+        if confidence_level is None or self._at_level is None:
+            if confidence_level is not None:
+                from _goldnoise_lib.validation import check_confidence_level
+                check_confidence_level(confidence_level)
+            return ConfidenceInterval(self.low, self.high)
+        return self._at_level(confidence_level)
 
 
 def plain_value(value: Any) -> Any:
@@ -60,7 +83,7 @@ def plain_value(value: Any) -> Any:
     return value
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
 class Result:
     """Base of every result class (see the module docstring for the protocol)."""
 

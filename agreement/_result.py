@@ -6,8 +6,8 @@ import math
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, NamedTuple
 
-from _goldnoise_lib.html import result_html
-from _goldnoise_lib.results import ConfidenceInterval
+from _goldnoise_lib.results import ConfidenceInterval, Result
+from _goldnoise_lib.validation import check_confidence_level, check_option
 
 __all__ = ["AgreementResult", "ConfidenceInterval", "TestResult"]
 
@@ -46,19 +46,6 @@ class TestResult(NamedTuple):
     alternative: str
 
 
-def _check_confidence_level(confidence_level: Any) -> float:
-    if isinstance(confidence_level, (str, bytes, bool)) or not isinstance(
-        confidence_level, (int, float)
-    ):
-        raise TypeError(
-            f"`confidence_level` must be a number in (0, 1); got {confidence_level!r}."
-        )
-    level = float(confidence_level)
-    if not 0.0 < level < 1.0:
-        raise ValueError(f"`confidence_level` must be in (0, 1); got {confidence_level!r}.")
-    return level
-
-
 def _quantile(level: float, method: str, n_items: int) -> float:
     from scipy import stats  # imported here: scipy.stats doubles `import agreement`
     tail = 0.5 + level / 2.0
@@ -78,7 +65,7 @@ def with_clip_note(res: AgreementResult) -> AgreementResult:
 
 
 @dataclass(frozen=True, repr=False)
-class AgreementResult:
+class AgreementResult(Result):
     """An agreement coefficient with its parts and its analytic standard error.
 
     Attributes
@@ -121,6 +108,8 @@ class AgreementResult:
         ratings per item), else NaN; used by :meth:`test` with ``null=0``.
     value_range : (float, float)
         The coefficient's possible range; intervals are clipped to it.
+
+    ``to_frame()``: one row of the scalar fields of :meth:`to_dict` (``value_range`` and ``notes`` as in :meth:`to_dict`, the range left out).
     """
 
     coefficient: str
@@ -159,10 +148,9 @@ class AgreementResult:
             1); ``(nan, nan)`` when the standard error is undefined.
             :meth:`clipped` says whether clipping happened.
         """
-        level = _check_confidence_level(confidence_level)
+        level = check_confidence_level(confidence_level)
         method = self.ci_method if method is None else method
-        if method not in _CI_METHODS:
-            raise ValueError(f"`method` must be one of {_CI_METHODS}; got {method!r}.")
+        check_option(method, "method", _CI_METHODS)
         if not (math.isfinite(self.value) and math.isfinite(self.standard_error)):
             return ConfidenceInterval(math.nan, math.nan)
         half = _quantile(level, method, self.n_items) * self.standard_error
@@ -171,10 +159,9 @@ class AgreementResult:
 
     def clipped(self, confidence_level: float = 0.95, *, method: str | None = None) -> bool:
         """Whether the Wald interval at this level left :attr:`value_range` and was clipped."""
-        level = _check_confidence_level(confidence_level)
+        level = check_confidence_level(confidence_level)
         method = self.ci_method if method is None else method
-        if method not in _CI_METHODS:
-            raise ValueError(f"`method` must be one of {_CI_METHODS}; got {method!r}.")
+        check_option(method, "method", _CI_METHODS)
         if not (math.isfinite(self.value) and math.isfinite(self.standard_error)):
             return False
         half = _quantile(level, method, self.n_items) * self.standard_error
@@ -250,7 +237,6 @@ class AgreementResult:
         out["value_range"] = list(self.value_range)
         return out
 
-    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         ci = self.confidence_interval()
@@ -262,5 +248,4 @@ class AgreementResult:
             f"{self.n_raters} raters, {self.n_categories} categories)"
         )
 
-    def __float__(self) -> float:
-        return float(self.value)
+    _headline = "value"

@@ -16,7 +16,7 @@ import pandas as pd
 
 from agreement import ChunkedRatings, Ratings, as_ratings
 from _goldnoise_lib.lazy import lazy_module
-from _goldnoise_lib.html import result_html
+from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import check_alpha, check_count, check_probability
 from noise_models.easy_hard._chance import ChanceAgreementResult, _from_ratings
 from noise_models.easy_hard._posterior import (
@@ -39,7 +39,7 @@ _FREE = 1e-9
 
 
 @dataclass(frozen=True, repr=False)
-class NoiseBoundResult:
+class NoiseBoundResult(Result):
     """The γ noise bound of the agreed subset.
 
     Attributes
@@ -71,6 +71,8 @@ class NoiseBoundResult:
         The chance-agreement estimate, when computed from ratings.
     notes : tuple of str
         Conventions applied.
+
+    ``to_frame()``: one row of the scalar fields of :meth:`to_dict`.
     """
 
     gamma: float
@@ -96,14 +98,9 @@ class NoiseBoundResult:
             "notes": "; ".join(self.notes),
         }
 
-    def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame of :meth:`to_dict`."""
-        return pd.DataFrame([self.to_dict()])
 
-    def __float__(self) -> float:
-        return float(self.gamma)
+    _headline = "gamma"
 
-    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         return (

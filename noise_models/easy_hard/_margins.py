@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from _goldnoise_lib.lazy import lazy_module
-from _goldnoise_lib.html import result_html
+from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import check_alpha, check_count, check_probability
 from noise_models.easy_hard._bound import NoiseBoundResult
 from noise_models.easy_hard._posterior import _first_true
@@ -31,7 +31,7 @@ _METHODS = ("chebyshev", "normal", "exact")
 
 
 @dataclass(frozen=True, repr=False)
-class ChanceMarginResult:
+class ChanceMarginResult(Result):
     """The difference in correct answers that coin-flip items alone can produce.
 
     Attributes
@@ -51,6 +51,8 @@ class ChanceMarginResult:
     alpha : float
         Probability that the chance difference stays within the margin.
     method : {"chebyshev", "normal", "exact"}
+
+    ``to_frame()``: one row of the scalar fields of :meth:`to_dict`.
     """
 
     margin: float
@@ -60,6 +62,8 @@ class ChanceMarginResult:
     L: int | None
     alpha: float
     method: str
+
+    _headline = "margin"
 
     def is_beyond_chance(self, difference: Any) -> bool:
         """Whether an observed difference of ``difference`` correct answers exceeds the margin.
@@ -87,11 +91,7 @@ class ChanceMarginResult:
         return {"margin": self.margin, "share": self.share, "sigma": self.sigma, "R": self.R,
                 "L": self.L, "alpha": self.alpha, "method": self.method}
 
-    def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame of :meth:`to_dict`."""
-        return pd.DataFrame([self.to_dict()])
 
-    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         share = f" ({100 * self.share:.2f}% of L={self.L})" if self.share is not None else ""

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from agreement import DegenerateDataWarning
-from _goldnoise_lib.html import result_html
+from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import check_alpha, check_count, check_probability, check_shares
 from noise_models.easy_hard._bound import gamma_of
 
@@ -26,7 +26,7 @@ __all__ = ["AnnotatorsNeededResult", "annotators_needed"]
 
 
 @dataclass(frozen=True, repr=False)
-class AnnotatorsNeededResult:
+class AnnotatorsNeededResult(Result):
     """How many annotators a target noise bound needs.
 
     Attributes
@@ -48,6 +48,8 @@ class AnnotatorsNeededResult:
         The target.
     alpha : float
         The paper's confidence α.
+
+    ``to_frame()``: one row per k = 2..max_raters (the :attr:`table`).
     """
 
     n_raters: int | None
@@ -66,7 +68,6 @@ class AnnotatorsNeededResult:
         """The per-k table."""
         return self.table.copy()
 
-    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         if self.n_raters is None:

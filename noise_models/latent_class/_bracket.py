@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from agreement import as_ratings
-from _goldnoise_lib.html import result_html
+from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import check_alpha
 from noise_models.latent_class._fit import LatentClassFit
 from noise_models.latent_class._model import EasyHardModel, LatentClassModel
@@ -23,7 +23,7 @@ __all__ = ["ErrorBracketResult", "agreed_error_bracket"]
 
 # -------------------------------------------------------------- the bracket
 @dataclass(frozen=True, repr=False)
-class ErrorBracketResult:
+class ErrorBracketResult(Result):
     """How wrong the unanimously agreed labels may be: optimistic and pessimistic.
 
     Attributes
@@ -47,6 +47,8 @@ class ErrorBracketResult:
         The models behind the two ends.
     explanation : str
         What each end assumes, in plain words.
+
+    ``to_frame()``: one row of the scalar fields of :meth:`to_dict`.
     """
 
     n_items: int
@@ -60,15 +62,8 @@ class ErrorBracketResult:
     pessimistic_model: str
     explanation: str
 
-    def to_dict(self) -> dict[str, Any]:
-        """The fields as a plain dict."""
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
-    def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame of :meth:`to_dict`."""
-        return pd.DataFrame([self.to_dict()])
 
-    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         return (f"ErrorBracketResult({self.n_agreed} agreed of {self.n_items} items: "

@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from _goldnoise_lib.html import result_html
+from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import check_alpha, check_count, check_probability
 
 __all__ = ["VerifiedSampleBoundResult", "sample_size_needed", "verified_sample_bound"]
@@ -21,7 +21,7 @@ __all__ = ["VerifiedSampleBoundResult", "sample_size_needed", "verified_sample_b
 
 # ---------------------------------------------------------- verified sample
 @dataclass(frozen=True, repr=False)
-class VerifiedSampleBoundResult:
+class VerifiedSampleBoundResult(Result):
     """What a verified random sample proves about the agreed subset.
 
     Attributes
@@ -41,6 +41,8 @@ class VerifiedSampleBoundResult:
         ``max_errors / n_agreed``.
     observed_share : float
         ``errors / sample_size``.
+
+    ``to_frame()``: one row of the scalar fields of :meth:`to_dict`.
     """
 
     n_agreed: int
@@ -51,15 +53,10 @@ class VerifiedSampleBoundResult:
     max_share: float
     observed_share: float
 
-    def to_dict(self) -> dict[str, Any]:
-        """The fields as a plain dict."""
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
-    def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame of :meth:`to_dict`."""
-        return pd.DataFrame([self.to_dict()])
 
-    _repr_html_ = result_html
+
+    _headline = "max_share"
 
     def __repr__(self) -> str:
         return (f"VerifiedSampleBoundResult({self.errors} wrong of {self.sample_size} verified: "

@@ -53,8 +53,7 @@ from agreement import (
 )
 from agreement._item_stats import ALPHA, check_coefficient, item_statistics
 from _goldnoise_lib.lazy import lazy_module
-from agreement._result import _check_confidence_level
-from _goldnoise_lib.validation import check_integer
+from _goldnoise_lib.validation import check_confidence_level, check_integer, check_resamples
 from simulation.bootstrap import _partial, _resample
 from simulation.bootstrap._intervals import METHODS
 from simulation.bootstrap._result import BootstrapResult, result_from_sums
@@ -102,10 +101,10 @@ def _statistics_iv(statistics: Any) -> list:
 def _bootstrap_iv(statistics, ratings, n_resamples, method, confidence_level, scheme, weights,
                   level):
     specs = _statistics_iv(statistics)
-    n_resamples = check_integer(n_resamples, "n_resamples", 1)
+    n_resamples = check_resamples(n_resamples, minimum=1)
     method = _check_choice(method, "method", METHODS)
     scheme = _check_choice(scheme, "scheme", SCHEMES)
-    confidence_level = _check_confidence_level(confidence_level)
+    confidence_level = check_confidence_level(confidence_level)
     has_alpha = any(s is ALPHA for s in specs)
     if level is not None and not has_alpha:
         raise ValueError("`level` applies to Krippendorff's α only, which is not among "

@@ -12,6 +12,7 @@ import pandas as pd
 
 from agreement import Ratings, as_ratings
 from _goldnoise_lib.errors import DegenerateDataWarning
+from _goldnoise_lib.results import Result
 from noise_models import (
     ErrorBracketResult,
     LatentClassFit,
@@ -31,7 +32,7 @@ __all__ = ["CrosscheckResult", "crosscheck"]
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class CrosscheckResult:
+class CrosscheckResult(Result):
     """A model's label-error ranking set beside the annotation model.
 
     Attributes
@@ -68,6 +69,8 @@ class CrosscheckResult:
         The paper's confidence α of γ.
     verdict : str
         Whether the two accounts are consistent, in plain words.
+
+    ``to_frame()``: one row per quantity: ``value`` and what it means.
     """
 
     n_items: int

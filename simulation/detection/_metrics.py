@@ -16,6 +16,8 @@ import pandas as pd
 from agreement import ConfidenceInterval
 from _goldnoise_lib.errors import DegenerateDataWarning
 from _goldnoise_lib.lazy import lazy_module
+from _goldnoise_lib.results import Result
+from _goldnoise_lib.validation import check_confidence_level, check_option, check_resamples
 from simulation.bootstrap._intervals import confidence_intervals
 from simulation.bootstrap._result import BootstrapResult
 from simulation.detection._ranking import Ranking
@@ -138,21 +140,12 @@ def _check_k(k: Any, n: int, default: int) -> int:
 
 
 def _check_level(confidence_level: Any) -> float:
-    if isinstance(confidence_level, bool) or not isinstance(confidence_level, numbers.Real):
-        raise TypeError(f"`confidence_level` must be a number in (0, 1); got "
-                        f"{confidence_level!r}.")
-    c = float(confidence_level)
-    if not (math.isfinite(c) and 0 < c < 1):
-        raise ValueError(f"`confidence_level` must be in (0, 1); got {confidence_level!r}.")
-    return c
+    return check_confidence_level(confidence_level)
 
 
 def _check_resamples(n_resamples: Any) -> int:
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, numbers.Integral):
-        raise TypeError(f"`n_resamples` must be a non-negative integer; got {n_resamples!r}.")
-    if n_resamples < 0:
-        raise ValueError(f"`n_resamples` must be ≥ 0; got {n_resamples}.")
-    return int(n_resamples)
+    """0 means no bootstrap (the one rule of the package, see ``check_resamples``)."""
+    return check_resamples(n_resamples, minimum=0)
 
 
 def clopper_pearson(successes: int, trials: int, confidence_level: float) -> ConfidenceInterval:
@@ -199,7 +192,7 @@ def _replicates(srt: _Sorted, k: int, seeds: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class DetectionResult:
+class DetectionResult(Result):
     """How well a ranking of items finds the label errors.
 
     Attributes
@@ -231,6 +224,8 @@ class DetectionResult:
     bootstrap : BootstrapResult or None
         The same replicates as the bootstrap engine's result (standard
         errors, intervals, ``.difference(a, b)`` between metrics).
+
+    ``to_frame()``: one row per metric: ``value``, ``low``, ``high``, ``exact_low``, ``exact_high``.
     """
 
     average_precision: float
@@ -249,11 +244,38 @@ class DetectionResult:
     replicates: pd.DataFrame | None = None
     bootstrap: BootstrapResult | None = None
 
-    def confidence_interval(self, metric: str) -> ConfidenceInterval:
-        """The bootstrap interval of one metric (NaN bounds without resamples)."""
-        if metric not in METRICS:
-            raise ValueError(f"`metric` must be one of {list(METRICS)}; got {metric!r}.")
-        return self.intervals.get(metric, ConfidenceInterval(math.nan, math.nan))
+    _headline = "average_precision"
+
+    def metric_interval(self, metric: str,
+                        confidence_level: float | None = None) -> ConfidenceInterval:
+        """The bootstrap interval of one metric (NaN bounds without resamples).
+
+        Parameters
+        ----------
+        metric : {"average_precision", "auroc", "precision_at_k", "recall_at_k", "f1_at_k"}
+        confidence_level : float, optional
+            Default :attr:`confidence_level` (the intervals computed with the
+            result); another level is read from the same replicates.
+        """
+        check_option(metric, "metric", METRICS)
+        if confidence_level is None or self.bootstrap is None:
+            if confidence_level is not None:
+                check_confidence_level(confidence_level)
+            return self.intervals.get(metric, ConfidenceInterval(math.nan, math.nan))
+        s = METRICS.index(metric)
+        iv = self.bootstrap.confidence_interval(confidence_level)
+        return ConfidenceInterval(float(iv.low[s]), float(iv.high[s]))
+
+    def confidence_interval(self, confidence_level: Any = None) -> ConfidenceInterval:
+        """Bootstrap interval of the headline, :attr:`average_precision`.
+
+        ``confidence_level`` defaults to :attr:`confidence_level`. Passing a
+        metric name instead (``confidence_interval("auroc")``, the older
+        spelling) is kept working and means :meth:`metric_interval`.
+        """
+        if isinstance(confidence_level, str):  # the older spelling: a metric name
+            return self.metric_interval(confidence_level)
+        return self.metric_interval("average_precision", confidence_level)
 
     def difference_interval(self, other: DetectionResult, metric: str) -> ConfidenceInterval:
         """Percentile interval of ``self − other`` for a metric, from paired replicates.
@@ -278,7 +300,7 @@ class DetectionResult:
         """One row per metric: value, bootstrap interval, and the exact one for P@k."""
         rows = []
         for m in METRICS:
-            ci = self.confidence_interval(m)
+            ci = self.metric_interval(m)
             ex = self.precision_at_k_exact if m == "precision_at_k" else (math.nan, math.nan)
             rows.append({"metric": m, "value": getattr(self, m), "low": ci.low, "high": ci.high,
                          "exact_low": ex[0], "exact_high": ex[1]})
@@ -481,7 +503,7 @@ def detection_replicates(scores: Any, is_error: Any, weights: Any, *,
 
 
 @dataclass(frozen=True, repr=False)
-class DetectedErrorRateResult:
+class DetectedErrorRateResult(Result):
     """The share of verified label errors among the top of a ranking.
 
     Attributes
@@ -498,6 +520,8 @@ class DetectedErrorRateResult:
     confidence_level : float
     interval : ConfidenceInterval
         Clopper–Pearson interval of ``rate``.
+
+    ``to_frame()``: one row of the scalar fields of :meth:`to_dict`.
     """
 
     rate: float
@@ -508,15 +532,21 @@ class DetectedErrorRateResult:
     confidence_level: float
     interval: ConfidenceInterval
 
+    _headline = "rate"
+
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
+        """Clopper–Pearson interval of :attr:`rate` (default level: :attr:`confidence_level`)."""
+        if confidence_level is None:
+            return self.interval
+        return clopper_pearson(self.n_errors, self.n_verified,
+                               check_confidence_level(confidence_level))
+
     def to_dict(self) -> dict[str, Any]:
         """The fields as a plain dict."""
         d = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "interval"}
         d["low"], d["high"] = self.interval
         return d
 
-    def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame of :meth:`to_dict`."""
-        return pd.DataFrame([self.to_dict()])
 
     def __repr__(self) -> str:
         return (f"DetectedErrorRateResult({self.rate:.2%} of {self.n_verified} verified items "

@@ -11,6 +11,7 @@ import pandas as pd
 from simulation.detection._confident import confident_learning
 from simulation.scores._ensemble import item_loss, label_codes
 from simulation.scores._model_scores import ModelScores
+from _goldnoise_lib.results import Result
 
 __all__ = ["METHODS", "Ranking", "label_error_ranking"]
 
@@ -18,7 +19,7 @@ METHODS = ("loss", "self_confidence", "normalized_margin", "confident_learning")
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class Ranking:
+class Ranking(Result):
     """Items ordered from the most to the least suspicious label.
 
     Attributes
@@ -44,6 +45,8 @@ class Ranking:
     >>> r = Ranking.from_scores(pd.Series([0.2, 1.5, 0.7], index=["a", "b", "c"]))
     >>> list(r.items)
     ['b', 'c', 'a']
+
+    ``to_frame()``: one row per item in rank order: ``rank``, ``item``, ``score`` (and ``flagged``).
     """
 
     items: pd.Index

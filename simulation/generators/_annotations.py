@@ -20,6 +20,7 @@ import pandas as pd
 
 from agreement import Ratings
 from _goldnoise_lib.validation import check_integer
+from _goldnoise_lib.results import Result
 
 __all__ = ["SimulatedAnnotations", "simulate_annotations"]
 
@@ -27,7 +28,7 @@ _MODELS = ("M1", "M2")
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class SimulatedAnnotations:
+class SimulatedAnnotations(Result):
     """Simulated labels and the hidden truth that generated them.
 
     Attributes
@@ -54,6 +55,8 @@ class SimulatedAnnotations:
     confusion : ndarray, shape (k, m, m)
         ``confusion[j, c, x]``: probability that annotator ``j`` labels an
         easy item of class ``c`` as ``x`` (the identity under M1).
+
+    ``to_frame()``: one row per item: ``true_label``, ``is_hard``, ``hardness``, ``n_ratings``.
     """
 
     ratings: Ratings

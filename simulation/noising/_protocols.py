@@ -19,6 +19,7 @@ import pandas as pd
 
 from agreement import Ratings, as_ratings
 from simulation.scores._model_scores import few
+from _goldnoise_lib.results import Result
 
 __all__ = [
     "PROTOCOLS",
@@ -33,7 +34,7 @@ __all__ = [
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class NoisyLabels:
+class NoisyLabels(Result):
     """Labels with injected errors, and where each came from.
 
     Attributes
@@ -63,6 +64,8 @@ class NoisyLabels:
     1         1      1    False              None             None
     2         1      0     True  dissenting_label                1
     3         0      1     True  dissenting_label                1
+
+    ``to_frame()``: one row per item: ``label``, ``clean``, ``changed``, ``protocol``, ``source_annotator``.
     """
 
     labels: pd.Series
