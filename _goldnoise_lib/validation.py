@@ -1,20 +1,53 @@
-"""Input validation shared by the three topics of ``noise_models``.
+"""The one validation vocabulary of goldnoise.
 
 One place decides what a count, an integer option, a non-negative number, a
-probability, the paper's confidence α and a random generator are, so that every
-public function of ``easy_hard``, ``latent_class`` and ``instance`` says the
-same thing about the same mistake.
+probability, a confidence level, the paper's confidence α, a number of bootstrap
+resamples, an option string and a random generator are, so that every public
+function of the four packages says the same thing about the same mistake:
+
+* a wrong *type* is a ``TypeError``, a wrong *value* a ``ValueError``;
+* the message names the parameter in backticks first, says what is allowed and
+  ends with what arrived: ``"`alpha` must be in (0, 1) ...; got 1.5."``.
+
+The shared options of each public function are declared as data with
+:func:`validate_params` (scikit-learn's ``validate_params`` idea)::
+
+    @validate_params(confidence_level=ConfidenceLevel(), rng=Rng(),
+                     n_resamples=Resamples(minimum=0), method=Option(METHODS))
+    def detection_metrics(scores, is_error, *, ...): ...
+
+The decorator checks the arguments passed for those parameters before the
+function runs (defaults are trusted) and leaves the values as they are; the
+declaration stays readable on the function as ``__goldnoise_constraints__``, so
+that one common test feeds every public function an invalid value for each of its
+declared options (``Constraint.invalid_examples``) and expects the same error.
+
+The number of bootstrap resamples follows one rule everywhere: a whole number
+``>= 0`` where **0 means "no bootstrap"** (point estimates only, no intervals);
+a function whose only output is the replicates (``simulation.bootstrap``) has
+nothing to return without them and asks for ``>= 1`` with the same check.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import numbers
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 __all__ = [
+    "Alpha",
+    "ConfidenceLevel",
+    "Constraint",
+    "Count",
+    "Option",
+    "Probability",
+    "Resamples",
+    "Rng",
     "check_alpha",
     "check_confidence_level",
     "check_option",
@@ -25,6 +58,7 @@ __all__ = [
     "check_probability",
     "check_rng",
     "check_shares",
+    "validate_params",
 ]
 
 # Float counts are accepted when they are whole numbers (so ``n=1e9`` works);
@@ -127,13 +161,24 @@ def check_number(value: Any, name: str, *, positive: bool) -> float:
     return v
 
 
-def check_rng(rng: Any) -> np.random.Generator:
-    """``numpy.random.default_rng(rng)``, with a message naming `rng` when it fails."""
+def check_rng(rng: Any, name: str = "rng") -> np.random.Generator:
+    """``numpy.random.default_rng(rng)``, with a message naming `rng` when it fails.
+
+    A negative int seed is a ValueError; anything else ``default_rng`` refuses
+    (strings, floats, bools) a TypeError.
+    """
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, (bool, np.bool_)) \
+            and rng < 0:
+        raise ValueError(f"`{name}` must be None, a non-negative int seed, a numpy "
+                         f"SeedSequence or Generator; got {rng!r}.")
+    if isinstance(rng, (bool, np.bool_, float, np.floating, str, bytes)):
+        raise TypeError(f"`{name}` must be None, an int seed, a numpy SeedSequence or "
+                        f"Generator; got {rng!r} (type {type(rng).__name__}).")
     try:
         return np.random.default_rng(rng)
     except (TypeError, ValueError):
         raise TypeError(
-            "`rng` must be None, an int seed, a numpy SeedSequence or Generator; "
+            f"`{name}` must be None, an int seed, a numpy SeedSequence or Generator; "
             f"got {rng!r}."
         ) from None
 
@@ -160,6 +205,213 @@ def check_option(value: Any, name: str, allowed: tuple[str, ...] | list[str]) ->
     return value
 
 
-def check_resamples(value: Any, name: str = "n_resamples", *, minimum: int = 1) -> int:
-    """A number of resamples (an integer ``>= minimum``; 1 unless a function allows 0)."""
+def check_resamples(value: Any, name: str = "n_resamples", *, minimum: int = 0) -> int:
+    """A number of bootstrap resamples: an integer ``>= minimum``.
+
+    The package's one rule: 0 means "no bootstrap" (``minimum=0``, the default);
+    only a function whose whole output is the replicates passes ``minimum=1``.
+    """
     return check_integer(value, name, minimum)
+
+
+# ----------------------------------------------------- constraints declared as data
+class Constraint:
+    """What one shared option accepts; ``check`` raises the package's errors."""
+
+    #: Short name of the kind of option (shown in the common test's ids).
+    kind = "constraint"
+    #: Whether ``None`` is accepted (an option whose default is "not asked for").
+    optional = False
+
+    def check(self, value: Any, name: str) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def validate(self, value: Any, name: str) -> Any:
+        if value is None and self.optional:
+            return None
+        return self.check(value, name)
+
+    def invalid_examples(self) -> list[tuple[Any, type[Exception]]]:
+        """Values this constraint refuses and the error each one raises."""
+        return []
+
+    def __repr__(self) -> str:
+        extra = ", optional=True" if self.optional else ""
+        return f"{type(self).__name__}({self._args()}{extra})"
+
+    def _args(self) -> str:
+        return ""
+
+
+class ConfidenceLevel(Constraint):
+    """A confidence level in (0, 1) (:func:`check_confidence_level`)."""
+
+    kind = "confidence_level"
+
+    def __init__(self, *, optional: bool = False) -> None:
+        self.optional = optional
+
+    def check(self, value: Any, name: str) -> float:
+        return check_confidence_level(value, name)
+
+    def invalid_examples(self) -> list[tuple[Any, type[Exception]]]:
+        return [("0.95", TypeError), (True, TypeError), (1.5, ValueError), (0.0, ValueError)]
+
+
+class Alpha(Constraint):
+    """The paper's confidence α of a bound, in (0, 1) (:func:`check_alpha`)."""
+
+    kind = "alpha"
+
+    def __init__(self, *, optional: bool = False) -> None:
+        self.optional = optional
+
+    def check(self, value: Any, name: str) -> float:
+        if name != "alpha":
+            return check_confidence_level(value, name)
+        return check_alpha(value)
+
+    def invalid_examples(self) -> list[tuple[Any, type[Exception]]]:
+        return [("0.95", TypeError), (1.0, ValueError), (0.0, ValueError)]
+
+
+class Rng(Constraint):
+    """None, an int seed, a SeedSequence or a Generator (:func:`check_rng`)."""
+
+    kind = "rng"
+    optional = True
+
+    def check(self, value: Any, name: str) -> Any:
+        check_rng(value, name)
+        return value
+
+    def invalid_examples(self) -> list[tuple[Any, type[Exception]]]:
+        return [("seed", TypeError), (0.5, TypeError), (-1, ValueError)]
+
+
+class Count(Constraint):
+    """A whole number ``>= minimum`` (:func:`check_count`)."""
+
+    kind = "count"
+
+    def __init__(self, minimum: int = 0, *, optional: bool = False) -> None:
+        self.minimum = minimum
+        self.optional = optional
+
+    def check(self, value: Any, name: str) -> int:
+        return check_count(value, name, minimum=self.minimum)
+
+    def invalid_examples(self) -> list[tuple[Any, type[Exception]]]:
+        return [("3", TypeError), (True, TypeError), (self.minimum - 1, ValueError),
+                (2.5, ValueError)]
+
+    def _args(self) -> str:
+        return f"minimum={self.minimum}"
+
+
+class Probability(Constraint):
+    """A number in [0, 1], ends excluded on request (:func:`check_probability`)."""
+
+    kind = "probability"
+
+    def __init__(self, *, open_low: bool = False, open_high: bool = False,
+                 optional: bool = False) -> None:
+        self.open_low, self.open_high, self.optional = open_low, open_high, optional
+
+    def check(self, value: Any, name: str) -> float:
+        return check_probability(value, name, open_low=self.open_low, open_high=self.open_high)
+
+    def invalid_examples(self) -> list[tuple[Any, type[Exception]]]:
+        return [("0.5", TypeError), (1.5, ValueError), (-0.1, ValueError)]
+
+    def _args(self) -> str:
+        return f"open_low={self.open_low}, open_high={self.open_high}"
+
+
+class Resamples(Constraint):
+    """A number of bootstrap resamples, ``>= minimum`` (:func:`check_resamples`)."""
+
+    kind = "resamples"
+
+    def __init__(self, minimum: int = 0, *, optional: bool = False) -> None:
+        self.minimum = minimum
+        self.optional = optional
+
+    def check(self, value: Any, name: str) -> int:
+        return check_resamples(value, name, minimum=self.minimum)
+
+    def invalid_examples(self) -> list[tuple[Any, type[Exception]]]:
+        return [(10.0, TypeError), ("10", TypeError), (self.minimum - 1, ValueError)]
+
+    def _args(self) -> str:
+        return f"minimum={self.minimum}"
+
+
+class Option(Constraint):
+    """One of a few strings (:func:`check_option`)."""
+
+    kind = "option"
+
+    def __init__(self, allowed: tuple[str, ...] | list[str], *, optional: bool = False) -> None:
+        self.allowed = tuple(allowed)
+        self.optional = optional
+
+    def check(self, value: Any, name: str) -> str:
+        return check_option(value, name, self.allowed)
+
+    def invalid_examples(self) -> list[tuple[Any, type[Exception]]]:
+        return [(1, TypeError), ("no such option", ValueError)]
+
+    def _args(self) -> str:
+        return repr(self.allowed)
+
+
+def validate_params(**constraints: Constraint) -> Callable[[Callable], Callable]:
+    """Declare the shared options of a public function and check them at each call.
+
+    The arguments passed for the named parameters are checked, in the order
+    declared, before the function runs; defaults are not checked (they are
+    valid by construction). The values reach the function unchanged. The
+    declaration is kept on the function as ``__goldnoise_constraints__``.
+
+    Examples
+    --------
+    >>> @validate_params(confidence_level=ConfidenceLevel())
+    ... def f(x, *, confidence_level=0.95):
+    ...     return confidence_level
+    >>> f(1, confidence_level=0.9)
+    0.9
+    >>> f(1, confidence_level=95)
+    Traceback (most recent call last):
+    ...
+    ValueError: `confidence_level` must be in (0, 1) (0.95 for 95%); got 95.
+    """
+    for name, constraint in constraints.items():
+        if not isinstance(constraint, Constraint):
+            raise TypeError(f"the constraint of `{name}` must be a Constraint; "
+                            f"got {constraint!r}.")
+
+    def decorate(func: Callable) -> Callable:
+        params = inspect.signature(func).parameters
+        unknown = set(constraints) - set(params)
+        if unknown:
+            raise TypeError(f"{func.__qualname__} has no parameter {sorted(unknown)}.")
+        positions = {name: i for i, (name, par) in enumerate(params.items())
+                     if par.kind in (par.POSITIONAL_ONLY, par.POSITIONAL_OR_KEYWORD)}
+        items = tuple(constraints.items())
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            for name, constraint in items:
+                if name in kwargs:
+                    constraint.validate(kwargs[name], name)
+                else:
+                    i = positions.get(name)
+                    if i is not None and i < len(args):
+                        constraint.validate(args[i], name)
+            return func(*args, **kwargs)
+
+        wrapper.__goldnoise_constraints__ = dict(constraints)
+        return wrapper
+
+    return decorate

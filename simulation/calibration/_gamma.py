@@ -16,7 +16,7 @@ import pandas as pd
 
 from _goldnoise_lib.lazy import lazy_module
 from noise_models import noise_bound
-from _goldnoise_lib.validation import check_integer
+from _goldnoise_lib.validation import check_integer, check_rng
 from simulation.calibration._common import check_counts, coverage_interval
 
 # Imported at first use: scipy and Numba would double the time of `import goldnoise`.
@@ -153,7 +153,7 @@ def gamma_coverage(
     """
     n, hard, k, m, alpha, n_sims = _gamma_coverage_iv(
         n, hard_counts, n_raters, n_categories, alpha, p, model, error_rate, n_sims)
-    gen = np.random.default_rng(rng)
+    gen = check_rng(rng)
     p_true = float(m) ** (1 - k)
     gammas: dict[tuple[int, float], float] = {}
 

@@ -10,7 +10,7 @@ import pandas as pd
 
 from _goldnoise_lib.lazy import lazy_module
 from noise_models import verified_sample_bound
-from _goldnoise_lib.validation import check_integer
+from _goldnoise_lib.validation import check_integer, check_rng
 from simulation.calibration._common import check_counts, coverage_interval
 
 # Imported at first use: scipy and Numba would double the time of `import goldnoise`.
@@ -73,7 +73,7 @@ def verified_sample_coverage(
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         raise ValueError(f"`alpha` must be in (0, 1); got {alpha!r}.")
     n_sims = check_integer(n_sims, "n_sims", 1)
-    gen = np.random.default_rng(rng)
+    gen = check_rng(rng)
     bound: dict[int, int] = {}
 
     def max_errors(e: int) -> int:

@@ -17,7 +17,7 @@ from agreement import ConfidenceInterval
 from _goldnoise_lib.errors import DegenerateDataWarning
 from _goldnoise_lib.lazy import lazy_module
 from _goldnoise_lib.results import Result
-from _goldnoise_lib.validation import check_confidence_level, check_option, check_resamples
+from _goldnoise_lib.validation import check_confidence_level, check_option, check_resamples, check_rng
 from simulation.bootstrap._intervals import confidence_intervals
 from simulation.bootstrap._result import BootstrapResult
 from simulation.detection._ranking import Ranking
@@ -176,7 +176,7 @@ def bootstrap_result(estimate: np.ndarray, dist: np.ndarray, *, method: str,
 
 
 def _seeds(rng: Any, n_resamples: int) -> np.ndarray:
-    gen = np.random.default_rng(rng)
+    gen = check_rng(rng)
     return gen.integers(0, 2**63 - 1, size=n_resamples, dtype=np.int64).astype(np.uint64)
 
 

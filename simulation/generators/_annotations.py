@@ -19,7 +19,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from agreement import Ratings
-from _goldnoise_lib.validation import check_integer
+from _goldnoise_lib.validation import check_integer, check_rng
 from _goldnoise_lib.results import Result
 
 __all__ = ["SimulatedAnnotations", "simulate_annotations"]
@@ -283,7 +283,7 @@ def simulate_annotations(
         if len(cats) != m or cats.has_duplicates:
             raise ValueError(f"`categories` must name {m} distinct categories; got {categories!r}.")
 
-    gen = np.random.default_rng(rng)
+    gen = check_rng(rng)
     true_class = _draw(np.cumsum(phi), gen.random(n))
     is_hard = gen.random(n) < pi
     level = np.where(is_hard, levels[gen.integers(levels.size, size=n)], 0.0)

@@ -20,6 +20,7 @@ import pandas as pd
 from agreement import Ratings, as_ratings
 from simulation.scores._model_scores import few
 from _goldnoise_lib.results import Result
+from _goldnoise_lib.validation import check_rng
 
 __all__ = [
     "PROTOCOLS",
@@ -177,7 +178,7 @@ def _setup(ratings: Any, reference: Any, rate: Any, rng: Any) -> tuple[_State, i
     if r.n_categories < 2:
         raise ValueError("the ratings have one category: there is no other label to change to.")
     ref = _reference_codes(r, reference)
-    return _State(r, ref), _count(rate, r.n_items), np.random.default_rng(rng)
+    return _State(r, ref), _count(rate, r.n_items), check_rng(rng)
 
 
 def _too_few(name: str, wanted: int, possible: int, why: str) -> ValueError:
