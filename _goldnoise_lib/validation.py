@@ -44,6 +44,7 @@ __all__ = [
     "ConfidenceLevel",
     "Constraint",
     "Count",
+    "Integer",
     "Option",
     "Probability",
     "Resamples",
@@ -194,14 +195,19 @@ def check_confidence_level(value: Any, name: str = "confidence_level") -> float:
     return f
 
 
-def check_option(value: Any, name: str, allowed: tuple[str, ...] | list[str]) -> str:
-    """One of the strings ``allowed``, matched exactly (no prefixes, no case folding)."""
+def check_option(value: Any, name: str, allowed: tuple[str, ...] | list[str], *,
+                 hint: str = "") -> str:
+    """One of the strings ``allowed``, matched exactly (no prefixes, no case folding).
+
+    ``hint`` (a sentence) follows the message, e.g. why an option is not offered.
+    """
     allowed = tuple(allowed)
+    tail = f" {hint}" if hint else ""
     if not isinstance(value, str):
         raise TypeError(f"`{name}` must be one of {allowed}; got {value!r} "
-                        f"(type {type(value).__name__}).")
+                        f"(type {type(value).__name__}).{tail}")
     if value not in allowed:
-        raise ValueError(f"`{name}` must be one of {allowed}; got {value!r}.")
+        raise ValueError(f"`{name}` must be one of {allowed}; got {value!r}.{tail}")
     return value
 
 
@@ -235,6 +241,10 @@ class Constraint:
         """Values this constraint refuses and the error each one raises."""
         return []
 
+    def valid_example(self) -> Any:
+        """A value this constraint accepts."""
+        raise NotImplementedError
+
     def __repr__(self) -> str:
         extra = ", optional=True" if self.optional else ""
         return f"{type(self).__name__}({self._args()}{extra})"
@@ -254,6 +264,9 @@ class ConfidenceLevel(Constraint):
     def check(self, value: Any, name: str) -> float:
         return check_confidence_level(value, name)
 
+    def valid_example(self) -> Any:
+        return 0.95
+
     def invalid_examples(self) -> list[tuple[Any, type[Exception]]]:
         return [("0.95", TypeError), (True, TypeError), (1.5, ValueError), (0.0, ValueError)]
 
@@ -271,6 +284,9 @@ class Alpha(Constraint):
             return check_confidence_level(value, name)
         return check_alpha(value)
 
+    def valid_example(self) -> Any:
+        return 0.95
+
     def invalid_examples(self) -> list[tuple[Any, type[Exception]]]:
         return [("0.95", TypeError), (1.0, ValueError), (0.0, ValueError)]
 
@@ -284,6 +300,9 @@ class Rng(Constraint):
     def check(self, value: Any, name: str) -> Any:
         check_rng(value, name)
         return value
+
+    def valid_example(self) -> Any:
+        return 0
 
     def invalid_examples(self) -> list[tuple[Any, type[Exception]]]:
         return [("seed", TypeError), (0.5, TypeError), (-1, ValueError)]
@@ -301,9 +320,39 @@ class Count(Constraint):
     def check(self, value: Any, name: str) -> int:
         return check_count(value, name, minimum=self.minimum)
 
+    def valid_example(self) -> Any:
+        return max(self.minimum, 2)
+
     def invalid_examples(self) -> list[tuple[Any, type[Exception]]]:
         return [("3", TypeError), (True, TypeError), (self.minimum - 1, ValueError),
                 (2.5, ValueError)]
+
+    def _args(self) -> str:
+        return f"minimum={self.minimum}"
+
+
+class Integer(Constraint):
+    """An integer option ``>= minimum`` -- a Python or NumPy int, not a float
+    (:func:`check_integer`): numbers of annotators, simulations, starts.
+
+    :class:`Count` is for sizes of data, which may arrive as a whole float (``1e9``).
+    """
+
+    kind = "integer"
+
+    def __init__(self, minimum: int = 0, *, optional: bool = False) -> None:
+        self.minimum = minimum
+        self.optional = optional
+
+    def check(self, value: Any, name: str) -> int:
+        return check_integer(value, name, self.minimum)
+
+    def valid_example(self) -> Any:
+        return max(self.minimum, 2)
+
+    def invalid_examples(self) -> list[tuple[Any, type[Exception]]]:
+        return [(float(self.minimum + 1), TypeError), ("3", TypeError), (True, TypeError),
+                (self.minimum - 1, ValueError)]
 
     def _args(self) -> str:
         return f"minimum={self.minimum}"
@@ -320,6 +369,9 @@ class Probability(Constraint):
 
     def check(self, value: Any, name: str) -> float:
         return check_probability(value, name, open_low=self.open_low, open_high=self.open_high)
+
+    def valid_example(self) -> Any:
+        return 0.5
 
     def invalid_examples(self) -> list[tuple[Any, type[Exception]]]:
         return [("0.5", TypeError), (1.5, ValueError), (-0.1, ValueError)]
@@ -340,6 +392,9 @@ class Resamples(Constraint):
     def check(self, value: Any, name: str) -> int:
         return check_resamples(value, name, minimum=self.minimum)
 
+    def valid_example(self) -> Any:
+        return max(self.minimum, 1)
+
     def invalid_examples(self) -> list[tuple[Any, type[Exception]]]:
         return [(10.0, TypeError), ("10", TypeError), (self.minimum - 1, ValueError)]
 
@@ -352,12 +407,17 @@ class Option(Constraint):
 
     kind = "option"
 
-    def __init__(self, allowed: tuple[str, ...] | list[str], *, optional: bool = False) -> None:
+    def __init__(self, allowed: tuple[str, ...] | list[str], *, optional: bool = False,
+                 hint: str = "") -> None:
         self.allowed = tuple(allowed)
         self.optional = optional
+        self.hint = hint
 
     def check(self, value: Any, name: str) -> str:
-        return check_option(value, name, self.allowed)
+        return check_option(value, name, self.allowed, hint=self.hint)
+
+    def valid_example(self) -> Any:
+        return self.allowed[0]
 
     def invalid_examples(self) -> list[tuple[Any, type[Exception]]]:
         return [(1, TypeError), ("no such option", ValueError)]

@@ -14,7 +14,7 @@ from _goldnoise_lib.errors import DegenerateDataWarning
 from agreement._krippendorff import krippendorff_alpha
 from agreement._ratings import as_ratings
 from agreement._result import AgreementResult
-from _goldnoise_lib.validation import check_confidence_level
+from _goldnoise_lib.validation import ConfidenceLevel, check_confidence_level, validate_params
 from agreement._weights import weight_matrix
 
 __all__ = ["agreement_table"]
@@ -68,6 +68,7 @@ def _one(run, fn, ratings, confidence, **kwargs) -> tuple[dict, str | None]:
     return _row(res, confidence), ("; ".join(degenerate) or None)
 
 
+@validate_params(confidence_level=ConfidenceLevel())
 def agreement_table(ratings: Any, *, weights: Any = None,
                     confidence_level: float = 0.95) -> pd.DataFrame:
     """Every coefficient of SPEC §1 on the same ratings, one row each.

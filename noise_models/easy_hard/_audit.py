@@ -22,7 +22,17 @@ import pandas as pd
 from agreement import AgreementResult, ConfidenceInterval, Ratings, as_ratings, fleiss_kappa
 from _goldnoise_lib.lazy import lazy_module
 from _goldnoise_lib.results import Result
-from _goldnoise_lib.validation import check_confidence_level, check_alpha, check_count, check_probability, check_shares
+from _goldnoise_lib.validation import (
+    Alpha,
+    ConfidenceLevel,
+    Count,
+    check_alpha,
+    check_confidence_level,
+    check_count,
+    check_probability,
+    check_shares,
+    validate_params,
+)
 from noise_models.easy_hard._bound import NoiseBoundResult, noise_bound
 from noise_models.easy_hard._chance import _from_ratings
 
@@ -178,6 +188,7 @@ class KappaRangeResult(Result):
                 f"n_raters={self.n_raters})")
 
 
+@validate_params(n=Count(1), agreed=Count(0), n_raters=Count(2))
 def kappa_range(n: Any, agreed: Any, n_raters: Any, *,
                 category_shares: Any = None) -> KappaRangeResult:
     """Range of Fleiss κ for n items of which ``agreed`` are unanimous (SPEC §2.5).
@@ -384,6 +395,8 @@ def _chance_p(p: Any, category_shares: Any, k: int) -> float | None:
     return None
 
 
+@validate_params(n=Count(1, optional=True), n_raters=Count(2, optional=True), alpha=Alpha(),
+                 confidence_level=ConfidenceLevel())
 def audit_kappa(kappa: Any, *, n: Any = None, n_raters: Any = None, p: Any = None,
                 category_shares: Any = None, alpha: float = 0.95,
                 threshold: Any = None, confidence_level: float = 0.95) -> KappaAuditResult:

@@ -17,7 +17,15 @@ import pandas as pd
 from agreement import ChunkedRatings, Ratings, as_ratings
 from _goldnoise_lib.lazy import lazy_module
 from _goldnoise_lib.results import Result
-from _goldnoise_lib.validation import check_alpha, check_count, check_probability
+from _goldnoise_lib.validation import (
+    Alpha,
+    Count,
+    Probability,
+    check_alpha,
+    check_count,
+    check_probability,
+    validate_params,
+)
 from noise_models.easy_hard._chance import ChanceAgreementResult, _from_ratings
 from noise_models.easy_hard._posterior import (
     HardCountPosterior,
@@ -143,6 +151,7 @@ def _noise_bound_iv(n: Any, d: Any, p: Any, alpha: Any, prior: Any):
     return n, d, p, alpha, check_prior(prior, n)
 
 
+@validate_params(d=Count(0, optional=True), p=Probability(optional=True), alpha=Alpha())
 def noise_bound(n: Any, d: Any = None, p: Any = None, *, alpha: float = 0.95,
                 prior: Any = "uniform") -> NoiseBoundResult:
     """Upper bound γ on the share of hard items among the agreed items (SPEC §2.3).
@@ -283,6 +292,7 @@ def gamma_of(n: int, d: int, p: float, alpha: float) -> float:
     return (t0 - d) / (n - d)
 
 
+@validate_params(n=Count(2), p=Probability(), gamma=Probability(), alpha=Alpha())
 def max_disagreements(n: Any, p: Any, *, gamma: Any, alpha: float = 0.95) -> int:
     """Most disagreements that keep the noise bound at or below ``gamma`` (SPEC §2.3).
 

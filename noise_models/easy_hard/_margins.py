@@ -18,7 +18,16 @@ import pandas as pd
 
 from _goldnoise_lib.lazy import lazy_module
 from _goldnoise_lib.results import Result
-from _goldnoise_lib.validation import check_alpha, check_count, check_probability
+from _goldnoise_lib.validation import (
+    Alpha,
+    Count,
+    Option,
+    Probability,
+    check_alpha,
+    check_count,
+    check_probability,
+    validate_params,
+)
 from noise_models.easy_hard._bound import NoiseBoundResult
 from noise_models.easy_hard._posterior import _first_true
 
@@ -117,6 +126,8 @@ def _exact_margin(R: int, alpha: float) -> int:
     return _first_true(ok, 0, R, guess)
 
 
+@validate_params(R=Count(0, optional=True), L=Count(1, optional=True),
+                 gamma=Probability(optional=True), alpha=Alpha(), method=Option(_METHODS))
 def chance_margin(R: Any = None, *, L: Any = None, gamma: Any = None, alpha: float = 0.95,
                   method: str = "chebyshev") -> ChanceMarginResult:
     """Margin a difference between two systems must exceed to beat coin-flip noise (SPEC §2.7).

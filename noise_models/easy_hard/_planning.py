@@ -19,7 +19,16 @@ import pandas as pd
 
 from agreement import DegenerateDataWarning
 from _goldnoise_lib.results import Result
-from _goldnoise_lib.validation import check_alpha, check_count, check_probability, check_shares
+from _goldnoise_lib.validation import (
+    Alpha,
+    Count,
+    Probability,
+    check_alpha,
+    check_count,
+    check_probability,
+    check_shares,
+    validate_params,
+)
 from noise_models.easy_hard._bound import gamma_of
 
 __all__ = ["AnnotatorsNeededResult", "annotators_needed"]
@@ -105,6 +114,8 @@ def _p_of_k(category_shares: Any, rater_shares: Any, max_raters: int) -> tuple[n
     return np.minimum((shares[None, :] ** ks[:, None]).sum(axis=1), 1.0), max_raters
 
 
+@validate_params(n=Count(1), easy_fraction=Probability(optional=True), gamma=Probability(), alpha=Alpha(),
+                 max_raters=Count(2))
 def annotators_needed(n: Any, *, easy_fraction: Any = None, kappa: Any = None,
                       category_shares: Any = None, rater_shares: Any = None, gamma: Any,
                       alpha: float = 0.95, max_raters: int = 20) -> AnnotatorsNeededResult:

@@ -22,7 +22,7 @@ import pandas as pd
 from agreement import DegenerateDataWarning, Ratings, ShapeError
 from _goldnoise_lib.lazy import lazy_module
 from _goldnoise_lib.results import Result
-from _goldnoise_lib.validation import check_rng
+from _goldnoise_lib.validation import Rng, check_rng, validate_params
 from noise_models.instance._soft_labels import (
     DEFAULT_ATOL,
     SoftLabels,
@@ -751,6 +751,7 @@ def label_entropy(soft: SoftLabels, *, base: float | None = None) -> LabelEntrop
 
 
 # =============================================================================== sampling
+@validate_params(rng=Rng())
 def sample_hard_labels(soft_or_voters: Any, rng: Any = None) -> pd.Series:
     """Hard labels by the one-voter-per-instance protocol.
 

@@ -14,7 +14,7 @@ import pandas as pd
 
 from agreement import as_ratings
 from _goldnoise_lib.results import Result
-from _goldnoise_lib.validation import check_alpha
+from _goldnoise_lib.validation import Alpha, check_alpha, validate_params
 from noise_models.latent_class._fit import LatentClassFit
 from noise_models.latent_class._model import EasyHardModel, LatentClassModel
 
@@ -71,6 +71,7 @@ class ErrorBracketResult(Result):
                 f"(γ at alpha={self.alpha:g}) of the agreed labels may be wrong)")
 
 
+@validate_params(alpha=Alpha())
 def agreed_error_bracket(ratings: Any, *, alpha: float = 0.95,
                          model: LatentClassModel | LatentClassFit | None = None
                          ) -> ErrorBracketResult:

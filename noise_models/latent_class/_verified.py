@@ -14,7 +14,15 @@ from typing import Any
 import pandas as pd
 
 from _goldnoise_lib.results import Result
-from _goldnoise_lib.validation import check_alpha, check_count, check_probability
+from _goldnoise_lib.validation import (
+    Alpha,
+    Count,
+    Probability,
+    check_alpha,
+    check_count,
+    check_probability,
+    validate_params,
+)
 
 __all__ = ["VerifiedSampleBoundResult", "sample_size_needed", "verified_sample_bound"]
 
@@ -71,6 +79,8 @@ def _hyper_cdf(e: int, n_pop: int, bad: int, s: int) -> float:
     return float(stats.hypergeom.cdf(e, n_pop, bad, s))
 
 
+@validate_params(n_agreed=Count(1), sample_size=Count(1), errors=Count(0),
+                 alpha=Alpha())
 def verified_sample_bound(n_agreed: int, sample_size: int, errors: int, *,
                           alpha: float = 0.95) -> VerifiedSampleBoundResult:
     """Exact upper bound on the wrong labels of the agreed subset from a verified sample.
@@ -141,6 +151,7 @@ def verified_sample_bound(n_agreed: int, sample_size: int, errors: int, *,
                                      max_errors=lo, max_share=lo / n_pop, observed_share=e / s)
 
 
+@validate_params(n_agreed=Count(1), target_share=Probability(), alpha=Alpha())
 def sample_size_needed(n_agreed: int, *, target_share: float, alpha: float = 0.95) -> int:
     """Smallest verified sample that can show the agreed subset is at most ``target_share`` wrong.
 

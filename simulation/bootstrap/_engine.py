@@ -53,7 +53,16 @@ from agreement import (
 )
 from agreement._item_stats import ALPHA, check_coefficient, item_statistics
 from _goldnoise_lib.lazy import lazy_module
-from _goldnoise_lib.validation import check_confidence_level, check_integer, check_resamples
+from _goldnoise_lib.validation import (
+    ConfidenceLevel,
+    Option,
+    Resamples,
+    Rng,
+    check_confidence_level,
+    check_integer,
+    check_resamples,
+    validate_params,
+)
 from simulation.bootstrap import _partial, _resample
 from simulation.bootstrap._intervals import METHODS
 from simulation.bootstrap._result import BootstrapResult, result_from_sums
@@ -206,6 +215,8 @@ def _replicate_sums(plan: _Plan, scheme: str, n_resamples: int, rng: Any,
     return sums
 
 
+@validate_params(n_resamples=Resamples(1), method=Option(METHODS), confidence_level=ConfidenceLevel(),
+                 scheme=Option(SCHEMES), rng=Rng())
 def bootstrap(
     statistics: Any,
     ratings: Any,

@@ -10,7 +10,14 @@ import pandas as pd
 
 from _goldnoise_lib.lazy import lazy_module
 from noise_models import verified_sample_bound
-from _goldnoise_lib.validation import check_integer, check_rng
+from _goldnoise_lib.validation import (
+    Alpha,
+    Integer,
+    Rng,
+    check_integer,
+    check_rng,
+    validate_params,
+)
 from simulation.calibration._common import check_counts, coverage_interval
 
 # Imported at first use: scipy and Numba would double the time of `import goldnoise`.
@@ -19,6 +26,8 @@ _stats = lazy_module("scipy.stats")
 __all__ = ["verified_sample_coverage"]
 
 
+@validate_params(n_agreed=Integer(1), sample_size=Integer(1), alpha=Alpha(), n_sims=Integer(1),
+                 rng=Rng())
 def verified_sample_coverage(
     n_agreed: int,
     error_counts: Any,

@@ -13,6 +13,7 @@ import pandas as pd
 from agreement import Ratings, as_ratings
 from _goldnoise_lib.errors import DegenerateDataWarning
 from _goldnoise_lib.results import Result
+from _goldnoise_lib.validation import Alpha, validate_params
 from noise_models import (
     ErrorBracketResult,
     LatentClassFit,
@@ -208,6 +209,7 @@ def _verdict(res: dict[str, Any], bracket: ErrorBracketResult) -> str:
     return agree + " " + flag
 
 
+@validate_params(alpha=Alpha())
 def crosscheck(scores: Any, labels: Any, ratings: Any, *, fit: LatentClassFit | None = None,
                alpha: float = 0.95, truth: Any = None) -> CrosscheckResult:
     """Set a model's ranking of suspicious labels beside the annotation model.

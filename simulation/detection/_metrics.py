@@ -17,7 +17,18 @@ from agreement import ConfidenceInterval
 from _goldnoise_lib.errors import DegenerateDataWarning
 from _goldnoise_lib.lazy import lazy_module
 from _goldnoise_lib.results import Result
-from _goldnoise_lib.validation import check_confidence_level, check_option, check_resamples, check_rng
+from _goldnoise_lib.validation import (
+    ConfidenceLevel,
+    Option,
+    Probability,
+    Resamples,
+    Rng,
+    check_confidence_level,
+    check_option,
+    check_resamples,
+    check_rng,
+    validate_params,
+)
 from simulation.bootstrap._intervals import confidence_intervals
 from simulation.bootstrap._result import BootstrapResult
 from simulation.detection._ranking import Ranking
@@ -328,12 +339,11 @@ class DetectionResult(Result):
                 f"{fmt('f1_at_k')})")
 
 
+_BCA_HINT = "(BCa needs a leave-one-out jackknife, which for average precision costs O(n²).)"
+
+
 def _detection_metrics_iv(scores, is_error, k, n_resamples, confidence_level, method):
-    if not isinstance(method, str) or method not in INTERVAL_METHODS:
-        raise ValueError(
-            f"`method` must be one of {list(INTERVAL_METHODS)}; got {method!r}. (BCa needs a "
-            "leave-one-out jackknife, which for average precision costs O(n²).)"
-        )
+    check_option(method, "method", INTERVAL_METHODS, hint=_BCA_HINT)
     values, truth, items = _scores_and_truth(scores, is_error)
     n = len(values)
     if n == 0:
@@ -344,6 +354,8 @@ def _detection_metrics_iv(scores, is_error, k, n_resamples, confidence_level, me
             _check_level(confidence_level))
 
 
+@validate_params(n_resamples=Resamples(0), confidence_level=ConfidenceLevel(), rng=Rng(),
+                 method=Option(INTERVAL_METHODS, hint=_BCA_HINT))
 def detection_metrics(scores: Any, is_error: Any, *, k: int | None = None,
                       n_resamples: int = 0, confidence_level: float = 0.95,
                       rng: Any = None, method: str = "percentile") -> DetectionResult:
@@ -555,6 +567,8 @@ class DetectedErrorRateResult(Result):
                 f"{self.interval.high:.2%}])")
 
 
+@validate_params(top_fraction=Probability(open_low=True),
+                 confidence_level=ConfidenceLevel())
 def detected_error_rate(ranking: Ranking, verified: Any, *, top_fraction: float = 0.0533,
                         confidence_level: float = 0.95) -> DetectedErrorRateResult:
     """Share of the top ``top_fraction`` of a ranking that verification found wrong.

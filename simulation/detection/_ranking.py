@@ -12,6 +12,7 @@ from simulation.detection._confident import confident_learning
 from simulation.scores._ensemble import item_loss, label_codes
 from simulation.scores._model_scores import ModelScores
 from _goldnoise_lib.results import Result
+from _goldnoise_lib.validation import Option, validate_params
 
 __all__ = ["METHODS", "Ranking", "label_error_ranking"]
 
@@ -158,6 +159,7 @@ def _label_error_ranking_iv(scores: Any, method: Any) -> ModelScores:
     return scores
 
 
+@validate_params(method=Option(METHODS))
 def label_error_ranking(scores: ModelScores, labels: Any, *,
                         method: str = "loss") -> Ranking:
     """Rank items by how likely their given label is wrong.

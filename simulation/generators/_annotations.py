@@ -19,7 +19,15 @@ import numpy.typing as npt
 import pandas as pd
 
 from agreement import Ratings
-from _goldnoise_lib.validation import check_integer, check_rng
+from _goldnoise_lib.validation import (
+    Integer,
+    Option,
+    Probability,
+    Rng,
+    check_integer,
+    check_rng,
+    validate_params,
+)
 from _goldnoise_lib.results import Result
 
 __all__ = ["SimulatedAnnotations", "simulate_annotations"]
@@ -135,6 +143,8 @@ def _draw(cum: np.ndarray, u: np.ndarray) -> np.ndarray:
     return np.minimum(np.searchsorted(cum, u, side="right"), len(cum) - 1)
 
 
+@validate_params(n_items=Integer(1), n_annotators=Integer(1), model=Option(_MODELS),
+                 hard_share=Probability(), n_categories=Integer(2, optional=True), rng=Rng())
 def simulate_annotations(
     n_items: int,
     n_annotators: int,

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from _goldnoise_lib.validation import Option, validate_params
 from simulation.scores._model_scores import ModelScores, few
 
 __all__ = ["ensemble", "item_loss", "label_codes"]
@@ -70,6 +71,7 @@ def label_codes(labels: Any, scores: ModelScores) -> np.ndarray:
     return codes.astype(np.intp)
 
 
+@validate_params(how=Option(_HOW))
 def ensemble(scores: ModelScores, how: str = "probs") -> ModelScores:
     """Average several models' scores into one (the paper's FME).
 
