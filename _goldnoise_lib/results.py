@@ -15,9 +15,18 @@ names its headline field in ``_headline``. It then has, with one meaning everywh
 ``result._repr_html_()``
     the notebook view (caption, the ``to_dict`` table and the first rows of a
     ``to_frame`` table);
-``result.confidence_interval(confidence_level=0.95)``
-    a :class:`ConfidenceInterval` ``(low, high)`` -- defined only by the classes
-    that have one interval for their headline value.
+``result.confidence_interval(confidence_level=...)``
+    a :class:`ConfidenceInterval` ``(low, high)`` of the headline value -- defined
+    only by the classes that have one interval: ``AgreementResult`` (default 0.95),
+    ``KappaAuditResult``, ``DetectionResult``, ``DetectedErrorRateResult`` and
+    ``BootstrapResult`` (default: the level the result was computed at; arrays of
+    one interval per statistic for the bootstrap). Where an older spelling meant
+    something else it keeps working: ``BootstrapResult.confidence_interval.low``
+    reads the stored intervals (the field is now ``interval``), and
+    ``DetectionResult.confidence_interval("auroc")`` is
+    ``DetectionResult.metric_interval("auroc")``.
+
+Each class documents the shape of its ``to_frame()`` in its docstring.
 
 Subclasses override what differs (usually ``to_dict`` for arrays, ``to_frame``
 for per-row tables, ``summary`` for a readable text); everything else is shared.

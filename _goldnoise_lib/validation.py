@@ -92,10 +92,11 @@ def check_count(value: Any, name: str, *, minimum: int = 0) -> int:
 
 
 def check_probability(value: Any, name: str, *, open_low: bool = False,
-                      open_high: bool = False) -> float:
-    """A finite float in [0, 1] (ends excluded on request)."""
+                      open_high: bool = False,
+                      what: str = "a probability (a number in [0, 1])") -> float:
+    """A finite float in [0, 1] (ends excluded on request); ``what`` names it in messages."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"`{name}` must be a probability (a number in [0, 1]); got "
+        raise TypeError(f"`{name}` must be {what}; got "
                         f"{value!r} (type {type(value).__name__}).")
     f = float(value)
     low_ok = f > 0.0 if open_low else f >= 0.0
@@ -364,11 +365,14 @@ class Probability(Constraint):
     kind = "probability"
 
     def __init__(self, *, open_low: bool = False, open_high: bool = False,
-                 optional: bool = False) -> None:
+                 optional: bool = False, what: str = "a probability (a number in [0, 1])"
+                 ) -> None:
         self.open_low, self.open_high, self.optional = open_low, open_high, optional
+        self.what = what
 
     def check(self, value: Any, name: str) -> float:
-        return check_probability(value, name, open_low=self.open_low, open_high=self.open_high)
+        return check_probability(value, name, open_low=self.open_low, open_high=self.open_high,
+                                 what=self.what)
 
     def valid_example(self) -> Any:
         return 0.5

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from agreement import ChunkedRatings, Ratings, as_ratings
 from _goldnoise_lib.lazy import lazy_module

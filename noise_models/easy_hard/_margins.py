@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from _goldnoise_lib.lazy import lazy_module
 from _goldnoise_lib.results import Result
@@ -126,8 +125,8 @@ def _exact_margin(R: int, alpha: float) -> int:
     return _first_true(ok, 0, R, guess)
 
 
-@validate_params(R=Count(0, optional=True), L=Count(1, optional=True),
-                 gamma=Probability(optional=True), alpha=Alpha(), method=Option(_METHODS))
+@validate_params(L=Count(1, optional=True), gamma=Probability(optional=True), alpha=Alpha(),
+                 method=Option(_METHODS))
 def chance_margin(R: Any = None, *, L: Any = None, gamma: Any = None, alpha: float = 0.95,
                   method: str = "chebyshev") -> ChanceMarginResult:
     """Margin a difference between two systems must exceed to beat coin-flip noise (SPEC §2.7).

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from agreement import as_ratings
 from _goldnoise_lib.results import Result

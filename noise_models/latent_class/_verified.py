@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
-
-import pandas as pd
 
 from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import (

@@ -59,7 +59,7 @@ from _goldnoise_lib.validation import (
     Resamples,
     Rng,
     check_confidence_level,
-    check_integer,
+    check_option,
     check_resamples,
     validate_params,
 )
@@ -88,14 +88,6 @@ class _Plan(NamedTuple):
     ratings: Ratings
 
 
-def _check_choice(value: Any, name: str, allowed: tuple[str, ...]) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"`{name}` must be one of {allowed}; got {type(value).__name__}.")
-    if value not in allowed:
-        raise ValueError(f"`{name}` must be one of {allowed}; got {value!r}.")
-    return value
-
-
 def _statistics_iv(statistics: Any) -> list:
     items = list(statistics) if isinstance(statistics, (list, tuple)) else [statistics]
     if not items:
@@ -111,8 +103,8 @@ def _bootstrap_iv(statistics, ratings, n_resamples, method, confidence_level, sc
                   level):
     specs = _statistics_iv(statistics)
     n_resamples = check_resamples(n_resamples, minimum=1)
-    method = _check_choice(method, "method", METHODS)
-    scheme = _check_choice(scheme, "scheme", SCHEMES)
+    method = check_option(method, "method", METHODS)
+    scheme = check_option(scheme, "scheme", SCHEMES)
     confidence_level = check_confidence_level(confidence_level)
     has_alpha = any(s is ALPHA for s in specs)
     if level is not None and not has_alpha:

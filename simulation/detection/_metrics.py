@@ -150,15 +150,6 @@ def _check_k(k: Any, n: int, default: int) -> int:
     return int(k)
 
 
-def _check_level(confidence_level: Any) -> float:
-    return check_confidence_level(confidence_level)
-
-
-def _check_resamples(n_resamples: Any) -> int:
-    """0 means no bootstrap (the one rule of the package, see ``check_resamples``)."""
-    return check_resamples(n_resamples, minimum=0)
-
-
 def clopper_pearson(successes: int, trials: int, confidence_level: float) -> ConfidenceInterval:
     """Exact binomial interval (statsmodels' ``proportion_confint(method="beta")``)."""
     from statsmodels.stats.proportion import proportion_confint
@@ -350,8 +341,8 @@ def _detection_metrics_iv(scores, is_error, k, n_resamples, confidence_level, me
         raise ValueError("`scores` is empty.")
     default = scores.n_flagged if isinstance(scores, Ranking) and scores.flagged is not None \
         else int(truth.sum())
-    return (values, truth, items, _check_k(k, n, default), _check_resamples(n_resamples),
-            _check_level(confidence_level))
+    return (values, truth, items, _check_k(k, n, default), check_resamples(n_resamples, minimum=0),
+            check_confidence_level(confidence_level))
 
 
 @validate_params(n_resamples=Resamples(0), confidence_level=ConfidenceLevel(), rng=Rng(),
@@ -605,7 +596,7 @@ def detected_error_rate(ranking: Ranking, verified: Any, *, top_fraction: float 
     if isinstance(top_fraction, bool) or not isinstance(top_fraction, numbers.Real) or \
             not 0 < float(top_fraction) <= 1:
         raise ValueError(f"`top_fraction` must be in (0, 1]; got {top_fraction!r}.")
-    level = _check_level(confidence_level)
+    level = check_confidence_level(confidence_level)
     truth = _as_bool(verified.to_numpy(), "verified")
     n_top = max(1, round(float(top_fraction) * len(ranking.items)))
     top = ranking.items[:n_top]

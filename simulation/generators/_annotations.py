@@ -9,7 +9,6 @@ missing ratings, and returns the labels together with what generated them.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +24,7 @@ from _goldnoise_lib.validation import (
     Probability,
     Rng,
     check_integer,
+    check_probability,
     check_rng,
     validate_params,
 )
@@ -105,18 +105,6 @@ class SimulatedAnnotations(Result):
         return (f"SimulatedAnnotations({self.model}: {r.n_items} items, {r.n_raters} "
                 f"annotators, {r.n_categories} categories, pi={self.pi}, "
                 f"{int(self.is_hard.sum())} hard items, {r.n_ratings} ratings)")
-
-
-def _prob(value: Any, name: str, *, low_open: bool = False, high_open: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"`{name}` must be a number in [0, 1]; got {value!r}.")
-    v = float(value)
-    if not (0.0 <= v <= 1.0) or (low_open and v == 0.0) or (high_open and v == 1.0) \
-            or not math.isfinite(v):
-        lo = "(" if low_open else "["
-        hi = ")" if high_open else "]"
-        raise ValueError(f"`{name}` must be in {lo}0, 1{hi}; got {value!r}.")
-    return v
 
 
 def _distribution(value: Any, name: str, shape: tuple[int, ...]) -> np.ndarray:
@@ -233,7 +221,7 @@ def simulate_annotations(
     k = check_integer(n_annotators, "n_annotators", 1)
     if not isinstance(model, str) or model not in _MODELS:
         raise ValueError(f"`model` must be one of {_MODELS}; got {model!r}.")
-    pi = _prob(hard_share, "hard_share")
+    pi = check_probability(hard_share, "hard_share")
     if n_categories is not None:
         m = check_integer(n_categories, "n_categories", 2)
     elif class_shares is not None:
@@ -277,7 +265,7 @@ def simulate_annotations(
     levels = np.atleast_1d(np.asarray(hardness, dtype=np.float64))
     if levels.ndim != 1 or levels.size == 0 or not np.all((levels > 0) & (levels <= 1)):
         raise ValueError(f"`hardness` must be a level or levels in (0, 1]; got {hardness!r}.")
-    p_missing = _prob(missing, "missing", high_open=True)
+    p_missing = check_probability(missing, "missing", open_high=True)
     if raters_per_item is not None:
         if p_missing > 0:
             raise ValueError("give `missing` or `raters_per_item`, not both.")

@@ -20,7 +20,7 @@ import pandas as pd
 from agreement import Ratings, as_ratings
 from simulation.scores._model_scores import few
 from _goldnoise_lib.results import Result
-from _goldnoise_lib.validation import Probability, Rng, check_rng, validate_params
+from _goldnoise_lib.validation import Probability, Rng, check_probability, check_rng, validate_params
 
 __all__ = [
     "PROTOCOLS",
@@ -138,12 +138,11 @@ class _State:
         )
 
 
+_RATE = "a number in [0, 1] (the share of items to change)"
+
+
 def _count(rate: Any, n: int) -> int:
-    if isinstance(rate, bool) or not isinstance(rate, numbers.Real):
-        raise TypeError(f"`rate` must be a number in [0, 1]; got {rate!r}.")
-    r = float(rate)
-    if not (math.isfinite(r) and 0 <= r <= 1):
-        raise ValueError(f"`rate` must be in [0, 1] (the share of items to change); got {rate!r}.")
+    r = check_probability(rate, "rate", what=_RATE)
     return math.floor(r * n + 0.5)  # round(rate · n), halves up
 
 
@@ -350,7 +349,7 @@ _PARAMS = """
 """
 
 
-@validate_params(rate=Probability(), rng=Rng())
+@validate_params(rate=Probability(what=_RATE), rng=Rng())
 def perturb_uniform(ratings: Any, reference: Any, *, rate: float,
                     rng: Any = None) -> NoisyLabels:
     """Artificial perturbation: random items get a uniformly random other class.
@@ -375,7 +374,7 @@ def perturb_uniform(ratings: Any, reference: Any, *, rate: float,
     return _single("perturb_uniform", ratings, reference, rate, rng)
 
 
-@validate_params(rate=Probability(), rng=Rng())
+@validate_params(rate=Probability(what=_RATE), rng=Rng())
 def perturb_class_conditional(ratings: Any, reference: Any, *, rate: float, rng: Any = None,
                               transition: Any = None) -> NoisyLabels:
     """Class-conditional flips: items picked by their class's flip rate, flipped by ``transition``.
@@ -408,7 +407,7 @@ def perturb_class_conditional(ratings: Any, reference: Any, *, rate: float, rng:
                    transition=transition)
 
 
-@validate_params(rate=Probability(), rng=Rng())
+@validate_params(rate=Probability(what=_RATE), rng=Rng())
 def dissenting_label(ratings: Any, reference: Any, *, rate: float,
                      rng: Any = None) -> NoisyLabels:
     """Dissenting label: items some annotator disputes get one of the dissenting labels.
@@ -441,7 +440,7 @@ def dissenting_label(ratings: Any, reference: Any, *, rate: float,
     return _single("dissenting_label", ratings, reference, rate, rng)
 
 
-@validate_params(rate=Probability(), rng=Rng())
+@validate_params(rate=Probability(what=_RATE), rng=Rng())
 def dissenting_worker(ratings: Any, reference: Any, *, rate: float,
                       rng: Any = None) -> NoisyLabels:
     """Dissenting worker: one annotator at a time lends all their dissents.
@@ -476,7 +475,7 @@ def dissenting_worker(ratings: Any, reference: Any, *, rate: float,
     return _single("dissenting_worker", ratings, reference, rate, rng)
 
 
-@validate_params(rate=Probability(), rng=Rng())
+@validate_params(rate=Probability(what=_RATE), rng=Rng())
 def crowd_majority(ratings: Any, reference: Any, *, rate: float, rng: Any = None,
                    threshold: float = 0.5) -> NoisyLabels:
     """Crowd majority: items take a wrong label that many of their annotators chose.
@@ -505,7 +504,7 @@ def crowd_majority(ratings: Any, reference: Any, *, rate: float, rng: Any = None
     return _single("crowd_majority", ratings, reference, rate, rng, threshold=threshold)
 
 
-@validate_params(rate=Probability(), rng=Rng())
+@validate_params(rate=Probability(what=_RATE), rng=Rng())
 def mix_protocols(shares: Mapping[str, float], ratings: Any, reference: Any, *, rate: float,
                   rng: Any = None, **options: Any) -> NoisyLabels:
     """Several protocols at once, splitting the changed items as asked.
