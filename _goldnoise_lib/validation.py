@@ -16,9 +16,9 @@ The shared options of each public function are declared as data with
                      n_resamples=Resamples(minimum=0), method=Option(METHODS))
     def detection_metrics(scores, is_error, *, ...): ...
 
-The decorator checks the arguments passed for those parameters before the
-function runs (defaults are trusted) and leaves the values as they are; the
-declaration stays readable on the function as ``__goldnoise_constraints__``, so
+and the function's first statement is ``check_params(detection_metrics, locals())``,
+which checks those arguments in the declared order and leaves the values as they
+are. The declaration stays readable on the function as ``__goldnoise_constraints__``, so
 that one common test feeds every public function an invalid value for each of its
 declared options (``Constraint.invalid_examples``) and expects the same error.
 
@@ -30,7 +30,6 @@ nothing to return without them and asks for ``>= 1`` with the same check.
 
 from __future__ import annotations
 
-import functools
 import inspect
 import math
 import numbers
@@ -52,6 +51,7 @@ __all__ = [
     "check_alpha",
     "check_confidence_level",
     "check_option",
+    "check_params",
     "check_resamples",
     "check_count",
     "check_integer",
@@ -431,17 +431,18 @@ class Option(Constraint):
 
 
 def validate_params(**constraints: Constraint) -> Callable[[Callable], Callable]:
-    """Declare the shared options of a public function and check them at each call.
+    """Declare the shared options of a public function (the declaration is data).
 
-    The arguments passed for the named parameters are checked, in the order
-    declared, before the function runs; defaults are not checked (they are
-    valid by construction). The values reach the function unchanged. The
-    declaration is kept on the function as ``__goldnoise_constraints__``.
+    The function is returned unchanged, with the declaration kept as
+    ``__goldnoise_constraints__``; its first statement checks its arguments
+    against it with ``check_params(function, locals())``. (No wrapper: a wrapper
+    frame would move the place every warning of the function points at.)
 
     Examples
     --------
     >>> @validate_params(confidence_level=ConfidenceLevel())
     ... def f(x, *, confidence_level=0.95):
+    ...     check_params(f, locals())
     ...     return confidence_level
     >>> f(1, confidence_level=0.9)
     0.9
@@ -455,27 +456,21 @@ def validate_params(**constraints: Constraint) -> Callable[[Callable], Callable]
             raise TypeError(f"the constraint of `{name}` must be a Constraint; "
                             f"got {constraint!r}.")
 
-    def decorate(func: Callable) -> Callable:
+    def declare(func: Callable) -> Callable:
         params = inspect.signature(func).parameters
         unknown = set(constraints) - set(params)
         if unknown:
             raise TypeError(f"{func.__qualname__} has no parameter {sorted(unknown)}.")
-        positions = {name: i for i, (name, par) in enumerate(params.items())
-                     if par.kind in (par.POSITIONAL_ONLY, par.POSITIONAL_OR_KEYWORD)}
-        items = tuple(constraints.items())
+        func.__goldnoise_constraints__ = dict(constraints)
+        return func
 
-        @functools.wraps(func)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            for name, constraint in items:
-                if name in kwargs:
-                    constraint.validate(kwargs[name], name)
-                else:
-                    i = positions.get(name)
-                    if i is not None and i < len(args):
-                        constraint.validate(args[i], name)
-            return func(*args, **kwargs)
+    return declare
 
-        wrapper.__goldnoise_constraints__ = dict(constraints)
-        return wrapper
 
-    return decorate
+def check_params(func: Callable, arguments: dict[str, Any]) -> None:
+    """Check ``arguments`` (the function's ``locals()`` on entry) against its declaration.
+
+    Parameters are checked in the order declared; values are left as they are.
+    """
+    for name, constraint in func.__goldnoise_constraints__.items():
+        constraint.validate(arguments[name], name)

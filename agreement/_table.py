@@ -14,7 +14,12 @@ from _goldnoise_lib.errors import DegenerateDataWarning
 from agreement._krippendorff import krippendorff_alpha
 from agreement._ratings import as_ratings
 from agreement._result import AgreementResult
-from _goldnoise_lib.validation import ConfidenceLevel, check_confidence_level, validate_params
+from _goldnoise_lib.validation import (
+    ConfidenceLevel,
+    check_confidence_level,
+    check_params,
+    validate_params,
+)
 from agreement._weights import weight_matrix
 
 __all__ = ["agreement_table"]
@@ -126,6 +131,7 @@ def agreement_table(ratings: Any, *, weights: Any = None,
     >>> table.loc["Cohen's kappa", "notes"]
     'not computed: `cohen_kappa` needs exactly two annotators; these ratings have 3 annotators with ratings. Use `conger_kappa` or `light_kappa` for more.'
     """
+    check_params(agreement_table, locals())
     level = check_confidence_level(confidence_level)
     if _chunked.is_chunked(ratings):
         # One pass over the chunks for every row; each row is finalized from its sums.

@@ -29,6 +29,7 @@ from _goldnoise_lib.validation import (
     check_alpha,
     check_confidence_level,
     check_count,
+    check_params,
     check_probability,
     check_shares,
     validate_params,
@@ -245,6 +246,7 @@ def kappa_range(n: Any, agreed: Any, n_raters: Any, *,
     KappaRangeResult(lowest=0.5920, most_likely=0.6368, highest=0.7280; n=1000,
     agreed=660, n_raters=5)
     """
+    check_params(kappa_range, locals())
     n = check_count(n, "n", minimum=1)
     agreed = check_count(agreed, "agreed")
     if agreed > n:
@@ -467,6 +469,7 @@ def audit_kappa(kappa: Any, *, n: Any = None, n_raters: Any = None, p: Any = Non
     >>> a.easy_items, a.expected_agreed, round(a.point_noise, 3), round(a.gamma, 3)
     (800.0, 900.0, 0.111, 0.139)
     """
+    check_params(audit_kappa, locals())
     alpha = check_alpha(alpha)
     level = check_confidence_level(confidence_level)
     thr = None if threshold is None else _check_kappa(threshold, "threshold")

@@ -22,6 +22,7 @@ from _goldnoise_lib.validation import (
     Probability,
     check_alpha,
     check_count,
+    check_params,
     check_probability,
     validate_params,
 )
@@ -237,6 +238,7 @@ def noise_bound(n: Any, d: Any = None, p: Any = None, *, alpha: float = 0.95,
     >>> round(noise_bound(992, 121, 0.47).gamma, 3)
     0.152
     """
+    check_params(noise_bound, locals())
     if n is None:
         raise TypeError("`n` must be a number of items or the ratings themselves; got None.")
     if isinstance(n, Ratings) or not isinstance(n, (numbers.Number, np.generic, str, bytes)):
@@ -346,6 +348,7 @@ def max_disagreements(n: Any, p: Any, *, gamma: Any, alpha: float = 0.95) -> int
     >>> max_disagreements(1000, 0.5, gamma=0.05)
     33
     """
+    check_params(max_disagreements, locals())
     n = check_count(n, "n", minimum=2)
     p = check_probability(p, "p")
     target = check_probability(gamma, "gamma")

@@ -24,6 +24,7 @@ from _goldnoise_lib.validation import (
     Probability,
     check_alpha,
     check_count,
+    check_params,
     check_probability,
     validate_params,
 )
@@ -191,6 +192,7 @@ def chance_margin(R: Any = None, *, L: Any = None, gamma: Any = None, alpha: flo
     >>> chance_margin(125, L=900, method="exact").margin
     15.0
     """
+    check_params(chance_margin, locals())
     if not isinstance(method, str) or method not in _METHODS:
         raise ValueError(f"`method` must be one of {_METHODS}; got {method!r}.")
     alpha = check_alpha(alpha)

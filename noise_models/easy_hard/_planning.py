@@ -25,6 +25,7 @@ from _goldnoise_lib.validation import (
     Probability,
     check_alpha,
     check_count,
+    check_params,
     check_probability,
     check_shares,
     validate_params,
@@ -186,6 +187,7 @@ def annotators_needed(n: Any, *, easy_fraction: Any = None, kappa: Any = None,
     2  4  0.1250            825.0  0.0412
     3  5  0.0625            812.5  0.0234
     """
+    check_params(annotators_needed, locals())
     n = check_count(n, "n", minimum=1)
     if (easy_fraction is None) == (kappa is None):
         raise TypeError("give exactly one of `easy_fraction` or `kappa`.")

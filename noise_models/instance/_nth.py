@@ -22,7 +22,7 @@ import pandas as pd
 from agreement import DegenerateDataWarning, Ratings, ShapeError
 from _goldnoise_lib.lazy import lazy_module
 from _goldnoise_lib.results import Result
-from _goldnoise_lib.validation import Rng, check_rng, validate_params
+from _goldnoise_lib.validation import Rng, check_params, check_rng, validate_params
 from noise_models.instance._soft_labels import (
     DEFAULT_ATOL,
     SoftLabels,
@@ -803,6 +803,7 @@ def sample_hard_labels(soft_or_voters: Any, rng: Any = None) -> pd.Series:
     >>> sample_hard_labels(voters, rng=0).tolist()   # both voters agree on each
     [0, 1]
     """
+    check_params(sample_hard_labels, locals())
     gen = check_rng(rng)
     if isinstance(soft_or_voters, SoftLabels):
         soft = soft_or_voters

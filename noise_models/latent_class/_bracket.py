@@ -13,7 +13,7 @@ import numpy as np
 
 from agreement import as_ratings
 from _goldnoise_lib.results import Result
-from _goldnoise_lib.validation import Alpha, check_alpha, validate_params
+from _goldnoise_lib.validation import Alpha, check_alpha, check_params, validate_params
 from noise_models.latent_class._fit import LatentClassFit
 from noise_models.latent_class._model import EasyHardModel, LatentClassModel
 
@@ -134,6 +134,7 @@ def agreed_error_bracket(ratings: Any, *, alpha: float = 0.95,
     >>> b.optimistic < b.pessimistic
     True
     """
+    check_params(agreed_error_bracket, locals())
     alpha = check_alpha(alpha)
     if model is None:
         model = LatentClassModel("spam", rng=0)

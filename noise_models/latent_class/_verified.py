@@ -17,6 +17,7 @@ from _goldnoise_lib.validation import (
     Probability,
     check_alpha,
     check_count,
+    check_params,
     check_probability,
     validate_params,
 )
@@ -125,6 +126,7 @@ def verified_sample_bound(n_agreed: int, sample_size: int, errors: int, *,
     >>> res.max_errors, round(res.max_share, 4)
     (179, 0.0179)
     """
+    check_params(verified_sample_bound, locals())
     n_pop = check_count(n_agreed, "n_agreed", minimum=1)
     s = check_count(sample_size, "sample_size", minimum=1)
     e = check_count(errors, "errors")
@@ -189,6 +191,7 @@ def sample_size_needed(n_agreed: int, *, target_share: float, alpha: float = 0.9
     >>> sample_size_needed(10_000, target_share=0.02)
     147
     """
+    check_params(sample_size_needed, locals())
     n_pop = check_count(n_agreed, "n_agreed", minimum=1)
     target = check_probability(target_share, "target_share")
     alpha = check_alpha(alpha)

@@ -60,6 +60,7 @@ from _goldnoise_lib.validation import (
     Rng,
     check_confidence_level,
     check_option,
+    check_params,
     check_resamples,
     validate_params,
 )
@@ -325,6 +326,7 @@ def bootstrap(
     >>> det.statistics
     ('average_precision', 'auroc')
     """
+    check_params(bootstrap, locals())
     if isinstance(ratings, ChunkedRatings) and not isinstance(ratings, Ratings):
         return _bootstrap_chunked(statistics, ratings, n_resamples, method, confidence_level,
                                   scheme, rng, weights, level)

@@ -27,7 +27,13 @@ import numpy as np
 
 from agreement import Ratings
 from agreement._item_stats import ALPHA, check_coefficient, item_statistics
-from _goldnoise_lib.validation import ConfidenceLevel, Option, Resamples, validate_params
+from _goldnoise_lib.validation import (
+    ConfidenceLevel,
+    Option,
+    Resamples,
+    check_params,
+    validate_params,
+)
 from simulation.bootstrap import _resample
 from simulation.bootstrap._intervals import METHODS
 from simulation.bootstrap._result import BootstrapResult, result_from_sums
@@ -80,6 +86,7 @@ def poisson_partial(chunk: Ratings, statistics: Any, seed: int, n_resamples: int
     >>> bool(np.array_equal(whole.counts, parts.counts) and np.array_equal(whole.rows, parts.rows))
     True
     """
+    check_params(poisson_partial, locals())
     specs = _specs(statistics)
     n_rows = chunk.n_items
     kept = np.flatnonzero(chunk.ratings_per_item >= 1)
@@ -138,6 +145,7 @@ def poisson_finalize(parts: PoissonParts, statistics: Any, schema: Ratings, *, m
     >>> res.n_items, res.bootstrap_distribution.shape
     (50, (99, 1))
     """
+    check_params(poisson_finalize, locals())
     specs = _specs(statistics)
     n_kept = int(parts.freq.sum())
     if n_kept == 0:

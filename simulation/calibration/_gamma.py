@@ -24,6 +24,7 @@ from _goldnoise_lib.validation import (
     check_alpha,
     check_integer,
     check_option,
+    check_params,
     check_rng,
     validate_params,
 )
@@ -161,6 +162,7 @@ def gamma_coverage(
     1          20      0.97           0.979
     2         100      0.94           0.956
     """
+    check_params(gamma_coverage, locals())
     n, hard, k, m, alpha, n_sims = _gamma_coverage_iv(
         n, hard_counts, n_raters, n_categories, alpha, p, model, error_rate, n_sims)
     gen = check_rng(rng)

@@ -15,6 +15,7 @@ from _goldnoise_lib.validation import (
     Integer,
     Rng,
     check_integer,
+    check_params,
     check_rng,
     validate_params,
 )
@@ -74,6 +75,7 @@ def verified_sample_coverage(
     >>> bool((tab["exact_coverage"] >= 0.95).all())
     True
     """
+    check_params(verified_sample_coverage, locals())
     n_pop = check_integer(n_agreed, "n_agreed", 1)
     errs = check_counts(error_counts, "error_counts", n_pop, "n_agreed")
     s = check_integer(sample_size, "sample_size", 1)

@@ -13,7 +13,7 @@ import pandas as pd
 from agreement import Ratings, as_ratings
 from _goldnoise_lib.errors import DegenerateDataWarning
 from _goldnoise_lib.results import Result
-from _goldnoise_lib.validation import Alpha, validate_params
+from _goldnoise_lib.validation import Alpha, check_params, validate_params
 from noise_models import (
     ErrorBracketResult,
     LatentClassFit,
@@ -276,6 +276,7 @@ def crosscheck(scores: Any, labels: Any, ratings: Any, *, fit: LatentClassFit | 
     annotation posterior              0.209  0.785
     combined                          0.920  0.973
     """
+    check_params(crosscheck, locals())
     r = as_ratings(ratings)
     r.require_raters("`crosscheck`")
     if fit is None:

@@ -25,6 +25,7 @@ from _goldnoise_lib.validation import (
     Rng,
     check_confidence_level,
     check_option,
+    check_params,
     check_resamples,
     check_rng,
     validate_params,
@@ -420,6 +421,7 @@ def detection_metrics(scores: Any, is_error: Any, *, k: int | None = None,
     >>> res.to_frame().loc["auroc", ["low", "high"]].round(2).tolist()
     [0.82, 0.89]
     """
+    check_params(detection_metrics, locals())
     values, truth, items, k, n_resamples, level = _detection_metrics_iv(
         scores, is_error, k, n_resamples, confidence_level, method)
     n = len(values)
@@ -589,6 +591,7 @@ def detected_error_rate(ranking: Ranking, verified: Any, *, top_fraction: float 
     >>> res.n_top, res.rate
     (10, 0.5)
     """
+    check_params(detected_error_rate, locals())
     if not isinstance(ranking, Ranking):
         raise TypeError(f"`ranking` must be a Ranking; got {type(ranking).__name__}.")
     if not isinstance(verified, pd.Series):

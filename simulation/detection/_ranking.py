@@ -12,7 +12,7 @@ from simulation.detection._confident import confident_learning
 from simulation.scores._ensemble import item_loss, label_codes
 from simulation.scores._model_scores import ModelScores
 from _goldnoise_lib.results import Result
-from _goldnoise_lib.validation import Option, validate_params
+from _goldnoise_lib.validation import Option, check_params, validate_params
 
 __all__ = ["METHODS", "Ranking", "label_error_ranking"]
 
@@ -214,6 +214,7 @@ def label_error_ranking(scores: ModelScores, labels: Any, *,
     >>> r.items.tolist(), r.scores.round(3).tolist()
     (['b', 'c', 'a'], [1.204, 0.511, 0.105])
     """
+    check_params(label_error_ranking, locals())
     s = _label_error_ranking_iv(scores, method)
     loss = item_loss(s, labels)[0]
     flagged = None

@@ -24,6 +24,7 @@ from _goldnoise_lib.validation import (
     Probability,
     Rng,
     check_integer,
+    check_params,
     check_probability,
     check_rng,
     validate_params,
@@ -217,6 +218,7 @@ def simulate_annotations(
     >>> bool(np.all(agreed[~sim.is_hard]))  # under M1 easy items are unanimous
     True
     """
+    check_params(simulate_annotations, locals())
     n = check_integer(n_items, "n_items", 1)
     k = check_integer(n_annotators, "n_annotators", 1)
     if not isinstance(model, str) or model not in _MODELS:

@@ -20,7 +20,14 @@ import pandas as pd
 from agreement import Ratings, as_ratings
 from simulation.scores._model_scores import few
 from _goldnoise_lib.results import Result
-from _goldnoise_lib.validation import Probability, Rng, check_probability, check_rng, validate_params
+from _goldnoise_lib.validation import (
+    Probability,
+    Rng,
+    check_params,
+    check_probability,
+    check_rng,
+    validate_params,
+)
 
 __all__ = [
     "PROTOCOLS",
@@ -371,6 +378,7 @@ def perturb_uniform(ratings: Any, reference: Any, *, rate: float,
     >>> noisy.n_changed, bool((noisy.labels != noisy.clean).sum() == 10)
     (10, True)
     """
+    check_params(perturb_uniform, locals())
     return _single("perturb_uniform", ratings, reference, rate, rng)
 
 
@@ -403,6 +411,7 @@ def perturb_class_conditional(ratings: Any, reference: Any, *, rate: float, rng:
     >>> noisy.clean[noisy.changed].unique().tolist()
     [0]
     """
+    check_params(perturb_class_conditional, locals())
     return _single("perturb_class_conditional", ratings, reference, rate, rng,
                    transition=transition)
 
@@ -437,6 +446,7 @@ def dissenting_label(ratings: Any, reference: Any, *, rate: float,
     >>> dissenting_label(x, [0, 1, 0, 1], rate=0.5, rng=0).labels.tolist()
     [0, 1, 1, 0]
     """
+    check_params(dissenting_label, locals())
     return _single("dissenting_label", ratings, reference, rate, rng)
 
 
@@ -472,6 +482,7 @@ def dissenting_worker(ratings: Any, reference: Any, *, rate: float,
     >>> noisy.n_changed, sorted(set(noisy.source_annotator[noisy.changed]))
     (10, [2])
     """
+    check_params(dissenting_worker, locals())
     return _single("dissenting_worker", ratings, reference, rate, rng)
 
 
@@ -501,6 +512,7 @@ def crowd_majority(ratings: Any, reference: Any, *, rate: float, rng: Any = None
     >>> crowd_majority(x, [0, 1, 0, 0], rate=0.5, rng=0).labels.tolist()
     [1, 1, 0, 2]
     """
+    check_params(crowd_majority, locals())
     return _single("crowd_majority", ratings, reference, rate, rng, threshold=threshold)
 
 
@@ -540,6 +552,7 @@ def mix_protocols(shares: Mapping[str, float], ratings: Any, reference: Any, *, 
     >>> noisy.protocol_counts()
     {'dissenting_label': 10, 'dissenting_worker': 40}
     """
+    check_params(mix_protocols, locals())
     if not isinstance(shares, Mapping) or not shares:
         raise TypeError("`shares` must be a non-empty dict {protocol name: share}.")
     names = list(shares)

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from _goldnoise_lib.validation import Option, validate_params
+from _goldnoise_lib.validation import Option, check_params, validate_params
 from simulation.scores._model_scores import ModelScores, few
 
 __all__ = ["ensemble", "item_loss", "label_codes"]
@@ -115,6 +115,7 @@ def ensemble(scores: ModelScores, how: str = "probs") -> ModelScores:
     >>> ensemble(s, how="logits").probabilities().round(3)
     array([[[0.75, 0.25]]])
     """
+    check_params(ensemble, locals())
     s = _check_scores(scores)
     if how not in _HOW:
         raise ValueError(f"`how` must be one of {list(_HOW)}; got {how!r}.")
