@@ -290,3 +290,56 @@ def test_bad_input_other():
                    n_bootstrap_sims=0, rng=0)
     with pytest.raises(ValueError, match="two raters only"):
         study_tradeoff("cohen_kappa", expected=0.5, target=0.1)
+
+
+# ----------------------------------------------------------------------------- the command
+
+
+def _run(capsys, *argv):
+    from goldnoise._cli import main
+
+    status = main(list(argv))
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def test_cli_closed_forms(capsys):
+    status, out, _ = _run(capsys, "study", "krippendorff_alpha", "--minimum", "0.8",
+                          "--categories", "4")
+    assert status == 0 and "139 values" in out
+    status, out, _ = _run(capsys, "study", "cohen_kappa", "--expected", "0.85", "--null", "0.7",
+                          "--power", "0.8", "--sims", "50", "--bootstrap-sims", "0",
+                          "--format", "json")
+    report = json.loads(out)
+    assert status == 0 and report["sections"]["plan"]["values"]["n_items"] == 117
+
+
+def test_cli_pilot_and_tradeoff(capsys):
+    status, out, _ = _run(capsys, "study", "fleiss_kappa", "--example", "fleiss1971",
+                          "--half-width", "0.15", "--sims", "50", "--bootstrap-sims", "0",
+                          "--tradeoff", "3", "6")
+    assert status == 0
+    assert "pilot" in out and "cheapest:" in out
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["fleiss_kappa", "--expected", "0.6"], "exactly one goal"),
+    (["fleiss_kappa", "--expected", "0.6", "--half-width", "0.1", "--power", "0.8"],
+     "exactly one goal"),
+    (["fleiss_kappa", "--expected", "0.6", "--null", "0.3"], "go together"),
+    (["fleiss_kappa", "--half-width", "0.1"], "give --expected"),
+    (["cohen_kappa", "--expected", "0.6", "--half-width", "0.1", "--raters", "3"],
+     "--raters 3"),
+    (["fleiss_kappa", "--expected", "0.6", "--half-width", "0.1", "--shares", "0.5", "0.4"],
+     "--shares must sum to 1"),
+    (["fleiss_kappa", "--expected", "0.6", "--half-width", "0.1", "--method", "closed-form"],
+     "--method simulation"),
+    (["fleiss_kappa", "--expected", "0.5", "--null", "0.7", "--power", "0.8"],
+     "--alternative greater"),
+])
+def test_cli_bad_input_one_line(capsys, argv, match):
+    status, out, err = _run(capsys, "study", *argv)
+    assert status == 2
+    assert match in err and len(err.strip().splitlines()) == 1
+    assert "`" not in err.split("error:", 1)[1].replace("`cohen_kappa`", "").replace(
+        "`fleiss_kappa`", "").replace("`conger_kappa`", "")
