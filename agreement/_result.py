@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, NamedTuple
@@ -46,7 +47,9 @@ class TestResult(NamedTuple):
     alternative: str
 
 
+@functools.lru_cache(maxsize=256)
 def _quantile(level: float, method: str, n_items: int) -> float:
+    # Cached: simulations and resampling ask for the same few quantiles many times.
     from scipy import stats  # imported here: scipy.stats doubles `import agreement`
     tail = 0.5 + level / 2.0
     if method == "t":

@@ -45,6 +45,16 @@ detection_metrics     -- AP, AUROC, P/R/F1 at k, P@k curve, bootstrap intervals
 detection_replicates  -- the metrics under given item multiplicities
 detected_error_rate   -- verified error share of the top q%        -> DetectedErrorRateResult
 
+Planning an agreement study (simulation.study)
+----------------------------------------------
+study_size            -- items for an interval half-width, a test's power or Bloch &
+                         Kraemer's smallest α; closed forms (Cantor 1996, Krippendorff's
+                         table) or simulation for every coefficient; the interval method
+                         that covers at that size                  -> StudyPlan
+simulate_study        -- coverage, width, power of analytic / percentile / BCa intervals
+                         at a given size                           -> DataFrame
+study_tradeoff        -- more items or more raters: the cheapest design -> StudyTradeoff
+
 Cross-check against the annotation model (simulation.crosscheck)
 ----------------------------------------------------------------
 crosscheck            -- model loss vs disagreement and the latent-class posterior,
@@ -71,6 +81,13 @@ from simulation.detection import (
     label_error_ranking,
 )
 from simulation.generators import SimulatedAnnotations, simulate_annotations
+from simulation.study import (
+    StudyPlan,
+    StudyTradeoff,
+    simulate_study,
+    study_size,
+    study_tradeoff,
+)
 from simulation.noising import (
     NoisyLabels,
     crowd_majority,
@@ -128,4 +145,13 @@ __all__ += [
     "mix_protocols",
     "perturb_class_conditional",
     "perturb_uniform",
+]
+
+# planning an agreement study (SPEC §8)
+__all__ += [
+    "StudyPlan",
+    "StudyTradeoff",
+    "simulate_study",
+    "study_size",
+    "study_tradeoff",
 ]

@@ -51,6 +51,8 @@ PUBLIC = {
         "perturb_uniform",
         # larger than memory: the Poisson bootstrap over chunks
         "PoissonParts", "poisson_combine", "poisson_finalize", "poisson_partial",
+        # planning an agreement study
+        "StudyPlan", "StudyTradeoff", "simulate_study", "study_size", "study_tradeoff",
     },
 }
 

@@ -116,6 +116,12 @@ EXAMPLES = {
         np.array([[0, 0, 1], [1, 1, 1], [0, 1, 0], [1, 0, 1]]), [0, 1, 0, 1], rate=0.5,
         rng=0),
     "Ranking": lambda: simulation.label_error_ranking(_model_scores(), ["neg", "neg", "neg"]),
+    "StudyPlan": lambda: simulation.study_size("krippendorff_alpha", minimum=0.8,
+                                               significance=0.05, n_categories=4,
+                                               method="closed-form"),
+    "StudyTradeoff": lambda: simulation.study_tradeoff("fleiss_kappa", expected=0.6,
+                                                       target=0.1, raters=[2, 4], n_sims=100,
+                                                       n_bootstrap_sims=0, rng=0),
 }
 
 CLASSES = _public_result_classes()

@@ -20,6 +20,7 @@ VERBS: tuple[str, ...] = (
     "kappa",
     "bound",
     "plan",
+    "study",
     "detect",
     "crosscheck",
     "simulate",

@@ -1,0 +1,858 @@
+"""``study_size``: how many items an agreement study needs (SPEC §8)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import numbers
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from _goldnoise_lib.results import Result, plain_value
+from _goldnoise_lib.validation import (
+    ConfidenceLevel,
+    Integer,
+    Option,
+    Probability,
+    Resamples,
+    Rng,
+    check_confidence_level,
+    check_integer,
+    check_option,
+    check_params,
+    check_probability,
+    check_rng,
+    check_shares,
+    validate_params,
+)
+from simulation.study import _closed_form as cf
+from simulation.study._design import COEFFICIENTS, KAPPA_LIKE, Design
+from simulation.study._simulate import INTERVAL_METHODS, performance_frame, run_studies
+
+__all__ = ["StudyPlan", "StudyTradeoff", "simulate_study", "study_size", "study_tradeoff"]
+
+_METHODS = ("auto", "closed-form", "simulation")
+_ALTERNATIVES = ("greater", "less", "two-sided")
+_LEVELS = ("nominal", "ordinal", "interval", "ratio")
+#: Smallest study the search considers.
+_N_START = 10
+_CHANCE = ("shares", "uniform")
+
+
+@dataclasses.dataclass(frozen=True)
+class StudyPlan(Result):
+    """How many items a study needs, and how its intervals behave at that size.
+
+    Attributes
+    ----------
+    coefficient : str
+        The coefficient planned for (a function name of ``agreement``).
+    goal : {"width", "power", "minimum"}
+        Interval half-width ≤ ``target``; power of the test against ``null``;
+        Bloch & Kraemer's smallest acceptable α (``minimum``).
+    n_items : int
+        Items needed (sizes round up).
+    method : {"closed-form", "simulation"}
+    n_raters, n_categories : int
+    expected : float
+        The coefficient's assumed value.
+    target, null, power, minimum : float or None
+        The goal's parameters.
+    confidence_level, significance : float or None
+    recommended_interval : str or None
+        ``"analytic"``, ``"percentile"`` or ``"bca"`` (None when nothing was
+        simulated): the analytic interval when its
+        coverage is not significantly below nominal (Wilson interval), else BCa,
+        else the percentile interval.
+    half_width, achieved_power, coverage : float
+        At ``n_items``: the mean half-width and coverage of the recommended
+        interval and the test's power (NaN where not computed).
+    n_ratings : float
+        Expected ratings at ``n_items`` (``n_items · n_raters · (1 − missing)``).
+    n_range : tuple of int or None
+        From a pilot: the items needed at the ends of the pilot's interval.
+    formula : str
+        The closed form used, or how the size was searched.
+    notes : tuple of str
+    table : pandas.DataFrame
+        One row per evaluated size and interval method: ``n_items``, ``interval``,
+        ``coverage`` (and its Wilson interval), ``mean_half_width``, ``power``, ...
+
+    ``to_frame()`` returns ``table``; ``float(plan)`` is ``n_items``.
+    """
+
+    _headline: ClassVar[str] = "n_items"
+
+    coefficient: str
+    goal: str
+    n_items: int
+    method: str
+    n_raters: int
+    n_categories: int
+    expected: float
+    target: float | None
+    null: float | None
+    power: float | None
+    minimum: float | None
+    confidence_level: float
+    significance: float | None
+    recommended_interval: str | None
+    half_width: float
+    achieved_power: float
+    coverage: float
+    n_ratings: float
+    n_range: tuple[int, int] | None
+    formula: str
+    notes: tuple[str, ...]
+    table: pd.DataFrame = dataclasses.field(repr=False, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {f.name: plain_value(getattr(self, f.name)) for f in dataclasses.fields(self)
+               if f.name != "table"}
+        out["table"] = plain_value(self.table.to_dict("records"))
+        return out
+
+    def to_frame(self) -> pd.DataFrame:
+        """The table over sizes and interval methods (one row each)."""
+        return self.table.copy()
+
+    def __repr__(self) -> str:
+        return (f"StudyPlan({self.coefficient}, goal={self.goal!r}, n_items={self.n_items}, "
+                f"method={self.method!r}, recommended_interval={self.recommended_interval!r})")
+
+    def summary(self) -> str:
+        lines = [f"{self.coefficient}: {self.n_items} items ({self.method})"]
+        if self.goal == "width":
+            lines.append(f"  target: {self.confidence_level:.0%} interval half-width <= "
+                         f"{self.target:g} at an expected value of {self.expected:g}")
+        elif self.goal == "power":
+            lines.append(f"  target: power {self.power:g} to reject {self.null:g} at "
+                         f"significance {self.significance:g} when the value is "
+                         f"{self.expected:g}")
+        else:
+            lines.append(f"  target: alpha above {self.minimum:g} at significance "
+                         f"{self.significance:g}")
+        lines.append(f"  {self.n_raters} raters, {self.n_categories} categories; about "
+                     f"{self.n_ratings:,.0f} ratings")
+        if self.recommended_interval is not None:
+            lines.append(f"  recommended interval: {self.recommended_interval} (coverage "
+                         f"{self.coverage:.3f}, mean half-width {self.half_width:.4f})")
+        if math.isfinite(self.achieved_power):
+            lines.append(f"  power at that size: {self.achieved_power:.3f}")
+        if self.n_range is not None:
+            lines.append(f"  from the pilot's interval: {self.n_range[0]} to {self.n_range[1]}"
+                         " items")
+        lines.append(f"  {self.formula}")
+        lines += [f"  * {n}" for n in self.notes]
+        return "\n".join(lines)
+
+    def plot(self, ax: Any = None) -> Any:
+        """Coverage and half-width of each interval method against the number of items."""
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(6.5, 4))
+        t = self.table.sort_values("n_items")
+        for m, g in t.groupby("interval", sort=False):
+            ax.plot(g["n_items"], g["mean_half_width"], marker="o", label=f"{m} half-width")
+        if self.target is not None:
+            ax.axhline(self.target, color="grey", linestyle=":", label="target half-width")
+        ax.axvline(self.n_items, color="black", linestyle="--", label=f"n = {self.n_items}")
+        ax.set_xlabel("items")
+        ax.set_ylabel("mean half-width")
+        ax.set_title(f"{self.coefficient}: study size")
+        if "coverage" in t and t["coverage"].notna().any():
+            ax2 = ax.twinx()
+            for m, g in t.groupby("interval", sort=False):
+                ax2.plot(g["n_items"], g["coverage"], linestyle="--", marker="x",
+                         label=f"{m} coverage")
+            ax2.axhline(self.confidence_level, color="red", linewidth=0.8)
+            ax2.set_ylabel("coverage")
+            ax2.set_ylim(0, 1.02)
+        ax.legend(fontsize="small", loc="upper right")
+        return ax
+
+
+@dataclasses.dataclass(frozen=True)
+class StudyTradeoff(Result):
+    """More items or more raters: the cheapest design for a target half-width.
+
+    Attributes
+    ----------
+    n_raters : int
+        Raters per item of the cheapest design.
+    n_items : int
+        Its items.
+    cost : float
+        Its cost: ``n_items · (cost_per_item + n_raters · (1 − missing) · cost_per_rating)``.
+    table : pandas.DataFrame
+        One row per number of raters: ``n_raters``, ``n_items``, ``n_ratings``, ``cost``.
+    """
+
+    _headline: ClassVar[str] = "n_raters"
+
+    coefficient: str
+    n_raters: int
+    n_items: int
+    cost: float
+    table: pd.DataFrame = dataclasses.field(repr=False, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"coefficient": self.coefficient, "n_raters": self.n_raters,
+                "n_items": self.n_items, "cost": self.cost,
+                "table": plain_value(self.table.to_dict("records"))}
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per number of raters."""
+        return self.table.copy()
+
+
+# ----------------------------------------------------------------------------- validation
+
+def _real(value: Any, name: str, low: float, high: float, *, open_low: bool = False) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"`{name}` must be a number; got {value!r} (type "
+                        f"{type(value).__name__}).")
+    v = float(value)
+    ok = (v > low if open_low else v >= low) and v <= high and math.isfinite(v)
+    if not ok:
+        raise ValueError(f"`{name}` must be in {'(' if open_low else '['}{low:g}, {high:g}]; "
+                         f"got {value!r}.")
+    return v
+
+
+def _range(coefficient: str) -> tuple[float, float]:
+    return (0.0, 1.0) if coefficient == "percent_agreement" else (-1.0, 1.0)
+
+
+def _shares_iv(category_shares: Any, n_categories: Any, n_raters: int) -> np.ndarray:
+    if category_shares is None:
+        q = check_integer(n_categories, "n_categories", 2)
+        return np.full(q, 1.0 / q)
+    arr = np.asarray(category_shares, dtype=object)
+    if arr.ndim == 2:
+        rows = [check_shares(np.asarray(row, float), "category_shares") for row in
+                np.asarray(category_shares, float)]
+        if len(rows) != 2 or n_raters != 2 or len(rows[0]) != 2:
+            raise ValueError("`category_shares` with one row per rater is supported for two "
+                             "raters and two categories (Cantor's design); got "
+                             f"{len(rows)} rows of {len(rows[0])} shares for {n_raters} raters.")
+        return np.vstack(rows)
+    shares = check_shares(category_shares, "category_shares")
+    if shares.size < 2:
+        raise ValueError("`category_shares` needs at least two categories.")
+    return shares
+
+
+def _seed(rng: Any) -> int:
+    gen = check_rng(rng)
+    return int(gen.integers(0, 2**63 - 1))
+
+
+# ----------------------------------------------------------------------------- public API
+
+@validate_params(coefficient=Option(COEFFICIENTS), n_items=Integer(2), n_raters=Integer(2),
+                 missing=Probability(open_high=True), confidence_level=ConfidenceLevel(),
+                 significance=Probability(open_low=True, open_high=True),
+                 alternative=Option(_ALTERNATIVES), n_sims=Integer(1), n_resamples=Resamples(1),
+                 chance=Option(_CHANCE), rng=Rng())
+def simulate_study(coefficient: str, *, n_items: int, expected: float, n_raters: int = 2,
+                   n_categories: int = 2, category_shares: Any = None, missing: float = 0.0,
+                   level: str | None = None, null: float | None = None,
+                   alternative: str = "greater", significance: float = 0.05,
+                   confidence_level: float = 0.95, bootstrap: bool = True, n_sims: int = 1000,
+                   n_resamples: int = 499, chance: str = "shares",
+                   rng: Any = None) -> pd.DataFrame:
+    """Coverage, width and power of each interval method for a study of ``n_items`` items.
+
+    Draws ``n_sims`` studies from the design of :func:`study_size` (an easy
+    share that gives the coefficient the population value ``expected``),
+    computes the coefficient's analytic interval and, with ``bootstrap=True``,
+    the item bootstrap's percentile and BCa intervals (``n_resamples`` each).
+
+    Parameters
+    ----------
+    coefficient : str
+        A coefficient of ``agreement`` by name (``"cohen_kappa"``, ``"fleiss_kappa"``,
+        ``"krippendorff_alpha"``, ...).
+    n_items : int
+    expected : float
+        The population value of the coefficient.
+    n_raters, n_categories, category_shares, missing, level
+        The design (see :func:`study_size`).
+    null : float, optional
+        With a null value, the analytic test's power at ``significance``.
+    alternative : {"greater", "less", "two-sided"}
+    significance, confidence_level : float
+    bootstrap : bool, default True
+    n_sims : int, default 1000
+    n_resamples : int, default 499
+    chance : {"shares", "uniform"}, default "shares"
+        How a hard item is rated (see :func:`study_size`).
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per interval method: ``coverage`` with its Wilson interval
+        (``coverage_low``, ``coverage_high``), ``mean_half_width``,
+        ``median_half_width``, ``degenerate`` (studies with no interval) and,
+        with ``null``, ``power``.
+
+    Examples
+    --------
+    Gwet's (2016, Table 1) small-sample cell: ten items, two categories,
+    prevalence 0.75, raters agreeing for cause on 85% of items (Brennan–Prediger's
+    population value is then exactly 0.85); Gwet reports coverage 0.547:
+
+    >>> from simulation import simulate_study
+    >>> t = simulate_study("brennan_prediger", n_items=10, expected=0.85,
+    ...                    category_shares=[0.75, 0.25], chance="uniform",
+    ...                    bootstrap=False, n_sims=400, rng=1)
+    >>> bool(0.45 < t.loc[0, "coverage"] < 0.65)
+    True
+    """
+    check_params(simulate_study, locals())
+    p = _common_iv(coefficient, expected, n_raters, n_categories, category_shares, missing,
+                   level, confidence_level, rng, chance)
+    n_items = check_integer(n_items, "n_items", 2)
+    n_sims = check_integer(n_sims, "n_sims", 1)
+    n_resamples = check_integer(n_resamples, "n_resamples", 1)
+    check_option(alternative, "alternative", _ALTERNATIVES)
+    significance = check_probability(significance, "significance", open_low=True,
+                                     open_high=True)
+    if null is not None:
+        null = _real(null, "null", *_range(coefficient))
+    studies = run_studies(p["design"], n_items, p["expected"], n_sims,
+                          confidence_level=p["confidence_level"], level=p["level"], null=null,
+                          alternative=alternative, bootstrap=bool(bootstrap),
+                          n_resamples=n_resamples)
+    methods = INTERVAL_METHODS if bootstrap else ("analytic",)
+    return performance_frame(studies, p["expected"], significance if null is not None else None,
+                             methods)
+
+
+def _common_iv(coefficient: Any, expected: Any, n_raters: Any, n_categories: Any,
+               category_shares: Any, missing: Any, level: Any, confidence_level: Any,
+               rng: Any, chance: Any = "shares") -> dict:
+    coefficient = check_option(coefficient, "coefficient", COEFFICIENTS)
+    n_raters = check_integer(n_raters, "n_raters", 2)
+    if coefficient in ("cohen_kappa", "scott_pi") and n_raters != 2:
+        raise ValueError(f"`{coefficient}` is defined for two raters; got n_raters={n_raters}. "
+                         "Use `fleiss_kappa` or `conger_kappa` for more.")
+    shares = _shares_iv(category_shares, n_categories, n_raters)
+    missing = check_probability(missing, "missing", open_high=True)
+    if level is not None:
+        if coefficient != "krippendorff_alpha":
+            raise ValueError("`level` applies to `krippendorff_alpha` only.")
+        level = check_option(level, "level", _LEVELS)
+    if expected is None:
+        raise TypeError("`expected` (the coefficient's assumed value) is required unless a "
+                        "`pilot` gives it.")
+    lo, hi = _range(coefficient)
+    expected = _real(expected, "expected", lo, hi)
+    chance = check_option(chance, "chance", _CHANCE)
+    if chance == "uniform" and (shares.ndim == 2 or level not in (None, "nominal")):
+        raise ValueError("chance='uniform' needs one row of shares and, for Krippendorff's "
+                         "alpha, the nominal level.")
+    design = Design(coefficient, n_raters, shares, missing, _seed(rng), chance, level)
+    if shares.ndim == 2:
+        cf.cohen_table(expected, shares[0], shares[1])  # raises when κ is not reachable
+    else:
+        design.easy_share(expected)
+    return {"coefficient": coefficient, "n_raters": n_raters, "shares": shares,
+            "missing": missing, "level": level, "expected": expected, "design": design,
+            "confidence_level": check_confidence_level(confidence_level)}
+
+
+@validate_params(coefficient=Option(COEFFICIENTS), method=Option(_METHODS),
+                 alternative=Option(_ALTERNATIVES), confidence_level=ConfidenceLevel(),
+                 significance=Probability(open_low=True, open_high=True, optional=True),
+                 n_raters=Integer(2), missing=Probability(open_high=True), n_sims=Integer(10),
+                 n_bootstrap_sims=Integer(0), n_resamples=Resamples(1),
+                 max_items=Integer(_N_START), chance=Option(_CHANCE), rng=Rng())
+def study_size(coefficient: str, *, expected: float | None = None, target: float | None = None,
+               null: float | None = None, power: float | None = None,
+               alternative: str = "greater", minimum: float | None = None,
+               significance: float | None = None, n_raters: int = 2, n_categories: int = 2,
+               category_shares: Any = None, missing: float = 0.0, level: str | None = None,
+               confidence_level: float = 0.95, method: str = "auto", n_sims: int = 500,
+               n_bootstrap_sims: int = 200, n_resamples: int = 499, max_items: int = 20_000,
+               chance: str = "shares", pilot: Any = None, rng: Any = None) -> StudyPlan:
+    r"""Items an agreement study needs for an interval's width or a test's power.
+
+    Three goals, one per call:
+
+    - ``target``: the expected half-width of the ``confidence_level`` interval
+      is at most ``target``;
+    - ``null`` and ``power``: a test of the coefficient against ``null``
+      (``alternative``, at ``significance``, default 0.05) rejects with
+      probability ``power`` when its value is ``expected``;
+    - ``minimum`` (Krippendorff's α only, closed form): Bloch & Kraemer's size for
+      a smallest acceptable α at ``significance``.
+
+    ``method="closed-form"`` uses a published formula in its own scope:
+    Cohen's κ with two raters and two categories (Cantor 1996; the
+    Fleiss–Cohen–Everitt variance, also for a half-width) and Krippendorff's α
+    with ``minimum`` (Bloch & Kraemer 1989 as Krippendorff 2004 tabulates it:
+    ``m z² [(1+α)(3−α) / (4 (1−α) p_c (1−p_c)) − α]`` with m raters and the
+    smallest category share p_c). ``method="simulation"`` works for every
+    coefficient, any raters, categories, shares and missing rate: studies are
+    drawn from a model in which each item is "easy" (all raters give its class)
+    with a probability that gives the coefficient the value ``expected``, and
+    otherwise every rater draws from the category shares; the size is found by
+    doubling and then bisection on n, every size on common random numbers
+    (``n_sims`` studies with the analytic interval or test). At the size found,
+    ``n_bootstrap_sims`` studies compare the analytic interval with the
+    bootstrap's percentile and BCa intervals, and the plan recommends the
+    first of analytic, BCa, percentile whose coverage is not significantly
+    below nominal (Wilson interval). ``method="auto"`` takes the closed form where one exists.
+    Closed-form plans of Cohen's κ are checked the same way by simulation.
+
+    Parameters
+    ----------
+    coefficient : str
+        ``"percent_agreement"``, ``"fleiss_kappa"``, ``"scott_pi"``,
+        ``"cohen_kappa"``, ``"conger_kappa"``, ``"light_kappa"``,
+        ``"brennan_prediger"``, ``"gwet_ac1"`` or ``"krippendorff_alpha"``.
+    expected : float
+        The coefficient's assumed value (from a pilot when ``pilot`` is given).
+    target : float, optional
+        Half-width of the interval (> 0).
+    null, power : float, optional
+        The test's null value and the power wanted (in (0, 1)); both or neither.
+    alternative : {"greater", "less", "two-sided"}, default "greater"
+    minimum : float, optional
+        Smallest acceptable α (Bloch & Kraemer's goal).
+    significance : float, optional
+        Of the test (default 0.05).
+    n_raters : int, default 2
+    n_categories : int, default 2
+        Equally likely categories, unless ``category_shares`` is given.
+    category_shares : array_like, optional
+        The categories' shares (summing to 1); for Cohen's κ with two
+        categories, one row per rater (two rows) for different marginals.
+    missing : float, default 0.0
+        Share of ratings missing at random.
+    level : {"nominal", "ordinal", "interval", "ratio"}, optional
+        Krippendorff's α's level (categories are the values 0, 1, ...).
+    confidence_level : float, default 0.95
+    method : {"auto", "closed-form", "simulation"}, default "auto"
+    n_sims : int, default 500
+        Simulated studies per size in the search (200 of them while doubling).
+    n_bootstrap_sims : int, default 200
+        Simulated studies for the interval comparison at the size found
+        (0 skips it).
+    n_resamples : int, default 499
+        Bootstrap resamples in that comparison.
+    max_items : int, default 20000
+        The search stops here.
+    chance : {"shares", "uniform"}, default "shares"
+        How a hard (not easy) item is rated in the simulation: each rater draws
+        from the category shares (every κ-type coefficient's population value
+        is then the easy share), or uniformly among the categories (Gwet's 2016
+        design, where the shares are the true classes' prevalence).
+    pilot : Ratings or array_like, optional
+        Pilot ratings: their category shares, raters and missing share define
+        the design, their coefficient value is ``expected``, and the ends of its
+        interval give ``n_range``.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    StudyPlan
+
+    Raises
+    ------
+    TypeError, ValueError
+        For no goal or two goals, ``power`` without ``null``, a target width
+        ≤ 0, an expected value outside the coefficient's range or beyond what
+        the shares allow, shares that do not sum to 1, a closed form asked for
+        outside its scope, or a size beyond ``max_items``.
+
+    Notes
+    -----
+    Cantor (1996): :math:`n = [(z_{1-a}\sqrt{Q_0} + z_{\text{power}}\sqrt{Q_1})
+    / (\kappa_1 - \kappa_0)]^2` with Q the Fleiss–Cohen–Everitt unit variance
+    of κ̂ at κ₀ and κ₁ (the raters' marginals fixed); for a half-width h,
+    :math:`n = (z_{(1+c)/2} \sqrt{Q_1} / h)^2`. Sizes round up.
+
+    References
+    ----------
+    .. [1] Cantor, A. B. (1996). Sample-size calculations for Cohen's kappa.
+       Psychological Methods 1(2), 150–153. https://doi.org/10.1037/1082-989X.1.2.150
+    .. [2] Bloch, D. A. & Kraemer, H. C. (1989). 2 x 2 kappa coefficients.
+       Biometrics 45(1), 269–287. https://doi.org/10.2307/2531653
+    .. [3] Krippendorff, K. (2004). Content Analysis (2nd ed.), §11.4.4. Sage.
+    .. [4] Gwet, K. L. (2016). Testing the difference of correlated agreement
+       coefficients for statistical significance. Educational and Psychological
+       Measurement 76(4), 609–637. https://doi.org/10.1177/0013164415596420
+
+    Examples
+    --------
+    Cantor's example, the formula behind R irr's ``N.cohen.kappa(0.5, 0.5, 0.85, 0.7)``:
+
+    >>> from simulation import study_size
+    >>> study_size("cohen_kappa", expected=0.85, null=0.7, power=0.8,
+    ...            category_shares=[0.5, 0.5], method="closed-form",
+    ...            n_bootstrap_sims=0, n_sims=200, rng=0).n_items
+    117
+
+    Krippendorff's table: α ≥ 0.8 at p = 0.05 with four equiprobable categories:
+
+    >>> study_size("krippendorff_alpha", minimum=0.8, significance=0.05,
+    ...            n_categories=4, method="closed-form").n_items
+    139
+    """
+    check_params(study_size, locals())
+    method = check_option(method, "method", _METHODS)
+    alternative = check_option(alternative, "alternative", _ALTERNATIVES)
+    confidence_level = check_confidence_level(confidence_level)
+    goal = _goal(target, null, power, minimum)
+    n_sims = check_integer(n_sims, "n_sims", 10)
+    n_bootstrap_sims = check_integer(n_bootstrap_sims, "n_bootstrap_sims", 0)
+    n_resamples = check_integer(n_resamples, "n_resamples", 1)
+    max_items = check_integer(max_items, "max_items", _N_START)
+    significance = 0.05 if significance is None else check_probability(
+        significance, "significance", open_low=True, open_high=True)
+    notes: list[str] = []
+    pilot_ci = None
+    if pilot is not None:
+        expected, n_raters, category_shares, missing, pilot_ci, note = _from_pilot(
+            pilot, coefficient, level, confidence_level, category_shares)
+        notes.append(note)
+
+    if goal == "minimum":
+        return _bloch_kraemer_plan(coefficient, minimum, significance, n_raters, n_categories,
+                                   category_shares, method, confidence_level, expected, notes)
+    if expected is None:
+        raise TypeError("`expected` (the coefficient's assumed value) is required unless a "
+                        "`pilot` gives it.")
+    p = _common_iv(coefficient, expected, n_raters, n_categories, category_shares, missing,
+                   level, confidence_level, rng, chance)
+    coefficient, expected, shares = p["coefficient"], p["expected"], p["shares"]
+    lo, hi = _range(coefficient)
+    if goal == "width":
+        target = _real(target, "target", 0.0, hi - lo, open_low=True)
+    else:
+        power = check_probability(power, "power", open_low=True, open_high=True)
+        null = _real(null, "null", lo, hi)
+        wrong_side = ((alternative == "greater" and null >= expected)
+                      or (alternative == "less" and null <= expected)
+                      or (alternative == "two-sided" and null == expected))
+        if wrong_side:
+            raise ValueError(f"with alternative={alternative!r} the expected value "
+                             f"{expected:g} must be {'above' if alternative == 'greater' else 'below' if alternative == 'less' else 'different from'} "
+                             f"`null` = {null:g}; no size gives power otherwise.")
+
+    closed_ok = (coefficient == "cohen_kappa" and shares.shape[-1] == 2 and p["missing"] == 0
+                 and chance == "shares")
+    if method == "closed-form" and not closed_ok:
+        raise ValueError(
+            f"no closed form for {coefficient} with this design: the closed forms are Cohen's "
+            "kappa with two raters, two categories and no missing ratings (Cantor 1996), and "
+            "Krippendorff's alpha with `minimum` (Bloch & Kraemer 1989); use "
+            "method='simulation'.")
+    use_closed = closed_ok and method in ("auto", "closed-form")
+    n_quick = min(n_sims, 200)
+    design = p["design"]
+    sim_kw = {"confidence_level": confidence_level, "level": p["level"],
+              "null": null if goal == "power" else None, "alternative": alternative}
+
+    rows: dict[int, dict] = {}
+
+    quick_rows: dict[int, dict] = {}
+
+    def evaluate(n: int, quick: bool = False) -> dict:
+        # The quick pass (doubling) uses the first `n_quick` of the same studies.
+        store, count = (quick_rows, n_quick) if quick else (rows, n_sims)
+        if n in rows:
+            return rows[n]
+        if n not in store:
+            st = run_studies(design, n, expected, count, bootstrap=False, n_resamples=1,
+                             **sim_kw)
+            store[n] = st.row("analytic", expected, significance if goal == "power" else None)
+        return store[n]
+
+    def met(row: dict) -> bool:
+        if goal == "width":
+            return row["degenerate"] < row["n_sims"] and row["mean_half_width"] <= target
+        return row.get("power", 0.0) >= power
+
+    if use_closed:
+        a, b = (shares[0], shares[1]) if shares.ndim == 2 else (shares, shares)
+        if goal == "power":
+            raw, info = cf.cantor_power_size(expected, null, power, significance, a, b,
+                                             alternative)
+        else:
+            raw, info = cf.cantor_width_size(expected, target, confidence_level, a, b)
+        n_items = max(int(math.ceil(raw - 1e-9)), 2)
+        formula = f"{info['formula']} = {raw:.2f}, rounded up"
+        how = "closed-form"
+        if n_items > max_items:
+            raise ValueError(f"the closed form needs {n_items} items, beyond `max_items` = "
+                             f"{max_items}; raise `max_items` if that is meant.")
+        for n in sorted({max(2, n_items // 2), n_items, 2 * n_items}):
+            evaluate(n)
+    else:
+        n_items = _search(evaluate, met, max_items, goal, target=target, power=power)
+        how = "simulation"
+        formula = (f"simulation: {n_sims} studies per size on common random numbers ({n_quick} "
+                   f"while doubling from {_N_START}), then bisection; the analytic "
+                   f"{'interval' if goal == 'width' else 'test'} at each size")
+
+    # The interval methods at the size found.
+    table = pd.DataFrame([rows[n] for n in sorted(rows)])
+    recommended = None
+    at = rows[n_items]
+    half, cov = at["mean_half_width"], at["coverage"]
+    if n_bootstrap_sims > 0:
+        st = run_studies(design, n_items, expected, n_bootstrap_sims, bootstrap=True,
+                         n_resamples=n_resamples, **sim_kw)
+        comp = performance_frame(st, expected, None, INTERVAL_METHODS)
+        comp["stage"] = "comparison"
+        table["stage"] = "search"
+        table = pd.concat([table, comp], ignore_index=True)
+        ok = comp[comp["coverage_high"] >= confidence_level]
+        if len(ok):
+            # The analytic interval when it covers (the search used it), else BCa, else
+            # the percentile interval.
+            order = {m: i for i, m in enumerate(INTERVAL_METHODS)}
+            best = ok.sort_values("interval", key=lambda s: s.map(order)).iloc[0]
+        else:
+            best = comp.sort_values("coverage", ascending=False).iloc[0]
+            notes.append(f"no interval method reaches {confidence_level:g} coverage at "
+                         f"{n_items} items (best: {best['interval']} {best['coverage']:.3f}); "
+                         "plan for more items or report the interval with that caveat")
+        recommended = str(best["interval"])
+        half, cov = float(best["mean_half_width"]), float(best["coverage"])
+        if goal == "width" and half > target:
+            notes.append(f"the recommended {recommended} interval's mean half-width at "
+                         f"{n_items} items is {half:.4f}, above the target {target:g}")
+    else:
+        table["stage"] = "search"
+    achieved_power = float(at.get("power", math.nan))
+    n_range = None
+    if pilot_ci is not None:
+        n_range = _pilot_range(pilot_ci, coefficient, target, null, power, alternative,
+                               significance, n_raters=p["n_raters"], shares=shares,
+                               missing=p["missing"], level=p["level"],
+                               confidence_level=confidence_level, method=method,
+                               n_sims=n_sims, max_items=max_items, rng=rng, goal=goal,
+                               chance=chance)
+    if at["degenerate"]:
+        notes.append(f"{at['degenerate']} of {at['n_sims']} simulated studies at {n_items} "
+                     "items had no analytic interval (e.g. one category only)")
+    return StudyPlan(
+        coefficient=coefficient, goal=goal, n_items=int(n_items), method=how,
+        n_raters=p["n_raters"], n_categories=int(shares.shape[-1]), expected=expected,
+        target=target if goal == "width" else None, null=null if goal == "power" else None,
+        power=power if goal == "power" else None, minimum=None,
+        confidence_level=confidence_level,
+        significance=significance if goal == "power" else None,
+        recommended_interval=recommended, half_width=float(half), achieved_power=achieved_power,
+        coverage=float(cov), n_ratings=float(n_items * p["n_raters"] * (1 - p["missing"])),
+        n_range=n_range, formula=formula, notes=tuple(notes), table=table)
+
+
+def _goal(target: Any, null: Any, power: Any, minimum: Any) -> str:
+    if (power is None) != (null is None) and minimum is None:
+        raise ValueError("`power` and `null` go together: the power of a test against "
+                         "`null`; give both, or `target` for an interval's half-width.")
+    goals = [g for g, given in (("width", target is not None), ("power", power is not None),
+                                ("minimum", minimum is not None)) if given]
+    if len(goals) != 1:
+        raise ValueError("give exactly one goal: `target` (an interval half-width), `null` and "
+                         "`power` (a test), or `minimum` (Bloch & Kraemer's smallest α); got "
+                         f"{goals or 'none'}.")
+    return goals[0]
+
+
+def _search(evaluate: Any, met: Any, max_items: int, goal: str, *, target: Any,
+            power: Any) -> int:
+    """Smallest n meeting the goal: doubling (quick), a predicted bracket, bisection."""
+    n, last_fail = _N_START, None
+    while not met(evaluate(n, quick=True)):
+        last_fail = n
+        if n >= max_items:
+            row = evaluate(n)
+            got = (f"mean half-width {row['mean_half_width']:.4f}" if goal == "width"
+                   else f"power {row.get('power', math.nan):.3f}")
+            raise ValueError(f"the goal is not reached within `max_items` = {max_items} items "
+                             f"({got} there); raise `max_items` or relax the goal.")
+        n = min(2 * n, max_items)
+    if last_fail is None:
+        lo, hi = 1, n
+    else:
+        guess = _predict(evaluate(last_fail, quick=True), evaluate(n, quick=True), goal,
+                         target, power)
+        lo = max(last_fail, int(guess * 0.93))
+        hi = min(n, max(lo + 1, int(math.ceil(guess * 1.07))))
+        # Full-precision checks of the bracket; widen it where the quick pass misled.
+        while not met(evaluate(hi)) and hi < n:
+            lo, hi = hi, min(n, int(math.ceil(hi * 1.15)))
+        if not met(evaluate(hi)):
+            lo, hi = hi, max_items
+            if not met(evaluate(hi)):
+                raise ValueError(f"the goal is not reached within `max_items` = {max_items} "
+                                 "items; raise `max_items` or relax the goal.")
+        while lo > last_fail and met(evaluate(lo)):
+            lo, hi = max(last_fail, int(lo * 0.85)), lo
+    # Bisection to 0.5% of n (finer steps are below the simulation's error).
+    while hi - lo > max(1, int(0.005 * hi)):
+        mid = (lo + hi) // 2
+        if met(evaluate(mid)):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def _predict(fail: dict, ok: dict, goal: str, target: Any, power: Any) -> float:
+    """Where the goal is met, from two sizes: width ∝ n^(−1/2); probit(power) ∝ √n."""
+    n0, n1 = fail["n_items"], ok["n_items"]
+    if goal == "width":
+        w = ok["mean_half_width"]
+        return n1 * (w / target) ** 2 if w > 0 else float(n1)
+    from scipy.special import ndtri
+
+    p0 = min(max(fail.get("power", 0.0), 1e-3), 1 - 1e-3)
+    p1 = min(max(ok.get("power", 0.0), 1e-3), 1 - 1e-3)
+    z0, z1, zt = ndtri(p0), ndtri(p1), ndtri(power)
+    if z1 <= z0:
+        return float(n1)
+    root = math.sqrt(n0) + (zt - z0) * (math.sqrt(n1) - math.sqrt(n0)) / (z1 - z0)
+    return float(min(max(root**2, n0), n1))
+
+
+def _bloch_kraemer_plan(coefficient: Any, minimum: Any, significance: float, n_raters: Any,
+                        n_categories: Any, category_shares: Any, method: str,
+                        confidence_level: float, expected: Any, notes: list) -> StudyPlan:
+    coefficient = check_option(coefficient, "coefficient", COEFFICIENTS)
+    if coefficient != "krippendorff_alpha":
+        raise ValueError("`minimum` is Bloch & Kraemer's goal for Krippendorff's alpha; for "
+                         f"{coefficient} give `null` and `power`, or `target`.")
+    if method == "simulation":
+        raise ValueError("`minimum` has a closed form only; for a simulation plan give "
+                         "`null=minimum` and `power` (with `expected`).")
+    minimum = _real(minimum, "minimum", 0.0, 1.0, open_low=True)
+    if minimum >= 1.0:
+        raise ValueError("`minimum` must be below 1.")
+    n_raters = check_integer(n_raters, "n_raters", 2)
+    shares = _shares_iv(category_shares, n_categories, n_raters)
+    if shares.ndim != 1:
+        raise ValueError("`category_shares` must be one row of shares for `minimum`.")
+    raw, info = cf.bloch_kraemer_size(minimum, significance, float(shares.min()), n_raters)
+    n_items = int(math.ceil(raw - 1e-9))
+    notes.append("Krippendorff tabulates this size for two coders; with m coders z^2 is "
+                 "multiplied by m, as he advises")
+    table = pd.DataFrame([{"n_items": n_items, "interval": None, "formula_value": raw}])
+    return StudyPlan(
+        coefficient=coefficient, goal="minimum", n_items=n_items, method="closed-form",
+        n_raters=n_raters, n_categories=int(shares.size),
+        expected=math.nan if expected is None else float(expected), target=None, null=None,
+        power=None, minimum=minimum, confidence_level=confidence_level,
+        significance=significance, recommended_interval=None, half_width=math.nan,
+        achieved_power=math.nan, coverage=math.nan, n_ratings=float(n_items * n_raters),
+        n_range=None, formula=f"{info['formula']} = {raw:.2f} (p_c = {info['p_c']:.4g}), "
+                              "rounded up",
+        notes=tuple(notes), table=table)
+
+
+def _from_pilot(pilot: Any, coefficient: Any, level: Any, confidence_level: float,
+                category_shares: Any) -> tuple:
+    import agreement
+
+    coefficient = check_option(coefficient, "coefficient", COEFFICIENTS)
+    r = agreement.as_ratings(pilot)
+    func = getattr(agreement, coefficient)
+    res = func(r, **({"level": level} if level and coefficient == "krippendorff_alpha" else {}))
+    if not math.isfinite(res.value):
+        raise ValueError(f"the pilot's {coefficient} is undefined; it cannot set the plan.")
+    counts = np.asarray(r.counts, dtype=float).sum(axis=0)
+    shares = counts / counts.sum() if category_shares is None else category_shares
+    per_item = np.asarray(r.ratings_per_item)
+    n_raters = int(r.n_raters) if r.has_raters else int(per_item.max())
+    missing = float(1.0 - per_item.sum() / (r.n_items * n_raters))
+    ci = res.confidence_interval(confidence_level)
+    note = (f"from the pilot ({r.n_items} items, {n_raters} raters): {coefficient} "
+            f"{res.value:.4f}, {confidence_level:.0%} CI [{ci.low:.4f}, {ci.high:.4f}], "
+            f"category shares {np.round(np.asarray(shares, float), 3).tolist()}, "
+            f"{missing:.1%} missing")
+    return float(res.value), n_raters, shares, missing, ci, note
+
+
+def _pilot_range(ci: Any, coefficient: str, target: Any, null: Any, power: Any,
+                 alternative: str, significance: float, *, goal: str, **kw: Any
+                 ) -> tuple[int, int] | None:
+    sizes = []
+    for end in (ci.low, ci.high):
+        try:
+            plan = study_size(coefficient, expected=end, target=target, null=null, power=power,
+                              alternative=alternative, significance=significance,
+                              category_shares=kw["shares"], n_raters=kw["n_raters"],
+                              missing=kw["missing"], level=kw["level"],
+                              confidence_level=kw["confidence_level"], method=kw["method"],
+                              chance=kw["chance"],
+                              n_sims=kw["n_sims"], n_bootstrap_sims=0,
+                              max_items=kw["max_items"], rng=kw["rng"])
+            sizes.append(plan.n_items)
+        except ValueError:  # that end of the interval cannot reach the goal
+            sizes.append(kw["max_items"])
+    return (min(sizes), max(sizes))
+
+
+@validate_params(coefficient=Option(COEFFICIENTS))
+def study_tradeoff(coefficient: str, *, expected: float, target: float,
+                   raters: Any = (2, 3, 4, 5, 6, 8, 10), cost_per_rating: float = 1.0,
+                   cost_per_item: float = 0.0, **kwargs: Any) -> StudyTradeoff:
+    """More items or more raters: items needed for each number of raters, and the cheapest.
+
+    For each number of raters in ``raters`` the items needed for an interval
+    half-width ``target`` (:func:`study_size` by simulation), the ratings and the
+    cost ``n_items · (cost_per_item + n_raters · (1 − missing) · cost_per_rating)``.
+
+    Parameters
+    ----------
+    coefficient : str
+        A coefficient defined for several raters (not ``cohen_kappa`` or ``scott_pi``).
+    expected, target : float
+    raters : sequence of int
+    cost_per_rating, cost_per_item : float
+    **kwargs
+        Passed to :func:`study_size` (``n_categories``, ``category_shares``,
+        ``missing``, ``level``, ``n_sims``, ``rng``, ...).
+
+    Returns
+    -------
+    StudyTradeoff
+
+    Examples
+    --------
+    >>> from simulation import study_tradeoff
+    >>> t = study_tradeoff("fleiss_kappa", expected=0.6, target=0.1, raters=[2, 4],
+    ...                    n_sims=100, n_bootstrap_sims=0, rng=0)
+    >>> t.table["n_items"].is_monotonic_decreasing
+    True
+    """
+    check_params(study_tradeoff, locals())
+    if coefficient in ("cohen_kappa", "scott_pi"):
+        raise ValueError(f"`{coefficient}` is defined for two raters only; a trade-off of "
+                         "raters needs a multi-rater coefficient such as `fleiss_kappa`.")
+    rs = sorted({check_integer(k, "raters", 2) for k in np.atleast_1d(raters).tolist()})
+    for name, v in (("cost_per_rating", cost_per_rating), ("cost_per_item", cost_per_item)):
+        _real(v, name, 0.0, math.inf)
+    missing = float(kwargs.get("missing", 0.0))
+    rows = []
+    for k in rs:
+        plan = study_size(coefficient, expected=expected, target=target, n_raters=k,
+                          method="simulation", **kwargs)
+        ratings = plan.n_items * k * (1 - missing)
+        rows.append({"n_raters": k, "n_items": plan.n_items, "n_ratings": ratings,
+                     "cost": plan.n_items * cost_per_item + ratings * cost_per_rating})
+    table = pd.DataFrame(rows)
+    best = table.sort_values(["cost", "n_raters"]).iloc[0]
+    return StudyTradeoff(coefficient=coefficient, n_raters=int(best["n_raters"]),
+                         n_items=int(best["n_items"]), cost=float(best["cost"]), table=table)

@@ -1,0 +1,122 @@
+"""Simulated studies at a given size: each interval method's coverage, width and power."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+
+from _goldnoise_lib.errors import GoldnoiseWarning
+from simulation.study._design import Design
+
+__all__ = ["INTERVAL_METHODS", "SimulatedStudies", "run_studies", "wilson"]
+
+#: Interval methods a plan compares: the coefficient's analytic (Wald) interval and the
+#: item bootstrap's percentile and BCa intervals.
+INTERVAL_METHODS = ("analytic", "percentile", "bca")
+
+
+def _coefficient(name: str) -> Callable:
+    import agreement
+
+    return getattr(agreement, name)
+
+
+def wilson(successes: int, trials: int, confidence_level: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval of a binomial share (statsmodels' ``proportion_confint``)."""
+    if trials == 0:
+        return (math.nan, math.nan)
+    from statsmodels.stats.proportion import proportion_confint
+
+    lo, hi = proportion_confint(successes, trials, alpha=1 - confidence_level, method="wilson")
+    return float(lo), float(hi)
+
+
+class SimulatedStudies:
+    """Per simulated study at one size: estimate, intervals and the test's p-value."""
+
+    def __init__(self, n_items: int, value: np.ndarray, low: dict, high: dict,
+                 pvalue: np.ndarray | None) -> None:
+        self.n_items = n_items
+        self.value = value
+        self.low = low
+        self.high = high
+        self.pvalue = pvalue
+
+    def row(self, method: str, truth: float, significance: float | None) -> dict:
+        lo, hi = self.low[method], self.high[method]
+        ok = np.isfinite(lo) & np.isfinite(hi)
+        n = len(lo)
+        covered = int(np.sum(ok & (lo <= truth + 1e-12) & (truth - 1e-12 <= hi)))
+        c_lo, c_hi = wilson(covered, n)
+        half = (hi[ok] - lo[ok]) / 2.0
+        out = {
+            "n_items": self.n_items, "interval": method, "n_sims": n,
+            "coverage": covered / n if n else math.nan, "coverage_low": c_lo,
+            "coverage_high": c_hi,
+            "mean_half_width": float(half.mean()) if half.size else math.nan,
+            "median_half_width": float(np.median(half)) if half.size else math.nan,
+            "degenerate": int(n - ok.sum()),
+        }
+        if self.pvalue is not None and method == "analytic" and significance is not None:
+            p = self.pvalue
+            out["power"] = float(np.mean(np.isfinite(p) & (p < significance)))
+        return out
+
+
+def run_studies(design: Design, n_items: int, expected: float, n_sims: int, *,
+                confidence_level: float, level: str | None, null: float | None,
+                alternative: str, bootstrap: bool, n_resamples: int,
+                sim_offset: int = 0) -> SimulatedStudies:
+    """Simulate ``n_sims`` studies of ``n_items`` items and compute their intervals."""
+    func = _coefficient(design.coefficient)
+    kwargs = {"level": level} if design.coefficient == "krippendorff_alpha" and level else {}
+    categories = list(np.arange(design.n_categories, dtype=float))
+    value = np.full(n_sims, np.nan)
+    low = {m: np.full(n_sims, np.nan) for m in INTERVAL_METHODS}
+    high = {m: np.full(n_sims, np.nan) for m in INTERVAL_METHODS}
+    pvalue = np.full(n_sims, np.nan) if null is not None else None
+    if bootstrap:
+        from simulation.bootstrap import bootstrap as boot
+    import agreement
+
+    with warnings.catch_warnings():
+        # A small simulated study can be degenerate (one category only): its NaN is
+        # counted, not warned about once per study.
+        warnings.simplefilter("ignore", GoldnoiseWarning)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for s in range(n_sims):
+            labels = design.draw(sim_offset + s, n_items, expected)
+            try:
+                r = agreement.Ratings.from_wide(labels, categories=categories)
+                res = func(r, **kwargs)
+            except ValueError:  # e.g. no item with two ratings left after missingness
+                continue
+            value[s] = res.value
+            ci = res.confidence_interval(confidence_level)
+            low["analytic"][s], high["analytic"][s] = ci.low, ci.high
+            if pvalue is not None and math.isfinite(res.value):
+                pvalue[s] = res.test(null, alternative=alternative).pvalue
+            if bootstrap and math.isfinite(res.value):
+                b = boot(design.coefficient, r, n_resamples=n_resamples, method="bca",
+                         confidence_level=confidence_level, rng=[design.seed, sim_offset + s],
+                         **kwargs)
+                bci = b.confidence_interval
+                if callable(bci):
+                    bci = bci(confidence_level)
+                low["bca"][s], high["bca"][s] = float(np.ravel(bci.low)[0]), float(
+                    np.ravel(bci.high)[0])
+                dist = np.asarray(b.bootstrap_distribution, float).ravel()
+                dist = dist[np.isfinite(dist)]
+                if dist.size:
+                    a = (1 - confidence_level) / 2
+                    low["percentile"][s], high["percentile"][s] = np.quantile(dist, [a, 1 - a])
+    return SimulatedStudies(n_items, value, low, high, pvalue)
+
+
+def performance_frame(studies: SimulatedStudies, truth: float, significance: float | None,
+                      methods: tuple[str, ...]) -> pd.DataFrame:
+    return pd.DataFrame([studies.row(m, truth, significance) for m in methods])
