@@ -10,6 +10,7 @@ message shape (the parameter in backticks first, what arrived at the end).
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 
 import numpy as np
@@ -29,13 +30,36 @@ SHARED = {"confidence_level": v.ConfidenceLevel, "alpha": v.Alpha, "rng": v.Rng,
           "n_resamples": v.Resamples}
 
 
+#: Public methods whose shared-looking parameter means something else.
+NOT_SHARED = {
+    # the older spelling: ``confidence_interval("auroc")`` names a metric
+    "DetectionResult.confidence_interval",
+}
+
+
 def _public_functions() -> dict[str, object]:
+    """Public functions, and the public methods (and ``__init__``) of public classes.
+
+    The generated ``__init__`` of a result dataclass only stores fields: left out.
+    """
     out = {}
     for pkg in PACKAGES:
         for name in pkg.__all__:
             obj = getattr(pkg, name)
             if inspect.isfunction(obj):
                 out.setdefault(name, obj)
+            elif inspect.isclass(obj) and obj.__module__.split(".")[0] in {
+                    p.__name__ for p in PACKAGES}:
+                for mname, meth in vars(obj).items():
+                    if not inspect.isfunction(meth):
+                        continue
+                    if mname.startswith("_") and mname != "__init__":
+                        continue
+                    if mname == "__init__" and dataclasses.is_dataclass(obj):
+                        continue
+                    if f"{name}.{mname}" in NOT_SHARED:
+                        continue
+                    out.setdefault(f"{name}.{mname}", meth)
     return out
 
 
