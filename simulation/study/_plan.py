@@ -149,29 +149,31 @@ class StudyPlan(Result):
         return "\n".join(lines)
 
     def plot(self, ax: Any = None) -> Any:
-        """Coverage and half-width of each interval method against the number of items."""
+        """Half-width (and coverage) of the intervals against the number of items."""
         import matplotlib.pyplot as plt
 
         if ax is None:
             _, ax = plt.subplots(figsize=(6.5, 4))
-        t = self.table.sort_values("n_items")
-        for m, g in t.groupby("interval", sort=False):
-            ax.plot(g["n_items"], g["mean_half_width"], marker="o", label=f"{m} half-width")
+        t = self.table
+        curve = t[(t["interval"] == "analytic") & (t["stage"] != "comparison")]
+        curve = curve.sort_values("n_items")
+        ax.plot(curve["n_items"], curve["mean_half_width"], marker="o", color="C0",
+                label="analytic half-width (simulated)")
+        comp = t[t["stage"] == "comparison"]
+        for i, (_, row) in enumerate(comp.iterrows()):
+            ax.plot([row["n_items"]], [row["mean_half_width"]], marker="s", linestyle="",
+                    color=f"C{i + 1}", label=f"{row['interval']}: half-width "
+                                             f"{row['mean_half_width']:.3f}, coverage "
+                                             f"{row['coverage']:.3f}")
         if self.target is not None:
             ax.axhline(self.target, color="grey", linestyle=":", label="target half-width")
         ax.axvline(self.n_items, color="black", linestyle="--", label=f"n = {self.n_items}")
-        ax.set_xlabel("items")
-        ax.set_ylabel("mean half-width")
-        ax.set_title(f"{self.coefficient}: study size")
-        if "coverage" in t and t["coverage"].notna().any():
-            ax2 = ax.twinx()
-            for m, g in t.groupby("interval", sort=False):
-                ax2.plot(g["n_items"], g["coverage"], linestyle="--", marker="x",
-                         label=f"{m} coverage")
-            ax2.axhline(self.confidence_level, color="red", linewidth=0.8)
-            ax2.set_ylabel("coverage")
-            ax2.set_ylim(0, 1.02)
-        ax.legend(fontsize="small", loc="upper right")
+        ax.set_xscale("log")
+        ax.set_xlabel("items (log scale)")
+        ax.set_ylabel(f"mean half-width of the {self.confidence_level:.0%} interval")
+        ax.set_title(f"{self.coefficient}: {self.n_items} items ({self.method})")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize="small")
         return ax
 
 
@@ -605,6 +607,11 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
 
     # The interval methods at the size found.
     table = pd.DataFrame([rows[n] for n in sorted(rows)])
+    table["stage"] = "search"
+    quick = [quick_rows[n] for n in sorted(quick_rows) if n not in rows]
+    if quick:
+        table = pd.concat([pd.DataFrame(quick).assign(stage="doubling"), table],
+                          ignore_index=True)
     recommended = None
     at = rows[n_items]
     half, cov = at["mean_half_width"], at["coverage"]
@@ -613,7 +620,6 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
                          n_resamples=n_resamples, **sim_kw)
         comp = performance_frame(st, expected, None, INTERVAL_METHODS)
         comp["stage"] = "comparison"
-        table["stage"] = "search"
         table = pd.concat([table, comp], ignore_index=True)
         ok = comp[comp["coverage_high"] >= confidence_level]
         if len(ok):
@@ -631,8 +637,6 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
         if goal == "width" and half > target:
             notes.append(f"the recommended {recommended} interval's mean half-width at "
                          f"{n_items} items is {half:.4f}, above the target {target:g}")
-    else:
-        table["stage"] = "search"
     achieved_power = float(at.get("power", math.nan))
     n_range = None
     if pilot_ci is not None:
