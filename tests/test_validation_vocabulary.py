@@ -84,7 +84,9 @@ def test_shared_options_are_declared():
                     missing.append(f"{fname}({param})")
                 elif not isinstance(declared[param], SHARED[param]):
                     missing.append(f"{fname}({param}: {declared[param]!r})")
-    assert not missing, f"public functions without the shared check: {missing}"
+    assert not missing, (f"public functions without the shared check: {missing}; declare "
+                         "them with _goldnoise_lib.validation.validate_params and call "
+                         "check_params(function, locals()) first")
 
 
 def test_declarations_cover_many_functions():
