@@ -14,6 +14,7 @@ import dataclasses
 import inspect
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import agreement
@@ -144,3 +145,17 @@ def test_validate_params_refuses_unknown_names():
         @v.validate_params(level=v.ConfidenceLevel())
         def f(x):  # pragma: no cover - never called
             return x
+
+
+def test_numpy_float32_levels_work_through_the_public_api():
+    x = np.array([[0, 0, 1], [1, 1, 1], [0, 1, 0], [1, 0, 1], [0, 0, 0], [1, 1, 0]] * 5)
+    res = agreement.fleiss_kappa(x)
+    assert res.confidence_interval(np.float32(0.9)) == pytest.approx(
+        res.confidence_interval(0.9), abs=1e-6)
+    table = agreement.agreement_table(x, confidence_level=np.float32(0.9))
+    assert len(table) > 0
+    det = simulation.detected_error_rate(
+        simulation.Ranking.from_scores(pd.Series(np.linspace(1, 0, 30))),
+        pd.Series(np.arange(30) % 3 == 0), top_fraction=0.5,
+        confidence_level=np.float32(0.9))
+    assert det.confidence_level == pytest.approx(0.9)
