@@ -44,6 +44,9 @@ COLUMN_MAX_PAIRS = 4950  # k ≤ 100
 DENSE_MAX_PAIRS = 2_000_000
 # A pair's κ needs at least this many items rated by both.
 MIN_COMMON_ITEMS = 2
+# Up to this many annotator pairs the pair sums may live in the upper triangle (16 bytes
+# a pair: 320 MB at most) when most pairs co-rate (many annotators on shared items).
+TRIANGLE_MAX_PAIRS = 20_000_000
 
 
 class PairStats(NamedTuple):
@@ -124,6 +127,10 @@ def light(r: Ratings, wts: Weights, n_pop: float | None,
     codes = r.require_raters("`light_kappa`")
     k, m = codes.shape[1], r.n_categories
     w = wts.matrix
+    npairs = k * (k - 1) // 2
+    if stats is None and npairs > DENSE_MAX_PAIRS and npairs <= TRIANGLE_MAX_PAIRS \
+            and 2 * npairs <= _kl.count_visits(codes):
+        return _light_triangle(r, codes, wts, n_pop)
     st = _pair_stats(codes, m, w, r.n_items) if stats is None else stats
     ja, jb, both, agree, onehot, n, n2 = st.a, st.b, st.both, st.agree, st.onehot, st.n, st.n2
     ng = onehot.sum(axis=1)
@@ -182,6 +189,59 @@ def light(r: Ratings, wts: Weights, n_pop: float | None,
     return AgreementResult(value=value, observed=float(pa[ok].mean()),
                            expected=float(pe[ok].mean()), standard_error=se,
                            notes=tuple(notes), **common)
+
+
+def _light_triangle(r: Ratings, codes: np.ndarray, wts: Weights,
+                    n_pop: float | None) -> AgreementResult:
+    """Light's κ of many annotators who share items: pair sums over the upper triangle,
+    κ, its mean and the SE accumulated pair by pair (no per-pair temporaries)."""
+    k, m = codes.shape[1], r.n_categories
+    onehot, n, n2, sk, spa, spe, n_ok, n_co, ss_of = _kl.triangle_light(
+        codes, m, wts.matrix, MIN_COMMON_ITEMS, PE_TOL)
+    n_raters = int((onehot.sum(axis=1) > 0).sum())
+    if n_raters < 2:
+        raise ValueError(
+            f"`light_kappa` needs at least two annotators with ratings; got {n_raters}.")
+    if n2 == 0:
+        raise ValueError(
+            f"`light_kappa`: no item has two or more ratings ({k} annotator column(s)), so "
+            "there is no observed agreement. Agreement needs at least two ratings of some item.")
+    notes: list[str] = list(wts.notes)
+    if k - n_raters:
+        notes.append(f"{k - n_raters} annotator(s) without ratings ignored")
+    if n < r.n_items:
+        notes.append(f"{r.n_items - n} item(s) without ratings dropped")
+    notes.append(
+        f"mean of the pairwise Cohen's kappas over {n_ok} of the {n_co} annotator pairs that "
+        f"co-rated items (a pair needs {MIN_COMMON_ITEMS} or more items rated by both and "
+        f"chance agreement below 1; {n_raters * (n_raters - 1) // 2 - n_co} pairs never "
+        "co-rated); observed and expected are the means of the pairs' PA and PE")
+    common = dict(coefficient="Light's kappa", n_items=n, n_pairable=n2, n_raters=n_raters,
+                  n_categories=m, ci_method="t", weights=wts.name)
+    if n_ok == 0:
+        warnings.warn(
+            f"Light's kappa is undefined: none of the {n_co} annotator pairs that co-rated "
+            f"items has a Cohen's kappa (each needs {MIN_COMMON_ITEMS} or more items rated by "
+            "both and chance agreement below 1); NaN returned.",
+            DegenerateDataWarning, stacklevel=4)
+        notes.append(f"undefined: 0 of {n_co} co-rating pairs usable")
+        return AgreementResult(value=math.nan, observed=math.nan, expected=math.nan,
+                               standard_error=math.nan, notes=tuple(notes), **common)
+    value = sk / n_ok
+    se = math.nan
+    if n >= 2:
+        if n_pop is not None and n_pop < n:
+            raise ValueError(
+                f"`n_population` ({n_pop:g}) must be at least the number of rated items ({n}).")
+        se = math.sqrt(max(variance(ss_of(value, n), n, "gwet", n_pop), 0.0))
+    else:
+        warnings.warn("the standard error of Light's kappa needs at least two rated items; "
+                      "NaN returned.", DegenerateDataWarning, stacklevel=4)
+        notes.append("standard error undefined: fewer than two rated items")
+    if n_pop is not None:
+        notes.append(f"finite-population correction for N = {n_pop:g}")
+    return AgreementResult(value=value, observed=spa / n_ok, expected=spe / n_ok,
+                           standard_error=se, notes=tuple(notes), **common)
 
 
 def _standard_error(st: PairStats, w, p, ng, a, b, both, pe, kap, value, n, n_ok, ok,
