@@ -17,6 +17,9 @@ from goldnoise._cli._report import Column, Section, Table
 
 __all__ = ["bootstrap_section"]
 
+#: As the bootstrap engine: Light's κ is resampled for at most 100 annotators (4,950 pairs).
+LIGHT_MAX_PAIRS = 4950
+
 # Display names of the agreement table -> the engine's statistic names.
 NAMES = {
     "Percent agreement": "percent_agreement", "Fleiss' kappa": "fleiss_kappa",
@@ -45,6 +48,14 @@ def bootstrap_section(ratings: Any, analytic: dict[str, dict], *, n_resamples: i
                              "intervals")
     groups: list[tuple[list[str], list[str], str | None]] = []
     plain = [name for name in analytic if name in NAMES]
+    n_raters = getattr(ratings, "n_raters", 0)
+    if "Light's kappa" in plain and n_raters * (n_raters - 1) // 2 > LIGHT_MAX_PAIRS:
+        # Its resampled rows would hold one column per annotator pair (annotators²).
+        plain.remove("Light's kappa")
+        s.notes.append(f"Light's kappa not bootstrapped: {n_raters} annotators make "
+                       f"{n_raters * (n_raters - 1) // 2:,} pairs (the bootstrap keeps one "
+                       "column per pair, at most 100 annotators); its analytic interval "
+                       "stands")
     if plain:
         groups.append((plain, [NAMES[n] for n in plain], None))
     for name in analytic:

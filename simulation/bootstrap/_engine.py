@@ -133,8 +133,20 @@ def _pattern_groups(r: Ratings, by_rater: bool) -> np.ndarray:
     return np.unique(r.counts, axis=0, return_inverse=True)[1].ravel()
 
 
+#: Light's κ keeps one column per annotator pair in every item's row; beyond this many
+#: pairs (100 annotators) the rows would grow with annotators², not with the data.
+LIGHT_MAX_PAIRS = 4950
+
+
 def _plan(specs, r: Ratings, weights, level) -> tuple[_Plan, list[str]]:
     notes = []
+    pairs = r.n_raters * (r.n_raters - 1) // 2
+    if any(s.name == "light_kappa" for s in specs) and pairs > LIGHT_MAX_PAIRS:
+        raise ValueError(
+            f"`light_kappa` is bootstrapped for at most 100 annotators: its per-item rows keep "
+            f"one column per annotator pair, and {r.n_raters} annotators have {pairs:,} pairs. "
+            "Use light_kappa's analytic standard error, or bootstrap `conger_kappa` or "
+            "`fleiss_kappa`.")
     rated = r.ratings_per_item >= 1
     kept = np.flatnonzero(rated)
     if kept.size == 0:
