@@ -86,3 +86,20 @@ def plural(n: int, one: str, many: str | None = None) -> str:
 def p_text(p: float) -> str:
     """A probability with four decimals, or three significant digits when small."""
     return f"{p:.4f}" if p >= 1e-3 or p == 0 else f"{p:.3g}"
+
+
+def capped_margin(L: Any, gamma: Any, alpha: float) -> tuple[Any, str | None]:
+    """The paper's Chebyshev margin, or the exact one where Chebyshev exceeds the hard items.
+
+    Two systems can differ on at most R coin-flip items; with few of them Chebyshev's bound
+    says more than R (e.g. 3.2 items of 1). The exact binomial margin is then used and a
+    note says so.
+    """
+    from noise_models import chance_margin
+
+    margin = chance_margin(L=L, gamma=gamma, alpha=alpha)
+    if margin.margin <= margin.R:
+        return margin, None
+    exact = chance_margin(L=L, gamma=gamma, alpha=alpha, method="exact")
+    return exact, (f"the Chebyshev margin ({margin.margin:.1f} items) exceeds the {margin.R} "
+                   "hard item(s) two systems can differ on; the exact binomial margin is shown")

@@ -132,6 +132,9 @@ def read_table(path: Path, *, sep: str | None = None) -> Any:
             from None
     except pd.errors.ParserError as exc:
         raise DataError(f"could not read {path}: {_one_line(exc)}") from None
+    except EOFError:
+        raise DataError(f"could not read {path}: the compressed file ends early (truncated "
+                        "download or copy?); fetch it again") from None
     except (ValueError, OSError, ImportError) as exc:
         raise DataError(f"could not read {path}: {_one_line(exc)}") from None
     raise UsageError(f"unsupported file type {suffix or path.name!r}: use {SUFFIXES}")
@@ -207,6 +210,34 @@ def _looks_like_ids(col: Any, n_rows: int) -> bool:
     return n_rows >= 3 and col.nunique(dropna=True) == n_rows and col.notna().all()
 
 
+def _count_table_hint(frame: Any, path: Path) -> None:
+    """A wide file whose rows are small integers with one common total is a count table."""
+    import numpy as np
+
+    nums = frame.select_dtypes(include="number")
+    first = frame.columns[0]
+    if _looks_like_ids(frame[first], len(frame)) and first in nums.columns:
+        nums = nums.drop(columns=first)  # an id column, not a category
+    if nums.shape[1] < 2 or nums.isna().any().any():
+        return
+    values = nums.to_numpy(dtype=float)
+    if not (np.all(values == np.round(values)) and values.min() >= 0):
+        return
+    totals = values.sum(axis=1)
+    same = totals.min() == totals.max() and totals[0] >= 2
+    # crowd count tables (CIFAR-10H: 47–63 annotators an image) vary a little
+    near = totals.min() >= 10 and totals.std() <= 0.2 * totals.mean()
+    if (same or near) and values.max() > 1 and (values == 0).mean() > 0.2:
+        cols = list(map(str, nums.columns))
+        total = (f"{int(totals[0])}" if same else
+                 f"{int(totals.min())}–{int(totals.max())}")
+        raise DataError(
+            f"{path} looks like a count table: every row of {', '.join(cols[:5])}"
+            f"{', ...' if len(cols) > 5 else ''} adds up to {total} (annotators per "
+            "item), one column per category: add --layout counts"
+            + (f" --item {shlex.quote(str(first))}" if first not in nums.columns else ""))
+
+
 def _wide_hints(frame: Any, path: Path, layout: str = "wide") -> None:
     """Raise a DataError with a hint when a wide reading of ``frame`` is surely wrong."""
     n_rows, n_cols = frame.shape
@@ -229,6 +260,8 @@ def _wide_hints(frame: Any, path: Path, layout: str = "wide") -> None:
         if hint is not None and n_cols <= 8:
             raise DataError(f"{path} looks like one row per rating (column {rater!r} names "
                             f"annotators): add {hint}")
+    if layout == "wide" and n_rows >= 2:
+        _count_table_hint(frame, path)
     if _looks_like_ids(frame[first], n_rows) and n_cols > 1:
         others = frame.iloc[:, 1:]
         distinct = others.stack().nunique() if others.size else 0
@@ -350,6 +383,12 @@ def load_ratings(args: argparse.Namespace) -> LoadedRatings:
                                 f"{', '.join(map(str, frame.columns))}")
             _column(frame, item, "--item", path)
             _column(frame, label, "--label", path)
+            named = [("--item", item), ("--label", label), *(("--rater", r) for r in raters)]
+            for i, (fa, a) in enumerate(named):
+                for fb, b in named[i + 1:]:
+                    if a == b:
+                        raise UsageError(f"{fa} and {fb} both name column {a!r}: each must be "
+                                         "a different column")
             for r in raters:
                 _column(frame, r, "--rater", path)
             if len(raters) > 1:
@@ -383,6 +422,8 @@ def load_ratings(args: argparse.Namespace) -> LoadedRatings:
                                  f"labels, add --gold {g}")
             if args.item is None:
                 _wide_hints(frame, path, args.layout)
+            elif args.layout == "wide" and len(frame) >= 2:
+                _count_table_hint(frame, path)
             if frame.shape[1] == 0:
                 raise DataError(f"{path} has no annotator columns left")
             if frame.isna().all().all():

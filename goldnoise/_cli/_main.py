@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from types import ModuleType
 
 from goldnoise._cli._errors import CliError
-from goldnoise._cli._output import add_output_arguments, emit
+from goldnoise._cli._output import add_output_arguments, check_outputs, emit
 
 #: The verbs, in the order ``goldnoise --help`` lists them; each is ``goldnoise/_cli/<name>.py``.
 VERBS: tuple[str, ...] = (
@@ -88,6 +88,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     module = args._verb
+    try:
+        check_outputs(args)
+    except CliError as exc:
+        print(f"goldnoise: error: {exc}", file=sys.stderr)
+        return exc.exit_status
     if getattr(args, "no_progress", False):
         os.environ["GOLDNOISE_PROGRESS"] = "0"
     try:

@@ -80,6 +80,40 @@ def _render_any(report: Report, fmt: str) -> str:
     return render(report, fmt)
 
 
+_OUTPUT_OPTIONS = ("out", "report", "plot")
+
+
+def _input_paths(args: argparse.Namespace) -> list[Path]:
+    """Every existing file a verb's arguments name (ratings, scores, labels, gold, ...)."""
+    found = []
+    for key, value in vars(args).items():
+        if key.startswith("_") or key in _OUTPUT_OPTIONS:
+            continue
+        for v in (value if isinstance(value, list) else [value]):
+            if isinstance(v, (str, Path)) and str(v) and Path(v).is_file():
+                found.append(Path(v).resolve())
+    return found
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    """Before any work: refuse an output that would overwrite an input, or whose format
+    cannot be told from its suffix."""
+    inputs = set(_input_paths(args))
+    out = getattr(args, "out", None)
+    for key in ("out", "report"):
+        value = getattr(args, key, None)
+        if value is not None and Path(value).resolve() in inputs:
+            raise UsageError(f"--{key} {value} is one of the input files: it would be "
+                             "overwritten; write the output to another file")
+    plot = getattr(args, "plot", None)
+    if plot is not None and Path(plot).resolve() in inputs:
+        raise UsageError(f"--plot {plot} is an input file; give a folder for the plots")
+    if out is not None and _BY_SUFFIX.get(Path(out).suffix.lower()) is None \
+            and getattr(args, "format", None) is None:
+        raise UsageError(f"cannot tell the format of --out {out!r} from its suffix; add "
+                         f"--format {{{','.join(FORMATS)}}}")
+
+
 def emit(report: Report, args: argparse.Namespace, *, stdout: TextIO | None = None,
          stderr: TextIO | None = None) -> None:
     """Write ``report`` as the output options in ``args`` ask."""

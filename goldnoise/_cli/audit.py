@@ -14,6 +14,7 @@ import sys
 from typing import Any
 
 from goldnoise._cli._common import (
+    capped_margin,
     capture_notes,
     count,
     p_text,
@@ -286,19 +287,20 @@ def kappa_section(r: Any, bound: Any, *, alpha: float, threshold: float | None,
 
 
 def margin_section(bound: Any, *, alpha: float) -> Section:
-    from noise_models import chance_margin
 
     s = Section("margin", "Comparing two systems on the agreed subset (chance-difference "
                           "margin)")
     if bound is None:
         return s.undefined("there is no agreed subset to compare systems on")
-    margin = chance_margin(L=bound.agreed, gamma=bound.gamma, alpha=alpha)
+    margin, margin_note = capped_margin(bound.agreed, bound.gamma, alpha)
     s.values.update({"margin": margin.margin, "share": margin.share, "sigma": margin.sigma,
                      "hard_items": margin.R, "agreed": bound.agreed, "alpha": alpha,
                      "method": margin.method})
     s.lines.append(f"systems equally good on easy items can differ by chance by up to "
                    f"{margin.margin:.1f} items ({pct(margin.share)} of {bound.agreed}) at "
                    f"alpha = {alpha:g} ({margin.method} bound)")
+    if margin_note:
+        s.notes.append(margin_note)
     return s
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from goldnoise._cli._common import count, p_text, pct, probability, real
+from goldnoise._cli._common import capped_margin, count, p_text, pct, probability, real
 from goldnoise._cli._errors import UsageError
 from goldnoise._cli._report import Report, Section
 
@@ -59,10 +59,12 @@ def run(args: argparse.Namespace) -> Report:
 
     s.figures.append(posterior_figure(res, args.alpha))
     m = report.add(Section("margin", "Comparing two systems on the agreed items"))
-    margin = chance_margin(L=res.agreed, gamma=res.gamma, alpha=args.alpha)
+    margin, margin_note = capped_margin(res.agreed, res.gamma, args.alpha)
     m.values.update({"margin": margin.margin, "share": margin.share, "sigma": margin.sigma,
                      "hard_items": margin.R, "method": margin.method})
     m.lines.append(f"two systems equally good on easy items can differ by chance by up to "
                    f"{margin.margin:.1f} items ({pct(margin.share)} of {res.agreed}) at alpha "
                    f"= {args.alpha:g} ({margin.method} bound)")
+    if margin_note:
+        m.notes.append(margin_note)
     return report

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from goldnoise._cli._common import count, p_text, pct, probability, real
+from goldnoise._cli._common import capped_margin, count, p_text, pct, probability, real
 from goldnoise._cli._errors import UsageError
 from goldnoise._cli._report import Report, Section
 
@@ -82,10 +82,12 @@ def run(args: argparse.Namespace) -> Report:
                            f"as evenly as possible) to {kr.highest:.4f} (as unevenly as "
                            f"possible); {kr.most_likely:.4f} at the likeliest mix")
     m = report.add(Section("margin", "Comparing two systems on the agreed items"))
-    margin = chance_margin(L=ka.agreed, gamma=ka.gamma, alpha=args.alpha)
+    margin, margin_note = capped_margin(ka.agreed, ka.gamma, args.alpha)
     m.values.update({"margin": margin.margin, "share": margin.share, "sigma": margin.sigma,
                      "hard_items": margin.R, "method": margin.method})
     m.lines.append(f"two systems equally good on easy items can differ by chance by up to "
                    f"{margin.margin:.1f} items ({pct(margin.share)} of {ka.agreed}) at alpha = "
                    f"{args.alpha:g} ({margin.method} bound)")
+    if margin_note:
+        m.notes.append(margin_note)
     return report

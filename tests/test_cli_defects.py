@@ -1,0 +1,92 @@
+"""Defects a new user ran into (issue 22): each test fails on the code before the fix."""
+
+from __future__ import annotations
+
+import gzip
+
+import numpy as np
+import pandas as pd
+import pytest
+
+
+def _run(capsys, *argv):
+    from goldnoise._cli import main
+
+    status = main([str(a) for a in argv])
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def _counts(tmp_path):
+    # Fleiss (1971)'s layout: subject id, one column per diagnosis, 6 ratings a row.
+    rng = np.random.default_rng(0)
+    rows = [rng.multinomial(6, [0.4, 0.3, 0.2, 0.1, 0.0]) for _ in range(30)]
+    frame = pd.DataFrame(rows, columns=["Depression", "PD", "Schizo", "Neurosis", "Other"])
+    frame.insert(0, "subject", range(1, 31))
+    path = tmp_path / "counts.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+def test_count_table_hint_even_with_item(tmp_path, capsys):
+    path = _counts(tmp_path)
+    for extra in ([], ["--item", "subject"]):
+        status, out, err = _run(capsys, "audit", path, *extra)
+        assert status == 1
+        assert "looks like a count table" in err and "--layout counts" in err
+    status, out, err = _run(capsys, "audit", path, "--layout", "counts", "--item", "subject")
+    assert status == 0, err
+
+
+def test_out_refuses_to_overwrite_an_input(tmp_path, capsys):
+    path = _counts(tmp_path)
+    before = path.read_bytes()
+    status, out, err = _run(capsys, "audit", path, "--layout", "counts", "--item", "subject",
+                            "--out", path)
+    assert status == 2 and "is one of the input files" in err
+    assert path.read_bytes() == before
+    status, out, err = _run(capsys, "audit", path, "--layout", "counts", "--item", "subject",
+                            "--report", path)
+    assert status == 2 and path.read_bytes() == before
+
+
+def test_unknown_out_format_refused_before_the_work(tmp_path, capsys):
+    path = _counts(tmp_path)
+    status, out, err = _run(capsys, "audit", path, "--layout", "counts", "--item", "subject",
+                            "--out", tmp_path / "x.xyz")
+    assert status == 2 and "cannot tell the format" in err
+    assert out == ""  # nothing computed or printed
+
+
+def test_truncated_gzip_is_one_line(tmp_path, capsys):
+    data = gzip.compress(b"item,a,b\n1,x,y\n2,x,x\n3,y,y\n")
+    path = tmp_path / "cut.csv.gz"
+    path.write_bytes(data[:20])
+    status, out, err = _run(capsys, "audit", path)
+    assert status == 1 and "ends early" in err and len(err.strip().splitlines()) == 1
+
+
+def test_same_column_for_item_and_label(tmp_path, capsys):
+    path = tmp_path / "long.csv"
+    path.write_text("item,rater,label\n1,a,x\n1,b,y\n2,a,x\n2,b,x\n")
+    status, out, err = _run(capsys, "audit", path, "--layout", "long", "--item", "label",
+                            "--label", "label")
+    assert status == 2 and "both name column 'label'" in err
+
+
+def test_chance_margin_never_exceeds_the_hard_items(capsys):
+    # `goldnoise bound 10 9 0.5`: Chebyshev said 3.2 items of 1 (316%).
+    status, out, err = _run(capsys, "bound", "10", "9", "0.5", "--format", "json")
+    import json
+
+    values = json.loads(out)["sections"]["margin"]["values"]
+    assert values["margin"] <= values["hard_items"]
+    assert values["method"] == "exact"
+    status, out, err = _run(capsys, "bound", "1000", "100", "0.5")
+    assert "35.4 items" in out and "chebyshev" in out  # the spec's worked example unchanged
+
+
+@pytest.mark.parametrize("n", ["1e20", "100000000000000000000"])
+def test_bound_with_huge_n(capsys, n):
+    status, out, err = _run(capsys, "bound", n, "10", "0.5")
+    assert status == 0, err
