@@ -259,8 +259,8 @@ def test_uniform_noise_separates_better_than_similarity_noise():
     # on the noisy labels; uniform (synthetic) noise separates by loss, noise that follows
     # the data's own similarity much less.
     from sklearn.datasets import load_digits
-    from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import cross_val_predict
+    from sklearn.neighbors import KNeighborsClassifier
 
     x, y = load_digits(return_X_y=True)
     results = {}
@@ -271,10 +271,76 @@ def test_uniform_noise_separates_better_than_similarity_noise():
         else:
             noisy = perturb_similar(y, x + 1e-9, rate=0.2, rng=0)
         given = noisy.labels.to_numpy().astype(int)
-        probs = cross_val_predict(LogisticRegression(max_iter=300), x / 16.0, given, cv=5,
+        probs = cross_val_predict(KNeighborsClassifier(15), x / 16.0, given, cv=5,
                                   method="predict_proba")
         res = loss_separability(probs, given, noisy.changed, n_resamples=200, rng=0)
         results[name] = res
     assert results["uniform"].auroc > results["similar"].auroc
     assert results["uniform"].auroc_interval.low > results["similar"].auroc_interval.high
     assert results["uniform"].overlap < results["similar"].overlap
+
+
+# ----------------------------------------------------------------------------- the commands
+
+
+def _run(capsys, *argv):
+    from goldnoise._cli import main
+
+    status = main([str(a) for a in argv])
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def test_cli_noise_voters_separability(tmp_path, capsys):
+    labels, emb = _data(n=120, d=6, k=3, seed=3)
+    ids = [f"i{j}" for j in range(120)]
+    pd.DataFrame({"id": ids, "label": labels}).to_csv(tmp_path / "labels.csv", index=False)
+    frame = pd.DataFrame(emb, columns=[f"e{j}" for j in range(6)])
+    frame.insert(0, "id", ids)
+    frame.to_parquet(tmp_path / "emb.parquet", index=False)
+    pd.DataFrame({"class": [0, 1, 2], "source": ["a", "a", "b"]}).to_csv(
+        tmp_path / "sources.csv", index=False)
+    status, out, err = _run(capsys, "simulate", "noise", tmp_path / "labels.csv",
+                            tmp_path / "emb.parquet", "--rate", "0.2", "--sources",
+                            tmp_path / "sources.csv", "--out", tmp_path / "noisy.csv")
+    assert status == 0, err
+    noisy = pd.read_csv(tmp_path / "noisy.csv")
+    assert int(noisy["changed"].sum()) == 24 and set(noisy["noise_source"]) == {"a", "b"}
+    want = perturb_similar(pd.Series(labels, index=pd.Index(ids, name="item")), emb,
+                           rate=0.2, sources={0: "a", 1: "a", 2: "b"}, rng=0)
+    np.testing.assert_array_equal(noisy["changed"].to_numpy(), want.changed)
+
+    rng = np.random.default_rng(0)
+    probs = rng.dirichlet(np.ones(3), size=120)
+    np.savez(tmp_path / "m1.npz", ids=np.array(ids), probs=probs)
+    np.savez(tmp_path / "m2.npz", ids=np.array(ids), probs=probs[::-1])
+    status, out, err = _run(capsys, "simulate", "voters", tmp_path / "m1.npz",
+                            tmp_path / "m2.npz", "--votes", "10", "--labels",
+                            tmp_path / "labels.csv", "--format", "json")
+    assert status == 0, err
+    values = json.loads(out)["sections"]["voters"]["values"]
+    assert values["n_voters"] == 2 and 0 < values["delta"] < 1 and values["nth"] > 0
+
+    status, out, err = _run(capsys, "simulate", "separability", tmp_path / "m1.npz",
+                            "--noisy", tmp_path / "noisy.csv", "--resamples", "100")
+    assert status == 0, err
+    assert "AUROC" in out
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["noise", "LABELS", "missing.parquet", "--rate", "0.1"], "no such file"),
+    (["noise", "LABELS", "BAD", "--rate", "0.1"], "has 20 ids for 5 rows"),
+    (["voters", "missing.npz", "--votes", "3"], "no such score file"),
+    (["separability", "missing.npz", "--noisy", "LABELS"], "needs columns label and changed"),
+])
+def test_cli_bad_input_one_line(tmp_path, capsys, argv, match):
+    labels, emb = _data(n=20)
+    pd.DataFrame({"id": range(20), "label": labels}).to_csv(tmp_path / "labels.csv",
+                                                            index=False)
+    np.save(tmp_path / "bad.npy", emb[:5])
+    argv = [str(tmp_path / "labels.csv") if a == "LABELS" else
+            str(tmp_path / "bad.npy") if a == "BAD" else
+            str(tmp_path / a) if a.startswith("missing") else a for a in argv]
+    status, out, err = _run(capsys, "simulate", *argv)
+    assert status == 1
+    assert match in err and len(err.strip().splitlines()) == 1

@@ -20,6 +20,11 @@ __all__ = ["SeparabilityResult", "loss_separability", "overlap_coefficient"]
 _BLOCK_CELLS = 2**23
 
 
+def _scale(loss: np.ndarray) -> np.ndarray:
+    """The axis of the histograms: log(1 + loss) for losses (≥ 0), else the values."""
+    return np.log1p(loss) if loss.min() >= 0 else loss
+
+
 def _edges(loss: np.ndarray, bins: int) -> np.ndarray:
     lo, hi = float(loss.min()), float(loss.max())
     if hi <= lo:
@@ -35,7 +40,9 @@ def overlap_coefficient(a: Any, b: Any, *, bins: int = 30) -> float:
     """Weitzman's overlap of two samples: ``Σ_b min(p_a(b), p_b(b))`` on a common grid.
 
     The densities are histograms on ``bins`` equal-width bins spanning both
-    samples; 1 for identical samples, 0 when no bin holds values of both.
+    samples (of ``log(1 + x)`` when every value is ≥ 0, as losses are: capped
+    cross-entropies of zero probabilities would otherwise stretch the grid);
+    1 for identical samples, 0 when no bin holds values of both.
 
     Examples
     --------
@@ -47,6 +54,8 @@ def overlap_coefficient(a: Any, b: Any, *, bins: int = 30) -> float:
     a, b = np.asarray(a, float).ravel(), np.asarray(b, float).ravel()
     if a.size == 0 or b.size == 0:
         raise ValueError("both samples need at least one value.")
+    if np.concatenate([a, b]).min() >= 0:
+        a, b = np.log1p(a), np.log1p(b)
     edges = _edges(np.concatenate([a, b]), check_integer(bins, "bins", 1))
     pa = np.bincount(_bin_of(a, edges), minlength=bins) / a.size
     pb = np.bincount(_bin_of(b, edges), minlength=bins) / b.size
@@ -132,11 +141,13 @@ class SeparabilityResult(Result):
 
         if ax is None:
             _, ax = plt.subplots(figsize=(6.4, 4))
-        loss, noisy = self.loss.to_numpy(), self.is_noisy.to_numpy()
+        raw, noisy = self.loss.to_numpy(), self.is_noisy.to_numpy()
+        loss = _scale(raw)
         edges = _edges(loss, self.bins)
         ax.hist(loss[~noisy], bins=edges, density=True, alpha=0.55, label="clean")
         ax.hist(loss[noisy], bins=edges, density=True, alpha=0.55, label="noisy")
-        ax.set_xlabel("loss of the given label")
+        ax.set_xlabel("log(1 + loss of the given label)" if raw.min() >= 0 else
+                      "loss of the given label")
         ax.set_ylabel("density")
         ax.set_title(f"AUROC {self.auroc:.3f}, overlap {self.overlap:.3f}")
         ax.legend()
@@ -170,8 +181,9 @@ def loss_separability(scores: Any, labels: Any, is_noisy: Any, *, bins: int = 30
     noise does not (NoisywikiHow, Wu et al. 2023, Fig. 3). Two numbers: the
     AUROC of the per-item loss for noisy against clean items, and the overlap
     coefficient of the two loss distributions (Weitzman's overlap Σ min of the
-    two histograms on a common grid of ``bins`` equal-width bins spanning all
-    losses). Both get percentile intervals from the item bootstrap stratified
+    two histograms on a common grid of ``bins`` equal-width bins of
+    ``log(1 + loss)`` spanning all items; the logarithm keeps the capped
+    losses of zero probabilities from stretching the grid). Both get percentile intervals from the item bootstrap stratified
     by ``is_noisy`` (the bootstrap engine's stratified multinomial counts; the
     two statistics are paired on the same replicates).
 
@@ -226,8 +238,8 @@ def loss_separability(scores: Any, labels: Any, is_noisy: Any, *, bins: int = 30
     bins = check_integer(bins, "bins", 1)
     n_resamples = check_integer(n_resamples, "n_resamples", 1)
     level = check_confidence_level(confidence_level)
-    edges = _edges(loss, bins)
-    b = _bin_of(loss, edges)
+    axis = _scale(loss)
+    b = _bin_of(axis, _edges(axis, bins))
     onehot = np.zeros((n, bins))
     onehot[np.arange(n), b] = 1.0
 
