@@ -73,7 +73,8 @@ class SeparabilityResult(Result):
     overlap : float
         Weitzman's overlap of the two loss histograms (1: inseparable).
     auroc_interval, overlap_interval : ConfidenceInterval
-        Percentile intervals of the stratified item bootstrap.
+        Intervals of the stratified item bootstrap (percentile for the AUROC,
+        basic for the overlap).
     n_noisy, n_clean : int
     bins : int
         Bins of the common histogram grid.
@@ -265,7 +266,14 @@ def loss_separability(scores: Any, labels: Any, is_noisy: Any, *, bins: int = 30
         dist[lo:hi, 1] = overlap(w)
     boot = bootstrap_result(point, dist, method="percentile", confidence_level=level,
                             scheme="multinomial", n_items=n, names=("auroc", "overlap"))
-    ci = boot.confidence_interval
+    # The overlap's plug-in estimate sits below its resamples' spread (a sum of minima of
+    # noisy histograms is biased down): its interval is the basic one, which reflects that.
+    basic = bootstrap_result(point, dist, method="basic", confidence_level=level,
+                             scheme="multinomial", n_items=n, names=("auroc", "overlap"))
+    ci = ConfidenceInterval(np.array([boot.confidence_interval.low[0],
+                                      basic.confidence_interval.low[1]]),
+                            np.array([boot.confidence_interval.high[0],
+                                      basic.confidence_interval.high[1]]))
     idx = items if items is not None else pd.RangeIndex(n, name="item")
     return SeparabilityResult(
         auroc=float(point[0]), overlap=float(point[1]),
