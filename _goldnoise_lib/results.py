@@ -66,6 +66,9 @@ class CallableInterval(ConfidenceInterval):
         self._at_level = at_level
         return self
 
+    def __repr__(self) -> str:  # printed as the plain interval it stands for
+        return f"ConfidenceInterval(low={self.low!r}, high={self.high!r})"
+
     def __call__(self, confidence_level: float | None = None) -> ConfidenceInterval:
         if confidence_level is None or self._at_level is None:
             if confidence_level is not None:

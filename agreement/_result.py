@@ -8,7 +8,14 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any, NamedTuple
 
 from _goldnoise_lib.results import ConfidenceInterval, Result
-from _goldnoise_lib.validation import check_confidence_level, check_option
+from _goldnoise_lib.validation import (
+    ConfidenceLevel,
+    Option,
+    check_confidence_level,
+    check_option,
+    check_params,
+    validate_params,
+)
 
 __all__ = ["AgreementResult", "ConfidenceInterval", "TestResult"]
 
@@ -147,6 +154,8 @@ class AgreementResult(Result):
         state["_null_se"] = self.null_standard_error
         return state
 
+    @validate_params(confidence_level=ConfidenceLevel(),
+                     method=Option(_CI_METHODS, optional=True))
     def confidence_interval(
         self, confidence_level: float = 0.95, *, method: str | None = None
     ) -> ConfidenceInterval:
@@ -168,6 +177,7 @@ class AgreementResult(Result):
             1); ``(nan, nan)`` when the standard error is undefined.
             :meth:`clipped` says whether clipping happened.
         """
+        check_params(AgreementResult.confidence_interval, locals())
         level = check_confidence_level(confidence_level)
         method = self.ci_method if method is None else method
         check_option(method, "method", _CI_METHODS)
@@ -177,8 +187,10 @@ class AgreementResult(Result):
         lo, hi = self.value_range
         return ConfidenceInterval(max(self.value - half, lo), min(self.value + half, hi))
 
+    @validate_params(confidence_level=ConfidenceLevel(), method=Option(_CI_METHODS, optional=True))
     def clipped(self, confidence_level: float = 0.95, *, method: str | None = None) -> bool:
         """Whether the Wald interval at this level left :attr:`value_range` and was clipped."""
+        check_params(AgreementResult.clipped, locals())
         level = check_confidence_level(confidence_level)
         method = self.ci_method if method is None else method
         check_option(method, "method", _CI_METHODS)

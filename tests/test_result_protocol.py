@@ -116,6 +116,7 @@ EXAMPLES = {
         np.array([[0, 0, 1], [1, 1, 1], [0, 1, 0], [1, 0, 1]]), [0, 1, 0, 1], rate=0.5,
         rng=0),
     "Ranking": lambda: simulation.label_error_ranking(_model_scores(), ["neg", "neg", "neg"]),
+    "AuditResult": lambda: goldnoise.audit(_ratings()),
     "StudyPlan": lambda: simulation.study_size("krippendorff_alpha", minimum=0.8,
                                                significance=0.05, n_categories=4,
                                                method="closed-form"),
@@ -129,7 +130,8 @@ CLASSES = _public_result_classes()
 
 def test_every_public_result_class_has_an_example():
     missing = sorted(set(CLASSES) - set(EXAMPLES))
-    assert not missing, f"public result classes without an example here: {missing}"
+    assert not missing, (f"public result classes without an example here: {missing}; add a "
+                         "small one to EXAMPLES (built through the public function)")
 
 
 @pytest.mark.parametrize("name", sorted(EXAMPLES))

@@ -10,9 +10,11 @@ message shape (the parameter in backticks first, what arrived at the end).
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import agreement
@@ -29,13 +31,36 @@ SHARED = {"confidence_level": v.ConfidenceLevel, "alpha": v.Alpha, "rng": v.Rng,
           "n_resamples": v.Resamples}
 
 
+#: Public methods whose shared-looking parameter means something else.
+NOT_SHARED = {
+    # the older spelling: ``confidence_interval("auroc")`` names a metric
+    "DetectionResult.confidence_interval",
+}
+
+
 def _public_functions() -> dict[str, object]:
+    """Public functions, and the public methods (and ``__init__``) of public classes.
+
+    The generated ``__init__`` of a result dataclass only stores fields: left out.
+    """
     out = {}
     for pkg in PACKAGES:
         for name in pkg.__all__:
             obj = getattr(pkg, name)
             if inspect.isfunction(obj):
                 out.setdefault(name, obj)
+            elif inspect.isclass(obj) and obj.__module__.split(".")[0] in {
+                    p.__name__ for p in PACKAGES}:
+                for mname, meth in vars(obj).items():
+                    if not inspect.isfunction(meth):
+                        continue
+                    if mname.startswith("_") and mname != "__init__":
+                        continue
+                    if mname == "__init__" and dataclasses.is_dataclass(obj):
+                        continue
+                    if f"{name}.{mname}" in NOT_SHARED:
+                        continue
+                    out.setdefault(f"{name}.{mname}", meth)
     return out
 
 
@@ -60,7 +85,9 @@ def test_shared_options_are_declared():
                     missing.append(f"{fname}({param})")
                 elif not isinstance(declared[param], SHARED[param]):
                     missing.append(f"{fname}({param}: {declared[param]!r})")
-    assert not missing, f"public functions without the shared check: {missing}"
+    assert not missing, (f"public functions without the shared check: {missing}; declare "
+                         "them with _goldnoise_lib.validation.validate_params and call "
+                         "check_params(function, locals()) first")
 
 
 def test_declarations_cover_many_functions():
@@ -118,3 +145,17 @@ def test_validate_params_refuses_unknown_names():
         @v.validate_params(level=v.ConfidenceLevel())
         def f(x):  # pragma: no cover - never called
             return x
+
+
+def test_numpy_float32_levels_work_through_the_public_api():
+    x = np.array([[0, 0, 1], [1, 1, 1], [0, 1, 0], [1, 0, 1], [0, 0, 0], [1, 1, 0]] * 5)
+    res = agreement.fleiss_kappa(x)
+    assert res.confidence_interval(np.float32(0.9)) == pytest.approx(
+        res.confidence_interval(0.9), abs=1e-6)
+    table = agreement.agreement_table(x, confidence_level=np.float32(0.9))
+    assert len(table) > 0
+    det = simulation.detected_error_rate(
+        simulation.Ranking.from_scores(pd.Series(np.linspace(1, 0, 30))),
+        pd.Series(np.arange(30) % 3 == 0), top_fraction=0.5,
+        confidence_level=np.float32(0.9))
+    assert det.confidence_level == pytest.approx(0.9)

@@ -336,12 +336,14 @@ class KappaAuditResult(Result):
 
     _headline = "gamma"
 
+    @validate_params(confidence_level=ConfidenceLevel(optional=True))
     def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
         """κ's Wald interval at ``confidence_level`` (default: :attr:`confidence_level`).
 
         The interval of :attr:`kappa_result` (from ratings); ``(nan, nan)`` when
         the audit started from a κ value, which carries no standard error.
         """
+        check_params(KappaAuditResult.confidence_interval, locals())
         level = (self.confidence_level if confidence_level is None
                  else check_confidence_level(confidence_level))
         if self.kappa_result is None:

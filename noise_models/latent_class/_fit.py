@@ -18,7 +18,7 @@ import pandas as pd
 from agreement import Ratings
 from _goldnoise_lib.lazy import lazy_module
 from _goldnoise_lib.results import Result
-from _goldnoise_lib.validation import check_alpha
+from _goldnoise_lib.validation import Alpha, check_alpha, check_params, validate_params
 from noise_models.easy_hard import noise_bound
 
 # Imported at first use: scipy and Numba would double the time of `import goldnoise`.
@@ -180,6 +180,7 @@ class LatentClassFit(Result):
                 cols[f"q_{c}"] = self.q[:, i]
         return pd.DataFrame(cols, index=self.ratings.raters)
 
+    @validate_params(alpha=Alpha())
     def noise_bound(self, alpha: float = 0.95):
         """The γ bound of the agreed items under this fit (SPEC §2.4).
 
@@ -222,6 +223,7 @@ class LatentClassFit(Result):
         >>> res.hidden_hard == noise_bound(300, 100, p).hidden_hard
         True
         """
+        check_params(LatentClassFit.noise_bound, locals())
         return fit_noise_bound(self, alpha=alpha)
 
     def to_dict(self) -> dict[str, Any]:

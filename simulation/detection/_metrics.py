@@ -249,6 +249,7 @@ class DetectionResult(Result):
 
     _headline = "average_precision"
 
+    @validate_params(metric=Option(METRICS), confidence_level=ConfidenceLevel(optional=True))
     def metric_interval(self, metric: str,
                         confidence_level: float | None = None) -> ConfidenceInterval:
         """The bootstrap interval of one metric (NaN bounds without resamples).
@@ -260,6 +261,7 @@ class DetectionResult(Result):
             Default :attr:`confidence_level` (the intervals computed with the
             result); another level is read from the same replicates.
         """
+        check_params(DetectionResult.metric_interval, locals())
         check_option(metric, "metric", METRICS)
         if confidence_level is None or self.bootstrap is None:
             if confidence_level is not None:
@@ -539,8 +541,10 @@ class DetectedErrorRateResult(Result):
 
     _headline = "rate"
 
+    @validate_params(confidence_level=ConfidenceLevel(optional=True))
     def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
         """Clopper–Pearson interval of :attr:`rate` (default level: :attr:`confidence_level`)."""
+        check_params(DetectedErrorRateResult.confidence_interval, locals())
         if confidence_level is None:
             return self.interval
         return clopper_pearson(self.n_errors, self.n_verified,
