@@ -15,9 +15,18 @@ names its headline field in ``_headline``. It then has, with one meaning everywh
 ``result._repr_html_()``
     the notebook view (caption, the ``to_dict`` table and the first rows of a
     ``to_frame`` table);
-``result.confidence_interval(confidence_level=0.95)``
-    a :class:`ConfidenceInterval` ``(low, high)`` -- defined only by the classes
-    that have one interval for their headline value.
+``result.confidence_interval(confidence_level=...)``
+    a :class:`ConfidenceInterval` ``(low, high)`` of the headline value -- defined
+    only by the classes that have one interval: ``AgreementResult`` (default 0.95),
+    ``KappaAuditResult``, ``DetectionResult``, ``DetectedErrorRateResult`` and
+    ``BootstrapResult`` (default: the level the result was computed at; arrays of
+    one interval per statistic for the bootstrap). Where an older spelling meant
+    something else it keeps working: ``BootstrapResult.confidence_interval.low``
+    reads the stored intervals (the field is now ``interval``), and
+    ``DetectionResult.confidence_interval("auroc")`` is
+    ``DetectionResult.metric_interval("auroc")``.
+
+Each class documents the shape of its ``to_frame()`` in its docstring.
 
 Subclasses override what differs (usually ``to_dict`` for arrays, ``to_frame``
 for per-row tables, ``summary`` for a readable text); everything else is shared.
@@ -33,7 +42,7 @@ import numpy as np
 
 from _goldnoise_lib.html import result_html
 
-__all__ = ["ConfidenceInterval", "Result", "plain_value"]
+__all__ = ["CallableInterval", "ConfidenceInterval", "Result", "plain_value"]
 
 
 class ConfidenceInterval(NamedTuple):
@@ -41,6 +50,32 @@ class ConfidenceInterval(NamedTuple):
 
     low: float
     high: float
+
+
+class CallableInterval(ConfidenceInterval):
+    """A :class:`ConfidenceInterval` that can also be called with a level.
+
+    For a result whose interval used to be a *field* named ``confidence_interval``
+    (read as ``res.confidence_interval.low``): the attribute keeps reading that
+    way, and ``res.confidence_interval(0.9)`` gives the interval at another level,
+    as every other result's method does.
+    """
+
+    def __new__(cls, low: Any, high: Any, at_level: Any = None) -> CallableInterval:
+        self = super().__new__(cls, low, high)
+        self._at_level = at_level
+        return self
+
+    def __repr__(self) -> str:  # printed as the plain interval it stands for
+        return f"ConfidenceInterval(low={self.low!r}, high={self.high!r})"
+
+    def __call__(self, confidence_level: float | None = None) -> ConfidenceInterval:
+        if confidence_level is None or self._at_level is None:
+            if confidence_level is not None:
+                from _goldnoise_lib.validation import check_confidence_level
+                check_confidence_level(confidence_level)
+            return ConfidenceInterval(self.low, self.high)
+        return self._at_level(confidence_level)
 
 
 def plain_value(value: Any) -> Any:
@@ -60,7 +95,7 @@ def plain_value(value: Any) -> Any:
     return value
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
 class Result:
     """Base of every result class (see the module docstring for the protocol)."""
 

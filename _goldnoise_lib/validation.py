@@ -1,23 +1,57 @@
-"""Input validation shared by the three topics of ``noise_models``.
+"""The one validation vocabulary of goldnoise.
 
 One place decides what a count, an integer option, a non-negative number, a
-probability, the paper's confidence α and a random generator are, so that every
-public function of ``easy_hard``, ``latent_class`` and ``instance`` says the
-same thing about the same mistake.
+probability, a confidence level, the paper's confidence α, a number of bootstrap
+resamples, an option string and a random generator are, so that every public
+function of the four packages says the same thing about the same mistake:
+
+* a wrong *type* is a ``TypeError``, a wrong *value* a ``ValueError``;
+* the message names the parameter in backticks first, says what is allowed and
+  ends with what arrived: ``"`alpha` must be in (0, 1) ...; got 1.5."``.
+
+The shared options of each public function are declared as data with
+:func:`validate_params` (scikit-learn's ``validate_params`` idea)::
+
+    @validate_params(confidence_level=ConfidenceLevel(), rng=Rng(),
+                     n_resamples=Resamples(minimum=0), method=Option(METHODS))
+    def detection_metrics(scores, is_error, *, ...): ...
+
+and the function's first statement is ``check_params(detection_metrics, locals())``,
+which checks those arguments in the declared order and leaves the values as they
+are. The declaration stays readable on the function as ``__goldnoise_constraints__``, so
+that one common test feeds every public function an invalid value for each of its
+declared options (``Constraint.invalid_examples``) and expects the same error.
+
+The number of bootstrap resamples follows one rule everywhere: a whole number
+``>= 0`` where **0 means "no bootstrap"** (point estimates only, no intervals);
+a function whose only output is the replicates (``simulation.bootstrap``) has
+nothing to return without them and asks for ``>= 1`` with the same check.
 """
 
 from __future__ import annotations
 
+import inspect
 import math
 import numbers
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 __all__ = [
+    "Alpha",
+    "ConfidenceLevel",
+    "Constraint",
+    "Count",
+    "Integer",
+    "Option",
+    "Probability",
+    "Resamples",
+    "Rng",
     "check_alpha",
     "check_confidence_level",
     "check_option",
+    "check_params",
     "check_resamples",
     "check_count",
     "check_integer",
@@ -25,6 +59,7 @@ __all__ = [
     "check_probability",
     "check_rng",
     "check_shares",
+    "validate_params",
 ]
 
 # Float counts are accepted when they are whole numbers (so ``n=1e9`` works);
@@ -57,10 +92,11 @@ def check_count(value: Any, name: str, *, minimum: int = 0) -> int:
 
 
 def check_probability(value: Any, name: str, *, open_low: bool = False,
-                      open_high: bool = False) -> float:
-    """A finite float in [0, 1] (ends excluded on request)."""
+                      open_high: bool = False,
+                      what: str = "a probability (a number in [0, 1])") -> float:
+    """A finite float in [0, 1] (ends excluded on request); ``what`` names it in messages."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"`{name}` must be a probability (a number in [0, 1]); got "
+        raise TypeError(f"`{name}` must be {what}; got "
                         f"{value!r} (type {type(value).__name__}).")
     f = float(value)
     low_ok = f > 0.0 if open_low else f >= 0.0
@@ -127,13 +163,24 @@ def check_number(value: Any, name: str, *, positive: bool) -> float:
     return v
 
 
-def check_rng(rng: Any) -> np.random.Generator:
-    """``numpy.random.default_rng(rng)``, with a message naming `rng` when it fails."""
+def check_rng(rng: Any, name: str = "rng") -> np.random.Generator:
+    """``numpy.random.default_rng(rng)``, with a message naming `rng` when it fails.
+
+    A negative int seed is a ValueError; anything else ``default_rng`` refuses
+    (strings, floats, bools) a TypeError.
+    """
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, (bool, np.bool_)) \
+            and rng < 0:
+        raise ValueError(f"`{name}` must be None, a non-negative int seed, a numpy "
+                         f"SeedSequence or Generator; got {rng!r}.")
+    if isinstance(rng, (bool, np.bool_, float, np.floating, str, bytes)):
+        raise TypeError(f"`{name}` must be None, an int seed, a numpy SeedSequence or "
+                        f"Generator; got {rng!r} (type {type(rng).__name__}).")
     try:
         return np.random.default_rng(rng)
     except (TypeError, ValueError):
         raise TypeError(
-            "`rng` must be None, an int seed, a numpy SeedSequence or Generator; "
+            f"`{name}` must be None, an int seed, a numpy SeedSequence or Generator; "
             f"got {rng!r}."
         ) from None
 
@@ -149,17 +196,281 @@ def check_confidence_level(value: Any, name: str = "confidence_level") -> float:
     return f
 
 
-def check_option(value: Any, name: str, allowed: tuple[str, ...] | list[str]) -> str:
-    """One of the strings ``allowed``, matched exactly (no prefixes, no case folding)."""
+def check_option(value: Any, name: str, allowed: tuple[str, ...] | list[str], *,
+                 hint: str = "") -> str:
+    """One of the strings ``allowed``, matched exactly (no prefixes, no case folding).
+
+    ``hint`` (a sentence) follows the message, e.g. why an option is not offered.
+    """
     allowed = tuple(allowed)
+    tail = f" {hint}" if hint else ""
     if not isinstance(value, str):
         raise TypeError(f"`{name}` must be one of {allowed}; got {value!r} "
-                        f"(type {type(value).__name__}).")
+                        f"(type {type(value).__name__}).{tail}")
     if value not in allowed:
-        raise ValueError(f"`{name}` must be one of {allowed}; got {value!r}.")
+        raise ValueError(f"`{name}` must be one of {allowed}; got {value!r}.{tail}")
     return value
 
 
-def check_resamples(value: Any, name: str = "n_resamples", *, minimum: int = 1) -> int:
-    """A number of resamples (an integer ``>= minimum``; 1 unless a function allows 0)."""
+def check_resamples(value: Any, name: str = "n_resamples", *, minimum: int = 0) -> int:
+    """A number of bootstrap resamples: an integer ``>= minimum``.
+
+    The package's one rule: 0 means "no bootstrap" (``minimum=0``, the default);
+    only a function whose whole output is the replicates passes ``minimum=1``.
+    """
     return check_integer(value, name, minimum)
+
+
+# ----------------------------------------------------- constraints declared as data
+class Constraint:
+    """What one shared option accepts; ``check`` raises the package's errors."""
+
+    #: Short name of the kind of option (shown in the common test's ids).
+    kind = "constraint"
+    #: Whether ``None`` is accepted (an option whose default is "not asked for").
+    optional = False
+
+    def check(self, value: Any, name: str) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def validate(self, value: Any, name: str) -> Any:
+        if value is None and self.optional:
+            return None
+        return self.check(value, name)
+
+    def invalid_examples(self) -> list[tuple[Any, type[Exception]]]:
+        """Values this constraint refuses and the error each one raises."""
+        return []
+
+    def valid_example(self) -> Any:
+        """A value this constraint accepts."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        extra = ", optional=True" if self.optional else ""
+        return f"{type(self).__name__}({self._args()}{extra})"
+
+    def _args(self) -> str:
+        return ""
+
+
+class ConfidenceLevel(Constraint):
+    """A confidence level in (0, 1) (:func:`check_confidence_level`)."""
+
+    kind = "confidence_level"
+
+    def __init__(self, *, optional: bool = False) -> None:
+        self.optional = optional
+
+    def check(self, value: Any, name: str) -> float:
+        return check_confidence_level(value, name)
+
+    def valid_example(self) -> Any:
+        return 0.95
+
+    def invalid_examples(self) -> list[tuple[Any, type[Exception]]]:
+        return [("0.95", TypeError), (True, TypeError), (1.5, ValueError), (0.0, ValueError)]
+
+
+class Alpha(Constraint):
+    """The paper's confidence α of a bound, in (0, 1) (:func:`check_alpha`)."""
+
+    kind = "alpha"
+
+    def __init__(self, *, optional: bool = False) -> None:
+        self.optional = optional
+
+    def check(self, value: Any, name: str) -> float:
+        if name != "alpha":
+            return check_confidence_level(value, name)
+        return check_alpha(value)
+
+    def valid_example(self) -> Any:
+        return 0.95
+
+    def invalid_examples(self) -> list[tuple[Any, type[Exception]]]:
+        return [("0.95", TypeError), (1.0, ValueError), (0.0, ValueError)]
+
+
+class Rng(Constraint):
+    """None, an int seed, a SeedSequence or a Generator (:func:`check_rng`)."""
+
+    kind = "rng"
+    optional = True
+
+    def check(self, value: Any, name: str) -> Any:
+        check_rng(value, name)
+        return value
+
+    def valid_example(self) -> Any:
+        return 0
+
+    def invalid_examples(self) -> list[tuple[Any, type[Exception]]]:
+        return [("seed", TypeError), (0.5, TypeError), (-1, ValueError)]
+
+
+class Count(Constraint):
+    """A whole number ``>= minimum`` (:func:`check_count`)."""
+
+    kind = "count"
+
+    def __init__(self, minimum: int = 0, *, optional: bool = False) -> None:
+        self.minimum = minimum
+        self.optional = optional
+
+    def check(self, value: Any, name: str) -> int:
+        return check_count(value, name, minimum=self.minimum)
+
+    def valid_example(self) -> Any:
+        return max(self.minimum, 2)
+
+    def invalid_examples(self) -> list[tuple[Any, type[Exception]]]:
+        return [("3", TypeError), (True, TypeError), (self.minimum - 1, ValueError),
+                (2.5, ValueError)]
+
+    def _args(self) -> str:
+        return f"minimum={self.minimum}"
+
+
+class Integer(Constraint):
+    """An integer option ``>= minimum`` -- a Python or NumPy int, not a float
+    (:func:`check_integer`): numbers of annotators, simulations, starts.
+
+    :class:`Count` is for sizes of data, which may arrive as a whole float (``1e9``).
+    """
+
+    kind = "integer"
+
+    def __init__(self, minimum: int = 0, *, optional: bool = False) -> None:
+        self.minimum = minimum
+        self.optional = optional
+
+    def check(self, value: Any, name: str) -> int:
+        return check_integer(value, name, self.minimum)
+
+    def valid_example(self) -> Any:
+        return max(self.minimum, 2)
+
+    def invalid_examples(self) -> list[tuple[Any, type[Exception]]]:
+        return [(float(self.minimum + 1), TypeError), ("3", TypeError), (True, TypeError),
+                (self.minimum - 1, ValueError)]
+
+    def _args(self) -> str:
+        return f"minimum={self.minimum}"
+
+
+class Probability(Constraint):
+    """A number in [0, 1], ends excluded on request (:func:`check_probability`)."""
+
+    kind = "probability"
+
+    def __init__(self, *, open_low: bool = False, open_high: bool = False,
+                 optional: bool = False, what: str = "a probability (a number in [0, 1])"
+                 ) -> None:
+        self.open_low, self.open_high, self.optional = open_low, open_high, optional
+        self.what = what
+
+    def check(self, value: Any, name: str) -> float:
+        return check_probability(value, name, open_low=self.open_low, open_high=self.open_high,
+                                 what=self.what)
+
+    def valid_example(self) -> Any:
+        return 0.5
+
+    def invalid_examples(self) -> list[tuple[Any, type[Exception]]]:
+        return [("0.5", TypeError), (1.5, ValueError), (-0.1, ValueError)]
+
+    def _args(self) -> str:
+        return f"open_low={self.open_low}, open_high={self.open_high}"
+
+
+class Resamples(Constraint):
+    """A number of bootstrap resamples, ``>= minimum`` (:func:`check_resamples`)."""
+
+    kind = "resamples"
+
+    def __init__(self, minimum: int = 0, *, optional: bool = False) -> None:
+        self.minimum = minimum
+        self.optional = optional
+
+    def check(self, value: Any, name: str) -> int:
+        return check_resamples(value, name, minimum=self.minimum)
+
+    def valid_example(self) -> Any:
+        return max(self.minimum, 1)
+
+    def invalid_examples(self) -> list[tuple[Any, type[Exception]]]:
+        return [(10.0, TypeError), ("10", TypeError), (self.minimum - 1, ValueError)]
+
+    def _args(self) -> str:
+        return f"minimum={self.minimum}"
+
+
+class Option(Constraint):
+    """One of a few strings (:func:`check_option`)."""
+
+    kind = "option"
+
+    def __init__(self, allowed: tuple[str, ...] | list[str], *, optional: bool = False,
+                 hint: str = "") -> None:
+        self.allowed = tuple(allowed)
+        self.optional = optional
+        self.hint = hint
+
+    def check(self, value: Any, name: str) -> str:
+        return check_option(value, name, self.allowed, hint=self.hint)
+
+    def valid_example(self) -> Any:
+        return self.allowed[0]
+
+    def invalid_examples(self) -> list[tuple[Any, type[Exception]]]:
+        return [(1, TypeError), ("no such option", ValueError)]
+
+    def _args(self) -> str:
+        return repr(self.allowed)
+
+
+def validate_params(**constraints: Constraint) -> Callable[[Callable], Callable]:
+    """Declare the shared options of a public function (the declaration is data).
+
+    The function is returned unchanged, with the declaration kept as
+    ``__goldnoise_constraints__``; its first statement checks its arguments
+    against it with ``check_params(function, locals())``. (No wrapper: a wrapper
+    frame would move the place every warning of the function points at.)
+
+    Examples
+    --------
+    >>> @validate_params(confidence_level=ConfidenceLevel())
+    ... def f(x, *, confidence_level=0.95):
+    ...     check_params(f, locals())
+    ...     return confidence_level
+    >>> f(1, confidence_level=0.9)
+    0.9
+    >>> f(1, confidence_level=95)
+    Traceback (most recent call last):
+    ...
+    ValueError: `confidence_level` must be in (0, 1) (0.95 for 95%); got 95.
+    """
+    for name, constraint in constraints.items():
+        if not isinstance(constraint, Constraint):
+            raise TypeError(f"the constraint of `{name}` must be a Constraint; "
+                            f"got {constraint!r}.")
+
+    def declare(func: Callable) -> Callable:
+        params = inspect.signature(func).parameters
+        unknown = set(constraints) - set(params)
+        if unknown:
+            raise TypeError(f"{func.__qualname__} has no parameter {sorted(unknown)}.")
+        func.__goldnoise_constraints__ = dict(constraints)
+        return func
+
+    return declare
+
+
+def check_params(func: Callable, arguments: dict[str, Any]) -> None:
+    """Check ``arguments`` (the function's ``locals()`` on entry) against its declaration.
+
+    Parameters are checked in the order declared; values are left as they are.
+    """
+    for name, constraint in func.__goldnoise_constraints__.items():
+        constraint.validate(arguments[name], name)

@@ -37,6 +37,7 @@ import numpy.typing as npt
 from agreement import _chunked
 from _goldnoise_lib.errors import DegenerateDataWarning
 from _goldnoise_lib.lazy import lazy_module
+from _goldnoise_lib.validation import check_option
 from agreement._ratings import Ratings, as_ratings
 from agreement._result import AgreementResult, with_clip_note
 from agreement._weights import weight_matrix
@@ -110,12 +111,8 @@ def _check_level(level: Any) -> str:
         raise TypeError(
             f"`level` must be a string, one of {LEVELS}; got {type(level).__name__} {level!r}."
         )
-    if level not in LEVELS:
-        raise ValueError(
-            f"`level` must be one of {LEVELS}; got {level!r}. Levels are matched exactly "
-            "(no abbreviations, lower case)."
-        )
-    return level
+    return check_option(level, "level", LEVELS,
+                        hint="Levels are matched exactly (no abbreviations, lower case).")
 
 
 def _check_values(values: npt.ArrayLike, level: str) -> np.ndarray:

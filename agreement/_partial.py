@@ -47,6 +47,7 @@ from agreement import _coefficients as _co
 from agreement import _krippendorff as _kr
 from agreement._item_stats import SPECS, count_rows_from_counts
 from _goldnoise_lib.lazy import lazy_module
+from _goldnoise_lib.validation import check_option
 from agreement._light import light, stats_from_sums
 from agreement._null import cohen_from_table, contingency
 from agreement._ratings import Ratings, _encode
@@ -226,12 +227,7 @@ def ratings_chunk(frame: pd.DataFrame, schema: Ratings, *, item: Hashable = "ite
 def _check_statistic(statistic: Any) -> str:
     if callable(statistic):
         statistic = getattr(statistic, "__name__", statistic)
-    if not isinstance(statistic, str):
-        raise TypeError(f"`statistic` must be one of {list(STATISTICS)}; got "
-                        f"{type(statistic).__name__}.")
-    if statistic not in STATISTICS:
-        raise ValueError(f"`statistic` must be one of {list(STATISTICS)}; got {statistic!r}.")
-    return statistic
+    return check_option(statistic, "statistic", STATISTICS)
 
 
 def _moments(rows: np.ndarray, mult: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, NamedTuple
 
-from _goldnoise_lib.html import result_html
-from _goldnoise_lib.results import ConfidenceInterval
+from _goldnoise_lib.results import ConfidenceInterval, Result
+from _goldnoise_lib.validation import (
+    ConfidenceLevel,
+    Option,
+    check_confidence_level,
+    check_option,
+    check_params,
+    validate_params,
+)
 
 __all__ = ["AgreementResult", "ConfidenceInterval", "TestResult"]
 
@@ -47,19 +54,6 @@ class TestResult(NamedTuple):
     alternative: str
 
 
-def _check_confidence_level(confidence_level: Any) -> float:
-    if isinstance(confidence_level, (str, bytes, bool)) or not isinstance(
-        confidence_level, (int, float)
-    ):
-        raise TypeError(
-            f"`confidence_level` must be a number in (0, 1); got {confidence_level!r}."
-        )
-    level = float(confidence_level)
-    if not 0.0 < level < 1.0:
-        raise ValueError(f"`confidence_level` must be in (0, 1); got {confidence_level!r}.")
-    return level
-
-
 @functools.lru_cache(maxsize=256)
 def _quantile(level: float, method: str, n_items: int) -> float:
     # Cached: simulations and resampling ask for the same few quantiles many times.
@@ -81,7 +75,7 @@ def with_clip_note(res: AgreementResult) -> AgreementResult:
 
 
 @dataclass(frozen=True, repr=False)
-class AgreementResult:
+class AgreementResult(Result):
     """An agreement coefficient with its parts and its analytic standard error.
 
     Attributes
@@ -124,6 +118,8 @@ class AgreementResult:
         ratings per item), else NaN; used by :meth:`test` with ``null=0``.
     value_range : (float, float)
         The coefficient's possible range; intervals are clipped to it.
+
+    ``to_frame()``: one row of the scalar fields of :meth:`to_dict` (``value_range`` and ``notes`` as in :meth:`to_dict`, the range left out).
     """
 
     coefficient: str
@@ -138,9 +134,28 @@ class AgreementResult:
     ci_method: str = "t"
     weights: str | None = None
     notes: tuple[str, ...] = field(default=())
-    null_standard_error: float = math.nan
+    # The SE under H0, or a function computing it on first use (only `.test()` needs it,
+    # so a second pass over the data is not paid on every call); see null_standard_error.
+    _null_se: Any = field(default=math.nan, repr=False, compare=False)
     value_range: tuple[float, float] = (-1.0, 1.0)
 
+    @property
+    def null_standard_error(self) -> float:
+        """Standard error under ``H0: coefficient = 0`` (computed on first use), or NaN."""
+        value = self._null_se
+        if callable(value):
+            value = float(value())
+            object.__setattr__(self, "_null_se", value)  # cache; the result stays frozen
+        return value
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Pickled with the null SE computed (a function of the data does not travel).
+        state = dict(self.__dict__)
+        state["_null_se"] = self.null_standard_error
+        return state
+
+    @validate_params(confidence_level=ConfidenceLevel(),
+                     method=Option(_CI_METHODS, optional=True))
     def confidence_interval(
         self, confidence_level: float = 0.95, *, method: str | None = None
     ) -> ConfidenceInterval:
@@ -162,22 +177,23 @@ class AgreementResult:
             1); ``(nan, nan)`` when the standard error is undefined.
             :meth:`clipped` says whether clipping happened.
         """
-        level = _check_confidence_level(confidence_level)
+        check_params(AgreementResult.confidence_interval, locals())
+        level = check_confidence_level(confidence_level)
         method = self.ci_method if method is None else method
-        if method not in _CI_METHODS:
-            raise ValueError(f"`method` must be one of {_CI_METHODS}; got {method!r}.")
+        check_option(method, "method", _CI_METHODS)
         if not (math.isfinite(self.value) and math.isfinite(self.standard_error)):
             return ConfidenceInterval(math.nan, math.nan)
         half = _quantile(level, method, self.n_items) * self.standard_error
         lo, hi = self.value_range
         return ConfidenceInterval(max(self.value - half, lo), min(self.value + half, hi))
 
+    @validate_params(confidence_level=ConfidenceLevel(), method=Option(_CI_METHODS, optional=True))
     def clipped(self, confidence_level: float = 0.95, *, method: str | None = None) -> bool:
         """Whether the Wald interval at this level left :attr:`value_range` and was clipped."""
-        level = _check_confidence_level(confidence_level)
+        check_params(AgreementResult.clipped, locals())
+        level = check_confidence_level(confidence_level)
         method = self.ci_method if method is None else method
-        if method not in _CI_METHODS:
-            raise ValueError(f"`method` must be one of {_CI_METHODS}; got {method!r}.")
+        check_option(method, "method", _CI_METHODS)
         if not (math.isfinite(self.value) and math.isfinite(self.standard_error)):
             return False
         half = _quantile(level, method, self.n_items) * self.standard_error
@@ -248,12 +264,16 @@ class AgreementResult:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict of the fields (for a DataFrame row)."""
-        out = asdict(self)
+        out = {}
+        for f in fields(self):
+            if f.name == "_null_se":
+                out["null_standard_error"] = self.null_standard_error
+            else:
+                out[f.name] = getattr(self, f.name)
         out["notes"] = "; ".join(self.notes)
         out["value_range"] = list(self.value_range)
         return out
 
-    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         ci = self.confidence_interval()
@@ -265,5 +285,4 @@ class AgreementResult:
             f"{self.n_raters} raters, {self.n_categories} categories)"
         )
 
-    def __float__(self) -> float:
-        return float(self.value)
+    _headline = "value"

@@ -13,7 +13,13 @@ from agreement import _coefficients as _co
 from _goldnoise_lib.errors import DegenerateDataWarning
 from agreement._krippendorff import krippendorff_alpha
 from agreement._ratings import as_ratings
-from agreement._result import AgreementResult, _check_confidence_level
+from agreement._result import AgreementResult
+from _goldnoise_lib.validation import (
+    ConfidenceLevel,
+    check_confidence_level,
+    check_params,
+    validate_params,
+)
 from agreement._weights import weight_matrix
 
 __all__ = ["agreement_table"]
@@ -67,6 +73,7 @@ def _one(run, fn, ratings, confidence, **kwargs) -> tuple[dict, str | None]:
     return _row(res, confidence), ("; ".join(degenerate) or None)
 
 
+@validate_params(confidence_level=ConfidenceLevel())
 def agreement_table(ratings: Any, *, weights: Any = None,
                     confidence_level: float = 0.95) -> pd.DataFrame:
     """Every coefficient of SPEC §1 on the same ratings, one row each.
@@ -124,7 +131,8 @@ def agreement_table(ratings: Any, *, weights: Any = None,
     >>> table.loc["Cohen's kappa", "notes"]
     'not computed: `cohen_kappa` needs exactly two annotators; these ratings have 3 annotators with ratings. Use `conger_kappa` or `light_kappa` for more.'
     """
-    level = _check_confidence_level(confidence_level)
+    check_params(agreement_table, locals())
+    level = check_confidence_level(confidence_level)
     if _chunked.is_chunked(ratings):
         # One pass over the chunks for every row; each row is finalized from its sums.
         r = ratings.schema

@@ -159,7 +159,7 @@ def run(args: argparse.Namespace) -> Report:
     if plan.goal != "minimum":
         s.tables.append(Table("sizes", cols, rows,
                               title="simulated studies per size and interval method"))
-        s.figures.append(Figure("study_size", "Interval width and coverage against items",
+        s.figures.append(Figure("study_size", "Interval half-width against the number of items",
                                 lambda fig: plan.plot(ax=fig.add_subplot())))
     else:
         s.tables.append(Table("sizes", [Column("n_items", "items"),

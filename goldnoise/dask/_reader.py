@@ -24,6 +24,7 @@ except ImportError as err:  # pragma: no cover - exercised only without the extr
         "(dask[dataframe] and distributed)."
     ) from err
 
+from _goldnoise_lib.results import Result
 from agreement import Ratings, ratings_chunk, ratings_schema
 
 __all__ = ["DaskRatings", "ShuffleReport", "read_ratings"]
@@ -34,7 +35,7 @@ SHUFFLE_OPTIONS = ("auto", True, False)
 
 
 @dataclass(frozen=True)
-class ShuffleReport:
+class ShuffleReport(Result):
     """How the ratings were brought together by item before the per-item pass.
 
     Attributes
@@ -55,7 +56,11 @@ class ShuffleReport:
         Items whose ratings were spread over more than one input partition.
     partitions_in, partitions_out : int
         Partitions before and after.
+
+    ``to_frame()``: one row of the scalar fields of :meth:`to_dict`.
     """
+
+    _headline = "share_moved"
 
     shuffled: bool
     rows: int
@@ -72,6 +77,7 @@ class ShuffleReport:
         return self.rows_moved / self.rows if self.rows else 0.0
 
     def to_dict(self) -> dict[str, Any]:
+        """The fields and ``share_moved`` as plain values."""
         return {**asdict(self), "share_moved": self.share_moved}
 
     def __str__(self) -> str:

@@ -21,9 +21,19 @@ import pandas as pd
 
 from agreement import AgreementResult, ConfidenceInterval, Ratings, as_ratings, fleiss_kappa
 from _goldnoise_lib.lazy import lazy_module
-from _goldnoise_lib.html import result_html
-from agreement._result import _check_confidence_level
-from _goldnoise_lib.validation import check_alpha, check_count, check_probability, check_shares
+from _goldnoise_lib.results import Result
+from _goldnoise_lib.validation import (
+    Alpha,
+    ConfidenceLevel,
+    Count,
+    check_alpha,
+    check_confidence_level,
+    check_count,
+    check_params,
+    check_probability,
+    check_shares,
+    validate_params,
+)
 from noise_models.easy_hard._bound import NoiseBoundResult, noise_bound
 from noise_models.easy_hard._chance import _from_ratings
 
@@ -123,7 +133,7 @@ def _shape(k: int, m_pos: int, which: str) -> np.ndarray:
 
 
 @dataclass(frozen=True, repr=False)
-class KappaRangeResult:
+class KappaRangeResult(Result):
     """Fleiss κ that n items with a given number of unanimous ones can have.
 
     Attributes
@@ -139,6 +149,8 @@ class KappaRangeResult:
         Items, unanimous items, annotators per item.
     category_shares : ndarray
         Category distribution used for hard and easy items.
+
+    ``to_frame()``: one row of the scalar fields of :meth:`to_dict`.
     """
 
     lowest: float
@@ -148,6 +160,8 @@ class KappaRangeResult:
     agreed: int
     n_raters: int
     category_shares: np.ndarray
+
+    _headline = "most_likely"
 
     def count_table(self, which: str = "most_likely") -> pd.DataFrame:
         """The constructed items × categories count table behind one of the three values.
@@ -167,11 +181,7 @@ class KappaRangeResult:
         return {"lowest": self.lowest, "most_likely": self.most_likely, "highest": self.highest,
                 "n": self.n, "agreed": self.agreed, "n_raters": self.n_raters}
 
-    def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame of :meth:`to_dict`."""
-        return pd.DataFrame([self.to_dict()])
 
-    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         return (f"KappaRangeResult(lowest={self.lowest:.4f}, most_likely={self.most_likely:.4f}, "
@@ -179,6 +189,7 @@ class KappaRangeResult:
                 f"n_raters={self.n_raters})")
 
 
+@validate_params(n=Count(1), agreed=Count(0), n_raters=Count(2))
 def kappa_range(n: Any, agreed: Any, n_raters: Any, *,
                 category_shares: Any = None) -> KappaRangeResult:
     """Range of Fleiss κ for n items of which ``agreed`` are unanimous (SPEC §2.5).
@@ -235,6 +246,7 @@ def kappa_range(n: Any, agreed: Any, n_raters: Any, *,
     KappaRangeResult(lowest=0.5920, most_likely=0.6368, highest=0.7280; n=1000,
     agreed=660, n_raters=5)
     """
+    check_params(kappa_range, locals())
     n = check_count(n, "n", minimum=1)
     agreed = check_count(agreed, "agreed")
     if agreed > n:
@@ -258,7 +270,7 @@ def kappa_range(n: Any, agreed: Any, n_raters: Any, *,
 
 # --------------------------------------------------------------------------- audit_kappa
 @dataclass(frozen=True, repr=False)
-class KappaAuditResult:
+class KappaAuditResult(Result):
     """What a κ value implies under the easy/hard model.
 
     Attributes
@@ -300,6 +312,8 @@ class KappaAuditResult:
     kappa_result : AgreementResult or None
         Fleiss' κ result (ratings only).
     notes : tuple of str
+
+    ``to_frame()``: one row of the scalar fields of :meth:`to_dict`.
     """
 
     kappa: float
@@ -320,6 +334,22 @@ class KappaAuditResult:
     kappa_result: AgreementResult | None = None
     notes: tuple[str, ...] = field(default=())
 
+    _headline = "gamma"
+
+    @validate_params(confidence_level=ConfidenceLevel(optional=True))
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
+        """κ's Wald interval at ``confidence_level`` (default: :attr:`confidence_level`).
+
+        The interval of :attr:`kappa_result` (from ratings); ``(nan, nan)`` when
+        the audit started from a κ value, which carries no standard error.
+        """
+        check_params(KappaAuditResult.confidence_interval, locals())
+        level = (self.confidence_level if confidence_level is None
+                 else check_confidence_level(confidence_level))
+        if self.kappa_result is None:
+            return ConfidenceInterval(math.nan, math.nan)
+        return self.kappa_result.confidence_interval(level)
+
     def to_dict(self) -> dict[str, Any]:
         """Scalar fields as a plain dict."""
         ci = self.kappa_interval
@@ -333,11 +363,7 @@ class KappaAuditResult:
             "notes": "; ".join(self.notes),
         }
 
-    def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame of :meth:`to_dict`."""
-        return pd.DataFrame([self.to_dict()])
 
-    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         ci = ""
@@ -373,6 +399,8 @@ def _chance_p(p: Any, category_shares: Any, k: int) -> float | None:
     return None
 
 
+@validate_params(n=Count(1, optional=True), n_raters=Count(2, optional=True), alpha=Alpha(),
+                 confidence_level=ConfidenceLevel())
 def audit_kappa(kappa: Any, *, n: Any = None, n_raters: Any = None, p: Any = None,
                 category_shares: Any = None, alpha: float = 0.95,
                 threshold: Any = None, confidence_level: float = 0.95) -> KappaAuditResult:
@@ -443,8 +471,9 @@ def audit_kappa(kappa: Any, *, n: Any = None, n_raters: Any = None, p: Any = Non
     >>> a.easy_items, a.expected_agreed, round(a.point_noise, 3), round(a.gamma, 3)
     (800.0, 900.0, 0.111, 0.139)
     """
+    check_params(audit_kappa, locals())
     alpha = check_alpha(alpha)
-    level = _check_confidence_level(confidence_level)
+    level = check_confidence_level(confidence_level)
     thr = None if threshold is None else _check_kappa(threshold, "threshold")
     if isinstance(kappa, Ratings) or not isinstance(kappa, (numbers.Number, np.generic, str)):
         if n is not None or n_raters is not None:

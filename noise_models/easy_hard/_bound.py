@@ -12,12 +12,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from agreement import ChunkedRatings, Ratings, as_ratings
 from _goldnoise_lib.lazy import lazy_module
-from _goldnoise_lib.html import result_html
-from _goldnoise_lib.validation import check_alpha, check_count, check_probability
+from _goldnoise_lib.results import Result
+from _goldnoise_lib.validation import (
+    Alpha,
+    Count,
+    Probability,
+    check_alpha,
+    check_count,
+    check_params,
+    check_probability,
+    validate_params,
+)
 from noise_models.easy_hard._chance import ChanceAgreementResult, _from_ratings
 from noise_models.easy_hard._posterior import (
     HardCountPosterior,
@@ -39,7 +47,7 @@ _FREE = 1e-9
 
 
 @dataclass(frozen=True, repr=False)
-class NoiseBoundResult:
+class NoiseBoundResult(Result):
     """The γ noise bound of the agreed subset.
 
     Attributes
@@ -71,6 +79,8 @@ class NoiseBoundResult:
         The chance-agreement estimate, when computed from ratings.
     notes : tuple of str
         Conventions applied.
+
+    ``to_frame()``: one row of the scalar fields of :meth:`to_dict`.
     """
 
     gamma: float
@@ -96,14 +106,9 @@ class NoiseBoundResult:
             "notes": "; ".join(self.notes),
         }
 
-    def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame of :meth:`to_dict`."""
-        return pd.DataFrame([self.to_dict()])
 
-    def __float__(self) -> float:
-        return float(self.gamma)
+    _headline = "gamma"
 
-    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         return (
@@ -146,6 +151,7 @@ def _noise_bound_iv(n: Any, d: Any, p: Any, alpha: Any, prior: Any):
     return n, d, p, alpha, check_prior(prior, n)
 
 
+@validate_params(d=Count(0, optional=True), p=Probability(optional=True), alpha=Alpha())
 def noise_bound(n: Any, d: Any = None, p: Any = None, *, alpha: float = 0.95,
                 prior: Any = "uniform") -> NoiseBoundResult:
     """Upper bound γ on the share of hard items among the agreed items (SPEC §2.3).
@@ -232,6 +238,7 @@ def noise_bound(n: Any, d: Any = None, p: Any = None, *, alpha: float = 0.95,
     >>> round(noise_bound(992, 121, 0.47).gamma, 3)
     0.152
     """
+    check_params(noise_bound, locals())
     if n is None:
         raise TypeError("`n` must be a number of items or the ratings themselves; got None.")
     if isinstance(n, Ratings) or not isinstance(n, (numbers.Number, np.generic, str, bytes)):
@@ -286,6 +293,7 @@ def gamma_of(n: int, d: int, p: float, alpha: float) -> float:
     return (t0 - d) / (n - d)
 
 
+@validate_params(n=Count(2), p=Probability(), gamma=Probability(), alpha=Alpha())
 def max_disagreements(n: Any, p: Any, *, gamma: Any, alpha: float = 0.95) -> int:
     """Most disagreements that keep the noise bound at or below ``gamma`` (SPEC §2.3).
 
@@ -340,6 +348,7 @@ def max_disagreements(n: Any, p: Any, *, gamma: Any, alpha: float = 0.95) -> int
     >>> max_disagreements(1000, 0.5, gamma=0.05)
     33
     """
+    check_params(max_disagreements, locals())
     n = check_count(n, "n", minimum=2)
     p = check_probability(p, "p")
     target = check_probability(gamma, "gamma")

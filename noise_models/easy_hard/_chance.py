@@ -19,7 +19,7 @@ import pandas as pd
 
 from agreement import EstimationWarning, Ratings, as_ratings
 from _goldnoise_lib.lazy import lazy_module
-from _goldnoise_lib.html import result_html
+from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import check_count, check_shares
 
 # Imported at first use: scipy and Numba would double the time of `import goldnoise`.
@@ -29,7 +29,7 @@ __all__ = ["ChanceAgreementResult", "chance_agreement"]
 
 
 @dataclass(frozen=True, repr=False)
-class ChanceAgreementResult:
+class ChanceAgreementResult(Result):
     """Chance agreement ``p`` of the annotators on a hard item.
 
     Attributes
@@ -62,6 +62,8 @@ class ChanceAgreementResult:
         no annotator identity and are always pooled).
     notes : tuple of str
         Conventions applied and fallbacks taken.
+
+    ``to_frame()``: one row of the scalar fields of :meth:`to_dict`.
     """
 
     p: float
@@ -90,14 +92,9 @@ class ChanceAgreementResult:
                 "n_raters": self.n_raters, "source": self.source, "pooled": self.pooled,
                 "heterogeneous": self.heterogeneous, "notes": "; ".join(self.notes)}
 
-    def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame of :meth:`to_dict`."""
-        return pd.DataFrame([self.to_dict()])
 
-    def __float__(self) -> float:
-        return float(self.p)
+    _headline = "p"
 
-    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         extra = ""

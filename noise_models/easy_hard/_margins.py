@@ -14,11 +14,20 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from _goldnoise_lib.lazy import lazy_module
-from _goldnoise_lib.html import result_html
-from _goldnoise_lib.validation import check_alpha, check_count, check_probability
+from _goldnoise_lib.results import Result
+from _goldnoise_lib.validation import (
+    Alpha,
+    Count,
+    Option,
+    Probability,
+    check_alpha,
+    check_count,
+    check_params,
+    check_probability,
+    validate_params,
+)
 from noise_models.easy_hard._bound import NoiseBoundResult
 from noise_models.easy_hard._posterior import _first_true
 
@@ -31,7 +40,7 @@ _METHODS = ("chebyshev", "normal", "exact")
 
 
 @dataclass(frozen=True, repr=False)
-class ChanceMarginResult:
+class ChanceMarginResult(Result):
     """The difference in correct answers that coin-flip items alone can produce.
 
     Attributes
@@ -51,6 +60,8 @@ class ChanceMarginResult:
     alpha : float
         Probability that the chance difference stays within the margin.
     method : {"chebyshev", "normal", "exact"}
+
+    ``to_frame()``: one row of the scalar fields of :meth:`to_dict`.
     """
 
     margin: float
@@ -60,6 +71,8 @@ class ChanceMarginResult:
     L: int | None
     alpha: float
     method: str
+
+    _headline = "margin"
 
     def is_beyond_chance(self, difference: Any) -> bool:
         """Whether an observed difference of ``difference`` correct answers exceeds the margin.
@@ -87,11 +100,7 @@ class ChanceMarginResult:
         return {"margin": self.margin, "share": self.share, "sigma": self.sigma, "R": self.R,
                 "L": self.L, "alpha": self.alpha, "method": self.method}
 
-    def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame of :meth:`to_dict`."""
-        return pd.DataFrame([self.to_dict()])
 
-    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         share = f" ({100 * self.share:.2f}% of L={self.L})" if self.share is not None else ""
@@ -117,6 +126,8 @@ def _exact_margin(R: int, alpha: float) -> int:
     return _first_true(ok, 0, R, guess)
 
 
+@validate_params(L=Count(1, optional=True), gamma=Probability(optional=True), alpha=Alpha(),
+                 method=Option(_METHODS))
 def chance_margin(R: Any = None, *, L: Any = None, gamma: Any = None, alpha: float = 0.95,
                   method: str = "chebyshev") -> ChanceMarginResult:
     """Margin a difference between two systems must exceed to beat coin-flip noise (SPEC §2.7).
@@ -181,6 +192,7 @@ def chance_margin(R: Any = None, *, L: Any = None, gamma: Any = None, alpha: flo
     >>> chance_margin(125, L=900, method="exact").margin
     15.0
     """
+    check_params(chance_margin, locals())
     if not isinstance(method, str) or method not in _METHODS:
         raise ValueError(f"`method` must be one of {_METHODS}; got {method!r}.")
     alpha = check_alpha(alpha)

@@ -18,15 +18,25 @@ import numpy as np
 import pandas as pd
 
 from agreement import DegenerateDataWarning
-from _goldnoise_lib.html import result_html
-from _goldnoise_lib.validation import check_alpha, check_count, check_probability, check_shares
+from _goldnoise_lib.results import Result
+from _goldnoise_lib.validation import (
+    Alpha,
+    Count,
+    Probability,
+    check_alpha,
+    check_count,
+    check_params,
+    check_probability,
+    check_shares,
+    validate_params,
+)
 from noise_models.easy_hard._bound import gamma_of
 
 __all__ = ["AnnotatorsNeededResult", "annotators_needed"]
 
 
 @dataclass(frozen=True, repr=False)
-class AnnotatorsNeededResult:
+class AnnotatorsNeededResult(Result):
     """How many annotators a target noise bound needs.
 
     Attributes
@@ -48,6 +58,8 @@ class AnnotatorsNeededResult:
         The target.
     alpha : float
         The paper's confidence α.
+
+    ``to_frame()``: one row per k = 2..max_raters (the :attr:`table`).
     """
 
     n_raters: int | None
@@ -66,7 +78,6 @@ class AnnotatorsNeededResult:
         """The per-k table."""
         return self.table.copy()
 
-    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         if self.n_raters is None:
@@ -104,6 +115,8 @@ def _p_of_k(category_shares: Any, rater_shares: Any, max_raters: int) -> tuple[n
     return np.minimum((shares[None, :] ** ks[:, None]).sum(axis=1), 1.0), max_raters
 
 
+@validate_params(n=Count(1), easy_fraction=Probability(optional=True), gamma=Probability(), alpha=Alpha(),
+                 max_raters=Count(2))
 def annotators_needed(n: Any, *, easy_fraction: Any = None, kappa: Any = None,
                       category_shares: Any = None, rater_shares: Any = None, gamma: Any,
                       alpha: float = 0.95, max_raters: int = 20) -> AnnotatorsNeededResult:
@@ -174,6 +187,7 @@ def annotators_needed(n: Any, *, easy_fraction: Any = None, kappa: Any = None,
     2  4  0.1250            825.0  0.0412
     3  5  0.0625            812.5  0.0234
     """
+    check_params(annotators_needed, locals())
     n = check_count(n, "n", minimum=1)
     if (easy_fraction is None) == (kappa is None):
         raise TypeError("give exactly one of `easy_fraction` or `kappa`.")

@@ -27,7 +27,14 @@ import numpy as np
 import numpy.typing as npt
 
 from _goldnoise_lib.lazy import lazy_module
-from _goldnoise_lib.validation import check_alpha, check_count, check_probability
+from _goldnoise_lib.validation import (
+    Alpha,
+    check_alpha,
+    check_count,
+    check_params,
+    check_probability,
+    validate_params,
+)
 
 # Imported at first use: scipy and Numba would double the time of `import goldnoise`.
 special = lazy_module("scipy.special")
@@ -665,11 +672,13 @@ class HardCountPosterior:
         q = check_probability(q, "q", open_low=True, open_high=True)
         return int(self._backend.first_cdf_above(q, strict=False))
 
+    @validate_params(alpha=Alpha())
     def upper_bound(self, alpha: float) -> int:
         """The paper's ``t0``: smallest ``t`` with ``P(H > t | d) < 1 − alpha``.
 
         Differs from ``quantile(alpha)`` only when the CDF hits ``alpha`` exactly.
         """
+        check_params(HardCountPosterior.upper_bound, locals())
         return int(self._backend.first_cdf_above(check_alpha(alpha), strict=True))
 
     def __repr__(self) -> str:

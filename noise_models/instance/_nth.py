@@ -21,8 +21,8 @@ import pandas as pd
 
 from agreement import DegenerateDataWarning, Ratings, ShapeError
 from _goldnoise_lib.lazy import lazy_module
-from _goldnoise_lib.html import result_html
-from _goldnoise_lib.validation import check_rng
+from _goldnoise_lib.results import Result
+from _goldnoise_lib.validation import Rng, check_params, check_rng, validate_params
 from noise_models.instance._soft_labels import (
     DEFAULT_ATOL,
     SoftLabels,
@@ -66,7 +66,7 @@ def _fmt_classes(index: pd.Index) -> list[Any]:
 
 # =============================================================================== noise rate
 @dataclass(frozen=True, repr=False, eq=False)
-class NoiseRateResult:
+class NoiseRateResult(Result):
     """The noise rate δ of a set of soft labels.
 
     Attributes
@@ -81,6 +81,8 @@ class NoiseRateResult:
         N_k, instances per reference class.
     n_instances : int
         N.
+
+    ``to_frame()``: one row per reference class: ``count``, ``noise_rate``.
     """
 
     rate: float
@@ -96,10 +98,8 @@ class NoiseRateResult:
         """Per-class table: ``count`` and ``noise_rate``."""
         return pd.DataFrame({"count": self.class_counts, "noise_rate": self.class_rates})
 
-    def __float__(self) -> float:
-        return float(self.rate)
+    _headline = "rate"
 
-    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         return (f"NoiseRateResult(δ = {self.rate:.4f} = {100 * self.rate:.1f}%; "
@@ -163,7 +163,7 @@ def noise_rate(soft: SoftLabels) -> NoiseRateResult:
 
 # =============================================================================== nth
 @dataclass(frozen=True, repr=False, eq=False)
-class TransitionHeterogeneityResult:
+class TransitionHeterogeneityResult(Result):
     """Noise Transition Heterogeneity (nth) and the class-mean transition rows.
 
     Attributes
@@ -186,6 +186,8 @@ class TransitionHeterogeneityResult:
         N.
     notes : tuple of str
         Anything to know (classes without instances).
+
+    ``to_frame()``: one row per reference class: ``count``, ``nth``, ``spread``.
     """
 
     nth: float
@@ -206,10 +208,8 @@ class TransitionHeterogeneityResult:
         return pd.DataFrame({"count": self.class_counts, "nth": self.class_nth,
                              "spread": self.class_spread})
 
-    def __float__(self) -> float:
-        return float(self.nth)
+    _headline = "nth"
 
-    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         extra = f"; {'; '.join(self.notes)}" if self.notes else ""
@@ -304,7 +304,7 @@ def noise_transition_heterogeneity(soft: SoftLabels) -> TransitionHeterogeneityR
 
 # =============================================================================== TV distance
 @dataclass(frozen=True, repr=False, eq=False)
-class TVDistanceResult:
+class TVDistanceResult(Result):
     """Total-variation distance between two sets of label distributions.
 
     Attributes
@@ -320,6 +320,8 @@ class TVDistanceResult:
         TV_i per instance, indexed by instance id.
     n_instances : int
         Number of instances compared.
+
+    ``to_frame()``: one row per instance, one column ``tv``.
     """
 
     mean: float
@@ -337,10 +339,8 @@ class TVDistanceResult:
         """Per-instance table with one column ``tv``."""
         return self.values.rename("tv").to_frame()
 
-    def __float__(self) -> float:
-        return float(self.mean)
+    _headline = "mean"
 
-    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         return (f"TVDistanceResult(mean {self.mean:.4f}, std {self.std:.4f}, "
@@ -460,7 +460,7 @@ def tv_distance(soft: Any, reference: Any) -> TVDistanceResult:
 
 # =============================================================================== attractor
 @dataclass(frozen=True, repr=False, eq=False)
-class AttractorResult:
+class AttractorResult(Result):
     """The attractor class: the class whose label share grows most under noise.
 
     Attributes
@@ -483,6 +483,8 @@ class AttractorResult:
         N.
     notes : tuple of str
         What the clean distribution was; ties.
+
+    ``to_frame()``: one row per class: ``clean_share``, ``noisy_share``, ``gain_pp``.
     """
 
     attractor: Any
@@ -506,7 +508,6 @@ class AttractorResult:
         return pd.DataFrame({"clean_share": self.clean_shares, "noisy_share": self.noisy_shares,
                              "gain_pp": self.gains_pp})
 
-    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         return (f"AttractorResult({self.attractor!r} (+{self.gain_pp:.1f} pp), purity "
@@ -634,7 +635,7 @@ def attractor_class(soft: SoftLabels, clean: Any = None) -> AttractorResult:
 
 # =============================================================================== entropy
 @dataclass(frozen=True, repr=False, eq=False)
-class LabelEntropyResult:
+class LabelEntropyResult(Result):
     """Entropy of the label distribution of a data set.
 
     Attributes
@@ -655,6 +656,8 @@ class LabelEntropyResult:
         H(p̄_i) per instance.
     base : float
         Base of the logarithm (e = nats).
+
+    ``to_frame()``: one row per class: ``share``, ``entropy_term``.
     """
 
     entropy: float
@@ -677,10 +680,8 @@ class LabelEntropyResult:
         terms = special.entr(s) / math.log(self.base)
         return pd.DataFrame({"share": s, "entropy_term": terms}, index=self.class_shares.index)
 
-    def __float__(self) -> float:
-        return float(self.entropy)
+    _headline = "entropy"
 
-    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         unit = "nats" if self.base == math.e else ("bits" if self.base == 2 else
@@ -750,6 +751,7 @@ def label_entropy(soft: SoftLabels, *, base: float | None = None) -> LabelEntrop
 
 
 # =============================================================================== sampling
+@validate_params(rng=Rng())
 def sample_hard_labels(soft_or_voters: Any, rng: Any = None) -> pd.Series:
     """Hard labels by the one-voter-per-instance protocol.
 
@@ -801,6 +803,7 @@ def sample_hard_labels(soft_or_voters: Any, rng: Any = None) -> pd.Series:
     >>> sample_hard_labels(voters, rng=0).tolist()   # both voters agree on each
     [0, 1]
     """
+    check_params(sample_hard_labels, locals())
     gen = check_rng(rng)
     if isinstance(soft_or_voters, SoftLabels):
         soft = soft_or_voters

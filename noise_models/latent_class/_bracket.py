@@ -10,11 +10,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from agreement import as_ratings
-from _goldnoise_lib.html import result_html
-from _goldnoise_lib.validation import check_alpha
+from _goldnoise_lib.results import Result
+from _goldnoise_lib.validation import Alpha, check_alpha, check_params, validate_params
 from noise_models.latent_class._fit import LatentClassFit
 from noise_models.latent_class._model import EasyHardModel, LatentClassModel
 
@@ -23,7 +22,7 @@ __all__ = ["ErrorBracketResult", "agreed_error_bracket"]
 
 # -------------------------------------------------------------- the bracket
 @dataclass(frozen=True, repr=False)
-class ErrorBracketResult:
+class ErrorBracketResult(Result):
     """How wrong the unanimously agreed labels may be: optimistic and pessimistic.
 
     Attributes
@@ -47,6 +46,8 @@ class ErrorBracketResult:
         The models behind the two ends.
     explanation : str
         What each end assumes, in plain words.
+
+    ``to_frame()``: one row of the scalar fields of :meth:`to_dict`.
     """
 
     n_items: int
@@ -60,15 +61,8 @@ class ErrorBracketResult:
     pessimistic_model: str
     explanation: str
 
-    def to_dict(self) -> dict[str, Any]:
-        """The fields as a plain dict."""
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
-    def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame of :meth:`to_dict`."""
-        return pd.DataFrame([self.to_dict()])
 
-    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         return (f"ErrorBracketResult({self.n_agreed} agreed of {self.n_items} items: "
@@ -76,6 +70,7 @@ class ErrorBracketResult:
                 f"(γ at alpha={self.alpha:g}) of the agreed labels may be wrong)")
 
 
+@validate_params(alpha=Alpha())
 def agreed_error_bracket(ratings: Any, *, alpha: float = 0.95,
                          model: LatentClassModel | LatentClassFit | None = None
                          ) -> ErrorBracketResult:
@@ -139,6 +134,7 @@ def agreed_error_bracket(ratings: Any, *, alpha: float = 0.95,
     >>> b.optimistic < b.pessimistic
     True
     """
+    check_params(agreed_error_bracket, locals())
     alpha = check_alpha(alpha)
     if model is None:
         model = LatentClassModel("spam", rng=0)

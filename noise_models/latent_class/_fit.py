@@ -17,8 +17,8 @@ import pandas as pd
 
 from agreement import Ratings
 from _goldnoise_lib.lazy import lazy_module
-from _goldnoise_lib.html import result_html
-from _goldnoise_lib.validation import check_alpha
+from _goldnoise_lib.results import Result
+from _goldnoise_lib.validation import Alpha, check_alpha, check_params, validate_params
 from noise_models.easy_hard import noise_bound
 
 # Imported at first use: scipy and Numba would double the time of `import goldnoise`.
@@ -45,7 +45,7 @@ def _readonly(a: np.ndarray | None) -> np.ndarray | None:
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class LatentClassFit:
+class LatentClassFit(Result):
     """A fitted latent-class model: parameters, per-item posteriors, diagnostics.
 
     Attributes
@@ -107,6 +107,8 @@ class LatentClassFit:
     0      pos            1.000          3
     1      neg            0.998          3
     2      pos            0.998          3
+
+    ``to_frame()``: one row per item: ``label``, ``label_posterior``, ``posterior_hard``, ``n_ratings``.
     """
 
     model: Any  # the LatentClassModel that made the fit (its module imports this one)
@@ -178,6 +180,7 @@ class LatentClassFit:
                 cols[f"q_{c}"] = self.q[:, i]
         return pd.DataFrame(cols, index=self.ratings.raters)
 
+    @validate_params(alpha=Alpha())
     def noise_bound(self, alpha: float = 0.95):
         """The γ bound of the agreed items under this fit (SPEC §2.4).
 
@@ -220,6 +223,7 @@ class LatentClassFit:
         >>> res.hidden_hard == noise_bound(300, 100, p).hidden_hard
         True
         """
+        check_params(LatentClassFit.noise_bound, locals())
         return fit_noise_bound(self, alpha=alpha)
 
     def to_dict(self) -> dict[str, Any]:
@@ -232,7 +236,6 @@ class LatentClassFit:
             "converged": self.converged,
         }
 
-    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         phi = ", ".join(f"{c}: {v:.3f}" for c, v in zip(self.ratings.categories, self.phi, strict=True))
@@ -252,7 +255,7 @@ def _normal_pdf(z: np.ndarray) -> np.ndarray:
 
 # ------------------------------------------------------------ γ of a fit
 @dataclass(frozen=True, repr=False)
-class FitNoiseBoundResult:
+class FitNoiseBoundResult(Result):
     """The γ bound of the agreed items under a fitted latent-class model.
 
     Attributes
@@ -280,6 +283,8 @@ class FitNoiseBoundResult:
     model : str
         Name of the fitted model.
     notes : tuple of str
+
+    ``to_frame()``: one row of the scalar fields of :meth:`to_dict`.
     """
 
     gamma: float
@@ -299,14 +304,9 @@ class FitNoiseBoundResult:
                 "n": self.n, "d": self.d, "p": self.p, "alpha": self.alpha,
                 "method": self.method, "model": self.model, "notes": "; ".join(self.notes)}
 
-    def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame of :meth:`to_dict`."""
-        return pd.DataFrame([self.to_dict()])
 
-    def __float__(self) -> float:
-        return float(self.gamma)
+    _headline = "gamma"
 
-    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         return (f"FitNoiseBoundResult(gamma={self.gamma:.4f}: at most {self.hidden_hard} of the "

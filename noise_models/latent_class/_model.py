@@ -19,7 +19,15 @@ from agreement import ChunkedRatings, Ratings, as_ratings
 from _goldnoise_lib.errors import ConvergenceWarning, plain
 from _goldnoise_lib.lazy import lazy_module
 from _goldnoise_lib.progress import progress
-from _goldnoise_lib.validation import check_integer, check_number
+from _goldnoise_lib.validation import (
+    Integer,
+    Rng,
+    check_integer,
+    check_number,
+    check_params,
+    check_rng,
+    validate_params,
+)
 from noise_models.latent_class._fit import LatentClassFit, _readonly
 
 # Imported at first use: scipy and Numba would double the time of `import goldnoise`.
@@ -160,6 +168,7 @@ class LatentClassModel:
     # Merge identical rows before EM (exact; off only to time the per-item engine).
     _merge_rows = True
 
+    @validate_params(max_iter=Integer(1), n_starts=Integer(1), rng=Rng())
     def __init__(
         self,
         annotators: str,
@@ -171,6 +180,7 @@ class LatentClassModel:
         n_starts: int = 10,
         rng: Any = None,
     ) -> None:
+        check_params(LatentClassModel.__init__, locals())
         if not isinstance(annotators, str) or annotators not in _ANNOTATORS:
             raise ValueError(
                 f"`annotators` must be one of {sorted(_ANNOTATORS)}; got {annotators!r}."
@@ -447,7 +457,7 @@ def _run_starts(model: LatentClassModel, rows: np.ndarray, weights: np.ndarray |
     em_model, hard = _em_codes(model)
     cap = (m - 1) / m
     h_dis = 1.0 if em_model == K.PERFECT else 0.5
-    rng = np.random.default_rng(model.rng)
+    rng = check_rng(model.rng)
     best: tuple[float, _Params, np.ndarray, int, bool] | None = None
     finals = np.empty(model.n_starts)
     for s in progress(range(model.n_starts), desc=f"{model.name}: EM starts"):

@@ -35,6 +35,7 @@ import numpy as np
 
 from agreement import Ratings
 from _goldnoise_lib.lazy import lazy_module
+from _goldnoise_lib.validation import check_rng
 from noise_models.latent_class import _model as L
 
 # Numba kernels, imported at first use (importing the package compiles and loads nothing).
@@ -116,7 +117,7 @@ def start_state(model: Any, raters: Any, categories: Any, *, n_eff: float,
         q_fixed = np.where(tot > 0, label_counts / np.where(tot > 0, tot, 1.0), 1.0 / m)
     elif hard == K.HARD_UNIFORM:
         q_fixed = np.full((k, m), 1.0 / m)
-    rng = np.random.default_rng(model.rng)
+    rng = check_rng(model.rng)
     starts = [_Start(L._base_params(k, m, q_fixed), init=True)]
     starts += [_Start(L._random_params(rng, em_model, hard, k, m, cap, q_fixed), init=False)
                for _ in range(1, model.n_starts)]

@@ -9,19 +9,25 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
-import pandas as pd
-
-from _goldnoise_lib.html import result_html
-from _goldnoise_lib.validation import check_alpha, check_count, check_probability
+from _goldnoise_lib.results import Result
+from _goldnoise_lib.validation import (
+    Alpha,
+    Count,
+    Probability,
+    check_alpha,
+    check_count,
+    check_params,
+    check_probability,
+    validate_params,
+)
 
 __all__ = ["VerifiedSampleBoundResult", "sample_size_needed", "verified_sample_bound"]
 
 
 # ---------------------------------------------------------- verified sample
 @dataclass(frozen=True, repr=False)
-class VerifiedSampleBoundResult:
+class VerifiedSampleBoundResult(Result):
     """What a verified random sample proves about the agreed subset.
 
     Attributes
@@ -41,6 +47,8 @@ class VerifiedSampleBoundResult:
         ``max_errors / n_agreed``.
     observed_share : float
         ``errors / sample_size``.
+
+    ``to_frame()``: one row of the scalar fields of :meth:`to_dict`.
     """
 
     n_agreed: int
@@ -51,15 +59,10 @@ class VerifiedSampleBoundResult:
     max_share: float
     observed_share: float
 
-    def to_dict(self) -> dict[str, Any]:
-        """The fields as a plain dict."""
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
-    def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame of :meth:`to_dict`."""
-        return pd.DataFrame([self.to_dict()])
 
-    _repr_html_ = result_html
+
+    _headline = "max_share"
 
     def __repr__(self) -> str:
         return (f"VerifiedSampleBoundResult({self.errors} wrong of {self.sample_size} verified: "
@@ -74,6 +77,8 @@ def _hyper_cdf(e: int, n_pop: int, bad: int, s: int) -> float:
     return float(stats.hypergeom.cdf(e, n_pop, bad, s))
 
 
+@validate_params(n_agreed=Count(1), sample_size=Count(1), errors=Count(0),
+                 alpha=Alpha())
 def verified_sample_bound(n_agreed: int, sample_size: int, errors: int, *,
                           alpha: float = 0.95) -> VerifiedSampleBoundResult:
     """Exact upper bound on the wrong labels of the agreed subset from a verified sample.
@@ -121,6 +126,7 @@ def verified_sample_bound(n_agreed: int, sample_size: int, errors: int, *,
     >>> res.max_errors, round(res.max_share, 4)
     (179, 0.0179)
     """
+    check_params(verified_sample_bound, locals())
     n_pop = check_count(n_agreed, "n_agreed", minimum=1)
     s = check_count(sample_size, "sample_size", minimum=1)
     e = check_count(errors, "errors")
@@ -144,6 +150,7 @@ def verified_sample_bound(n_agreed: int, sample_size: int, errors: int, *,
                                      max_errors=lo, max_share=lo / n_pop, observed_share=e / s)
 
 
+@validate_params(n_agreed=Count(1), target_share=Probability(), alpha=Alpha())
 def sample_size_needed(n_agreed: int, *, target_share: float, alpha: float = 0.95) -> int:
     """Smallest verified sample that can show the agreed subset is at most ``target_share`` wrong.
 
@@ -184,6 +191,7 @@ def sample_size_needed(n_agreed: int, *, target_share: float, alpha: float = 0.9
     >>> sample_size_needed(10_000, target_share=0.02)
     147
     """
+    check_params(sample_size_needed, locals())
     n_pop = check_count(n_agreed, "n_agreed", minimum=1)
     target = check_probability(target_share, "target_share")
     alpha = check_alpha(alpha)

@@ -53,8 +53,17 @@ from agreement import (
 )
 from agreement._item_stats import ALPHA, check_coefficient, item_statistics
 from _goldnoise_lib.lazy import lazy_module
-from agreement._result import _check_confidence_level
-from _goldnoise_lib.validation import check_integer
+from _goldnoise_lib.validation import (
+    ConfidenceLevel,
+    Option,
+    Resamples,
+    Rng,
+    check_confidence_level,
+    check_option,
+    check_params,
+    check_resamples,
+    validate_params,
+)
 from simulation.bootstrap import _partial, _resample
 from simulation.bootstrap._intervals import METHODS
 from simulation.bootstrap._result import BootstrapResult, result_from_sums
@@ -80,14 +89,6 @@ class _Plan(NamedTuple):
     ratings: Ratings
 
 
-def _check_choice(value: Any, name: str, allowed: tuple[str, ...]) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"`{name}` must be one of {allowed}; got {type(value).__name__}.")
-    if value not in allowed:
-        raise ValueError(f"`{name}` must be one of {allowed}; got {value!r}.")
-    return value
-
-
 def _statistics_iv(statistics: Any) -> list:
     items = list(statistics) if isinstance(statistics, (list, tuple)) else [statistics]
     if not items:
@@ -102,10 +103,10 @@ def _statistics_iv(statistics: Any) -> list:
 def _bootstrap_iv(statistics, ratings, n_resamples, method, confidence_level, scheme, weights,
                   level):
     specs = _statistics_iv(statistics)
-    n_resamples = check_integer(n_resamples, "n_resamples", 1)
-    method = _check_choice(method, "method", METHODS)
-    scheme = _check_choice(scheme, "scheme", SCHEMES)
-    confidence_level = _check_confidence_level(confidence_level)
+    n_resamples = check_resamples(n_resamples, minimum=1)
+    method = check_option(method, "method", METHODS)
+    scheme = check_option(scheme, "scheme", SCHEMES)
+    confidence_level = check_confidence_level(confidence_level)
     has_alpha = any(s is ALPHA for s in specs)
     if level is not None and not has_alpha:
         raise ValueError("`level` applies to Krippendorff's α only, which is not among "
@@ -207,6 +208,8 @@ def _replicate_sums(plan: _Plan, scheme: str, n_resamples: int, rng: Any,
     return sums
 
 
+@validate_params(n_resamples=Resamples(1), method=Option(METHODS), confidence_level=ConfidenceLevel(),
+                 scheme=Option(SCHEMES), rng=Rng())
 def bootstrap(
     statistics: Any,
     ratings: Any,
@@ -323,6 +326,7 @@ def bootstrap(
     >>> det.statistics
     ('average_precision', 'auroc')
     """
+    check_params(bootstrap, locals())
     if isinstance(ratings, ChunkedRatings) and not isinstance(ratings, Ratings):
         return _bootstrap_chunked(statistics, ratings, n_resamples, method, confidence_level,
                                   scheme, rng, weights, level)

@@ -27,7 +27,15 @@ import numpy as np
 
 from agreement import Ratings
 from agreement._item_stats import ALPHA, check_coefficient, item_statistics
+from _goldnoise_lib.validation import (
+    ConfidenceLevel,
+    Option,
+    Resamples,
+    check_params,
+    validate_params,
+)
 from simulation.bootstrap import _resample
+from simulation.bootstrap._intervals import METHODS
 from simulation.bootstrap._result import BootstrapResult, result_from_sums
 
 __all__ = ["PoissonParts", "poisson_combine", "poisson_finalize", "poisson_partial"]
@@ -53,6 +61,7 @@ def _stats(specs, r: Ratings, weights: Any, level: Any) -> list:
             else item_statistics(r, s.name, weights=weights) for s in specs]
 
 
+@validate_params(n_resamples=Resamples(1))
 def poisson_partial(chunk: Ratings, statistics: Any, seed: int, n_resamples: int, *,
                     weights: Any = None, level: Any = None) -> PoissonParts:
     """The partial step: a chunk's distinct rows, their frequencies and Poisson counts.
@@ -77,6 +86,7 @@ def poisson_partial(chunk: Ratings, statistics: Any, seed: int, n_resamples: int
     >>> bool(np.array_equal(whole.counts, parts.counts) and np.array_equal(whole.rows, parts.rows))
     True
     """
+    check_params(poisson_partial, locals())
     specs = _specs(statistics)
     n_rows = chunk.n_items
     kept = np.flatnonzero(chunk.ratings_per_item >= 1)
@@ -116,6 +126,7 @@ def poisson_combine(a: PoissonParts, b: PoissonParts) -> PoissonParts:
     return PoissonParts(merged, freq, counts, a.n_rows + b.n_rows)
 
 
+@validate_params(method=Option(METHODS), confidence_level=ConfidenceLevel())
 def poisson_finalize(parts: PoissonParts, statistics: Any, schema: Ratings, *, method: str,
                      confidence_level: float, weights: Any = None, level: Any = None,
                      stacklevel: int = 2) -> BootstrapResult:
@@ -134,6 +145,7 @@ def poisson_finalize(parts: PoissonParts, statistics: Any, schema: Ratings, *, m
     >>> res.n_items, res.bootstrap_distribution.shape
     (50, (99, 1))
     """
+    check_params(poisson_finalize, locals())
     specs = _specs(statistics)
     n_kept = int(parts.freq.sum())
     if n_kept == 0:

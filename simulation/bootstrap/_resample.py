@@ -18,6 +18,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from _goldnoise_lib.lazy import lazy_module
+from _goldnoise_lib.validation import check_rng
 
 # Imported at first use: scipy and Numba would double the time of `import goldnoise`.
 _kernels = lazy_module("simulation.bootstrap._kernels")
@@ -40,13 +41,13 @@ __all__ = [
 
 def replicate_seeds(rng: Any, n_resamples: int) -> np.ndarray:
     """One 32-bit seed per multinomial replicate, from ``np.random.default_rng(rng)``."""
-    return np.random.default_rng(rng).integers(0, 2**32, size=n_resamples, dtype=np.uint64
+    return check_rng(rng).integers(0, 2**32, size=n_resamples, dtype=np.uint64
                                                ).astype(np.uint32)
 
 
 def poisson_seed(rng: Any) -> int:
     """The run's seed of the keyed Poisson generator, from ``np.random.default_rng(rng)``."""
-    return int(np.random.default_rng(rng).integers(0, 2**63, dtype=np.int64))
+    return int(check_rng(rng).integers(0, 2**63, dtype=np.int64))
 
 
 def _strata_order(n: int, strata: npt.ArrayLike | None):

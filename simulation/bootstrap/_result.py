@@ -12,9 +12,10 @@ import numpy as np
 import pandas as pd
 
 from agreement import ConfidenceInterval, DegenerateDataWarning
-from _goldnoise_lib.html import result_html
 from simulation.bootstrap import _resample
 from simulation.bootstrap._intervals import confidence_intervals
+from _goldnoise_lib.results import CallableInterval, Result
+from _goldnoise_lib.validation import check_confidence_level
 
 __all__ = ["BootstrapResult"]
 
@@ -24,7 +25,7 @@ def _name(stat: Any) -> str:
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class BootstrapResult:
+class BootstrapResult(Result):
     """Bootstrap estimates, standard errors and intervals of one or more statistics.
 
     All statistics come from the same resamples of items (paired), so
@@ -38,8 +39,10 @@ class BootstrapResult:
         Each statistic on the full sample.
     standard_error : ndarray, shape (S,)
         Standard deviation (ddof 1) of the defined replicates.
-    confidence_interval : ConfidenceInterval
-        ``(low, high)``, each an ndarray of shape (S,).
+    interval : ConfidenceInterval
+        ``(low, high)``, each an ndarray of shape (S,), at :attr:`confidence_level`.
+        Also read as ``confidence_interval`` (the earlier name of this field);
+        ``confidence_interval(level)`` gives the intervals at another level.
     bootstrap_distribution : ndarray, shape (n_resamples, S)
         The replicates; NaN where the statistic is undefined on a resample.
     n_degenerate : ndarray of int, shape (S,)
@@ -59,12 +62,14 @@ class BootstrapResult:
         Items sharing each jackknife row.
     bounds : ndarray, shape (S, 2), or None
         The range each interval was clipped to.
+
+    ``to_frame()``: one row per statistic: ``estimate``, ``standard_error``, ``low``, ``high``, ``n_degenerate``.
     """
 
     statistics: tuple[str, ...]
     estimate: np.ndarray
     standard_error: np.ndarray
-    confidence_interval: ConfidenceInterval
+    interval: ConfidenceInterval
     bootstrap_distribution: np.ndarray
     n_degenerate: np.ndarray
     method: str
@@ -75,6 +80,25 @@ class BootstrapResult:
     jackknife: np.ndarray | None = field(default=None, repr=False)
     jackknife_weights: np.ndarray | None = field(default=None, repr=False)
     bounds: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def confidence_interval(self) -> CallableInterval:
+        """The intervals at :attr:`confidence_level`; call it with a level for another one.
+
+        ``res.confidence_interval.low`` reads the field :attr:`interval`;
+        ``res.confidence_interval(0.9)`` recomputes every statistic's interval
+        at 0.9 from the same replicates (same method and clipping).
+        """
+        return CallableInterval(self.interval.low, self.interval.high, self._at_level)
+
+    def _at_level(self, confidence_level: Any) -> ConfidenceInterval:
+        level = check_confidence_level(confidence_level)
+        if level == self.confidence_level:
+            return ConfidenceInterval(self.interval.low, self.interval.high)
+        iv = confidence_intervals(self.estimate, self.bootstrap_distribution, method=self.method,
+                                  confidence_level=level, jackknife=self.jackknife,
+                                  jackknife_weights=self.jackknife_weights, bounds=self.bounds)
+        return ConfidenceInterval(iv.low, iv.high)
 
     def _index(self, stat: Any) -> int:
         name = _name(stat)
@@ -147,7 +171,6 @@ class BootstrapResult:
                 for s, name in enumerate(self.statistics)},
         }
 
-    _repr_html_ = result_html
 
     def __repr__(self) -> str:
         pct = f"{100 * self.confidence_level:g}%"

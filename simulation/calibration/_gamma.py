@@ -16,7 +16,18 @@ import pandas as pd
 
 from _goldnoise_lib.lazy import lazy_module
 from noise_models import noise_bound
-from _goldnoise_lib.validation import check_integer
+from _goldnoise_lib.validation import (
+    Alpha,
+    Integer,
+    Option,
+    Rng,
+    check_alpha,
+    check_integer,
+    check_option,
+    check_params,
+    check_rng,
+    validate_params,
+)
 from simulation.calibration._common import check_counts, coverage_interval
 
 # Imported at first use: scipy and Numba would double the time of `import goldnoise`.
@@ -34,11 +45,9 @@ def _gamma_coverage_iv(n, hard_counts, n_raters, n_categories, alpha, p, model, 
     hard = check_counts(hard_counts, "hard_counts", n, "n")
     k = check_integer(n_raters, "n_raters", 2)
     m = check_integer(n_categories, "n_categories", 2)
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-        raise ValueError(f"`alpha` (the bound's confidence) must be in (0, 1); got {alpha!r}.")
-    for value, name, allowed in ((p, "p", _P_MODES), (model, "model", _MODELS)):
-        if not isinstance(value, str) or value not in allowed:
-            raise ValueError(f"`{name}` must be one of {allowed}; got {value!r}.")
+    alpha = check_alpha(alpha)
+    check_option(p, "p", _P_MODES)
+    check_option(model, "model", _MODELS)
     if isinstance(error_rate, bool) or not isinstance(error_rate, (int, float)) or not (
             0 <= error_rate < 1):
         raise ValueError(f"`error_rate` must be in [0, 1); got {error_rate!r}.")
@@ -75,6 +84,8 @@ def _p_hat(labels, disagreed, m):
     return out
 
 
+@validate_params(n=Integer(2), n_raters=Integer(2), n_categories=Integer(2), alpha=Alpha(),
+                 p=Option(_P_MODES), model=Option(_MODELS), n_sims=Integer(1), rng=Rng())
 def gamma_coverage(
     n: int,
     hard_counts: Any,
@@ -151,9 +162,10 @@ def gamma_coverage(
     1          20      0.97           0.979
     2         100      0.94           0.956
     """
+    check_params(gamma_coverage, locals())
     n, hard, k, m, alpha, n_sims = _gamma_coverage_iv(
         n, hard_counts, n_raters, n_categories, alpha, p, model, error_rate, n_sims)
-    gen = np.random.default_rng(rng)
+    gen = check_rng(rng)
     p_true = float(m) ** (1 - k)
     gammas: dict[tuple[int, float], float] = {}
 

@@ -10,7 +10,15 @@ import pandas as pd
 
 from _goldnoise_lib.lazy import lazy_module
 from noise_models import verified_sample_bound
-from _goldnoise_lib.validation import check_integer
+from _goldnoise_lib.validation import (
+    Alpha,
+    Integer,
+    Rng,
+    check_integer,
+    check_params,
+    check_rng,
+    validate_params,
+)
 from simulation.calibration._common import check_counts, coverage_interval
 
 # Imported at first use: scipy and Numba would double the time of `import goldnoise`.
@@ -19,6 +27,8 @@ _stats = lazy_module("scipy.stats")
 __all__ = ["verified_sample_coverage"]
 
 
+@validate_params(n_agreed=Integer(1), sample_size=Integer(1), alpha=Alpha(), n_sims=Integer(1),
+                 rng=Rng())
 def verified_sample_coverage(
     n_agreed: int,
     error_counts: Any,
@@ -65,6 +75,7 @@ def verified_sample_coverage(
     >>> bool((tab["exact_coverage"] >= 0.95).all())
     True
     """
+    check_params(verified_sample_coverage, locals())
     n_pop = check_integer(n_agreed, "n_agreed", 1)
     errs = check_counts(error_counts, "error_counts", n_pop, "n_agreed")
     s = check_integer(sample_size, "sample_size", 1)
@@ -73,7 +84,7 @@ def verified_sample_coverage(
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         raise ValueError(f"`alpha` must be in (0, 1); got {alpha!r}.")
     n_sims = check_integer(n_sims, "n_sims", 1)
-    gen = np.random.default_rng(rng)
+    gen = check_rng(rng)
     bound: dict[int, int] = {}
 
     def max_errors(e: int) -> int:

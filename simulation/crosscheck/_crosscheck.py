@@ -12,6 +12,8 @@ import pandas as pd
 
 from agreement import Ratings, as_ratings
 from _goldnoise_lib.errors import DegenerateDataWarning
+from _goldnoise_lib.results import Result
+from _goldnoise_lib.validation import Alpha, check_params, validate_params
 from noise_models import (
     ErrorBracketResult,
     LatentClassFit,
@@ -31,7 +33,7 @@ __all__ = ["CrosscheckResult", "crosscheck"]
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class CrosscheckResult:
+class CrosscheckResult(Result):
     """A model's label-error ranking set beside the annotation model.
 
     Attributes
@@ -68,6 +70,8 @@ class CrosscheckResult:
         The paper's confidence α of γ.
     verdict : str
         Whether the two accounts are consistent, in plain words.
+
+    ``to_frame()``: one row per quantity: ``value`` and what it means.
     """
 
     n_items: int
@@ -205,6 +209,7 @@ def _verdict(res: dict[str, Any], bracket: ErrorBracketResult) -> str:
     return agree + " " + flag
 
 
+@validate_params(alpha=Alpha())
 def crosscheck(scores: Any, labels: Any, ratings: Any, *, fit: LatentClassFit | None = None,
                alpha: float = 0.95, truth: Any = None) -> CrosscheckResult:
     """Set a model's ranking of suspicious labels beside the annotation model.
@@ -271,6 +276,7 @@ def crosscheck(scores: Any, labels: Any, ratings: Any, *, fit: LatentClassFit | 
     annotation posterior              0.209  0.785
     combined                          0.920  0.973
     """
+    check_params(crosscheck, locals())
     r = as_ratings(ratings)
     r.require_raters("`crosscheck`")
     if fit is None:

@@ -16,13 +16,12 @@ import numpy as np
 from _goldnoise_lib.lazy import lazy_module
 from simulation.bootstrap import _resample
 from simulation.bootstrap._result import BootstrapResult
+from _goldnoise_lib.validation import check_confidence_level, check_resamples
 from simulation.detection._metrics import (
     _COLS,
     INTERVAL_METHODS,
     METRICS,
     _check_k,
-    _check_level,
-    _check_resamples,
     _scores_and_truth,
     _sort,
     bootstrap_result,
@@ -68,8 +67,8 @@ def detection_bootstrap(statistics: Any, data: tuple[Any, Any], *, n_resamples: 
         )
     if scheme not in ("multinomial", "poisson"):
         raise ValueError(f"`scheme` must be 'multinomial' or 'poisson'; got {scheme!r}.")
-    n_resamples = _check_resamples(n_resamples)
-    level = _check_level(confidence_level)
+    n_resamples = check_resamples(n_resamples, minimum=0)
+    level = check_confidence_level(confidence_level)
     scores, is_error = data
     values, truth, items = _scores_and_truth(scores, is_error)
     n = len(values)

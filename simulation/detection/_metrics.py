@@ -16,6 +16,20 @@ import pandas as pd
 from agreement import ConfidenceInterval
 from _goldnoise_lib.errors import DegenerateDataWarning
 from _goldnoise_lib.lazy import lazy_module
+from _goldnoise_lib.results import Result
+from _goldnoise_lib.validation import (
+    ConfidenceLevel,
+    Option,
+    Probability,
+    Resamples,
+    Rng,
+    check_confidence_level,
+    check_option,
+    check_params,
+    check_resamples,
+    check_rng,
+    validate_params,
+)
 from simulation.bootstrap._intervals import confidence_intervals
 from simulation.bootstrap._result import BootstrapResult
 from simulation.detection._ranking import Ranking
@@ -137,24 +151,6 @@ def _check_k(k: Any, n: int, default: int) -> int:
     return int(k)
 
 
-def _check_level(confidence_level: Any) -> float:
-    if isinstance(confidence_level, bool) or not isinstance(confidence_level, numbers.Real):
-        raise TypeError(f"`confidence_level` must be a number in (0, 1); got "
-                        f"{confidence_level!r}.")
-    c = float(confidence_level)
-    if not (math.isfinite(c) and 0 < c < 1):
-        raise ValueError(f"`confidence_level` must be in (0, 1); got {confidence_level!r}.")
-    return c
-
-
-def _check_resamples(n_resamples: Any) -> int:
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, numbers.Integral):
-        raise TypeError(f"`n_resamples` must be a non-negative integer; got {n_resamples!r}.")
-    if n_resamples < 0:
-        raise ValueError(f"`n_resamples` must be ≥ 0; got {n_resamples}.")
-    return int(n_resamples)
-
-
 def clopper_pearson(successes: int, trials: int, confidence_level: float) -> ConfidenceInterval:
     """Exact binomial interval (statsmodels' ``proportion_confint(method="beta")``)."""
     from statsmodels.stats.proportion import proportion_confint
@@ -183,7 +179,7 @@ def bootstrap_result(estimate: np.ndarray, dist: np.ndarray, *, method: str,
 
 
 def _seeds(rng: Any, n_resamples: int) -> np.ndarray:
-    gen = np.random.default_rng(rng)
+    gen = check_rng(rng)
     return gen.integers(0, 2**63 - 1, size=n_resamples, dtype=np.int64).astype(np.uint64)
 
 
@@ -199,7 +195,7 @@ def _replicates(srt: _Sorted, k: int, seeds: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class DetectionResult:
+class DetectionResult(Result):
     """How well a ranking of items finds the label errors.
 
     Attributes
@@ -231,6 +227,8 @@ class DetectionResult:
     bootstrap : BootstrapResult or None
         The same replicates as the bootstrap engine's result (standard
         errors, intervals, ``.difference(a, b)`` between metrics).
+
+    ``to_frame()``: one row per metric: ``value``, ``low``, ``high``, ``exact_low``, ``exact_high``.
     """
 
     average_precision: float
@@ -249,11 +247,40 @@ class DetectionResult:
     replicates: pd.DataFrame | None = None
     bootstrap: BootstrapResult | None = None
 
-    def confidence_interval(self, metric: str) -> ConfidenceInterval:
-        """The bootstrap interval of one metric (NaN bounds without resamples)."""
-        if metric not in METRICS:
-            raise ValueError(f"`metric` must be one of {list(METRICS)}; got {metric!r}.")
-        return self.intervals.get(metric, ConfidenceInterval(math.nan, math.nan))
+    _headline = "average_precision"
+
+    @validate_params(metric=Option(METRICS), confidence_level=ConfidenceLevel(optional=True))
+    def metric_interval(self, metric: str,
+                        confidence_level: float | None = None) -> ConfidenceInterval:
+        """The bootstrap interval of one metric (NaN bounds without resamples).
+
+        Parameters
+        ----------
+        metric : {"average_precision", "auroc", "precision_at_k", "recall_at_k", "f1_at_k"}
+        confidence_level : float, optional
+            Default :attr:`confidence_level` (the intervals computed with the
+            result); another level is read from the same replicates.
+        """
+        check_params(DetectionResult.metric_interval, locals())
+        check_option(metric, "metric", METRICS)
+        if confidence_level is None or self.bootstrap is None:
+            if confidence_level is not None:
+                check_confidence_level(confidence_level)
+            return self.intervals.get(metric, ConfidenceInterval(math.nan, math.nan))
+        s = METRICS.index(metric)
+        iv = self.bootstrap.confidence_interval(confidence_level)
+        return ConfidenceInterval(float(iv.low[s]), float(iv.high[s]))
+
+    def confidence_interval(self, confidence_level: Any = None) -> ConfidenceInterval:
+        """Bootstrap interval of the headline, :attr:`average_precision`.
+
+        ``confidence_level`` defaults to :attr:`confidence_level`. Passing a
+        metric name instead (``confidence_interval("auroc")``, the older
+        spelling) is kept working and means :meth:`metric_interval`.
+        """
+        if isinstance(confidence_level, str):  # the older spelling: a metric name
+            return self.metric_interval(confidence_level)
+        return self.metric_interval("average_precision", confidence_level)
 
     def difference_interval(self, other: DetectionResult, metric: str) -> ConfidenceInterval:
         """Percentile interval of ``self − other`` for a metric, from paired replicates.
@@ -278,7 +305,7 @@ class DetectionResult:
         """One row per metric: value, bootstrap interval, and the exact one for P@k."""
         rows = []
         for m in METRICS:
-            ci = self.confidence_interval(m)
+            ci = self.metric_interval(m)
             ex = self.precision_at_k_exact if m == "precision_at_k" else (math.nan, math.nan)
             rows.append({"metric": m, "value": getattr(self, m), "low": ci.low, "high": ci.high,
                          "exact_low": ex[0], "exact_high": ex[1]})
@@ -306,22 +333,23 @@ class DetectionResult:
                 f"{fmt('f1_at_k')})")
 
 
+_BCA_HINT = "(BCa needs a leave-one-out jackknife, which for average precision costs O(n²).)"
+
+
 def _detection_metrics_iv(scores, is_error, k, n_resamples, confidence_level, method):
-    if not isinstance(method, str) or method not in INTERVAL_METHODS:
-        raise ValueError(
-            f"`method` must be one of {list(INTERVAL_METHODS)}; got {method!r}. (BCa needs a "
-            "leave-one-out jackknife, which for average precision costs O(n²).)"
-        )
+    check_option(method, "method", INTERVAL_METHODS, hint=_BCA_HINT)
     values, truth, items = _scores_and_truth(scores, is_error)
     n = len(values)
     if n == 0:
         raise ValueError("`scores` is empty.")
     default = scores.n_flagged if isinstance(scores, Ranking) and scores.flagged is not None \
         else int(truth.sum())
-    return (values, truth, items, _check_k(k, n, default), _check_resamples(n_resamples),
-            _check_level(confidence_level))
+    return (values, truth, items, _check_k(k, n, default), check_resamples(n_resamples, minimum=0),
+            check_confidence_level(confidence_level))
 
 
+@validate_params(n_resamples=Resamples(0), confidence_level=ConfidenceLevel(), rng=Rng(),
+                 method=Option(INTERVAL_METHODS, hint=_BCA_HINT))
 def detection_metrics(scores: Any, is_error: Any, *, k: int | None = None,
                       n_resamples: int = 0, confidence_level: float = 0.95,
                       rng: Any = None, method: str = "percentile") -> DetectionResult:
@@ -395,6 +423,7 @@ def detection_metrics(scores: Any, is_error: Any, *, k: int | None = None,
     >>> res.to_frame().loc["auroc", ["low", "high"]].round(2).tolist()
     [0.82, 0.89]
     """
+    check_params(detection_metrics, locals())
     values, truth, items, k, n_resamples, level = _detection_metrics_iv(
         scores, is_error, k, n_resamples, confidence_level, method)
     n = len(values)
@@ -481,7 +510,7 @@ def detection_replicates(scores: Any, is_error: Any, weights: Any, *,
 
 
 @dataclass(frozen=True, repr=False)
-class DetectedErrorRateResult:
+class DetectedErrorRateResult(Result):
     """The share of verified label errors among the top of a ranking.
 
     Attributes
@@ -498,6 +527,8 @@ class DetectedErrorRateResult:
     confidence_level : float
     interval : ConfidenceInterval
         Clopper–Pearson interval of ``rate``.
+
+    ``to_frame()``: one row of the scalar fields of :meth:`to_dict`.
     """
 
     rate: float
@@ -508,15 +539,23 @@ class DetectedErrorRateResult:
     confidence_level: float
     interval: ConfidenceInterval
 
+    _headline = "rate"
+
+    @validate_params(confidence_level=ConfidenceLevel(optional=True))
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
+        """Clopper–Pearson interval of :attr:`rate` (default level: :attr:`confidence_level`)."""
+        check_params(DetectedErrorRateResult.confidence_interval, locals())
+        if confidence_level is None:
+            return self.interval
+        return clopper_pearson(self.n_errors, self.n_verified,
+                               check_confidence_level(confidence_level))
+
     def to_dict(self) -> dict[str, Any]:
         """The fields as a plain dict."""
         d = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "interval"}
         d["low"], d["high"] = self.interval
         return d
 
-    def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame of :meth:`to_dict`."""
-        return pd.DataFrame([self.to_dict()])
 
     def __repr__(self) -> str:
         return (f"DetectedErrorRateResult({self.rate:.2%} of {self.n_verified} verified items "
@@ -525,6 +564,8 @@ class DetectedErrorRateResult:
                 f"{self.interval.high:.2%}])")
 
 
+@validate_params(top_fraction=Probability(open_low=True),
+                 confidence_level=ConfidenceLevel())
 def detected_error_rate(ranking: Ranking, verified: Any, *, top_fraction: float = 0.0533,
                         confidence_level: float = 0.95) -> DetectedErrorRateResult:
     """Share of the top ``top_fraction`` of a ranking that verification found wrong.
@@ -554,6 +595,7 @@ def detected_error_rate(ranking: Ranking, verified: Any, *, top_fraction: float 
     >>> res.n_top, res.rate
     (10, 0.5)
     """
+    check_params(detected_error_rate, locals())
     if not isinstance(ranking, Ranking):
         raise TypeError(f"`ranking` must be a Ranking; got {type(ranking).__name__}.")
     if not isinstance(verified, pd.Series):
@@ -561,7 +603,7 @@ def detected_error_rate(ranking: Ranking, verified: Any, *, top_fraction: float 
     if isinstance(top_fraction, bool) or not isinstance(top_fraction, numbers.Real) or \
             not 0 < float(top_fraction) <= 1:
         raise ValueError(f"`top_fraction` must be in (0, 1]; got {top_fraction!r}.")
-    level = _check_level(confidence_level)
+    level = check_confidence_level(confidence_level)
     truth = _as_bool(verified.to_numpy(), "verified")
     n_top = max(1, round(float(top_fraction) * len(ranking.items)))
     top = ranking.items[:n_top]

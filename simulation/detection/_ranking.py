@@ -11,6 +11,8 @@ import pandas as pd
 from simulation.detection._confident import confident_learning
 from simulation.scores._ensemble import item_loss, label_codes
 from simulation.scores._model_scores import ModelScores
+from _goldnoise_lib.results import Result
+from _goldnoise_lib.validation import Option, check_params, validate_params
 
 __all__ = ["METHODS", "Ranking", "label_error_ranking"]
 
@@ -18,7 +20,7 @@ METHODS = ("loss", "self_confidence", "normalized_margin", "confident_learning")
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class Ranking:
+class Ranking(Result):
     """Items ordered from the most to the least suspicious label.
 
     Attributes
@@ -44,6 +46,8 @@ class Ranking:
     >>> r = Ranking.from_scores(pd.Series([0.2, 1.5, 0.7], index=["a", "b", "c"]))
     >>> list(r.items)
     ['b', 'c', 'a']
+
+    ``to_frame()``: one row per item in rank order: ``rank``, ``item``, ``score`` (and ``flagged``).
     """
 
     items: pd.Index
@@ -155,6 +159,7 @@ def _label_error_ranking_iv(scores: Any, method: Any) -> ModelScores:
     return scores
 
 
+@validate_params(method=Option(METHODS))
 def label_error_ranking(scores: ModelScores, labels: Any, *,
                         method: str = "loss") -> Ranking:
     """Rank items by how likely their given label is wrong.
@@ -209,6 +214,7 @@ def label_error_ranking(scores: ModelScores, labels: Any, *,
     >>> r.items.tolist(), r.scores.round(3).tolist()
     (['b', 'c', 'a'], [1.204, 0.511, 0.105])
     """
+    check_params(label_error_ranking, locals())
     s = _label_error_ranking_iv(scores, method)
     loss = item_loss(s, labels)[0]
     flagged = None

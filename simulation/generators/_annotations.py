@@ -9,7 +9,6 @@ missing ratings, and returns the labels together with what generated them.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +18,18 @@ import numpy.typing as npt
 import pandas as pd
 
 from agreement import Ratings
-from _goldnoise_lib.validation import check_integer
+from _goldnoise_lib.validation import (
+    Integer,
+    Option,
+    Probability,
+    Rng,
+    check_integer,
+    check_params,
+    check_probability,
+    check_rng,
+    validate_params,
+)
+from _goldnoise_lib.results import Result
 
 __all__ = ["SimulatedAnnotations", "simulate_annotations"]
 
@@ -27,7 +37,7 @@ _MODELS = ("M1", "M2")
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class SimulatedAnnotations:
+class SimulatedAnnotations(Result):
     """Simulated labels and the hidden truth that generated them.
 
     Attributes
@@ -54,6 +64,8 @@ class SimulatedAnnotations:
     confusion : ndarray, shape (k, m, m)
         ``confusion[j, c, x]``: probability that annotator ``j`` labels an
         easy item of class ``c`` as ``x`` (the identity under M1).
+
+    ``to_frame()``: one row per item: ``true_label``, ``is_hard``, ``hardness``, ``n_ratings``.
     """
 
     ratings: Ratings
@@ -96,18 +108,6 @@ class SimulatedAnnotations:
                 f"{int(self.is_hard.sum())} hard items, {r.n_ratings} ratings)")
 
 
-def _prob(value: Any, name: str, *, low_open: bool = False, high_open: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"`{name}` must be a number in [0, 1]; got {value!r}.")
-    v = float(value)
-    if not (0.0 <= v <= 1.0) or (low_open and v == 0.0) or (high_open and v == 1.0) \
-            or not math.isfinite(v):
-        lo = "(" if low_open else "["
-        hi = ")" if high_open else "]"
-        raise ValueError(f"`{name}` must be in {lo}0, 1{hi}; got {value!r}.")
-    return v
-
-
 def _distribution(value: Any, name: str, shape: tuple[int, ...]) -> np.ndarray:
     try:
         arr = np.array(value, dtype=np.float64)
@@ -132,6 +132,8 @@ def _draw(cum: np.ndarray, u: np.ndarray) -> np.ndarray:
     return np.minimum(np.searchsorted(cum, u, side="right"), len(cum) - 1)
 
 
+@validate_params(n_items=Integer(1), n_annotators=Integer(1), model=Option(_MODELS),
+                 hard_share=Probability(), n_categories=Integer(2, optional=True), rng=Rng())
 def simulate_annotations(
     n_items: int,
     n_annotators: int,
@@ -216,11 +218,12 @@ def simulate_annotations(
     >>> bool(np.all(agreed[~sim.is_hard]))  # under M1 easy items are unanimous
     True
     """
+    check_params(simulate_annotations, locals())
     n = check_integer(n_items, "n_items", 1)
     k = check_integer(n_annotators, "n_annotators", 1)
     if not isinstance(model, str) or model not in _MODELS:
         raise ValueError(f"`model` must be one of {_MODELS}; got {model!r}.")
-    pi = _prob(hard_share, "hard_share")
+    pi = check_probability(hard_share, "hard_share")
     if n_categories is not None:
         m = check_integer(n_categories, "n_categories", 2)
     elif class_shares is not None:
@@ -264,7 +267,7 @@ def simulate_annotations(
     levels = np.atleast_1d(np.asarray(hardness, dtype=np.float64))
     if levels.ndim != 1 or levels.size == 0 or not np.all((levels > 0) & (levels <= 1)):
         raise ValueError(f"`hardness` must be a level or levels in (0, 1]; got {hardness!r}.")
-    p_missing = _prob(missing, "missing", high_open=True)
+    p_missing = check_probability(missing, "missing", open_high=True)
     if raters_per_item is not None:
         if p_missing > 0:
             raise ValueError("give `missing` or `raters_per_item`, not both.")
@@ -280,7 +283,7 @@ def simulate_annotations(
         if len(cats) != m or cats.has_duplicates:
             raise ValueError(f"`categories` must name {m} distinct categories; got {categories!r}.")
 
-    gen = np.random.default_rng(rng)
+    gen = check_rng(rng)
     true_class = _draw(np.cumsum(phi), gen.random(n))
     is_hard = gen.random(n) < pi
     level = np.where(is_hard, levels[gen.integers(levels.size, size=n)], 0.0)

@@ -19,6 +19,15 @@ import pandas as pd
 
 from agreement import Ratings, as_ratings
 from simulation.scores._model_scores import few
+from _goldnoise_lib.results import Result
+from _goldnoise_lib.validation import (
+    Probability,
+    Rng,
+    check_params,
+    check_probability,
+    check_rng,
+    validate_params,
+)
 
 __all__ = [
     "PROTOCOLS",
@@ -33,7 +42,7 @@ __all__ = [
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class NoisyLabels:
+class NoisyLabels(Result):
     """Labels with injected errors, and where each came from.
 
     Attributes
@@ -66,6 +75,8 @@ class NoisyLabels:
     1         1      1    False              None             None
     2         1      0     True  dissenting_label                1
     3         0      1     True  dissenting_label                1
+
+    ``to_frame()``: one row per item: ``label``, ``clean``, ``changed``, ``protocol``, ``source_annotator``.
     """
 
     labels: pd.Series
@@ -147,12 +158,11 @@ class _State:
         )
 
 
+_RATE = "a number in [0, 1] (the share of items to change)"
+
+
 def _count(rate: Any, n: int) -> int:
-    if isinstance(rate, bool) or not isinstance(rate, numbers.Real):
-        raise TypeError(f"`rate` must be a number in [0, 1]; got {rate!r}.")
-    r = float(rate)
-    if not (math.isfinite(r) and 0 <= r <= 1):
-        raise ValueError(f"`rate` must be in [0, 1] (the share of items to change); got {rate!r}.")
+    r = check_probability(rate, "rate", what=_RATE)
     return math.floor(r * n + 0.5)  # round(rate · n), halves up
 
 
@@ -187,7 +197,7 @@ def _setup(ratings: Any, reference: Any, rate: Any, rng: Any) -> tuple[_State, i
     if r.n_categories < 2:
         raise ValueError("the ratings have one category: there is no other label to change to.")
     ref = _reference_codes(r, reference)
-    return _State(r, ref), _count(rate, r.n_items), np.random.default_rng(rng)
+    return _State(r, ref), _count(rate, r.n_items), check_rng(rng)
 
 
 def _too_few(name: str, wanted: int, possible: int, why: str) -> ValueError:
@@ -359,6 +369,7 @@ _PARAMS = """
 """
 
 
+@validate_params(rate=Probability(what=_RATE), rng=Rng())
 def perturb_uniform(ratings: Any, reference: Any, *, rate: float,
                     rng: Any = None) -> NoisyLabels:
     """Artificial perturbation: random items get a uniformly random other class.
@@ -380,9 +391,11 @@ def perturb_uniform(ratings: Any, reference: Any, *, rate: float,
     >>> noisy.n_changed, bool((noisy.labels != noisy.clean).sum() == 10)
     (10, True)
     """
+    check_params(perturb_uniform, locals())
     return _single("perturb_uniform", ratings, reference, rate, rng)
 
 
+@validate_params(rate=Probability(what=_RATE), rng=Rng())
 def perturb_class_conditional(ratings: Any, reference: Any, *, rate: float, rng: Any = None,
                               transition: Any = None) -> NoisyLabels:
     """Class-conditional flips: items picked by their class's flip rate, flipped by ``transition``.
@@ -411,10 +424,12 @@ def perturb_class_conditional(ratings: Any, reference: Any, *, rate: float, rng:
     >>> noisy.clean[noisy.changed].unique().tolist()
     [0]
     """
+    check_params(perturb_class_conditional, locals())
     return _single("perturb_class_conditional", ratings, reference, rate, rng,
                    transition=transition)
 
 
+@validate_params(rate=Probability(what=_RATE), rng=Rng())
 def dissenting_label(ratings: Any, reference: Any, *, rate: float,
                      rng: Any = None) -> NoisyLabels:
     """Dissenting label: items some annotator disputes get one of the dissenting labels.
@@ -444,9 +459,11 @@ def dissenting_label(ratings: Any, reference: Any, *, rate: float,
     >>> dissenting_label(x, [0, 1, 0, 1], rate=0.5, rng=0).labels.tolist()
     [0, 1, 1, 0]
     """
+    check_params(dissenting_label, locals())
     return _single("dissenting_label", ratings, reference, rate, rng)
 
 
+@validate_params(rate=Probability(what=_RATE), rng=Rng())
 def dissenting_worker(ratings: Any, reference: Any, *, rate: float,
                       rng: Any = None) -> NoisyLabels:
     """Dissenting worker: one annotator at a time lends all their dissents.
@@ -478,9 +495,11 @@ def dissenting_worker(ratings: Any, reference: Any, *, rate: float,
     >>> noisy.n_changed, sorted(set(noisy.source_annotator[noisy.changed]))
     (10, [2])
     """
+    check_params(dissenting_worker, locals())
     return _single("dissenting_worker", ratings, reference, rate, rng)
 
 
+@validate_params(rate=Probability(what=_RATE), rng=Rng())
 def crowd_majority(ratings: Any, reference: Any, *, rate: float, rng: Any = None,
                    threshold: float = 0.5) -> NoisyLabels:
     """Crowd majority: items take a wrong label that many of their annotators chose.
@@ -506,9 +525,11 @@ def crowd_majority(ratings: Any, reference: Any, *, rate: float, rng: Any = None
     >>> crowd_majority(x, [0, 1, 0, 0], rate=0.5, rng=0).labels.tolist()
     [1, 1, 0, 2]
     """
+    check_params(crowd_majority, locals())
     return _single("crowd_majority", ratings, reference, rate, rng, threshold=threshold)
 
 
+@validate_params(rate=Probability(what=_RATE), rng=Rng())
 def mix_protocols(shares: Mapping[str, float], ratings: Any, reference: Any, *, rate: float,
                   rng: Any = None, **options: Any) -> NoisyLabels:
     """Several protocols at once, splitting the changed items as asked.
@@ -544,6 +565,7 @@ def mix_protocols(shares: Mapping[str, float], ratings: Any, reference: Any, *, 
     >>> noisy.protocol_counts()
     {'dissenting_label': 10, 'dissenting_worker': 40}
     """
+    check_params(mix_protocols, locals())
     if not isinstance(shares, Mapping) or not shares:
         raise TypeError("`shares` must be a non-empty dict {protocol name: share}.")
     names = list(shares)

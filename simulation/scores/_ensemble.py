@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from _goldnoise_lib.validation import Option, check_params, validate_params
 from simulation.scores._model_scores import ModelScores, few
 
 __all__ = ["ensemble", "item_loss", "label_codes"]
@@ -70,6 +71,7 @@ def label_codes(labels: Any, scores: ModelScores) -> np.ndarray:
     return codes.astype(np.intp)
 
 
+@validate_params(how=Option(_HOW))
 def ensemble(scores: ModelScores, how: str = "probs") -> ModelScores:
     """Average several models' scores into one (the paper's FME).
 
@@ -113,6 +115,7 @@ def ensemble(scores: ModelScores, how: str = "probs") -> ModelScores:
     >>> ensemble(s, how="logits").probabilities().round(3)
     array([[[0.75, 0.25]]])
     """
+    check_params(ensemble, locals())
     s = _check_scores(scores)
     if how not in _HOW:
         raise ValueError(f"`how` must be one of {list(_HOW)}; got {how!r}.")

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from _goldnoise_lib.validation import Option, check_params, validate_params
 from simulation.scores._model_scores import (
     KINDS,
     PROB_TOLERANCE,
@@ -383,6 +384,7 @@ def _load_scores_iv(paths: Any, items: Any, id_column: Any, kind: Any, model_col
     return entries, idx
 
 
+@validate_params(kind=Option(KINDS, optional=True))
 def load_scores(paths: Any, *, items: Any, id_column: str = "id", kind: str | None = None,
                 model_column: str | None = None, classes: Sequence[Any] | None = None,
                 ids: Any = None) -> ModelScores:
@@ -460,6 +462,7 @@ def load_scores(paths: Any, *, items: Any, id_column: str = "id", kind: str | No
            [0.5, 0.5],
            [0.2, 0.8]])
     """
+    check_params(load_scores, locals())
     entries, idx = _load_scores_iv(paths, items, id_column, kind, model_column, classes)
     blocks: list[np.ndarray] = []
     names: list[str] = []

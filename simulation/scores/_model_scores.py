@@ -12,6 +12,7 @@ import pandas as pd
 
 from agreement import Ratings
 from _goldnoise_lib.errors import GoldnoiseWarning
+from _goldnoise_lib.results import Result
 
 __all__ = ["KINDS", "PROB_TOLERANCE", "ModelScores", "ScorePrecisionWarning"]
 
@@ -121,7 +122,7 @@ def check_values(values: np.ndarray, kind: str, *, where: str, row_ids: Any = No
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class ModelScores:
+class ModelScores(Result):
     """Per-item outputs of one or more models, aligned to items by id.
 
     Build one with :func:`load_scores` (from files) or :meth:`from_arrays`.
@@ -148,6 +149,8 @@ class ModelScores:
     ModelScores(probs: 1 model ['model'], 2 items, 2 classes ['neg', 'pos'])
     >>> s.values.shape
     (1, 2, 2)
+
+    ``to_frame()``: one row per (model, item), one column per class (or ``loss``).
     """
 
     values: np.ndarray

@@ -12,12 +12,20 @@ import pandas as pd
 
 from _goldnoise_lib.results import Result, plain_value
 from _goldnoise_lib.validation import (
+    ConfidenceLevel,
+    Integer,
+    Option,
+    Probability,
+    Resamples,
+    Rng,
     check_confidence_level,
     check_integer,
     check_option,
+    check_params,
     check_probability,
     check_rng,
     check_shares,
+    validate_params,
 )
 from simulation.study import _closed_form as cf
 from simulation.study._design import COEFFICIENTS, KAPPA_LIKE, Design
@@ -30,6 +38,7 @@ _ALTERNATIVES = ("greater", "less", "two-sided")
 _LEVELS = ("nominal", "ordinal", "interval", "ratio")
 #: Smallest study the search considers.
 _N_START = 10
+_CHANCE = ("shares", "uniform")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -140,29 +149,31 @@ class StudyPlan(Result):
         return "\n".join(lines)
 
     def plot(self, ax: Any = None) -> Any:
-        """Coverage and half-width of each interval method against the number of items."""
+        """Half-width (and coverage) of the intervals against the number of items."""
         import matplotlib.pyplot as plt
 
         if ax is None:
             _, ax = plt.subplots(figsize=(6.5, 4))
-        t = self.table.sort_values("n_items")
-        for m, g in t.groupby("interval", sort=False):
-            ax.plot(g["n_items"], g["mean_half_width"], marker="o", label=f"{m} half-width")
+        t = self.table
+        curve = t[(t["interval"] == "analytic") & (t["stage"] != "comparison")]
+        curve = curve.sort_values("n_items")
+        ax.plot(curve["n_items"], curve["mean_half_width"], marker="o", color="C0",
+                label="analytic half-width (simulated)")
+        comp = t[t["stage"] == "comparison"]
+        for i, (_, row) in enumerate(comp.iterrows()):
+            ax.plot([row["n_items"]], [row["mean_half_width"]], marker="s", linestyle="",
+                    color=f"C{i + 1}", label=f"{row['interval']}: half-width "
+                                             f"{row['mean_half_width']:.3f}, coverage "
+                                             f"{row['coverage']:.3f}")
         if self.target is not None:
             ax.axhline(self.target, color="grey", linestyle=":", label="target half-width")
         ax.axvline(self.n_items, color="black", linestyle="--", label=f"n = {self.n_items}")
-        ax.set_xlabel("items")
-        ax.set_ylabel("mean half-width")
-        ax.set_title(f"{self.coefficient}: study size")
-        if "coverage" in t and t["coverage"].notna().any():
-            ax2 = ax.twinx()
-            for m, g in t.groupby("interval", sort=False):
-                ax2.plot(g["n_items"], g["coverage"], linestyle="--", marker="x",
-                         label=f"{m} coverage")
-            ax2.axhline(self.confidence_level, color="red", linewidth=0.8)
-            ax2.set_ylabel("coverage")
-            ax2.set_ylim(0, 1.02)
-        ax.legend(fontsize="small", loc="upper right")
+        ax.set_xscale("log")
+        ax.set_xlabel("items (log scale)")
+        ax.set_ylabel(f"mean half-width of the {self.confidence_level:.0%} interval")
+        ax.set_title(f"{self.coefficient}: {self.n_items} items ({self.method})")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize="small")
         return ax
 
 
@@ -244,6 +255,11 @@ def _seed(rng: Any) -> int:
 
 # ----------------------------------------------------------------------------- public API
 
+@validate_params(coefficient=Option(COEFFICIENTS), n_items=Integer(2), n_raters=Integer(2),
+                 missing=Probability(open_high=True), confidence_level=ConfidenceLevel(),
+                 significance=Probability(open_low=True, open_high=True),
+                 alternative=Option(_ALTERNATIVES), n_sims=Integer(1), n_resamples=Resamples(1),
+                 chance=Option(_CHANCE), rng=Rng())
 def simulate_study(coefficient: str, *, n_items: int, expected: float, n_raters: int = 2,
                    n_categories: int = 2, category_shares: Any = None, missing: float = 0.0,
                    level: str | None = None, null: float | None = None,
@@ -300,6 +316,7 @@ def simulate_study(coefficient: str, *, n_items: int, expected: float, n_raters:
     >>> bool(0.45 < t.loc[0, "coverage"] < 0.65)
     True
     """
+    check_params(simulate_study, locals())
     p = _common_iv(coefficient, expected, n_raters, n_categories, category_shares, missing,
                    level, confidence_level, rng, chance)
     n_items = check_integer(n_items, "n_items", 2)
@@ -338,7 +355,7 @@ def _common_iv(coefficient: Any, expected: Any, n_raters: Any, n_categories: Any
                         "`pilot` gives it.")
     lo, hi = _range(coefficient)
     expected = _real(expected, "expected", lo, hi)
-    chance = check_option(chance, "chance", ("shares", "uniform"))
+    chance = check_option(chance, "chance", _CHANCE)
     if chance == "uniform" and (shares.ndim == 2 or level not in (None, "nominal")):
         raise ValueError("chance='uniform' needs one row of shares and, for Krippendorff's "
                          "alpha, the nominal level.")
@@ -352,6 +369,12 @@ def _common_iv(coefficient: Any, expected: Any, n_raters: Any, n_categories: Any
             "confidence_level": check_confidence_level(confidence_level)}
 
 
+@validate_params(coefficient=Option(COEFFICIENTS), method=Option(_METHODS),
+                 alternative=Option(_ALTERNATIVES), confidence_level=ConfidenceLevel(),
+                 significance=Probability(open_low=True, open_high=True, optional=True),
+                 n_raters=Integer(2), missing=Probability(open_high=True), n_sims=Integer(10),
+                 n_bootstrap_sims=Integer(0), n_resamples=Resamples(1),
+                 max_items=Integer(_N_START), chance=Option(_CHANCE), rng=Rng())
 def study_size(coefficient: str, *, expected: float | None = None, target: float | None = None,
                null: float | None = None, power: float | None = None,
                alternative: str = "greater", minimum: float | None = None,
@@ -485,6 +508,7 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
     ...            n_categories=4, method="closed-form").n_items
     139
     """
+    check_params(study_size, locals())
     method = check_option(method, "method", _METHODS)
     alternative = check_option(alternative, "alternative", _ALTERNATIVES)
     confidence_level = check_confidence_level(confidence_level)
@@ -583,6 +607,11 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
 
     # The interval methods at the size found.
     table = pd.DataFrame([rows[n] for n in sorted(rows)])
+    table["stage"] = "search"
+    quick = [quick_rows[n] for n in sorted(quick_rows) if n not in rows]
+    if quick:
+        table = pd.concat([pd.DataFrame(quick).assign(stage="doubling"), table],
+                          ignore_index=True)
     recommended = None
     at = rows[n_items]
     half, cov = at["mean_half_width"], at["coverage"]
@@ -591,7 +620,6 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
                          n_resamples=n_resamples, **sim_kw)
         comp = performance_frame(st, expected, None, INTERVAL_METHODS)
         comp["stage"] = "comparison"
-        table["stage"] = "search"
         table = pd.concat([table, comp], ignore_index=True)
         ok = comp[comp["coverage_high"] >= confidence_level]
         if len(ok):
@@ -609,8 +637,6 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
         if goal == "width" and half > target:
             notes.append(f"the recommended {recommended} interval's mean half-width at "
                          f"{n_items} items is {half:.4f}, above the target {target:g}")
-    else:
-        table["stage"] = "search"
     achieved_power = float(at.get("power", math.nan))
     n_range = None
     if pilot_ci is not None:
@@ -782,6 +808,7 @@ def _pilot_range(ci: Any, coefficient: str, target: Any, null: Any, power: Any,
     return (min(sizes), max(sizes))
 
 
+@validate_params(coefficient=Option(COEFFICIENTS))
 def study_tradeoff(coefficient: str, *, expected: float, target: float,
                    raters: Any = (2, 3, 4, 5, 6, 8, 10), cost_per_rating: float = 1.0,
                    cost_per_item: float = 0.0, **kwargs: Any) -> StudyTradeoff:
@@ -814,6 +841,7 @@ def study_tradeoff(coefficient: str, *, expected: float, target: float,
     >>> t.table["n_items"].is_monotonic_decreasing
     True
     """
+    check_params(study_tradeoff, locals())
     if coefficient in ("cohen_kappa", "scott_pi"):
         raise ValueError(f"`{coefficient}` is defined for two raters only; a trade-off of "
                          "raters needs a multi-rater coefficient such as `fleiss_kappa`.")

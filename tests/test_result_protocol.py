@@ -1,0 +1,193 @@
+"""One protocol over every public result class (issue: one result protocol).
+
+Every public class of the four packages that derives from
+``_goldnoise_lib.results.Result`` is built here through the public function that
+returns it, on a small example, and must: be frozen, give ``float()`` when it names
+a headline, give a JSON-ready ``to_dict()``, a DataFrame ``to_frame()``, a str
+``summary()``, an HTML ``_repr_html_()``, and -- where it defines one --
+``confidence_interval(0.9)`` inside (or equal to) ``confidence_interval(0.99)``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import agreement
+import goldnoise
+import noise_models
+import simulation
+from _goldnoise_lib.results import ConfidenceInterval, Result
+
+PACKAGES = (agreement, noise_models, simulation, goldnoise)
+
+
+def _public_result_classes() -> dict[str, type]:
+    out = {}
+    for pkg in PACKAGES:
+        for name in pkg.__all__:
+            obj = getattr(pkg, name)
+            if isinstance(obj, type) and issubclass(obj, Result):
+                out[name] = obj
+    return out
+
+
+def _ratings() -> np.ndarray:
+    x = np.random.default_rng(0).integers(0, 2, size=(60, 3))
+    x[:30] = x[:30, :1]  # 30 unanimous items
+    return x
+
+
+def _soft():
+    return noise_models.SoftLabels([[0.8, 0.2], [0.6, 0.4], [0.1, 0.9], [0.3, 0.7]],
+                                   [0, 0, 1, 1])
+
+
+def _scores_and_truth():
+    rng = np.random.default_rng(3)
+    truth = np.zeros(80, dtype=bool)
+    truth[:16] = True
+    scores = pd.Series(rng.normal(size=80) + 1.5 * truth, index=np.arange(80))
+    return scores, pd.Series(truth, index=np.arange(80))
+
+
+def _model_scores():
+    return simulation.ModelScores.from_arrays([[0.9, 0.1], [0.3, 0.7], [0.6, 0.4]],
+                                              kind="probs", items=["a", "b", "c"],
+                                              classes=["neg", "pos"])
+
+
+def _crosscheck():
+    sim = simulation.simulate_annotations(200, 5, model="M2", error_rates=0.25,
+                                          hard_share=0.0, rng=0)
+    labels = sim.ratings.categories[sim.ratings.counts.argmax(axis=1)]
+    rng = np.random.default_rng(1)
+    p = np.full((200, 2), 0.2)
+    p[np.arange(200), sim.true_class] = 0.8
+    p = p + rng.uniform(0, 0.1, p.shape)
+    p /= p.sum(axis=1, keepdims=True)
+    s = simulation.ModelScores.from_arrays(p, kind="probs", items=sim.ratings.items,
+                                           classes=sim.ratings.categories)
+    return simulation.crosscheck(s, labels, sim.ratings)
+
+
+def _detected_error_rate():
+    scores, truth = _scores_and_truth()
+    ranking = simulation.Ranking.from_scores(scores)
+    return simulation.detected_error_rate(ranking, truth, top_fraction=0.25)
+
+
+#: One small example per public result class, through its public function.
+EXAMPLES = {
+    "AgreementResult": lambda: agreement.fleiss_kappa(_ratings()),
+    "ChanceAgreementResult": lambda: noise_models.chance_agreement(_ratings()),
+    "AnnotatorsNeededResult": lambda: noise_models.annotators_needed(
+        1000, easy_fraction=0.8, gamma=0.2),
+    "ChanceMarginResult": lambda: noise_models.chance_margin(R=100, L=1000),
+    "NoiseBoundResult": lambda: noise_models.noise_bound(300, 100, 0.5),
+    "KappaRangeResult": lambda: noise_models.kappa_range(100, 70, 3),
+    "KappaAuditResult": lambda: noise_models.audit_kappa(_ratings()),
+    "NoiseRateResult": lambda: noise_models.noise_rate(_soft()),
+    "TransitionHeterogeneityResult": lambda: noise_models.noise_transition_heterogeneity(
+        _soft()),
+    "TVDistanceResult": lambda: noise_models.tv_distance([[0.5, 0.5], [1.0, 0.0]],
+                                                         [[0.7, 0.3], [1.0, 0.0]]),
+    "AttractorResult": lambda: noise_models.attractor_class(_soft()),
+    "LabelEntropyResult": lambda: noise_models.label_entropy(_soft()),
+    "LatentClassFit": lambda: noise_models.EasyHardModel(rng=0).fit(_ratings()),
+    "FitNoiseBoundResult": lambda: noise_models.EasyHardModel(rng=0).fit(
+        _ratings()).noise_bound(),
+    "ErrorBracketResult": lambda: noise_models.agreed_error_bracket(_ratings()),
+    "VerifiedSampleBoundResult": lambda: noise_models.verified_sample_bound(1000, 100, 2),
+    "SimulatedAnnotations": lambda: simulation.simulate_annotations(50, 3, rng=0),
+    "BootstrapResult": lambda: simulation.bootstrap(["fleiss_kappa", "gwet_ac1"], _ratings(),
+                                                    n_resamples=199, rng=0),
+    "CrosscheckResult": _crosscheck,
+    "DetectionResult": lambda: simulation.detection_metrics(*_scores_and_truth(),
+                                                            n_resamples=199, rng=0),
+    "DetectedErrorRateResult": _detected_error_rate,
+    "ModelScores": _model_scores,
+    "NoisyLabels": lambda: simulation.dissenting_label(
+        np.array([[0, 0, 1], [1, 1, 1], [0, 1, 0], [1, 0, 1]]), [0, 1, 0, 1], rate=0.5,
+        rng=0),
+    "Ranking": lambda: simulation.label_error_ranking(_model_scores(), ["neg", "neg", "neg"]),
+    "AuditResult": lambda: goldnoise.audit(_ratings()),
+    "StudyPlan": lambda: simulation.study_size("krippendorff_alpha", minimum=0.8,
+                                               significance=0.05, n_categories=4,
+                                               method="closed-form"),
+    "StudyTradeoff": lambda: simulation.study_tradeoff("fleiss_kappa", expected=0.6,
+                                                       target=0.1, raters=[2, 4], n_sims=100,
+                                                       n_bootstrap_sims=0, rng=0),
+}
+
+CLASSES = _public_result_classes()
+
+
+def test_every_public_result_class_has_an_example():
+    missing = sorted(set(CLASSES) - set(EXAMPLES))
+    assert not missing, (f"public result classes without an example here: {missing}; add a "
+                         "small one to EXAMPLES (built through the public function)")
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_result_protocol(name):
+    if name not in CLASSES:
+        pytest.skip(f"{name} is not a public Result class")
+    res = EXAMPLES[name]()
+    cls = CLASSES[name]
+    assert type(res) is cls
+    assert dataclasses.is_dataclass(res)
+    # frozen
+    field = dataclasses.fields(res)[0].name
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(res, field, getattr(res, field))
+    # the headline
+    if cls._headline:
+        assert float(res) == pytest.approx(float(getattr(res, cls._headline)), nan_ok=True)
+    else:
+        with pytest.raises(TypeError):
+            float(res)
+    # to_dict: JSON-ready, stable
+    d = res.to_dict()
+    assert isinstance(d, dict) and d
+    json.dumps(d, allow_nan=True)
+    # to_frame, summary, notebook view
+    assert isinstance(res.to_frame(), pd.DataFrame)
+    text = res.summary()
+    assert isinstance(text, str) and text
+    page = res._repr_html_()
+    assert isinstance(page, str) and "<table" in page
+    # one meaning of confidence_interval
+    if hasattr(res, "confidence_interval"):
+        narrow = res.confidence_interval(0.9)
+        wide = res.confidence_interval(0.99)
+        assert isinstance(narrow, ConfidenceInterval)
+        lo9, hi9 = np.asarray(narrow.low, float), np.asarray(narrow.high, float)
+        lo99, hi99 = np.asarray(wide.low, float), np.asarray(wide.high, float)
+        assert np.all(np.isfinite(lo9)) and np.all(np.isfinite(hi9)), narrow
+        assert np.all(lo99 <= lo9) and np.all(hi9 <= hi99)
+        assert np.any(lo99 < lo9) or np.any(hi9 < hi99)
+        with pytest.raises(ValueError, match="`confidence_level`"):
+            res.confidence_interval(1.5)
+        with pytest.raises(TypeError, match="`confidence_level`"):
+            res.confidence_interval([0.9])
+
+
+def test_interval_fields_kept_readable():
+    """Older spellings keep working: BootstrapResult's field, DetectionResult's metric."""
+    boot = EXAMPLES["BootstrapResult"]()
+    assert np.array_equal(boot.confidence_interval.low, boot.interval.low)
+    assert np.array_equal(boot.confidence_interval(boot.confidence_level).high,
+                          boot.interval.high)
+    det = EXAMPLES["DetectionResult"]()
+    assert det.confidence_interval("auroc") == det.metric_interval("auroc") \
+        == det.intervals["auroc"]
+    assert det.confidence_interval() == det.intervals["average_precision"]
+    rate = _detected_error_rate()
+    assert rate.confidence_interval() == rate.interval
+    assert not math.isnan(rate.confidence_interval(0.5).low)
