@@ -9,7 +9,15 @@ import numpy as np
 import pandas as pd
 
 from _goldnoise_lib.results import ConfidenceInterval, Result
-from _goldnoise_lib.validation import check_confidence_level, check_integer
+from _goldnoise_lib.validation import (
+    ConfidenceLevel,
+    Resamples,
+    Rng,
+    check_confidence_level,
+    check_integer,
+    check_params,
+    validate_params,
+)
 from simulation.bootstrap import _resample
 from simulation.bootstrap._result import BootstrapResult
 from simulation.detection._metrics import bootstrap_result, detection_replicates
@@ -100,8 +108,10 @@ class SeparabilityResult(Result):
     is_noisy: pd.Series = dataclasses.field(repr=False, compare=False)
     bootstrap: BootstrapResult = dataclasses.field(repr=False, compare=False)
 
+    @validate_params(confidence_level=ConfidenceLevel())
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         """Percentile interval of the AUROC at ``confidence_level`` from the same replicates."""
+        check_params(SeparabilityResult.confidence_interval, locals())
         level = check_confidence_level(confidence_level)
         dist = self.bootstrap.bootstrap_distribution[:, 0]
         dist = dist[np.isfinite(dist)]
@@ -173,6 +183,7 @@ def _loss_iv(scores: Any, labels: Any) -> tuple[np.ndarray, pd.Index | None]:
     return item_loss(s, labels).mean(axis=0), None
 
 
+@validate_params(n_resamples=Resamples(1), confidence_level=ConfidenceLevel(), rng=Rng())
 def loss_separability(scores: Any, labels: Any, is_noisy: Any, *, bins: int = 30,
                       n_resamples: int = 1999, confidence_level: float = 0.95,
                       rng: Any = None) -> SeparabilityResult:
@@ -222,6 +233,7 @@ def loss_separability(scores: Any, labels: Any, is_noisy: Any, *, bins: int = 30
     >>> round(res.auroc, 2), res.overlap < 0.3
     (0.99, True)
     """
+    check_params(loss_separability, locals())
     loss, items = _loss_iv(scores, labels)
     noisy = np.asarray(is_noisy)
     if noisy.dtype != bool:

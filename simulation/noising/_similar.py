@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from _goldnoise_lib.validation import check_rng
+from _goldnoise_lib.validation import Rng, check_params, check_rng, validate_params
 from simulation.noising._protocols import NoisyLabels
 
 __all__ = ["nearest_other_class", "perturb_similar"]
@@ -116,6 +116,7 @@ def _split(count: int, sizes: np.ndarray) -> np.ndarray:
     return parts
 
 
+@validate_params(rng=Rng())
 def perturb_similar(labels: Any, embeddings: Any, *, rate: float, sources: Any = None,
                     rng: Any = None) -> NoisyLabels:
     """Similarity-based instance-dependent noise (NoisywikiHow's construction).
@@ -190,6 +191,7 @@ def perturb_similar(labels: Any, embeddings: Any, *, rate: float, sources: Any =
     1         1      0          4    0.861366
     4         0      1          1    0.861366
     """
+    check_params(perturb_similar, locals())
     clean = _labels_iv(labels)
     items = clean.index
     emb = _embeddings_iv(embeddings, items)

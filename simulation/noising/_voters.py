@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from _goldnoise_lib.validation import check_integer, check_rng
+from _goldnoise_lib.validation import Rng, check_integer, check_params, check_rng, validate_params
 from noise_models import SoftLabels
 
 __all__ = ["voter_labels"]
@@ -45,6 +45,7 @@ def _voters_iv(scores: Any) -> tuple[np.ndarray, Any, Any]:
     return values / sums[..., None], None, None
 
 
+@validate_params(rng=Rng())
 def voter_labels(scores: Any, *, n_votes: int, labels: Any = None,
                  rng: Any = None) -> SoftLabels:
     """Soft labels from a pool of voters: each model's predicted distribution votes.
@@ -98,6 +99,7 @@ def voter_labels(scores: Any, *, n_votes: int, labels: Any = None,
     array([[1. , 0. ],
            [0.4, 0.6]])
     """
+    check_params(voter_labels, locals())
     values, classes, items = _voters_iv(scores)
     n_votes = check_integer(n_votes, "n_votes", 1)
     gen = check_rng(rng)
