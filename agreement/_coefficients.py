@@ -38,7 +38,7 @@ from agreement._item_stats import (
 )
 from _goldnoise_lib.lazy import lazy_module
 from agreement._light import COLUMN_MAX_PAIRS, light, stats_from_sums
-from agreement._null import cohen_from_table, contingency, fleiss_null_se
+from agreement._null import cohen_from_table, cohen_null_from_sums, contingency, fleiss_null_se
 from agreement._ratings import Ratings, as_ratings
 from agreement._result import AgreementResult, with_clip_note
 from agreement._variance import linearization, variance
@@ -202,7 +202,7 @@ def _cohen_asymmetric(r: Ratings, wts: Weights, n_pop: float | None) -> Agreemen
     return AgreementResult(
         coefficient="Cohen's kappa", value=kappa, observed=po, expected=pe, n_items=n,
         n_pairable=n, n_raters=2, n_categories=r.n_categories, standard_error=se,
-        ci_method="normal", weights=wts.name, notes=tuple(notes), null_standard_error=se0,
+        ci_method="normal", weights=wts.name, notes=tuple(notes), _null_se=se0,
     )
 
 
@@ -215,8 +215,13 @@ def _compute_parts(name: str, spec, r: Ratings, wts: Weights,
         name, sums, wts, n_pop, n_raters=r.n_raters, n_categories=m, n_rows=r.n_items,
         ss=lambda beta, center: _ss(spec.family, r, wts, visit, beta, center),
         check_scott=lambda: _check_two_ratings(r),
-        cohen_null=lambda: cohen_from_table(contingency(_two_raters(r), m), wts.matrix)[4],
-        fleiss_null=lambda: fleiss_null_se(r.counts), stacklevel=5)
+        cohen_null=lambda: cohen_null_from_sums(sums, r.n_raters, m, wts.matrix),
+        fleiss_null=_fleiss_null_later(r), stacklevel=5)
+
+
+def _fleiss_null_later(r: Ratings) -> Callable[[], float]:
+    """Fleiss, Nee & Landis' SE under H0, computed when first asked for."""
+    return lambda: fleiss_null_se(r.counts)
 
 
 def result_from_sums(name: str, sums: np.ndarray, wts: Weights, n_pop: float | None, *,
@@ -303,7 +308,7 @@ def result_from_sums(name: str, sums: np.ndarray, wts: Weights, n_pop: float | N
             if fce:
                 null_se = cohen_null()
         if name == "fleiss_kappa" and not wts.weighted:
-            null_se = fleiss_null()
+            null_se = fleiss_null  # computed on first use (it needs a pass over the items)
         if n < 2:
             warnings.warn(f"the standard error of {label} needs at least two rated items; "
                           "NaN returned.", DegenerateDataWarning, stacklevel=stacklevel)
@@ -313,7 +318,7 @@ def result_from_sums(name: str, sums: np.ndarray, wts: Weights, n_pop: float | N
     return AgreementResult(
         coefficient=label, value=value, observed=parts.observed, expected=parts.expected,
         n_items=n, n_pairable=n2, n_raters=n_raters, n_categories=m, standard_error=se,
-        ci_method=ci_method, weights=wts.name, notes=tuple(notes), null_standard_error=null_se,
+        ci_method=ci_method, weights=wts.name, notes=tuple(notes), _null_se=null_se,
         value_range=(0.0, 1.0) if name == "percent_agreement" else (-1.0, 1.0),
     )
 

@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 
-__all__ = ["cohen_from_table", "contingency", "fleiss_null_se"]
+__all__ = ["cohen_from_table", "cohen_null_from_sums", "contingency", "fleiss_null_se"]
 
 
 def contingency(codes: np.ndarray, m: int) -> np.ndarray:
@@ -56,6 +56,29 @@ def cohen_from_table(table: np.ndarray, w: np.ndarray) -> tuple[float, float, fl
     var = ((p * (w - s * (1.0 - kappa)) ** 2).sum() - (kappa - pe * (1.0 - kappa)) ** 2) / (n * q * q)
     var0 = ((np.outer(p1, p2) * (w - s) ** 2).sum() - pe * pe) / (n * q * q)
     return kappa, po, pe, math.sqrt(max(var, 0.0)), math.sqrt(max(var0, 0.0))
+
+
+def cohen_null_from_sums(sums: np.ndarray, k: int, m: int, w: np.ndarray) -> float:
+    """Cohen's SE under H0 from the rater-family column sums (complete data).
+
+    ``var₀`` needs only the two annotators' marginals ``p_a·`` and ``p_·b`` and
+    ``n``, which the sums carry (``x[j, c]`` summed over items); with complete
+    data they are the contingency table's margins, so no second pass is needed.
+    """
+    s = np.asarray(sums, dtype=np.float64)
+    x = s[3:3 + k * m].reshape(k, m)
+    rows = x[x.sum(axis=1) > 0]
+    n = float(s[0])
+    if rows.shape[0] != 2 or n <= 0:
+        return math.nan
+    p1, p2 = rows[0] / n, rows[1] / n
+    pe = float(p1 @ w @ p2)
+    q = 1.0 - pe
+    if q <= 1e-12:
+        return math.nan
+    t = (w @ p2)[:, None] + (p1 @ w)[None, :]
+    var0 = ((np.outer(p1, p2) * (w - t) ** 2).sum() - pe * pe) / (n * q * q)
+    return math.sqrt(max(var0, 0.0))
 
 
 def fleiss_null_se(counts: np.ndarray) -> float:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, NamedTuple
 
 from _goldnoise_lib.results import ConfidenceInterval, Result
@@ -134,8 +134,25 @@ class AgreementResult(Result):
     ci_method: str = "t"
     weights: str | None = None
     notes: tuple[str, ...] = field(default=())
-    null_standard_error: float = math.nan
+    # The SE under H0, or a function computing it on first use (only `.test()` needs it,
+    # so a second pass over the data is not paid on every call); see null_standard_error.
+    _null_se: Any = field(default=math.nan, repr=False, compare=False)
     value_range: tuple[float, float] = (-1.0, 1.0)
+
+    @property
+    def null_standard_error(self) -> float:
+        """Standard error under ``H0: coefficient = 0`` (computed on first use), or NaN."""
+        value = self._null_se
+        if callable(value):
+            value = float(value())
+            object.__setattr__(self, "_null_se", value)  # cache; the result stays frozen
+        return value
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Pickled with the null SE computed (a function of the data does not travel).
+        state = dict(self.__dict__)
+        state["_null_se"] = self.null_standard_error
+        return state
 
     @validate_params(confidence_level=ConfidenceLevel(),
                      method=Option(_CI_METHODS, optional=True))
@@ -247,7 +264,12 @@ class AgreementResult(Result):
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict of the fields (for a DataFrame row)."""
-        out = asdict(self)
+        out = {}
+        for f in fields(self):
+            if f.name == "_null_se":
+                out["null_standard_error"] = self.null_standard_error
+            else:
+                out[f.name] = getattr(self, f.name)
         out["notes"] = "; ".join(self.notes)
         out["value_range"] = list(self.value_range)
         return out

@@ -35,6 +35,10 @@ Noising protocols (simulation.noising)
 perturb_uniform, perturb_class_conditional, dissenting_label, dissenting_worker,
 crowd_majority        -- exactly round(rate · n) errors, seeded, with provenance
 mix_protocols         -- several protocols splitting the count     -> NoisyLabels
+perturb_similar       -- NoisywikiHow: items most similar to another class take its class,
+                         per noise source, with provenance         -> NoisyLabels
+voter_labels          -- CILN voter pools: votes from several models' distributions
+                                                                   -> SoftLabels
 
 Finding label errors (simulation.detection)
 -------------------------------------------
@@ -44,6 +48,9 @@ detection_metrics     -- AP, AUROC, P/R/F1 at k, P@k curve, bootstrap intervals
                                                                    -> DetectionResult
 detection_replicates  -- the metrics under given item multiplicities
 detected_error_rate   -- verified error share of the top q%        -> DetectedErrorRateResult
+loss_separability     -- AUROC and overlap of the loss, noisy vs clean, with intervals
+                                                                   -> SeparabilityResult
+overlap_coefficient   -- Weitzman's overlap of two samples
 
 Planning an agreement study (simulation.study)
 ----------------------------------------------
@@ -75,10 +82,13 @@ from simulation.detection import (
     DetectedErrorRateResult,
     DetectionResult,
     Ranking,
+    SeparabilityResult,
     detected_error_rate,
     detection_metrics,
     detection_replicates,
     label_error_ranking,
+    loss_separability,
+    overlap_coefficient,
 )
 from simulation.generators import SimulatedAnnotations, simulate_annotations
 from simulation.study import (
@@ -95,7 +105,9 @@ from simulation.noising import (
     dissenting_worker,
     mix_protocols,
     perturb_class_conditional,
+    perturb_similar,
     perturb_uniform,
+    voter_labels,
 )
 from simulation.scores import (
     ModelScores,
@@ -154,4 +166,13 @@ __all__ += [
     "simulate_study",
     "study_size",
     "study_tradeoff",
+]
+
+# the seed benchmarks' noise constructions (SPEC §9)
+__all__ += [
+    "SeparabilityResult",
+    "loss_separability",
+    "overlap_coefficient",
+    "perturb_similar",
+    "voter_labels",
 ]

@@ -117,6 +117,9 @@ EXAMPLES = {
         rng=0),
     "Ranking": lambda: simulation.label_error_ranking(_model_scores(), ["neg", "neg", "neg"]),
     "AuditResult": lambda: goldnoise.audit(_ratings()),
+    "SeparabilityResult": lambda: simulation.loss_separability(
+        np.random.default_rng(0).normal(size=60) + np.r_[np.zeros(40), np.ones(20)], None,
+        np.r_[np.zeros(40, bool), np.ones(20, bool)], n_resamples=200, rng=0),
     "StudyPlan": lambda: simulation.study_size("krippendorff_alpha", minimum=0.8,
                                                significance=0.05, n_categories=4,
                                                method="closed-form"),

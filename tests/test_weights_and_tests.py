@@ -282,3 +282,34 @@ def test_percent_agreement_interval_clipped_krippendorff_c(test_data):
     assert res.clipped() and not res.clipped(0.5)
     assert any("clipped to the range [0, 1]" in n for n in res.notes)
     assert res.value_range == (0.0, 1.0)
+
+
+def test_null_standard_errors_cost_nothing_until_asked():
+    # Fleiss' SE under H0 needs a pass over the items: it is computed on first use only
+    # (issue 16: it made every call 10x slower); Cohen's comes from the marginals the
+    # kernel already summed. Both equal the published formulas' direct computation.
+    import pickle
+
+    from agreement._null import cohen_from_table, contingency, fleiss_null_se
+
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 4, size=(500, 5))
+    r = ag.Ratings.from_wide(x)
+    res = ag.fleiss_kappa(r)
+    assert callable(res._null_se)  # not computed yet
+    want = fleiss_null_se(r.counts)
+    assert res.test().standard_error == pytest.approx(want, rel=1e-12)
+    assert res.null_standard_error == pytest.approx(want, rel=1e-12)
+    assert not callable(res._null_se)  # cached
+    fresh = ag.fleiss_kappa(r)
+    again = pickle.loads(pickle.dumps(fresh))
+    assert again.null_standard_error == pytest.approx(want, rel=1e-12)
+    assert fresh.to_dict()["null_standard_error"] == pytest.approx(want, rel=1e-12)
+    for weights in (None, "linear", "quadratic"):
+        two = ag.Ratings.from_wide(x[:, :2])
+        res = ag.cohen_kappa(two, weights=weights)
+        w = ag.named_weights(weights or "identity", two.categories) if weights else \
+            np.eye(two.n_categories)
+        table = contingency(np.ascontiguousarray(two.codes), two.n_categories)
+        assert res.null_standard_error == pytest.approx(cohen_from_table(table, np.asarray(w))[4],
+                                                        rel=1e-12)

@@ -16,7 +16,8 @@ from goldnoise._cli._output import add_output_arguments
 from goldnoise._cli._progress import progress
 from goldnoise._cli._report import Column, Report, Section, Table
 
-HELP = "simulation studies: how often the noise bounds hold (coverage)"
+HELP = ("simulation studies: how often the noise bounds hold (coverage); realistic noisy labels "
+        "(noise) and voter-pool soft labels (voters)")
 DESCRIPTION = (
     "Simulation studies.\n\n"
     "coverage: over simulated data sets with a known truth, how often does the bound hold?\n"
@@ -29,6 +30,34 @@ DESCRIPTION = (
     "  goldnoise simulate coverage 1000 --p estimated --raters 3 --categories 3\n"
     "  goldnoise simulate coverage 1000 --model M2 --error-rate 0.05\n"
     "  goldnoise simulate coverage 10000 --bound verified --sample-size 500 --errors 0 100 500")
+
+NOISE_DESCRIPTION = (
+    "Similarity-based instance-dependent noise (NoisywikiHow): each item's most similar item of "
+    "another class (cosine similarity of its embedding); within each noise source the RATE "
+    "share of items most similar to another class take that neighbour's class. Writes every "
+    "item with its new label, the clean one, and the provenance of each change (neighbour, "
+    "similarity, source).\n\n"
+    "Examples:\n"
+    "  goldnoise simulate noise labels.csv embeddings.parquet --rate 0.2 --out noisy.csv\n"
+    "  goldnoise simulate noise labels.csv emb.npy --rate 0.4 --sources sources.csv --seed 1")
+
+SEPARABILITY_DESCRIPTION = (
+    "How well the loss of the given labels separates the noisy items from the clean ones: "
+    "the AUROC of the per-item loss and the overlap of the two loss histograms, with "
+    "stratified bootstrap intervals. Synthetic noise separates; human-like noise does not "
+    "(NoisywikiHow, Fig. 3). --plot draws the two histograms.\n\n"
+    "Examples:\n"
+    "  goldnoise simulate noise labels.csv emb.parquet --rate 0.2 --out noisy.csv\n"
+    "  goldnoise simulate separability oof_probs.npz --noisy noisy.csv --plot figures/")
+
+VOTERS_DESCRIPTION = (
+    "Voter pools (CILN): each model's predicted distribution is a voter; per item, --votes "
+    "votes are drawn (a voter uniformly, then a class from its distribution). Writes the soft "
+    "labels (vote shares) and the reference label per item, and reports the noise rate delta "
+    "and nth when true labels are given.\n\n"
+    "Examples:\n"
+    "  goldnoise simulate voters resnet.npz vit.npz clip.npz --votes 50 --labels truth.csv "
+    "--out soft.csv")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -66,6 +95,70 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     # the output options after the study's name too (`simulate coverage ... --json`)
     add_output_arguments(c)
 
+    n = sub.add_parser("noise", help="similarity-based noisy labels with provenance "
+                                     "(NoisywikiHow)",
+                       description=NOISE_DESCRIPTION, formatter_class=parser.formatter_class)
+    n.add_argument("labels", metavar="LABELS",
+                   help="file of clean labels: an id column and a label column")
+    n.add_argument("embeddings", metavar="EMBEDDINGS",
+                   help="one vector per item: .parquet/.csv (id column + one column per "
+                        "dimension), .npz (ids + logits arrays) or .npy (rows in the order of "
+                        "LABELS)")
+    n.add_argument("--rate", type=real("--rate", 0.0, 1.0), required=True,
+                   help="share of items to change, e.g. 0.1, 0.2, 0.4, 0.6 (required)")
+    n.add_argument("--sources", metavar="FILE",
+                   help="noise sources: a file with a class column and a source column "
+                        "(default: one source)")
+    n.add_argument("--id-column", default="id", metavar="NAME",
+                   help="id column of LABELS and of the embeddings file")
+    n.add_argument("--label-column", metavar="NAME",
+                   help="label column of LABELS (default: the first column that is not the id)")
+    n.add_argument("--seed", type=count("--seed", 0), default=0,
+                   help="random seed (breaks ties)")
+    add_output_arguments(n)
+
+    v = sub.add_parser("voters", help="soft labels from a pool of models' distributions (CILN)",
+                       description=VOTERS_DESCRIPTION, formatter_class=parser.formatter_class)
+    v.add_argument("scores", nargs="+", metavar="SCORES",
+                   help="per-item probabilities or logits of each voter model (.npz with ids, "
+                        ".csv/.tsv, .parquet, .jsonl; one file per model, or one file with "
+                        "--model-column)")
+    v.add_argument("--votes", type=count("--votes", 1), required=True,
+                   help="votes drawn per item (required)")
+    v.add_argument("--labels", metavar="FILE",
+                   help="true labels (an id column and a label column): kept as the reference, "
+                        "and delta and nth are reported")
+    v.add_argument("--kind", choices=("probs", "logits"),
+                   help="what the score files hold (default: as the files say)")
+    v.add_argument("--id-column", default="id", metavar="NAME", help="id column of the files")
+    v.add_argument("--model-column", metavar="NAME",
+                   help="column naming the model of each row, for a file holding several")
+    v.add_argument("--seed", type=count("--seed", 0), default=0, help="random seed")
+    add_output_arguments(v)
+
+    sp = sub.add_parser("separability", help="how well a model's loss separates noisy from "
+                                             "clean items (NoisywikiHow Fig. 3)",
+                        description=SEPARABILITY_DESCRIPTION,
+                        formatter_class=parser.formatter_class)
+    sp.add_argument("scores", nargs="+", metavar="SCORES",
+                    help="per-item probabilities or logits of a model trained on the noisy "
+                         "labels (several files: the loss is averaged over models)")
+    sp.add_argument("--noisy", metavar="FILE", required=True,
+                    help="the noisy labels, as `simulate noise --out` writes them: an item "
+                         "column, a label column and a changed column (true/false)")
+    sp.add_argument("--kind", choices=("probs", "logits"),
+                    help="what the score files hold (default: as the files say)")
+    sp.add_argument("--id-column", default="id", metavar="NAME",
+                    help="id column of the score files")
+    sp.add_argument("--bins", type=count("--bins", 1), default=30,
+                    help="bins of the common histogram grid of the overlap")
+    sp.add_argument("--resamples", type=count("--resamples", 1), default=1999,
+                    help="bootstrap resamples of the intervals")
+    sp.add_argument("--confidence-level", type=probability("--confidence-level"),
+                    default=0.95, help="of the intervals")
+    sp.add_argument("--seed", type=count("--seed", 0), default=0, help="random seed")
+    add_output_arguments(sp)
+
 
 def _grid(n: int, shares: tuple[float, ...]) -> list[int]:
     return sorted({round(s * n) for s in shares})
@@ -78,6 +171,221 @@ def _columns(first: str, first_label: str, extra: list[Column]) -> list[Column]:
 
 
 def run(args: argparse.Namespace) -> Report:
+    if args.study == "noise":
+        return _run_noise(args)
+    if args.study == "voters":
+        return _run_voters(args)
+    if args.study == "separability":
+        return _run_separability(args)
+    return _run_coverage(args)
+
+
+def _params(args: argparse.Namespace) -> dict:
+    return {k: (" ".join(map(str, v)) if isinstance(v, list) else v)
+            for k, v in vars(args).items()
+            if not k.startswith("_") and k not in ("command", "format", "out", "quiet")}
+
+
+def _id_label_series(path: str, id_column: str, label_column: str | None, what: str):
+    from pathlib import Path
+
+    import pandas as pd
+
+    from goldnoise._cli._errors import DataError
+    from goldnoise._cli._input import read_table
+
+    frame = read_table(Path(path))
+    ids = id_column if id_column in frame.columns else frame.columns[0]
+    rest = [c for c in frame.columns if c != ids]
+    if label_column is not None:
+        if label_column not in frame.columns:
+            raise DataError(f"{path} has no column {label_column!r} (columns: "
+                            f"{', '.join(map(str, frame.columns))})")
+        rest = [label_column]
+    if not rest:
+        raise DataError(f"{path} needs an id column and a {what} column")
+    if frame[ids].duplicated().any():
+        raise DataError(f"{path} repeats ids, e.g. {frame[ids][frame[ids].duplicated()].iloc[0]!r}")
+    series = pd.Series(frame[rest[0]].to_numpy(), index=pd.Index(frame[ids].to_numpy(),
+                                                                  name="item"), name=rest[0])
+    if series.isna().any():
+        raise DataError(f"{path}: {int(series.isna().sum())} rows have no {what}")
+    return series
+
+
+def _run_noise(args: argparse.Namespace) -> Report:
+    from pathlib import Path
+
+    from goldnoise._cli._errors import DataError
+    from simulation import perturb_similar
+
+    labels = _id_label_series(args.labels, args.id_column, args.label_column, "label")
+    sources = None
+    if args.sources is not None:
+        src = _id_label_series(args.sources, "class", None, "source")
+        sources = {k: v for k, v in src.items()}
+        # class names read from text files: match the labels' own values by their text
+        by_text = {str(k): v for k, v in sources.items()}
+        sources = {c: by_text.get(str(c)) for c in labels.unique() if str(c) in by_text}
+    if not Path(args.embeddings).is_file():
+        raise DataError(f"no such file: {args.embeddings}")
+    try:
+        noisy = perturb_similar(labels, args.embeddings, rate=args.rate, sources=sources,
+                                rng=args.seed)
+    except (TypeError, ValueError) as exc:
+        raise DataError(" ".join(str(exc).split())) from None
+    frame = noisy.to_frame().reset_index()
+    report = Report("simulate", f"goldnoise simulate noise: {args.labels}, rate {args.rate:g}",
+                    parameters=_params(args), primary="noise/items")
+    s = report.add(Section("noise", "Similarity-based noise (NoisywikiHow)"))
+    per = frame.groupby("noise_source")["changed"].agg(["size", "sum"]).reset_index()
+    s.values.update({"n_items": len(frame), "n_changed": noisy.n_changed, "rate": args.rate})
+    s.lines.append(f"{noisy.n_changed} of {len(frame)} items changed to the class of their most "
+                   f"similar item of another class ({len(per)} noise source"
+                   f"{'s' if len(per) != 1 else ''})")
+    s.tables.append(Table("sources", [Column("noise_source", "source", align="<"),
+                                      Column("size", "items"), Column("sum", "changed")],
+                          per.to_dict("records"), title="per noise source"))
+    changed = frame[frame["changed"]].sort_values("similarity", ascending=False)
+    cols = [Column(frame.columns[0], "item", align="<"), Column("clean", "clean", align="<"),
+            Column("label", "noisy", align="<"), Column("neighbour", "neighbour", align="<"),
+            Column("similarity", "similarity", ".4f"), Column("noise_source", "source",
+                                                              align="<")]
+    s.tables.append(Table("changed", cols, changed.to_dict("records"),
+                          title="changed items, most similar first", shown=10))
+    s.tables.append(Table("items", [*cols, Column("changed", "changed")],
+                          frame.to_dict("records"), title="every item, in the order of LABELS",
+                          shown=5))
+    s.notes.append("the paper swaps the input for the neighbour's and keeps the label; with "
+                   "labels only, the label takes the neighbour's class")
+    return report
+
+
+def _score_ids(path: str, id_column: str):
+    from pathlib import Path
+
+    import numpy as np
+
+    from goldnoise._cli._errors import DataError
+    from goldnoise._cli._input import read_table
+
+    p = Path(path)
+    if not p.is_file():
+        raise DataError(f"no such score file: {path}")
+    if p.suffix == ".npz":
+        with np.load(p, allow_pickle=False) as z:
+            if "ids" not in z:
+                raise DataError(f"{path} has no ids array")
+            return z["ids"]
+    frame = read_table(p)
+    if id_column not in frame.columns:
+        raise DataError(f"{path} has no id column {id_column!r}; name it with --id-column")
+    return frame[id_column].drop_duplicates().to_numpy()
+
+
+def _run_voters(args: argparse.Namespace) -> Report:
+    from goldnoise._cli._errors import DataError
+    from noise_models import noise_rate, noise_transition_heterogeneity
+    from simulation import load_scores, voter_labels
+
+    items = _score_ids(args.scores[0], args.id_column)
+    truth = None
+    if args.labels is not None:
+        truth = _id_label_series(args.labels, args.id_column, None, "label")
+        items = truth.index.to_numpy()
+    try:
+        scores = load_scores(list(args.scores), items=items, id_column=args.id_column,
+                             kind=args.kind, model_column=args.model_column)
+        if truth is not None and scores.classes is not None:
+            known = {str(c): c for c in scores.classes}
+            bad = sorted({str(v) for v in truth} - set(known))
+            if bad:
+                raise DataError(f"labels {bad[:5]} are not classes of the scores "
+                                f"{list(known)[:10]}")
+            truth = truth.map(lambda v: known[str(v)])
+        soft = voter_labels(scores, n_votes=args.votes, labels=truth, rng=args.seed)
+    except (TypeError, ValueError) as exc:
+        raise DataError(" ".join(str(exc).split())) from None
+    frame = soft.to_frame().reset_index()
+    report = Report("simulate", f"goldnoise simulate voters: {scores.n_models} voters, "
+                                f"{args.votes} votes per item", parameters=_params(args),
+                    primary="voters/items")
+    s = report.add(Section("voters", "Voter-pool soft labels (CILN)"))
+    s.values.update({"n_items": soft.n_instances, "n_voters": scores.n_models,
+                     "n_votes": args.votes})
+    s.lines.append(f"{soft.n_instances} items, {scores.n_models} voters "
+                   f"({', '.join(map(str, scores.model_names))}), {args.votes} votes each")
+    if truth is not None:
+        rate = noise_rate(soft)
+        nth = noise_transition_heterogeneity(soft)
+        s.values.update({"delta": rate.rate, "nth": nth.nth})
+        s.lines.append(f"noise rate delta {rate.rate:.4f} (mean 1 - share of votes for the "
+                       f"true label); nth {nth.nth:.4f} (0: class-conditional noise)")
+    else:
+        s.lines.append("reference label: one vote drawn per item (give --labels for the "
+                       "truth, delta and nth)")
+    s.tables.append(Table("items", [Column(c, str(c)) for c in frame.columns],
+                          frame.to_dict("records"), title="soft labels per item", shown=10))
+    return report
+
+
+def _run_separability(args: argparse.Namespace) -> Report:
+    from pathlib import Path
+
+    from goldnoise._cli._errors import DataError
+    from goldnoise._cli._input import read_table
+    from goldnoise._cli._report import Figure
+    from simulation import load_scores, loss_separability
+
+    frame = read_table(Path(args.noisy))
+    cols = {str(c).strip().lower(): c for c in frame.columns}
+    missing = [c for c in ("label", "changed") if c not in cols]
+    if missing:
+        raise DataError(f"{args.noisy} needs columns label and changed (as `goldnoise "
+                        f"simulate noise --out` writes them); it lacks {', '.join(missing)}")
+    item = cols.get("item", frame.columns[0])
+    raw = frame[cols["changed"]].astype(str).str.strip().str.lower().map(
+        {"true": True, "false": False, "1": True, "0": False})
+    if raw.isna().any():
+        raise DataError(f"{args.noisy}: the changed column must be true/false or 1/0")
+    items = frame[item].to_numpy()
+    for p in args.scores:
+        if not Path(p).is_file():
+            raise DataError(f"no such score file: {p}")
+    try:
+        scores = load_scores(list(args.scores), items=items, id_column=args.id_column,
+                             kind=args.kind)
+        labels = frame[cols["label"]].to_numpy()
+        if scores.classes is not None:
+            known = {str(c): c for c in scores.classes}
+            bad = sorted({str(v) for v in labels} - set(known))
+            if bad:
+                raise DataError(f"labels {bad[:5]} are not classes of the scores "
+                                f"{list(known)[:10]}")
+            labels = [known[str(v)] for v in labels]
+        res = loss_separability(scores, labels, raw.to_numpy(dtype=bool), bins=args.bins,
+                                n_resamples=args.resamples,
+                                confidence_level=args.confidence_level, rng=args.seed)
+    except (TypeError, ValueError) as exc:
+        raise DataError(" ".join(str(exc).split())) from None
+    report = Report("simulate", f"goldnoise simulate separability: {args.noisy}",
+                    parameters=_params(args), primary="separability/statistics")
+    s = report.add(Section("separability", "Separability of noisy labels by loss"))
+    s.values.update(res.to_dict())
+    s.lines.append(res.summary())
+    s.lines.append("AUROC near 1 and overlap near 0: the noise is easy to find by loss "
+                   "(synthetic-looking); AUROC near 0.5 and overlap near 1: it looks like the "
+                   "data (human-like)")
+    s.tables.append(Table("statistics", [
+        Column("statistic", "statistic", align="<"), Column("estimate", "estimate", ".4f"),
+        Column("low", "low", ".4f"), Column("high", "high", ".4f")],
+        res.to_frame().to_dict("records")))
+    s.figures.append(Figure("loss_histograms", "Loss of noisy and clean items",
+                            lambda fig: res.plot(ax=fig.add_subplot())))
+    return report
+
+
+def _run_coverage(args: argparse.Namespace) -> Report:
     from simulation import gamma_coverage, verified_sample_coverage
 
     n = args.n
@@ -119,10 +427,7 @@ def run(args: argparse.Namespace) -> Report:
             Column("n_undefined", "undefined", "d")])
         what = (f"share of {args.sims} data sets per row whose true share of hard items among "
                 "the agreed ones is at most gamma")
-    params = {k: (" ".join(map(str, v)) if isinstance(v, list) else v)
-              for k, v in vars(args).items()
-              if not k.startswith("_") and k not in ("command", "format", "out", "quiet")}
-    report = Report("simulate", title, parameters=params, primary="coverage/coverage")
+    report = Report("simulate", title, parameters=_params(args), primary="coverage/coverage")
     s = report.add(Section("coverage", "Coverage"))
     s.lines.append(what + f"; nominal {args.alpha:g}; 95% Wilson interval")
     s.tables.append(Table("coverage", columns, tab.to_dict("records")))

@@ -9,6 +9,9 @@ detection_metrics    -- AP and AUROC (scikit-learn's, ties included), P/R/F1 at 
 detection_replicates -- the metrics under given item multiplicities (bootstrap hook)
 detected_error_rate  -- verified error share of the top q% (Chong et al.'s 5.33%)
                                                                    -> DetectedErrorRateResult
+loss_separability    -- AUROC and overlap of the loss of noisy vs clean items, stratified
+                        bootstrap intervals (NoisywikiHow Fig. 3)  -> SeparabilityResult
+overlap_coefficient  -- Weitzman's overlap of two samples on a common histogram grid
 """
 
 from simulation.detection._metrics import (
@@ -19,13 +22,21 @@ from simulation.detection._metrics import (
     detection_replicates,
 )
 from simulation.detection._ranking import Ranking, label_error_ranking
+from simulation.detection._separability import (
+    SeparabilityResult,
+    loss_separability,
+    overlap_coefficient,
+)
 
 __all__: list[str] = [
     "DetectedErrorRateResult",
     "DetectionResult",
     "Ranking",
+    "SeparabilityResult",
     "detected_error_rate",
     "detection_metrics",
     "detection_replicates",
     "label_error_ranking",
+    "loss_separability",
+    "overlap_coefficient",
 ]

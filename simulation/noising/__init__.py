@@ -11,6 +11,13 @@ crowd_majority             -- a wrong label at least `threshold` of the item's r
 mix_protocols              -- several at once, e.g. {"dissenting_worker": 0.8,
                               "dissenting_label": 0.2} (TweetNLP-5)
 NoisyLabels                -- labels, changed, protocol, source_annotator, clean
+
+Noise from the seed benchmarks (SPEC §9)
+perturb_similar            -- NoisywikiHow: within each noise source the items most
+                              similar (cosine) to another class take that neighbour's class,
+                              with the neighbour and similarity of every change
+voter_labels               -- CILN voter pools: votes drawn from several models'
+                              distributions -> SoftLabels (δ, nth, TV, attractors apply)
 """
 
 from simulation.noising._protocols import (
@@ -22,6 +29,8 @@ from simulation.noising._protocols import (
     perturb_class_conditional,
     perturb_uniform,
 )
+from simulation.noising._similar import perturb_similar
+from simulation.noising._voters import voter_labels
 
 __all__: list[str] = [
     "NoisyLabels",
@@ -30,5 +39,7 @@ __all__: list[str] = [
     "dissenting_worker",
     "mix_protocols",
     "perturb_class_conditional",
+    "perturb_similar",
     "perturb_uniform",
+    "voter_labels",
 ]

@@ -57,6 +57,9 @@ class NoisyLabels(Result):
         The annotator whose label was used (dissenting protocols), else ``None``.
     clean : pandas.Series
         The reference labels the errors were injected into.
+    neighbour, similarity, noise_source : ndarray, shape (n,), optional
+        :func:`perturb_similar` only: each item's most similar item of another
+        class (its id), their cosine similarity, and the item's noise source.
 
     Examples
     --------
@@ -81,6 +84,9 @@ class NoisyLabels(Result):
     protocol: np.ndarray
     source_annotator: np.ndarray
     clean: pd.Series
+    neighbour: np.ndarray | None = None
+    similarity: np.ndarray | None = None
+    noise_source: np.ndarray | None = None
 
     @property
     def is_error(self) -> pd.Series:
@@ -97,14 +103,21 @@ class NoisyLabels(Result):
         return {str(v): int(c) for v, c in zip(vals, counts, strict=True)}
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per item: ``label``, ``clean``, ``changed``, ``protocol``, ``source_annotator``."""
-        return pd.DataFrame({
+        """One row per item: ``label``, ``clean``, ``changed``, ``protocol``, ``source_annotator``
+        (and ``neighbour``, ``similarity``, ``noise_source`` from :func:`perturb_similar`)."""
+        frame = pd.DataFrame({
             "label": self.labels.to_numpy(), "clean": self.clean.to_numpy(),
             "changed": self.changed,
             "protocol": pd.Series(self.protocol, dtype=object, index=self.labels.index),
             "source_annotator": pd.Series(self.source_annotator, dtype=object,
                                           index=self.labels.index),
         }, index=self.labels.index)
+        if self.neighbour is not None:
+            frame = frame.drop(columns="source_annotator")
+            frame["neighbour"] = self.neighbour
+            frame["similarity"] = self.similarity
+            frame["noise_source"] = self.noise_source
+        return frame
 
     def to_dict(self) -> dict[str, Any]:
         """Counts."""

@@ -1,0 +1,37 @@
+"""benchmarks/guard.py reads and writes its baseline block (it is not a timing test)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _guard():
+    spec = importlib.util.spec_from_file_location("guard", ROOT / "benchmarks" / "guard.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_guard_reads_the_baseline_it_writes(tmp_path, monkeypatch):
+    guard = _guard()
+    results = tmp_path / "RESULTS.md"
+    results.write_text("# Benchmark results\n\nother sections\n")
+    monkeypatch.setattr(guard, "RESULTS", results)
+    rows = [("Fleiss' κ from labels, 1e6 × 5 × 5", "statsmodels", 0.02, 2.0, 0.01),
+            ("load_scores, parquet 2e5 × 10", "pandas.read_parquet", 0.3, 0.15, 2.0)]
+    guard.write(rows)
+    assert guard.committed() == {rows[0][0]: 0.01, rows[1][0]: 2.0}
+    guard.write([(*rows[0][:4], 0.02)])  # rewriting replaces the block, nothing else
+    text = results.read_text()
+    assert text.count(guard.START) == 1 and "other sections" in text
+    assert guard.committed() == {rows[0][0]: 0.02}
+
+
+def test_committed_baseline_is_readable():
+    guard = _guard()
+    base = guard.committed()
+    assert base, "benchmarks/RESULTS.md has no guard baseline block"
+    assert all(v > 0 for v in base.values())
