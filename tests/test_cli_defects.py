@@ -90,3 +90,77 @@ def test_chance_margin_never_exceeds_the_hard_items(capsys):
 def test_bound_with_huge_n(capsys, n):
     status, out, err = _run(capsys, "bound", n, "10", "0.5")
     assert status == 0, err
+
+
+SAS_TABLE_10 = "0,1,2\n0,4,1\n0,8,0\n0,1,5\n"  # SAS PROC FREQ documentation, table 10
+
+
+def test_contingency_layout_and_hint(tmp_path, capsys):
+    import json
+
+    path = tmp_path / "table.csv"
+    path.write_text(SAS_TABLE_10)
+    status, out, err = _run(capsys, "audit", path)
+    assert status == 1 and "--layout contingency" in err  # read as ratings it gave -0.24
+    status, out, err = _run(capsys, "audit", path, "--layout", "contingency", "--format",
+                            "json")
+    assert status == 0, err
+    rows = json.loads(out)["sections"]["agreement"]["tables"]["coefficients"]["rows"]
+    cohen = next(r for r in rows if r["coefficient"] == "Cohen's kappa")
+    assert cohen["value"] == pytest.approx(0.4842, abs=5e-5)  # SAS prints 0.4842
+    labelled = tmp_path / "labelled.csv"
+    labelled.write_text(",a,b\na,13,0\nb,2,20\n")
+    status, out, err = _run(capsys, "audit", labelled)
+    assert status == 1 and "--layout contingency" in err
+    shares = tmp_path / "shares.csv"
+    shares.write_text("0,1\n0.4,0.1\n0.1,0.4\n")
+    status, out, err = _run(capsys, "audit", shares)
+    assert status == 1 and "proportions" in err
+
+
+def test_weight_column_and_hint(tmp_path, capsys):
+    import json
+
+    path = tmp_path / "patterns.csv"
+    path.write_text("husband,wife,Freq\nyes,yes,7\nyes,no,2\nno,yes,3\nno,no,8\n")
+    status, out, err = _run(capsys, "audit", path)
+    assert status == 1 and "--weight Freq" in err
+    status, out, err = _run(capsys, "audit", path, "--weight", "Freq", "--format", "json")
+    assert status == 0, err
+    report = json.loads(out)
+    rows = report["sections"]["agreement"]["tables"]["coefficients"]["rows"]
+    cohen = next(r for r in rows if r["coefficient"] == "Cohen's kappa")
+    # the same 20 items written out one per row
+    import agreement as ag
+
+    wide = pd.DataFrame({"husband": ["yes"] * 9 + ["no"] * 11,
+                         "wife": ["yes"] * 7 + ["no"] * 2 + ["yes"] * 3 + ["no"] * 8})
+    assert cohen["value"] == pytest.approx(ag.cohen_kappa(ag.Ratings.from_wide(wide)).value)
+
+
+def test_drop_metadata_columns(tmp_path, capsys):
+    path = tmp_path / "meta.csv"
+    path.write_text("item,group,a,b\n1,g1,x,x\n2,g1,x,y\n3,g2,y,y\n4,g2,y,y\n")
+    status, out, err = _run(capsys, "audit", path, "--item", "item", "--drop", "group")
+    assert status == 0, err
+    assert "4 items, 2 annotators" in out
+
+
+def test_transpose_of_a_units_by_raters_file_is_refused(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(rng.integers(0, 3, (200, 3)), columns=["r1", "r2", "r3"])
+    path = tmp_path / "units.csv"
+    frame.to_csv(path, index=False)
+    status, out, err = _run(capsys, "audit", path, "--transpose")
+    assert status == 1 and "drop --transpose" in err
+
+
+def test_plain_arrays_as_scores():
+    # cleanlab's users pass pred_probs (items × classes) as a NumPy array.
+    from simulation import label_error_ranking
+
+    probs = np.array([[0.9, 0.1], [0.2, 0.8], [0.6, 0.4]])
+    rank = label_error_ranking(probs, [0, 0, 1])
+    assert list(rank.items)[0] in (1, 2)
+    with pytest.raises(ValueError, match="items × classes"):
+        label_error_ranking(np.zeros(3), [0, 0, 1])

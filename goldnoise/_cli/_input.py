@@ -55,11 +55,19 @@ def add_ratings_arguments(parser: argparse.ArgumentParser, *, gold: bool = True)
                    help=f"ratings file: {SUFFIXES}. Give FILE or --example.")
     g.add_argument("--example", choices=sorted(EXAMPLES),
                    help="use a bundled real data set instead of FILE (see `goldnoise examples`)")
-    g.add_argument("--layout", choices=("wide", "long", "counts"), default="wide",
+    g.add_argument("--layout", choices=("wide", "long", "counts", "contingency"),
+                   default="wide",
                    help="wide: one row per item, one column per annotator; long: one row per "
                         "rating (item, annotator, label columns); counts: one row per item, one "
-                        "column per category holding how many annotators chose it "
-                        "(default: %(default)s)")
+                        "column per category holding how many annotators chose it; "
+                        "contingency: two annotators' square table of counts, the header naming "
+                        "the categories (rows in the same order) (default: %(default)s)")
+    g.add_argument("--weight", metavar="COLUMN",
+                   help="wide layout: a column of frequencies, each row standing for that many "
+                        "items (a pattern table such as vcd's Freq or n)")
+    g.add_argument("--drop", metavar="COLUMN", nargs="+",
+                   help="wide layout: columns that are not annotators (metadata such as a "
+                        "group or an unnamed index) to leave out")
     g.add_argument("--item", metavar="COLUMN",
                    help="column of item ids (wide/counts: taken out of the annotators; long: "
                         "default the column named item, unit, subject, ... if there is one)")
@@ -210,6 +218,25 @@ def _looks_like_ids(col: Any, n_rows: int) -> bool:
     return n_rows >= 3 and col.nunique(dropna=True) == n_rows and col.notna().all()
 
 
+def _contingency_hint(frame: Any, path: Path) -> None:
+    """A small square table of counts (or shares) is two annotators' contingency table."""
+    import numpy as np
+
+    nums = frame.select_dtypes(include="number")
+    if nums.shape != frame.shape or nums.isna().any().any():
+        return
+    values = nums.to_numpy(dtype=float)
+    if values.min() < 0:
+        return
+    whole = np.all(values == np.round(values))
+    if whole and values.max() > frame.shape[1]:
+        raise DataError(f"{path} looks like two annotators' contingency table (a square table "
+                        "of counts): add --layout contingency")
+    if not whole and abs(values.sum() - 1.0) < 1e-6:
+        raise DataError(f"{path} looks like a contingency table of proportions: multiply by "
+                        "the number of items, then use --layout contingency")
+
+
 def _count_table_hint(frame: Any, path: Path) -> None:
     """A wide file whose rows are small integers with one common total is a count table."""
     import numpy as np
@@ -238,12 +265,71 @@ def _count_table_hint(frame: Any, path: Path) -> None:
             + (f" --item {shlex.quote(str(first))}" if first not in nums.columns else ""))
 
 
+_WEIGHT_NAMES = ("n", "freq", "frequency", "count", "counts", "weight", "weights")
+
+
+def _weight_hint(frame: Any, path: Path) -> None:
+    """A last column named like a frequency, holding whole numbers above 1, is one."""
+    for col in frame.columns:
+        if _norm(col) in _WEIGHT_NAMES:
+            values = frame[col]
+            if values.dtype.kind in "iuf" and values.notna().all() and (values >= 0).all() \
+                    and (values == values.round()).all() and values.max() > 1:
+                raise DataError(
+                    f"{path}: column {col!r} looks like frequencies (each row standing for "
+                    f"that many items), not an annotator: add --weight {shlex.quote(str(col))}")
+
+
+def _expand_weights(frame: Any, col: Any, path: Path, notes: list[str]) -> Any:
+    """Each row repeated as many times as its frequency in ``col`` (which is then dropped)."""
+    import numpy as np
+
+    w = frame[col]
+    if w.dtype.kind not in "iuf" or w.isna().any() or (w < 0).any() \
+            or not (w == w.round()).all():
+        raise DataError(f"{path}: --weight column {col!r} must hold whole numbers >= 0")
+    rest = frame.drop(columns=[col])
+    repeats = w.to_numpy().astype(np.int64)
+    out = rest.loc[rest.index.repeat(repeats)].reset_index(drop=True)
+    out.index.name = "item"
+    notes.append(f"{len(rest)} rows weighted by column {col!r}: {len(out)} items")
+    return out
+
+
+def _contingency(frame: Any, path: Path) -> Any:
+    """Two annotators' square table: header = categories, rows in the same order."""
+    import numpy as np
+
+    from agreement import Ratings
+
+    first = frame.columns[0]
+    if frame.shape[1] == frame.shape[0] + 1 and frame[first].dtype.kind not in "f":
+        frame = frame.set_index(first)  # row labels in the first column
+    else:
+        frame = frame.set_axis(frame.columns, axis=0) if frame.shape[0] == frame.shape[1] \
+            else frame
+    if frame.shape[0] != frame.shape[1]:
+        raise DataError(f"{path}: a contingency table is square (m rows and m category "
+                        f"columns); this one is {frame.shape[0]} x {frame.shape[1]}")
+    values = frame.to_numpy(dtype=float)
+    if not np.all(values == np.round(values)) or values.min() < 0:
+        raise DataError(f"{path}: a contingency table holds counts (whole numbers >= 0); "
+                        "these look like proportions: multiply by the number of items first")
+    table = frame.astype(np.int64)
+    table.index = list(frame.columns)
+    return Ratings.from_contingency(table)
+
+
 def _wide_hints(frame: Any, path: Path, layout: str = "wide") -> None:
     """Raise a DataError with a hint when a wide reading of ``frame`` is surely wrong."""
     n_rows, n_cols = frame.shape
     if n_cols == 0:
         raise DataError(f"{path} has no columns")
     first = frame.columns[0]
+    if layout == "wide" and n_cols == n_rows + 1 and \
+            [str(v) for v in frame[first]] == [str(c) for c in frame.columns[1:]]:
+        raise DataError(f"{path} looks like two annotators' contingency table (rows and "
+                        "columns name the same categories): add --layout contingency")
     if layout == "wide":
         hint = _long_hint(frame)
         labelled = hint is not None and "--label COLUMN" not in hint
@@ -260,6 +346,8 @@ def _wide_hints(frame: Any, path: Path, layout: str = "wide") -> None:
         if hint is not None and n_cols <= 8:
             raise DataError(f"{path} looks like one row per rating (column {rater!r} names "
                             f"annotators): add {hint}")
+    if layout == "wide" and 2 <= n_rows <= 30 and n_rows == n_cols:
+        _contingency_hint(frame, path)
     if layout == "wide" and n_rows >= 2:
         _count_table_hint(frame, path)
     if _looks_like_ids(frame[first], n_rows) and n_cols > 1:
@@ -361,6 +449,11 @@ def load_ratings(args: argparse.Namespace) -> LoadedRatings:
             if coder is not None:
                 frame = frame.set_index(_column(frame, coder, "--rater", path))
             frame = _integral_floats(frame.T.infer_objects())
+            if frame.shape[1] > 5 * frame.shape[0] and frame.shape[1] >= 20:
+                raise DataError(
+                    f"{path} read with --transpose has {frame.shape[1]} annotators for "
+                    f"{frame.shape[0]} items: it already looks like one row per item; drop "
+                    "--transpose")
             frame.index.name = "item"
             frame.columns.name = "rater"
             ratings = Ratings.from_wide(frame)
@@ -409,9 +502,19 @@ def load_ratings(args: argparse.Namespace) -> LoadedRatings:
             if keep[label].isna().all():
                 raise DataError(f"{path}: every label in column {label!r} is missing")
             ratings = Ratings.from_long(keep, item=item, rater=rater_col, label=label)
+        elif args.layout == "contingency":
+            ratings = _contingency(frame, path)
         else:
             if args.item is not None:
                 frame = frame.set_index(_column(frame, args.item, "--item", path))
+            if args.drop:
+                frame = frame.drop(columns=[_column(frame, c, "--drop", path)
+                                            for c in args.drop])
+            if args.weight is not None:
+                frame = _expand_weights(frame, _column(frame, args.weight, "--weight", path),
+                                        path, notes)
+            elif args.layout == "wide":
+                _weight_hint(frame, path)
             if gold_is_column:
                 gold = frame[gold_spec]
                 frame = frame.drop(columns=[gold_spec])

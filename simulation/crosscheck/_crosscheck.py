@@ -301,6 +301,15 @@ def crosscheck(scores: Any, labels: Any, ratings: Any, *, fit: LatentClassFit | 
         raise ValueError(f"`labels` has values that are not categories of the ratings: "
                          f"{few(pd.unique(lab_values[lab < 0]))}.")
     n = r.n_items
+    if isinstance(scores, (np.ndarray, list, tuple)):
+        # cleanlab's habit: pred_probs items × classes, in the ratings' item and category order
+        arr = np.asarray(scores, dtype=np.float64)
+        if arr.ndim not in (2, 3) or arr.shape[-2:] != (n, r.n_categories):
+            raise ValueError(f"`scores` as an array must be items × classes ({n} × "
+                             f"{r.n_categories}, the ratings' order) or models × items × "
+                             f"classes; got shape {arr.shape}.")
+        scores = ModelScores.from_arrays(arr, kind="probs", items=r.items,
+                                         classes=list(r.categories))
     probs = None
     model_flags: np.ndarray
     if isinstance(scores, Ranking):

@@ -137,7 +137,22 @@ def _flag_key(values: np.ndarray, is_flagged: np.ndarray) -> np.ndarray:
     return dense.astype(np.float64) + np.where(is_flagged, float(len(values) + 1), 0.0)
 
 
+def as_model_scores(scores: Any, name: str = "scores") -> Any:
+    """A plain array as ModelScores: items × classes (one model, cleanlab's ``pred_probs``)
+    or models × items × classes, probabilities, items in order."""
+    if isinstance(scores, ModelScores) or isinstance(scores, (str, bytes)):
+        return scores
+    if isinstance(scores, (np.ndarray, list, tuple)):
+        arr = np.asarray(scores)
+        if arr.ndim in (2, 3) and arr.dtype.kind in "iuf":
+            return ModelScores.from_arrays(arr.astype(np.float64), kind="probs")
+        raise ValueError(f"`{name}` as an array must be items × classes (one model) or "
+                         f"models × items × classes probabilities; got shape {arr.shape}.")
+    return scores
+
+
 def _label_error_ranking_iv(scores: Any, method: Any) -> ModelScores:
+    scores = as_model_scores(scores)
     if not isinstance(scores, ModelScores):
         raise TypeError(
             "`scores` must be ModelScores (from `load_scores` or `ModelScores.from_arrays`); "
