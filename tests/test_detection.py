@@ -409,8 +409,11 @@ def test_detected_error_rate_and_ranking_validation():
         Ranking.from_scores(pd.Series([np.nan, 0.2]))
     with pytest.raises(ValueError, match="`flagged` names items that are not scored"):
         Ranking.from_scores(pd.Series([0.1, 0.2]), flagged=[5])
+    # Issue 22: a plain items × classes array (cleanlab's pred_probs) is accepted now;
+    # what is neither scores nor an array is still refused.
+    assert len(label_error_ranking(np.ones((3, 2)) / 2, [0, 1, 0]).items) == 3
     with pytest.raises(TypeError, match="must be ModelScores"):
-        label_error_ranking(np.ones((3, 2)) / 2, [0, 1, 0])
+        label_error_ranking({"a": 1}, [0, 1, 0])
     assert "Ranking(custom" in repr(ranking)
     assert ranking.top(2).tolist() == [0, 1]
 

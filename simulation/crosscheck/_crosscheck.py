@@ -301,10 +301,10 @@ def crosscheck(scores: Any, labels: Any, ratings: Any, *, fit: LatentClassFit | 
         raise ValueError(f"`labels` has values that are not categories of the ratings: "
                          f"{few(pd.unique(lab_values[lab < 0]))}.")
     n = r.n_items
-    if isinstance(scores, (np.ndarray, list, tuple)):
+    if isinstance(scores, (np.ndarray, list, tuple)) and np.ndim(scores) in (2, 3):
         # cleanlab's habit: pred_probs items × classes, in the ratings' item and category order
         arr = np.asarray(scores, dtype=np.float64)
-        if arr.ndim not in (2, 3) or arr.shape[-2:] != (n, r.n_categories):
+        if arr.shape[-2:] != (n, r.n_categories):
             raise ValueError(f"`scores` as an array must be items × classes ({n} × "
                              f"{r.n_categories}, the ratings' order) or models × items × "
                              f"classes; got shape {arr.shape}.")
@@ -342,7 +342,8 @@ def crosscheck(scores: Any, labels: Any, ratings: Any, *, fit: LatentClassFit | 
             probs = probs[:, col] if (col >= 0).all() else None
         model_name = s.model_names[0]
     else:
-        raise TypeError(f"`scores` must be ModelScores or a Ranking; got {type(scores).__name__}.")
+        raise TypeError(f"`scores` must be ModelScores or a Ranking (or an items × classes "
+                        f"array of probabilities); got {type(scores).__name__}.")
 
     counts = r.counts
     n_rated = counts.sum(axis=1)
