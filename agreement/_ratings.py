@@ -590,6 +590,37 @@ class Ratings:
     def n_ratings(self) -> int:
         return int(self.counts.sum(dtype=np.int64))
 
+    @property
+    def agreed(self) -> npt.NDArray[np.bool_]:
+        """The unanimously agreed items: two or more ratings, all the same category.
+
+        These are the candidate gold standard whose noise the easy/hard bound
+        γ measures (``agreed.sum()`` is its ``n − d``).
+
+        Examples
+        --------
+        >>> from agreement import Ratings
+        >>> Ratings.from_wide([["a", "a"], ["a", "b"], ["b", None]]).agreed
+        array([ True, False, False])
+        """
+        counts = self.counts
+        per_item = counts.sum(axis=1, dtype=np.int64)
+        return (per_item >= 2) & (counts.max(axis=1) == per_item)
+
+    def majority_labels(self) -> pd.Series:
+        """The most chosen label of each item (ties: the first category; unrated items: NA).
+
+        Examples
+        --------
+        >>> from agreement import Ratings
+        >>> Ratings.from_wide([["a", "a"], ["a", "b"], ["b", None]]).majority_labels().tolist()
+        ['a', 'a', 'b']
+        """
+        counts = self.counts
+        labels = pd.Series(self.categories[counts.argmax(axis=1)], index=self.items, name="label")
+        rated = counts.sum(axis=1) > 0
+        return labels if rated.all() else labels.astype(object).where(rated, pd.NA)
+
     def require_raters(self, what: str) -> npt.NDArray[np.integer]:
         """Return ``codes``, or raise a clear error for count-table data."""
         if self._codes is None:

@@ -6,7 +6,12 @@ The public API of the four packages, re-exported in one namespace:
   coefficient with its standard error and interval;
 * :mod:`noise_models` -- the easy/hard model: the noise bound γ, κ audits,
   planning, chance-difference margins, latent-class fits, instance dependence;
-* :mod:`simulation` -- generators of labels with known truth;
+* :mod:`simulation` -- labels with known truth (generators, noising protocols,
+  realistic noise), the bootstrap engine, model scores from files, label-error
+  detection, the cross-check, study planning;
+* :func:`audit` -- every section of ``goldnoise audit`` as one
+  :class:`AuditResult` (its ``to_dict()`` is the JSON report of
+  :mod:`goldnoise.report`, whose schema is a documented contract);
 * :mod:`goldnoise.datasets` -- bundled real data sets.
 
 The ``goldnoise`` command (``goldnoise audit --example fleiss1971``) is the
@@ -24,12 +29,14 @@ Examples
 
 from agreement import *  # noqa: F403
 from agreement import __all__ as _agreement_all
-from goldnoise import datasets
+from goldnoise import datasets, report
+from goldnoise._version import __version__
+from goldnoise._audit import AuditResult, audit
 from noise_models import *  # noqa: F403
 from noise_models import __all__ as _noise_models_all
 from simulation import *  # noqa: F403
 from simulation import __all__ as _simulation_all
 
-__version__ = "0.1.0.dev0"
 
-__all__ = [*_agreement_all, *_noise_models_all, *_simulation_all, "datasets"]
+__all__ = [*_agreement_all, *_noise_models_all, *_simulation_all, "AuditResult", "audit",
+           "datasets", "report"]

@@ -236,7 +236,7 @@ def _carried(token: str, numbers: list[float], strings: str) -> bool:
     ("examples",),
 ])
 def test_json_schema_and_every_number_of_the_text(argv, tmp_path):
-    from goldnoise._cli._report import REPORT_SCHEMA, SCHEMA_ID
+    from goldnoise.report import REPORT_SCHEMA, SCHEMA_ID
 
     # One run: the text on stdout, the JSON of the same report in --out.
     out = run(*argv, "--out", str(tmp_path / "report.json"))

@@ -59,6 +59,9 @@ PUBLIC = {
     },
 }
 
+#: goldnoise's own names, beside the re-exports of the four packages.
+GOLDNOISE_OWN = {"AuditResult", "audit", "datasets", "report"}
+
 
 @pytest.mark.parametrize("package", sorted(PUBLIC))
 def test_all_is_pinned(package):
@@ -73,9 +76,9 @@ def test_all_is_pinned(package):
 def test_goldnoise_reexports_everything():
     import goldnoise
 
-    expected = set().union(*PUBLIC.values()) | {"datasets"}
+    expected = set().union(*PUBLIC.values()) | GOLDNOISE_OWN
     assert set(goldnoise.__all__) == expected
-    for name in expected - {"datasets"}:
+    for name in expected - GOLDNOISE_OWN:
         owner = next(p for p, names in PUBLIC.items() if name in names)
         assert getattr(goldnoise, name) is getattr(importlib.import_module(owner), name)
 
@@ -90,3 +93,14 @@ def test_public_callables_have_docstrings_with_examples(package):
         if callable(obj) and not isinstance(obj, type) and "Examples" not in doc:
             missing.append(name)
     assert missing == []
+
+
+def test_goldnoise_own_names():
+    import goldnoise
+    from goldnoise.report import REPORT_SCHEMA, SCHEMA_ID
+
+    assert goldnoise.audit.__doc__ and "Examples" in goldnoise.audit.__doc__
+    assert REPORT_SCHEMA["properties"]["schema"]["const"] == SCHEMA_ID
+    assert set(goldnoise.report.__all__) == {
+        "REPORT_SCHEMA", "SCHEMA_ID", "Column", "Figure", "Report", "Section", "Table",
+        "render", "render_html_fragment"}

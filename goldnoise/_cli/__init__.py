@@ -18,7 +18,7 @@ How the pieces fit
   errors become one line on stderr (exit 1 for data that cannot be used, 2 for
   usage errors), Python warnings become notes of the report, a closed pipe
   ends quietly.
-* ``_report.py`` -- the :class:`~goldnoise._cli._report.Report` a verb returns
+* ``_report.py`` -- the :class:`~goldnoise.report.Report` a verb returns
   (sections of lines, values, tables, notes, figures) and its text, markdown,
   JSON and CSV renderings; its docstring is the JSON schema.
 * ``_output.py`` -- the output options every verb gets (``--format``,
@@ -37,7 +37,7 @@ Adding a verb
      (defaults are shown automatically); call
      :func:`~goldnoise._cli._input.add_ratings_arguments` if it reads ratings;
    * ``run(args) -> Report`` -- compute, and return a
-     :class:`~goldnoise._cli._report.Report`: never print, never call
+     :class:`~goldnoise.report.Report`: never print, never call
      ``sys.exit``; raise :class:`~goldnoise._cli._errors.UsageError` or
      :class:`~goldnoise._cli._errors.DataError` with a one-line message for the
      user; a section the data do not allow is kept and marked with

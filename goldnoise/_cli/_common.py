@@ -1,16 +1,15 @@
-"""Small helpers the verbs share: argument types, warnings captured as notes, formatting."""
+"""Small helpers the verbs share: argument types (the formatting helpers live with the reports)."""
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import math
 import re
-import warnings
-from collections.abc import Iterator
-from typing import Any
 
-__all__ = ["capture_notes", "count", "p_text", "pct", "plural", "probability", "real"]
+from goldnoise._audit._text import capped_margin, capture_notes, p_text, pct, plural
+
+__all__ = ["add_model_arguments", "capped_margin", "capture_notes", "count", "p_text", "pct",
+           "plural", "probability", "real"]
 
 
 def probability(name: str):
@@ -59,47 +58,29 @@ def count(name: str, minimum: int = 0):
     return parse
 
 
-@contextlib.contextmanager
-def capture_notes(notes: list[str]) -> Iterator[None]:
-    """Turn the warnings raised inside the block into one-line notes (each once)."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        yield
-    for w in caught:
-        text = " ".join(str(w.message).split())
-        if text not in notes:
-            notes.append(text)
+def add_model_arguments(parser: argparse.ArgumentParser) -> None:
+    """The latent-class options of ``audit`` and ``fit``."""
+    from goldnoise._audit._latent import MODELS
+
+    g = parser.add_argument_group("latent-class model")
+    g.add_argument("--model", choices=MODELS, default="spam",
+                   help="annotator model: spam (MACE: each annotator labels truly or spams), "
+                        "confusion (Dawid-Skene: a confusion matrix per annotator), one-coin "
+                        "(one error rate per annotator), easy-hard (the paper's M1: easy items "
+                        "unanimous, hard ones coin-flips)")
+    g.add_argument("--hard", choices=("none", "marginal", "uniform"), default="none",
+                   help="hard component added to spam/confusion/one-coin: marginal (a hard "
+                        "item gets each annotator's own label shares) or uniform")
+    g.add_argument("--starts", type=count("--starts", 1), default=10,
+                   help="EM starts (majority vote, then random); the best is kept")
+    g.add_argument("--seed", type=count("--seed", 0), default=0,
+                   help="seed of the random starts (and of `audit --bootstrap`)")
 
 
-def pct(x: Any, digits: int = 1) -> str:
-    """``0.1389`` -> ``13.9%``; NaN or None -> ``-``."""
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "-"
-    return f"{100 * float(x):.{digits}f}%"
+def check_model_arguments(args: argparse.Namespace) -> None:
+    """``--hard`` goes with spam, confusion or one-coin (a usage error, exit 2)."""
+    from goldnoise._cli._errors import UsageError
 
-
-def plural(n: int, one: str, many: str | None = None) -> str:
-    """``1 item``, ``2 items``."""
-    return f"{n} {one if n == 1 else (many or one + 's')}"
-
-
-def p_text(p: float) -> str:
-    """A probability with four decimals, or three significant digits when small."""
-    return f"{p:.4f}" if p >= 1e-3 or p == 0 else f"{p:.3g}"
-
-
-def capped_margin(L: Any, gamma: Any, alpha: float) -> tuple[Any, str | None]:
-    """The paper's Chebyshev margin, or the exact one where Chebyshev exceeds the hard items.
-
-    Two systems can differ on at most R coin-flip items; with few of them Chebyshev's bound
-    says more than R (e.g. 3.2 items of 1). The exact binomial margin is then used and a
-    note says so.
-    """
-    from noise_models import chance_margin
-
-    margin = chance_margin(L=L, gamma=gamma, alpha=alpha)
-    if margin.margin <= margin.R:
-        return margin, None
-    exact = chance_margin(L=L, gamma=gamma, alpha=alpha, method="exact")
-    return exact, (f"the Chebyshev margin ({margin.margin:.1f} items) exceeds the {margin.R} "
-                   "hard item(s) two systems can differ on; the exact binomial margin is shown")
+    if args.model == "easy-hard" and args.hard != "none":
+        raise UsageError("--hard goes with spam, confusion or one-coin; easy-hard has its "
+                         "own hard component")

@@ -1,11 +1,9 @@
 """``goldnoise audit PATH --engine dask``: the audit over partitioned Parquet, run on Dask.
 
-The ratings stay in the Dask workers (``goldnoise.dask.read_ratings``: each item's
-ratings brought into one partition, coded, persisted); every statistic runs as
-partial -> combine -> finalize over them and equals the in-memory audit's. Sections:
-the data (with what the shuffle moved), every coefficient, the noise bound γ, the
-chance-difference margin and the latent-class fit. The κ audit and the agreed-error
-bracket need the labels in memory and say so.
+Starts (or reaches) the Dask cluster, reads the ratings into the workers
+(``goldnoise.dask.read_ratings``: each item's ratings brought into one partition,
+coded, persisted) and renders :func:`goldnoise.audit` of them: every statistic
+runs as partial -> combine -> finalize and equals the in-memory audit's.
 """
 
 from __future__ import annotations
@@ -15,7 +13,7 @@ import contextlib
 from typing import Any
 
 from goldnoise._cli._errors import DataError, UsageError
-from goldnoise._cli._report import Report, Section
+from goldnoise.report import Report
 
 ENGINES = ("memory", "dask")
 
@@ -63,8 +61,8 @@ def _column(value: Any, default: str, what: str) -> str:
     return value
 
 
-def run_dask(args: argparse.Namespace, sections: Any) -> Report:
-    """The audit of ``args.file`` on Dask; ``sections`` is the audit module (its builders)."""
+def run_dask(args: argparse.Namespace) -> Report:
+    """The audit of ``args.file`` on Dask: :func:`goldnoise.audit` of the workers' ratings."""
     if args.example or not args.file:
         raise UsageError("--engine dask reads long-format Parquet: give FILE (a file, folder "
                          "or glob), not --example")
@@ -86,86 +84,12 @@ def run_dask(args: argparse.Namespace, sections: Any) -> Report:
         except (KeyError, FileNotFoundError, ValueError, OSError) as exc:
             raise DataError(f"could not read {args.file} with Dask: "
                             f"{' '.join(str(exc).split())[:300]}") from None
-        return _report(lazy, args, sections)
+        from goldnoise import audit
 
-
-def _data_section(lazy: Any) -> Section:
-    s = Section("data", "Data")
-    rep = lazy.shuffle_report
-    s.values.update({"n_items": lazy.n_items, "n_raters": lazy.n_raters,
-                     "n_categories": lazy.n_categories, "n_ratings": lazy.n_ratings,
-                     "categories": [str(c) for c in lazy.schema.categories],
-                     "partitions": lazy.npartitions, "shuffle": rep.to_dict()})
-    s.lines.append(f"{lazy.n_items} items, {lazy.n_raters} annotators, {lazy.n_categories} "
-                   f"categories, {lazy.n_ratings} ratings, in {lazy.npartitions} Dask "
-                   "partitions")
-    s.lines.append(str(rep))
-    shown = ", ".join(str(c) for c in list(lazy.schema.categories)[:12])
-    more = f", ... ({lazy.n_categories} in all)" if lazy.n_categories > 12 else ""
-    s.lines.append(f"categories: {shown}{more}")
-    return s
-
-
-class _Loaded:  # what the audit's agreement section reads of loaded ratings
-    def __init__(self, lazy: Any) -> None:
-        self.ratings = lazy
-        self.declared_order = False
-        self.notes: list[str] = []
-
-
-def _report(lazy: Any, args: argparse.Namespace, sections: Any) -> Report:
-    report = Report("audit", f"goldnoise audit: {args.file} (Dask)",
-                    parameters={"source": args.file, "engine": "dask",
-                                "scheduler": args.scheduler or "local cluster",
-                                "alpha": args.alpha, "confidence_level": args.confidence_level,
-                                "threshold": args.threshold, "level": args.level},
-                    primary="agreement/coefficients")
-    report.add(_data_section(lazy))
-    report.add(sections.agreement_section(_Loaded(lazy), level=args.level,
-                                          confidence_level=args.confidence_level))
-    bound = _bound(lazy, args, report)
-    report.add(Section("kappa_audit", "The kappa claim, read through the model").undefined(
-        "not computed with --engine dask (it reads the labels in memory)"))
-    report.add(sections.margin_section(bound, alpha=args.alpha))
-    if not args.no_latent:
-        from goldnoise._cli._latent import fit_models, latent_sections
-
-        try:
-            fitted = fit_models(lazy, args)
-        except ValueError as exc:
-            report.add(Section("latent_class", "Latent-class fit").undefined(str(exc)))
-        else:
-            for section in latent_sections(
-                    fitted, gold=None, alpha=args.alpha, bracket=None,
-                    bracket_reason="the agreed-error bracket is not computed with --engine "
-                                   "dask"):
-                report.add(section)
-    return report
-
-
-def _bound(lazy: Any, args: argparse.Namespace, report: Report) -> Any:
-    from goldnoise._cli._common import capture_notes, p_text, pct
-    from noise_models import noise_bound
-
-    s = report.add(Section("noise_bound", f"Noise bound of the gold standard (easy/hard "
-                                          f"model, confidence alpha = {args.alpha:g})"))
-    try:
-        with capture_notes(s.notes):
-            bound = noise_bound(lazy, alpha=args.alpha)
-    except ValueError as exc:
-        s.undefined(f"the bound is not defined here: {exc}")
-        return None
-    s.values.update({"n": bound.n, "d": bound.d, "agreed": bound.agreed, "p": bound.p,
-                     "t0": bound.t0, "hidden_hard": bound.hidden_hard, "gamma": bound.gamma,
-                     "alpha": args.alpha, "method": bound.method})
-    s.lines += [
-        f"{bound.agreed} items agreed unanimously, {bound.d} disagreed; chance that a hard item "
-        f"comes out unanimous p = {p_text(bound.p)}",
-        f"with confidence {args.alpha:g}, at most {bound.hidden_hard} of the {bound.agreed} "
-        f"agreed items are hidden coin-flips: gamma = {bound.gamma:.4f} ({pct(bound.gamma)} "
-        "of the agreed subset)",
-    ]
-    s.notes += list(bound.notes)
-    if bound.chance is not None:
-        s.notes += [n for n in bound.chance.notes if n not in s.notes]
-    return bound
+        result = audit(lazy, model=args.model, hard=args.hard, alpha=args.alpha,
+                       confidence_level=args.confidence_level, threshold=args.threshold,
+                       level=args.level, latent=not args.no_latent, n_starts=args.starts,
+                       rng=args.seed, source=args.file)
+        report = result.report
+        report.parameters["scheduler"] = args.scheduler or "local cluster"
+        return report

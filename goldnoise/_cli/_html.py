@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 import json
 
-from goldnoise._cli._report import Report, Table, _unique
+from goldnoise.report import Report, Table, _unique
 
 __all__ = ["HTML_ROWS", "render_html"]
 

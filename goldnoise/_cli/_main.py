@@ -48,7 +48,7 @@ def verb_modules() -> dict[str, ModuleType]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from goldnoise import __version__
+    from goldnoise._version import __version__
 
     parser = argparse.ArgumentParser(
         prog="goldnoise", formatter_class=_Formatter,

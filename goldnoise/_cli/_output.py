@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TextIO
 
 from goldnoise._cli._errors import DataError, UsageError
-from goldnoise._cli._report import Report, render, render_table_csv
+from goldnoise.report import Report, render, render_table_csv
 
 __all__ = ["FORMATS", "add_output_arguments", "emit"]
 

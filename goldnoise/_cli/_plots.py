@@ -1,6 +1,6 @@
 """Plots of a report: PNG files for ``--plot DIR``, inline SVG for the HTML page.
 
-Each :class:`~goldnoise._cli._report.Figure` of a report draws itself on a
+Each :class:`~goldnoise.report.Figure` of a report draws itself on a
 matplotlib ``Figure``; matplotlib (the ``plot`` extra) is imported only here,
 with the Agg canvas and no pyplot, so nothing depends on a display.
 """
@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from goldnoise._cli._report import Figure, Report
+from goldnoise.report import Figure, Report
 
 __all__ = ["DPI", "PLOT_HINT", "figures_available", "render_png", "render_svg", "write_pngs"]
 

@@ -97,8 +97,7 @@ def load_scores_for(args: argparse.Namespace, ratings: Any) -> LoadedScores:
                      f"by their mean {args.ensemble} (FME)")
     # the labels to judge
     if args.labels is None:
-        counts = ratings.counts
-        labels = pd.Series(ratings.categories[counts.argmax(axis=1)], index=ratings.items)
+        labels = ratings.majority_labels()
         source = "majority label of the ratings"
     else:
         frame = _read(args.labels, "labels")

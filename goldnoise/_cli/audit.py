@@ -1,34 +1,28 @@
 """``goldnoise audit``: what a set of annotations is worth.
 
-Sections, in order: the data; every agreement coefficient with its interval;
-the noise bound γ of the unanimously agreed items; κ read through the
-easy/hard model; the chance-difference margin. A section the data do not
+Parses the options, reads the ratings and renders :func:`goldnoise.audit`'s
+report: the data; every agreement coefficient with its interval; the noise
+bound γ of the unanimously agreed items; κ read through the easy/hard model;
+the chance-difference margin; the latent-class fit. A section the data do not
 allow is kept and says why in words.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
-import sys
-from typing import Any
 
+from goldnoise._audit._audit import LEVELS
 from goldnoise._cli._common import (
-    capped_margin,
-    capture_notes,
+    add_model_arguments,
+    check_model_arguments,
     count,
-    p_text,
-    pct,
-    plural,
     probability,
     real,
 )
 from goldnoise._cli._dask import add_engine_arguments, run_dask
 from goldnoise._cli._errors import UsageError
-from goldnoise._cli._figures import coefficient_forest, hard_count_posterior
 from goldnoise._cli._input import add_ratings_arguments, load_ratings
-from goldnoise._cli._latent import add_model_arguments, fit_models, gold_section, latent_sections
-from goldnoise._cli._report import Column, Report, Section, Table
+from goldnoise.report import Report
 
 HELP = "audit a set of annotations: agreement, the noise bound gamma, the kappa claim"
 DESCRIPTION = (
@@ -42,8 +36,6 @@ DESCRIPTION = (
     "  goldnoise audit ratings.csv --layout long --item item --rater worker --label response\n"
     "  goldnoise audit coders.csv --transpose                  # one row per annotator\n"
     "  goldnoise audit 'ratings/*.parquet' --engine dask       # larger than memory")
-
-LEVELS = ("auto", "nominal", "ordinal", "interval", "ratio")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -70,310 +62,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_engine_arguments(parser)
 
 
-# ------------------------------------------------------------------ sections
-def data_section(loaded: Any) -> Section:
-    r = loaded.ratings
-    s = Section("data", "Data")
-    per_item = r.ratings_per_item
-    rated = per_item[per_item > 0]
-    s.values.update({"n_items": r.n_items, "n_raters": r.n_raters,
-                     "n_categories": r.n_categories, "n_ratings": r.n_ratings,
-                     "categories": [str(c) for c in r.categories],
-                     "ratings_per_item_min": int(rated.min()) if rated.size else 0,
-                     "ratings_per_item_max": int(rated.max()) if rated.size else 0,
-                     "items_with_one_rating": int((per_item == 1).sum()),
-                     "count_table": not r.has_raters})
-    s.lines.append(f"{plural(r.n_items, 'item')}, {plural(r.n_raters, 'annotator')}, "
-                   f"{plural(r.n_categories, 'category', 'categories')}, "
-                   f"{plural(r.n_ratings, 'rating')}")
-    if not r.has_raters:
-        s.lines.append("a count table: the annotators are unnamed slots, so coefficients that "
-                       "need annotator identity are left out")
-    if rated.size and rated.min() == rated.max():
-        s.lines.append(f"every item has {int(rated.min())} ratings")
-    elif rated.size:
-        s.lines.append(f"ratings per item vary from {int(rated.min())} to {int(rated.max())} "
-                       f"(mean {rated.mean():.1f})")
-    shown = ", ".join(str(c) for c in list(r.categories)[:12])
-    more = f", ... ({r.n_categories} in all)" if r.n_categories > 12 else ""
-    s.lines.append(f"categories: {shown}{more}")
-    numeric = r.categories.dtype.kind in "iuf"
-    if numeric and r.n_categories > 10 and not loaded.declared_order:
-        s.notes.append(f"{r.n_categories} numeric categories: if they are scores on a scale, "
-                       "add --level interval (or ordinal) for Krippendorff's alpha on that "
-                       "scale; the other coefficients treat every value as its own category")
-    s.notes += loaded.notes
-    return s
-
-
-def _ci_cell(row: dict) -> str:
-    lo, hi = row.get("ci_low"), row.get("ci_high")
-    if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
-        return "-"
-    return f"[{lo:.4f}, {hi:.4f}]"
-
-
-def _alpha_rows(ratings: Any, levels: list[str], confidence_level: float) -> dict[str, dict]:
-    from agreement import krippendorff_alpha
-
-    rows = {}
-    for lvl in levels:
-        name = f"Krippendorff's alpha ({lvl})"
-        try:
-            res = krippendorff_alpha(ratings, level=lvl)
-        except ValueError as exc:
-            rows[name] = {"value": math.nan, "notes": f"not computed: {exc}"}
-            continue
-        ci = res.confidence_interval(confidence_level)
-        rows[name] = {"value": res.value, "standard_error": res.standard_error,
-                      "ci_low": ci.low, "ci_high": ci.high, "ci_method": res.ci_method,
-                      "observed": res.observed, "expected": res.expected,
-                      "notes": "; ".join(res.notes)}
-    return rows
-
-
-def agreement_section(loaded: Any, *, level: str, confidence_level: float) -> Section:
-    from agreement import agreement_table
-
-    r = loaded.ratings
-    s = Section("agreement", "Agreement")
-    notes: list[str] = []
-    with capture_notes(notes):
-        table = agreement_table(r, confidence_level=confidence_level)
-    # agreement_table adds ordinal and interval alpha for any numeric labels; here the
-    # level decides: numeric sense ids or class codes are categories unless said otherwise.
-    rows = {name: dict(row) for name, row in table.iterrows()
-            if not name.startswith("Krippendorff's alpha (") or name.endswith("(nominal)")}
-    extra = {"auto": ["ordinal", "interval"] if loaded.declared_order else [],
-             "nominal": [], "ordinal": ["ordinal"], "interval": ["interval"],
-             "ratio": ["ratio"]}[level]
-    if extra:
-        if not r.ordered:
-            notes.append(f"--level {level}: the labels ({', '.join(map(str, r.categories[:5]))}"
-                         f"{', ...' if r.n_categories > 5 else ''}) have no order; only the "
-                         "nominal alpha is shown")
-        else:
-            with capture_notes(notes):
-                rows.update(_alpha_rows(r, extra, confidence_level))
-    done, skipped = [], []
-    for name, row in rows.items():
-        value = row.get("value")
-        entry = {"coefficient": name, **{k: row.get(k) for k in (
-            "value", "standard_error", "ci_low", "ci_high", "ci_method", "observed",
-            "expected")}}
-        entry["expected"] = None if name == "Percent agreement" else entry["expected"]
-        if value is None or (isinstance(value, float) and math.isnan(value)):
-            reason = str(row.get("notes") or "undefined for these data").removeprefix(
-                "not computed: ").replace("undefined: ", "")
-            skipped.append(f"{name} not computed: {reason}")
-            entry["reason"] = reason
-        else:
-            done.append(entry)
-            if row.get("notes"):
-                s.notes.append(f"{name}: {row['notes']}")
-        s.values.setdefault("coefficients", {})[name] = {
-            k: entry.get(k) for k in ("value", "standard_error", "ci_low", "ci_high",
-                                      "observed", "expected")} | (
-            {"reason": entry["reason"]} if "reason" in entry else {})
-    s.values["confidence_level"] = confidence_level
-    pct_label = f"{100 * confidence_level:g}% CI"
-    s.tables.append(Table("coefficients", [
-        Column("coefficient", "coefficient", align="<"),
-        Column("value", "value", ".4f"), Column("standard_error", "SE", ".4f"),
-        Column("ci", pct_label, cell=_ci_cell, align="<", data=False),
-        Column("observed", "observed", ".4f"), Column("expected", "expected", ".4f"),
-    ], done))
-    s.values.pop("coefficients", None)
-    if done:
-        s.figures.append(coefficient_forest(done, confidence_level))
-    if not done:
-        s.undefined("no coefficient is defined on these data: " + "; ".join(skipped))
-    else:
-        s.notes += skipped
-    s.notes += [n for n in notes if "undefined on these data (NaN" not in n]
-    return s
-
-
-def bound_section(r: Any, *, alpha: float) -> tuple[Section, Any]:
-    from noise_models import noise_bound
-
-    s = Section("noise_bound", f"Noise bound of the gold standard (easy/hard model, "
-                               f"confidence alpha = {alpha:g})")
-    counts = r.counts
-    per_item = counts.sum(axis=1)
-    eligible = per_item >= 2
-    n = int(eligible.sum())
-    agreed = int(((counts.max(axis=1) == per_item) & eligible).sum())
-    s.values.update({"n": n, "agreed": agreed, "d": n - agreed})
-    if n == 0:
-        return s.undefined("no item has two or more ratings, so no item can be agreed or "
-                           "disagreed on"), None
-    if agreed == n and r.n_categories < 2:
-        return s.undefined(f"all {n} items carry the one category {r.categories[0]!r}; with a "
-                           "single category agreement says nothing about noise"), None
-    if agreed == 0:
-        return s.undefined(f"none of the {n} items has unanimous labels, so there is no agreed "
-                           "subset (candidate gold standard) to bound; the latent-class "
-                           "section estimates the labels instead"), None
-    try:
-        with capture_notes(s.notes):
-            bound = noise_bound(r, alpha=alpha)
-    except ValueError as exc:
-        return s.undefined(f"the bound is not defined here: {exc}"), None
-    s.values.update({"n": bound.n, "d": bound.d, "agreed": bound.agreed, "p": bound.p,
-                     "t0": bound.t0, "hidden_hard": bound.hidden_hard, "gamma": bound.gamma,
-                     "alpha": alpha, "method": bound.method})
-    s.lines += [
-        f"{bound.agreed} items agreed unanimously, {bound.d} disagreed; chance that a hard item "
-        f"comes out unanimous p = {p_text(bound.p)}",
-        f"with confidence {alpha:g}, at most {bound.hidden_hard} of the {bound.agreed} agreed "
-        f"items are hidden coin-flips: gamma = {bound.gamma:.4f} ({pct(bound.gamma)} of the "
-        "agreed subset)",
-    ]
-    s.notes += [n for n in bound.notes]
-    s.figures.append(posterior_figure(bound, alpha))
-    if bound.chance is not None:
-        s.notes += [n for n in bound.chance.notes if n not in s.notes]
-    return s, bound
-
-
-def posterior_figure(bound: Any, alpha: float) -> Any:
-    """The posterior of the number of hard items from d to a little past t0."""
-    import numpy as np
-
-    d, t0, n = bound.d, bound.t0, bound.n
-    post = bound.posterior
-    # Where the posterior has its mass (99.8%), with d and t0 in view when they are near.
-    lo = max(d, post.quantile(0.001) - 2)
-    hi = min(n, max(t0 + 2, post.quantile(0.999) + 2))
-    if lo - d <= max(10, (hi - lo) // 5):
-        lo = d
-    # Every count while there are few; else 400 evenly spaced ones (drawn as a curve).
-    h = (np.arange(lo, hi + 1) if hi - lo <= 400 else
-         np.unique(np.linspace(lo, hi, 400).round().astype(np.int64)))
-    pmf = np.asarray(bound.posterior.pmf(h), dtype=float)
-    return hard_count_posterior(h.tolist(), pmf.tolist(), d=d, t0=t0, alpha=alpha)
-
-
-def kappa_section(r: Any, bound: Any, *, alpha: float, threshold: float | None,
-                  confidence_level: float) -> Section:
-    from noise_models import audit_kappa
-
-    s = Section("kappa_audit", "The kappa claim, read through the model (kappa estimates "
-                               "the share of easy items)")
-    if bound is None:
-        return s.undefined("it needs the noise bound of the agreed items, which is not "
-                           "defined here (see above)")
-    try:
-        with capture_notes(s.notes):
-            ka = audit_kappa(r, alpha=alpha, threshold=threshold,
-                             confidence_level=confidence_level)
-    except ValueError as exc:
-        return s.undefined(str(exc))
-    s.values.update({k: v for k, v in ka.to_dict().items() if k != "notes"})
-    interval = (f", {100 * ka.confidence_level:g}% CI [{ka.kappa_interval.low:.4f}, "
-                f"{ka.kappa_interval.high:.4f}]" if ka.kappa_interval is not None else "")
-    s.lines += [
-        f"Fleiss' kappa {ka.kappa:.4f}{interval}",
-        f"-> about {ka.easy_items:.1f} easy items of {ka.n}; {ka.expected_agreed:.1f} agreed "
-        f"expected, {ka.agreed} observed; point noise of the agreed subset "
-        f"{pct(ka.point_noise)}, gamma {pct(ka.gamma)}",
-    ]
-    if ka.threshold is not None and ka.threshold_in_interval is not None:
-        where = "inside" if ka.threshold_in_interval else "outside"
-        s.lines.append(f"the claimed threshold {ka.threshold:g} is {where} kappa's interval")
-    s.notes += list(ka.notes)
-    return s
-
-
-def margin_section(bound: Any, *, alpha: float) -> Section:
-
-    s = Section("margin", "Comparing two systems on the agreed subset (chance-difference "
-                          "margin)")
-    if bound is None:
-        return s.undefined("there is no agreed subset to compare systems on")
-    margin, margin_note = capped_margin(bound.agreed, bound.gamma, alpha)
-    s.values.update({"margin": margin.margin, "share": margin.share, "sigma": margin.sigma,
-                     "hard_items": margin.R, "agreed": bound.agreed, "alpha": alpha,
-                     "method": margin.method})
-    s.lines.append(f"systems equally good on easy items can differ by chance by up to "
-                   f"{margin.margin:.1f} items ({pct(margin.share)} of {bound.agreed}) at "
-                   f"alpha = {alpha:g} ({margin.method} bound)")
-    if margin_note:
-        s.notes.append(margin_note)
-    return s
-
-
 def run(args: argparse.Namespace) -> Report:
+    from goldnoise import audit
+
+    check_model_arguments(args)
     if args.engine == "dask":  # larger than memory: the same audit over Dask partitions
-        return run_dask(args, sys.modules[__name__])
+        return run_dask(args)
     if args.scheduler:
         raise UsageError("--scheduler goes with --engine dask")
     loaded = load_ratings(args)
-    r = loaded.ratings
-    report = Report("audit", f"goldnoise audit: {loaded.source}",
-                    parameters={"source": loaded.source, "alpha": args.alpha,
-                                "confidence_level": args.confidence_level,
-                                "threshold": args.threshold, "level": args.level,
-                                "bootstrap": args.bootstrap, "seed": args.seed},
-                    primary="agreement/coefficients")
-    report.add(data_section(loaded))
-    agreement = report.add(agreement_section(loaded, level=args.level,
-                                             confidence_level=args.confidence_level))
-    if args.bootstrap is not None:
-        from goldnoise._cli._bootstrap import bootstrap_section
-
-        analytic = {row["coefficient"]: row for t in agreement.tables for row in t.rows}
-        report.add(bootstrap_section(r, analytic, n_resamples=args.bootstrap, seed=args.seed,
-                                     confidence_level=args.confidence_level))
-    section, bound = bound_section(r, alpha=args.alpha)
-    report.add(section)
-    report.add(kappa_section(r, bound, alpha=args.alpha, threshold=args.threshold,
-                             confidence_level=args.confidence_level))
-    report.add(margin_section(bound, alpha=args.alpha))
-    fitted = None
-    if not args.no_latent:
-        sections, fitted = latent_class(r, args, gold=loaded.gold)
-        for section in sections:
-            report.add(section)
-    if loaded.gold is not None:
-        report.add(gold_section(fitted, r, loaded.gold))
-    return report
-
-
-def latent_class(r: Any, args: argparse.Namespace, *, gold: Any = None
-                 ) -> tuple[list[Section], Any]:
-    """The latent-class section, or the reason it is not computed."""
-    from noise_models import agreed_error_bracket
-
-    title = "Latent-class fit: who is reliable, which labels are likely wrong"
-    if not r.has_raters:
-        return [Section("latent_class", title).undefined(
-            "a latent-class model needs to know which annotator gave which label, and these "
-            "ratings are a count table")], None
-    if r.n_categories < 2:
-        return [Section("latent_class", title).undefined(
-            f"every label is {r.categories[0]!r}: with one category there is nothing to "
-            "estimate")], None
-    if int((r.ratings_per_item >= 2).sum()) == 0:
-        return [Section("latent_class", title).undefined(
-            "no item has two or more ratings")], None
-    try:
-        fitted = fit_models(r, args)
-    except ValueError as exc:
-        return [Section("latent_class", title).undefined(str(exc))], None
-    bracket, reason = None, None
-    counts = r.counts
-    per_item = counts.sum(axis=1)
-    if not ((per_item >= 2) & (counts.max(axis=1) == per_item)).any():
-        reason = "no item has unanimous labels, so there are no agreed labels to bracket"
-    else:
-        notes: list[str] = []
-        try:
-            with capture_notes(notes):
-                bracket = agreed_error_bracket(r, alpha=args.alpha, model=fitted.fit)
-        except ValueError as exc:
-            reason = str(exc)
-        fitted.notes += [n for n in notes if n not in fitted.notes]
-    return latent_sections(fitted, gold=gold, alpha=args.alpha, bracket=bracket,
-                          bracket_reason=reason), fitted
+    result = audit(loaded.ratings, model=args.model, hard=args.hard, gold=loaded.gold,
+                   alpha=args.alpha, confidence_level=args.confidence_level,
+                   bootstrap=args.bootstrap, threshold=args.threshold, level=args.level,
+                   latent=not args.no_latent, n_starts=args.starts, rng=args.seed,
+                   labels_ordered=loaded.declared_order, source=loaded.source,
+                   notes=loaded.notes)
+    return result.report

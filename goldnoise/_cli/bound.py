@@ -6,7 +6,7 @@ import argparse
 
 from goldnoise._cli._common import capped_margin, count, p_text, pct, probability, real
 from goldnoise._cli._errors import UsageError
-from goldnoise._cli._report import Report, Section
+from goldnoise.report import Report, Section
 
 HELP = "the noise bound gamma from counts: goldnoise bound N D P"
 DESCRIPTION = (

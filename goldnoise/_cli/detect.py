@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from goldnoise._cli._input import add_ratings_arguments, load_ratings
-from goldnoise._cli._report import Column, Report, Section, Table
+from goldnoise.report import Column, Report, Section, Table
 from goldnoise._cli._scores import METHODS, add_scores_arguments, load_scores_for
 
 HELP = "rank items by how likely their label is wrong, from model scores read from files"

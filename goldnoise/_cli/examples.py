@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from goldnoise._cli._input import EXAMPLES
-from goldnoise._cli._report import Column, Report, Section, Table
+from goldnoise.report import Column, Report, Section, Table
 
 HELP = "list the bundled real data sets (use one with --example NAME)"
 

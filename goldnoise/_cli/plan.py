@@ -7,7 +7,7 @@ import math
 
 from goldnoise._cli._common import count, p_text, pct, probability, real
 from goldnoise._cli._errors import UsageError
-from goldnoise._cli._report import Column, Report, Section, Table
+from goldnoise.report import Column, Report, Section, Table
 
 HELP = "how many annotators to hire for a target gamma"
 DESCRIPTION = (

@@ -13,8 +13,8 @@ import argparse
 from goldnoise._cli._common import count, probability, real
 from goldnoise._cli._errors import UsageError
 from goldnoise._cli._output import add_output_arguments
-from goldnoise._cli._progress import progress
-from goldnoise._cli._report import Column, Report, Section, Table
+from goldnoise._audit._progress import progress
+from goldnoise.report import Column, Report, Section, Table
 
 HELP = ("simulation studies: how often the noise bounds hold (coverage); realistic noisy labels "
         "(noise) and voter-pool soft labels (voters)")
@@ -334,7 +334,7 @@ def _run_separability(args: argparse.Namespace) -> Report:
 
     from goldnoise._cli._errors import DataError
     from goldnoise._cli._input import read_table
-    from goldnoise._cli._report import Figure
+    from goldnoise.report import Figure
     from simulation import load_scores, loss_separability
 
     frame = read_table(Path(args.noisy))

@@ -8,7 +8,7 @@ import math
 from goldnoise._cli._common import count, probability, real
 from goldnoise._cli._errors import UsageError
 from goldnoise._cli._input import add_ratings_arguments, load_ratings
-from goldnoise._cli._report import Column, Figure, Report, Section, Table
+from goldnoise.report import Column, Figure, Report, Section, Table
 
 HELP = "how many items an agreement study needs for an interval's width or a test's power"
 DESCRIPTION = (

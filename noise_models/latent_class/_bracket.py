@@ -148,7 +148,7 @@ def agreed_error_bracket(ratings: Any, *, alpha: float = 0.95,
     r.require_raters("`agreed_error_bracket`")
     counts = r.counts
     n_rated = counts.sum(axis=1)
-    agreed = (n_rated >= 2) & (counts.max(axis=1) == n_rated)
+    agreed = r.agreed
     n_agreed = int(agreed.sum())
     if n_agreed == 0:
         raise ValueError(

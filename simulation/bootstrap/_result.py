@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import math
 import warnings
 from collections.abc import Callable
@@ -99,6 +101,42 @@ class BootstrapResult(Result):
                                   confidence_level=level, jackknife=self.jackknife,
                                   jackknife_weights=self.jackknife_weights, bounds=self.bounds)
         return ConfidenceInterval(iv.low, iv.high)
+
+    def with_method(self, method: str) -> BootstrapResult:
+        """The same replicates with intervals by another ``method``.
+
+        Parameters
+        ----------
+        method : {"percentile", "basic", "bca"}
+            BCa needs the jackknife values the result keeps (every
+            coefficient's result does).
+
+        Returns
+        -------
+        BootstrapResult
+            A copy whose :attr:`interval` and :attr:`method` are the new ones.
+
+        Examples
+        --------
+        >>> from agreement import Ratings
+        >>> from simulation import bootstrap
+        >>> r = Ratings.from_wide([[0, 0], [1, 1], [0, 1], [1, 1], [0, 0], [1, 0]] * 5)
+        >>> res = bootstrap(["fleiss_kappa"], r, n_resamples=200, rng=1)
+        >>> res.with_method("bca").method
+        'bca'
+        """
+        from _goldnoise_lib.validation import check_option
+
+        method = check_option(method, "method", ("percentile", "basic", "bca"))
+        if method == "bca" and self.jackknife is None:
+            raise ValueError("BCa intervals need the jackknife values, which this result does "
+                             "not keep; use method='percentile' or 'basic'.")
+        iv = confidence_intervals(self.estimate, self.bootstrap_distribution, method=method,
+                                  confidence_level=self.confidence_level,
+                                  jackknife=self.jackknife,
+                                  jackknife_weights=self.jackknife_weights, bounds=self.bounds)
+        return dataclasses.replace(self, method=method,
+                                   interval=ConfidenceInterval(iv.low, iv.high))
 
     def _index(self, stat: Any) -> int:
         name = _name(stat)

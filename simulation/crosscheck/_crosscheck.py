@@ -347,7 +347,7 @@ def crosscheck(scores: Any, labels: Any, ratings: Any, *, fit: LatentClassFit | 
 
     counts = r.counts
     n_rated = counts.sum(axis=1)
-    agreed = (n_rated >= 2) & (counts.max(axis=1) == n_rated)
+    agreed = r.agreed
     disagreed = (n_rated >= 2) & ~agreed
     right = fit.class_posterior[np.arange(n), lab]
     p_wrong = np.clip(1.0 - right, 0.0, 1.0)

@@ -1,4 +1,4 @@
-"""The figures of the reports, as :class:`~goldnoise._cli._report.Figure` specs.
+"""The figures of the reports, as :class:`~goldnoise.report.Figure` specs.
 
 Each function takes plain numbers (never matplotlib objects) and returns a spec
 whose ``draw(fig)`` fills a matplotlib Figure; nothing here imports matplotlib
@@ -11,7 +11,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from goldnoise._cli._report import Figure
+from goldnoise.report import Figure
 
 __all__ = ["annotator_accuracy", "coefficient_forest", "gamma_by_k", "hard_count_posterior",
            "hard_histogram"]

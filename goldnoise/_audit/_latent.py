@@ -1,45 +1,28 @@
-"""The latent-class parts shared by ``goldnoise audit`` and ``goldnoise fit``.
+"""The latent-class sections shared by the audit and ``goldnoise fit``.
 
-``--model`` names the annotator model: ``spam`` (MACE's, the default),
+``model`` names the annotator model: ``spam`` (MACE's, the default),
 ``confusion`` (Dawid–Skene), ``one-coin``, or ``easy-hard`` (the paper's M1);
-``--hard`` adds a hard component to the first three. The hard posterior shown
+``hard`` adds a hard component to the first three. The hard posterior shown
 per item is the chosen model's when it has a hard component, else the
 easy/hard model's (M1), fitted alongside.
 """
 
 from __future__ import annotations
 
-import argparse
 import math
 from dataclasses import dataclass
 from typing import Any
 
-from goldnoise._cli._common import capture_notes, count, pct
-from goldnoise._cli._report import Column, Section, Table
+from goldnoise._audit._text import capture_notes, pct
+from goldnoise.report import Column, Section, Table
 
-__all__ = ["MODELS", "Fitted", "add_model_arguments", "annotator_table", "bracket_section",
-           "fit_models", "gold_section", "hard_section", "item_rows", "items_table",
-           "latent_sections"]
+__all__ = ["MODELS", "Fitted", "annotator_table", "bracket_section", "fit_models",
+           "gold_section", "hard_section", "item_rows", "items_table", "latent_sections",
+           "make_model"]
 
 MODELS = ("spam", "confusion", "one-coin", "easy-hard")
 #: Rows of a per-annotator or per-item table shown in text, markdown and HTML.
 SHOWN = 20
-
-
-def add_model_arguments(parser: argparse.ArgumentParser) -> None:
-    g = parser.add_argument_group("latent-class model")
-    g.add_argument("--model", choices=MODELS, default="spam",
-                   help="annotator model: spam (MACE: each annotator labels truly or spams), "
-                        "confusion (Dawid-Skene: a confusion matrix per annotator), one-coin "
-                        "(one error rate per annotator), easy-hard (the paper's M1: easy items "
-                        "unanimous, hard ones coin-flips)")
-    g.add_argument("--hard", choices=("none", "marginal", "uniform"), default="none",
-                   help="hard component added to spam/confusion/one-coin: marginal (a hard "
-                        "item gets each annotator's own label shares) or uniform")
-    g.add_argument("--starts", type=count("--starts", 1), default=10,
-                   help="EM starts (majority vote, then random); the best is kept")
-    g.add_argument("--seed", type=count("--seed", 0), default=0,
-                   help="seed of the random starts (and of `audit --bootstrap`)")
 
 
 @dataclass
@@ -52,30 +35,35 @@ class Fitted:
     notes: list[str]
 
 
-def make_model(args: argparse.Namespace) -> Any:
+def make_model(model: str = "spam", *, hard: str | None = None, n_starts: int = 10,
+               seed: int | None = 0) -> Any:
+    """The latent-class model named ``model`` (one of :data:`MODELS`)."""
     from noise_models import EasyHardModel, LatentClassModel
 
-    if args.model == "easy-hard":
-        if args.hard != "none":
-            from goldnoise._cli._errors import UsageError
+    if model not in MODELS:
+        raise ValueError(f"`model` must be one of {list(MODELS)}; got {model!r}.")
+    if hard not in (None, "none", "marginal", "uniform"):
+        raise ValueError(f"`hard` must be None, 'marginal' or 'uniform'; got {hard!r}.")
+    hard = None if hard == "none" else hard
+    if model == "easy-hard":
+        if hard is not None:
+            raise ValueError("`hard` goes with the spam, confusion or one-coin model; easy-hard "
+                             "has its own hard component (--hard with --model easy-hard)")
+        return EasyHardModel(n_starts=n_starts, rng=seed)
+    return LatentClassModel(model, hard=hard, n_starts=n_starts, rng=seed)
 
-            raise UsageError("--hard goes with spam, confusion or one-coin; easy-hard has its "
-                             "own hard component")
-        return EasyHardModel(n_starts=args.starts, rng=args.seed)
-    hard = None if args.hard == "none" else args.hard
-    return LatentClassModel(args.model, hard=hard, n_starts=args.starts, rng=args.seed)
 
-
-def fit_models(ratings: Any, args: argparse.Namespace) -> Fitted:
-    """Fit ``--model`` and, unless it is easy-hard already, M1 beside it."""
+def fit_models(ratings: Any, model: str = "spam", *, hard: str | None = None,
+               n_starts: int = 10, seed: int | None = 0) -> Fitted:
+    """Fit ``model`` and, unless it is easy-hard already, the easy/hard model (M1) beside it."""
     from noise_models import EasyHardModel
 
     notes: list[str] = []
-    model = make_model(args)
+    chosen = make_model(model, hard=hard, n_starts=n_starts, seed=seed)
     with capture_notes(notes):
-        fit = model.fit(ratings)
-        hard_fit = fit if args.model == "easy-hard" else EasyHardModel(rng=args.seed).fit(ratings)
-    return Fitted(model, fit, hard_fit, notes)
+        fit = chosen.fit(ratings)
+        hard_fit = fit if model == "easy-hard" else EasyHardModel(rng=seed).fit(ratings)
+    return Fitted(chosen, fit, hard_fit, notes)
 
 
 def _hard_posterior(f: Fitted) -> Any:
@@ -223,7 +211,7 @@ def latent_sections(f: Fitted, *, gold: Any = None, alpha: float, bracket: Any,
 
 def annotator_figure(table: Table) -> Any:
     """Estimated accuracy (or competence, or agreement) against items rated."""
-    from goldnoise._cli._figures import annotator_accuracy
+    from goldnoise._audit._figures import annotator_accuracy
 
     rows = table.rows
     key = next((k for k in ("accuracy", "competence") if rows and k in rows[0]),
@@ -235,7 +223,7 @@ def annotator_figure(table: Table) -> Any:
 
 
 def hard_figure(f: Fitted) -> Any:
-    from goldnoise._cli._figures import hard_histogram
+    from goldnoise._audit._figures import hard_histogram
 
     own = f.fit.posterior_hard is not None
     hard = f.fit.posterior_hard if own else f.hard_fit.posterior_hard
@@ -250,8 +238,8 @@ def hard_section(f: Fitted) -> Section:
     fit = f.fit
     r = fit.ratings
     counts = r.counts
-    per_item = counts.sum(axis=1)
-    agreed = (per_item >= 2) & (counts.max(axis=1) == per_item)
+    per_item = r.ratings_per_item
+    agreed = r.agreed
     own = fit.posterior_hard is not None and fit.model.name != f.hard_fit.model.name
     hard = fit.posterior_hard if own else f.hard_fit.posterior_hard
     model = fit.model.name if own else f.hard_fit.model.name
@@ -350,7 +338,7 @@ def gold_section(f: Fitted | None, ratings: Any, gold: Any) -> Section:
         rows.append({"labels": f"fitted ({f.fit.model.name})",
                      "accuracy": float(np.mean(f.fit.label_codes[has] == gold_codes[has])),
                      "items": n_gold})
-    agreed = rated & (per_item >= 2) & (counts.max(axis=1) == per_item)
+    agreed = rated & ratings.agreed
     if agreed.any():
         wrong = int(np.sum(majority[agreed] != gold_codes[agreed]))
         rows.append({"labels": "unanimous items", "accuracy": 1 - wrong / int(agreed.sum()),
@@ -370,3 +358,39 @@ def pd_notna(gold: Any, items: Any) -> Any:
     import pandas as pd
 
     return pd.Series(gold).reindex(items).notna().to_numpy()
+
+
+def fit_report(r: Any, *, model: str, hard: str | None, n_starts: int, seed: Any,
+               gold: Any = None, source: str = "ratings", notes: Any = ()) -> Report:
+    """The report of ``goldnoise fit``: the fit, per item, per annotator (and gold)."""
+    from goldnoise.report import Report
+
+    fitted = fit_models(r, model, hard=hard, n_starts=n_starts, seed=seed)
+    fit = fitted.fit
+    report = Report("fit", f"goldnoise fit: {source}",
+                    parameters={"source": source, "model": model, "hard": hard or "none",
+                                "starts": n_starts, "seed": seed},
+                    primary="items/items", companions=["annotators/annotators"])
+    s = report.add(Section("fit", f"Model: {fit.model.name}"))
+    s.values.update({k: v for k, v in fit.to_dict().items() if k != "phi"})
+    s.values["phi"] = {str(c): float(v) for c, v in zip(r.categories, fit.phi, strict=True)}
+    state = "converged" if fit.converged else "NOT converged"
+    s.lines += [
+        f"{r.n_items} items, {r.n_raters} annotators, {r.n_categories} categories; "
+        f"{fit.n_iter} EM iterations, {state}, log-likelihood {fit.log_likelihood:.3f}",
+        "class shares " + ", ".join(f"{c} {v:.3f}" for c, v in
+                                    zip(r.categories, fit.phi, strict=True)),
+    ]
+    if fit.posterior_hard is None:
+        s.notes.append(f"P(hard) is the easy/hard model's ({fitted.hard_fit.model.name}): this "
+                       "model has no hard component (add --hard marginal for one)")
+    s.notes += fitted.notes + list(notes)
+    items = report.add(Section("items", "Per item"))
+    items.tables.append(items_table(fitted, gold))
+    items.figures.append(hard_figure(fitted))
+    ann = report.add(Section("annotators", "Per annotator"))
+    ann.tables.append(annotator_table(fitted, gold))
+    ann.figures.append(annotator_figure(ann.tables[0]))
+    if gold is not None:
+        report.add(gold_section(fitted, r, gold))
+    return report

@@ -11,9 +11,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from goldnoise._cli._common import capture_notes
-from goldnoise._cli._progress import progress
-from goldnoise._cli._report import Column, Section, Table
+from goldnoise._audit._text import capture_notes
+from goldnoise._audit._progress import progress
+from goldnoise.report import Column, Section, Table
 
 __all__ = ["bootstrap_section"]
 
@@ -40,7 +40,6 @@ def bootstrap_section(ratings: Any, analytic: dict[str, dict], *, n_resamples: i
                       seed: int | None, confidence_level: float) -> Section:
     """``analytic``: the agreement section's rows by display name (value, SE, CI)."""
     from simulation import bootstrap
-    from simulation.bootstrap._intervals import confidence_intervals
 
     pct_label = f"{100 * confidence_level:g}%"
     s = Section("bootstrap", f"Bootstrap over items ({n_resamples} resamples"
@@ -71,10 +70,7 @@ def bootstrap_section(ratings: Any, analytic: dict[str, dict], *, n_resamples: i
                 res = bootstrap(stats, ratings, n_resamples=n_resamples, rng=seed,
                                 confidence_level=confidence_level, level=level,
                                 _progress=update)
-            bca = confidence_intervals(res.estimate, res.bootstrap_distribution, method="bca",
-                                       confidence_level=confidence_level,
-                                       jackknife=res.jackknife,
-                                       jackknife_weights=res.jackknife_weights, bounds=res.bounds)
+            bca = res.with_method("bca").interval
             for i, name in enumerate(shown):
                 a = analytic[name]
                 rows.append({

@@ -1,0 +1,106 @@
+"""The audit of ratings held by Dask workers (``goldnoise.dask.read_ratings``).
+
+Every statistic runs as partial -> combine -> finalize over the workers'
+partitions and equals the in-memory audit's. Sections: the data (with what the
+shuffle moved), every coefficient, the noise bound γ, the chance-difference
+margin and the latent-class fit. The κ reading and the agreed-error bracket need
+the labels in memory and say so.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from goldnoise._audit._text import capture_notes, p_text, pct
+from goldnoise.report import Report, Section
+
+__all__ = ["dask_audit"]
+
+
+def _data_section(lazy: Any) -> Section:
+    s = Section("data", "Data")
+    rep = lazy.shuffle_report
+    s.values.update({"n_items": lazy.n_items, "n_raters": lazy.n_raters,
+                     "n_categories": lazy.n_categories, "n_ratings": lazy.n_ratings,
+                     "categories": [str(c) for c in lazy.schema.categories],
+                     "partitions": lazy.npartitions, "shuffle": rep.to_dict()})
+    s.lines.append(f"{lazy.n_items} items, {lazy.n_raters} annotators, {lazy.n_categories} "
+                   f"categories, {lazy.n_ratings} ratings, in {lazy.npartitions} Dask "
+                   "partitions")
+    s.lines.append(str(rep))
+    shown = ", ".join(str(c) for c in list(lazy.schema.categories)[:12])
+    more = f", ... ({lazy.n_categories} in all)" if lazy.n_categories > 12 else ""
+    s.lines.append(f"categories: {shown}{more}")
+    return s
+
+
+def _bound_section(lazy: Any, alpha: float) -> tuple[Section, Any]:
+    from noise_models import noise_bound
+
+    s = Section("noise_bound", f"Noise bound of the gold standard (easy/hard model, "
+                               f"confidence alpha = {alpha:g})")
+    try:
+        with capture_notes(s.notes):
+            bound = noise_bound(lazy, alpha=alpha)
+    except ValueError as exc:
+        return s.undefined(f"the bound is not defined here: {exc}"), None
+    s.values.update({"n": bound.n, "d": bound.d, "agreed": bound.agreed, "p": bound.p,
+                     "t0": bound.t0, "hidden_hard": bound.hidden_hard, "gamma": bound.gamma,
+                     "alpha": alpha, "method": bound.method})
+    s.lines += [
+        f"{bound.agreed} items agreed unanimously, {bound.d} disagreed; chance that a hard item "
+        f"comes out unanimous p = {p_text(bound.p)}",
+        f"with confidence {alpha:g}, at most {bound.hidden_hard} of the {bound.agreed} "
+        f"agreed items are hidden coin-flips: gamma = {bound.gamma:.4f} ({pct(bound.gamma)} "
+        "of the agreed subset)",
+    ]
+    s.notes += list(bound.notes)
+    if bound.chance is not None:
+        s.notes += [n for n in bound.chance.notes if n not in s.notes]
+    return s, bound
+
+
+def dask_audit(lazy: Any, *, source: str | None, model: str, hard: str | None, gold: Any,
+               alpha: float, confidence_level: float, bootstrap: int | None,
+               threshold: float | None, level: str, latent: bool, n_starts: int, rng: Any,
+               labels_ordered: bool, notes: list[str]) -> dict[str, Any]:
+    """The parts of an :class:`~goldnoise.AuditResult` computed over Dask partitions."""
+    from goldnoise._audit._latent import fit_models, latent_sections
+    from goldnoise._audit._sections import agreement_section, coefficient_frame, margin_section
+
+    if gold is not None or bootstrap is not None:
+        raise ValueError("the audit of Dask-held ratings takes neither `gold` nor `bootstrap` "
+                         "(audit the ratings in memory for those)")
+    source = source or "ratings"
+    report = Report("audit", f"goldnoise audit: {source} (Dask)",
+                    parameters={"source": source, "engine": "dask",
+                                "alpha": alpha, "confidence_level": confidence_level,
+                                "threshold": threshold, "level": level},
+                    primary="agreement/coefficients")
+    data = report.add(_data_section(lazy))
+    data.notes += notes
+    agreement = report.add(agreement_section(lazy, level=level,
+                                             confidence_level=confidence_level,
+                                             labels_ordered=labels_ordered))
+    section, bound = _bound_section(lazy, alpha)
+    report.add(section)
+    report.add(Section("kappa_audit", "The kappa claim, read through the model").undefined(
+        "not computed with --engine dask (it reads the labels in memory)"))
+    m_section, margin = margin_section(bound, alpha=alpha)
+    report.add(m_section)
+    fit = None
+    if latent:
+        try:
+            fitted = fit_models(lazy, model, hard=hard, n_starts=n_starts, seed=rng)
+        except ValueError as exc:
+            report.add(Section("latent_class", "Latent-class fit").undefined(str(exc)))
+        else:
+            fit = fitted.fit
+            for s in latent_sections(
+                    fitted, gold=None, alpha=alpha, bracket=None,
+                    bracket_reason="the agreed-error bracket is not computed with --engine "
+                                   "dask"):
+                report.add(s)
+    return dict(gamma=float("nan") if bound is None else float(bound.gamma), report=report,
+                agreement=coefficient_frame(agreement), bound=bound, kappa_audit=None,
+                margin=margin, fit=fit, bracket=None, bootstrap=None)

@@ -1,0 +1,201 @@
+"""``goldnoise.audit()``: the audit as a public function, and the command line as its renderer.
+
+The JSON report of ``goldnoise audit FILE --format json`` must equal
+``goldnoise.audit(ratings).to_dict()`` for the same ratings built by a Python user
+(not through the command line's reader), and the text the command prints must
+equal ``summary()``. The command line's modules hold no statistics: they parse,
+call the public API and render.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import goldnoise
+from goldnoise import Ratings, audit
+from goldnoise._cli import main
+from goldnoise._cli._input import EXAMPLES
+from goldnoise.report import REPORT_SCHEMA, SCHEMA_ID
+
+CLI = Path(goldnoise.__file__).parent / "_cli"
+
+
+def _cli(*argv: str) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(list(argv)) == 0
+    return out.getvalue()
+
+
+def _fleiss() -> Ratings:
+    wide = Ratings.from_wide(goldnoise.datasets.load_fleiss1971())
+    return Ratings.from_counts(wide.counts_frame())
+
+
+def _dawid_skene() -> Ratings:
+    frame = goldnoise.datasets.load_dawid_skene1979()
+    frame = frame.assign(rater=frame["observer"].astype(str) + "." +
+                         frame["replicate"].astype(str))
+    return Ratings.from_long(frame, item="patient", rater="rater", label="rating")
+
+
+def _validate(report: dict) -> None:
+    from test_cli import _validate as strict  # the strict validator of the schema's subset
+
+    strict(report, REPORT_SCHEMA)
+
+
+@pytest.mark.parametrize(("name", "ratings", "options", "argv"), [
+    ("fleiss1971", _fleiss, {}, []),
+    ("dawid_skene1979", _dawid_skene, {}, []),
+    ("dawid_skene1979", _dawid_skene,
+     {"bootstrap": 40, "threshold": 0.6, "model": "confusion", "hard": "marginal",
+      "n_starts": 3, "rng": 7, "alpha": 0.9, "confidence_level": 0.9},
+     ["--bootstrap", "40", "--threshold", "0.6", "--model", "confusion", "--hard", "marginal",
+      "--starts", "3", "--seed", "7", "--alpha", "0.9", "--confidence-level", "0.9"]),
+    ("dawid_skene1979", _dawid_skene, {"latent": False, "level": "ordinal", "rng": 0},
+     ["--no-latent", "--level", "ordinal"]),
+])
+def test_to_dict_is_the_json_report_of_the_command_line(name, ratings, options, argv):
+    options = {"rng": 0, **options}
+    res = audit(ratings(), source=EXAMPLES[name], **options)
+    cli = json.loads(_cli("audit", "--example", name, "--format", "json", *argv))
+    assert res.to_dict() == json.loads(json.dumps(res.to_dict(), allow_nan=False))
+    # The JSON text writes non-finite numbers as null: compare through the same writer.
+    assert json.loads(res.render("json")) == cli
+    assert cli["schema"] == SCHEMA_ID
+    text = _cli("audit", "--example", name, *argv)
+    assert res.summary() == text
+
+
+def test_result_fields_are_the_library_results():
+    res = audit(_dawid_skene(), rng=0)
+    from noise_models import audit_kappa, noise_bound
+
+    assert res.gamma == noise_bound(_dawid_skene()).gamma == float(res)
+    assert res.bound.gamma == res.gamma
+    assert res.kappa_audit.kappa == pytest.approx(audit_kappa(_dawid_skene()).kappa)
+    assert res.agreement.loc["Fleiss' kappa", "value"] == pytest.approx(
+        goldnoise.fleiss_kappa(_dawid_skene()).value)
+    assert res.fit is not None and res.fit.model.annotators == "spam"
+    assert res.bracket is not None and res.bracket.n_agreed == int(_dawid_skene().agreed.sum())
+    assert list(res.sections) == ["data", "agreement", "noise_bound", "kappa_audit", "margin",
+                                  "latent_class", "hard_items", "bracket"]
+    assert res.to_frame().index.name == "coefficient"
+    assert "<table>" in res._repr_html_()
+    assert repr(res) == "AuditResult(gamma=0.0625, 8 sections)"
+
+
+def test_gold_section_from_a_mapping():
+    r = _dawid_skene()
+    gold = dict(zip(r.items, r.majority_labels(), strict=True))
+    res = audit(r, gold=gold, rng=0)
+    acc = res.sections["gold"].values["accuracy"]
+    assert acc["majority vote (ties: first category)"] == 1.0
+
+
+def test_undefined_sections_say_why():
+    r = Ratings.from_wide([["a", "b"], ["b", "a"], ["a", "b"]])
+    res = audit(r, rng=0)
+    assert np.isnan(res.gamma)
+    assert res.sections["noise_bound"].status == "undefined"
+    assert "unanimous" in res.sections["noise_bound"].reason
+    assert "noise_bound" in repr(res)
+
+
+def test_bad_options_are_refused():
+    r = _dawid_skene()
+    with pytest.raises(ValueError, match="`model` must be one of"):
+        audit(r, model="mace")
+    with pytest.raises(TypeError, match="`gold` must map item ids"):
+        audit(r, gold=[1, 2, 3])
+    with pytest.raises(ValueError, match="`threshold` must be a κ value"):
+        audit(r, threshold=2.0)
+    with pytest.raises(ValueError, match="`hard`"):
+        audit(r, hard="sometimes")
+
+
+def test_input_is_not_mutated():
+    frame = goldnoise.datasets.load_dawid_skene1979()
+    before = frame.copy()
+    r = Ratings.from_long(frame, item="patient", rater="observer", label="rating",
+                          replicates="separate")
+    codes = r.codes.copy()
+    audit(r, rng=0, bootstrap=20)
+    pd.testing.assert_frame_equal(frame, before)
+    np.testing.assert_array_equal(r.codes, codes)
+
+
+@pytest.mark.shared_data
+def test_snow_rte_equals_the_command_line(shared_data):
+    path = shared_data / "snow2008_rte_long.csv"
+    frame = pd.read_csv(path)
+    r = Ratings.from_long(frame, item="item", rater="worker", label="response")
+    gold = frame.groupby("item")["gold"].first()
+    cli = json.loads(_cli("audit", str(path), "--layout", "long", "--item", "item",
+                          "--rater", "worker", "--label", "response", "--gold", "gold",
+                          "--format", "json"))
+    res = audit(r, gold=gold, rng=0, source=str(path))
+    assert json.loads(res.render("json")) == cli
+    assert res.sections["gold"].status == "ok"
+
+
+def test_report_schema_validates_the_reports():
+    _validate(audit(_dawid_skene(), rng=0, bootstrap=20).to_dict())
+
+
+# ------------------------------------------------------------ the CLI holds no statistics
+#: Where a reduction in the command line is not a statistic of the ratings.
+ALLOWED = {
+    "_input.py": "recognising a file's layout (count tables, proportions, label columns)",
+    "plan.py:_useful_max": "how many rows the planning table shows",
+    "plan.py:run": "the largest k of the plan's own table, for the prose",
+    "simulate.py:_id_label_series": "counting the rows of a labels file that lack a value",
+}
+REDUCTIONS = {"sum", "mean", "max", "min", "argmax", "argmin", "std", "var", "median",
+              "quantile", "einsum", "divide", "bincount", "nansum", "nanmean", "average"}
+RATINGS_ARRAYS = {"counts", "codes", "ratings_per_item"}
+
+
+def _violations(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+
+    def visit(node: ast.AST, func: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            name = func
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                name = child.name
+            where = f"{path.name}:{name}"
+            if path.name in ALLOWED or where in ALLOWED:
+                continue
+            if (isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute)
+                    and child.func.attr in REDUCTIONS):
+                found.append(f"{where} line {child.lineno}: .{child.func.attr}()")
+            if isinstance(child, ast.Attribute) and child.attr in RATINGS_ARRAYS:
+                found.append(f"{where} line {child.lineno}: .{child.attr}")
+            visit(child, name)
+
+    visit(tree, "<module>")
+    return found
+
+
+def test_command_line_modules_hold_no_statistics():
+    found = [v for path in sorted(CLI.glob("*.py")) for v in _violations(path)]
+    assert found == [], ("statistics belong in the library (goldnoise.audit or a package's "
+                         "public function); the command line parses, calls and renders: "
+                         f"{found}")
+
+
+def test_the_no_statistics_check_sees_a_reduction(tmp_path):
+    bad = tmp_path / "verb.py"
+    bad.write_text("def run(r):\n    return r.counts.sum(axis=1)\n", encoding="utf-8")
+    assert _violations(bad) == ["verb.py:run line 2: .sum()", "verb.py:run line 2: .counts"]
