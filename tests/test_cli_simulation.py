@@ -99,7 +99,7 @@ def test_simulate_usage_errors(argv, message, capsys):
 
 
 def test_progress_bar_only_on_a_terminal(monkeypatch, capsys):
-    from goldnoise._cli import _progress
+    from goldnoise._audit import _progress
 
     with _progress.progress(10, "x") as update:
         assert update is None  # pytest's stderr is not a terminal
