@@ -26,6 +26,10 @@ LatentClassModel      -- the latent-class family, one EM engine: annotators "per
 EasyHardModel         -- the paper's M1, LatentClassModel("perfect", "free")
 LatentClassFit        -- labels, per-item posteriors, parameters; .noise_bound(alpha)
                                                                    -> FitNoiseBoundResult
+posterior_check       -- the fit predicts held-out ratings: log score, reliability, ECE,
+                         against two baselines (SPEC §5)           -> PosteriorCheckResult
+calibration           -- the fit against verified labels: ECE, claimed vs verified accuracy,
+                         recalibrated posteriors (SPEC §5)         -> CalibrationResult
 agreed_error_bracket  -- optimistic (labels-only model) to pessimistic (γ) error of the
                          unanimous labels                          -> ErrorBracketResult
 verified_sample_bound -- exact hypergeometric bound from a verified sample
@@ -101,6 +105,7 @@ from noise_models.instance import (
     tv_distance,
 )
 from noise_models.latent_class import (
+    CalibrationResult,
     EasyHardModel,
     EMState,
     ErrorBracketResult,
@@ -108,11 +113,14 @@ from noise_models.latent_class import (
     FitNoiseBoundResult,
     LatentClassFit,
     LatentClassModel,
+    PosteriorCheckResult,
     VerifiedSampleBoundResult,
     agreed_error_bracket,
+    calibration,
     em_combine,
     em_finalize,
     em_partial,
+    posterior_check,
     sample_size_needed,
     verified_sample_bound,
 )
@@ -155,6 +163,10 @@ __all__ += [
 
 # latent-class models, the error bracket, verified samples (SPEC §2.4)
 __all__ += [
+    "CalibrationResult",
+    "PosteriorCheckResult",
+    "calibration",
+    "posterior_check",
     "EasyHardModel",
     "ErrorBracketResult",
     "FitNoiseBoundResult",

@@ -34,6 +34,8 @@ PUBLIC = {
         "hard_count_posterior", "instance_dependence_report", "kappa_range", "label_entropy",
         "max_disagreements", "noise_bound", "noise_rate", "noise_transition_heterogeneity",
         "sample_hard_labels", "sample_size_needed", "tv_distance", "verified_sample_bound",
+        # honest posteriors (SPEC §5)
+        "CalibrationResult", "PosteriorCheckResult", "calibration", "posterior_check",
         # larger than memory: partial -> combine -> finalize
         "ChanceSums", "EMState", "EStepSums", "SoftLabelSums", "chance_combine",
         "chance_finalize", "chance_items", "chance_partial", "em_combine", "em_finalize",

@@ -9,6 +9,14 @@ EasyHardModel         -- the paper's M1, LatentClassModel("perfect", "free")
 LatentClassFit        -- labels, per-item posteriors, parameters; .noise_bound(alpha)
                                                                    -> FitNoiseBoundResult
 
+How sure the fit should be (SPEC §5)
+------------------------------------
+LatentClassModel(..., calibrate="held-out")  -- posteriors tempered by held-out ratings
+posterior_check       -- predict held-out ratings: log score, reliability, ECE against two
+                         baselines                                 -> PosteriorCheckResult
+calibration           -- the fit against verified labels: ECE, claimed vs verified accuracy
+                         (exact interval), recalibrated posteriors -> CalibrationResult
+
 How wrong the agreed labels may be
 ----------------------------------
 agreed_error_bracket  -- optimistic (labels-only model) to pessimistic (γ) error of the
@@ -26,10 +34,17 @@ EMState, EStepSums      -- the starts' state, the E-step sums
 
 Modules: ``_model`` (the model classes and the EM driver), ``_fit`` (the fit and
 its γ bound), ``_bracket``, ``_verified``; ``_kernels`` holds the EM engine's
-Numba kernels. Imports run ``_kernels`` <- ``_fit`` <- ``_model`` <- ``_bracket``.
+Numba kernels. Imports run ``_kernels`` <- ``_fit`` <- ``_tempering`` <- ``_model`` <- ``_check``,
+``_bracket``.
 """
 
 from noise_models.latent_class._bracket import ErrorBracketResult, agreed_error_bracket
+from noise_models.latent_class._check import (
+    CalibrationResult,
+    PosteriorCheckResult,
+    calibration,
+    posterior_check,
+)
 from noise_models.latent_class._fit import FitNoiseBoundResult, LatentClassFit
 from noise_models.latent_class._model import EasyHardModel, LatentClassModel
 from noise_models.latent_class._partial import (
@@ -46,6 +61,10 @@ from noise_models.latent_class._verified import (
 )
 
 __all__: list[str] = [
+    "CalibrationResult",
+    "PosteriorCheckResult",
+    "calibration",
+    "posterior_check",
     "EMState",
     "EStepSums",
     "EasyHardModel",

@@ -129,6 +129,7 @@ class LatentClassFit(Result):
     n_iter: int
     converged: bool
     start_objectives: np.ndarray = field(default_factory=lambda: np.empty(0))
+    temperature: float = 1.0
 
     @property
     def labels(self) -> pd.Series:

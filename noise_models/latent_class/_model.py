@@ -8,6 +8,7 @@ the paper's model M1.
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +22,7 @@ from _goldnoise_lib.lazy import lazy_module
 from _goldnoise_lib.progress import progress
 from _goldnoise_lib.validation import (
     Integer,
+    Option,
     Rng,
     check_integer,
     check_number,
@@ -33,6 +35,7 @@ from noise_models.latent_class._fit import LatentClassFit, _readonly
 # Imported at first use: scipy and Numba would double the time of `import goldnoise`.
 _optimize = lazy_module("scipy.optimize")
 K = lazy_module("noise_models.latent_class._kernels")
+T = lazy_module("noise_models.latent_class._tempering")
 
 __all__ = ["EasyHardModel", "LatentClassModel"]
 
@@ -46,6 +49,8 @@ _NAMES = {
     ("one-coin", None): "one-coin Dawid–Skene",
     ("perfect", "free"): "easy/hard M1",
 }
+#: ``calibrate=``: how the posteriors' sharpness is set (None: the plain fit).
+_CALIBRATE = ("held-out",)
 # Share of items first put in the hard state by the majority-vote start.
 _START_HARD_AGREED = 0.1
 # A class "collapsed" when majority vote gives it at least this share of the
@@ -168,7 +173,8 @@ class LatentClassModel:
     # Merge identical rows before EM (exact; off only to time the per-item engine).
     _merge_rows = True
 
-    @validate_params(max_iter=Integer(1), n_starts=Integer(1), rng=Rng())
+    @validate_params(max_iter=Integer(1), n_starts=Integer(1), rng=Rng(),
+                     calibrate=Option(_CALIBRATE, optional=True))
     def __init__(
         self,
         annotators: str,
@@ -179,6 +185,7 @@ class LatentClassModel:
         tol: float = 1e-7,
         n_starts: int = 10,
         rng: Any = None,
+        calibrate: str | None = None,
     ) -> None:
         check_params(LatentClassModel.__init__, locals())
         if not isinstance(annotators, str) or annotators not in _ANNOTATORS:
@@ -209,6 +216,7 @@ class LatentClassModel:
         self.tol = check_number(tol, "tol", positive=False)
         self.n_starts = check_integer(n_starts, "n_starts", 1)
         self.rng = rng
+        self.calibrate = calibrate
 
     @property
     def name(self) -> str:
@@ -217,9 +225,10 @@ class LatentClassModel:
                           f"{self.annotators} annotators, hard={self.hard}")
 
     def __repr__(self) -> str:
+        cal = "" if self.calibrate is None else f", calibrate={self.calibrate!r}"
         return (f"{type(self).__name__}(annotators={self.annotators!r}, hard={self.hard!r}, "
                 f"prior_strength={self.prior_strength}, max_iter={self.max_iter}, "
-                f"tol={self.tol}, n_starts={self.n_starts}, rng={self.rng!r})")
+                f"tol={self.tol}, n_starts={self.n_starts}, rng={self.rng!r}{cal})")
 
     # ------------------------------------------------------------------ fitting
     def fit(self, ratings: Any) -> LatentClassFit:
@@ -271,10 +280,16 @@ class LatentClassModel:
         """
         if isinstance(ratings, ChunkedRatings) and not isinstance(ratings, Ratings):
             # one map-reduce per EM iteration over the chunks (noise_models.latent_class._partial)
+            if self.calibrate is not None:
+                raise ValueError("`calibrate='held-out'` needs the ratings in memory; fit the "
+                                 "chunked ratings without it, or read them into memory.")
             return _chunked_fit[0](self, ratings)
         r = as_ratings(ratings)
         codes = r.require_raters(f"`{type(self).__name__}.fit`")
-        return _fit(self, r, codes)
+        fit = _fit(self, r, codes)
+        if self.calibrate == "held-out":
+            fit = _calibrate_held_out(fit, codes)
+        return fit
 
 
 class EasyHardModel(LatentClassModel):
@@ -552,3 +567,41 @@ def _warn_if_degenerate(model: LatentClassModel, converged: bool, n_iter: int,
             "(e.g. annotators='spam' or 'one-coin') or a larger `prior_strength`.",
             ConvergenceWarning, stacklevel=5,
         )
+
+
+#: Held-out items used to choose the temperature (a seeded sample beyond this).
+HELD_OUT_MAX_ITEMS = 200_000
+
+
+def fit_tables(fit: LatentClassFit) -> tuple[np.ndarray, np.ndarray]:
+    """The fit's emission table ``logtab[j, y, s]`` and state log weights ``logw[s]``."""
+    em_model, hard = _em_codes(fit.model)
+    k, m = fit.ratings.n_raters, fit.ratings.n_categories
+    p = _base_params(k, m, None)
+    p.phi[:] = fit.phi
+    if fit.pi is not None:
+        p.pi[0] = fit.pi
+    if fit.q is not None:
+        p.q[:] = fit.q
+    if fit.error_rate is not None:
+        p.eps[:] = fit.error_rate
+    if fit.confusion is not None:
+        p.conf[:] = fit.confusion
+    if fit.competence is not None:
+        p.theta[:] = fit.competence
+        p.xi[:] = fit.spam_distribution
+    return T.log_tables(em_model, hard, *p.args())
+
+
+def _calibrate_held_out(fit: LatentClassFit, codes: np.ndarray) -> LatentClassFit:
+    """The fit with its posteriors tempered by the held-out temperature (``_tempering``)."""
+    logtab, logw = fit_tables(fit)
+    post_log = T.state_log_posterior(codes, logtab, logw)
+    held = T.heldout_sample(codes, check_rng(fit.model.rng), HELD_OUT_MAX_ITEMS)
+    t = T.choose_temperature(post_log, logtab, held)
+    class_post, hard_post, label_post = T.tempered_posteriors(
+        post_log, fit.ratings.n_categories, np.asarray(fit.label_codes), t)
+    return dataclasses.replace(
+        fit, class_posterior=_readonly(class_post),
+        posterior_hard=None if hard_post is None else _readonly(hard_post),
+        label_posterior=_readonly(label_post), temperature=t)

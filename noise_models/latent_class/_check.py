@@ -1,0 +1,448 @@
+"""How sure should a fit be? The held-out check and calibration against verified labels (SPEC §5)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from _goldnoise_lib.lazy import lazy_module
+from _goldnoise_lib.results import ConfidenceInterval, Result
+from _goldnoise_lib.validation import (
+    ConfidenceLevel,
+    Integer,
+    Rng,
+    check_params,
+    check_rng,
+    validate_params,
+)
+from noise_models.latent_class._fit import LatentClassFit
+from noise_models.latent_class._model import HELD_OUT_MAX_ITEMS, fit_tables
+
+T = lazy_module("noise_models.latent_class._tempering")
+
+__all__ = ["CalibrationResult", "PosteriorCheckResult", "calibration", "posterior_check",
+           "reliability_table"]
+
+
+def reliability_table(confidence: np.ndarray, correct: np.ndarray, n_bins: int = 10
+                      ) -> tuple[pd.DataFrame, float]:
+    """Equal-width bins of ``confidence`` in [0, 1]: count, mean confidence, accuracy; and ECE.
+
+    ECE = Σ_b (n_b / n) · |accuracy_b − confidence_b| over the non-empty bins
+    (Guo et al. 2017); a confidence of exactly 1 falls in the last bin.
+    """
+    confidence = np.asarray(confidence, dtype=np.float64)
+    correct = np.asarray(correct, dtype=np.float64)
+    b = np.minimum((confidence * n_bins).astype(np.int64), n_bins - 1)
+    n = np.bincount(b, minlength=n_bins)
+    conf_sum = np.bincount(b, weights=confidence, minlength=n_bins)
+    acc_sum = np.bincount(b, weights=correct, minlength=n_bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_conf = conf_sum / n
+        acc = acc_sum / n
+    edges = np.arange(n_bins + 1) / n_bins
+    table = pd.DataFrame({"low": edges[:-1], "high": edges[1:], "n": n,
+                          "confidence": mean_conf, "accuracy": acc})
+    total = int(n.sum())
+    ece = float(np.sum(np.abs(acc_sum - conf_sum)) / total) if total else float("nan")
+    return table, ece
+
+
+# ------------------------------------------------------------------ the held-out check
+@dataclass(frozen=True, eq=False, repr=False)
+class PosteriorCheckResult(Result):
+    """How well a fit predicts ratings it was not shown (see :func:`posterior_check`).
+
+    Attributes
+    ----------
+    log_score : float
+        Mean log probability the fit gives each held-out rating (headline; higher is
+        better; ``log(1/m)`` is a uniform guess).
+    log_score_majority, log_score_marginal : float
+        The same for the two baselines: the add-one smoothed shares of the item's
+        other ratings, and the annotator's own add-one smoothed label shares.
+    accuracy : float
+        Share of held-out ratings equal to the fit's most probable prediction.
+    ece : float
+        Expected calibration error of the predicted annotator labels (10 bins).
+    reliability : pandas.DataFrame
+        Per bin: ``low``, ``high``, ``n``, mean predicted ``confidence``, ``accuracy``.
+    n_heldout : int
+        Held-out ratings (one per item with two or more ratings, or a sample).
+    temperature : float
+        The temperature of the fit's posteriors the check used (1 for a plain fit).
+    verdict : str
+        A plain sentence: whether the model predicts held-out ratings better than
+        both baselines.
+
+    ``to_frame()``: the reliability table.
+    """
+
+    log_score: float
+    log_score_majority: float
+    log_score_marginal: float
+    accuracy: float
+    ece: float
+    n_heldout: int
+    temperature: float
+    verdict: str
+    reliability: pd.DataFrame = field(repr=False)
+
+    _headline = "log_score"
+
+    def to_dict(self) -> dict[str, Any]:
+        d = super().to_dict()
+        d["reliability"] = self.reliability.to_dict(orient="records")
+        return d
+
+    def to_frame(self) -> pd.DataFrame:
+        return self.reliability.copy()
+
+    @property
+    def worse_than_baseline(self) -> bool:
+        """True when a baseline predicts the held-out ratings better than the model."""
+        return self.log_score < max(self.log_score_majority, self.log_score_marginal)
+
+    def summary(self) -> str:
+        return "\n".join([
+            f"Held-out ratings: {self.n_heldout}",
+            f"  log score: model {self.log_score:.4f}, majority of the rest "
+            f"{self.log_score_majority:.4f}, annotator's marginal {self.log_score_marginal:.4f}",
+            f"  accuracy of the predicted rating {self.accuracy:.4f}, ECE {self.ece:.4f}",
+            f"  {self.verdict}",
+        ])
+
+    def __repr__(self) -> str:
+        return (f"PosteriorCheckResult(log_score={self.log_score:.4f}, majority="
+                f"{self.log_score_majority:.4f}, marginal={self.log_score_marginal:.4f}, "
+                f"ece={self.ece:.4f}, n_heldout={self.n_heldout})")
+
+
+@validate_params(rng=Rng(), max_items=Integer(1, optional=True))
+def posterior_check(fit: LatentClassFit, *, rng: Any = None,
+                    max_items: int | None = HELD_OUT_MAX_ITEMS) -> PosteriorCheckResult:
+    """Predict held-out ratings from the fit: a check of the posteriors without gold.
+
+    For each item with two or more ratings one rating is held out (chosen at
+    random, seeded), the item's state posterior is computed from its other
+    ratings (at the fit's temperature), and the held-out rating is predicted by
+    ``P(y) = Σ_s P(s | rest) · P_j(y | s)`` (the formulas are in
+    ``noise_models.latent_class._tempering``). The parameters are those fitted on
+    all ratings: an approximate leave-one-out, exact up to one rating's share of
+    the annotator's counts. Two baselines predict the same held-out ratings: the
+    add-one smoothed shares of the item's other ratings (majority of the rest),
+    and the annotator's own add-one smoothed label shares (its other ratings).
+
+    Parameters
+    ----------
+    fit : LatentClassFit
+    rng : int or numpy.random.Generator, optional
+        Seed of the held-out ratings.
+    max_items : int or None, default 200000
+        Items held out at most (a seeded sample beyond); None: every item.
+
+    Returns
+    -------
+    PosteriorCheckResult
+
+    Examples
+    --------
+    Five annotators who are each right 80% of the time, independently:
+
+    >>> import numpy as np
+    >>> from noise_models import LatentClassModel, posterior_check
+    >>> g = np.random.default_rng(1)
+    >>> truth = g.integers(0, 2, 400)
+    >>> x = np.where(g.random((400, 5)) < 0.8, truth[:, None], 1 - truth[:, None])
+    >>> fit = LatentClassModel("one-coin", rng=0).fit(x)
+    >>> check = posterior_check(fit, rng=0)
+    >>> check.worse_than_baseline
+    False
+    >>> bool(check.log_score > check.log_score_majority)
+    True
+    """
+    check_params(posterior_check, locals())
+    if not isinstance(fit, LatentClassFit):
+        raise TypeError(f"`fit` must be a LatentClassFit; got {type(fit).__name__}.")
+    r = fit.ratings
+    codes = r.require_raters("`posterior_check`")
+    m = r.n_categories
+    logtab, logw = fit_tables(fit)
+    post_log = T.state_log_posterior(codes, logtab, logw)
+    held = T.heldout_sample(codes, check_rng(rng), max_items)
+    if len(held) == 0:
+        raise ValueError("no item has two or more ratings: no rating can be held out and "
+                         "predicted from the others.")
+    n_held = len(held)
+    rows = np.arange(n_held)
+    pred = T.predictive(post_log, logtab, held, fit.temperature)
+    p = np.maximum(pred[rows, held.label], 1e-300)
+    log_score = float(np.mean(np.log(p)))
+    top = pred.argmax(axis=1)
+    table, ece = reliability_table(pred[rows, top], top == held.label)
+    # majority of the rest, add-one smoothed
+    counts = np.asarray(r.counts[held.items], dtype=np.float64)
+    counts[rows, held.label] -= 1.0
+    maj = (counts[rows, held.label] + 1.0) / (counts.sum(axis=1) + m)
+    # the annotator's own label shares without this rating, add-one smoothed
+    own = np.zeros((codes.shape[1], m))
+    rated = codes >= 0
+    for j in range(codes.shape[1]):
+        own[j] = np.bincount(codes[rated[:, j], j], minlength=m)
+    mine = own[held.annotator, held.label] - 1.0
+    marg = (mine + 1.0) / (own[held.annotator].sum(axis=1) - 1.0 + m)
+    ls_maj = float(np.mean(np.log(maj)))
+    ls_marg = float(np.mean(np.log(marg)))
+    worse = [name for name, v in (("the majority of the item's other ratings", ls_maj),
+                                  ("each annotator's own label shares", ls_marg))
+             if v > log_score]
+    if worse:
+        verdict = ("The model predicts held-out ratings worse than " + " and ".join(worse) +
+                   ": its posteriors should not be trusted as they stand (try another "
+                   "annotator model, or calibrate against verified items).")
+    else:
+        verdict = ("The model predicts held-out ratings better than both baselines "
+                   "(the majority of the other ratings, the annotator's own shares).")
+    return PosteriorCheckResult(log_score=log_score, log_score_majority=ls_maj,
+                                log_score_marginal=ls_marg,
+                                accuracy=float(np.mean(top == held.label)), ece=ece,
+                                n_heldout=n_held, temperature=float(fit.temperature),
+                                verdict=verdict, reliability=table)
+
+
+# ----------------------------------------------------------- calibration against verified labels
+@dataclass(frozen=True, eq=False, repr=False)
+class CalibrationResult(Result):
+    """The fit's confidence against verified labels (see :func:`calibration`).
+
+    Attributes
+    ----------
+    ece : float
+        Expected calibration error of ``P(label right)`` on the verified items (headline).
+    ece_recalibrated : float
+        ECE of the recalibrated confidence on the verified items, out of fold
+        (each item's recalibrated confidence from a map fitted without it).
+    claimed_accuracy : float
+        Mean ``P(label right)`` the fit claims on the verified items.
+    verified_accuracy : float
+        Share of verified items whose fitted label is the verified one.
+    verified_interval : ConfidenceInterval
+        Exact (Clopper–Pearson) interval of the verified accuracy.
+    claimed_accuracy_all : float
+        Mean ``P(label right)`` over every item of the fit.
+    recalibrated_accuracy_all : float
+        The same after recalibration: the accuracy the sample says to expect.
+    n_verified : int
+    confidence_level : float
+    reliability : pandas.DataFrame
+        10 bins: ``low``, ``high``, ``n``, ``confidence``, ``accuracy``.
+    recalibrated : numpy.ndarray, shape (n_items, n_classes)
+        Posteriors in the ratings' item and category order, the fitted label's
+        probability mapped by the monotone map, the rest shared in proportion to
+        the fit's posteriors of the other classes.
+    recalibrated_label_posterior : numpy.ndarray, shape (n_items,)
+
+    ``to_frame()``: the reliability table.
+    """
+
+    ece: float
+    ece_recalibrated: float
+    claimed_accuracy: float
+    verified_accuracy: float
+    verified_interval: ConfidenceInterval
+    claimed_accuracy_all: float
+    recalibrated_accuracy_all: float
+    n_verified: int
+    confidence_level: float
+    reliability: pd.DataFrame = field(repr=False)
+    recalibrated: np.ndarray = field(repr=False)
+    recalibrated_label_posterior: np.ndarray = field(repr=False)
+
+    _headline = "ece"
+
+    def to_dict(self) -> dict[str, Any]:
+        d = super().to_dict()
+        d["reliability"] = self.reliability.to_dict(orient="records")
+        del d["recalibrated"]
+        del d["recalibrated_label_posterior"]
+        return d
+
+    def to_frame(self) -> pd.DataFrame:
+        return self.reliability.copy()
+
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
+        """The exact interval of the verified accuracy (at another level when given)."""
+        if confidence_level is None or confidence_level == self.confidence_level:
+            return self.verified_interval
+        from scipy.stats import binomtest
+
+        from _goldnoise_lib.validation import check_confidence_level
+
+        level = check_confidence_level(confidence_level)
+        k = int(round(self.verified_accuracy * self.n_verified))
+        ci = binomtest(k, self.n_verified).proportion_ci(level, method="exact")
+        return ConfidenceInterval(float(ci.low), float(ci.high))
+
+    def summary(self) -> str:
+        lo, hi = self.verified_interval
+        return "\n".join([
+            f"Calibration against {self.n_verified} verified items",
+            f"  claimed accuracy {self.claimed_accuracy:.4f}, verified {self.verified_accuracy:.4f}"
+            f" [{lo:.4f}, {hi:.4f}] ({100 * self.confidence_level:g}% exact)",
+            f"  ECE {self.ece:.4f}; recalibrated (out of fold) {self.ece_recalibrated:.4f}",
+            f"  whole data set: claimed accuracy {self.claimed_accuracy_all:.4f}, after "
+            f"recalibration {self.recalibrated_accuracy_all:.4f}",
+        ])
+
+    def __repr__(self) -> str:
+        return (f"CalibrationResult(ece={self.ece:.4f}, ece_recalibrated="
+                f"{self.ece_recalibrated:.4f}, claimed={self.claimed_accuracy:.4f}, "
+                f"verified={self.verified_accuracy:.4f}, n_verified={self.n_verified})")
+
+
+def _isotonic_map(x: np.ndarray, y: np.ndarray):
+    """A non-decreasing map fitted by isotonic regression (pool adjacent violators),
+    read between the fitted blocks by linear interpolation, flat beyond them."""
+    from scipy.optimize import isotonic_regression
+
+    order = np.argsort(x, kind="stable")
+    xs, ys = x[order], y[order]
+    fitted = isotonic_regression(ys, increasing=True).x
+    # one knot per distinct x (the block value there)
+    ux, first = np.unique(xs, return_index=True)
+    uy = fitted[first]
+
+    def apply(v: np.ndarray) -> np.ndarray:
+        return np.interp(v, ux, uy)
+
+    return apply
+
+
+def _verified_codes(fit: LatentClassFit, verified: Any) -> tuple[np.ndarray, np.ndarray]:
+    from _goldnoise_lib.labels import match_labels
+
+    r = fit.ratings
+    if isinstance(verified, dict):
+        verified = pd.Series(verified, dtype=object)
+    if not isinstance(verified, pd.Series):
+        raise TypeError("`verified` must map item ids to true labels: a pandas Series indexed "
+                        f"by item, or a dict; got {type(verified).__name__}.")
+    verified = verified.dropna()
+    if len(verified) == 0:
+        raise ValueError("`verified` is empty: give the true labels of some checked items.")
+    if not verified.index.is_unique:
+        raise ValueError("`verified` repeats item ids.")
+    pos = r.items.get_indexer(verified.index)
+    if (pos < 0).any():
+        bad = verified.index[pos < 0]
+        raise ValueError(f"`verified` names {len(bad)} item(s) that are not in the ratings: "
+                         f"{', '.join(map(str, bad[:5]))}.")
+    codes = match_labels(verified.to_numpy(dtype=object), r.categories)
+    if (codes < 0).any():
+        bad = pd.unique(verified.to_numpy(dtype=object)[codes < 0])
+        raise ValueError(f"`verified` has labels that are not categories of the ratings: "
+                         f"{', '.join(map(str, bad[:5]))} (categories: "
+                         f"{', '.join(map(str, r.categories[:10]))}).")
+    return pos, codes
+
+
+@validate_params(confidence_level=ConfidenceLevel(), rng=Rng(), n_folds=Integer(2))
+def calibration(fit: LatentClassFit, verified: Any, *, confidence_level: float = 0.95,
+                n_folds: int = 5, rng: Any = None) -> CalibrationResult:
+    """The fit's confidence against verified labels, and posteriors recalibrated on them.
+
+    ``verified`` holds the true labels of some items: a random sample checked by
+    an expert, or gold. The fit's confidence in its label, ``P(label right)``
+    (``fit.label_posterior``), is compared with whether the label is right:
+    expected calibration error over 10 bins, the reliability table, and the
+    claimed accuracy (mean confidence) beside the verified accuracy with its exact
+    Clopper–Pearson interval. The recalibration map is isotonic regression of
+    "label right" (0/1) on the confidence over the verified items (a
+    non-decreasing step function, pool adjacent violators; linear between its
+    knots); ``ece_recalibrated`` is its ECE out of fold (``n_folds``-fold
+    cross-validation, seeded), so that it does not grade the map on the items it
+    was fitted to. A verified sample is only representative of the items it was
+    drawn from: draw it at random.
+
+    Parameters
+    ----------
+    fit : LatentClassFit
+    verified : pandas.Series or dict
+        True labels by item id (ids of the fit's ratings; labels among its categories,
+        ``2``, ``2.0`` and ``"2"`` being one label).
+    confidence_level : float, default 0.95
+        Level of the exact interval of the verified accuracy.
+    n_folds : int, default 5
+        Folds of the out-of-fold ECE (at most the number of verified items).
+    rng : int or numpy.random.Generator, optional
+        Seed of the folds.
+
+    Returns
+    -------
+    CalibrationResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from noise_models import LatentClassModel, calibration
+    >>> g = np.random.default_rng(2)
+    >>> truth = pd.Series(g.integers(0, 2, 600))
+    >>> x = np.where(g.random((600, 3)) < 0.7, truth.to_numpy()[:, None],
+    ...              1 - truth.to_numpy()[:, None])
+    >>> fit = LatentClassModel("one-coin", rng=0).fit(x)
+    >>> res = calibration(fit, truth.sample(150, random_state=0), rng=0)
+    >>> res.n_verified, bool(res.recalibrated.shape == (600, 2))
+    (150, True)
+    """
+    check_params(calibration, locals())
+    from scipy.stats import binomtest
+
+    if not isinstance(fit, LatentClassFit):
+        raise TypeError(f"`fit` must be a LatentClassFit; got {type(fit).__name__}.")
+    pos, true = _verified_codes(fit, verified)
+    labels = np.asarray(fit.label_codes)
+    conf_all = np.nan_to_num(np.asarray(fit.label_posterior, dtype=np.float64), nan=0.0)
+    conf = conf_all[pos]
+    right = (labels[pos] == true).astype(np.float64)
+    n = len(pos)
+    table, ece = reliability_table(conf, right)
+    k = int(right.sum())
+    ci = binomtest(k, n).proportion_ci(confidence_level, method="exact")
+    # out-of-fold recalibrated confidence
+    folds = min(n_folds, n)
+    assign = check_rng(rng).permutation(n) % folds
+    oof = np.empty(n)
+    for f in range(folds):
+        test = assign == f
+        train = ~test
+        if not train.any():
+            oof[test] = right.mean()
+            continue
+        oof[test] = _isotonic_map(conf[train], right[train])(conf[test])
+    _, ece_oof = reliability_table(oof, right)
+    g = _isotonic_map(conf, right)
+    new_conf = np.clip(g(conf_all), 0.0, 1.0)
+    post = np.nan_to_num(np.asarray(fit.class_posterior, dtype=np.float64), nan=0.0)
+    m = post.shape[1]
+    rows = np.arange(post.shape[0])
+    others = post.copy()
+    others[rows, labels] = 0.0
+    tot = others.sum(axis=1, keepdims=True)
+    share = np.where(tot > 0, others / np.where(tot > 0, tot, 1.0), 1.0 / max(m - 1, 1))
+    share[rows, labels] = 0.0
+    recal = share * (1.0 - new_conf)[:, None]
+    recal[rows, labels] = new_conf
+    recal.setflags(write=False)
+    new_conf.setflags(write=False)
+    return CalibrationResult(
+        ece=ece, ece_recalibrated=ece_oof, claimed_accuracy=float(conf.mean()),
+        verified_accuracy=k / n,
+        verified_interval=ConfidenceInterval(float(ci.low), float(ci.high)),
+        claimed_accuracy_all=float(conf_all.mean()),
+        recalibrated_accuracy_all=float(new_conf.mean()), n_verified=n,
+        confidence_level=float(confidence_level), reliability=table, recalibrated=recal,
+        recalibrated_label_posterior=new_conf)
