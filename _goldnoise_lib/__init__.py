@@ -9,6 +9,7 @@ Modules
 -------
 errors      -- the exceptions and warnings (re-exported publicly by ``agreement``
                and ``goldnoise``) and ``plain`` (NumPy scalars as plain values in messages)
+labels      -- ``label_key``, ``match_labels``: 2, 2.0 and "2" are one label
 lazy        -- ``lazy_module``: kernel modules imported on first attribute access
 progress    -- ``progress``: tqdm bars on stderr, one switch (``GOLDNOISE_PROGRESS=0``)
 html        -- ``result_html``: the ``_repr_html_`` of every result object

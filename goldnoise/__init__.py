@@ -30,13 +30,12 @@ Examples
 from agreement import *  # noqa: F403
 from agreement import __all__ as _agreement_all
 from goldnoise import datasets, report
-from goldnoise._version import __version__
 from goldnoise._audit import AuditResult, audit
+from goldnoise._version import __version__  # noqa: F401
 from noise_models import *  # noqa: F403
 from noise_models import __all__ as _noise_models_all
 from simulation import *  # noqa: F403
 from simulation import __all__ as _simulation_all
-
 
 __all__ = [*_agreement_all, *_noise_models_all, *_simulation_all, "AuditResult", "audit",
            "datasets", "report"]

@@ -164,3 +164,88 @@ def test_plain_arrays_as_scores():
     assert list(rank.items)[0] in (1, 2)
     with pytest.raises(ValueError, match="items × classes"):
         label_error_ranking(np.zeros(3), [0, 0, 1])
+
+
+def _detect_files(tmp_path):
+    # Ratings with one missing value (a float column), a per-item label column, and
+    # model probabilities whose header names the classes as text "1", "2".
+    rng = np.random.default_rng(3)
+    n = 40
+    truth = rng.integers(1, 3, n)
+    wide = pd.DataFrame({f"a{j}": np.where(rng.random(n) < 0.85, truth, 3 - truth)
+                         for j in range(3)})
+    wide.insert(0, "id", range(n))
+    wide["a1"] = wide["a1"].astype(float)
+    wide.loc[5, "a1"] = np.nan
+    wide["final"] = truth
+    wide.to_csv(tmp_path / "ratings.csv", index=False)
+    p = np.clip(rng.dirichlet([1, 1], n), 0.01, 0.99)
+    p[np.arange(n), truth - 1] += 1.0
+    p /= p.sum(axis=1, keepdims=True)
+    pd.DataFrame({"id": range(n), "1": p[:, 0], "2": p[:, 1]}).to_csv(tmp_path / "m.csv",
+                                                                      index=False)
+    return tmp_path / "ratings.csv", tmp_path / "m.csv", wide
+
+
+def test_labels_column_of_the_ratings_file(tmp_path, capsys):
+    ratings, model, wide = _detect_files(tmp_path)
+    status, out, err = _run(capsys, "detect", ratings, model, "--item", "id", "--labels",
+                            "final", "--format", "json")
+    assert status == 0, err
+    import json
+
+    report = json.loads(out)
+    assert report["parameters"]["labels"] == "column 'final' of the ratings file"
+    assert report["sections"]["scores"]["values"]["n_items"] == 40
+    rows = report["sections"]["ranking"]["tables"]["ranking"]["rows"]
+    by_item = {r["item"]: r["label"] for r in rows}
+    assert all(by_item[i] == int(wide.loc[i, "final"]) for i in range(40))
+    # the column is taken out of the annotators: three annotators, not four
+    status, out, err = _run(capsys, "crosscheck", ratings, model, "--item", "id", "--labels",
+                            "final")
+    assert status == 0, err
+    status, out, err = _run(capsys, "detect", ratings, model, "--item", "id", "--labels",
+                            "nosuch")
+    assert status == 1 and "--labels 'nosuch' is neither a column" in err
+
+
+def test_detect_top_and_resamples_rules(tmp_path, capsys):
+    ratings, model, _ = _detect_files(tmp_path)
+    with pytest.raises(SystemExit) as exc:
+        _run(capsys, "detect", ratings, model, "--item", "id", "--top", "-1")
+    assert exc.value.code == 2 and "--top must be at least 1" in capsys.readouterr().err
+    # one rule for resamples: 0 means no bootstrap, on every verb
+    status, out, err = _run(capsys, "detect", ratings, model, "--item", "id",
+                            "--resamples", "0")
+    assert status == 0, err
+    status, out, err = _run(capsys, "audit", ratings, "--item", "id", "--drop", "final",
+                            "--bootstrap", "0", "--no-latent", "--format", "json")
+    assert status == 0, err
+    import json
+
+    assert "bootstrap" not in json.loads(out)["sections"]
+    with pytest.raises(SystemExit) as exc:
+        _run(capsys, "detect", ratings, model, "--item", "id", "--resamples", "-5")
+    assert exc.value.code == 2 and "--resamples must be at least 0" in capsys.readouterr().err
+
+
+def test_float_categories_match_text_classes(tmp_path):
+    # Issue 22, defect 10: categories 1.0, 2.0 (a column with a missing rating) against a
+    # score file whose classes are "1", "2".
+    from agreement import Ratings
+    from simulation import ModelScores, crosscheck, label_error_ranking
+
+    _, _, wide = _detect_files(tmp_path)
+    r = Ratings.from_wide(wide.set_index("id")[["a0", "a1", "a2"]].astype(float))
+    assert r.categories.dtype.kind == "f"
+    p = pd.read_csv(tmp_path / "m.csv")
+    scores = ModelScores.from_arrays(p[["1", "2"]].to_numpy(), kind="probs", items=r.items,
+                                     classes=["1", "2"])
+    labels = r.majority_labels()
+    res = crosscheck(scores, labels, r)
+    assert res.n_items == 40
+    int_labels = labels.astype(int).astype(str)
+    same = label_error_ranking(scores, int_labels)
+    assert list(label_error_ranking(scores, labels).items) == list(same.items)
+    with pytest.raises(ValueError, match="not among the classes"):
+        label_error_ranking(scores, labels.replace({1.0: 3.0}))

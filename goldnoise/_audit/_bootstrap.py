@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from goldnoise._audit._text import capture_notes
 from goldnoise._audit._progress import progress
+from goldnoise._audit._text import capture_notes
 from goldnoise.report import Column, Section, Table
 
 __all__ = ["bootstrap_section"]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from goldnoise._audit._text import capture_notes, pct
-from goldnoise.report import Column, Section, Table
+from goldnoise.report import Column, Report, Section, Table
 
 __all__ = ["MODELS", "Fitted", "annotator_table", "bracket_section", "fit_models",
            "gold_section", "hard_section", "item_rows", "items_table", "latent_sections",
@@ -125,21 +125,14 @@ def _gold_codes(r: Any, gold: Any) -> Any:
     import numpy as np
     import pandas as pd
 
+    from _goldnoise_lib.labels import match_labels
+
     if gold is None:
         return None
     g = pd.Series(gold).reindex(r.items)
-    lookup = {_key(c): i for i, c in enumerate(r.categories)}
-    return np.array([lookup.get(_key(v), -1) if pd.notna(v) else -1 for v in g],
-                    dtype=np.int64)
-
-
-def _key(value: Any) -> Any:
-    """A label as a comparable key: 1, 1.0, '1' and np.int64(1) are the same label."""
-    if hasattr(value, "item"):
-        value = value.item()
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value).strip()
+    codes = match_labels(np.asarray(g.to_numpy(), dtype=object), r.categories)
+    codes[g.isna().to_numpy()] = -1
+    return codes.astype(np.int64)
 
 
 def item_rows(f: Fitted, gold: Any = None) -> list[dict[str, Any]]:

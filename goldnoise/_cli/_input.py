@@ -435,7 +435,8 @@ def load_ratings(args: argparse.Namespace) -> LoadedRatings:
     gold = None
     gold_is_column = gold_spec is not None and gold_spec in frame.columns
     if gold_spec is not None and not gold_is_column and not Path(gold_spec).exists():
-        raise DataError(f"--gold {gold_spec!r} is neither a column of {path} nor a file; "
+        option = getattr(args, "gold_option", "--gold")
+        raise DataError(f"{option} {gold_spec!r} is neither a column of {path} nor a file; "
                         f"its columns are {', '.join(map(str, frame.columns))}")
     declared = _declared_order(frame)
     try:

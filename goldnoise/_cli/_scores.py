@@ -43,8 +43,10 @@ def add_scores_arguments(parser: argparse.ArgumentParser) -> None:
                    help="how several models are combined: mean probabilities or mean logits "
                         "(default: %(default)s)")
     g.add_argument("--labels", metavar="COLUMN|FILE",
-                   help="the labels to judge: a file with item and label columns (default: "
-                        "the majority label of the ratings, ties to the first category)")
+                   help="the labels to judge: a column of the ratings file (long: per rating "
+                        "row; wide: taken out of the annotators) or a file with item and label "
+                        "columns (default: the majority label of the ratings, ties to the first "
+                        "category)")
     g.add_argument("--truth", metavar="FILE",
                    help="known label errors: a file with an item column and either an "
                         "is_error column (true/false, 1/0) or a truth column of correct "
@@ -62,6 +64,20 @@ def _read(path: str, what: str) -> Any:
     from goldnoise._cli._input import read_table
 
     return read_table(Path(path))
+
+
+def load_ratings_with_labels(args: argparse.Namespace) -> Any:
+    """The ratings; ``--labels COLUMN`` (not a file) is read from them, as ``--gold`` is."""
+    from goldnoise._cli._input import load_ratings
+
+    spec = args.labels
+    args.labels_column = spec is not None and not Path(spec).is_file()
+    if args.labels_column:
+        args.gold, args.gold_option = spec, "--labels"
+    loaded = load_ratings(args)
+    if args.labels_column:
+        args.labels_from_column, loaded.gold = loaded.gold, None
+    return loaded
 
 
 def load_scores_for(args: argparse.Namespace, ratings: Any) -> LoadedScores:
@@ -99,6 +115,9 @@ def load_scores_for(args: argparse.Namespace, ratings: Any) -> LoadedScores:
     if args.labels is None:
         labels = ratings.majority_labels()
         source = "majority label of the ratings"
+    elif getattr(args, "labels_column", False):
+        labels = _align_ids(args.labels_from_column, ratings, f"--labels {args.labels}")
+        source = f"column {args.labels!r} of the ratings file"
     else:
         frame = _read(args.labels, "labels")
         item = _item_column(frame)
@@ -109,9 +128,11 @@ def load_scores_for(args: argparse.Namespace, ratings: Any) -> LoadedScores:
         labels = _align_ids(labels, ratings, args.labels)
         source = f"{args.labels} (column {rest[0]!r})"
     if scores.classes is not None:
-        # class names from a file header are text: compare labels by their text
-        known = {str(c) for c in scores.classes}
-        bad = sorted({str(v) for v in labels.to_numpy()} - known)
+        # class names from a file header are text: 2, 2.0 and "2" are one label
+        from _goldnoise_lib.labels import match_labels
+
+        values = labels.to_numpy(dtype=object)
+        bad = sorted({str(v) for v in values[match_labels(values, scores.classes) < 0]})
         if bad:
             raise DataError(f"labels {bad[:5]} are not classes of the scores "
                             f"{[str(c) for c in scores.classes][:10]}")

@@ -54,8 +54,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="skip the latent-class section (and its agreed-error bracket)")
     a.add_argument("--threshold", type=real("--threshold", -1.0, 1.0), default=None,
                    help="a claimed kappa threshold to check against kappa's interval, e.g. 0.67")
-    a.add_argument("--bootstrap", metavar="B", type=count("--bootstrap", 1), default=None,
-                   help="also bootstrap every coefficient over items with B resamples: "
+    a.add_argument("--bootstrap", metavar="B", type=count("--bootstrap", 0), default=None,
+                   help="also bootstrap every coefficient over items with B resamples (0: no "
+                        "bootstrap, as without the option): "
                         "percentile and BCa intervals beside the analytic ones (seeded by "
                         "--seed: the same seed gives the same intervals)")
     add_model_arguments(parser)
@@ -73,7 +74,7 @@ def run(args: argparse.Namespace) -> Report:
     loaded = load_ratings(args)
     result = audit(loaded.ratings, model=args.model, hard=args.hard, gold=loaded.gold,
                    alpha=args.alpha, confidence_level=args.confidence_level,
-                   bootstrap=args.bootstrap, threshold=args.threshold, level=args.level,
+                   bootstrap=args.bootstrap or None, threshold=args.threshold, level=args.level,
                    latent=not args.no_latent, n_starts=args.starts, rng=args.seed,
                    labels_ordered=loaded.declared_order, source=loaded.source,
                    notes=loaded.notes)

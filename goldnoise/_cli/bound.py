@@ -27,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> Report:
-    from noise_models import chance_margin, noise_bound
+    from noise_models import noise_bound
 
     if args.d > args.n:
         raise UsageError(f"D = {args.d} disagreed items is more than N = {args.n} items")

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from goldnoise._cli._input import add_ratings_arguments, load_ratings
+from goldnoise._cli._common import count, probability
+from goldnoise._cli._input import add_ratings_arguments
+from goldnoise._cli._scores import add_scores_arguments, load_ratings_with_labels, load_scores_for
 from goldnoise.report import Column, Report, Section, Table
-from goldnoise._cli._scores import add_scores_arguments, load_scores_for
 
 HELP = "set a model's label-error ranking beside the annotation model, with a verdict"
 DESCRIPTION = (
@@ -29,19 +30,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_ratings_arguments(parser, gold=False)
     add_scores_arguments(parser)
     g = parser.add_argument_group("annotation model")
-    g.add_argument("--alpha", type=float, default=0.95,
+    g.add_argument("--alpha", type=probability("--alpha"), default=0.95,
                    help="the confidence α of γ (default: %(default)s)")
-    g.add_argument("--seed", type=int, default=0, help="seed of the model's random starts")
+    g.add_argument("--seed", type=count("--seed", 0), default=0,
+                   help="seed of the model's random starts")
 
 
 def run(args: argparse.Namespace) -> Report:
-    from goldnoise._cli._errors import DataError, UsageError
+    from goldnoise._cli._errors import DataError
     from noise_models import LatentClassModel
     from simulation import crosscheck
 
-    if not 0 < args.alpha < 1:
-        raise UsageError("--alpha must be in (0, 1)")
-    loaded = load_ratings(args)
+    loaded = load_ratings_with_labels(args)
     r = loaded.ratings
     if not r.has_raters:
         raise DataError("the cross-check fits an annotation model, which needs to know which "

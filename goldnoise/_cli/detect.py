@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import argparse
 
-from goldnoise._cli._input import add_ratings_arguments, load_ratings
+from goldnoise._cli._common import count
+from goldnoise._cli._input import add_ratings_arguments
+from goldnoise._cli._scores import (
+    METHODS,
+    add_scores_arguments,
+    load_ratings_with_labels,
+    load_scores_for,
+)
 from goldnoise.report import Column, Report, Section, Table
-from goldnoise._cli._scores import METHODS, add_scores_arguments, load_scores_for
 
 HELP = "rank items by how likely their label is wrong, from model scores read from files"
 DESCRIPTION = (
@@ -27,13 +33,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("ranking")
     g.add_argument("--method", choices=METHODS, default="loss",
                    help="how items are ranked (default: %(default)s)")
-    g.add_argument("--k", type=int, metavar="K",
+    g.add_argument("--k", type=count("--k", 1), metavar="K",
                    help="cut for precision/recall/F1 at k (default: the flagged count of "
                         "confident learning, else the number of true errors)")
-    g.add_argument("--resamples", type=int, default=1000, metavar="B",
-                   help="bootstrap resamples for the intervals (default: %(default)s)")
-    g.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
-    g.add_argument("--top", type=int, default=20, metavar="N",
+    g.add_argument("--resamples", type=count("--resamples", 0), default=1000, metavar="B",
+                   help="bootstrap resamples for the intervals; 0: no bootstrap, no intervals "
+                        "(default: %(default)s)")
+    g.add_argument("--seed", type=count("--seed", 0), default=0, help="seed of the bootstrap")
+    g.add_argument("--top", type=count("--top", 1), default=20, metavar="N",
                    help="rows of the ranking shown as text (all rows go to --out)")
 
 
@@ -41,7 +48,7 @@ def run(args: argparse.Namespace) -> Report:
     from goldnoise._cli._errors import DataError, UsageError
     from simulation import detection_metrics, label_error_ranking
 
-    loaded = load_ratings(args)
+    loaded = load_ratings_with_labels(args)
     r = loaded.ratings
     got = load_scores_for(args, r)
     try:
@@ -85,8 +92,6 @@ def run(args: argparse.Namespace) -> Report:
         cols.append(Column("is_error"))
     rk.tables.append(Table("ranking", cols, rows, shown=args.top))
     if truth is not None:
-        if args.resamples < 0:
-            raise UsageError("--resamples must be 0 or more")
         d = report.add(Section("detection", "Against the truth"))
         y = truth.reindex(ranking.item_order).to_numpy()
         if not y.any() or y.all():

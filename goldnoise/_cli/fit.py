@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from goldnoise._cli._input import add_ratings_arguments, load_ratings
 from goldnoise._cli._common import add_model_arguments, check_model_arguments
+from goldnoise._cli._input import add_ratings_arguments, load_ratings
 from goldnoise.report import Report
 
 HELP = "fit a latent-class model: a label per item with its posterior and hard posterior"

@@ -36,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> Report:
-    from noise_models import audit_kappa, chance_margin, kappa_range
+    from noise_models import audit_kappa, kappa_range
 
     try:
         ka = audit_kappa(args.kappa, n=args.items, n_raters=args.annotators, p=args.p,

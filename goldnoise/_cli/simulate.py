@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import argparse
 
+from goldnoise._audit._progress import progress
 from goldnoise._cli._common import count, probability, real
 from goldnoise._cli._errors import UsageError
 from goldnoise._cli._output import add_output_arguments
-from goldnoise._audit._progress import progress
 from goldnoise.report import Column, Report, Section, Table
 
 HELP = ("simulation studies: how often the noise bounds hold (coverage); realistic noisy labels "

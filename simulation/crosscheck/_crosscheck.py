@@ -10,10 +10,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from agreement import Ratings, as_ratings
 from _goldnoise_lib.errors import DegenerateDataWarning
+from _goldnoise_lib.labels import match_labels
 from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import Alpha, check_params, validate_params
+from agreement import Ratings, as_ratings
 from noise_models import (
     ErrorBracketResult,
     LatentClassFit,
@@ -336,9 +337,7 @@ def crosscheck(scores: Any, labels: Any, ratings: Any, *, fit: LatentClassFit | 
             codes = label_codes(pd.Series(cats[lab], index=r.items), s)
             model_flags = probs.argmax(axis=1) != codes
             # columns of the model in the category order of the ratings
-            col = s.classes.get_indexer(cats)
-            if (col < 0).any():
-                col = pd.Index([str(c) for c in s.classes]).get_indexer([str(c) for c in cats])
+            col = match_labels(np.asarray(cats, dtype=object), s.classes)
             probs = probs[:, col] if (col >= 0).all() else None
         model_name = s.model_names[0]
     else:

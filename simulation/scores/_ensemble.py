@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from _goldnoise_lib.labels import match_labels
 from _goldnoise_lib.validation import Option, check_params, validate_params
 from simulation.scores._model_scores import ModelScores, few
 
@@ -53,14 +54,8 @@ def label_codes(labels: Any, scores: ModelScores) -> np.ndarray:
                 "Series indexed by item id to align by id."
             )
     classes = scores.classes
-    codes = classes.get_indexer(values)
-    if (codes < 0).any():
-        # class names read from a file's header are text: match labels by their text
-        text = pd.Index([str(c) for c in classes])
-        if text.is_unique:
-            alt = text.get_indexer([str(v) for v in values])
-            if (alt >= 0).all():
-                codes = alt
+    # 2, 2.0 and "2" are one label (class names read from a file's header are text)
+    codes = match_labels(values, classes)
     bad = codes < 0
     if bad.any():
         rows = np.flatnonzero(bad)
