@@ -104,6 +104,12 @@ EXAMPLES = {
         _ratings()).noise_bound(),
     "ErrorBracketResult": lambda: noise_models.agreed_error_bracket(_ratings()),
     "VerifiedSampleBoundResult": lambda: noise_models.verified_sample_bound(1000, 100, 2),
+    "PosteriorCheckResult": lambda: noise_models.posterior_check(
+        noise_models.LatentClassModel("one-coin", rng=0).fit(_ratings()), rng=0),
+    "CalibrationResult": lambda: noise_models.calibration(
+        noise_models.LatentClassModel("one-coin", rng=0).fit(_ratings()),
+        noise_models.LatentClassModel("one-coin", rng=0).fit(_ratings()).labels.iloc[:10],
+        rng=0),
     "SimulatedAnnotations": lambda: simulation.simulate_annotations(50, 3, rng=0),
     "BootstrapResult": lambda: simulation.bootstrap(["fleiss_kappa", "gwet_ac1"], _ratings(),
                                                     n_resamples=199, rng=0),

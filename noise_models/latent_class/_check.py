@@ -71,9 +71,14 @@ class PosteriorCheckResult(Result):
     reliability : pandas.DataFrame
         Per bin: ``low``, ``high``, ``n``, mean predicted ``confidence``, ``accuracy``.
     n_heldout : int
-        Held-out ratings (one per item with two or more ratings, or a sample).
+        Held-out ratings (every rating of the items with two or more ratings, or of
+        a sample of them).
     temperature : float
         The temperature of the fit's posteriors the check used (1 for a plain fit).
+    suggested_temperature : float
+        The temperature (≥ 1) at which the held-out ratings are predicted best;
+        well above 1, the posteriors are sharper than the ratings bear out
+        (``LatentClassModel(..., calibrate="held-out")`` applies it).
     verdict : str
         A plain sentence: whether the model predicts held-out ratings better than
         both baselines.
@@ -88,6 +93,7 @@ class PosteriorCheckResult(Result):
     ece: float
     n_heldout: int
     temperature: float
+    suggested_temperature: float
     verdict: str
     reliability: pd.DataFrame = field(repr=False)
 
@@ -126,9 +132,9 @@ def posterior_check(fit: LatentClassFit, *, rng: Any = None,
                     max_items: int | None = HELD_OUT_MAX_ITEMS) -> PosteriorCheckResult:
     """Predict held-out ratings from the fit: a check of the posteriors without gold.
 
-    For each item with two or more ratings one rating is held out (chosen at
-    random, seeded), the item's state posterior is computed from its other
-    ratings (at the fit's temperature), and the held-out rating is predicted by
+    For each item with two or more ratings, each rating is held out in turn,
+    the item's state posterior is computed from its other ratings (at the fit's
+    temperature), and the held-out rating is predicted by
     ``P(y) = Σ_s P(s | rest) · P_j(y | s)`` (the formulas are in
     ``noise_models.latent_class._tempering``). The parameters are those fitted on
     all ratings: an approximate leave-one-out, exact up to one rating's share of
@@ -140,9 +146,10 @@ def posterior_check(fit: LatentClassFit, *, rng: Any = None,
     ----------
     fit : LatentClassFit
     rng : int or numpy.random.Generator, optional
-        Seed of the held-out ratings.
+        Seed of the sample of items when there are more than ``max_items``.
     max_items : int or None, default 200000
-        Items held out at most (a seeded sample beyond); None: every item.
+        Items whose ratings are held out, at most (a seeded sample beyond); None:
+        every item.
 
     Returns
     -------
@@ -206,11 +213,17 @@ def posterior_check(fit: LatentClassFit, *, rng: Any = None,
     else:
         verdict = ("The model predicts held-out ratings better than both baselines "
                    "(the majority of the other ratings, the annotator's own shares).")
+    suggested = T.choose_temperature(post_log, logtab, held)
+    if suggested > 1.1 * fit.temperature:
+        verdict += (f" The held-out ratings are predicted best at temperature {suggested:.2f}: "
+                    "the posteriors are sharper than the ratings bear out (calibrate="
+                    "'held-out' tempers them).")
     return PosteriorCheckResult(log_score=log_score, log_score_majority=ls_maj,
                                 log_score_marginal=ls_marg,
                                 accuracy=float(np.mean(top == held.label)), ece=ece,
                                 n_heldout=n_held, temperature=float(fit.temperature),
-                                verdict=verdict, reliability=table)
+                                suggested_temperature=suggested, verdict=verdict,
+                                reliability=table)
 
 
 # ----------------------------------------------------------- calibration against verified labels
@@ -266,24 +279,24 @@ class CalibrationResult(Result):
     def to_dict(self) -> dict[str, Any]:
         d = super().to_dict()
         d["reliability"] = self.reliability.to_dict(orient="records")
-        del d["recalibrated"]
-        del d["recalibrated_label_posterior"]
+        d.pop("recalibrated", None)
+        d.pop("recalibrated_label_posterior", None)
         return d
 
     def to_frame(self) -> pd.DataFrame:
         return self.reliability.copy()
 
+    @validate_params(confidence_level=ConfidenceLevel(optional=True))
     def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
         """The exact interval of the verified accuracy (at another level when given)."""
+        check_params(CalibrationResult.confidence_interval, locals())
         if confidence_level is None or confidence_level == self.confidence_level:
             return self.verified_interval
         from scipy.stats import binomtest
 
-        from _goldnoise_lib.validation import check_confidence_level
-
-        level = check_confidence_level(confidence_level)
         k = int(round(self.verified_accuracy * self.n_verified))
-        ci = binomtest(k, self.n_verified).proportion_ci(level, method="exact")
+        ci = binomtest(k, self.n_verified).proportion_ci(float(confidence_level),
+                                                         method="exact")
         return ConfidenceInterval(float(ci.low), float(ci.high))
 
     def summary(self) -> str:

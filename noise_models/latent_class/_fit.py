@@ -130,6 +130,7 @@ class LatentClassFit(Result):
     converged: bool
     start_objectives: np.ndarray = field(default_factory=lambda: np.empty(0))
     temperature: float = 1.0
+    n_gold: int = 0
 
     @property
     def labels(self) -> pd.Series:

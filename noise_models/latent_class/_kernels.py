@@ -361,11 +361,14 @@ def _pool(cnt, groups, n_groups):
 @njit(cache=True, error_model="numpy")
 def _em_run(codes, weights, model, hard, a, cap, max_iter, tol, n_eff, n_chunks, parallel,
             init_mv, h_agree, h_dis, phi, pi, eps, conf, theta, xi, q, trace, groups,
-            n_groups, jw):
+            n_groups, jw, known_cnt, known_tot):
     # One EM run from the given parameters (or from the majority-vote start
     # when init_mv), updating them in place. trace[t] is the objective
     # (log-likelihood + log prior) after t M-steps; it never decreases.
     # Returns (t_final, converged); the parameters are those of trace[t_final].
+    # known_cnt[j, x, s], known_tot[s]: the counts of items whose state is known
+    # (gold), not in `codes`; added to every E-step's expected counts, and their
+    # complete-data log-likelihood Σ cnt·log P_j(x|s) + Σ tot·log w_s to the objective.
     k = codes.shape[1]
     m = phi.shape[0]
     n_states = m + 1 if hard != HARD_NONE else m
@@ -377,9 +380,13 @@ def _em_run(codes, weights, model, hard, a, cap, max_iter, tol, n_eff, n_chunks,
     cnt = np.empty((k, m, n_states))
     tot = np.empty(n_states)
     shared = n_groups < k
+    has_known = known_tot.sum() > 0.0
     if init_mv:
         _estep(codes, weights, logtab, logw, counts, totals, lls, cnt, tot, True, h_agree, h_dis,
                parallel)
+        if has_known:
+            cnt += known_cnt
+            tot += known_tot
         if shared:
             _pool(cnt, groups, n_groups)
         _mstep(model, hard, a, cap, cnt, tot, n_eff, phi, pi, eps, conf, theta, xi, q)
@@ -387,6 +394,18 @@ def _em_run(codes, weights, model, hard, a, cap, max_iter, tol, n_eff, n_chunks,
         _build_tables(model, hard, phi, pi, eps, conf, theta, xi, q, logtab, logw)
         ll = _estep(codes, weights, logtab, logw, counts, totals, lls, cnt, tot, False, 0.0, 0.0,
                     parallel)
+        if has_known:
+            for j in range(k):
+                for x in range(m):
+                    for s in range(n_states):
+                        c = known_cnt[j, x, s]
+                        if c > 0.0:
+                            ll += c * logtab[j, x, s]
+                            cnt[j, x, s] += c
+            for s in range(n_states):
+                if known_tot[s] > 0.0:
+                    ll += known_tot[s] * logw[s]
+                    tot[s] += known_tot[s]
         if shared:
             _pool(cnt, groups, n_groups)
         trace[t] = ll + _log_prior(model, hard, a, phi, pi, eps, conf, theta, xi, q, jw)
@@ -525,12 +544,14 @@ def _item_agreement(codes, log_q, log_phi, log_easy, perfect):
 
 # --------------------------------------------------------------- the wrappers
 def run_em(codes, model, hard, a, cap, max_iter, tol, n_eff, init_mv, h_agree, h_dis,
-           phi, pi, eps, conf, theta, xi, q, *, weights=None, parallel=None, groups=None):
+           phi, pi, eps, conf, theta, xi, q, *, weights=None, parallel=None, groups=None,
+           known=None):
     """Run EM in place on the parameter arrays; return (trace, n_iter, converged).
 
     ``groups[j]`` (0..G-1) names the annotator of column ``j``: columns of one
     group (an annotator's replicates) share their parameters. Default: each
-    column its own annotator.
+    column its own annotator. ``known = (cnt[j, x, s], tot[s])``: the counts of
+    items whose state is known (gold), which are not among ``codes``.
     """
     codes = np.ascontiguousarray(codes)
     n, k = codes.shape
@@ -546,10 +567,14 @@ def run_em(codes, model, hard, a, cap, max_iter, tol, n_eff, init_mv, h_agree, h
         parallel = codes.size >= PARALLEL_THRESHOLD
     n_chunks = n_chunks_for(n, k, m, n_states)
     trace = np.empty(max_iter + 1)
+    if known is None:
+        known = (np.zeros((k, m, n_states)), np.zeros(n_states))
+    known_cnt = np.ascontiguousarray(known[0], dtype=np.float64)
+    known_tot = np.ascontiguousarray(known[1], dtype=np.float64)
     t, conv = _em_run(codes, weights, model, hard, float(a), float(cap), int(max_iter), float(tol),
                       float(n_eff), n_chunks, bool(parallel), bool(init_mv), float(h_agree),
                       float(h_dis), phi, pi, eps, conf, theta, xi, q, trace, groups, n_groups,
-                      jw)
+                      jw, known_cnt, known_tot)
     return trace[: t + 1].copy(), int(t), bool(conv)
 
 

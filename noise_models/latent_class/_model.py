@@ -231,7 +231,7 @@ class LatentClassModel:
                 f"tol={self.tol}, n_starts={self.n_starts}, rng={self.rng!r}{cal})")
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, ratings: Any) -> LatentClassFit:
+    def fit(self, ratings: Any, gold: Any = None) -> LatentClassFit:
         """Fit the model by EM (MAP) from several starts; keep the best.
 
         Parameters
@@ -241,6 +241,14 @@ class LatentClassModel:
             accepts). Annotator identity is needed: count tables are refused.
             Items without a rating are kept in the output with the prior
             class shares as their posterior.
+        gold : pandas.Series or dict, optional
+            Known true labels by item id (some items or all). Those items
+            enter the EM as observed: their class is not a latent variable
+            but given (semi-supervised EM), so their ratings inform the
+            annotator parameters and the class shares with full weight, and
+            their posterior is the gold class with probability 1 (an easy
+            item). The objective adds their complete-data log-likelihood.
+            Class names are then fixed by the gold labels (no relabelling).
 
         Returns
         -------
@@ -280,15 +288,19 @@ class LatentClassModel:
         """
         if isinstance(ratings, ChunkedRatings) and not isinstance(ratings, Ratings):
             # one map-reduce per EM iteration over the chunks (noise_models.latent_class._partial)
-            if self.calibrate is not None:
-                raise ValueError("`calibrate='held-out'` needs the ratings in memory; fit the "
-                                 "chunked ratings without it, or read them into memory.")
+            if self.calibrate is not None or gold is not None:
+                raise ValueError("`calibrate='held-out'` and `gold=` need the ratings in memory; "
+                                 "fit the chunked ratings without them, or read them into "
+                                 "memory.")
             return _chunked_fit[0](self, ratings)
         r = as_ratings(ratings)
         codes = r.require_raters(f"`{type(self).__name__}.fit`")
-        fit = _fit(self, r, codes)
+        known = None if gold is None else _gold_codes(r, gold)
+        fit = _fit(self, r, codes, known)
         if self.calibrate == "held-out":
             fit = _calibrate_held_out(fit, codes)
+        if known is not None:
+            fit = _clamp_known(fit, known)
         return fit
 
 
@@ -410,7 +422,73 @@ def _validate_data(model: LatentClassModel, r: Ratings, codes: np.ndarray) -> np
     return rated
 
 
-def _fit(model: LatentClassModel, r: Ratings, codes: np.ndarray) -> LatentClassFit:
+def _gold_codes(r: Ratings, gold: Any) -> np.ndarray:
+    """Gold labels as category codes in the ratings' item order (-1: no gold)."""
+    import pandas as pd
+
+    from _goldnoise_lib.labels import match_labels
+
+    if isinstance(gold, dict):
+        gold = pd.Series(gold, dtype=object)
+    if not isinstance(gold, pd.Series):
+        raise TypeError("`gold` must map item ids to true labels: a pandas Series indexed by "
+                        f"item, or a dict; got {type(gold).__name__}.")
+    gold = gold.dropna()
+    if not gold.index.is_unique:
+        raise ValueError("`gold` repeats item ids.")
+    pos = r.items.get_indexer(gold.index)
+    if (pos < 0).any():
+        bad = gold.index[pos < 0]
+        raise ValueError(f"`gold` names {len(bad)} item(s) that are not in the ratings: "
+                         f"{', '.join(map(str, bad[:5]))}.")
+    codes = match_labels(gold.to_numpy(dtype=object), r.categories)
+    if (codes < 0).any():
+        bad = pd.unique(gold.to_numpy(dtype=object)[codes < 0])
+        raise ValueError(f"`gold` has labels that are not categories of the ratings: "
+                         f"{', '.join(map(str, bad[:5]))}.")
+    out = np.full(r.n_items, -1, dtype=np.int64)
+    out[pos] = codes
+    return out
+
+
+def _known_counts(codes: np.ndarray, known: np.ndarray, m: int, n_states: int
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """``cnt[j, x, c]`` and ``tot[c]`` of the gold items (their class observed)."""
+    k = codes.shape[1]
+    cnt = np.zeros((k, m, n_states))
+    tot = np.zeros(n_states)
+    rows = np.flatnonzero(known >= 0)
+    sub = codes[rows]
+    c = known[rows]
+    for j in range(k):
+        ok = sub[:, j] >= 0
+        np.add.at(cnt, (j, sub[ok, j].astype(np.int64), c[ok]), 1.0)
+    np.add.at(tot, c, 1.0)
+    return cnt, tot
+
+
+def _clamp_known(fit: LatentClassFit, known: np.ndarray) -> LatentClassFit:
+    """Gold items' posteriors: their class with probability 1, easy."""
+    rows = np.flatnonzero(known >= 0)
+    class_post = np.array(fit.class_posterior)
+    class_post[rows] = 0.0
+    class_post[rows, known[rows]] = 1.0
+    labels = np.array(fit.label_codes)
+    labels[rows] = known[rows]
+    label_post = np.array(fit.label_posterior)
+    label_post[rows] = 1.0
+    hard = None
+    if fit.posterior_hard is not None:
+        hard = np.array(fit.posterior_hard)
+        hard[rows] = 0.0
+    return dataclasses.replace(
+        fit, class_posterior=_readonly(class_post), label_codes=_readonly(labels),
+        label_posterior=_readonly(label_post),
+        posterior_hard=None if hard is None else _readonly(hard), n_gold=int(rows.size))
+
+
+def _fit(model: LatentClassModel, r: Ratings, codes: np.ndarray,
+         known: np.ndarray | None = None) -> LatentClassFit:
     rated = _validate_data(model, r, codes)
     k = codes.shape[1]
     m = r.n_categories
@@ -431,16 +509,28 @@ def _fit(model: LatentClassModel, r: Ratings, codes: np.ndarray) -> LatentClassF
     elif hard == K.HARD_UNIFORM:
         q_fixed = np.full((k, m), 1.0 / m)
 
+    # Gold items enter as observed classes: constant counts beside the E-step's.
+    known_sums = None
+    em_codes = codes
+    if known is not None and (known >= 0).any():
+        n_states = m + 1 if hard != K.HARD_NONE else m
+        known_sums = _known_counts(codes, known, m, n_states)
+        em_codes = np.ascontiguousarray(codes[known < 0])
     # Identical rows share their posterior: the engine visits each once.
-    merged = K.merge_rows(codes, m) if model._merge_rows else None
+    merged = K.merge_rows(em_codes, m) if model._merge_rows and len(em_codes) else None
     if merged is not None:
-        rows, weights, inverse = merged
+        em_rows, em_weights, _ = merged
     else:
-        rows, weights, inverse = codes, None, None
-    parallel = rows.size >= K.PARALLEL_THRESHOLD
-    params, trace, n_iter, conv, finals = _run_starts(model, rows, weights, k, m, q_fixed,
+        em_rows, em_weights = em_codes, None
+    parallel = em_rows.size >= K.PARALLEL_THRESHOLD
+    params, trace, n_iter, conv, finals = _run_starts(model, em_rows, em_weights, k, m, q_fixed,
                                                       n_eff, parallel, groups=groups,
-                                                      tie=r.has_replicates)
+                                                      tie=r.has_replicates, known=known_sums)
+    if known_sums is None:
+        rows, weights, inverse = (merged if merged is not None else (codes, None, None))
+    else:
+        full = K.merge_rows(codes, m) if model._merge_rows else None
+        rows, weights, inverse = full if full is not None else (codes, None, None)
 
     logtab, logw = K.tables(em_model, hard, *params.args())
     class_post, hard_post, labels, label_post, ll = K.posteriors(rows, logtab, logw,
@@ -453,8 +543,16 @@ def _fit(model: LatentClassModel, r: Ratings, codes: np.ndarray) -> LatentClassF
     else:
         log_likelihood = float(np.sum(ll))
     mv = np.argmax(r.counts, axis=1)
+    if known_sums is not None:
+        # the objective's terms for gold items: their complete-data log-likelihood
+        rows_k = np.flatnonzero(known >= 0)
+        joint = T.state_log_posterior(codes[rows_k], logtab, logw)[np.arange(rows_k.size),
+                                                                    known[rows_k]]
+        ll_all = K.posteriors(codes[rows_k], logtab, logw)[4]
+        log_likelihood += float(np.sum(joint) - np.sum(ll_all))
     return _finish(model, r, em_model, hard, params, trace, n_iter, conv, finals, class_post,
-                   hard_post, labels, label_post, log_likelihood, mv, rated)
+                   hard_post, labels, label_post, log_likelihood, mv, rated,
+                   anchored=known_sums is not None)
 
 
 def _em_codes(model: LatentClassModel) -> tuple[int, int]:
@@ -464,7 +562,7 @@ def _em_codes(model: LatentClassModel) -> tuple[int, int]:
 
 def _run_starts(model: LatentClassModel, rows: np.ndarray, weights: np.ndarray | None, k: int,
                 m: int, q_fixed: np.ndarray | None, n_eff: int, parallel: bool,
-                groups: np.ndarray | None = None, tie: bool = False):
+                groups: np.ndarray | None = None, tie: bool = False, known: Any = None):
     """EM from every start over ``rows`` (with multiplicities); the best start's result.
 
     Returns ``(params, trace, n_iter, converged, final objective of every start)``.
@@ -485,7 +583,7 @@ def _run_starts(model: LatentClassModel, rows: np.ndarray, weights: np.ndarray |
         trace, n_iter, conv = K.run_em(
             rows, em_model, hard, model.prior_strength, cap, model.max_iter, model.tol,
             n_eff, s == 0, _START_HARD_AGREED, h_dis, *params.args(), weights=weights,
-            parallel=parallel, groups=groups,
+            parallel=parallel, groups=groups, known=known,
         )
         finals[s] = trace[-1]
         if best is None or trace[-1] > best[0]:
@@ -498,10 +596,10 @@ def _finish(model: LatentClassModel, r: Ratings, em_model: int, hard: int, param
             trace: np.ndarray, n_iter: int, conv: bool, finals: np.ndarray,
             class_post: np.ndarray, hard_post: np.ndarray, labels: np.ndarray,
             label_post: np.ndarray, log_likelihood: float, mv: np.ndarray,
-            rated: np.ndarray) -> LatentClassFit:
+            rated: np.ndarray, anchored: bool = False) -> LatentClassFit:
     """Name the classes, warn, and build the fit (shared by the in-memory and chunked fits)."""
     m = r.n_categories
-    if em_model == K.CONFUSION:
+    if em_model == K.CONFUSION and not anchored:
         # Dawid–Skene is symmetric in the classes: name them after majority vote.
         perm = _match_to(labels[rated > 0], mv[rated > 0], m)
         if not np.array_equal(perm, np.arange(m)):

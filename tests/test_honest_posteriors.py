@@ -1,0 +1,221 @@
+"""Honest posteriors (SPEC §5): the held-out check, the tempered fit, calibration, gold in the fit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import binomtest
+
+from agreement import Ratings
+from noise_models import LatentClassModel, calibration, posterior_check
+from noise_models.latent_class import _tempering as T
+from noise_models.latent_class._check import reliability_table
+from noise_models.latent_class._model import fit_tables
+
+
+def _independent(n=2000, k=5, acc=0.75, m=2, seed=0):
+    """Annotators who err independently (the one-coin model itself)."""
+    g = np.random.default_rng(seed)
+    truth = g.integers(0, m, n)
+    wrong = (truth[:, None] + g.integers(1, m, (n, k))) % m
+    x = np.where(g.random((n, k)) < acc, truth[:, None], wrong)
+    return Ratings.from_wide(x), truth
+
+
+def _slow_ece(conf, right, n_bins=10):
+    bins = {}
+    for c, r in zip(conf, right, strict=True):
+        b = min(int(c * n_bins), n_bins - 1)
+        bins.setdefault(b, []).append((c, r))
+    total = len(conf)
+    return sum(len(v) / total * abs(sum(r for _, r in v) / len(v) - sum(c for c, _ in v) / len(v))
+               for v in bins.values())
+
+
+def _gold_ece(fit, truth):
+    return reliability_table(fit.label_posterior, fit.label_codes == truth)[1]
+
+
+def test_reliability_table_matches_a_slow_reference():
+    g = np.random.default_rng(4)
+    for _ in range(20):
+        conf = g.random(int(g.integers(1, 300)))
+        conf[: len(conf) // 5] = 1.0
+        right = g.random(len(conf)) < conf
+        table, ece = reliability_table(conf, right)
+        assert ece == pytest.approx(_slow_ece(conf, right), abs=1e-12)
+        assert int(table["n"].sum()) == len(conf)
+
+
+@pytest.mark.parametrize(("annotators", "hard"), [("spam", None), ("confusion", None),
+                                                  ("one-coin", None), ("spam", "marginal"),
+                                                  ("perfect", "free")])
+def test_tables_of_a_fit_give_back_its_posteriors(annotators, hard):
+    r, _ = _independent(400, 4, 0.7, m=3, seed=1)
+    fit = LatentClassModel(annotators, hard, rng=0, n_starts=2).fit(r)
+    logtab, logw = fit_tables(fit)
+    post = T.state_log_posterior(r.codes, logtab, logw)
+    class_post, hard_post, label_post = T.tempered_posteriors(post, r.n_categories,
+                                                              np.asarray(fit.label_codes), 1.0)
+    np.testing.assert_allclose(class_post, fit.class_posterior, atol=1e-12)
+    np.testing.assert_allclose(label_post, fit.label_posterior, atol=1e-12)
+    if hard is not None:
+        np.testing.assert_allclose(hard_post, fit.posterior_hard, atol=1e-12)
+
+
+def test_held_out_ratings_are_every_rating_of_items_rated_twice():
+    x = np.array([[0, 1, -1], [1, 1, 1], [0, -1, -1], [-1, 0, 1]])
+    held = T.heldout_sample(x, np.random.default_rng(0))
+    assert list(zip(held.items.tolist(), held.annotator.tolist(), strict=True)) == [
+        (0, 0), (0, 1), (1, 0), (1, 1), (1, 2), (3, 1), (3, 2)]
+    assert (x[held.items, held.annotator] == held.label).all()
+    sub = T.heldout_sample(x, np.random.default_rng(0), max_items=2)
+    assert len(np.unique(sub.items)) == 2
+
+
+def test_the_true_model_is_calibrated_and_beats_the_baselines():
+    r, truth = _independent(6000, 5, 0.7, seed=2)
+    fit = LatentClassModel("one-coin", rng=0).fit(r)
+    # against the truth: ECE within sampling error of a calibrated forecaster
+    assert _gold_ece(fit, truth) < 0.02
+    check = posterior_check(fit, rng=0)
+    assert not check.worse_than_baseline
+    assert check.log_score > check.log_score_majority > check.log_score_marginal - 0.1
+    assert check.ece < 0.02  # the held-out ratings are predicted calibrated too
+    assert check.n_heldout == 6000 * 5
+    assert "better than both baselines" in check.verdict
+    assert set(check.to_dict()) >= {"log_score", "log_score_majority", "log_score_marginal",
+                                    "ece", "reliability"}
+
+
+def _mixed_difficulty(n=3000, hard_share=0.4, seed=3):
+    """Easy items (annotators right 85%) and hard ones (55%): one error rate is misspecified."""
+    g = np.random.default_rng(seed)
+    truth = g.integers(0, 2, n)
+    acc = np.where(g.random(n) < hard_share, 0.55, 0.85)[:, None]
+    x = np.where(g.random((n, 5)) < acc, truth[:, None], 1 - truth[:, None])
+    return Ratings.from_wide(x), truth
+
+
+def test_the_check_flags_mixed_difficulty_and_the_held_out_fit_is_humbler():
+    r, truth = _mixed_difficulty()
+    plain = LatentClassModel("one-coin", rng=0).fit(r)
+    humble = LatentClassModel("one-coin", rng=0, calibrate="held-out").fit(r)
+    # one error rate for easy and hard items makes the plain fit overconfident ...
+    assert _gold_ece(plain, truth) > 0.05
+    # ... the held-out ratings say so (a temperature above 1), labels stay the same
+    check = posterior_check(plain, rng=0)
+    assert check.suggested_temperature > 1.1 and "sharper than the ratings" in check.verdict
+    assert humble.temperature == pytest.approx(check.suggested_temperature, rel=1e-9)
+    np.testing.assert_array_equal(humble.label_codes, plain.label_codes)
+    assert _gold_ece(humble, truth) < _gold_ece(plain, truth)
+    r2, _ = _independent(3000, 5, 0.7, seed=3)
+    t_indep = LatentClassModel("one-coin", rng=0, calibrate="held-out").fit(r2).temperature
+    assert t_indep < humble.temperature
+    assert posterior_check(LatentClassModel("one-coin", rng=0).fit(r2),
+                           rng=0).suggested_temperature < 1.1
+
+
+def test_tempering_keeps_labels_and_never_sharpens():
+    r, _ = _independent(1000, 4, 0.8, m=3, seed=5)
+    for ann in ("spam", "confusion", "one-coin"):
+        plain = LatentClassModel(ann, rng=0).fit(r)
+        cal = LatentClassModel(ann, rng=0, calibrate="held-out").fit(r)
+        np.testing.assert_array_equal(cal.label_codes, plain.label_codes)
+        assert cal.temperature >= 1.0
+        assert np.all(cal.label_posterior <= plain.label_posterior + 1e-12)
+    assert "calibrate='held-out'" in repr(LatentClassModel("spam", calibrate="held-out"))
+    with pytest.raises(ValueError, match="`calibrate` must be one of"):
+        LatentClassModel("spam", calibrate="isotonic")
+
+
+def test_calibration_against_a_verified_sample():
+    r, truth = _mixed_difficulty(4000, seed=6)
+    fit = LatentClassModel("one-coin", rng=0).fit(r)
+    items = pd.Index(r.items)
+    g = np.random.default_rng(0)
+    sample = np.sort(g.choice(4000, 400, replace=False))
+    verified = pd.Series(r.categories[truth[sample]], index=items[sample])
+    res = calibration(fit, verified, rng=0)
+    right = fit.label_codes[sample] == truth[sample]
+    assert res.n_verified == 400
+    assert res.verified_accuracy == right.mean()
+    ci = binomtest(int(right.sum()), 400).proportion_ci(0.95, method="exact")
+    assert res.verified_interval == pytest.approx((ci.low, ci.high))
+    assert res.claimed_accuracy == pytest.approx(fit.label_posterior[sample].mean())
+    assert res.ece == pytest.approx(_slow_ece(fit.label_posterior[sample], right))
+    # the map is monotone in the fit's confidence, and rows are distributions
+    order = np.argsort(fit.label_posterior, kind="stable")
+    assert np.all(np.diff(res.recalibrated_label_posterior[order]) >= -1e-12)
+    np.testing.assert_allclose(res.recalibrated.sum(axis=1), 1.0)
+    # on the items not in the sample, recalibration lowers the ECE
+    rest = np.setdiff1d(np.arange(4000), sample)
+    right_rest = fit.label_codes[rest] == truth[rest]
+    before = reliability_table(fit.label_posterior[rest], right_rest)[1]
+    after = reliability_table(res.recalibrated_label_posterior[rest], right_rest)[1]
+    assert after < before / 2
+    assert res.ece_recalibrated < res.ece
+    assert res.confidence_interval(0.9)[0] > res.verified_interval[0]
+
+
+def test_calibration_refuses_bad_samples():
+    r, truth = _independent(50, 3, 0.8, seed=7)
+    fit = LatentClassModel("one-coin", rng=0).fit(r)
+    with pytest.raises(ValueError, match="not in the ratings: 99"):
+        calibration(fit, pd.Series({0: 0, 99: 1}))
+    with pytest.raises(ValueError, match="not categories of the ratings: 7"):
+        calibration(fit, pd.Series({0: 7}))
+    with pytest.raises(ValueError, match="`verified` is empty"):
+        calibration(fit, pd.Series([], dtype=object))
+    with pytest.raises(TypeError, match="`verified` must map item ids"):
+        calibration(fit, [0, 1])
+    with pytest.raises(TypeError, match="`fit` must be a LatentClassFit"):
+        posterior_check(r)
+    # 1, 1.0 and "1" are one label
+    assert calibration(fit, pd.Series({0: "1", 1: 1.0})).n_verified == 2
+
+
+def test_gold_in_the_fit_all_items():
+    g = np.random.default_rng(8)
+    n, k, m = 300, 4, 3
+    truth = g.integers(0, m, n)
+    x = np.where(g.random((n, k)) < 0.7, truth[:, None], g.integers(0, m, (n, k))).astype(float)
+    x[g.random((n, k)) < 0.2] = np.nan
+    r = Ratings.from_wide(x)
+    gold = pd.Series(r.categories[truth], index=r.items)
+    fit = LatentClassModel("confusion", prior_strength=0, n_starts=1).fit(r, gold=gold)
+    np.testing.assert_array_equal(fit.label_codes, truth)
+    assert fit.n_gold == n and np.all(fit.label_posterior == 1.0)
+    codes = r.codes
+    emp = np.zeros((k, m, m))
+    for j in range(k):
+        ok = codes[:, j] >= 0
+        np.add.at(emp, (j, truth[ok], codes[ok, j]), 1)
+    emp /= emp.sum(axis=2, keepdims=True)
+    np.testing.assert_allclose(fit.confusion, emp, atol=1e-12)
+    np.testing.assert_allclose(fit.phi, np.bincount(truth, minlength=m) / n, atol=1e-12)
+    # the objective is the complete-data log-likelihood
+    ll = sum(np.log(fit.phi[truth[i]]) + sum(np.log(emp[j, truth[i], codes[i, j]])
+                                             for j in range(k) if codes[i, j] >= 0)
+             for i in range(n))
+    assert fit.log_likelihood == pytest.approx(ll, rel=1e-12)
+
+
+def test_gold_in_the_fit_some_items_and_refusals():
+    r, truth = _independent(600, 3, 0.65, m=2, seed=9)
+    gold = pd.Series(truth[:200], index=r.items[:200])
+    semi = LatentClassModel("one-coin", rng=0).fit(r, gold=gold)
+    assert semi.n_gold == 200
+    np.testing.assert_array_equal(semi.label_codes[:200], truth[:200])
+    assert np.all(semi.label_posterior[:200] == 1.0)
+    # the annotators' error rates use the gold items: closer to the truth's
+    errs = np.array([np.mean(r.codes[:, j] != truth) for j in range(3)])
+    plain = LatentClassModel("one-coin", rng=0).fit(r)
+    assert np.abs(semi.error_rate - errs).sum() <= np.abs(plain.error_rate - errs).sum() + 0.02
+    with pytest.raises(ValueError, match="not in the ratings"):
+        LatentClassModel("one-coin").fit(r, gold={"nope": 1})
+    with pytest.raises(ValueError, match="not categories of the ratings"):
+        LatentClassModel("one-coin").fit(r, gold={0: 5})
+    with pytest.raises(TypeError, match="`gold` must map item ids"):
+        LatentClassModel("one-coin").fit(r, gold=[0, 1])
