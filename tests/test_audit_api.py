@@ -88,10 +88,10 @@ def test_result_fields_are_the_library_results():
     assert res.fit is not None and res.fit.model.annotators == "spam"
     assert res.bracket is not None and res.bracket.n_agreed == int(_dawid_skene().agreed.sum())
     assert list(res.sections) == ["data", "agreement", "noise_bound", "kappa_audit", "margin",
-                                  "latent_class", "hard_items", "bracket"]
+                                  "latent_class", "hard_items", "bracket", "posterior_check"]
     assert res.to_frame().index.name == "coefficient"
     assert "<table>" in res._repr_html_()
-    assert repr(res) == "AuditResult(gamma=0.0625, 8 sections)"
+    assert repr(res) == "AuditResult(gamma=0.0625, 9 sections)"
 
 
 def test_gold_section_from_a_mapping():

@@ -219,3 +219,49 @@ def test_gold_in_the_fit_some_items_and_refusals():
         LatentClassModel("one-coin").fit(r, gold={0: 5})
     with pytest.raises(TypeError, match="`gold` must map item ids"):
         LatentClassModel("one-coin").fit(r, gold=[0, 1])
+
+
+def test_audit_shows_the_check_and_the_calibration(tmp_path, capsys):
+    import json
+
+    from goldnoise import audit
+    from goldnoise._cli import main
+
+    r, truth = _mixed_difficulty(600, seed=11)
+    res = audit(r, rng=0)
+    chk = res.sections["posterior_check"].values
+    direct = posterior_check(res.fit, rng=0)
+    assert chk["log_score"] == pytest.approx(direct.log_score)
+    assert "calibration" not in res.sections
+    verified = pd.Series(truth[:60], index=r.items[:60])
+    res2 = audit(r, rng=0, verified=verified, calibrate="held-out")
+    cal = res2.sections["calibration"].values
+    assert cal["n_verified"] == 60 and res2.fit.temperature > 1.0
+    assert cal["ece"] == pytest.approx(calibration(res2.fit, verified, rng=0).ece)
+    # the command line: --verified FILE and --calibrate
+    frame = pd.DataFrame(r.codes, index=r.items)
+    frame.index.name = "id"
+    frame.to_csv(tmp_path / "r.csv")
+    pd.DataFrame({"id": r.items[:60], "label": truth[:60]}).to_csv(tmp_path / "v.csv",
+                                                                   index=False)
+    assert main(["audit", str(tmp_path / "r.csv"), "--item", "id", "--verified",
+                 str(tmp_path / "v.csv"), "--calibrate", "held-out", "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["sections"]["calibration"]["values"]["n_verified"] == 60
+    assert report["sections"]["posterior_check"]["status"] == "ok"
+    assert main(["audit", str(tmp_path / "r.csv"), "--item", "id", "--verified",
+                 str(tmp_path / "nope.csv")]) == 1
+    assert "--verified" in capsys.readouterr().err
+    assert main(["fit", str(tmp_path / "r.csv"), "--item", "id", "--calibrate", "held-out",
+                 "--format", "json"]) == 0
+    fit_report = json.loads(capsys.readouterr().out)
+    assert fit_report["sections"]["fit"]["values"]["temperature"] > 1.0
+
+
+def test_calibration_does_not_depend_on_the_order_of_the_sample():
+    r, truth = _mixed_difficulty(800, seed=12)
+    fit = LatentClassModel("one-coin", rng=0).fit(r)
+    verified = pd.Series(truth[:300], index=r.items[:300])
+    a = calibration(fit, verified, rng=0).to_dict()
+    b = calibration(fit, verified.sample(frac=1, random_state=1), rng=0).to_dict()
+    assert repr(a) == repr(b)  # NaN of the empty bins compare equal as text

@@ -38,8 +38,9 @@ class AuditResult(Result):
     ``agreement`` (every coefficient with its interval), ``bootstrap`` (with
     ``bootstrap=B``), ``noise_bound`` (γ of the unanimously agreed items),
     ``kappa_audit`` (κ read through the easy/hard model), ``margin`` (the
-    chance-difference margin), ``latent_class``, ``hard_items`` and ``bracket``
-    (unless ``latent=False``) and ``gold`` (with ``gold=``). A section the data
+    chance-difference margin), ``latent_class``, ``hard_items``, ``bracket`` and
+    ``posterior_check`` (unless ``latent=False``), ``calibration`` (with
+    ``verified=`` or ``gold=``) and ``gold`` (with ``gold=``). A section the data
     do not allow is kept, with ``status == "undefined"`` and the reason in words.
 
     Attributes
@@ -132,13 +133,15 @@ def _gold_series(gold: Any) -> pd.Series | None:
 
 @validate_params(alpha=Alpha(), confidence_level=ConfidenceLevel(),
                  bootstrap=Resamples(1, optional=True), level=Option(LEVELS),
-                 model=Option(MODELS), n_starts=Integer(1), rng=Rng())
+                 model=Option(MODELS), n_starts=Integer(1), rng=Rng(),
+                 calibrate=Option(("held-out",), optional=True))
 def audit(ratings: Any, *, model: str = "spam", hard: str | None = None,
           gold: Any = None, alpha: float = 0.95, confidence_level: float = 0.95,
           bootstrap: int | None = None, threshold: float | None = None, level: str = "auto",
           latent: bool = True, n_starts: int = 10, rng: int | None = None,
           labels_ordered: bool = False, source: str | None = None,
-          notes: Sequence[str] = ()) -> AuditResult:
+          notes: Sequence[str] = (), calibrate: str | None = None,
+          verified: Any = None) -> AuditResult:
     """Audit a set of annotations: what ``goldnoise audit`` computes, as one result.
 
     Every agreement coefficient with its interval; the noise bound γ of the
@@ -183,6 +186,13 @@ def audit(ratings: Any, *, model: str = "spam", hard: str | None = None,
     labels_ordered : bool, default False
         Whether the labels' order was declared by the data (an ordered
         categorical column).
+    calibrate : {None, "held-out"}
+        ``"held-out"``: the latent-class posteriors tempered by held-out ratings
+        (:class:`noise_models.LatentClassModel`).
+    verified : pandas.Series or dict, optional
+        True labels of a checked sample of items: the ``calibration`` section
+        grades the fit's confidence against them (against ``gold`` when only
+        that is given).
     source : str, optional
         Where the ratings came from, for the title.
     notes : sequence of str
@@ -206,7 +216,7 @@ def audit(ratings: Any, *, model: str = "spam", hard: str | None = None,
     ...                                label="rating", replicates="separate")
     >>> res = gn.audit(ratings, rng=0)
     >>> res
-    AuditResult(gamma=0.0625, 8 sections)
+    AuditResult(gamma=0.0625, 9 sections)
     >>> round(float(res.agreement.loc["Fleiss' kappa", "value"]), 4)
     0.5812
     >>> res.sections["bracket"].values["n_agreed"]
@@ -225,10 +235,12 @@ def audit(ratings: Any, *, model: str = "spam", hard: str | None = None,
         from agreement import as_ratings
 
         ratings = as_ratings(ratings)
+    verified = _gold_series(verified) if verified is not None else None
     options = dict(model=model, hard=hard, gold=gold, alpha=float(alpha),
                    confidence_level=float(confidence_level), bootstrap=bootstrap,
                    threshold=threshold, level=level, latent=latent, n_starts=n_starts,
-                   rng=rng, labels_ordered=labels_ordered, notes=list(notes))
+                   rng=rng, labels_ordered=labels_ordered, notes=list(notes),
+                   calibrate=calibrate, verified=verified)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if lazy:
@@ -244,8 +256,9 @@ def audit(ratings: Any, *, model: str = "spam", hard: str | None = None,
 def _memory_audit(r: Any, *, source: str | None, model: str, hard: str | None, gold: Any,
                   alpha: float, confidence_level: float, bootstrap: int | None,
                   threshold: float | None, level: str, latent: bool, n_starts: int,
-                  rng: Any, labels_ordered: bool, notes: list[str]) -> dict[str, Any]:
-    from goldnoise._audit._latent import gold_section
+                  rng: Any, labels_ordered: bool, notes: list[str], calibrate: str | None,
+                  verified: Any) -> dict[str, Any]:
+    from goldnoise._audit._latent import calibration_section, check_section, gold_section
     from goldnoise._audit._sections import (
         agreement_section,
         bound_section,
@@ -283,9 +296,16 @@ def _memory_audit(r: Any, *, source: str | None, model: str, hard: str | None, g
     fitted = bracket = None
     if latent:
         sections, fitted, bracket = latent_class(r, model=model, hard=hard, n_starts=n_starts,
-                                                 seed=rng, alpha=alpha, gold=gold)
+                                                 seed=rng, alpha=alpha, gold=gold,
+                                                 calibrate=calibrate)
         for s in sections:
             report.add(s)
+        if fitted is not None:
+            report.add(check_section(fitted, rng))
+            if verified is not None or gold is not None:
+                report.add(calibration_section(
+                    fitted, verified if verified is not None else gold,
+                    "the verified sample" if verified is not None else "gold"))
     if gold is not None:
         report.add(gold_section(fitted, r, gold))
     return dict(gamma=float("nan") if bound is None else float(bound.gamma), report=report,
@@ -295,7 +315,8 @@ def _memory_audit(r: Any, *, source: str | None, model: str, hard: str | None, g
 
 
 def latent_class(r: Any, *, model: str, hard: str | None, n_starts: int, seed: Any,
-                 alpha: float, gold: Any = None) -> tuple[list[Section], Any, Any]:
+                 alpha: float, gold: Any = None, calibrate: str | None = None
+                 ) -> tuple[list[Section], Any, Any]:
     """The latent-class sections (or the reason they are not computed), the fit, the bracket."""
     from goldnoise._audit._latent import fit_models, latent_sections
     from goldnoise._audit._text import capture_notes
@@ -314,7 +335,8 @@ def latent_class(r: Any, *, model: str, hard: str | None, n_starts: int, seed: A
         return [Section("latent_class", title).undefined(
             "no item has two or more ratings")], None, None
     try:
-        fitted = fit_models(r, model, hard=hard, n_starts=n_starts, seed=seed)
+        fitted = fit_models(r, model, hard=hard, n_starts=n_starts, seed=seed,
+                            calibrate=calibrate)
     except ValueError as exc:
         return [Section("latent_class", title).undefined(str(exc))], None, None
     bracket, reason = None, None

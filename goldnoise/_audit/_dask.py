@@ -63,14 +63,15 @@ def _bound_section(lazy: Any, alpha: float) -> tuple[Section, Any]:
 def dask_audit(lazy: Any, *, source: str | None, model: str, hard: str | None, gold: Any,
                alpha: float, confidence_level: float, bootstrap: int | None,
                threshold: float | None, level: str, latent: bool, n_starts: int, rng: Any,
-               labels_ordered: bool, notes: list[str]) -> dict[str, Any]:
+               labels_ordered: bool, notes: list[str], calibrate: str | None = None,
+               verified: Any = None) -> dict[str, Any]:
     """The parts of an :class:`~goldnoise.AuditResult` computed over Dask partitions."""
     from goldnoise._audit._latent import fit_models, latent_sections
     from goldnoise._audit._sections import agreement_section, coefficient_frame, margin_section
 
-    if gold is not None or bootstrap is not None:
-        raise ValueError("the audit of Dask-held ratings takes neither `gold` nor `bootstrap` "
-                         "(audit the ratings in memory for those)")
+    if gold is not None or bootstrap is not None or calibrate or verified is not None:
+        raise ValueError("the audit of Dask-held ratings takes neither `gold`, `bootstrap`, "
+                         "`calibrate` nor `verified` (audit the ratings in memory for those)")
     source = source or "ratings"
     report = Report("audit", f"goldnoise audit: {source} (Dask)",
                     parameters={"source": source, "engine": "dask",

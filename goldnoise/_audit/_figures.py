@@ -14,7 +14,7 @@ from typing import Any
 from goldnoise.report import Figure
 
 __all__ = ["annotator_accuracy", "coefficient_forest", "gamma_by_k", "hard_count_posterior",
-           "hard_histogram"]
+           "hard_histogram", "reliability_diagram"]
 
 _BLUE, _RED, _GREY = "#1f5f9f", "#b8322a", "#8a8a8a"
 
@@ -123,3 +123,23 @@ def annotator_accuracy(names: Sequence[str], n_ratings: Sequence[int],
     height = 1.4 + 0.22 * len(names) if few else 4.0
     return Figure("annotator_accuracy", f"Annotators: {what}", draw,
                   size=(6.4, max(3.0, height)))
+
+
+def reliability_diagram(confidence: Sequence[float], accuracy: Sequence[float],
+                        n: Sequence[int]) -> Figure:
+    """Verified accuracy against the fit's claimed confidence, per bin (size: items)."""
+
+    def draw(fig: Any) -> None:
+        ax = fig.add_subplot()
+        ax.plot([0, 1], [0, 1], color=_GREY, lw=0.8, label="calibrated")
+        big = max(n) if n else 1
+        ax.scatter(confidence, accuracy, s=[20 + 200 * k / big for k in n], color=_BLUE,
+                   zorder=3, label="bins (size: items)")
+        ax.plot(confidence, accuracy, color=_BLUE, lw=1)
+        ax.set_xlim(0, 1.02)
+        ax.set_ylim(0, 1.02)
+        ax.set_xlabel("claimed P(label right)")
+        ax.set_ylabel("share verified right")
+        ax.legend(fontsize=8, loc="upper left")
+
+    return Figure("reliability", "Reliability diagram", draw, size=(5.0, 5.0))

@@ -36,7 +36,7 @@ class Fitted:
 
 
 def make_model(model: str = "spam", *, hard: str | None = None, n_starts: int = 10,
-               seed: int | None = 0) -> Any:
+               seed: int | None = 0, calibrate: str | None = None) -> Any:
     """The latent-class model named ``model`` (one of :data:`MODELS`)."""
     from noise_models import EasyHardModel, LatentClassModel
 
@@ -49,17 +49,18 @@ def make_model(model: str = "spam", *, hard: str | None = None, n_starts: int = 
         if hard is not None:
             raise ValueError("`hard` goes with the spam, confusion or one-coin model; easy-hard "
                              "has its own hard component (--hard with --model easy-hard)")
-        return EasyHardModel(n_starts=n_starts, rng=seed)
-    return LatentClassModel(model, hard=hard, n_starts=n_starts, rng=seed)
+        return EasyHardModel(n_starts=n_starts, rng=seed, calibrate=calibrate)
+    return LatentClassModel(model, hard=hard, n_starts=n_starts, rng=seed, calibrate=calibrate)
 
 
 def fit_models(ratings: Any, model: str = "spam", *, hard: str | None = None,
-               n_starts: int = 10, seed: int | None = 0) -> Fitted:
+               n_starts: int = 10, seed: int | None = 0, calibrate: str | None = None
+               ) -> Fitted:
     """Fit ``model`` and, unless it is easy-hard already, the easy/hard model (M1) beside it."""
     from noise_models import EasyHardModel
 
     notes: list[str] = []
-    chosen = make_model(model, hard=hard, n_starts=n_starts, seed=seed)
+    chosen = make_model(model, hard=hard, n_starts=n_starts, seed=seed, calibrate=calibrate)
     with capture_notes(notes):
         fit = chosen.fit(ratings)
         hard_fit = fit if model == "easy-hard" else EasyHardModel(rng=seed).fit(ratings)
@@ -354,11 +355,12 @@ def pd_notna(gold: Any, items: Any) -> Any:
 
 
 def fit_report(r: Any, *, model: str, hard: str | None, n_starts: int, seed: Any,
-               gold: Any = None, source: str = "ratings", notes: Any = ()) -> Report:
+               gold: Any = None, source: str = "ratings", notes: Any = (),
+               calibrate: str | None = None) -> Report:
     """The report of ``goldnoise fit``: the fit, per item, per annotator (and gold)."""
     from goldnoise.report import Report
 
-    fitted = fit_models(r, model, hard=hard, n_starts=n_starts, seed=seed)
+    fitted = fit_models(r, model, hard=hard, n_starts=n_starts, seed=seed, calibrate=calibrate)
     fit = fitted.fit
     report = Report("fit", f"goldnoise fit: {source}",
                     parameters={"source": source, "model": model, "hard": hard or "none",
@@ -387,3 +389,68 @@ def fit_report(r: Any, *, model: str, hard: str | None, n_starts: int, seed: Any
     if gold is not None:
         report.add(gold_section(fitted, r, gold))
     return report
+
+
+def check_section(f: Fitted, seed: Any = 0) -> Section:
+    """The held-out check: does the fit predict ratings it was not shown?"""
+    from noise_models import posterior_check
+
+    fit = f.fit
+    s = Section("posterior_check", "How sure should the fit be? (held-out ratings)")
+    try:
+        with capture_notes(s.notes):
+            chk = posterior_check(fit, rng=seed)
+    except ValueError as exc:
+        return s.undefined(str(exc))
+    s.values.update({k: v for k, v in chk.to_dict().items() if k != "reliability"})
+    s.lines += [
+        f"{chk.n_heldout} ratings, each held out in turn and predicted from the item's other "
+        f"ratings: log score {chk.log_score:.4f} per rating (majority of the rest "
+        f"{chk.log_score_majority:.4f}, the annotator's own shares {chk.log_score_marginal:.4f})",
+        chk.verdict,
+    ]
+    if fit.temperature != 1.0:
+        s.lines.append(f"posteriors tempered at T = {fit.temperature:.2f} (calibrate="
+                       "held-out)")
+    s.tables.append(Table("reliability", [
+        Column("low", "from", ".1f"), Column("high", "to", ".1f"), Column("n", "ratings"),
+        Column("confidence", "predicted", ".3f"), Column("accuracy", "observed", ".3f")],
+        chk.reliability[chk.reliability["n"] > 0].to_dict(orient="records"),
+        title="predicted probability of the most likely held-out rating vs how often it is"))
+    return s
+
+
+def calibration_section(f: Fitted, verified: Any, what: str) -> Section:
+    """The fit's confidence against verified labels (gold, or a checked sample)."""
+    from noise_models import calibration
+
+    s = Section("calibration", f"Is the fit's confidence right? (against {what})")
+    try:
+        with capture_notes(s.notes):
+            res = calibration(f.fit, verified, rng=0)
+    except ValueError as exc:
+        return s.undefined(str(exc))
+    s.values.update({k: v for k, v in res.to_dict().items() if k != "reliability"})
+    lo, hi = res.verified_interval
+    s.lines += [
+        f"on {res.n_verified} verified items the fit claims {pct(res.claimed_accuracy)} of its "
+        f"labels right; {pct(res.verified_accuracy)} are ({100 * res.confidence_level:g}% "
+        f"exact interval {pct(lo)} to {pct(hi)}); ECE {res.ece:.3f}",
+        f"recalibrated on them (isotonic, graded out of fold): ECE {res.ece_recalibrated:.3f}; "
+        f"over all {len(res.recalibrated_label_posterior)} items the expected accuracy is "
+        f"{pct(res.recalibrated_accuracy_all)} (the fit claims {pct(res.claimed_accuracy_all)})",
+    ]
+    s.tables.append(Table("reliability", [
+        Column("low", "from", ".1f"), Column("high", "to", ".1f"), Column("n", "items"),
+        Column("confidence", "claimed", ".3f"), Column("accuracy", "verified", ".3f")],
+        res.reliability[res.reliability["n"] > 0].to_dict(orient="records")))
+    s.figures.append(reliability_figure(res.reliability))
+    return s
+
+
+def reliability_figure(table: Any) -> Any:
+    from goldnoise._audit._figures import reliability_diagram
+
+    rows = table[table["n"] > 0]
+    return reliability_diagram(rows["confidence"].tolist(), rows["accuracy"].tolist(),
+                               rows["n"].tolist())

@@ -75,6 +75,9 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
                    help="EM starts (majority vote, then random); the best is kept")
     g.add_argument("--seed", type=count("--seed", 0), default=0,
                    help="seed of the random starts (and of `audit --bootstrap`)")
+    g.add_argument("--calibrate", choices=("none", "held-out"), default="none",
+                   help="held-out: temper the posteriors by how well the fit predicts held-out "
+                        "ratings (labels unchanged)")
 
 
 def check_model_arguments(args: argparse.Namespace) -> None:

@@ -69,6 +69,9 @@ def run_dask(args: argparse.Namespace) -> Report:
     if args.layout not in ("long", "wide") or args.transpose or getattr(args, "gold", None):
         raise UsageError("--engine dask reads long-format Parquet (one row per rating): "
                          "--layout counts, --transpose and --gold are not supported")
+    if getattr(args, "verified", None) or getattr(args, "calibrate", "none") != "none":
+        raise UsageError("--verified and --calibrate need the ratings in memory: drop "
+                         "--engine dask")
     if args.scheduler and args.engine != "dask":
         raise UsageError("--scheduler goes with --engine dask")
     item = _column(args.item, "item", "item")

@@ -17,7 +17,8 @@ from typing import Any
 
 from goldnoise._cli._errors import CliError, DataError, UsageError
 
-__all__ = ["EXAMPLES", "LoadedRatings", "add_ratings_arguments", "load_ratings", "read_table"]
+__all__ = ["EXAMPLES", "LoadedRatings", "add_ratings_arguments", "load_ratings",
+           "read_labels_file", "read_table"]
 
 EXAMPLES = {
     "fleiss1971": "Fleiss (1971): 30 patients, each diagnosed by 6 of a pool of psychiatrists "
@@ -407,6 +408,26 @@ def _gold_from_file(spec: str, items: Any, sep: str | None) -> Any:
     if series.index.has_duplicates:
         raise DataError(f"gold file {path}: item ids repeat in column {item_col!r}")
     return series
+
+
+def read_labels_file(spec: str, items: Any, option: str) -> Any:
+    """A file of (item, label) rows as a Series on the ratings' item ids (matched as text)."""
+    import pandas as pd
+
+    path = Path(spec)
+    if not path.is_file():
+        raise DataError(f"{option} {spec}: no such file")
+    table = read_table(path)
+    if table.shape[1] < 2 or len(table) == 0:
+        raise DataError(f"{option} file {path} needs rows of two columns (item id, label)")
+    item_col = _find(table.columns, _ITEM_NAMES) or table.columns[0]
+    label_col = next(c for c in table.columns if c != item_col)
+    series = table.set_index(item_col)[label_col]
+    if series.index.has_duplicates:
+        raise DataError(f"{option} file {path}: item ids repeat in column {item_col!r}")
+    by_text = {str(i): i for i in items}
+    index = [by_text.get(str(i), i) for i in series.index]
+    return pd.Series(series.to_numpy(), index=pd.Index(index, dtype=object), name=label_col)
 
 
 def load_ratings(args: argparse.Namespace) -> LoadedRatings:

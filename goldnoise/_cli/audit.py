@@ -59,6 +59,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "bootstrap, as without the option): "
                         "percentile and BCa intervals beside the analytic ones (seeded by "
                         "--seed: the same seed gives the same intervals)")
+    a.add_argument("--verified", metavar="FILE",
+                   help="true labels of a checked sample of items (a file with item and label "
+                        "columns): the calibration section grades the fit's confidence on them")
     add_model_arguments(parser)
     add_engine_arguments(parser)
 
@@ -72,10 +75,16 @@ def run(args: argparse.Namespace) -> Report:
     if args.scheduler:
         raise UsageError("--scheduler goes with --engine dask")
     loaded = load_ratings(args)
+    verified = None
+    if args.verified is not None:
+        from goldnoise._cli._input import read_labels_file
+
+        verified = read_labels_file(args.verified, loaded.ratings.items, "--verified")
     result = audit(loaded.ratings, model=args.model, hard=args.hard, gold=loaded.gold,
                    alpha=args.alpha, confidence_level=args.confidence_level,
                    bootstrap=args.bootstrap or None, threshold=args.threshold, level=args.level,
                    latent=not args.no_latent, n_starts=args.starts, rng=args.seed,
                    labels_ordered=loaded.declared_order, source=loaded.source,
-                   notes=loaded.notes)
+                   notes=loaded.notes, verified=verified,
+                   calibrate=None if args.calibrate == "none" else args.calibrate)
     return result.report

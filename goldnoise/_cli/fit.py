@@ -35,6 +35,7 @@ def run(args: argparse.Namespace) -> Report:
     try:
         return fit_report(loaded.ratings, model=args.model, hard=args.hard,
                           n_starts=args.starts, seed=args.seed, gold=loaded.gold,
-                          source=loaded.source, notes=loaded.notes)
+                          source=loaded.source, notes=loaded.notes,
+                          calibrate=None if args.calibrate == "none" else args.calibrate)
     except ValueError as exc:
         raise DataError(f"{loaded.source}: {exc}") from None

@@ -417,6 +417,8 @@ def calibration(fit: LatentClassFit, verified: Any, *, confidence_level: float =
     if not isinstance(fit, LatentClassFit):
         raise TypeError(f"`fit` must be a LatentClassFit; got {type(fit).__name__}.")
     pos, true = _verified_codes(fit, verified)
+    order = np.argsort(pos, kind="stable")  # the ratings' item order: same result however
+    pos, true = pos[order], true[order]      # the sample is ordered
     labels = np.asarray(fit.label_codes)
     conf_all = np.nan_to_num(np.asarray(fit.label_posterior, dtype=np.float64), nan=0.0)
     conf = conf_all[pos]

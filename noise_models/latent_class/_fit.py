@@ -48,6 +48,11 @@ def _readonly(a: np.ndarray | None) -> np.ndarray | None:
 class LatentClassFit(Result):
     """A fitted latent-class model: parameters, per-item posteriors, diagnostics.
 
+    ``temperature`` is 1 for a plain fit; with ``calibrate="held-out"`` the
+    posteriors are ``P(s | x)^(1/T)`` renormalised, ``T`` chosen by held-out
+    ratings (``noise_models.posterior_check``). ``n_gold`` counts the items fitted
+    with a known class (``fit(ratings, gold=...)``).
+
     Attributes
     ----------
     model : LatentClassModel
@@ -235,7 +240,8 @@ class LatentClassFit(Result):
             "n_raters": self.ratings.n_raters, "n_categories": self.ratings.n_categories,
             "pi": self.pi, "phi": self.phi.tolist(), "log_likelihood": self.log_likelihood,
             "objective": float(self.loglik[-1]), "n_iter": self.n_iter,
-            "converged": self.converged,
+            "converged": self.converged, "temperature": self.temperature,
+            "n_gold": self.n_gold,
         }
 
 
