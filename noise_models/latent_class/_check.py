@@ -27,19 +27,21 @@ __all__ = ["CalibrationResult", "PosteriorCheckResult", "calibration", "posterio
            "reliability_table"]
 
 
-def reliability_table(confidence: np.ndarray, correct: np.ndarray, n_bins: int = 10
-                      ) -> tuple[pd.DataFrame, float]:
+def reliability_table(confidence: np.ndarray, correct: np.ndarray, n_bins: int = 10,
+                      weights: np.ndarray | None = None) -> tuple[pd.DataFrame, float]:
     """Equal-width bins of ``confidence`` in [0, 1]: count, mean confidence, accuracy; and ECE.
 
     ECE = Σ_b (n_b / n) · |accuracy_b − confidence_b| over the non-empty bins
-    (Guo et al. 2017); a confidence of exactly 1 falls in the last bin.
+    (Guo et al. 2017); a confidence of exactly 1 falls in the last bin. ``weights``:
+    how many cases each entry stands for.
     """
     confidence = np.asarray(confidence, dtype=np.float64)
     correct = np.asarray(correct, dtype=np.float64)
+    w = np.ones(len(confidence)) if weights is None else np.asarray(weights, dtype=np.float64)
     b = np.minimum((confidence * n_bins).astype(np.int64), n_bins - 1)
-    n = np.bincount(b, minlength=n_bins)
-    conf_sum = np.bincount(b, weights=confidence, minlength=n_bins)
-    acc_sum = np.bincount(b, weights=correct, minlength=n_bins)
+    n = np.bincount(b, weights=w, minlength=n_bins).round().astype(np.int64)
+    conf_sum = np.bincount(b, weights=w * confidence, minlength=n_bins)
+    acc_sum = np.bincount(b, weights=w * correct, minlength=n_bins)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_conf = conf_sum / n
         acc = acc_sum / n
@@ -178,20 +180,26 @@ def posterior_check(fit: LatentClassFit, *, rng: Any = None,
     codes = r.require_raters("`posterior_check`")
     m = r.n_categories
     logtab, logw = fit_tables(fit)
-    post_log = T.state_log_posterior(codes, logtab, logw)
-    held = T.heldout_sample(codes, check_rng(rng), max_items)
+    distinct, weights, _ = T.distinct_rows(codes, m)
+    post_log = T.state_log_posterior(distinct, logtab, logw)
+    held = T.heldout_sample(distinct, check_rng(rng), max_items, weights)
     if len(held) == 0:
         raise ValueError("no item has two or more ratings: no rating can be held out and "
                          "predicted from the others.")
-    n_held = len(held)
-    rows = np.arange(n_held)
+    w = held.weight
+    total = held.total
+    rows = np.arange(len(held))
     pred = T.predictive(post_log, logtab, held, fit.temperature)
     p = np.maximum(pred[rows, held.label], 1e-300)
-    log_score = float(np.mean(np.log(p)))
+    log_score = float(np.dot(w, np.log(p)) / total)
     top = pred.argmax(axis=1)
-    table, ece = reliability_table(pred[rows, top], top == held.label)
+    table, ece = reliability_table(pred[rows, top], top == held.label, weights=w)
     # majority of the rest, add-one smoothed
-    counts = np.asarray(r.counts[held.items], dtype=np.float64)
+    counts = np.zeros((len(held), m))
+    sub = distinct[held.items]
+    for j in range(sub.shape[1]):
+        ok = sub[:, j] >= 0
+        counts[rows[ok], sub[ok, j]] += 1.0
     counts[rows, held.label] -= 1.0
     maj = (counts[rows, held.label] + 1.0) / (counts.sum(axis=1) + m)
     # the annotator's own label shares without this rating, add-one smoothed
@@ -201,8 +209,8 @@ def posterior_check(fit: LatentClassFit, *, rng: Any = None,
         own[j] = np.bincount(codes[rated[:, j], j], minlength=m)
     mine = own[held.annotator, held.label] - 1.0
     marg = (mine + 1.0) / (own[held.annotator].sum(axis=1) - 1.0 + m)
-    ls_maj = float(np.mean(np.log(maj)))
-    ls_marg = float(np.mean(np.log(marg)))
+    ls_maj = float(np.dot(w, np.log(maj)) / total)
+    ls_marg = float(np.dot(w, np.log(marg)) / total)
     worse = [name for name, v in (("the majority of the item's other ratings", ls_maj),
                                   ("each annotator's own label shares", ls_marg))
              if v > log_score]
@@ -220,8 +228,9 @@ def posterior_check(fit: LatentClassFit, *, rng: Any = None,
                     "'held-out' tempers them).")
     return PosteriorCheckResult(log_score=log_score, log_score_majority=ls_maj,
                                 log_score_marginal=ls_marg,
-                                accuracy=float(np.mean(top == held.label)), ece=ece,
-                                n_heldout=n_held, temperature=float(fit.temperature),
+                                accuracy=float(np.dot(w, top == held.label) / total),
+                                ece=ece, n_heldout=round(total),
+                                temperature=float(fit.temperature),
                                 suggested_temperature=suggested, verdict=verdict,
                                 reliability=table)
 

@@ -694,9 +694,12 @@ def fit_tables(fit: LatentClassFit) -> tuple[np.ndarray, np.ndarray]:
 def _calibrate_held_out(fit: LatentClassFit, codes: np.ndarray) -> LatentClassFit:
     """The fit with its posteriors tempered by the held-out temperature (``_tempering``)."""
     logtab, logw = fit_tables(fit)
-    post_log = T.state_log_posterior(codes, logtab, logw)
-    held = T.heldout_sample(codes, check_rng(fit.model.rng), HELD_OUT_MAX_ITEMS)
+    rows, weights, inverse = T.distinct_rows(codes, fit.ratings.n_categories)
+    post_log = T.state_log_posterior(rows, logtab, logw)
+    held = T.heldout_sample(rows, check_rng(fit.model.rng), HELD_OUT_MAX_ITEMS, weights)
     t = T.choose_temperature(post_log, logtab, held)
+    if inverse is not None:
+        post_log = post_log[inverse]
     class_post, hard_post, label_post = T.tempered_posteriors(
         post_log, fit.ratings.n_categories, np.asarray(fit.label_codes), t)
     return dataclasses.replace(

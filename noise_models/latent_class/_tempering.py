@@ -29,8 +29,8 @@ from _goldnoise_lib.lazy import lazy_module
 
 K = lazy_module("noise_models.latent_class._kernels")
 
-__all__ = ["HeldOut", "choose_temperature", "heldout_sample", "log_tables", "predictive",
-           "state_log_posterior", "tempered_posteriors"]
+__all__ = ["HeldOut", "choose_temperature", "distinct_rows", "heldout_sample", "log_tables",
+           "predictive", "state_log_posterior", "tempered_posteriors"]
 
 #: The search range of the temperature (Brent's method on log T). Never below 1: the
 #: parameters were fitted with the held-out rating included, which favours sharp
@@ -57,26 +57,45 @@ def state_log_posterior(codes: np.ndarray, logtab: np.ndarray, logw: np.ndarray
 
 
 class HeldOut:
-    """One held-out rating per chosen item: ``items``, ``annotator``, ``label``."""
+    """Held-out ratings: row ``items``, ``annotator``, ``label``, and ``weight`` (the number
+    of items sharing the row when identical rows are merged, else 1)."""
 
-    def __init__(self, items: np.ndarray, annotator: np.ndarray, label: np.ndarray) -> None:
+    def __init__(self, items: np.ndarray, annotator: np.ndarray, label: np.ndarray,
+                 weight: np.ndarray | None = None) -> None:
         self.items, self.annotator, self.label = items, annotator, label
+        self.weight = np.ones(len(items)) if weight is None else weight
 
     def __len__(self) -> int:
         return len(self.items)
 
+    @property
+    def total(self) -> float:
+        """Held-out ratings counted with their weights."""
+        return float(self.weight.sum())
+
+
+def distinct_rows(codes: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray | None,
+                                                      np.ndarray | None]:
+    """``(rows, weights, inverse)``: identical rows merged when that pays (as the EM does)."""
+    merged = K.merge_rows(codes, m)
+    if merged is None:
+        return codes, None, None
+    return merged
+
 
 def heldout_sample(codes: np.ndarray, rng: np.random.Generator,
-                   max_items: int | None = None) -> HeldOut:
-    """Every rating of every item with two or more ratings, each held out in turn (a
-    seeded sample of ``max_items`` items when there are more)."""
+                   max_items: int | None = None, weights: np.ndarray | None = None
+                   ) -> HeldOut:
+    """Every rating of every row with two or more ratings, each held out in turn (a
+    seeded sample of ``max_items`` rows when there are more). ``weights``: items per row."""
     rated = codes >= 0
     eligible = np.flatnonzero(rated.sum(axis=1) >= 2)
     if max_items is not None and eligible.size > max_items:
         eligible = np.sort(rng.choice(eligible, size=max_items, replace=False))
     item_pos, j = np.nonzero(rated[eligible])
     items = eligible[item_pos]
-    return HeldOut(items, j.astype(np.int64), codes[items, j].astype(np.int64))
+    w = None if weights is None else np.asarray(weights, dtype=np.float64)[items]
+    return HeldOut(items, j.astype(np.int64), codes[items, j].astype(np.int64), w)
 
 
 def predictive(post_log: np.ndarray, logtab: np.ndarray, held: HeldOut,
@@ -99,7 +118,7 @@ def _log_score(post_log: np.ndarray, logtab: np.ndarray, held: HeldOut,
                temperature: float) -> float:
     pred = predictive(post_log, logtab, held, temperature)
     p = pred[np.arange(len(held)), held.label]
-    return float(np.mean(np.log(np.maximum(p, 1e-300))))
+    return float(np.dot(held.weight, np.log(np.maximum(p, 1e-300))) / held.total)
 
 
 def choose_temperature(post_log: np.ndarray, logtab: np.ndarray, held: HeldOut) -> float:
