@@ -62,6 +62,15 @@ simulate_study        -- coverage, width, power of analytic / percentile / BCa i
                          at a given size                           -> DataFrame
 study_tradeoff        -- more items or more raters: the cheapest design -> StudyTradeoff
 
+Re-annotation and expert checks (simulation.reannotation)
+---------------------------------------------------------
+next_batch            -- the items for one more rating: uniform, random, uncertainty,
+                         margin, expected-error-reduction, hard    -> DataFrame
+verification_batch    -- items for expert checks, ranked + random strata with inclusion
+                         probabilities                             -> DataFrame
+residual_errors       -- an upper confidence bound on the wrong labels left (a stopping
+                         rule)                                     -> ResidualErrorResult
+
 Cross-check against the annotation model (simulation.crosscheck)
 ----------------------------------------------------------------
 crosscheck            -- model loss vs disagreement and the latent-class posterior,
@@ -91,6 +100,12 @@ from simulation.detection import (
     overlap_coefficient,
 )
 from simulation.generators import SimulatedAnnotations, simulate_annotations
+from simulation.reannotation import (
+    ResidualErrorResult,
+    next_batch,
+    residual_errors,
+    verification_batch,
+)
 from simulation.study import (
     StudyPlan,
     StudyTradeoff,
@@ -175,4 +190,12 @@ __all__ += [
     "overlap_coefficient",
     "perturb_similar",
     "voter_labels",
+]
+
+# re-annotation, expert checks and the certificate (SPEC §6)
+__all__ += [
+    "ResidualErrorResult",
+    "next_batch",
+    "residual_errors",
+    "verification_batch",
 ]

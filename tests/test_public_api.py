@@ -58,6 +58,8 @@ PUBLIC = {
         # the seed benchmarks' noise constructions
         "SeparabilityResult", "loss_separability", "overlap_coefficient", "perturb_similar",
         "voter_labels",
+        # re-annotation, expert checks and the certificate
+        "ResidualErrorResult", "next_batch", "residual_errors", "verification_batch",
     },
 }
 

@@ -104,6 +104,9 @@ EXAMPLES = {
         _ratings()).noise_bound(),
     "ErrorBracketResult": lambda: noise_models.agreed_error_bracket(_ratings()),
     "VerifiedSampleBoundResult": lambda: noise_models.verified_sample_bound(1000, 100, 2),
+    "ResidualErrorResult": lambda: simulation.residual_errors(
+        noise_models.LatentClassModel("one-coin", rng=0).fit(_ratings()),
+        noise_models.LatentClassModel("one-coin", rng=0).fit(_ratings()).labels.iloc[:5]),
     "PosteriorCheckResult": lambda: noise_models.posterior_check(
         noise_models.LatentClassModel("one-coin", rng=0).fit(_ratings()), rng=0),
     "CalibrationResult": lambda: noise_models.calibration(

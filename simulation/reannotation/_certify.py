@@ -1,0 +1,360 @@
+"""Expert checks and the certificate of the wrong labels left (SPEC §6).
+
+A verification batch mixes a *ranked* stratum (the items whose published label is
+most likely wrong, every one of them checked: inclusion probability 1) with a
+*random* stratum (a simple random sample of the other items, inclusion
+probability ``n_h / N_h``). From the checked items' true labels the number ``W``
+of wrong published labels in the whole data set is bounded:
+
+* ranked (take-all) strata contribute their counted errors exactly;
+* each random stratum ``h`` (``N_h`` items, ``n_h`` checked, ``e_h`` wrong) gets
+  the exact hypergeometric upper bound of its wrong count ``K_h``
+  (:func:`noise_models.verified_sample_bound`), at level ``1 − (1 − c)/H`` for
+  ``H`` random strata (Bonferroni: exact for one random stratum, conservative
+  for several);
+* ``upper = Σ_ranked e_h + Σ_random K_h^max``; the Horvitz–Thompson estimate is
+  ``Σ_{checked i} wrong_i / π_i``.
+
+For a design with one random stratum and no ranked one (a simple random sample)
+``upper`` is exactly ``verified_sample_bound(N, n, e, alpha=c).max_errors``.
+``upper_left = upper − (errors found)`` bounds the wrong labels that remain once
+the checked items are corrected. "Stop when ``upper_share`` ≤ ε" is a valid
+stopping rule at level ``c`` for one look at the data.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from _goldnoise_lib.labels import match_labels
+from _goldnoise_lib.results import Result
+from _goldnoise_lib.validation import (
+    ConfidenceLevel,
+    Count,
+    Probability,
+    Rng,
+    check_params,
+    check_rng,
+    validate_params,
+)
+from noise_models import LatentClassFit, LatentClassModel, verified_sample_bound
+
+__all__ = ["ResidualErrorResult", "residual_errors", "verification_batch"]
+
+#: Columns of a design frame (what :func:`verification_batch` returns).
+DESIGN_COLUMNS = ("item", "stratum", "inclusion_probability", "stratum_size",
+                  "stratum_sample", "label", "p_wrong")
+
+
+def _as_fit(ratings_or_fit: Any, fit: LatentClassFit | None = None) -> LatentClassFit:
+    if fit is not None:
+        if not isinstance(fit, LatentClassFit):
+            raise TypeError(f"`fit` must be a LatentClassFit; got {type(fit).__name__}.")
+        return fit
+    if isinstance(ratings_or_fit, LatentClassFit):
+        return ratings_or_fit
+    return LatentClassModel("spam", rng=0, calibrate="held-out").fit(ratings_or_fit)
+
+
+@validate_params(size=Count(1), random_share=Probability(), rng=Rng())
+def verification_batch(ratings: Any, *, size: int, fit: LatentClassFit | None = None,
+                       random_share: float = 0.5, rng: Any = None) -> pd.DataFrame:
+    """Items for expert checks: the most likely wrong, and a random sample of the rest.
+
+    Parameters
+    ----------
+    ratings : Ratings, array-like or LatentClassFit
+        The ratings (fitted with the default model, MACE's spam model with
+        ``calibrate="held-out"``), or a fit.
+    size : int
+        Items to check (at most the number of items).
+    fit : LatentClassFit, optional
+        The fit whose labels are published (default: fitted here).
+    random_share : float in [0, 1], default 0.5
+        Share of the batch drawn at random from the items outside the ranked
+        stratum (the rest, ``size − round(size · random_share)``, are the items with
+        the highest ``P(label wrong) = 1 − label_posterior``, ties at random).
+    rng : int or numpy.random.Generator, optional
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per item to check: ``item``, ``stratum`` ("ranked" or "random"),
+        ``inclusion_probability``, ``stratum_size``, ``stratum_sample``, the
+        published ``label`` and ``p_wrong``. This frame is the ``design`` of
+        :func:`residual_errors`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from simulation import verification_batch
+    >>> g = np.random.default_rng(0)
+    >>> truth = g.integers(0, 2, 200)
+    >>> x = np.where(g.random((200, 3)) < 0.8, truth[:, None], 1 - truth[:, None])
+    >>> batch = verification_batch(x, size=20, rng=0)
+    >>> batch.groupby("stratum").size().to_dict()
+    {'random': 10, 'ranked': 10}
+    >>> float(batch.loc[batch.stratum == "random", "inclusion_probability"].iloc[0])
+    0.05263157894736842
+    """
+    check_params(verification_batch, locals())
+    f = _as_fit(ratings, fit)
+    r = f.ratings
+    n = r.n_items
+    if size > n:
+        raise ValueError(f"`size` ({size}) exceeds the {n} items.")
+    gen = check_rng(rng)
+    p_wrong = 1.0 - np.nan_to_num(np.asarray(f.label_posterior, dtype=np.float64), nan=0.0)
+    n_random = round(size * random_share)
+    n_ranked = size - n_random
+    # highest P(wrong) first; ties in a seeded random order
+    order = np.lexsort((gen.random(n), -p_wrong))
+    ranked = order[:n_ranked]
+    rest = order[n_ranked:]
+    random = np.sort(gen.choice(rest, size=n_random, replace=False)) if n_random else rest[:0]
+    labels = r.categories[f.label_codes]
+    rows = [pd.DataFrame({"item": r.items[ranked], "stratum": "ranked",
+                          "inclusion_probability": 1.0, "stratum_size": n_ranked,
+                          "stratum_sample": n_ranked, "label": labels[ranked],
+                          "p_wrong": p_wrong[ranked]})]
+    if n_random:
+        rows.append(pd.DataFrame({"item": r.items[random], "stratum": "random",
+                                  "inclusion_probability": n_random / rest.size,
+                                  "stratum_size": rest.size, "stratum_sample": n_random,
+                                  "label": labels[random], "p_wrong": p_wrong[random]}))
+    out = pd.concat(rows, ignore_index=True)
+    out.attrs["n_items"] = n
+    return out
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ResidualErrorResult(Result):
+    """An upper confidence bound on the wrong published labels (see :func:`residual_errors`).
+
+    Attributes
+    ----------
+    upper : int
+        Wrong labels among the published ones, at most, at ``confidence_level``
+        (headline).
+    upper_share : float
+        ``upper / n_items``.
+    upper_left : int
+        Wrong labels left once the checked items are corrected, at most.
+    estimate : float
+        Horvitz–Thompson estimate of the wrong published labels.
+    errors_found : int
+        Checked items whose published label was wrong.
+    n_items, n_verified : int
+    confidence_level : float
+    method : str
+        "exact" (at most one random stratum) or "bonferroni" (several).
+    strata : pandas.DataFrame
+        Per stratum: ``size``, ``checked``, ``errors``, ``inclusion_probability``,
+        ``upper`` (its bound).
+    epsilon : float or None
+        The share asked for; ``stop`` says whether ``upper_share <= epsilon``.
+    stop : bool or None
+
+    ``to_frame()``: the strata table.
+    """
+
+    upper: int
+    upper_share: float
+    upper_left: int
+    estimate: float
+    errors_found: int
+    n_items: int
+    n_verified: int
+    confidence_level: float
+    method: str
+    epsilon: float | None = None
+    stop: bool | None = None
+    strata: pd.DataFrame = field(default=None, repr=False)
+
+    _headline = "upper"
+
+    def to_dict(self) -> dict[str, Any]:
+        d = super().to_dict()
+        d["strata"] = self.strata.reset_index().to_dict(orient="records")
+        return d
+
+    def to_frame(self) -> pd.DataFrame:
+        return self.strata.copy()
+
+    def summary(self) -> str:
+        lines = [
+            f"Wrong published labels: at most {self.upper} of {self.n_items} "
+            f"({100 * self.upper_share:.2f}%) at {100 * self.confidence_level:g}% confidence "
+            f"({self.method}); Horvitz-Thompson estimate {self.estimate:.1f}",
+            f"  {self.errors_found} errors found among {self.n_verified} checked items; after "
+            f"correcting them at most {self.upper_left} remain",
+        ]
+        if self.epsilon is not None:
+            lines.append(f"  {'stop' if self.stop else 'go on'}: the bound is "
+                         f"{'within' if self.stop else 'above'} the target share "
+                         f"{100 * self.epsilon:g}%")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return (f"ResidualErrorResult(upper={self.upper} of {self.n_items} "
+                f"({self.upper_share:.4f}), estimate={self.estimate:.1f}, "
+                f"errors_found={self.errors_found}, n_verified={self.n_verified}, "
+                f"method={self.method!r})")
+
+
+def _verified_series(verified: Any) -> pd.Series:
+    if isinstance(verified, dict):
+        verified = pd.Series(verified, dtype=object)
+    if not isinstance(verified, pd.Series):
+        raise TypeError("`verified` must map item ids to true labels: a pandas Series indexed "
+                        f"by item, or a dict; got {type(verified).__name__}.")
+    verified = verified.dropna()
+    if not verified.index.is_unique:
+        raise ValueError("`verified` repeats item ids.")
+    return verified
+
+
+@validate_params(confidence_level=ConfidenceLevel(),
+                 epsilon=Probability(optional=True))
+def residual_errors(ratings_or_fit: Any, verified: Any, *, design: pd.DataFrame | None = None,
+                    confidence_level: float = 0.95,
+                    epsilon: float | None = None) -> ResidualErrorResult:
+    """An upper confidence bound on the wrong labels left, from checked items.
+
+    Parameters
+    ----------
+    ratings_or_fit : Ratings, array-like or LatentClassFit
+        The fit whose labels are published (ratings are fitted with the default
+        model, as :func:`verification_batch` does).
+    verified : pandas.Series or dict
+        True labels of the checked items, by item id (``2``, ``2.0`` and ``"2"``
+        are one label).
+    design : pandas.DataFrame, optional
+        The frame :func:`verification_batch` returned (its strata and inclusion
+        probabilities); every item in it must be verified. Default: the verified
+        items are a simple random sample of all items.
+    confidence_level : float, default 0.95
+    epsilon : float, optional
+        A target share of wrong labels: ``stop`` says whether the bound is within it.
+
+    Returns
+    -------
+    ResidualErrorResult
+
+    Notes
+    -----
+    See the module docstring of ``simulation.reannotation._certify`` for the
+    formulas: take-all strata are counted, each random stratum gets the exact
+    hypergeometric bound (Bonferroni over several random strata), the estimate
+    is Horvitz–Thompson.
+
+    Examples
+    --------
+    A simple random sample of 100 of 1,000 items, 3 wrong: the bound is the
+    hypergeometric one.
+
+    >>> import numpy as np, pandas as pd
+    >>> from noise_models import LatentClassModel, verified_sample_bound
+    >>> from simulation import residual_errors
+    >>> g = np.random.default_rng(1)
+    >>> truth = g.integers(0, 2, 1000)
+    >>> x = np.where(g.random((1000, 3)) < 0.85, truth[:, None], 1 - truth[:, None])
+    >>> fit = LatentClassModel("one-coin", rng=0).fit(x)
+    >>> sample = np.sort(g.choice(1000, 100, replace=False))
+    >>> res = residual_errors(fit, pd.Series(truth[sample], index=sample))
+    >>> res.upper == verified_sample_bound(1000, 100, res.errors_found).max_errors
+    True
+    """
+    check_params(residual_errors, locals())
+    f = _as_fit(ratings_or_fit)
+    r = f.ratings
+    n = r.n_items
+    verified = _verified_series(verified)
+    if len(verified) == 0:
+        raise ValueError("`verified` is empty: give the true labels of the checked items.")
+    pos = r.items.get_indexer(verified.index)
+    if (pos < 0).any():
+        bad = verified.index[pos < 0]
+        raise ValueError(f"`verified` names {len(bad)} item(s) that are not in the ratings: "
+                         f"{', '.join(map(str, bad[:5]))}.")
+    true = match_labels(verified.to_numpy(dtype=object), r.categories)
+    if (true < 0).any():
+        bad = pd.unique(verified.to_numpy(dtype=object)[true < 0])
+        raise ValueError(f"`verified` has labels that are not categories of the ratings: "
+                         f"{', '.join(map(str, bad[:5]))}.")
+    wrong = pd.Series(np.asarray(f.label_codes)[pos] != true, index=verified.index)
+    if design is None:
+        design = pd.DataFrame({"item": verified.index, "stratum": "random",
+                               "inclusion_probability": len(verified) / n, "stratum_size": n,
+                               "stratum_sample": len(verified)})
+    design = _check_design(design, verified, n)
+    level = float(confidence_level)
+    strata = []
+    random_strata = design.loc[design["stratum_size"] > design["stratum_sample"],
+                               "stratum"].unique()
+    h_random = max(len(random_strata), 1)
+    per_level = 1.0 - (1.0 - level) / h_random
+    estimate = 0.0
+    upper = 0
+    for name, part in design.groupby("stratum", sort=False):
+        size = int(part["stratum_size"].iloc[0])
+        checked = len(part)
+        e = int(wrong.loc[part["item"]].sum())
+        pi = float(part["inclusion_probability"].iloc[0])
+        estimate += e / pi
+        if checked >= size:
+            k_max = e
+        else:
+            k_max = verified_sample_bound(size, checked, e, alpha=per_level).max_errors
+        upper += k_max
+        strata.append({"stratum": name, "size": size, "checked": checked, "errors": e,
+                       "inclusion_probability": pi, "upper": k_max})
+    covered = int(design["stratum_size"].groupby(design["stratum"]).first().sum())
+    if covered != n:
+        raise ValueError(f"the design's strata cover {covered} items, the ratings have {n}: "
+                         "pass the frame verification_batch returned for these ratings.")
+    found = int(wrong.sum())
+    share = upper / n
+    return ResidualErrorResult(
+        upper=int(upper), upper_share=share, upper_left=int(upper - found),
+        estimate=float(estimate), errors_found=found, n_items=n,
+        n_verified=len(verified), confidence_level=level,
+        method="exact" if len(random_strata) <= 1 else "bonferroni",
+        epsilon=epsilon, stop=None if epsilon is None else bool(share <= epsilon),
+        strata=pd.DataFrame(strata).set_index("stratum"))
+
+
+def _check_design(design: pd.DataFrame, verified: pd.Series, n: int) -> pd.DataFrame:
+    if not isinstance(design, pd.DataFrame):
+        raise TypeError("`design` must be the DataFrame verification_batch returned; got "
+                        f"{type(design).__name__}.")
+    need = {"item", "stratum", "inclusion_probability", "stratum_size", "stratum_sample"}
+    if missing := need - set(design.columns):
+        raise ValueError(f"`design` lacks the column(s) {sorted(missing)}: pass the frame "
+                         "verification_batch returned.")
+    p = design["inclusion_probability"].to_numpy(dtype=np.float64)
+    if not np.all((p > 0) & (p <= 1)):
+        raise ValueError("`design` has an inclusion probability outside (0, 1]: an item that "
+                         "could not have been drawn cannot stand for others.")
+    unchecked = pd.Index(design["item"]).difference(verified.index)
+    if len(unchecked):
+        raise ValueError(f"{len(unchecked)} item(s) of the design were not verified: "
+                         f"{', '.join(map(str, unchecked[:5]))}. The bound needs every drawn "
+                         "item checked (a skipped item would bias it).")
+    extra = verified.index.difference(pd.Index(design["item"]))
+    if len(extra):
+        raise ValueError(f"`verified` has {len(extra)} item(s) outside the design: "
+                         f"{', '.join(map(str, extra[:5]))}.")
+    for name, part in design.groupby("stratum", sort=False):
+        size, sample = int(part["stratum_size"].iloc[0]), int(part["stratum_sample"].iloc[0])
+        if len(part) != sample or not math.isclose(float(part["inclusion_probability"].iloc[0]),
+                                                   sample / size, rel_tol=1e-9):
+            raise ValueError(f"stratum {name!r} of `design` is inconsistent: {len(part)} items, "
+                             f"stratum_sample {sample}, size {size}, inclusion probability "
+                             f"{float(part['inclusion_probability'].iloc[0]):g}.")
+    return design

@@ -1,0 +1,212 @@
+"""Which items get the next rating: the policies of SPEC §6.
+
+Every policy scores the items (higher: asked first) and takes the ``size`` best,
+ties in a seeded random order:
+
+``uniform``
+    fewest ratings first (score ``−n_i``);
+``random``
+    a seeded random order;
+``uncertainty``
+    lowest confidence in the published label first (score ``1 − P(label right)``);
+``margin``
+    smallest gap between the two most probable classes first;
+``expected-error-reduction``
+    the expected drop in the probability that the item's label is wrong after one
+    more rating by a typical annotator, divided by the item's cost and by
+    ``n_i + 1``. With ``π`` the item's class posterior and ``A[c, y]`` the typical
+    annotator's emission (the annotators' emission matrices averaged with their
+    numbers of ratings as weights),
+
+        EER_i = (1 − max_c π_c) − Σ_y P(y) · (1 − max_c π_c A[c, y] / P(y)),
+        P(y) = Σ_c π_c A[c, y];
+
+    dividing by ``n_i + 1`` shares the gain among the ratings the item has taken,
+    so an item whose ratings keep splitting (a hard item) is not asked for ever
+    (the loop Lin, Mausam & Weld 2016 show for plain uncertainty sampling);
+``hard``
+    the easy/hard model's posterior that the item is hard, highest first.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from _goldnoise_lib.validation import (
+    Count,
+    Option,
+    Rng,
+    check_params,
+    check_rng,
+    validate_params,
+)
+from noise_models import EasyHardModel, LatentClassFit, LatentClassModel
+
+__all__ = ["POLICIES", "expected_error_reduction", "next_batch"]
+
+POLICIES = ("uniform", "random", "uncertainty", "margin", "expected-error-reduction", "hard")
+
+_REASONS = {
+    "uniform": "fewest ratings",
+    "random": "drawn at random",
+    "uncertainty": "least sure label",
+    "margin": "closest call between two classes",
+    "expected-error-reduction": "largest expected drop in P(label wrong) per rating",
+    "hard": "most likely a hard item",
+}
+
+
+def _typical_emission(fit: LatentClassFit) -> np.ndarray:
+    """``A[c, y]``: the annotators' emissions averaged with their rating counts as weights."""
+    r = fit.ratings
+    m = r.n_categories
+    codes = r.codes
+    w = (codes >= 0).sum(axis=0).astype(np.float64)
+    w = w / w.sum()
+    if fit.confusion is not None:
+        per = np.asarray(fit.confusion)
+    elif fit.competence is not None:
+        theta = np.asarray(fit.competence)[:, None, None]
+        xi = np.asarray(fit.spam_distribution)[:, None, :]
+        per = theta * np.eye(m)[None] + (1.0 - theta) * xi
+    elif fit.error_rate is not None:
+        eps = np.asarray(fit.error_rate)[:, None, None]
+        per = (1.0 - eps) * np.eye(m)[None] + eps / max(m - 1, 1) * (1.0 - np.eye(m)[None])
+    else:  # perfect annotators on easy items
+        per = np.broadcast_to(np.eye(m), (len(w), m, m))
+    return np.einsum("j,jcy->cy", w, per)
+
+
+def expected_error_reduction(posterior: np.ndarray, emission: np.ndarray) -> np.ndarray:
+    """``(1 − max π) − E_y[1 − max π']`` for each row ``π`` of ``posterior`` (see the module).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from simulation.reannotation._policies import expected_error_reduction
+    >>> a = np.array([[0.8, 0.2], [0.2, 0.8]])
+    >>> expected_error_reduction(np.array([[0.5, 0.5], [0.99, 0.01]]), a).round(4).tolist()
+    [0.3, 0.0]
+    """
+    post = np.asarray(posterior, dtype=np.float64)
+    joint = post[:, :, None] * emission[None, :, :]  # (n, c, y)
+    p_y = joint.sum(axis=1)                           # (n, y)
+    after = joint.max(axis=1).sum(axis=1)             # Σ_y max_c π_c A[c, y]
+    return np.maximum((1.0 - post.max(axis=1)) - (1.0 - after), 0.0) * (p_y.sum(axis=1) > 0)
+
+
+def _order(score: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+    return np.lexsort((gen.random(score.size), -score))
+
+
+@validate_params(size=Count(1), policy=Option(POLICIES), rng=Rng())
+def next_batch(ratings: Any, *, size: int, policy: str = "expected-error-reduction",
+               model: LatentClassModel | None = None, fit: LatentClassFit | None = None,
+               cost: Any = None, exclude: Any = None, rng: Any = None) -> pd.DataFrame:
+    """The items to send for one more rating, with each one's score and reason.
+
+    Parameters
+    ----------
+    ratings : Ratings or array-like
+    size : int
+        Items to choose (fewer when fewer are eligible).
+    policy : {"uniform", "random", "uncertainty", "margin", "expected-error-reduction", "hard"}
+        See the module docstring of ``simulation.reannotation._policies``.
+    model : LatentClassModel, optional
+        The model fitted when ``fit`` is not given (default: MACE's spam model with
+        ``calibrate="held-out"``, ``rng=0``).
+    fit : LatentClassFit, optional
+        A fit of ``ratings`` to use as it is.
+    cost : pandas.Series or array-like, optional
+        Cost of one more rating per item (expected-error-reduction divides by it).
+    exclude : sequence, optional
+        Item ids not to choose (e.g. items with no annotator left).
+    rng : int or numpy.random.Generator, optional
+        Ties and the random policy.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``size`` rows, best first: ``item``, ``score``, ``reason``, ``n_ratings``,
+        ``label`` (published) and ``p_wrong``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from simulation import next_batch
+    >>> nan = np.nan
+    >>> x = np.array([[0, 0, 0], [0, 1, nan], [1, 1, 1], [1, 0, 0], [0, 0, nan]] * 20)
+    >>> batch = next_batch(x, size=3, policy="uncertainty", rng=0)
+    >>> batch.columns.tolist()
+    ['item', 'score', 'reason', 'n_ratings', 'label', 'p_wrong']
+    >>> len(batch)
+    3
+    """
+    check_params(next_batch, locals())
+    from agreement import as_ratings
+
+    if fit is None:
+        r = as_ratings(ratings)
+        chosen = model if model is not None else LatentClassModel(
+            "spam", rng=0, calibrate="held-out")
+        if not isinstance(chosen, LatentClassModel):
+            raise TypeError(f"`model` must be a LatentClassModel; got {type(chosen).__name__}.")
+        fit = chosen.fit(r)
+    elif not isinstance(fit, LatentClassFit):
+        raise TypeError(f"`fit` must be a LatentClassFit; got {type(fit).__name__}.")
+    r = fit.ratings
+    n = r.n_items
+    gen = check_rng(rng)
+    n_ratings = r.ratings_per_item
+    post = np.nan_to_num(np.asarray(fit.class_posterior, dtype=np.float64), nan=0.0)
+    label_post = np.nan_to_num(np.asarray(fit.label_posterior, dtype=np.float64), nan=0.0)
+    if policy == "uniform":
+        score = -n_ratings.astype(np.float64)
+    elif policy == "random":
+        score = np.zeros(n)
+    elif policy == "uncertainty":
+        score = 1.0 - label_post
+    elif policy == "margin":
+        top2 = np.sort(post, axis=1)[:, -2:]
+        score = -(top2[:, 1] - top2[:, 0])
+    elif policy == "expected-error-reduction":
+        total = post.sum(axis=1, keepdims=True)
+        norm = np.divide(post, total, out=np.full_like(post, 1.0 / post.shape[1]),
+                         where=total > 0)
+        score = expected_error_reduction(norm, _typical_emission(fit)) / (n_ratings + 1.0)
+        if cost is not None:
+            c = _per_item(cost, r, "cost")
+            if np.any(c <= 0):
+                raise ValueError("`cost` must be positive for every item.")
+            score = score / c
+    else:  # hard
+        hard = fit.posterior_hard
+        if hard is None or fit.model.annotators != "perfect":
+            hard = EasyHardModel(rng=0).fit(r).posterior_hard
+        score = np.asarray(hard, dtype=np.float64)
+    eligible = np.ones(n, dtype=bool)
+    if exclude is not None:
+        eligible &= ~r.items.isin(pd.Index(list(exclude)))
+    order = _order(np.where(eligible, score, -np.inf), gen)
+    order = order[eligible[order]][:size]
+    labels = r.categories[fit.label_codes]
+    return pd.DataFrame({"item": r.items[order], "score": score[order],
+                         "reason": _REASONS[policy], "n_ratings": n_ratings[order],
+                         "label": labels[order], "p_wrong": 1.0 - label_post[order]})
+
+
+def _per_item(values: Any, r: Any, name: str) -> np.ndarray:
+    if isinstance(values, pd.Series):
+        aligned = values.reindex(r.items)
+        if aligned.isna().any():
+            raise ValueError(f"`{name}` lacks some items: "
+                             f"{', '.join(map(str, r.items[aligned.isna().to_numpy()][:5]))}.")
+        return aligned.to_numpy(dtype=np.float64)
+    arr = np.asarray(values, dtype=np.float64)
+    if arr.shape != (r.n_items,):
+        raise ValueError(f"`{name}` must have one value per item ({r.n_items}); got shape "
+                         f"{arr.shape}.")
+    return arr

@@ -1,0 +1,173 @@
+"""Re-annotation policies, expert-check designs and the certificate of the errors left (SPEC §6)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import binomtest
+
+from agreement import Ratings
+from noise_models import LatentClassModel, verified_sample_bound
+from simulation import next_batch, residual_errors, verification_batch
+from simulation.reannotation._policies import _typical_emission, expected_error_reduction
+
+
+def _data(n=400, k=3, acc=0.75, m=2, seed=0, hard_share=0.0):
+    g = np.random.default_rng(seed)
+    truth = g.integers(0, m, n)
+    a = np.where(g.random(n) < hard_share, 1.0 / m, acc)[:, None]
+    wrong = (truth[:, None] + g.integers(1, m, (n, k))) % m
+    x = np.where(g.random((n, k)) < a, truth[:, None], wrong)
+    return Ratings.from_wide(x), truth
+
+
+def _fit(r):
+    return LatentClassModel("one-coin", rng=0, n_starts=2).fit(r)
+
+
+def test_simple_random_sample_is_the_hypergeometric_bound():
+    r, truth = _data(500, seed=1)
+    fit = _fit(r)
+    g = np.random.default_rng(0)
+    for _ in range(25):
+        s = int(g.integers(1, 200))
+        sample = np.sort(g.choice(500, s, replace=False))
+        ver = pd.Series(truth[sample], index=r.items[sample])
+        level = float(g.choice([0.8, 0.9, 0.95, 0.99]))
+        res = residual_errors(fit, ver, confidence_level=level)
+        e = int((fit.label_codes[sample] != truth[sample]).sum())
+        assert res.errors_found == e
+        assert res.upper == verified_sample_bound(500, s, e, alpha=level).max_errors
+        assert res.method == "exact"
+        assert res.estimate == pytest.approx(e * 500 / s)
+        assert res.upper_left == res.upper - e
+
+
+def test_ranked_and_random_design():
+    r, truth = _data(600, seed=2)
+    fit = _fit(r)
+    design = verification_batch(fit, size=60, random_share=0.5, rng=3)
+    ranked = design[design.stratum == "ranked"]
+    random = design[design.stratum == "random"]
+    assert len(ranked) == 30 and len(random) == 30
+    # the ranked stratum is the 30 highest P(label wrong)
+    p_wrong = 1 - fit.label_posterior
+    assert ranked.p_wrong.min() >= np.sort(p_wrong)[-30] - 1e-12
+    assert set(random.item).isdisjoint(set(ranked.item))
+    assert np.allclose(random.inclusion_probability, 30 / 570)
+    pos = r.items.get_indexer(design.item)
+    ver = pd.Series(truth[pos], index=design.item.to_numpy())
+    res = residual_errors(fit, ver, design=design)
+    wrong = fit.label_codes[pos] != truth[pos]
+    e_ranked, e_random = int(wrong[:30].sum()), int(wrong[30:].sum())
+    assert res.upper == e_ranked + verified_sample_bound(570, 30, e_random).max_errors
+    assert res.estimate == pytest.approx(e_ranked + e_random * 570 / 30)
+    assert res.strata.loc["ranked", "upper"] == e_ranked
+    assert res.to_dict()["strata"][0]["stratum"] == "ranked"
+    assert residual_errors(fit, ver, design=design, epsilon=0.9).stop is True
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scenario", ["independent", "mixed", "correlated"])
+def test_certificate_covers_in_simulation(scenario):
+    covered, runs = 0, 300
+    for seed in range(runs):
+        g = np.random.default_rng(seed)
+        n = 300
+        truth = g.integers(0, 2, n)
+        if scenario == "correlated":  # two annotators copy one noisy label
+            shared = np.where(g.random(n) < 0.7, truth, 1 - truth)
+            own = np.where(g.random(n) < 0.7, truth, 1 - truth)
+            x = np.column_stack([shared, shared, own])
+        else:
+            acc = np.where(g.random(n) < (0.3 if scenario == "mixed" else 0.0), 0.5, 0.8)
+            x = np.where(g.random((n, 3)) < acc[:, None], truth[:, None], 1 - truth[:, None])
+        fit = LatentClassModel("one-coin", rng=0, n_starts=1).fit(x)
+        design = verification_batch(fit, size=40, random_share=0.5, rng=seed)
+        pos = fit.ratings.items.get_indexer(design.item)
+        ver = pd.Series(truth[pos], index=design.item.to_numpy())
+        res = residual_errors(fit, ver, design=design)
+        true_wrong = int((fit.label_codes != truth).sum())
+        covered += true_wrong <= res.upper
+    # coverage at least 95%: not rejected by a one-sided binomial test
+    assert binomtest(covered, runs, 0.95, alternative="less").pvalue > 0.01, covered
+
+
+def _slow_eer(pi, a):
+    """Brute force: enumerate the next rating y, update by Bayes, expected error."""
+    before = 1 - max(pi)
+    after = 0.0
+    for y in range(a.shape[1]):
+        py = sum(pi[c] * a[c, y] for c in range(len(pi)))
+        if py == 0:
+            continue
+        post = [pi[c] * a[c, y] / py for c in range(len(pi))]
+        after += py * (1 - max(post))
+    return max(before - after, 0.0)
+
+
+def test_expected_error_reduction_by_enumeration():
+    g = np.random.default_rng(5)
+    for _ in range(50):
+        m = int(g.integers(2, 5))
+        pi = g.dirichlet(np.ones(m))
+        a = g.dirichlet(np.ones(m), size=m) * 0.5 + np.eye(m) * 0.5
+        got = expected_error_reduction(pi[None], a)[0]
+        assert got == pytest.approx(_slow_eer(pi, a), abs=1e-12)
+
+
+def test_policies_against_slow_references():
+    r, _ = _data(200, k=4, seed=6)
+    x = np.array(r.to_wide().to_numpy(dtype=float))
+    x[::7, 3] = np.nan  # some items have fewer ratings
+    r = Ratings.from_wide(x)
+    fit = _fit(r)
+    n_r = r.ratings_per_item
+    # uniform: the items with the fewest ratings
+    b = next_batch(r, size=10, policy="uniform", fit=fit, rng=0)
+    assert set(b["n_ratings"]) == {3} and len(b) == 10
+    # uncertainty: the lowest P(label right)
+    b = next_batch(r, size=10, policy="uncertainty", fit=fit, rng=0)
+    assert sorted(b["p_wrong"].round(12), reverse=True) == list(b["p_wrong"].round(12))
+    assert b["p_wrong"].min() >= np.sort(1 - fit.label_posterior)[-10] - 1e-12
+    # expected error reduction: the slow formula, divided by ratings + 1
+    b = next_batch(r, size=5, policy="expected-error-reduction", fit=fit, rng=0)
+    a = _typical_emission(fit)
+    slow = np.array([_slow_eer(fit.class_posterior[i], a) / (n_r[i] + 1)
+                     for i in range(r.n_items)])
+    np.testing.assert_allclose(b["score"], np.sort(slow)[::-1][:5], atol=1e-12)
+    # excluded items are never chosen; same seed, same batch
+    ex = b["item"].tolist()
+    b2 = next_batch(r, size=5, policy="expected-error-reduction", fit=fit, exclude=ex, rng=0)
+    assert set(b2["item"]).isdisjoint(ex)
+    pd.testing.assert_frame_equal(next_batch(r, size=7, policy="random", fit=fit, rng=4),
+                                  next_batch(r, size=7, policy="random", fit=fit, rng=4))
+    hard = next_batch(r, size=5, policy="hard", fit=fit, rng=0)
+    assert (hard["score"].diff().dropna() <= 1e-12).all()
+
+
+def test_bad_input_is_refused():
+    r, truth = _data(100, seed=8)
+    fit = _fit(r)
+    design = verification_batch(fit, size=10, rng=0)
+    pos = r.items.get_indexer(design.item)
+    ver = pd.Series(truth[pos], index=design.item.to_numpy())
+    with pytest.raises(ValueError, match="exceeds the 100 items"):
+        verification_batch(fit, size=101)
+    with pytest.raises(ValueError, match="not in the ratings: 999"):
+        residual_errors(fit, pd.Series({999: 0}))
+    with pytest.raises(ValueError, match="not categories of the ratings: 7"):
+        residual_errors(fit, pd.Series({0: 7}))
+    with pytest.raises(ValueError, match="were not verified"):
+        residual_errors(fit, ver.iloc[1:], design=design)
+    bad = design.copy()
+    bad.loc[bad.stratum == "random", "inclusion_probability"] = 0.0
+    with pytest.raises(ValueError, match="inclusion probability outside"):
+        residual_errors(fit, ver, design=bad)
+    with pytest.raises(ValueError, match="`verified` is empty"):
+        residual_errors(fit, pd.Series([], dtype=object))
+    with pytest.raises(ValueError, match="`policy` must be one of"):
+        next_batch(r, size=3, policy="greedy", fit=fit)
+    with pytest.raises(ValueError, match="`cost` must be positive"):
+        next_batch(r, size=3, fit=fit, cost=np.zeros(100))
