@@ -171,3 +171,37 @@ def test_bad_input_is_refused():
         next_batch(r, size=3, policy="greedy", fit=fit)
     with pytest.raises(ValueError, match="`cost` must be positive"):
         next_batch(r, size=3, fit=fit, cost=np.zeros(100))
+
+
+def test_command_line_next_verify_certify(tmp_path, capsys):
+    import json
+
+    from goldnoise._cli import main
+
+    r, truth = _data(300, k=3, seed=9)
+    frame = pd.DataFrame(r.codes, index=pd.Index(r.items, name="id"))
+    frame.to_csv(tmp_path / "r.csv")
+    assert main(["next", str(tmp_path / "r.csv"), "--item", "id", "--size", "7",
+                 "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["sections"]["batch"]["tables"]["batch"]["rows"]
+    assert len(rows) == 7
+    assert main(["verify", str(tmp_path / "r.csv"), "--item", "id", "--size", "30",
+                 "--out", str(tmp_path / "checks.csv"), "--quiet"]) == 0
+    checks = pd.read_csv(tmp_path / "checks.csv")
+    assert len(checks) == 30 and set(checks.stratum) == {"ranked", "random"}
+    pd.DataFrame({"item": checks["item"], "label": truth[checks["item"]]}).to_csv(
+        tmp_path / "done.csv", index=False)
+    capsys.readouterr()
+    assert main(["certify", str(tmp_path / "r.csv"), "--item", "id", "--verified",
+                 str(tmp_path / "done.csv"), "--design", str(tmp_path / "checks.csv"),
+                 "--format", "json"]) == 0
+    cert = json.loads(capsys.readouterr().out)["sections"]["certificate"]["values"]
+    design = verification_batch(r, size=30, rng=0)
+    direct = residual_errors(r, pd.Series(truth[design["item"]], index=design["item"]),
+                             design=design)
+    assert cert["upper"] == direct.upper and cert["estimate"] == pytest.approx(direct.estimate)
+    # a checked item missing from the verified file: one line, exit 1
+    pd.read_csv(tmp_path / "done.csv").iloc[1:].to_csv(tmp_path / "short.csv", index=False)
+    assert main(["certify", str(tmp_path / "r.csv"), "--item", "id", "--verified",
+                 str(tmp_path / "short.csv"), "--design", str(tmp_path / "checks.csv")]) == 1
+    assert "were not verified" in capsys.readouterr().err

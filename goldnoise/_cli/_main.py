@@ -23,6 +23,9 @@ VERBS: tuple[str, ...] = (
     "study",
     "detect",
     "crosscheck",
+    "next",
+    "verify",
+    "certify",
     "simulate",
     "examples",
 )

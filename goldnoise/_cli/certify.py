@@ -1,0 +1,71 @@
+"""``goldnoise certify FILE --verified checks_done.csv [--design checks.csv]``: errors left."""
+
+from __future__ import annotations
+
+import argparse
+
+from goldnoise._cli._common import probability, real
+from goldnoise._cli._input import add_ratings_arguments, load_ratings, read_labels_file
+from goldnoise.report import Column, Report, Section, Table
+
+HELP = "bound the wrong labels left, from expert-checked items (a stopping rule)"
+DESCRIPTION = (
+    "From the true labels of checked items, an upper confidence bound on the wrong labels "
+    "among the published (fitted) labels of the whole data set: exact hypergeometric per "
+    "random stratum, the ranked stratum counted, Horvitz-Thompson as the estimate. Without "
+    "--design the checked items are taken as a simple random sample of all items.\n\n"
+    "Examples:\n"
+    "  goldnoise certify ratings.csv --item id --verified done.csv --design checks.csv\n"
+    "  goldnoise certify ratings.csv --item id --verified done.csv --epsilon 0.02")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_ratings_arguments(parser, gold=False)
+    g = parser.add_argument_group("certificate")
+    g.add_argument("--verified", metavar="FILE", required=True,
+                   help="the checked items' true labels: item and label columns")
+    g.add_argument("--design", metavar="FILE",
+                   help="the file `goldnoise verify --out` wrote (strata and inclusion "
+                        "probabilities); default: a simple random sample")
+    g.add_argument("--epsilon", type=real("--epsilon", 0.0, 1.0), default=None,
+                   help="target share of wrong labels: say whether to stop")
+    g.add_argument("--confidence-level", type=probability("--confidence-level"),
+                   default=0.95, help="level of the bound (default: %(default)s)")
+
+
+def run(args: argparse.Namespace) -> Report:
+    from goldnoise._cli._errors import DataError
+    from goldnoise._cli._input import read_table
+    from simulation import residual_errors
+
+    loaded = load_ratings(args)
+    r = loaded.ratings
+    verified = read_labels_file(args.verified, r.items, "--verified")
+    design = None
+    if args.design is not None:
+        from pathlib import Path
+
+        if not Path(args.design).is_file():
+            raise DataError(f"--design {args.design}: no such file")
+        design = read_table(Path(args.design))
+        by_text = {str(i): i for i in r.items}
+        design["item"] = [by_text.get(str(i), i) for i in design["item"]]
+    try:
+        res = residual_errors(r, verified, design=design,
+                              confidence_level=args.confidence_level, epsilon=args.epsilon)
+    except (ValueError, TypeError) as exc:
+        raise DataError(f"{' '.join(str(exc).split())}") from None
+    report = Report("certify", f"goldnoise certify: {loaded.source}",
+                    parameters={"source": loaded.source, "verified": args.verified,
+                                "design": args.design, "epsilon": args.epsilon,
+                                "confidence_level": args.confidence_level},
+                    primary="certificate/strata")
+    s = report.add(Section("certificate", "Wrong labels left"))
+    s.values.update({k: v for k, v in res.to_dict().items() if k != "strata"})
+    s.lines += [line.strip() for line in res.summary().split("\n")]
+    s.notes += loaded.notes
+    s.tables.append(Table("strata", [
+        Column("stratum", align="<"), Column("size"), Column("checked"), Column("errors"),
+        Column("inclusion_probability", "P(drawn)", ".4g"), Column("upper", "at most")],
+        res.strata.reset_index().to_dict(orient="records")))
+    return report

@@ -1,0 +1,56 @@
+"""``goldnoise next FILE --size N [--policy ...] --out batch.csv``: who gets the next rating."""
+
+from __future__ import annotations
+
+import argparse
+
+from goldnoise._cli._common import count
+from goldnoise._cli._input import add_ratings_arguments, load_ratings
+from goldnoise.report import Column, Report, Section, Table
+
+HELP = "choose the items that get one more rating (re-annotation policies)"
+DESCRIPTION = (
+    "Fit the annotation model to the ratings and choose the items that should get one more "
+    "rating next: uniform (fewest ratings), random, uncertainty, margin, "
+    "expected-error-reduction (the expected drop in P(label wrong) per rating, shared among "
+    "the ratings an item already has) or hard (the easy/hard model's hard posterior).\n\n"
+    "Examples:\n"
+    "  goldnoise next ratings.csv --item id --size 100 --out batch.csv\n"
+    "  goldnoise next crowd.csv --layout long --size 50 --policy uncertainty")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from simulation.reannotation import POLICIES
+
+    add_ratings_arguments(parser, gold=False)
+    g = parser.add_argument_group("batch")
+    g.add_argument("--size", type=count("--size", 1), required=True,
+                   help="items to choose")
+    g.add_argument("--policy", choices=POLICIES, default="expected-error-reduction",
+                   help="how items are chosen (default: %(default)s)")
+    g.add_argument("--seed", type=count("--seed", 0), default=0, help="seed of ties and draws")
+
+
+def run(args: argparse.Namespace) -> Report:
+    from goldnoise._cli._errors import DataError
+    from simulation import next_batch
+
+    loaded = load_ratings(args)
+    try:
+        batch = next_batch(loaded.ratings, size=args.size, policy=args.policy, rng=args.seed)
+    except ValueError as exc:
+        raise DataError(f"{loaded.source}: {exc}") from None
+    report = Report("next", f"goldnoise next: {loaded.source}",
+                    parameters={"source": loaded.source, "size": args.size,
+                                "policy": args.policy, "seed": args.seed},
+                    primary="batch/batch")
+    s = report.add(Section("batch", f"The next {len(batch)} items to rate ({args.policy})"))
+    s.values.update({"n_items": loaded.ratings.n_items, "chosen": len(batch)})
+    s.lines.append(f"{len(batch)} of {loaded.ratings.n_items} items; reason: "
+                   f"{batch['reason'].iloc[0] if len(batch) else '-'}")
+    s.notes += loaded.notes
+    s.tables.append(Table("batch", [
+        Column("item", align="<"), Column("score", fmt=".4g"), Column("n_ratings", "ratings"),
+        Column("label", "label now", align="<"), Column("p_wrong", "P(label wrong)", ".4f")],
+        batch.drop(columns=["reason"]).to_dict(orient="records"), shown=20))
+    return report

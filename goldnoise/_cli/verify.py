@@ -1,0 +1,58 @@
+"""``goldnoise verify FILE --size N --out checks.csv``: items for expert checks."""
+
+from __future__ import annotations
+
+import argparse
+
+from goldnoise._cli._common import count, real
+from goldnoise._cli._input import add_ratings_arguments, load_ratings
+from goldnoise.report import Column, Report, Section, Table
+
+HELP = "choose items for expert checks: most likely wrong, and a random sample"
+DESCRIPTION = (
+    "Fit the annotation model and choose items for an expert to check: a ranked stratum (the "
+    "labels most likely wrong, all of them) and a random stratum (a simple random sample of "
+    "the other items), each with its inclusion probability. Write them with --out; once "
+    "checked, `goldnoise certify` bounds the wrong labels left.\n\n"
+    "Examples:\n"
+    "  goldnoise verify ratings.csv --item id --size 200 --out checks.csv\n"
+    "  goldnoise verify ratings.csv --item id --size 200 --random-share 1 --out srs.csv")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_ratings_arguments(parser, gold=False)
+    g = parser.add_argument_group("checks")
+    g.add_argument("--size", type=count("--size", 1), required=True, help="items to check")
+    g.add_argument("--random-share", type=real("--random-share", 0.0, 1.0), default=0.5,
+                   help="share of the checks drawn at random (default: %(default)s)")
+    g.add_argument("--seed", type=count("--seed", 0), default=0, help="seed of the draws")
+
+
+def run(args: argparse.Namespace) -> Report:
+    from goldnoise._cli._errors import DataError
+    from simulation import verification_batch
+
+    loaded = load_ratings(args)
+    try:
+        design = verification_batch(loaded.ratings, size=args.size,
+                                    random_share=args.random_share, rng=args.seed)
+    except ValueError as exc:
+        raise DataError(f"{loaded.source}: {exc}") from None
+    report = Report("verify", f"goldnoise verify: {loaded.source}",
+                    parameters={"source": loaded.source, "size": args.size,
+                                "random_share": args.random_share, "seed": args.seed},
+                    primary="checks/checks")
+    s = report.add(Section("checks", "Items for expert checks"))
+    per = design.groupby("stratum").size().to_dict()
+    s.values.update({"n_items": loaded.ratings.n_items, **{f"n_{k}": v for k, v in per.items()}})
+    s.lines.append(", ".join(f"{v} {k}" for k, v in per.items()) +
+                   f" of {loaded.ratings.n_items} items; check every one of them and give the "
+                   "true labels to `goldnoise certify --verified FILE --design THIS_FILE`")
+    s.notes += loaded.notes
+    s.tables.append(Table("checks", [
+        Column("item", align="<"), Column("stratum", align="<"),
+        Column("inclusion_probability", "P(drawn)", ".4g"), Column("stratum_size", "stratum"),
+        Column("stratum_sample", "checked"), Column("label", "label now", align="<"),
+        Column("p_wrong", "P(label wrong)", ".4f")],
+        design.to_dict(orient="records"), shown=20))
+    return report
