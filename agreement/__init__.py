@@ -19,6 +19,12 @@ krippendorff_alpha  -- Krippendorff's α: nominal, ordinal, interval, ratio or G
 agreement_table     -- all of them side by side, with SEs and intervals
 category_kappas     -- κ of each category against the rest, SE under H0 and z (Fleiss 1971)
 
+Spans (named entities, segments: agreement.spans)
+-----
+Spans               -- spans of several annotators (document, start, end, label, annotator)
+span_agreement      -- pairwise and pooled span F1 per label and document -> SpanAgreementResult
+read_conll, read_brat, read_labelstudio, read_jsonl, decode_tags -- the readers
+
 Weights
 -------
 named_weights       -- Gwet's (irrCAC) weights: identity, linear, quadratic, ordinal,
@@ -90,6 +96,16 @@ from agreement._ratings import Ratings, as_ratings
 from agreement._result import AgreementResult, ConfidenceInterval, TestResult
 from agreement._table import agreement_table
 from agreement._weights import named_weights
+from agreement.spans import (
+    SpanAgreementResult,
+    Spans,
+    decode_tags,
+    read_brat,
+    read_conll,
+    read_jsonl,
+    read_labelstudio,
+    span_agreement,
+)
 
 __all__ = [
     "STATISTICS",
@@ -126,4 +142,7 @@ __all__ = [
     "ratings_chunk",
     "ratings_schema",
     "scott_pi",
+    # spans (named entities, segments)
+    "SpanAgreementResult", "Spans", "decode_tags", "read_brat", "read_conll", "read_jsonl",
+    "read_labelstudio", "span_agreement",
 ]

@@ -22,6 +22,9 @@ PUBLIC = {
         # larger than memory: partial -> combine -> finalize
         "STATISTICS", "ChunkedRatings", "PartialSums", "combine_sums", "finalize_sums",
         "partial_sums", "ratings_chunk", "ratings_schema",
+        # spans (named entities, segments)
+        "SpanAgreementResult", "Spans", "decode_tags", "read_brat", "read_conll", "read_jsonl",
+        "read_labelstudio", "span_agreement",
     },
     "noise_models": {
         "AnnotatorsNeededResult", "AttractorResult", "ChanceAgreementResult",

@@ -85,6 +85,9 @@ def _detected_error_rate():
 #: One small example per public result class, through its public function.
 EXAMPLES = {
     "AgreementResult": lambda: agreement.fleiss_kappa(_ratings()),
+    "SpanAgreementResult": lambda: agreement.span_agreement(agreement.Spans(pd.DataFrame({
+        "document": ["d", "d", "d"], "start": [0, 0, 7], "end": [4, 4, 9],
+        "label": ["PER", "PER", "ORG"], "annotator": ["a", "b", "b"]}))),
     "ChanceAgreementResult": lambda: noise_models.chance_agreement(_ratings()),
     "AnnotatorsNeededResult": lambda: noise_models.annotators_needed(
         1000, easy_fraction=0.8, gamma=0.2),

@@ -1,0 +1,30 @@
+"""Spans and sequences: who marked which stretch of text, and how well annotators agree (SPEC §7).
+
+Spans            -- document, start, end, label, annotator; nested and overlapping spans
+                    kept; which documents each annotator annotated is explicit
+span_agreement   -- pairwise and pooled F1 (= positive specific agreement) per label and
+                    per document, exact / overlap / IoU matching -> SpanAgreementResult
+decode_tags      -- token spans from BIO, BIOES/BILOU or IO tags
+
+Readers (each refuses malformed input naming file, line and problem)
+-------
+read_conll       -- CoNLL columns: one file per annotator or one tag column per annotator
+read_brat        -- brat standoff .ann files (with .txt beside)
+read_labelstudio -- Label Studio JSON export (several annotators' annotations per task)
+read_jsonl       -- doccano or Prodigy JSONL
+
+Modules: ``_spans`` (the container), ``_readers``, ``_agreement``.
+"""
+
+from agreement.spans._agreement import MATCHES, SpanAgreementResult, span_agreement
+from agreement.spans._readers import (
+    decode_tags,
+    read_brat,
+    read_conll,
+    read_jsonl,
+    read_labelstudio,
+)
+from agreement.spans._spans import Spans
+
+__all__ = ["MATCHES", "SpanAgreementResult", "Spans", "decode_tags", "read_brat",
+           "read_conll", "read_jsonl", "read_labelstudio", "span_agreement"]

@@ -1,0 +1,113 @@
+"""The span container: who marked which stretch of which document, and with what label."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["Spans"]
+
+_COLUMNS = ["document", "start", "end", "label", "annotator"]
+
+
+class Spans:
+    """Spans marked by annotators: ``document``, ``start``, ``end`` (exclusive), ``label``,
+    ``annotator``; nested and overlapping spans are kept as they are.
+
+    Which documents each annotator annotated is explicit (``coverage``): an annotator
+    who annotated a document and marked nothing in it disagrees with every span there,
+    while one who never saw the document is left out of its comparisons.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        One row per span with the five columns above (offsets: characters or tokens,
+        as ``unit`` says).
+    coverage : iterable of (annotator, document), optional
+        The documents each annotator annotated (default: those where they marked a span).
+    unit : {"char", "token"}, default "char"
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from agreement.spans import Spans
+    >>> s = Spans(pd.DataFrame({"document": ["d1", "d1", "d1"], "start": [0, 0, 10],
+    ...                         "end": [5, 5, 14], "label": ["PER", "PER", "ORG"],
+    ...                         "annotator": ["a", "b", "b"]}))
+    >>> s
+    Spans(3 spans, 2 annotators, 1 documents, labels ['ORG', 'PER'], char offsets)
+    """
+
+    def __init__(self, frame: pd.DataFrame, *, coverage: Iterable[tuple[Any, Any]] | None = None,
+                 unit: str = "char") -> None:
+        if not isinstance(frame, pd.DataFrame):
+            raise TypeError(f"`frame` must be a DataFrame with columns {_COLUMNS}; got "
+                            f"{type(frame).__name__}.")
+        missing = [c for c in _COLUMNS if c not in frame.columns]
+        if missing:
+            raise ValueError(f"`frame` lacks the column(s) {missing}; it needs {_COLUMNS}.")
+        if unit not in ("char", "token"):
+            raise ValueError(f"`unit` must be 'char' or 'token'; got {unit!r}.")
+        data = frame[_COLUMNS].copy()
+        for col in ("start", "end"):
+            vals = pd.to_numeric(data[col], errors="coerce")
+            bad = (vals.isna() | (vals != np.floor(vals))).to_numpy()
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                raise ValueError(f"`{col}` must hold whole offsets; row {i} has "
+                                 f"{data[col].iloc[i]!r}.")
+            data[col] = vals.astype(np.int64)
+        bad = data["end"] <= data["start"]
+        if bad.any():
+            i = int(np.flatnonzero(bad.to_numpy())[0])
+            raise ValueError(f"a span must end after it starts; row {i} is "
+                             f"[{data['start'].iloc[i]}, {data['end'].iloc[i]}).")
+        if (data["start"] < 0).any():
+            raise ValueError("offsets must be ≥ 0.")
+        self.frame = data.sort_values(_COLUMNS, kind="stable").reset_index(drop=True)
+        pairs = set(map(tuple, self.frame[["annotator", "document"]].drop_duplicates()
+                        .itertuples(index=False, name=None)))
+        if coverage is not None:
+            pairs |= {(a, d) for a, d in coverage}
+        self.coverage = frozenset(pairs)
+        self.unit = unit
+
+    @property
+    def annotators(self) -> list[Any]:
+        return sorted({a for a, _ in self.coverage}, key=str)
+
+    @property
+    def documents(self) -> list[Any]:
+        return sorted({d for _, d in self.coverage}, key=str)
+
+    @property
+    def labels(self) -> list[Any]:
+        return sorted(self.frame["label"].unique().tolist(), key=str)
+
+    def __len__(self) -> int:
+        return len(self.frame)
+
+    def of(self, annotator: Any, document: Any) -> pd.DataFrame:
+        """The spans one annotator marked in one document."""
+        f = self.frame
+        return f[(f["annotator"] == annotator) & (f["document"] == document)]
+
+    def __repr__(self) -> str:
+        return (f"Spans({len(self)} spans, {len(self.annotators)} annotators, "
+                f"{len(self.documents)} documents, labels {self.labels[:8]}, {self.unit} offsets)")
+
+    @classmethod
+    def concat(cls, parts: Iterable[Spans]) -> Spans:
+        """Spans of several readers (e.g. one file per annotator) as one container."""
+        parts = list(parts)
+        if not parts:
+            raise ValueError("nothing to concatenate: give at least one Spans.")
+        units = {p.unit for p in parts}
+        if len(units) > 1:
+            raise ValueError(f"the parts mix offsets in {sorted(units)}; read them alike.")
+        frame = pd.concat([p.frame for p in parts], ignore_index=True)
+        coverage = set().union(*(p.coverage for p in parts))
+        return cls(frame, coverage=coverage, unit=units.pop())

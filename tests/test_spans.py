@@ -1,0 +1,171 @@
+"""Spans (SPEC §7): the container, the readers, and span agreement by hand-computed cases."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agreement.spans import (
+    Spans,
+    decode_tags,
+    read_brat,
+    read_conll,
+    read_jsonl,
+    read_labelstudio,
+    span_agreement,
+)
+
+
+def _spans(rows, coverage=None):
+    return Spans(pd.DataFrame(rows, columns=["document", "start", "end", "label", "annotator"]),
+                 coverage=coverage)
+
+
+def test_exact_overlap_and_iou_by_hand():
+    s = _spans([("d", 0, 10, "X", "a"), ("d", 20, 30, "X", "a"), ("d", 40, 44, "Y", "a"),
+                ("d", 0, 10, "X", "b"), ("d", 22, 30, "X", "b"), ("d", 43, 50, "Y", "b")])
+    # exact: one X; a's other X and Y are missed (fn 2), b's are extra (fp 2)
+    r = span_agreement(s)
+    assert (r.pairs[["tp", "fp", "fn"]].iloc[0].tolist()) == [1, 2, 2]
+    assert r.f1 == pytest.approx(2 / 6)
+    # overlap: all three match
+    assert span_agreement(s, match="overlap").f1 == 1.0
+    # IoU: [20,30) vs [22,30) = 0.8; [40,44) vs [43,50) = 1/10
+    assert span_agreement(s, match="iou", threshold=0.5).f1 == pytest.approx(4 / 6)
+    assert span_agreement(s, match="iou", threshold=0.85).f1 == pytest.approx(2 / 6)
+    by = span_agreement(s, match="iou", threshold=0.5).by_label
+    assert by.loc["X", "f1"] == 1.0 and by.loc["Y", "f1"] == 0.0
+
+
+def test_nested_labels_match_only_themselves_and_precision_recall():
+    s = _spans([("d", 0, 12, "name", "a"), ("d", 0, 3, "name.first", "a"),
+                ("d", 0, 12, "name", "b"), ("d", 0, 3, "name", "b")])
+    r = span_agreement(s)
+    row = r.pairs.iloc[0]
+    assert (row.tp, row.fp, row.fn) == (1, 1, 1)
+    assert row.precision == 0.5 and row.recall == 0.5
+    assert r.by_label.loc["name.first", "fn"] == 1
+
+
+def test_one_annotator_missing_a_document_is_left_out_of_its_comparisons():
+    rows = [("d1", 0, 4, "X", "a"), ("d1", 0, 4, "X", "b"), ("d1", 0, 4, "X", "c"),
+            ("d2", 0, 4, "X", "a"), ("d2", 5, 9, "X", "b")]
+    # c never saw d2; b saw d2 and marked a different span
+    s = _spans(rows, coverage=[("c", "d1")])
+    r = span_agreement(s)
+    assert r.pairs.loc[("a", "c"), "documents"] == 1
+    assert r.pairs.loc[("a", "c"), "f1"] == 1.0
+    assert r.pairs.loc[("a", "b"), ["tp", "fp", "fn"]].tolist() == [1, 1, 1]
+    # an annotator who saw a document and marked nothing disagrees with every span there
+    s2 = _spans(rows, coverage=[("c", "d1"), ("c", "d2")])
+    assert span_agreement(s2).pairs.loc[("a", "c"), ["tp", "fn"]].tolist() == [1, 1]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["d1", "d2"]), st.integers(0, 30),
+                          st.integers(1, 8), st.sampled_from(["A", "B"]),
+                          st.sampled_from(["x", "y", "z"])), min_size=1, max_size=25),
+       st.randoms(use_true_random=False))
+def test_agreement_does_not_depend_on_span_order(rows, rnd):
+    rows = [(d, s, s + w, lab, ann) for d, s, w, lab, ann in rows]
+    cov = [(a, d) for a in "xyz" for d in ("d1", "d2")]
+    shuffled = list(rows)
+    rnd.shuffle(shuffled)
+    for match in ("exact", "overlap", "iou"):
+        a = span_agreement(_spans(rows, cov), match=match)
+        b = span_agreement(_spans(shuffled, cov), match=match)
+        pd.testing.assert_frame_equal(a.pairs, b.pairs)
+        assert (np.isnan(a.f1) and np.isnan(b.f1)) or a.f1 == b.f1
+
+
+def test_decode_tags_schemes_and_repairs():
+    with pytest.warns(UserWarning, match="continues no B span; read as B-B"):
+        got = decode_tags(["B-A", "I-A", "B-A", "O", "I-B"], where="x")
+    assert got == [(0, 2, "A"), (2, 3, "A"), (4, 5, "B")]
+    assert decode_tags(["B-A", "I-A", "E-A", "S-B", "U-C", "B-D", "L-D"], scheme="BIOES") == [
+        (0, 3, "A"), (3, 4, "B"), (4, 5, "C"), (5, 7, "D")]
+    assert decode_tags(["I-A", "I-A", "O", "I-B"], scheme="IO") == [(0, 2, "A"), (3, 4, "B")]
+    with pytest.raises(ValueError, match="token 2 has the tag 'PER'"):
+        decode_tags(["O", "PER"], where="f")
+
+
+def test_read_conll_files_and_columns(tmp_path):
+    (tmp_path / "a.conll").write_text("-DOCSTART- O\n\nAda B-PER\nmet O\n\nBob B-PER\n\n"
+                                      "-DOCSTART- O\n\nParis B-LOC\n")
+    (tmp_path / "b.conll").write_text("-DOCSTART- O\n\nAda B-PER\nmet O\n\nBob O\n\n"
+                                      "-DOCSTART- O\n\nParis B-ORG\n")
+    s = read_conll([tmp_path / "a.conll", tmp_path / "b.conll"], annotators=["a", "b"])
+    assert s.unit == "token" and s.documents == [1, 2]
+    assert s.of("a", 1)[["start", "end", "label"]].values.tolist() == [[0, 1, "PER"],
+                                                                         [2, 3, "PER"]]
+    r = span_agreement(s)
+    assert r.pairs[["tp", "fp", "fn"]].iloc[0].tolist() == [1, 1, 2]
+    (tmp_path / "ragged.conll").write_text("Ada B-PER B-PER\nmet O\n")
+    with pytest.raises(ValueError, match=r"ragged.conll, line 2: 2 columns .* ragged"):
+        read_conll(tmp_path / "ragged.conll")
+
+
+def test_read_brat_and_its_refusals(tmp_path):
+    (tmp_path / "d.txt").write_text("Ada met Babbage in London.")
+    (tmp_path / "d.ann").write_text("T1\tPER 0 3\tAda\nT2\tPER 8 15\tBabbage\n"
+                                    "R1\tmet Arg1:T1 Arg2:T2\nT3\tLOC 19 22;23 25\tLon don\n")
+    s = read_brat(tmp_path, annotator="x")
+    assert s.frame[["start", "end", "label"]].values.tolist() == [
+        [0, 3, "PER"], [8, 15, "PER"], [19, 22, "LOC"], [23, 25, "LOC"]]
+    (tmp_path / "d.ann").write_text("T1\tPER 0 3\tAda\nT1\tPER 8 15\tBabbage\n")
+    with pytest.raises(ValueError, match=r"d.ann, line 2: the id T1 is used twice"):
+        read_brat(tmp_path, annotator="x")
+    (tmp_path / "d.ann").write_text("T1\tPER 0 300\tAda\n")
+    with pytest.raises(ValueError, match="past the 26 characters of d.txt"):
+        read_brat(tmp_path, annotator="x")
+
+
+def test_read_labelstudio_and_jsonl(tmp_path):
+    tasks = [{"id": 1, "data": {"text": "Ada met Babbage"}, "annotations": [
+        {"completed_by": {"email": "a@x"}, "result": [
+            {"type": "labels", "value": {"start": 0, "end": 3, "labels": ["PER"]}},
+            {"type": "labels", "value": {"start": 8, "end": 15, "labels": ["PER"]}}]},
+        {"completed_by": {"email": "b@x"}, "result": [
+            {"type": "labels", "value": {"start": 0, "end": 3, "labels": ["PER"]}}]}]}]
+    (tmp_path / "ls.json").write_text(json.dumps(tasks))
+    s = read_labelstudio(tmp_path / "ls.json")
+    assert s.annotators == ["a@x", "b@x"] and len(s) == 3
+    assert span_agreement(s).f1 == pytest.approx(2 / 3)
+    (tmp_path / "empty.json").write_text(json.dumps([{"id": 9, "data": {"text": "x"}}]))
+    with pytest.raises(ValueError, match="task 9 has no annotations"):
+        read_labelstudio(tmp_path / "empty.json")
+    bad = [{"id": 2, "data": {"text": "abc"}, "annotations": [{"completed_by": 1, "result": [
+        {"type": "labels", "value": {"start": 0, "end": 9, "labels": ["X"]}}]}]}]
+    (tmp_path / "bad.json").write_text(json.dumps(bad))
+    with pytest.raises(ValueError, match="task 2: a span ends at 9, past the 3 characters"):
+        read_labelstudio(tmp_path / "bad.json")
+    prodigy = [{"text": "Ada met Babbage", "_input_hash": 5, "_annotator_id": "p1",
+                "answer": "accept", "spans": [{"start": 0, "end": 3, "label": "PER"}]},
+               {"text": "Ada met Babbage", "_input_hash": 5, "_annotator_id": "p2",
+                "answer": "accept", "spans": [{"start": 0, "end": 3, "label": "PER"}]},
+               {"text": "x", "_input_hash": 6, "_annotator_id": "p2", "answer": "reject",
+                "spans": []}]
+    (tmp_path / "p.jsonl").write_text("\n".join(json.dumps(r) for r in prodigy))
+    s = read_jsonl(tmp_path / "p.jsonl")
+    assert span_agreement(s).f1 == 1.0 and s.documents == [5]
+    (tmp_path / "broken.jsonl").write_text('{"id": 1, "text": "a"}\n{not json}\n')
+    with pytest.raises(ValueError, match=r"broken.jsonl, line 2: not JSON"):
+        read_jsonl(tmp_path / "broken.jsonl", annotator="a")
+
+
+def test_container_refusals():
+    with pytest.raises(ValueError, match="must end after it starts; row 0"):
+        _spans([("d", 5, 5, "X", "a")])
+    with pytest.raises(ValueError, match="lacks the column"):
+        Spans(pd.DataFrame({"document": ["d"]}))
+    with pytest.raises(ValueError, match="at least two annotators"):
+        span_agreement(_spans([("d", 0, 1, "X", "a")]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert repr(_spans([("d", 0, 1, "X", "a")])).startswith("Spans(1 spans, 1 annotators")
