@@ -122,7 +122,7 @@ def test_read_brat_and_its_refusals(tmp_path):
     with pytest.raises(ValueError, match=r"d.ann, line 2: the id T1 is used twice"):
         read_brat(tmp_path, annotator="x")
     (tmp_path / "d.ann").write_text("T1\tPER 0 300\tAda\n")
-    with pytest.raises(ValueError, match="past the 26 characters of d.txt"):
+    with pytest.raises(ValueError, match=r"past the 26 characters of d\.txt"):
         read_brat(tmp_path, annotator="x")
 
 
@@ -169,3 +169,20 @@ def test_container_refusals():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert repr(_spans([("d", 0, 1, "X", "a")])).startswith("Spans(1 spans, 1 annotators")
+
+
+def test_command_line_spans(tmp_path, capsys):
+    from goldnoise._cli import main
+
+    (tmp_path / "t.conll").write_text("-DOCSTART- O\n\nAda B-PER B-PER\nLovelace I-PER O\n"
+                                      "met O O\nBabbage B-PER B-PER\nin O O\n"
+                                      "London B-LOC B-ORG\n")
+    assert main(["spans", str(tmp_path / "t.conll"), "--from", "conll", "--annotators", "a",
+                 "b", "--match", "overlap", "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["sections"]["agreement"]["values"]["f1"] == pytest.approx(2 / 3)
+    rows = report["sections"]["agreement"]["tables"]["labels"]["rows"]
+    assert {r["label"]: r["f1"] for r in rows} == {"LOC": 0.0, "ORG": 0.0, "PER": 1.0}
+    (tmp_path / "bad.conll").write_text("Ada B-PER B-PER\nmet O\n")
+    assert main(["spans", str(tmp_path / "bad.conll"), "--from", "conll"]) == 1
+    assert "bad.conll, line 2" in capsys.readouterr().err

@@ -21,6 +21,7 @@ VERBS: tuple[str, ...] = (
     "bound",
     "plan",
     "study",
+    "spans",
     "detect",
     "crosscheck",
     "next",

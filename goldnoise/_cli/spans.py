@@ -1,0 +1,106 @@
+"""``goldnoise spans FILE... --from conll|brat|labelstudio|doccano|prodigy``: span agreement."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from goldnoise._cli._common import probability
+from goldnoise.report import Column, Report, Section, Table
+
+HELP = "agreement of span annotations (named entities): F1 per label, pair and document"
+DESCRIPTION = (
+    "Read span annotations and report how well the annotators agree: pooled F1 (positive "
+    "specific agreement) with exact, overlap or IoU matching, per label, per annotator pair "
+    "(precision and recall) and per document.\n\n"
+    "Examples:\n"
+    "  goldnoise spans ann1.conll ann2.conll --from conll --match overlap\n"
+    "  goldnoise spans tags.conll --from conll --annotators alice bob   # one column each\n"
+    "  goldnoise spans brat/alice brat/bob --from brat\n"
+    "  goldnoise spans export.json --from labelstudio")
+
+FORMATS = ("conll", "brat", "labelstudio", "doccano", "prodigy")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from agreement.spans import MATCHES
+
+    parser.add_argument("files", nargs="+", metavar="FILE",
+                        help="annotation files (conll, doccano: one per annotator, or one "
+                             "with a tag column per annotator; brat: one folder per "
+                             "annotator; labelstudio, prodigy: one export)")
+    g = parser.add_argument_group("spans")
+    g.add_argument("--from", dest="source_format", choices=FORMATS, required=True,
+                   help="what tool wrote the files")
+    g.add_argument("--annotators", nargs="+", metavar="NAME",
+                   help="annotator names, in the order of the files (or of the tag columns)")
+    g.add_argument("--scheme", choices=("BIO", "BIOES", "IO"), default="BIO",
+                   help="tag scheme of CoNLL files (BIOES also reads BILOU)")
+    g.add_argument("--match", choices=MATCHES, default="exact",
+                   help="when two spans count as the same (default: %(default)s)")
+    g.add_argument("--threshold", type=probability("--threshold"), default=0.5,
+                   help="the IoU a match needs with --match iou (default: %(default)s)")
+
+
+def _read(args: argparse.Namespace):
+    from agreement.spans import Spans, read_brat, read_conll, read_jsonl, read_labelstudio
+    from goldnoise._cli._errors import DataError, UsageError
+
+    files = [Path(f) for f in args.files]
+    for f in files:
+        if not f.exists():
+            raise DataError(f"{f}: no such file or folder")
+    names = args.annotators
+    if names is not None and args.source_format in ("brat", "doccano") and \
+            len(names) != len(files):
+        raise UsageError(f"--annotators names {len(names)} annotator(s) for {len(files)} "
+                         "file(s)")
+    try:
+        if args.source_format == "conll":
+            return read_conll(files if len(files) > 1 else files[0], annotators=names,
+                              scheme=args.scheme)
+        if args.source_format == "brat":
+            return Spans.concat(read_brat(f, annotator=names[i] if names else f.name)
+                                for i, f in enumerate(files))
+        if args.source_format == "labelstudio":
+            return Spans.concat(read_labelstudio(f) for f in files)
+        return Spans.concat(read_jsonl(f, annotator=names[i] if names else f.stem)
+                            for i, f in enumerate(files))
+    except (ValueError, OSError, UnicodeDecodeError) as exc:
+        raise DataError(" ".join(str(exc).split())) from None
+
+
+def run(args: argparse.Namespace) -> Report:
+    from agreement.spans import span_agreement
+    from goldnoise._cli._errors import DataError
+
+    spans = _read(args)
+    try:
+        res = span_agreement(spans, match=args.match, threshold=args.threshold)
+    except ValueError as exc:
+        raise DataError(" ".join(str(exc).split())) from None
+    source = " ".join(args.files)
+    report = Report("spans", f"goldnoise spans: {source}",
+                    parameters={"source": source, "from": args.source_format,
+                                "match": args.match, "threshold": args.threshold},
+                    primary="agreement/labels", companions=["agreement/pairs"])
+    s = report.add(Section("agreement", "Span agreement (F1 = positive specific agreement)"))
+    s.values.update({"f1": res.f1, "n_spans": len(spans), "n_annotators": res.n_annotators,
+                     "n_documents": res.n_documents, "unit": spans.unit})
+    s.lines.append(f"{len(spans)} spans by {res.n_annotators} annotators in {res.n_documents} "
+                   f"documents ({spans.unit} offsets); pooled F1 {res.f1:.4f} ({args.match} "
+                   "match)")
+    s.tables.append(Table("labels", [Column("label", align="<"), Column("tp"), Column("fp"),
+                                     Column("fn"), Column("f1", "F1", ".4f")],
+                          res.by_label.reset_index().to_dict(orient="records"),
+                          title="per label"))
+    s.tables.append(Table("pairs", [Column("first", align="<"), Column("second", align="<"),
+                                    Column("documents"), Column("precision", fmt=".4f"),
+                                    Column("recall", fmt=".4f"), Column("f1", "F1", ".4f")],
+                          res.pairs.reset_index().to_dict(orient="records"),
+                          title="per annotator pair (the second against the first)", shown=20))
+    s.tables.append(Table("documents", [Column("document", align="<"), Column("tp"),
+                                        Column("fp"), Column("fn"), Column("f1", "F1", ".4f")],
+                          res.by_document.reset_index().to_dict(orient="records"),
+                          title="per document", shown=10))
+    return report
