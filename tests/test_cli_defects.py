@@ -249,3 +249,28 @@ def test_float_categories_match_text_classes(tmp_path):
     assert list(label_error_ranking(scores, labels).items) == list(same.items)
     with pytest.raises(ValueError, match="not among the classes"):
         label_error_ranking(scores, labels.replace({1.0: 3.0}))
+
+
+def test_collapsed_fit_says_so_in_its_headline_and_hints_name_cli_options(capsys):
+    from goldnoise import audit
+
+    x = np.random.default_rng(0).integers(0, 3, (300, 4))  # random labels: spam collapses
+    res = audit(x, rng=0)
+    lines = res.sections["latent_class"].lines
+    assert lines[0].startswith("THE FIT COLLAPSED") and res.sections["latent_class"].values[
+        "collapsed"]
+    notes = " ".join(res.sections["latent_class"].notes)
+    assert "annotators='spam'" not in notes and "--model one-coin" in notes
+
+
+def test_labels_only_share_stands_beside_the_bracket():
+    from goldnoise import Ratings, audit, datasets
+
+    frame = datasets.load_dawid_skene1979()
+    r = Ratings.from_long(frame, item="patient", rater="observer", label="rating",
+                          replicates="separate")
+    res = audit(r, rng=0)
+    line = res.sections["latent_class"].lines[2]
+    b = res.bracket
+    assert "labels-only estimate" in line and f"{100 * b.pessimistic:.2f}%" in line
+    assert not res.sections["latent_class"].values["collapsed"]

@@ -189,6 +189,13 @@ def latent_sections(f: Fitted, *, gold: Any = None, alpha: float, bracket: Any,
         "labels_differing_from_majority": differs, "n_items": r.n_items,
     })
     state = "converged" if fit.converged else "NOT converged"
+    collapsed = [n for n in f.notes if "collapsed" in n]
+    s.values["collapsed"] = bool(collapsed)
+    if collapsed:
+        # the headline must not read as a clean bill when the fit is degenerate
+        s.lines.append("THE FIT COLLAPSED: " + collapsed[0].split(": ", 1)[-1].split(
+            " The best-likelihood")[0] + " Its share of wrong labels below is not to be "
+            "trusted; try another model (--model one-coin or confusion).")
     s.lines += [
         f"{fit.n_iter} EM iterations, {state}; class shares "
         + ", ".join(f"{c} {v:.3f}" for c, v in zip(r.categories, fit.phi, strict=True)),
@@ -196,10 +203,19 @@ def latent_sections(f: Fitted, *, gold: Any = None, alpha: float, bracket: Any,
         f"({pct(expected_wrong / r.n_items)}); {likely_wrong} items have a fitted label more "
         f"likely wrong than right; {differs} fitted labels differ from the majority vote",
     ]
+    if bracket is not None:
+        s.lines.append(
+            f"that share is the model's own, labels-only estimate (annotators err "
+            f"independently): optimistic. For the {bracket.n_agreed} unanimous labels the "
+            f"bracket runs from {pct(bracket.optimistic, 2)} to {pct(bracket.pessimistic, 2)} "
+            "wrong (below); a verified sample settles it")
     table = annotator_table(f, gold)
     s.tables.append(table)
     s.figures.append(annotator_figure(table))
-    s.notes += f.notes
+    # The model's hints name its Python parameters; say what the command line calls them.
+    s.notes += [n.replace("(e.g. annotators='spam' or 'one-coin') or a larger "
+                          "`prior_strength`", "(model spam or one-coin: --model spam, "
+                          "--model one-coin)") for n in f.notes]
     return [s, hard_section(f), bracket_section(bracket, bracket_reason, alpha)]
 
 
