@@ -18,7 +18,7 @@ import numpy as np
 # A whole number written as text: "2", "-3", "2.0" (not "02": a code, not a number).
 _WHOLE = re.compile(r"(-?(?:0|[1-9][0-9]*))(?:\.0+)?")
 
-__all__ = ["label_key", "match_labels"]
+__all__ = ["label_key", "labels_by_item", "match_labels"]
 
 
 def label_key(value: Any) -> Any:
@@ -65,3 +65,39 @@ def match_labels(values: Sequence[Any] | np.ndarray, classes: Sequence[Any]) -> 
             alt = keys.get_indexer([label_key(v) for v in values[missing]])
             codes[missing] = alt
     return codes
+
+
+def labels_by_item(mapping: Any, items: Any, categories: Sequence[Any], name: str, *,
+                   allow_empty: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Known labels of some items as ``(positions among items, category codes)``.
+
+    ``mapping`` is a pandas Series indexed by item id or a dict (missing values are
+    dropped). One message per problem, naming the parameter ``name``: not a mapping,
+    empty, repeated ids, ids not among ``items``, labels not among ``categories``
+    (matched by :func:`match_labels`).
+    """
+    import pandas as pd
+
+    if isinstance(mapping, dict):
+        mapping = pd.Series(mapping, dtype=object)
+    if not isinstance(mapping, pd.Series):
+        raise TypeError(f"`{name}` must map item ids to true labels: a pandas Series indexed "
+                        f"by item, or a dict; got {type(mapping).__name__}.")
+    mapping = mapping.dropna()
+    if len(mapping) == 0 and not allow_empty:
+        raise ValueError(f"`{name}` is empty: give the true labels of some items.")
+    if not mapping.index.is_unique:
+        raise ValueError(f"`{name}` repeats item ids.")
+    pos = pd.Index(items).get_indexer(mapping.index)
+    if (pos < 0).any():
+        bad = mapping.index[pos < 0]
+        raise ValueError(f"`{name}` names {len(bad)} item(s) that are not in the ratings: "
+                         f"{', '.join(map(str, bad[:5]))}.")
+    values = mapping.to_numpy(dtype=object)
+    codes = match_labels(values, categories)
+    if (codes < 0).any():
+        bad = pd.unique(values[codes < 0])
+        raise ValueError(f"`{name}` has labels that are not categories of the ratings: "
+                         f"{', '.join(map(str, bad[:5]))} (categories: "
+                         f"{', '.join(map(str, list(categories)[:10]))}).")
+    return np.asarray(pos, dtype=np.intp), np.asarray(codes, dtype=np.intp)

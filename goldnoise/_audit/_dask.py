@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from goldnoise._audit._text import capture_notes, p_text, pct
+from goldnoise._audit._sections import describe_bound
+from goldnoise._audit._text import capture_notes
 from goldnoise.report import Report, Section
 
 __all__ = ["dask_audit"]
@@ -44,19 +45,7 @@ def _bound_section(lazy: Any, alpha: float) -> tuple[Section, Any]:
             bound = noise_bound(lazy, alpha=alpha)
     except ValueError as exc:
         return s.undefined(f"the bound is not defined here: {exc}"), None
-    s.values.update({"n": bound.n, "d": bound.d, "agreed": bound.agreed, "p": bound.p,
-                     "t0": bound.t0, "hidden_hard": bound.hidden_hard, "gamma": bound.gamma,
-                     "alpha": alpha, "method": bound.method})
-    s.lines += [
-        f"{bound.agreed} items agreed unanimously, {bound.d} disagreed; chance that a hard item "
-        f"comes out unanimous p = {p_text(bound.p)}",
-        f"with confidence {alpha:g}, at most {bound.hidden_hard} of the {bound.agreed} "
-        f"agreed items are hidden coin-flips: gamma = {bound.gamma:.4f} ({pct(bound.gamma)} "
-        "of the agreed subset)",
-    ]
-    s.notes += list(bound.notes)
-    if bound.chance is not None:
-        s.notes += [n for n in bound.chance.notes if n not in s.notes]
+    describe_bound(s, bound, alpha)
     return s, bound
 
 

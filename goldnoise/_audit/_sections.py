@@ -16,7 +16,7 @@ from goldnoise._audit._text import capped_margin, capture_notes, p_text, pct, pl
 from goldnoise.report import Column, Section, Table
 
 __all__ = ["agreement_section", "bound_section", "coefficient_frame", "data_section",
-           "kappa_section", "margin_section"]
+           "describe_bound", "kappa_section", "margin_section"]
 
 # ------------------------------------------------------------------ sections
 def data_section(r: Any, *, labels_ordered: bool = False, notes: Sequence[str] = ()) -> Section:
@@ -164,6 +164,13 @@ def bound_section(r: Any, *, alpha: float) -> tuple[Section, Any]:
             bound = noise_bound(r, alpha=alpha)
     except ValueError as exc:
         return s.undefined(f"the bound is not defined here: {exc}"), None
+    describe_bound(s, bound, alpha)
+    s.figures.append(posterior_figure(bound, alpha))
+    return s, bound
+
+
+def describe_bound(s: Section, bound: Any, alpha: float) -> None:
+    """The bound's values, its two sentences and its notes, into section ``s``."""
     s.values.update({"n": bound.n, "d": bound.d, "agreed": bound.agreed, "p": bound.p,
                      "t0": bound.t0, "hidden_hard": bound.hidden_hard, "gamma": bound.gamma,
                      "alpha": alpha, "method": bound.method})
@@ -174,11 +181,9 @@ def bound_section(r: Any, *, alpha: float) -> tuple[Section, Any]:
         f"items are hidden coin-flips: gamma = {bound.gamma:.4f} ({pct(bound.gamma)} of the "
         "agreed subset)",
     ]
-    s.notes += [n for n in bound.notes]
-    s.figures.append(posterior_figure(bound, alpha))
+    s.notes += list(bound.notes)
     if bound.chance is not None:
         s.notes += [n for n in bound.chance.notes if n not in s.notes]
-    return s, bound
 
 
 def posterior_figure(bound: Any, alpha: float) -> Any:

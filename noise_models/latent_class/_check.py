@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from _goldnoise_lib.labels import labels_by_item
 from _goldnoise_lib.lazy import lazy_module
 from _goldnoise_lib.results import ConfidenceInterval, Result
 from _goldnoise_lib.validation import (
@@ -343,34 +344,6 @@ def _isotonic_map(x: np.ndarray, y: np.ndarray):
     return apply
 
 
-def _verified_codes(fit: LatentClassFit, verified: Any) -> tuple[np.ndarray, np.ndarray]:
-    from _goldnoise_lib.labels import match_labels
-
-    r = fit.ratings
-    if isinstance(verified, dict):
-        verified = pd.Series(verified, dtype=object)
-    if not isinstance(verified, pd.Series):
-        raise TypeError("`verified` must map item ids to true labels: a pandas Series indexed "
-                        f"by item, or a dict; got {type(verified).__name__}.")
-    verified = verified.dropna()
-    if len(verified) == 0:
-        raise ValueError("`verified` is empty: give the true labels of some checked items.")
-    if not verified.index.is_unique:
-        raise ValueError("`verified` repeats item ids.")
-    pos = r.items.get_indexer(verified.index)
-    if (pos < 0).any():
-        bad = verified.index[pos < 0]
-        raise ValueError(f"`verified` names {len(bad)} item(s) that are not in the ratings: "
-                         f"{', '.join(map(str, bad[:5]))}.")
-    codes = match_labels(verified.to_numpy(dtype=object), r.categories)
-    if (codes < 0).any():
-        bad = pd.unique(verified.to_numpy(dtype=object)[codes < 0])
-        raise ValueError(f"`verified` has labels that are not categories of the ratings: "
-                         f"{', '.join(map(str, bad[:5]))} (categories: "
-                         f"{', '.join(map(str, r.categories[:10]))}).")
-    return pos, codes
-
-
 @validate_params(confidence_level=ConfidenceLevel(), rng=Rng(), n_folds=Integer(2))
 def calibration(fit: LatentClassFit, verified: Any, *, confidence_level: float = 0.95,
                 n_folds: int = 5, rng: Any = None) -> CalibrationResult:
@@ -425,7 +398,8 @@ def calibration(fit: LatentClassFit, verified: Any, *, confidence_level: float =
 
     if not isinstance(fit, LatentClassFit):
         raise TypeError(f"`fit` must be a LatentClassFit; got {type(fit).__name__}.")
-    pos, true = _verified_codes(fit, verified)
+    r = fit.ratings
+    pos, true = labels_by_item(verified, r.items, r.categories, "verified")
     order = np.argsort(pos, kind="stable")  # the ratings' item order: same result however
     pos, true = pos[order], true[order]      # the sample is ordered
     labels = np.asarray(fit.label_codes)

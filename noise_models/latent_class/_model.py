@@ -424,28 +424,9 @@ def _validate_data(model: LatentClassModel, r: Ratings, codes: np.ndarray) -> np
 
 def _gold_codes(r: Ratings, gold: Any) -> np.ndarray:
     """Gold labels as category codes in the ratings' item order (-1: no gold)."""
-    import pandas as pd
+    from _goldnoise_lib.labels import labels_by_item
 
-    from _goldnoise_lib.labels import match_labels
-
-    if isinstance(gold, dict):
-        gold = pd.Series(gold, dtype=object)
-    if not isinstance(gold, pd.Series):
-        raise TypeError("`gold` must map item ids to true labels: a pandas Series indexed by "
-                        f"item, or a dict; got {type(gold).__name__}.")
-    gold = gold.dropna()
-    if not gold.index.is_unique:
-        raise ValueError("`gold` repeats item ids.")
-    pos = r.items.get_indexer(gold.index)
-    if (pos < 0).any():
-        bad = gold.index[pos < 0]
-        raise ValueError(f"`gold` names {len(bad)} item(s) that are not in the ratings: "
-                         f"{', '.join(map(str, bad[:5]))}.")
-    codes = match_labels(gold.to_numpy(dtype=object), r.categories)
-    if (codes < 0).any():
-        bad = pd.unique(gold.to_numpy(dtype=object)[codes < 0])
-        raise ValueError(f"`gold` has labels that are not categories of the ratings: "
-                         f"{', '.join(map(str, bad[:5]))}.")
+    pos, codes = labels_by_item(gold, r.items, r.categories, "gold", allow_empty=True)
     out = np.full(r.n_items, -1, dtype=np.int64)
     out[pos] = codes
     return out

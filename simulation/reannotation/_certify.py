@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from _goldnoise_lib.labels import match_labels
+from _goldnoise_lib.labels import labels_by_item
 from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import (
     ConfidenceLevel,
@@ -274,19 +274,8 @@ def residual_errors(ratings_or_fit: Any, verified: Any, *, design: pd.DataFrame 
     f = _as_fit(ratings_or_fit)
     r = f.ratings
     n = r.n_items
+    pos, true = labels_by_item(verified, r.items, r.categories, "verified")
     verified = _verified_series(verified)
-    if len(verified) == 0:
-        raise ValueError("`verified` is empty: give the true labels of the checked items.")
-    pos = r.items.get_indexer(verified.index)
-    if (pos < 0).any():
-        bad = verified.index[pos < 0]
-        raise ValueError(f"`verified` names {len(bad)} item(s) that are not in the ratings: "
-                         f"{', '.join(map(str, bad[:5]))}.")
-    true = match_labels(verified.to_numpy(dtype=object), r.categories)
-    if (true < 0).any():
-        bad = pd.unique(verified.to_numpy(dtype=object)[true < 0])
-        raise ValueError(f"`verified` has labels that are not categories of the ratings: "
-                         f"{', '.join(map(str, bad[:5]))}.")
     wrong = pd.Series(np.asarray(f.label_codes)[pos] != true, index=verified.index)
     if design is None:
         design = pd.DataFrame({"item": verified.index, "stratum": "random",
