@@ -205,3 +205,17 @@ def test_command_line_next_verify_certify(tmp_path, capsys):
     assert main(["certify", str(tmp_path / "r.csv"), "--item", "id", "--verified",
                  str(tmp_path / "short.csv"), "--design", str(tmp_path / "checks.csv")]) == 1
     assert "were not verified" in capsys.readouterr().err
+
+
+def test_command_line_messages_name_the_options(tmp_path, capsys):
+    from goldnoise._cli import main
+
+    r, _ = _data(50, k=3, seed=10)
+    pd.DataFrame(r.codes, index=pd.Index(r.items, name="id")).to_csv(tmp_path / "r.csv")
+    assert main(["verify", str(tmp_path / "r.csv"), "--item", "id", "--size", "60"]) == 1
+    assert "--size (60) exceeds the 50 items" in capsys.readouterr().err
+    pd.DataFrame({"item": [999], "label": [0]}).to_csv(tmp_path / "v.csv", index=False)
+    assert main(["certify", str(tmp_path / "r.csv"), "--item", "id", "--verified",
+                 str(tmp_path / "v.csv")]) == 1
+    err = capsys.readouterr().err
+    assert "--verified names 1 item(s) that are not in the ratings: 999" in err

@@ -8,8 +8,8 @@ import re
 
 from goldnoise._audit._text import capped_margin, capture_notes, p_text, pct, plural
 
-__all__ = ["add_model_arguments", "capped_margin", "capture_notes", "count", "p_text", "pct",
-           "plural", "probability", "real"]
+__all__ = ["add_model_arguments", "as_option_message", "capped_margin", "capture_notes", "count",
+           "p_text", "pct", "plural", "probability", "real"]
 
 
 def probability(name: str):
@@ -87,3 +87,11 @@ def check_model_arguments(args: argparse.Namespace) -> None:
     if args.model == "easy-hard" and args.hard != "none":
         raise UsageError("--hard goes with spam, confusion or one-coin; easy-hard has its "
                          "own hard component")
+
+
+def as_option_message(exc: BaseException, options: dict[str, str]) -> str:
+    """The library's message on one line, its `parameter` names as the command's options."""
+    text = " ".join(str(exc).split())
+    for name, option in options.items():
+        text = text.replace(f"`{name}`", option)
+    return text

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from goldnoise._cli._common import probability, real
+from goldnoise._cli._common import as_option_message, probability, real
 from goldnoise._cli._input import add_ratings_arguments, load_ratings, read_labels_file
 from goldnoise.report import Column, Report, Section, Table
 
@@ -17,6 +17,9 @@ DESCRIPTION = (
     "Examples:\n"
     "  goldnoise certify ratings.csv --item id --verified done.csv --design checks.csv\n"
     "  goldnoise certify ratings.csv --item id --verified done.csv --epsilon 0.02")
+
+#: The library's parameter names as this verb's options, for its messages.
+OPTIONS = {"verified": "--verified", "design": "--design", "epsilon": "--epsilon"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -54,7 +57,7 @@ def run(args: argparse.Namespace) -> Report:
         res = residual_errors(r, verified, design=design,
                               confidence_level=args.confidence_level, epsilon=args.epsilon)
     except (ValueError, TypeError) as exc:
-        raise DataError(f"{' '.join(str(exc).split())}") from None
+        raise DataError(as_option_message(exc, OPTIONS)) from None
     report = Report("certify", f"goldnoise certify: {loaded.source}",
                     parameters={"source": loaded.source, "verified": args.verified,
                                 "design": args.design, "epsilon": args.epsilon,

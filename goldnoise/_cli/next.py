@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from goldnoise._cli._common import count
+from goldnoise._cli._common import as_option_message, count
 from goldnoise._cli._input import add_ratings_arguments, load_ratings
 from goldnoise.report import Column, Report, Section, Table
 
@@ -17,6 +17,9 @@ DESCRIPTION = (
     "Examples:\n"
     "  goldnoise next ratings.csv --item id --size 100 --out batch.csv\n"
     "  goldnoise next crowd.csv --layout long --size 50 --policy uncertainty")
+
+#: The library's parameter names as this verb's options, for its messages.
+OPTIONS = {"size": "--size", "policy": "--policy"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,7 +42,7 @@ def run(args: argparse.Namespace) -> Report:
     try:
         batch = next_batch(loaded.ratings, size=args.size, policy=args.policy, rng=args.seed)
     except ValueError as exc:
-        raise DataError(f"{loaded.source}: {exc}") from None
+        raise DataError(f"{loaded.source}: {as_option_message(exc, OPTIONS)}") from None
     report = Report("next", f"goldnoise next: {loaded.source}",
                     parameters={"source": loaded.source, "size": args.size,
                                 "policy": args.policy, "seed": args.seed},

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from goldnoise._cli._common import count, real
+from goldnoise._cli._common import as_option_message, count, real
 from goldnoise._cli._input import add_ratings_arguments, load_ratings
 from goldnoise.report import Column, Report, Section, Table
 
@@ -17,6 +17,9 @@ DESCRIPTION = (
     "Examples:\n"
     "  goldnoise verify ratings.csv --item id --size 200 --out checks.csv\n"
     "  goldnoise verify ratings.csv --item id --size 200 --random-share 1 --out srs.csv")
+
+#: The library's parameter names as this verb's options, for its messages.
+OPTIONS = {"size": "--size", "random_share": "--random-share"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -37,7 +40,7 @@ def run(args: argparse.Namespace) -> Report:
         design = verification_batch(loaded.ratings, size=args.size,
                                     random_share=args.random_share, rng=args.seed)
     except ValueError as exc:
-        raise DataError(f"{loaded.source}: {exc}") from None
+        raise DataError(f"{loaded.source}: {as_option_message(exc, OPTIONS)}") from None
     report = Report("verify", f"goldnoise verify: {loaded.source}",
                     parameters={"source": loaded.source, "size": args.size,
                                 "random_share": args.random_share, "seed": args.seed},
