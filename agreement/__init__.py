@@ -105,6 +105,8 @@ from agreement.spans import (
     read_jsonl,
     read_labelstudio,
     span_agreement,
+    token_agreement,
+    token_ratings,
 )
 
 __all__ = [
@@ -144,5 +146,5 @@ __all__ = [
     "scott_pi",
     # spans (named entities, segments)
     "SpanAgreementResult", "Spans", "decode_tags", "read_brat", "read_conll", "read_jsonl",
-    "read_labelstudio", "span_agreement",
+    "read_labelstudio", "span_agreement", "token_agreement", "token_ratings",
 ]

@@ -24,7 +24,7 @@ PUBLIC = {
         "partial_sums", "ratings_chunk", "ratings_schema",
         # spans (named entities, segments)
         "SpanAgreementResult", "Spans", "decode_tags", "read_brat", "read_conll", "read_jsonl",
-        "read_labelstudio", "span_agreement",
+        "read_labelstudio", "span_agreement", "token_agreement", "token_ratings",
     },
     "noise_models": {
         "AnnotatorsNeededResult", "AttractorResult", "ChanceAgreementResult",

@@ -186,3 +186,32 @@ def test_command_line_spans(tmp_path, capsys):
     (tmp_path / "bad.conll").write_text("Ada B-PER B-PER\nmet O\n")
     assert main(["spans", str(tmp_path / "bad.conll"), "--from", "conll"]) == 1
     assert "bad.conll, line 2" in capsys.readouterr().err
+
+
+def test_token_agreement_is_the_coefficients_on_the_bio_table(tmp_path):
+    from agreement import Ratings, cohen_kappa, krippendorff_alpha
+    from agreement.spans import token_agreement, token_ratings
+
+    (tmp_path / "t.conll").write_text(
+        "-DOCSTART- O O\n\nAda B-PER B-PER\nLovelace I-PER O\nmet O O\nBabbage B-PER B-PER\n"
+        "in O O\nLondon B-LOC B-ORG\n\n-DOCSTART- O O\n\nParis B-LOC B-LOC\nis O O\n")
+    s = read_conll(tmp_path / "t.conll", annotators=["a", "b"])
+    assert s.lengths == {"t:1": 6, "t:2": 2}
+    table = pd.DataFrame({
+        "a": ["B-PER", "I-PER", "O", "B-PER", "O", "B-LOC", "B-LOC", "O"],
+        "b": ["B-PER", "O", "O", "B-PER", "O", "B-ORG", "B-LOC", "O"]})
+    by_hand = Ratings.from_wide(table)
+    r = token_ratings(s)
+    assert r.n_items == 8 and list(r.raters) == ["a", "b"]
+    got = token_agreement(s)
+    assert got.loc["Cohen's kappa", "value"] == pytest.approx(cohen_kappa(by_hand).value)
+    assert got.loc["Cohen's kappa", "standard_error"] == pytest.approx(
+        cohen_kappa(by_hand).standard_error)
+    assert got.loc["Krippendorff's alpha (nominal)", "value"] == pytest.approx(
+        krippendorff_alpha(by_hand).value)
+    char = _spans([("d", 0, 3, "X", "a"), ("d", 0, 3, "X", "b")])
+    with pytest.raises(ValueError, match="needs token offsets"):
+        token_agreement(char)
+    no_len = Spans(char.frame, unit="token")
+    with pytest.raises(ValueError, match="length of 1 document"):
+        token_agreement(no_len)

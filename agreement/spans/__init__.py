@@ -4,6 +4,8 @@ Spans            -- document, start, end, label, annotator; nested and overlappi
                     kept; which documents each annotator annotated is explicit
 span_agreement   -- pairwise and pooled F1 (= positive specific agreement) per label and
                     per document, exact / overlap / IoU matching -> SpanAgreementResult
+token_agreement  -- every §1 coefficient over tokens as items (BIO tags)  -> DataFrame
+token_ratings    -- the tokens × annotators table of BIO tags             -> Ratings
 decode_tags      -- token spans from BIO, BIOES/BILOU or IO tags
 
 Readers (each refuses malformed input naming file, line and problem)
@@ -16,7 +18,13 @@ read_jsonl       -- doccano or Prodigy JSONL
 Modules: ``_spans`` (the container), ``_readers``, ``_agreement``.
 """
 
-from agreement.spans._agreement import MATCHES, SpanAgreementResult, span_agreement
+from agreement.spans._agreement import (
+    MATCHES,
+    SpanAgreementResult,
+    span_agreement,
+    token_agreement,
+    token_ratings,
+)
 from agreement.spans._readers import (
     decode_tags,
     read_brat,
@@ -27,4 +35,5 @@ from agreement.spans._readers import (
 from agreement.spans._spans import Spans
 
 __all__ = ["MATCHES", "SpanAgreementResult", "Spans", "decode_tags", "read_brat",
-           "read_conll", "read_jsonl", "read_labelstudio", "span_agreement"]
+           "read_conll", "read_jsonl", "read_labelstudio", "span_agreement", "token_agreement",
+           "token_ratings"]

@@ -11,6 +11,7 @@ import pandas as pd
 
 from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import (
+    ConfidenceLevel,
     Option,
     Probability,
     check_params,
@@ -18,7 +19,8 @@ from _goldnoise_lib.validation import (
 )
 from agreement.spans._spans import Spans
 
-__all__ = ["MATCHES", "SpanAgreementResult", "span_agreement"]
+__all__ = ["MATCHES", "SpanAgreementResult", "span_agreement", "token_agreement",
+           "token_ratings"]
 
 MATCHES = ("exact", "overlap", "iou")
 
@@ -200,3 +202,99 @@ def span_agreement(spans: Spans, *, match: str = "exact", threshold: float = 0.5
         threshold=float(threshold) if match == "iou" else None,
         n_annotators=len(annotators), n_documents=len(spans.documents), pairs=pairs,
         by_label=table(label_acc, "label"), by_document=table(doc_acc, "document"))
+
+
+def token_ratings(spans: Spans) -> Any:
+    """The tokens as items: each annotator's BIO tag of every token of the documents it saw.
+
+    A token outside every span is ``O``; the first token of a span ``B-label``, the
+    others ``I-label``. Where an annotator's spans overlap, the span that starts first
+    (then the longer) tags the shared tokens. Tokens of documents an annotator did not
+    annotate are missing for that annotator. Needs token offsets and the documents'
+    lengths (``read_conll`` records both).
+
+    Returns
+    -------
+    Ratings
+        Items ``(document, token)``, one rater column per annotator.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from agreement.spans import Spans, token_ratings
+    >>> s = Spans(pd.DataFrame({"document": ["d", "d"], "start": [0, 0], "end": [2, 1],
+    ...                         "label": ["PER", "PER"], "annotator": ["a", "b"]}),
+    ...           unit="token", lengths={"d": 3})
+    >>> token_ratings(s).to_wide().values.tolist()
+    [['B-PER', 'B-PER'], ['I-PER', 'O'], ['O', 'O']]
+    """
+    from agreement._ratings import Ratings
+
+    if spans.unit != "token":
+        raise ValueError("token agreement needs token offsets (read_conll gives them); these "
+                         f"spans have {spans.unit} offsets.")
+    missing = [d for d in spans.documents if d not in spans.lengths]
+    if missing:
+        raise ValueError(f"the length of {len(missing)} document(s) is unknown "
+                         f"({', '.join(map(str, missing[:3]))}): build Spans with `lengths=`.")
+    annotators = spans.annotators
+    columns = {}
+    index = [(d, t) for d in spans.documents for t in range(spans.lengths[d])]
+    offset, pos = 0, {}
+    for d in spans.documents:
+        pos[d] = offset
+        offset += spans.lengths[d]
+    frame = spans.frame.sort_values(["start", "end"], ascending=[True, False], kind="stable")
+    for a in annotators:
+        tags = np.full(offset, None, dtype=object)
+        for d in spans.documents:
+            if (a, d) in spans.coverage:
+                tags[pos[d]:pos[d] + spans.lengths[d]] = "O"
+        mine = frame[frame["annotator"] == a]
+        taken = np.zeros(offset, dtype=bool)
+        for d, start, end, label in mine[["document", "start", "end", "label"]].itertuples(
+                index=False, name=None):
+            if end > spans.lengths[d]:
+                raise ValueError(f"a span of {a!r} in document {d!r} ends at token {end}, past "
+                                 f"its {spans.lengths[d]} tokens.")
+            lo, hi = pos[d] + start, pos[d] + end
+            free = ~taken[lo:hi]
+            seg = np.array([f"B-{label}"] + [f"I-{label}"] * (hi - lo - 1), dtype=object)
+            tags[lo:hi][free] = seg[free]
+            taken[lo:hi] = True
+        columns[a] = tags
+    wide = pd.DataFrame(columns, index=pd.MultiIndex.from_tuples(index,
+                                                                  names=["document", "token"]))
+    return Ratings.from_wide(wide.reset_index(drop=True))
+
+
+@validate_params(confidence_level=ConfidenceLevel())
+def token_agreement(spans: Spans, *, confidence_level: float = 0.95) -> pd.DataFrame:
+    """Every agreement coefficient of SPEC §1 over tokens as items (BIO tags as categories).
+
+    Parameters
+    ----------
+    spans : Spans
+        Token offsets with the documents' lengths (``read_conll``).
+    confidence_level : float, default 0.95
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`agreement.agreement_table` of :func:`token_ratings`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from agreement.spans import Spans, token_agreement
+    >>> s = Spans(pd.DataFrame({"document": ["d", "d", "d"], "start": [0, 0, 3],
+    ...                         "end": [2, 1, 4], "label": ["PER", "PER", "LOC"],
+    ...                         "annotator": ["a", "b", "b"]}), unit="token",
+    ...           lengths={"d": 5})
+    >>> round(float(token_agreement(s).loc["Cohen's kappa", "value"]), 4)  # (0.6 - 0.4) / 0.6
+    0.3333
+    """
+    check_params(token_agreement, locals())
+    from agreement._table import agreement_table
+
+    return agreement_table(token_ratings(spans), confidence_level=confidence_level)

@@ -160,8 +160,10 @@ def read_conll(paths: str | Path | Sequence[str | Path], *, annotators: Sequence
             tag_cols = list(range(token_column + 1, width))
         rows = []
         coverage = []
+        lengths = {}
         for di, doc in enumerate(docs):
             doc_id = f"{path.stem}:{di + 1}" if len(files) == 1 else di + 1
+            lengths[doc_id] = len(doc)
             for name, col in zip(names, tag_cols, strict=True):
                 coverage.append((name, doc_id))
                 tags = [r[col] for r in doc]
@@ -169,7 +171,7 @@ def read_conll(paths: str | Path | Sequence[str | Path], *, annotators: Sequence
                                                      where=f"{path}, document {di + 1}"):
                     rows.append((doc_id, start, end, label, name))
         frame = pd.DataFrame(rows, columns=["document", "start", "end", "label", "annotator"])
-        parts.append(Spans(frame, coverage=coverage, unit="token"))
+        parts.append(Spans(frame, coverage=coverage, unit="token", lengths=lengths))
     return Spans.concat(parts)
 
 

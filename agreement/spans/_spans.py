@@ -29,6 +29,9 @@ class Spans:
     coverage : iterable of (annotator, document), optional
         The documents each annotator annotated (default: those where they marked a span).
     unit : {"char", "token"}, default "char"
+    lengths : dict, optional
+        Each document's length in ``unit`` (the CoNLL reader records token counts):
+        token-level agreement needs it.
 
     Examples
     --------
@@ -42,7 +45,7 @@ class Spans:
     """
 
     def __init__(self, frame: pd.DataFrame, *, coverage: Iterable[tuple[Any, Any]] | None = None,
-                 unit: str = "char") -> None:
+                 unit: str = "char", lengths: dict[Any, int] | None = None) -> None:
         if not isinstance(frame, pd.DataFrame):
             raise TypeError(f"`frame` must be a DataFrame with columns {_COLUMNS}; got "
                             f"{type(frame).__name__}.")
@@ -74,6 +77,8 @@ class Spans:
             pairs |= {(a, d) for a, d in coverage}
         self.coverage = frozenset(pairs)
         self.unit = unit
+        #: Length of each document in ``unit`` (tokens or characters), where known.
+        self.lengths = dict(lengths or {})
 
     @property
     def annotators(self) -> list[Any]:
@@ -110,4 +115,10 @@ class Spans:
             raise ValueError(f"the parts mix offsets in {sorted(units)}; read them alike.")
         frame = pd.concat([p.frame for p in parts], ignore_index=True)
         coverage = set().union(*(p.coverage for p in parts))
-        return cls(frame, coverage=coverage, unit=units.pop())
+        lengths: dict[Any, int] = {}
+        for p in parts:
+            for doc, n in p.lengths.items():
+                if lengths.setdefault(doc, n) != n:
+                    raise ValueError(f"document {doc!r} has {lengths[doc]} {p.unit}s in one "
+                                     f"part and {n} in another: the files do not align.")
+        return cls(frame, coverage=coverage, unit=units.pop(), lengths=lengths)
