@@ -265,3 +265,25 @@ def test_calibration_does_not_depend_on_the_order_of_the_sample():
     a = calibration(fit, verified, rng=0).to_dict()
     b = calibration(fit, verified.sample(frac=1, random_state=1), rng=0).to_dict()
     assert repr(a) == repr(b)  # NaN of the empty bins compare equal as text
+
+
+def test_every_start_is_kept_and_near_best_disagreement_is_listed():
+    # Dawid & Skene (1979): starts within half a log-likelihood unit of the best label
+    # 4.4% of the patients differently (issue: the reported optimum depends on the seed).
+    from goldnoise import datasets
+
+    frame = datasets.load_dawid_skene1979()
+    r = Ratings.from_long(frame, item="patient", rater="observer", label="rating",
+                          replicates="separate")
+    fit = LatentClassModel("confusion", rng=0).fit(r)
+    assert fit.start_objectives.shape == fit.start_disagreement.shape == (10,)
+    kept = int(np.argmax(fit.start_objectives))
+    assert fit.start_disagreement[kept] == 0.0
+    unstable = fit.unstable_starts()
+    assert len(unstable) > 0 and (unstable["gap"] <= 1.0).all()
+    assert (unstable["disagreement"] > 0.01).all()
+    g = np.random.default_rng(3)
+    truth = g.integers(0, 2, 500)
+    x = np.where(g.random((500, 5)) < 0.85, truth[:, None], 1 - truth[:, None])
+    clean = LatentClassModel("one-coin", rng=0).fit(x)
+    assert clean.unstable_starts().empty

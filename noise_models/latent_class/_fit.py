@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from agreement import Ratings
 from _goldnoise_lib.lazy import lazy_module
 from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import Alpha, check_alpha, check_params, validate_params
+from agreement import Ratings
 from noise_models.easy_hard import noise_bound
 
 # Imported at first use: scipy and Numba would double the time of `import goldnoise`.
@@ -97,6 +97,10 @@ class LatentClassFit(Result):
         Whether the kept start met ``tol`` within ``max_iter``.
     start_objectives : ndarray, shape (n_starts,)
         Final objective of every start (the first is the majority-vote start).
+    start_disagreement : ndarray, shape (n_starts,)
+        Share of items each start labels differently from the kept one (0 for the kept
+        one; classes matched for Dawid–Skene). :meth:`unstable_starts` lists the starts
+        within 1 log-likelihood unit of the best that disagree on more than 1% of labels.
 
     Examples
     --------
@@ -134,8 +138,43 @@ class LatentClassFit(Result):
     n_iter: int
     converged: bool
     start_objectives: np.ndarray = field(default_factory=lambda: np.empty(0))
+    start_disagreement: np.ndarray = field(default_factory=lambda: np.empty(0))
     temperature: float = 1.0
     n_gold: int = 0
+
+    def unstable_starts(self, within: float = 1.0, share: float = 0.01) -> pd.DataFrame:
+        """Starts that end near the best objective yet label items differently.
+
+        A start within ``within`` log-likelihood units of the best whose labels differ
+        from the kept ones on more than ``share`` of the items says the optimum is not
+        well determined: raise ``n_starts`` and compare.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``start``, ``objective``, ``gap`` (to the best) and ``disagreement``.
+
+        Examples
+        --------
+        >>> from goldnoise import Ratings, datasets
+        >>> from noise_models import LatentClassModel
+        >>> frame = datasets.load_dawid_skene1979()
+        >>> r = Ratings.from_long(frame, item="patient", rater="observer", label="rating",
+        ...                       replicates="separate")
+        >>> fit = LatentClassModel("confusion", rng=0).fit(r)
+        >>> fit.unstable_starts().round(3).head(2)
+           start  objective    gap  disagreement
+        0      1   -218.571  0.486         0.044
+        1      5   -218.571  0.486         0.044
+        """
+        obj = np.asarray(self.start_objectives, dtype=np.float64)
+        dis = np.asarray(self.start_disagreement, dtype=np.float64)
+        if obj.size == 0 or dis.size != obj.size:
+            return pd.DataFrame(columns=["start", "objective", "gap", "disagreement"])
+        gap = obj.max() - obj
+        keep = np.flatnonzero((gap <= within) & (dis > share))
+        return pd.DataFrame({"start": keep, "objective": obj[keep], "gap": gap[keep],
+                             "disagreement": dis[keep]})
 
     @property
     def labels(self) -> pd.Series:

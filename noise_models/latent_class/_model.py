@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from agreement import ChunkedRatings, Ratings, as_ratings
 from _goldnoise_lib.errors import ConvergenceWarning, plain
 from _goldnoise_lib.lazy import lazy_module
 from _goldnoise_lib.progress import progress
@@ -30,6 +29,7 @@ from _goldnoise_lib.validation import (
     check_rng,
     validate_params,
 )
+from agreement import ChunkedRatings, Ratings, as_ratings
 from noise_models.latent_class._fit import LatentClassFit, _readonly
 
 # Imported at first use: scipy and Numba would double the time of `import goldnoise`.
@@ -504,9 +504,9 @@ def _fit(model: LatentClassModel, r: Ratings, codes: np.ndarray,
     else:
         em_rows, em_weights = em_codes, None
     parallel = em_rows.size >= K.PARALLEL_THRESHOLD
-    params, trace, n_iter, conv, finals = _run_starts(model, em_rows, em_weights, k, m, q_fixed,
-                                                      n_eff, parallel, groups=groups,
-                                                      tie=r.has_replicates, known=known_sums)
+    params, trace, n_iter, conv, finals, disagree = _run_starts(
+        model, em_rows, em_weights, k, m, q_fixed, n_eff, parallel, groups=groups,
+        tie=r.has_replicates, known=known_sums)
     if known_sums is None:
         rows, weights, inverse = (merged if merged is not None else (codes, None, None))
     else:
@@ -533,7 +533,7 @@ def _fit(model: LatentClassModel, r: Ratings, codes: np.ndarray,
         log_likelihood += float(np.sum(joint) - np.sum(ll_all))
     return _finish(model, r, em_model, hard, params, trace, n_iter, conv, finals, class_post,
                    hard_post, labels, label_post, log_likelihood, mv, rated,
-                   anchored=known_sums is not None)
+                   anchored=known_sums is not None, disagreement=disagree)
 
 
 def _em_codes(model: LatentClassModel) -> tuple[int, int]:
@@ -546,7 +546,9 @@ def _run_starts(model: LatentClassModel, rows: np.ndarray, weights: np.ndarray |
                 groups: np.ndarray | None = None, tie: bool = False, known: Any = None):
     """EM from every start over ``rows`` (with multiplicities); the best start's result.
 
-    Returns ``(params, trace, n_iter, converged, final objective of every start)``.
+    Returns ``(params, trace, n_iter, converged, final objective of every start, share of
+    labels each start gives differently from the kept one)`` (shares weighted by
+    ``weights``; for Dawid–Skene after matching the classes, which a start may permute).
     """
     em_model, hard = _em_codes(model)
     cap = (m - 1) / m
@@ -554,6 +556,7 @@ def _run_starts(model: LatentClassModel, rows: np.ndarray, weights: np.ndarray |
     rng = check_rng(model.rng)
     best: tuple[float, _Params, np.ndarray, int, bool] | None = None
     finals = np.empty(model.n_starts)
+    start_labels = []
     for s in progress(range(model.n_starts), desc=f"{model.name}: EM starts"):
         if s == 0:
             params = _base_params(k, m, q_fixed)
@@ -567,19 +570,34 @@ def _run_starts(model: LatentClassModel, rows: np.ndarray, weights: np.ndarray |
             parallel=parallel, groups=groups, known=known,
         )
         finals[s] = trace[-1]
+        logtab, logw = K.tables(em_model, hard, *params.args())
+        start_labels.append(K.posteriors(rows, logtab, logw, parallel=parallel)[2]
+                            .astype(np.int16))
         if best is None or trace[-1] > best[0]:
             best = (float(trace[-1]), params, trace, n_iter, conv)
     _, params, trace, n_iter, conv = best
-    return params, trace, n_iter, conv, finals
+    kept = int(np.argmax(finals))
+    w = np.ones(len(rows)) if weights is None else np.asarray(weights, dtype=np.float64)
+    disagree = np.zeros(model.n_starts)
+    for s, lab in enumerate(start_labels):
+        if s == kept or w.sum() == 0:
+            continue
+        if em_model == K.CONFUSION:
+            lab = _match_to(lab, start_labels[kept], m)[lab]
+        disagree[s] = float(np.dot(w, lab != start_labels[kept]) / w.sum())
+    return params, trace, n_iter, conv, finals, disagree
 
 
 def _finish(model: LatentClassModel, r: Ratings, em_model: int, hard: int, params: _Params,
             trace: np.ndarray, n_iter: int, conv: bool, finals: np.ndarray,
             class_post: np.ndarray, hard_post: np.ndarray, labels: np.ndarray,
             label_post: np.ndarray, log_likelihood: float, mv: np.ndarray,
-            rated: np.ndarray, anchored: bool = False) -> LatentClassFit:
+            rated: np.ndarray, anchored: bool = False,
+            disagreement: np.ndarray | None = None) -> LatentClassFit:
     """Name the classes, warn, and build the fit (shared by the in-memory and chunked fits)."""
     m = r.n_categories
+    # Every start's objective and its disagreement with the kept labels are kept on the fit
+    # (start_objectives, start_disagreement); see LatentClassFit.unstable_starts.
     if em_model == K.CONFUSION and not anchored:
         # Dawid–Skene is symmetric in the classes: name them after majority vote.
         perm = _match_to(labels[rated > 0], mv[rated > 0], m)
@@ -608,6 +626,8 @@ def _finish(model: LatentClassModel, r: Ratings, em_model: int, hard: int, param
         loglik=_readonly(trace),
         log_likelihood=log_likelihood,
         n_iter=n_iter, converged=conv, start_objectives=_readonly(finals),
+        start_disagreement=_readonly(np.zeros(len(finals)) if disagreement is None
+                                     else np.asarray(disagreement, dtype=np.float64)),
     )
 
 

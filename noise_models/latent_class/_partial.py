@@ -289,7 +289,7 @@ def fit_chunked(model: Any, ratings: Any) -> Any:
         rows = _decode_rows(hist[0], k, m, schema.codes.dtype)
         q_fixed = state.starts[0].params.q if hard in (K.HARD_MARGINAL,
                                                        K.HARD_UNIFORM) else None
-        params, trace, n_iter, conv, finals = L._run_starts(
+        params, trace, n_iter, conv, finals, disagree = L._run_starts(
             model, rows, hist[1], k, m, q_fixed, n_eff, rows.size >= K.PARALLEL_THRESHOLD)
     else:
         while state.running:  # one map-reduce per iteration, every running start at once
@@ -323,7 +323,8 @@ def fit_chunked(model: Any, ratings: Any) -> Any:
     mv = np.concatenate([p[6] for p in parts])
     rated = r.ratings_per_item
     return L._finish(model, r, em_model, hard, params, trace, n_iter, conv, finals,
-                     class_post, hard_post, labels, label_post, log_likelihood, mv, rated)
+                     class_post, hard_post, labels, label_post, log_likelihood, mv, rated,
+                     disagreement=disagree if merged else None)
 
 
 L._chunked_fit.append(fit_chunked)
