@@ -11,8 +11,15 @@ errors      -- the exceptions and warnings (re-exported publicly by ``agreement`
                and ``goldnoise``) and ``plain`` (NumPy scalars as plain values in messages)
 labels      -- ``label_key``, ``match_labels``: 2, 2.0 and "2" are one label
 lazy        -- ``lazy_module``: kernel modules imported on first attribute access
+patterns    -- the keys of rating patterns (whole rows; counts per category), their
+               histograms and decoding: one implementation for every package
+               (kernels in ``_pattern_kernels``, inline-callable from other kernels)
+threads     -- ``PARALLEL_THRESHOLD`` and ``use_parallel``: when a kernel's parallel
+               build pays, the same size for every package
 progress    -- ``progress``: tqdm bars on stderr, one switch (``GOLDNOISE_PROGRESS=0``)
 html        -- ``result_html``: the ``_repr_html_`` of every result object
+results     -- ``Result``: the one protocol of result objects (to_dict, to_frame, summary,
+               _repr_html_, confidence_interval)
 validation  -- the checks of shared options (counts, integers, numbers, probabilities,
                the paper's α, shares, random generators)
 """

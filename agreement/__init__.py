@@ -36,6 +36,8 @@ item_statistics       -- per-item rows of a coefficient (α included); finalize(
                          gives it back
 ItemStatistics        -- those rows, .sums(multiplicity) and .finalize(sums)
 FinalizedCoefficient  -- (value, observed, expected, n_items, n_pairable)
+coefficient_info      -- a coefficient's kind (name, label, family of rows, chance model)
+CoefficientInfo       -- what coefficient_info returns
 
 Larger than memory (partial -> combine -> finalize; any engine)
 ---------------------------------------------------------------
@@ -81,7 +83,13 @@ from _goldnoise_lib.errors import (
     LabelWarning,
     ShapeError,
 )
-from agreement._item_stats import FinalizedCoefficient, ItemStatistics, item_statistics
+from agreement._item_stats import (
+    CoefficientInfo,
+    FinalizedCoefficient,
+    ItemStatistics,
+    coefficient_info,
+    item_statistics,
+)
 from agreement._krippendorff import krippendorff_alpha
 from agreement._partial import (
     STATISTICS,
@@ -113,6 +121,7 @@ __all__ = [
     "STATISTICS",
     "AgreementResult",
     "ChunkedRatings",
+    "CoefficientInfo",
     "ConfidenceInterval",
     "ConvergenceWarning",
     "DegenerateDataWarning",
@@ -129,6 +138,7 @@ __all__ = [
     "as_ratings",
     "brennan_prediger",
     "category_kappas",
+    "coefficient_info",
     "cohen_kappa",
     "combine_sums",
     "conger_kappa",

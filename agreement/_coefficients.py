@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from agreement import _chunked
+from _goldnoise_lib import patterns as _patterns
 from _goldnoise_lib.errors import DegenerateDataWarning
 from agreement._item_stats import (
     SPECS,
@@ -105,13 +106,18 @@ def _plan(family: str, r: Ratings, wts: Weights) -> _Pass:
     m = r.n_categories
     # Few possible rating patterns: one histogram pass, then the per-item statistics
     # once per distinct pattern, weighted by its count. Pattern keys are cheaper to
-    # compute; the count family can also key on the multiset of an item's labels.
-    kinds = ("pattern", "multiset") if family == "count" else ("pattern",)
-    fits = [kd for kd in kinds if _kernels.n_keys(kd, k, m) <= min(_kernels.MAX_KEYS, 4 * n)]
-    if fits:
-        kind = fits[0]
-        keys, mult = _kernels.key_histogram(r.codes, m, kind)
-        small = _kernels.keys_to_codes(keys, kind, k, m, r.codes.dtype)
+    # compute; the count family can also key on an item's counts per category.
+    bound = min(_kernels.MAX_KEYS, 4 * n)
+    small = None
+    if _patterns.n_row_keys(k, m) <= bound:
+        keys, mult = _patterns.row_histogram(r.codes, m,
+                                             threshold=_kernels.ITEM_PARALLEL_CELLS)
+        small = _patterns.decode_rows(keys, k, m, r.codes.dtype)
+    elif family == "count" and (
+            hist := _patterns.count_histogram(r.codes, m, max_bins=bound)) is not None:
+        _, counts, mult = hist
+        small = _patterns.counts_to_codes(counts, k, r.codes.dtype)
+    if small is not None:
         rows = _kernels.item_rows(family, small, wts.matrix, wts.weighted, parallel=False)
         return _Pass(rows, mult.astype(np.float64))
     if (family == "rater" or (family == "pair" and not wts.weighted)) and k >= _COLUMNS_FROM:

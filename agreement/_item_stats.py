@@ -45,31 +45,52 @@ from agreement._weights import weight_matrix
 # Numba kernels, imported at first use (import agreement stays fast).
 _kernels = lazy_module("agreement._kernels")
 
-__all__ = ["FinalizedCoefficient", "ItemStatistics", "item_statistics"]
+__all__ = ["CoefficientInfo", "FinalizedCoefficient", "ItemStatistics", "coefficient_info",
+           "item_statistics"]
 
 # 1 − PE at or below this is "chance agreement is 1": the coefficient is undefined.
 PE_TOL = 1e-12
 
 
 @dataclass(frozen=True)
-class _Spec:
-    name: str  # public function name
-    label: str  # human name
-    family: str  # "count", "rater" or "pair"
-    chance: str  # "none", "fleiss", "bp", "gwet", "conger", "light"
+class CoefficientInfo:
+    """What kind of coefficient a name stands for (see :func:`coefficient_info`).
+
+    Attributes
+    ----------
+    name : str
+        The public function's name, e.g. ``"fleiss_kappa"``.
+    label : str
+        The name a person reads, e.g. ``"Fleiss' kappa"``.
+    family : str
+        The layout of its per-item rows (module docstring): ``"count"`` (needs
+        only each item's category counts), ``"rater"`` or ``"pair"`` (needs the
+        annotators' identities) or ``"alpha"`` (Krippendorff's α, whose rows
+        depend on the level of measurement).
+    chance : str
+        Its chance model: ``"none"``, ``"fleiss"``, ``"bp"``, ``"gwet"``,
+        ``"conger"``, ``"light"`` or ``"alpha"``.
+    """
+
+    name: str
+    label: str
+    family: str
+    chance: str
+
+
 
 
 SPECS = {s.name: s for s in (
-    _Spec("percent_agreement", "Percent agreement", "count", "none"),
-    _Spec("fleiss_kappa", "Fleiss' kappa", "count", "fleiss"),
-    _Spec("scott_pi", "Scott's pi", "count", "fleiss"),
-    _Spec("cohen_kappa", "Cohen's kappa", "rater", "conger"),
-    _Spec("conger_kappa", "Conger's kappa", "rater", "conger"),
-    _Spec("light_kappa", "Light's kappa", "pair", "light"),
-    _Spec("brennan_prediger", "Brennan-Prediger", "count", "bp"),
-    _Spec("gwet_ac1", "Gwet's AC1", "count", "gwet"),
+    CoefficientInfo("percent_agreement", "Percent agreement", "count", "none"),
+    CoefficientInfo("fleiss_kappa", "Fleiss' kappa", "count", "fleiss"),
+    CoefficientInfo("scott_pi", "Scott's pi", "count", "fleiss"),
+    CoefficientInfo("cohen_kappa", "Cohen's kappa", "rater", "conger"),
+    CoefficientInfo("conger_kappa", "Conger's kappa", "rater", "conger"),
+    CoefficientInfo("light_kappa", "Light's kappa", "pair", "light"),
+    CoefficientInfo("brennan_prediger", "Brennan-Prediger", "count", "bp"),
+    CoefficientInfo("gwet_ac1", "Gwet's AC1", "count", "gwet"),
 )}
-ALPHA = _Spec("krippendorff_alpha", "Krippendorff's alpha", "alpha", "alpha")
+ALPHA = CoefficientInfo("krippendorff_alpha", "Krippendorff's alpha", "alpha", "alpha")
 
 
 class FinalizedCoefficient(NamedTuple):
@@ -112,7 +133,7 @@ def pair_index(k: int) -> tuple[np.ndarray, np.ndarray]:
     return j, l_
 
 
-def finalize(spec: _Spec, sums: np.ndarray, w: np.ndarray, k: int) -> FinalizedCoefficient:
+def finalize(spec: CoefficientInfo, sums: np.ndarray, w: np.ndarray, k: int) -> FinalizedCoefficient:
     """The coefficient of ``spec`` from column sums ``sums[..., n_columns]``."""
     s = np.asarray(sums, dtype=np.float64)
     m = w.shape[0]
@@ -160,7 +181,7 @@ def finalize(spec: _Spec, sums: np.ndarray, w: np.ndarray, k: int) -> FinalizedC
     return FinalizedCoefficient(value, pa, pe, n, n2)
 
 
-def column_names(spec: _Spec, ratings: Ratings) -> tuple[str, ...]:
+def column_names(spec: CoefficientInfo, ratings: Ratings) -> tuple[str, ...]:
     cats = [str(c) for c in ratings.categories]
     if spec.family == "count":
         return ("rated", "pairable", "agreement", "unanimous", *(f"p[{c}]" for c in cats))
@@ -286,7 +307,32 @@ class ItemStatistics:
                 f"{len(self.columns)} columns)")
 
 
-def check_coefficient(coefficient: Any) -> _Spec:
+def coefficient_info(coefficient: Any) -> CoefficientInfo:
+    """The kind of a coefficient given by name or function.
+
+    Parameters
+    ----------
+    coefficient : str or function
+        A coefficient's name (one of :data:`STATISTICS`) or the function itself.
+
+    Returns
+    -------
+    CoefficientInfo
+        Its name, printed label, family of per-item rows and chance model.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``coefficient`` names no coefficient.
+
+    Examples
+    --------
+    >>> from agreement import coefficient_info, fleiss_kappa
+    >>> coefficient_info(fleiss_kappa).family
+    'count'
+    >>> coefficient_info("krippendorff_alpha").label
+    "Krippendorff's alpha"
+    """
     names = sorted([*SPECS, ALPHA.name])
     if callable(coefficient) and getattr(coefficient, "__name__", None) in names:
         coefficient = coefficient.__name__
@@ -298,6 +344,9 @@ def check_coefficient(coefficient: Any) -> _Spec:
     if coefficient not in names:
         raise ValueError(f"`coefficient` must be one of {names}; got {coefficient!r}.")
     return ALPHA if coefficient == ALPHA.name else SPECS[coefficient]
+
+
+check_coefficient = coefficient_info  # the older private name
 
 
 def alpha_statistics(r: Ratings, level: Any, counts: np.ndarray | None = None) -> ItemStatistics:

@@ -14,14 +14,11 @@ Conventions shared by every kernel in this package:
 
 from __future__ import annotations
 
-import math
 
-import numba
 import numpy as np
 from numba import njit, prange
 
-# Below this many cells the thread pool costs more than it saves.
-PARALLEL_THRESHOLD = 200_000
+from _goldnoise_lib.threads import PARALLEL_THRESHOLD
 
 
 def _item_counts_impl(codes, m):
@@ -662,119 +659,14 @@ def item_ss(family: str, codes: np.ndarray, w: np.ndarray, weighted: bool,
 
 
 # --------------------------------------------------------------------------
-# Compression of the code matrix to its distinct rating patterns.
-#
-# Every per-item statistic is a function of the item's row of codes (the
-# "pattern"), and the count-family ones only of its category counts a[i, :]
-# (the "multiset"). When there are few possible keys, one histogram pass over
-# the codes replaces the item loop: the statistics are then computed once per
-# distinct key and weighted by its count (the multiplicity form of
-# ItemStatistics.sums). Integer histograms are exact, so the chunking may
-# follow the number of threads.
-#   pattern key  = Σ_j (x_ij + 1) (m + 1)^j      (x = -1 for missing),
-#                  (m + 1)^k keys;
-#   multiset key = the rank of (a_i0, .., a_i,m-1, missing) among the
-#                  C(k + m, m) ways to split k ratings into m + 1 parts: with
-#                  t_c = a_i0 + .. + a_ic + c (strictly increasing),
-#                  key = Σ_c C(t_c, c + 1) (the combinatorial number system).
+# Compression of the code matrix to its distinct rating patterns: the keys
+# and histograms are the shared ones (`_goldnoise_lib.patterns`). Every per-item
+# statistic is a function of the item's row of codes, and the count-family
+# ones only of its category counts: with few possible keys, one histogram pass
+# replaces the item loop, and the statistics are computed once per distinct
+# key and weighted by its count (the multiplicity form of ItemStatistics.sums).
 
-MAX_KEYS = 1 << 22
-
-
-def _binomials(top: int, m: int) -> np.ndarray:
-    table = np.zeros((top + 1, m + 2), dtype=np.int64)
-    for t in range(top + 1):
-        for c in range(min(t, m + 1) + 1):
-            table[t, c] = math.comb(t, c)
-    return table
-
-
-def _histogram_impl(codes, m, multiset, n_keys, n_chunks, binom):
-    n, k = codes.shape
-    hist = np.zeros((n_chunks, n_keys), dtype=np.int32)
-    per = (n + n_chunks - 1) // n_chunks
-    for ch in prange(n_chunks):
-        for i in range(ch * per, min(n, (ch + 1) * per)):
-            key = 0
-            if multiset:
-                s = 0
-                for c in range(m):
-                    a = 0
-                    for j in range(k):
-                        a += codes[i, j] == c
-                    s += a
-                    key += binom[s + c, c + 1]
-            else:
-                for j in range(k - 1, -1, -1):
-                    key = key * (m + 1) + (codes[i, j] + 1)
-            hist[ch, key] += 1
-    return hist
-
-
-@njit(cache=True, error_model="numpy")
-def _unrank_multisets(keys, k, m, binom, out):
-    # Inverse of the multiset key: the counts a_c, written out as a row of codes.
-    t = np.zeros(m, dtype=np.int64)
-    for row in range(keys.size):
-        rest = keys[row]
-        top = k + m - 1
-        for c in range(m - 1, -1, -1):
-            while binom[top, c + 1] > rest:
-                top -= 1
-            t[c] = top
-            rest -= binom[top, c + 1]
-            top -= 1
-        pos = 0
-        prev = 0
-        for c in range(m):
-            s = t[c] - c
-            for _ in range(s - prev):
-                out[row, pos] = c
-                pos += 1
-            prev = s
-        for j in range(pos, k):
-            out[row, j] = -1
-    return out
-
-
-_histogram_serial, _histogram_parallel = _builds(_histogram_impl)
-
-
-
-def n_keys(kind: str, k: int, m: int) -> int:
-    """Number of possible keys of a ``"pattern"`` or ``"multiset"`` histogram."""
-    return (m + 1) ** k if kind == "pattern" else math.comb(k + m, m)
-
-
-def key_histogram(codes: np.ndarray, m: int, kind: str, *,
-                  parallel: bool | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct keys of the items and how many items have each (one pass)."""
-    codes = np.ascontiguousarray(codes)
-    n, k = codes.shape
-    size = n_keys(kind, k, m)
-    if size > MAX_KEYS:
-        raise ValueError(f"{size} possible keys exceed the histogram bound {MAX_KEYS}.")
-    binom = _binomials(k + m, m)
-    if parallel is None:
-        parallel = codes.size >= ITEM_PARALLEL_CELLS
-    if parallel:
-        chunks = max(1, min(numba.get_num_threads(), n // 65536 or 1))
-        hist = _histogram_parallel(codes, m, kind == "multiset", size, chunks, binom)
-    else:
-        hist = _histogram_serial(codes, m, kind == "multiset", size, 1, binom)
-    total = hist.sum(axis=0, dtype=np.int64)
-    keys = np.flatnonzero(total)
-    return keys, total[keys]
-
-
-def keys_to_codes(keys: np.ndarray, kind: str, k: int, m: int, dtype) -> np.ndarray:
-    """A representative row of codes for each key (the multiset's in category order)."""
-    keys = np.asarray(keys, dtype=np.int64)
-    if kind == "pattern":
-        digits = (keys[:, None] // (m + 1) ** np.arange(k, dtype=np.int64)) % (m + 1)
-        return (digits - 1).astype(dtype)
-    out = np.empty((len(keys), k), dtype=dtype)
-    return _unrank_multisets(keys, k, m, _binomials(k + m, m), out)
+MAX_KEYS = 1 << 22  # bound on the keys a histogram may hold
 
 
 # --------------------------------------------------------------------------

@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 from numba import njit, prange
 
-# Below this many cells the thread pool costs more than it saves.
-PARALLEL_THRESHOLD = 200_000
+from _goldnoise_lib._pattern_kernels import packed_counts
+from _goldnoise_lib.threads import PARALLEL_THRESHOLD
 
 # How a unit's disagreement is computed from its values.
 KIND_NOMINAL = 0  # δ² = [c ≠ k]
@@ -116,23 +115,11 @@ def _unit_disagreement(codes, i, values, kind, scratch):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _packed_counts(codes, i, bits):
-    # The unit's counts per category as bits-wide fields of one integer: each
-    # rating c ≥ 0 adds 2^(bits·c); a missing one (-1) adds 0. Branch-free and
-    # free of memory lookups, so the loop over raters vectorises.
-    packed = np.uint64(0)
-    for j in range(codes.shape[1]):
-        c = np.int64(codes[i, j])
-        packed += np.uint64(c >= 0) << np.uint64((bits * c) & 63)
-    return packed
-
-
-@njit(cache=True, error_model="numpy", inline="always")
 def _unit_stats(codes, i, values, kind, delta, bits, small, scratch, a):
     """``(r, q)`` of unit i (see ``_unit_disagreement``).
 
     With few categories (``small``), first count the unit's ratings per
-    category into ``a`` (``_packed_counts``: ``bits``-wide fields of one
+    category into ``a`` (``packed_counts``: ``bits``-wide fields of one
     integer, no branch, no memory dependency between ratings); then ``q`` from the counts (for the
     ratio metric as ``Σ_ck a_c a_k δ²_ck / (r − 1)`` with the m × m ``delta``),
     and ``a`` is valid for the caller.
@@ -141,7 +128,7 @@ def _unit_stats(codes, i, values, kind, delta, bits, small, scratch, a):
     if not small:
         return _unit_disagreement(codes, i, values, kind, scratch)
     m = a.shape[0]
-    packed = np.int64(_packed_counts(codes, i, bits))
+    packed = np.int64(packed_counts(codes, i, bits))
     mask = (1 << bits) - 1
     r = 0
     if kind == KIND_NOMINAL:
@@ -319,60 +306,6 @@ def _ratio_expected(values, n_c):
     return g
 
 
-@njit(cache=True, error_model="numpy", inline="always")
-def _pattern_key(packed, bits, table, use_rank):
-    if not use_rank:
-        return np.int64(packed)
-    mask = np.uint64((1 << bits) - 1)
-    key = 0
-    s = 0
-    for c in range(table.shape[0]):
-        a = np.int64((packed >> np.uint64(bits * c)) & mask)
-        key += table[c, s, a]
-        s += a
-    return key
-
-
-def _pattern_hist_impl(codes, bits, table, use_rank, chunk, out):
-    # out[b, key] = number of items of chunk b whose category-count vector has
-    # this key: the packed counts themselves, or their rank (see pattern_plan).
-    n = codes.shape[0]
-    for b in prange(out.shape[0]):
-        for i in range(b * chunk, min(n, (b + 1) * chunk)):
-            out[b, _pattern_key(_packed_counts(codes, i, bits), bits, table, use_rank)] += 1
-
-
-_pattern_hist_serial = njit(cache=True, error_model="numpy")(_pattern_hist_impl)
-_pattern_hist_parallel = njit(cache=True, parallel=True, error_model="numpy")(_pattern_hist_impl)
-
-
-def _pattern_keys_impl(codes, bits, table, use_rank, out):
-    for i in prange(codes.shape[0]):
-        out[i] = _pattern_key(_packed_counts(codes, i, bits), bits, table, use_rank)
-
-
-_pattern_keys_serial = njit(cache=True, error_model="numpy")(_pattern_keys_impl)
-_pattern_keys_parallel = njit(cache=True, parallel=True, error_model="numpy")(_pattern_keys_impl)
-
-
-@njit(cache=True, error_model="numpy")
-def _decode_ranks(keys, table, k, out):
-    # Inverse of the ranking: walk the categories, taking the largest count
-    # whose cumulative rank offset still fits.
-    m = table.shape[0]
-    for p in range(keys.shape[0]):
-        rem = keys[p]
-        s = 0
-        for c in range(m):
-            a = 0
-            while a < k - s and table[c, s, a + 1] <= rem:
-                a += 1
-            rem -= table[c, s, a]
-            s += a
-            out[p, c] = a
-    return out
-
-
 # ----------------------------------------------------------------- thin wrappers
 def _prepare(codes: np.ndarray) -> np.ndarray:
     codes = np.ascontiguousarray(codes)
@@ -468,104 +401,6 @@ def coincidences(codes, m, weights=None, *, parallel=None):
     fn = _coincidences_parallel if _use_parallel(codes, parallel) else _coincidences_serial
     fn(codes, w, use_w, chunk, out)
     return out.sum(axis=0)
-
-
-# Items are summarised by their category-count vector when k raters and m
-# categories allow at most this many vectors (C(k + m, m): counts with sum ≤ k).
-PATTERN_MAX_BINS = 1 << 17
-_PATTERN_BUDGET = 1 << 19  # histogram cells over all chunks
-# The histogram pass costs well under 1 ns per cell: below this many cells
-# waking the thread pool costs more than it saves.
-PATTERN_PARALLEL_THRESHOLD = 1_000_000
-
-
-def pattern_plan(k: int, m: int):
-    """``(bits, table, use_rank, n_bins)`` for keying count vectors, or None if too many.
-
-    A unit's counts are packed in ``bits = bit_length(k)``-wide fields. When
-    ``2^(m·bits)`` is small the packed integer is the key. Otherwise count
-    vectors (m non-negative counts with ``Σ a ≤ k``) are ranked in
-    lexicographic order: ``rank(a) = Σ_c table[c, s_c, a_c]`` with ``s_c = a_0
-    + … + a_{c−1}`` and ``table[c, s, a] = Σ_{x<a} N(m − c − 1, k − s − x)``,
-    ``N(d, t) = C(d + t, d)`` the number of d counts summing to at most t; the
-    ranks are ``0..C(k + m, m) − 1``, with no gaps.
-    """
-    if k < 1 or m < 1:
-        return None
-    bits = int(k).bit_length()
-    if m * bits > 63:
-        return None
-    if m * bits <= PATTERN_MAX_BINS.bit_length() - 1:
-        return bits, np.zeros((1, 1, 1), dtype=np.int64), False, 1 << (m * bits)
-    n_bins = math.comb(k + m, m)
-    if n_bins > PATTERN_MAX_BINS:
-        return None
-    table = np.zeros((m, k + 1, k + 1), dtype=np.int64)
-    for c in range(m):
-        d = m - c - 1
-        for s in range(k + 1):
-            acc = 0
-            for a in range(k - s + 1):
-                table[c, s, a] = acc
-                acc += math.comb(d + k - s - a, d)
-    return bits, table, True, n_bins
-
-
-def decode_patterns(keys: np.ndarray, k: int, m: int) -> np.ndarray:
-    """Count vectors (len(keys) × m, int64) of pattern keys (see pattern_plan)."""
-    bits, table, use_rank, _ = pattern_plan(k, m)
-    keys = np.ascontiguousarray(keys, dtype=np.int64)
-    if not use_rank:
-        return (keys[:, None] >> (bits * np.arange(m, dtype=np.int64))[None, :]) & ((1 << bits) - 1)
-    out = np.zeros((keys.size, m), dtype=np.int64)
-    return _decode_ranks(keys, table, int(k), out)
-
-
-def pattern_histogram(codes, m, *, parallel=None):
-    """Histogram over items of their category-count vectors, or None if too many.
-
-    Returns ``(keys, counts, freq)``: the observed keys, their count vectors
-    (P × m) and how many items have each. Integer counts: the result does not
-    depend on the number of threads.
-    """
-    codes = _prepare(codes)
-    n, k = codes.shape
-    plan = pattern_plan(k, m)
-    if plan is None:
-        return None
-    bits, table, use_rank, n_bins = plan
-    # Integer counts add exactly in any order, so here (only here) the chunks may
-    # follow the thread count: one histogram per thread, none to spare.
-    use_parallel = (codes.size >= PATTERN_PARALLEL_THRESHOLD if parallel is None
-                    else bool(parallel))
-    n_chunks = 1
-    if use_parallel:
-        n_chunks = max(1, min(numba.get_num_threads(), _PATTERN_BUDGET // n_bins,
-                              -(-n // _MIN_CHUNK)))
-    chunk = max(1, -(-n // n_chunks))
-    out = np.zeros((n_chunks, n_bins), dtype=np.int64)
-    fn = _pattern_hist_parallel if use_parallel else _pattern_hist_serial
-    fn(codes, bits, table, use_rank, chunk, out)
-    hist = out.sum(axis=0)
-    keys = np.flatnonzero(hist)
-    return keys, decode_patterns(keys, k, m), hist[keys]
-
-
-def pattern_keys(codes, m, *, parallel=None):
-    """Per-item key of the category-count vector, and the number of possible keys."""
-    codes = _prepare(codes)
-    n, k = codes.shape
-    plan = pattern_plan(k, m)
-    if plan is None:
-        raise ValueError(
-            f"{k} raters and {m} categories give more than {PATTERN_MAX_BINS} count "
-            "patterns; use the streaming unit sums (`alpha_sums`) instead."
-        )
-    bits, table, use_rank, n_bins = plan
-    out = np.empty(n, dtype=np.int64)
-    fn = _pattern_keys_parallel if _use_parallel(codes, parallel) else _pattern_keys_serial
-    fn(codes, bits, table, use_rank, out)
-    return out, n_bins
 
 
 def ratio_expected(values, n_c):

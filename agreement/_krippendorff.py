@@ -36,6 +36,7 @@ import numpy.typing as npt
 
 from agreement import _chunked
 from _goldnoise_lib.errors import DegenerateDataWarning
+from _goldnoise_lib import patterns as _patterns
 from _goldnoise_lib.lazy import lazy_module
 from _goldnoise_lib.validation import check_option
 from agreement._ratings import Ratings, as_ratings
@@ -163,7 +164,7 @@ def _weighted_state(r: Ratings, w: np.ndarray):
     if r.codes is None:
         counts, freq = r.counts, np.ones(r.n_items)
     else:
-        hist = _ka.pattern_histogram(r.codes, m)
+        hist = _patterns.count_histogram(r.codes, m)
         if hist is not None:
             _, counts, freq = hist
             freq = freq.astype(np.float64)
@@ -479,13 +480,19 @@ def count_patterns(codes: npt.ArrayLike, m: int) -> tuple[np.ndarray, np.ndarray
            [1, 1]]))
     """
     m = int(m)
-    raw, n_bins = _ka.pattern_keys(codes, m)
+    keyed = _patterns.count_keys(codes, m)
+    if keyed is None:
+        k = np.asarray(codes).shape[1]
+        raise ValueError(
+            f"{k} annotators and {m} categories give more than {_patterns.COUNT_MAX_BINS} "
+            "count patterns; use the streaming unit sums (`alpha_sums`) instead.")
+    raw, n_bins = keyed
     present = np.zeros(n_bins, dtype=bool)
     present[raw] = True
     observed = np.flatnonzero(present)
     index = np.cumsum(present) - 1
     k = np.asarray(codes).shape[1]
-    return index[raw], _ka.decode_patterns(observed, k, m)
+    return index[raw], _patterns.decode_counts(observed, k, m)
 
 
 def _counts_state(counts, freq, values, level):
@@ -562,7 +569,7 @@ def _compute(r: Ratings, level: str, values: np.ndarray):
         state = _counts_state(r.counts, np.ones(r.n_items), values, level)
     else:
         codes = _codes_of(r)
-        hist = _ka.pattern_histogram(codes, m)
+        hist = _patterns.count_histogram(codes, m)
         if hist is not None:
             _, patterns, freq = hist
             state = _counts_state(patterns, freq.astype(np.float64), values, level)

@@ -46,6 +46,7 @@ from agreement import _chunked
 from agreement import _coefficients as _co
 from agreement import _krippendorff as _kr
 from agreement._item_stats import SPECS, count_rows_from_counts
+from _goldnoise_lib import patterns as _patterns
 from _goldnoise_lib.lazy import lazy_module
 from _goldnoise_lib.validation import check_option
 from agreement._light import light, stats_from_sums
@@ -56,7 +57,6 @@ from agreement._weights import Weights, weight_matrix
 
 # Numba kernels, imported at first use (importing the package compiles and loads nothing).
 _kernels = lazy_module("agreement._kernels")
-_ka = lazy_module("agreement._kernels_alpha")
 
 __all__ = [
     "STATISTICS",
@@ -251,7 +251,7 @@ def _alpha_rows(r: Ratings, level: str):
     m = r.n_categories
     hist = None
     if r.has_raters and r.n_items:
-        hist = _ka.pattern_histogram(r.codes, m)
+        hist = _patterns.count_histogram(r.codes, m)
     if hist is not None:
         _, a, mult = hist
     else:

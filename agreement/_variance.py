@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from agreement._item_stats import FinalizedCoefficient, _rater_marginals, _Spec, pair_index
+from agreement._item_stats import FinalizedCoefficient, _rater_marginals, CoefficientInfo, pair_index
 
 __all__ = ["Linearization", "linearization", "variance"]
 
@@ -37,7 +37,7 @@ class Linearization(NamedTuple):
     method: str  # "gwet" or "fce"
 
 
-def linearization(spec: _Spec, sums: np.ndarray, parts: FinalizedCoefficient,
+def linearization(spec: CoefficientInfo, sums: np.ndarray, parts: FinalizedCoefficient,
                   w: np.ndarray, k: int, *, fce: bool = False) -> Linearization:
     """``beta`` and ``center`` of the per-item linearised values of ``spec``."""
     s = np.asarray(sums, dtype=np.float64)

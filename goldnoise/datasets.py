@@ -10,7 +10,8 @@ from importlib import resources
 
 import pandas as pd
 
-__all__ = ["load_dawid_skene1979", "load_fleiss1971"]
+__all__ = ["load_artstein_poesio2008", "load_dawid_skene1979", "load_fleiss1971",
+           "load_hayes_krippendorff2007", "load_krippendorff2011"]
 
 FLEISS1971_DIAGNOSES = {
     1: "depression",
@@ -93,3 +94,107 @@ def load_dawid_skene1979() -> pd.DataFrame:
     (45, [1, 2, 3, 4])
     """
     return _read("dawid_skene1979_anaesthesia.csv")
+
+
+def load_krippendorff2011() -> pd.DataFrame:
+    """Krippendorff (2011), example C: 12 units coded by 4 coders, values 1–5, with gaps.
+
+    Returns
+    -------
+    pandas.DataFrame, shape (12, 4)
+        Wide, one row per unit (index ``unit``: ``u1`` … ``u12``), one column
+        per coder (``coder_A`` … ``coder_D``), values 1–5 as floats, NaN where
+        a coder gave no value. The paper prints the coders as rows; this is
+        the same table turned around (units × coders, goldnoise's layout).
+
+    Notes
+    -----
+    Krippendorff prints α = 0.743 (nominal), 0.815 (ordinal), 0.849
+    (interval) and 0.797 (ratio). Unit 12 has a single value, so it is not
+    pairable and counts in no coefficient.
+
+    References
+    ----------
+    Krippendorff, K. (2011). *Computing Krippendorff's alpha-reliability*.
+    Departmental Papers (ASC) 43, University of Pennsylvania.
+    https://repository.upenn.edu/asc_papers/43
+
+    Examples
+    --------
+    >>> from agreement import krippendorff_alpha
+    >>> from goldnoise.datasets import load_krippendorff2011
+    >>> df = load_krippendorff2011()
+    >>> df.shape
+    (12, 4)
+    >>> round(krippendorff_alpha(df, level="interval").value, 3)
+    0.849
+    """
+    frame = _read("krippendorff2011_C.csv", index_col="coder").T
+    frame.index.name = "unit"
+    frame.columns.name = None
+    return frame.astype("float64")
+
+
+def load_hayes_krippendorff2007() -> pd.DataFrame:
+    """Hayes & Krippendorff (2007), Table 1: the tone of 40 news articles, 5 observers.
+
+    Returns
+    -------
+    pandas.DataFrame, shape (40, 5)
+        Wide, one row per article (index ``unit``), one column per observer
+        (``obs1`` … ``obs5``), tone coded 0–3 (an ordinal scale) as floats,
+        NaN where an observer did not code the article.
+
+    Notes
+    -----
+    Hayes & Krippendorff print ordinal α = 0.7598 (their KALPHA macro).
+
+    References
+    ----------
+    Hayes, A. F. & Krippendorff, K. (2007). Answering the call for a standard
+    reliability measure for coding data. *Communication Methods and Measures*
+    1(1), 77–89. doi:10.1080/19312450709336664
+
+    Examples
+    --------
+    >>> from agreement import krippendorff_alpha
+    >>> from goldnoise.datasets import load_hayes_krippendorff2007
+    >>> df = load_hayes_krippendorff2007()
+    >>> df.shape
+    (40, 5)
+    >>> round(krippendorff_alpha(df, level="ordinal").value, 4)
+    0.7598
+    """
+    return _read("hayes_krippendorff2007_news_tone.csv", index_col="unit").astype("float64")
+
+
+def load_artstein_poesio2008() -> pd.DataFrame:
+    """Artstein & Poesio (2008): 100 utterances labelled by 2 coders (the running example).
+
+    Returns
+    -------
+    pandas.DataFrame, shape (200, 3)
+        Long: columns ``coder`` (``a``, ``b``), ``item`` (1–100) and ``label``
+        (``stat`` statement, ``ireq`` info request, ``chck`` check).
+
+    Notes
+    -----
+    Artstein & Poesio print observed agreement A_o = 0.88, Scott's π =
+    0.7995 and Bennett's S = 0.82 for these data.
+
+    References
+    ----------
+    Artstein, R. & Poesio, M. (2008). Inter-coder agreement for computational
+    linguistics. *Computational Linguistics* 34(4), 555–596.
+    doi:10.1162/coli.07-034-R2
+
+    Examples
+    --------
+    >>> from agreement import Ratings, scott_pi
+    >>> from goldnoise.datasets import load_artstein_poesio2008
+    >>> df = load_artstein_poesio2008()
+    >>> r = Ratings.from_long(df, item="item", rater="coder", label="label")
+    >>> round(scott_pi(r).value, 4)
+    0.7995
+    """
+    return _read("artstein_poesio2008.csv")

@@ -246,22 +246,6 @@ def _cross_package_private(name: str, source: str, modules: dict[str, Path]) -> 
     return found
 
 
-# Reaches into another package's private modules that predate this check; each
-# goes when its module is given a public or `_goldnoise_lib` home.  The test
-# fails on any new one, and on any entry here that no longer occurs.
-KNOWN_PRIVATE_REACHES: set[tuple[str, str]] = {
-    # the bootstrap resamples agreement's per-item statistics and α's pattern
-    # kernel: both belong in `_goldnoise_lib` (issue 16, item 1).
-    ("simulation.bootstrap._engine", "agreement._item_stats.ALPHA"),
-    ("simulation.bootstrap._engine", "agreement._item_stats.check_coefficient"),
-    ("simulation.bootstrap._engine", "agreement._item_stats.item_statistics"),
-    ("simulation.bootstrap._engine", "agreement._kernels_alpha"),
-    ("simulation.bootstrap._partial", "agreement._item_stats.ALPHA"),
-    ("simulation.bootstrap._partial", "agreement._item_stats.check_coefficient"),
-    ("simulation.bootstrap._partial", "agreement._item_stats.item_statistics"),
-}
-
-
 def _all_private_reaches() -> set[tuple[str, str]]:
     modules = _all_modules()
     return {(name, target) for name, path in modules.items()
@@ -269,7 +253,9 @@ def _all_private_reaches() -> set[tuple[str, str]]:
 
 
 def test_imports_across_packages_reach_only_public_names():
-    assert _all_private_reaches() == KNOWN_PRIVATE_REACHES
+    # every import across packages (module level, in functions, lazy_module strings)
+    # reaches another package's public names or the shared layer `_goldnoise_lib`
+    assert _all_private_reaches() == set()
 
 
 def test_private_reach_detector_sees_each_form():

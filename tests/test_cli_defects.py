@@ -50,6 +50,19 @@ def test_out_refuses_to_overwrite_an_input(tmp_path, capsys):
     assert status == 2 and path.read_bytes() == before
 
 
+def test_a_created_folder_is_named(tmp_path, capsys):
+    path = _counts(tmp_path)
+    target = tmp_path / "new" / "deeper" / "report.json"
+    status, out, err = _run(capsys, "audit", path, "--layout", "counts", "--item", "subject",
+                            "--no-latent", "--out", target)
+    assert status == 0 and target.exists()
+    assert f"created the folder {target.parent}" in err
+    # an existing folder is not announced
+    status, out, err = _run(capsys, "audit", path, "--layout", "counts", "--item", "subject",
+                            "--no-latent", "--out", target)
+    assert status == 0 and "created the folder" not in err
+
+
 def test_unknown_out_format_refused_before_the_work(tmp_path, capsys):
     path = _counts(tmp_path)
     status, out, err = _run(capsys, "audit", path, "--layout", "counts", "--item", "subject",
@@ -274,3 +287,24 @@ def test_labels_only_share_stands_beside_the_bracket():
     b = res.bracket
     assert "labels-only estimate" in line and f"{100 * b.pessimistic:.2f}%" in line
     assert not res.sections["latent_class"].values["collapsed"]
+
+
+def test_compile_notice_after_two_seconds_of_compiling():
+    import io
+    import time
+
+    from numba.core import event
+
+    from goldnoise._cli._compile import MESSAGE, compile_notice
+
+    slow = io.StringIO()
+    with compile_notice(slow, after=0.05):
+        with event.trigger_event("numba:compile", data={}):
+            time.sleep(0.5)  # one compile outlasting the notice's delay
+    assert slow.getvalue().strip() == MESSAGE
+    quick = io.StringIO()
+    with compile_notice(quick, after=30.0):
+        for _ in range(3):
+            with event.trigger_event("numba:compile", data={}):
+                pass
+    assert quick.getvalue() == ""

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 import agreement as ag
 from agreement import Ratings, _kernels
 from agreement._coefficients import _plan
+from _goldnoise_lib import patterns as _patterns
 from agreement._item_stats import SPECS, count_rows_from_counts
 from agreement._weights import weight_matrix
 
@@ -182,24 +183,27 @@ def test_column_kernels_agree_with_row_kernels(family, weighted, shape):
     assert results[0][1] == results[1][1]
 
 
-def test_multiset_keys_round_trip():
-    # The combinatorial rank of an item's category counts, and back.
+def test_count_keys_round_trip():
+    # The key of an item's category counts (packed or ranked), and back.
     rng = np.random.default_rng(13)
     codes = rng.integers(-1, 4, size=(20000, 9)).astype(np.int8)
-    keys, mult = _kernels.key_histogram(codes, 4, "multiset", parallel=False)
-    np.testing.assert_array_equal(
-        _kernels.key_histogram(codes, 4, "multiset", parallel=True)[1], mult)
-    assert keys.max() < _kernels.n_keys("multiset", 9, 4) == 715
-    back = _kernels.keys_to_codes(keys, "multiset", 9, 4, np.int8)
+    keys, vectors, mult = _patterns.count_histogram(codes, 4, parallel=False)
+    np.testing.assert_array_equal(_patterns.count_histogram(codes, 4, parallel=True)[2], mult)
+    back = _patterns.counts_to_codes(vectors, 9, np.int8)
     counts = np.stack([(codes == c).sum(axis=1) for c in range(4)], axis=1)
     uniq, freq = np.unique(counts, axis=0, return_counts=True)
     back_counts = np.stack([(back == c).sum(axis=1) for c in range(4)], axis=1)
+    np.testing.assert_array_equal(back_counts, vectors)
     order = np.lexsort(back_counts.T[::-1])
     np.testing.assert_array_equal(back_counts[order], uniq)
     np.testing.assert_array_equal(mult[order], freq)
+    # the per-item keys are the histogram's keys
+    per_item, n_bins = _patterns.count_keys(codes, 4)
+    assert keys.max() < n_bins
+    np.testing.assert_array_equal(np.unique(per_item, return_counts=True)[1], mult)
 
 
-@pytest.mark.parametrize("kind", ["pattern", "multiset"])
+@pytest.mark.parametrize("kind", ["row", "count"])
 def test_pattern_histogram_reproduces_rows(kind):
     # The histogram route: per-pattern rows weighted by counts = all items' rows.
     rng = np.random.default_rng(8)
@@ -208,22 +212,29 @@ def test_pattern_histogram_reproduces_rows(kind):
     family = "count"
     rows = _kernels.item_rows(family, codes, np.eye(m), False)
     for parallel in (False, True):
-        keys, mult = _kernels.key_histogram(codes, m, kind, parallel=parallel)
+        if kind == "row":
+            keys, mult = _patterns.row_histogram(codes, m, parallel=parallel)
+            small = _patterns.decode_rows(keys, k, m, codes.dtype)
+        else:
+            _, vectors, mult = _patterns.count_histogram(codes, m, parallel=parallel)
+            small = _patterns.counts_to_codes(vectors, k, codes.dtype)
         assert mult.sum() == n
-        small = _kernels.keys_to_codes(keys, kind, k, m, codes.dtype)
         prow = _kernels.item_rows(family, small, np.eye(m), False)
         np.testing.assert_allclose(mult @ prow, rows.sum(axis=0), rtol=1e-12)
 
 
-def test_pattern_keys_round_trip():
+def test_row_keys_round_trip():
     rng = np.random.default_rng(2)
     codes = rng.integers(-1, 4, size=(200, 3)).astype(np.int8)
-    keys, mult = _kernels.key_histogram(codes, 4, "pattern")
-    back = _kernels.keys_to_codes(keys, "pattern", 3, 4, np.int8)
+    keys, mult = _patterns.row_histogram(codes, 4)
+    back = _patterns.decode_rows(keys, 3, 4, np.int8)
     uniq, counts = np.unique(codes, axis=0, return_counts=True)
     order = np.lexsort(back.T[::-1])
     np.testing.assert_array_equal(back[order], uniq)
     np.testing.assert_array_equal(mult[order], counts)
+    # per-item keys: Σ_j (x_ij + 1) 5^j, from the definition
+    expected = ((codes.astype(np.int64) + 1) * 5 ** np.arange(3)).sum(axis=1)
+    np.testing.assert_array_equal(_patterns.row_keys(codes, 4), expected)
 
 
 def test_public_functions_take_both_routes():

@@ -379,3 +379,69 @@ def test_cli_engine_dask_usage_errors(capsys):
     assert "long-format Parquet" in capsys.readouterr().err
     assert main(["audit", "--example", "fleiss1971", "--scheduler", "tcp://x:1"]) == 2
     assert "--scheduler goes with --engine dask" in capsys.readouterr().err
+
+
+# ----------------------------------------- the crash a new user met (issue: exit 139)
+@pytest.mark.slow
+@pytest.mark.parametrize("cache", ["warm", "fresh"])
+def test_cli_transpose_then_dask_audits_do_not_crash(cache, tmp_path):
+    # The reported sequence, each command in a fresh process: an audit with --transpose,
+    # then two Dask audits of a folder of Parquet files (a local cluster of worker
+    # processes). The data are large enough for the parallel E-step of the latent-class
+    # fit (items x annotators >= the parallel threshold), which compiled code no longer
+    # calls: only Python calls parallel kernels. "warm": the Numba cache the test run has
+    # filled (where the second Dask run crashed); "fresh": an empty cache directory, then
+    # the same commands again on the cache they left (minutes of compiling on 2 cores: run
+    # with GOLDNOISE_FRESH_CACHE=1).
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from _goldnoise_lib.threads import PARALLEL_THRESHOLD
+    from goldnoise._cli._compile import MESSAGE
+
+    if cache == "fresh" and not os.environ.get("GOLDNOISE_FRESH_CACHE"):
+        pytest.skip("compiles every kernel in an empty cache (minutes on 2 cores); "
+                    "run with GOLDNOISE_FRESH_CACHE=1")
+    sim = simulate_annotations(26_000, 8, n_categories=3, rng=5).ratings
+    assert sim.codes.size >= PARALLEL_THRESHOLD
+    sim.to_wide().head(200).T.to_csv(tmp_path / "coders_by_units.csv")
+    glob = _write(sim.to_long(), tmp_path / "parts", 3)
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root),
+                                                        os.environ.get("PYTHONPATH", "")])}
+    if cache == "fresh":
+        env["NUMBA_CACHE_DIR"] = str(tmp_path / "numba")
+    runs = [["audit", str(tmp_path / "coders_by_units.csv"), "--transpose", "-q"],
+            ["audit", glob, "--engine", "dask", "-q"],
+            ["audit", glob, "--engine", "dask", "-q"]]
+    for rerun in ([False, True] if cache == "fresh" else [True]):
+        for args in runs:
+            done = subprocess.run([sys.executable, "-m", "goldnoise", *args], env=env,
+                                  capture_output=True, text=True, cwd=tmp_path)
+            assert done.returncode == 0, (cache, args, done.returncode, done.stderr[-2000:])
+            if cache == "fresh" and not rerun and args is runs[0]:
+                assert MESSAGE in done.stderr  # the first run says it is compiling
+            if cache == "fresh" and rerun:
+                assert MESSAGE not in done.stderr, (args, done.stderr)  # all cached now
+
+
+def test_files_whose_label_types_differ_get_one_line(tmp_path, capsys):
+    # Dask's shuffle failed deep inside ("P2P ... failed during unpack phase") when one file
+    # stored the labels as integers and another as strings: refused up front, by name.
+    from goldnoise._cli import main
+
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    pd.DataFrame({"item": [1, 1, 2], "rater": ["a", "b", "a"], "label": [1, 2, 1]}).to_parquet(
+        folder / "a.parquet", index=False)
+    pd.DataFrame({"item": [2, 3, 3], "rater": ["b", "a", "b"],
+                  "label": ["1", "2", "2"]}).to_parquet(folder / "b.parquet", index=False)
+    with pytest.raises(ValueError, match=r"the column .label. holds int64 in .*a.parquet but "
+                                          ".*string in .*b.parquet"):
+        read_ratings(str(folder / "*.parquet"))
+    assert main(["audit", str(folder / "*.parquet"), "--engine", "dask"]) == 1
+    err = capsys.readouterr().err
+    assert "every file must store it with one type" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1

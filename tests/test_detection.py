@@ -88,16 +88,21 @@ def test_weighted_metrics_equal_recomputation_on_resampled_items(seed):
         assert rep.precision_at_k[r] == pytest.approx(ys[order[:40]].mean(), abs=1e-15)
 
 
+def _hashes(seed, srt):
+    from simulation.bootstrap import _resample
+
+    return _resample.item_hashes(seed, _resample.item_keys(srt.items))[srt.order]
+
+
 def test_kernel_replicates_are_weighted_recomputations():
     # each kernel replicate equals the metrics recomputed with its weights
     s, y = _tied_data(3, n=400)
     srt = _sort(s, y, pd.RangeIndex(400))
-    table = K.poisson_table()
-    seeds = np.array([11, 12, 13], dtype=np.uint64)
-    out = K.stratified_bootstrap(srt.y, srt.last, srt.order, 30.0, seeds, table, 1)
-    for r, seed in enumerate(seeds):
+    h = _hashes(11, srt)
+    out = K.stratified_bootstrap(srt.y, srt.last, h, 30.0, np.uint64(5), 3, K.POISSON_CDF, 1)
+    for r in range(3):
         w = np.empty(400)
-        w[srt.order] = K.poisson_weights(seed, srt.order, srt.y, table)
+        w[srt.order] = K.poisson_weights(h, 5 + r, srt.y, K.POISSON_CDF)
         # stratified: the strata keep their sizes
         assert w[y].sum() == pytest.approx(y.sum()) and w[~y].sum() == pytest.approx((~y).sum())
         assert abs(out[r, K.AP] - average_precision_score(y, s, sample_weight=w)) < 1e-12
@@ -106,14 +111,31 @@ def test_kernel_replicates_are_weighted_recomputations():
         assert abs(out[r, K.PRECISION_AT_K] - rep.precision_at_k[0]) < 1e-12
 
 
+def test_detection_weights_are_the_engines_keyed_poisson_weights():
+    # one keyed Poisson(1) generator: before rescaling, a detection replicate weighs each
+    # item exactly as the bootstrap engine does for the same seed, item id and replicate
+    from simulation.bootstrap import _resample
+
+    ids = pd.Index([f"doc{i}" for i in range(300)])
+    s, y = _tied_data(4, n=300)
+    srt = _sort(s, y, ids)
+    h = _hashes(99, srt)
+    engine = _resample.poisson_weights(99, _resample.item_keys(ids), 4)
+    for r in range(4):
+        buf = np.empty(300, np.uint8)
+        K._draw_weights(h, np.uint64(r), srt.y, K.POISSON_CDF, buf)
+        np.testing.assert_array_equal(buf, engine[r][srt.order])
+
+
 def test_poisson_weights_are_poisson_one():
     from scipy.stats import chisquare, poisson
 
-    order = np.arange(200_000)
+    from simulation.bootstrap import _resample
+
     y = np.zeros(200_000, np.uint8)
-    table = K.poisson_table()
+    h = _resample.item_hashes(7, np.arange(200_000))
     buf = np.empty(200_000, np.uint8)
-    K._draw_weights(np.uint64(7), order, y, table, buf)
+    K._draw_weights(h, np.uint64(0), y, K.POISSON_CDF, buf)
     observed = np.bincount(buf, minlength=6)[:6].astype(float)
     observed[5] += (buf > 5).sum()
     expected = poisson.pmf(np.arange(6), 1) * 200_000
@@ -124,20 +146,18 @@ def test_poisson_weights_are_poisson_one():
 def test_replicates_do_not_depend_on_threads_and_are_paired_across_rankings():
     s, y = _tied_data(5, n=1000)
     srt = _sort(s, y, pd.RangeIndex(1000))
-    table = K.poisson_table()
-    seeds = np.arange(1, 41, dtype=np.uint64)
-    args = (srt.y, srt.last, srt.order, 50.0, seeds, table)
+    args = (srt.y, srt.last, _hashes(3, srt), 50.0, np.uint64(0), 40, K.POISSON_CDF)
     one = K.stratified_bootstrap(*args, 1)
     many = K.stratified_bootstrap(*args, 3)
     np.testing.assert_array_equal(one, many)
     # the same replicate weighs the same items alike whatever the scores
     s2 = np.random.default_rng(0).normal(size=1000)
     srt2 = _sort(s2, y, pd.RangeIndex(1000))
-    for seed in (3, 9):
+    for rep in (3, 9):
         w1 = np.empty(1000)
-        w1[srt.order] = K.poisson_weights(seed, srt.order, srt.y, table)
+        w1[srt.order] = K.poisson_weights(_hashes(3, srt), rep, srt.y, K.POISSON_CDF)
         w2 = np.empty(1000)
-        w2[srt2.order] = K.poisson_weights(seed, srt2.order, srt2.y, table)
+        w2[srt2.order] = K.poisson_weights(_hashes(3, srt2), rep, srt2.y, K.POISSON_CDF)
         np.testing.assert_allclose(w1, w2, rtol=1e-15)
 
 
@@ -336,14 +356,15 @@ def test_ranking_feeds_detection_metrics_with_cl_first():
 
 # ------------------------------------------------- through the bootstrap engine
 @pytest.mark.parametrize("scheme", ["multinomial", "poisson"])
-def test_bootstrap_accepts_detection_metrics(scheme):
+def test_detection_metrics_draw_the_engines_weights(scheme):
+    # the engine knows nothing of detection; detection draws the engine's weights
     from simulation import BootstrapResult, bootstrap
     from simulation.bootstrap import _resample
 
     s, y = _tied_data(8, n=300)
-    res = bootstrap(["average_precision", "auroc", "precision_at_k"], (s, y), n_resamples=50,
-                    scheme=scheme, rng=4)
-    assert isinstance(res, BootstrapResult)
+    det = detection_metrics(s, y, n_resamples=50, scheme=scheme, rng=4)
+    res = det.bootstrap
+    assert isinstance(res, BootstrapResult) and res.scheme == scheme
     assert res.estimate[0] == pytest.approx(average_precision_score(y, s), abs=1e-12)
     assert res.estimate[1] == pytest.approx(roc_auc_score(y, s), abs=1e-12)
     if scheme == "multinomial":
@@ -355,10 +376,22 @@ def test_bootstrap_accepts_detection_metrics(scheme):
             ys, ss = np.repeat(y, counts[r]), np.repeat(s, counts[r])
             assert abs(res.bootstrap_distribution[r, 0] - average_precision_score(ys, ss)) < 1e-12
             assert abs(res.bootstrap_distribution[r, 1] - roc_auc_score(ys, ss)) < 1e-12
+    else:
+        # the engine's keyed Poisson weights, rescaled within the strata
+        w = _resample.poisson_weights(_resample.poisson_seed(4), np.arange(300), 3)
+        w = w.astype(float)
+        for r in range(3):
+            w[r, y] *= y.sum() / w[r, y].sum()
+            w[r, ~y] *= (~y).sum() / w[r, ~y].sum()
+            assert abs(res.bootstrap_distribution[r, 0]
+                       - average_precision_score(y, s, sample_weight=w[r])) < 1e-12
     d = res.difference("auroc", "average_precision")
     assert d.statistics == ("auroc - average_precision",)
-    with pytest.raises(ValueError, match="BCa needs a leave-one-out jackknife"):
-        bootstrap(["auroc"], (s, y), n_resamples=10, method="bca")
+    with pytest.raises(ValueError, match="`method` must be one of"):
+        detection_metrics(s, y, n_resamples=10, method="bca")
+    # the engine refuses metrics it does not know, and says where they are
+    with pytest.raises(ValueError, match="detection_metrics"):
+        bootstrap(["auroc"], (s, y), n_resamples=10)
 
 
 def test_detection_metrics_carry_the_engine_result():

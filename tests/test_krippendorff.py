@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 from agreement import DegenerateDataWarning, Ratings, krippendorff_alpha
+from _goldnoise_lib import patterns as _patterns
 from agreement import _kernels_alpha as _ka
 from agreement._krippendorff import (
     alpha_from_coincidences,
@@ -360,12 +361,12 @@ def engine(request, monkeypatch):
     """
     name = request.param
     if name == "patterns-rank":
-        monkeypatch.setattr(_ka, "PATTERN_MAX_BINS", 1 << 10)
+        monkeypatch.setattr(_patterns, "COUNT_MAX_BINS", 1 << 10)
     elif name.startswith("streaming"):
-        monkeypatch.setattr(_ka, "PATTERN_MAX_BINS", 0)
+        monkeypatch.setattr(_patterns, "COUNT_MAX_BINS", 0)
     if name == "streaming-walk":
         monkeypatch.setattr(_ka, "SMALL_M", 0)
-    plan = _ka.pattern_plan(4, 5)
+    plan = _patterns.count_plan(4, 5)
     assert (plan is None) == name.startswith("streaming")
     if plan is not None:
         assert plan[2] == (name == "patterns-rank")
@@ -378,8 +379,8 @@ def engine(request, monkeypatch):
 @pytest.mark.parametrize("seed", [20, 21, 22])
 def test_kernels_match_reference(seed, level, parallel, engine, monkeypatch):
     # Force the serial or the parallel build whatever the size.
-    for name in ("PARALLEL_THRESHOLD", "PATTERN_PARALLEL_THRESHOLD"):
-        monkeypatch.setattr(_ka, name, 0 if parallel else 10**18)
+    monkeypatch.setattr(_ka, "PARALLEL_THRESHOLD", 0 if parallel else 10**18)
+    monkeypatch.setattr(_patterns, "HISTOGRAM_PARALLEL_CELLS", 0 if parallel else 10**18)
     data, domain = random_data(seed, 45, 4, 4, 0.3, continuous=seed == 22)
     ratings = Ratings.from_wide(data, categories=list(domain))
     assert ratings.n_categories == 5 and ratings.n_raters == 4
@@ -405,13 +406,13 @@ def test_kernels_match_reference(seed, level, parallel, engine, monkeypatch):
 def test_pattern_ranks_are_a_bijection(monkeypatch):
     # Every count vector with sum ≤ k gets a distinct rank in 0..C(k+m, m)−1, and
     # decoding inverts it (k = 4 raters, m = 3 categories: C(7, 3) = 35 vectors).
-    monkeypatch.setattr(_ka, "PATTERN_MAX_BINS", 1 << 6)  # 2^9 packed keys: too many
-    _, table, use_rank, n_bins = _ka.pattern_plan(4, 3)
+    monkeypatch.setattr(_patterns, "COUNT_MAX_BINS", 1 << 6)  # 2^9 packed keys: too many
+    _, table, use_rank, n_bins = _patterns.count_plan(4, 3)
     assert use_rank and n_bins == 35
     vectors = [v for v in itertools.product(range(5), repeat=3) if sum(v) <= 4]
     ranks = [sum(int(table[c, sum(v[:c]), v[c]]) for c in range(3)) for v in vectors]
     assert ranks == list(range(35))  # lexicographic order, no gaps
-    decoded = _ka.decode_patterns(np.array(ranks), 4, 3)
+    decoded = _patterns.decode_counts(np.array(ranks), 4, 3)
     assert [tuple(row) for row in decoded] == vectors
 
 
@@ -628,14 +629,15 @@ def test_parallel_kernels_load_from_the_cache(tmp_path):
         "import numpy as np\n"
         "from agreement import krippendorff_alpha\n"
         "from agreement import _kernels_alpha as ka\n"
+        "from _goldnoise_lib import _pattern_kernels as pk, patterns\n"
         "data = np.random.default_rng(0).integers(1, 6, (250_000, 5)).astype(float)\n"
         "krippendorff_alpha(data, level='interval')\n"
-        "ka.PATTERN_MAX_BINS = 0\n"
+        "patterns.COUNT_MAX_BINS = 0\n"
         "krippendorff_alpha(data, level='ratio')\n"
-        "names = ['_pattern_hist_parallel', '_sums_parallel', '_gwet_se_parallel',\n"
-        "         '_ratio_expected']\n"
-        "print(' '.join(f'{sum(getattr(ka, n).stats.cache_hits.values())},'\n"
-        "               f'{sum(getattr(ka, n).stats.cache_misses.values())}' for n in names))\n"
+        "kernels = [pk.count_histogram[1], ka._sums_parallel, ka._gwet_se_parallel,\n"
+        "           ka._ratio_expected]\n"
+        "print(' '.join(f'{sum(f.stats.cache_hits.values())},'\n"
+        "               f'{sum(f.stats.cache_misses.values())}' for f in kernels))\n"
     )
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
     first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from agreement import Ratings, krippendorff_alpha
+from _goldnoise_lib import patterns as _patterns
 from agreement import _kernels_alpha as _ka
 from agreement._krippendorff import (
     AlphaSums,
@@ -198,13 +199,13 @@ def test_unit_sums_add_over_chunks_of_items():
 @pytest.mark.parametrize("route", ["patterns", "streaming"])
 def test_results_do_not_depend_on_the_thread_count(route, monkeypatch):
     if route == "streaming":
-        monkeypatch.setattr(_ka, "PATTERN_MAX_BINS", 0)
+        monkeypatch.setattr(_patterns, "COUNT_MAX_BINS", 0)
     rng = np.random.default_rng(9)
     n, k = 220_000, 5  # above the parallel thresholds
     data = rng.integers(1, 6, (n, k)).astype(float)
     data[rng.random((n, k)) < 0.1] = np.nan
     ratings = Ratings.from_wide(data)
-    assert ratings.codes.size >= max(_ka.PARALLEL_THRESHOLD, _ka.PATTERN_PARALLEL_THRESHOLD)
+    assert ratings.codes.size >= max(_ka.PARALLEL_THRESHOLD, _patterns.HISTOGRAM_PARALLEL_CELLS)
     before = numba.get_num_threads()
     try:
         results = {}

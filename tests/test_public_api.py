@@ -19,6 +19,7 @@ PUBLIC = {
         "cohen_kappa", "conger_kappa", "fleiss_kappa", "gwet_ac1", "item_statistics",
         "krippendorff_alpha", "light_kappa", "percent_agreement", "scott_pi",
         "LabelWarning", "TestResult", "category_kappas", "named_weights",
+        "CoefficientInfo", "coefficient_info",
         # larger than memory: partial -> combine -> finalize
         "STATISTICS", "ChunkedRatings", "PartialSums", "combine_sums", "finalize_sums",
         "partial_sums", "ratings_chunk", "ratings_schema",

@@ -25,6 +25,11 @@ EXAMPLES = {
                   "(5 diagnoses)",
     "dawid_skene1979": "Dawid & Skene (1979): 45 patients x 7 ratings (observer 1 three times), "
                        "4 classes",
+    "krippendorff2011": "Krippendorff (2011), example C: 12 units x 4 coders, values 1-5 "
+                        "(ordered), gaps",
+    "hayes_krippendorff2007": "Hayes & Krippendorff (2007): tone of 40 news articles x 5 "
+                              "observers, ordinal 0-3, gaps",
+    "artstein_poesio2008": "Artstein & Poesio (2008): 100 utterances x 2 coders, 3 dialogue acts",
 }
 
 SUFFIXES = ".csv, .tsv, .txt (each also .gz), .parquet, .jsonl or .ndjson"
@@ -379,6 +384,15 @@ def load_example(name: str) -> LoadedRatings:
         return LoadedRatings(
             Ratings.from_long(long, item="patient", rater="rater", label="rating"),
             EXAMPLES[name])
+    if name in ("krippendorff2011", "hayes_krippendorff2007"):
+        # numeric scales: the values are ordered (ordinal and interval α are shown)
+        wide = (datasets.load_krippendorff2011() if name == "krippendorff2011"
+                else datasets.load_hayes_krippendorff2007())
+        return LoadedRatings(Ratings.from_wide(wide), EXAMPLES[name], declared_order=True)
+    if name == "artstein_poesio2008":
+        long = datasets.load_artstein_poesio2008()
+        return LoadedRatings(Ratings.from_long(long, item="item", rater="coder", label="label"),
+                             EXAMPLES[name])
     raise UsageError(f"unknown example {name!r}; choose one of {sorted(EXAMPLES)}")
 
 

@@ -87,6 +87,17 @@ def _quiet_stdout() -> None:
         pass
 
 
+def _compile_notice(module: object):
+    """Say so on stderr when the first run compiles kernels (not for `examples`)."""
+    import contextlib
+
+    if getattr(module, "COMPILES", True) is False:
+        return contextlib.nullcontext()
+    from goldnoise._cli._compile import compile_notice
+
+    return compile_notice(sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``goldnoise`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
     parser = build_parser()
@@ -100,7 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "no_progress", False):
         os.environ["GOLDNOISE_PROGRESS"] = "0"
     try:
-        with warnings.catch_warnings(record=True) as caught:
+        with warnings.catch_warnings(record=True) as caught, _compile_notice(module):
             warnings.simplefilter("always")
             report = module.run(args)
         # Warnings become one-line notes of the report, once each, never raw warnings.

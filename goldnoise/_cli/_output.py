@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TextIO
 
 from goldnoise._cli._errors import DataError, UsageError
+from goldnoise._cli._files import make_folder
 from goldnoise.report import Report, render, render_table_csv
 
 __all__ = ["FORMATS", "add_output_arguments", "emit"]
@@ -50,7 +51,7 @@ def add_output_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _write(path: Path, text: str) -> None:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_folder(path.parent)
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise DataError(f"could not write {path}: {exc.strerror or exc}") from None
@@ -66,7 +67,7 @@ def _write_table(report: Report, table_path: str | None, path: Path) -> None:
     table = report.table(table_path)
     frame = pd.DataFrame(table.to_json()["rows"], columns=table.data_columns())
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_folder(path.parent)
         frame.to_parquet(path, index=False)
     except (OSError, ValueError, ImportError) as exc:
         raise DataError(f"could not write {path}: {exc}") from None

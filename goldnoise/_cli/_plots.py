@@ -66,11 +66,12 @@ def _slug(text: str) -> str:
 def write_pngs(report: Report, folder: Path) -> list[Path]:
     """Write every figure of ``report`` into ``folder`` as PNG; the paths written."""
     from goldnoise._cli._errors import DataError
+    from goldnoise._cli._files import make_folder
 
     if not figures_available():
         raise ImportError(PLOT_HINT)
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        make_folder(folder)
     except OSError as exc:
         raise DataError(f"could not create {folder}: {exc.strerror or exc}") from None
     paths = []

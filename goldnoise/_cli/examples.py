@@ -8,6 +8,7 @@ from goldnoise._cli._input import EXAMPLES
 from goldnoise.report import Column, Report, Section, Table
 
 HELP = "list the bundled real data sets (use one with --example NAME)"
+COMPILES = False  # nothing to compute: no notice of compiling kernels
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

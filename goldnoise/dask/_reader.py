@@ -208,6 +208,21 @@ class _RowGroup:
         return table.to_pandas()
 
 
+def _type_class(kind: Any) -> Any:
+    """Arrow types that read into one pandas column alike: text, integers, floats, else exact."""
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(kind):
+        return _type_class(kind.value_type)
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        return "text"
+    if pa.types.is_integer(kind):
+        return "integer"
+    if pa.types.is_floating(kind):
+        return "float"
+    return kind
+
+
 def _read_parquet(source: Any, columns: list, storage_options: dict):
     """One partition per row group of every file matched (paths, directories, globs)."""
     sources = [source] if not isinstance(source, (list, tuple)) else list(source)
@@ -224,15 +239,24 @@ def _read_parquet(source: Any, columns: list, storage_options: dict):
     if not files:
         raise FileNotFoundError(f"no Parquet file matches {source!r}.")
     parts = []
+    seen: dict = {}  # column -> (arrow type, first file with it)
     for of in files:
         with of as f:
             meta = pq.ParquetFile(f)
             schema = meta.schema_arrow
             parts.extend((of, g) for g in range(meta.num_row_groups))
-    missing = [c for c in columns if c not in schema.names]
-    if missing:
-        raise KeyError(f"columns {missing} are not in the data; columns are "
-                       f"{list(schema.names)}. Pass `item=`, `rater=`, `label=`.")
+        missing = [c for c in columns if c not in schema.names]
+        if missing:
+            raise KeyError(f"columns {missing} are not in {of.path}; its columns are "
+                           f"{list(schema.names)}. Pass `item=`, `rater=`, `label=`.")
+        for c in columns:
+            kind = schema.field(c).type
+            first = seen.setdefault(c, (kind, of.path))
+            if _type_class(first[0]) != _type_class(kind):
+                raise ValueError(
+                    f"the column {c!r} holds {first[0]} in {first[1]} but {kind} in "
+                    f"{of.path}: every file must store it with one type (write them again "
+                    "with one type, e.g. the labels as strings everywhere).")
     empty = schema.empty_table().select(columns).to_pandas()
     return dd.from_map(_RowGroup(columns), parts, meta=empty, enforce_metadata=False)
 

@@ -21,8 +21,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-# Below this many cells the thread pool costs more than it saves.
-PARALLEL_THRESHOLD = 200_000
+from _goldnoise_lib.threads import PARALLEL_THRESHOLD
 # Blocks of the deterministic reduction: fixed, independent of the thread count.
 N_BLOCKS = 64
 # A chunk is reduced twice from cache (sum, then squared deviations): ~128 KiB.

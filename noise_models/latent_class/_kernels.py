@@ -37,13 +37,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from _goldnoise_lib import patterns as _patterns
+from _goldnoise_lib.threads import PARALLEL_THRESHOLD
+
 # Annotator ("easy emission") models and hard components: integer codes
 # shared with _latent.py.
 PERFECT, ONE_COIN, CONFUSION, SPAM = 0, 1, 2, 3
 HARD_NONE, HARD_FREE, HARD_MARGINAL, HARD_UNIFORM = 0, 1, 2, 3
 
-# Cells (items × raters) from which the parallel build pays off.
-PARALLEL_THRESHOLD = 200_000
 # Items per chunk, the most chunks, and the most memory the chunk slots may take.
 CHUNK_ITEMS = 1024
 MAX_CHUNKS = 256
@@ -184,14 +185,13 @@ def _reduce(counts, totals, lls, cnt, tot):
 
 @njit(cache=True, error_model="numpy")
 def _estep(codes, weights, logtab, logw, counts, totals, lls, cnt, tot, init_mode, h_agree,
-           h_dis, parallel):
-    n_chunks = lls.shape[0]
-    if parallel:
-        _estep_parallel(codes, weights, logtab, logw, n_chunks, counts, totals, lls,
-                        init_mode, h_agree, h_dis)
-    else:
-        _estep_serial(codes, weights, logtab, logw, n_chunks, counts, totals, lls,
-                      init_mode, h_agree, h_dis)
+           h_dis):
+    # The serial E-step and its reduction. Compiled code calls only the serial
+    # build; the parallel build is called from Python (`run_em`), never from
+    # another compiled and cached function (a parallel region compiled into a
+    # cached non-parallel caller is what crashed after cache reuse).
+    _estep_serial(codes, weights, logtab, logw, lls.shape[0], counts, totals, lls,
+                  init_mode, h_agree, h_dis)
     return _reduce(counts, totals, lls, cnt, tot)
 
 
@@ -359,12 +359,58 @@ def _pool(cnt, groups, n_groups):
 
 # ---------------------------------------------------------------- the driver
 @njit(cache=True, error_model="numpy")
-def _em_run(codes, weights, model, hard, a, cap, max_iter, tol, n_eff, n_chunks, parallel,
-            init_mv, h_agree, h_dis, phi, pi, eps, conf, theta, xi, q, trace, groups,
-            n_groups, jw, known_cnt, known_tot):
+def _em_after_start(model, hard, a, cap, n_eff, cnt, tot, groups, n_groups, known_cnt,
+                    known_tot, phi, pi, eps, conf, theta, xi, q):
+    # The M-step after the majority-vote start's E-step.
+    if known_tot.sum() > 0.0:
+        cnt += known_cnt
+        tot += known_tot
+    if n_groups < cnt.shape[0]:
+        _pool(cnt, groups, n_groups)
+    _mstep(model, hard, a, cap, cnt, tot, n_eff, phi, pi, eps, conf, theta, xi, q)
+
+
+@njit(cache=True, error_model="numpy")
+def _em_after_estep(t, ll, model, hard, a, cap, max_iter, tol, n_eff, logtab, logw, cnt, tot,
+                    groups, n_groups, jw, known_cnt, known_tot, phi, pi, eps, conf, theta, xi,
+                    q, trace):
+    # Everything of EM iteration t after its E-step (log-likelihood ll, expected
+    # counts cnt/tot): the known items' counts, the objective trace[t], the
+    # convergence test and, unless done, the M-step and the next tables.
+    # Returns 1 when converged, 2 at max_iter, else 0.
+    k, m, n_states = logtab.shape
+    if known_tot.sum() > 0.0:
+        for j in range(k):
+            for x in range(m):
+                for s in range(n_states):
+                    c = known_cnt[j, x, s]
+                    if c > 0.0:
+                        ll += c * logtab[j, x, s]
+                        cnt[j, x, s] += c
+        for s in range(n_states):
+            if known_tot[s] > 0.0:
+                ll += known_tot[s] * logw[s]
+                tot[s] += known_tot[s]
+    if n_groups < k:
+        _pool(cnt, groups, n_groups)
+    trace[t] = ll + _log_prior(model, hard, a, phi, pi, eps, conf, theta, xi, q, jw)
+    if t > 0 and trace[t] - trace[t - 1] <= tol * abs(trace[t]):
+        return 1
+    if t == max_iter:
+        return 2
+    _mstep(model, hard, a, cap, cnt, tot, n_eff, phi, pi, eps, conf, theta, xi, q)
+    _build_tables(model, hard, phi, pi, eps, conf, theta, xi, q, logtab, logw)
+    return 0
+
+
+@njit(cache=True, error_model="numpy")
+def _em_run(codes, weights, model, hard, a, cap, max_iter, tol, n_eff, n_chunks, init_mv,
+            h_agree, h_dis, phi, pi, eps, conf, theta, xi, q, trace, groups, n_groups, jw,
+            known_cnt, known_tot):
     # One EM run from the given parameters (or from the majority-vote start
-    # when init_mv), updating them in place. trace[t] is the objective
-    # (log-likelihood + log prior) after t M-steps; it never decreases.
+    # when init_mv), updating them in place, with the serial E-step (the
+    # parallel run is the same loop in Python: `run_em`). trace[t] is the
+    # objective (log-likelihood + log prior) after t M-steps; it never decreases.
     # Returns (t_final, converged); the parameters are those of trace[t_final].
     # known_cnt[j, x, s], known_tot[s]: the counts of items whose state is known
     # (gold), not in `codes`; added to every E-step's expected counts, and their
@@ -379,41 +425,52 @@ def _em_run(codes, weights, model, hard, a, cap, max_iter, tol, n_eff, n_chunks,
     lls = np.empty(n_chunks)
     cnt = np.empty((k, m, n_states))
     tot = np.empty(n_states)
-    shared = n_groups < k
-    has_known = known_tot.sum() > 0.0
     if init_mv:
-        _estep(codes, weights, logtab, logw, counts, totals, lls, cnt, tot, True, h_agree, h_dis,
-               parallel)
-        if has_known:
-            cnt += known_cnt
-            tot += known_tot
-        if shared:
-            _pool(cnt, groups, n_groups)
-        _mstep(model, hard, a, cap, cnt, tot, n_eff, phi, pi, eps, conf, theta, xi, q)
+        _estep(codes, weights, logtab, logw, counts, totals, lls, cnt, tot, True, h_agree, h_dis)
+        _em_after_start(model, hard, a, cap, n_eff, cnt, tot, groups, n_groups, known_cnt,
+                        known_tot, phi, pi, eps, conf, theta, xi, q)
+    _build_tables(model, hard, phi, pi, eps, conf, theta, xi, q, logtab, logw)
     for t in range(max_iter + 1):
-        _build_tables(model, hard, phi, pi, eps, conf, theta, xi, q, logtab, logw)
-        ll = _estep(codes, weights, logtab, logw, counts, totals, lls, cnt, tot, False, 0.0, 0.0,
-                    parallel)
-        if has_known:
-            for j in range(k):
-                for x in range(m):
-                    for s in range(n_states):
-                        c = known_cnt[j, x, s]
-                        if c > 0.0:
-                            ll += c * logtab[j, x, s]
-                            cnt[j, x, s] += c
-            for s in range(n_states):
-                if known_tot[s] > 0.0:
-                    ll += known_tot[s] * logw[s]
-                    tot[s] += known_tot[s]
-        if shared:
-            _pool(cnt, groups, n_groups)
-        trace[t] = ll + _log_prior(model, hard, a, phi, pi, eps, conf, theta, xi, q, jw)
-        if t > 0 and trace[t] - trace[t - 1] <= tol * abs(trace[t]):
-            return t, True
-        if t == max_iter:
-            break
-        _mstep(model, hard, a, cap, cnt, tot, n_eff, phi, pi, eps, conf, theta, xi, q)
+        ll = _estep(codes, weights, logtab, logw, counts, totals, lls, cnt, tot, False, 0.0, 0.0)
+        status = _em_after_estep(t, ll, model, hard, a, cap, max_iter, tol, n_eff, logtab, logw,
+                                 cnt, tot, groups, n_groups, jw, known_cnt, known_tot, phi, pi,
+                                 eps, conf, theta, xi, q, trace)
+        if status:
+            return t, status == 1
+    return max_iter, False
+
+
+def _em_run_parallel(codes, weights, model, hard, a, cap, max_iter, tol, n_eff, n_chunks,
+                     init_mv, h_agree, h_dis, phi, pi, eps, conf, theta, xi, q, trace, groups,
+                     n_groups, jw, known_cnt, known_tot):
+    # `_em_run` with the parallel E-step, the loop in Python: the parallel kernel
+    # is called from here only. Same arithmetic in the same order as `_em_run`.
+    k = codes.shape[1]
+    m = phi.shape[0]
+    n_states = m + 1 if hard != HARD_NONE else m
+    logtab = np.empty((k, m, n_states))
+    logw = np.empty(n_states)
+    counts = np.empty((n_chunks, k, m, n_states))
+    totals = np.empty((n_chunks, n_states))
+    lls = np.empty(n_chunks)
+    cnt = np.empty((k, m, n_states))
+    tot = np.empty(n_states)
+    if init_mv:
+        _estep_parallel(codes, weights, logtab, logw, n_chunks, counts, totals, lls, True,
+                        h_agree, h_dis)
+        _reduce(counts, totals, lls, cnt, tot)
+        _em_after_start(model, hard, a, cap, n_eff, cnt, tot, groups, n_groups, known_cnt,
+                        known_tot, phi, pi, eps, conf, theta, xi, q)
+    _build_tables(model, hard, phi, pi, eps, conf, theta, xi, q, logtab, logw)
+    for t in range(max_iter + 1):
+        _estep_parallel(codes, weights, logtab, logw, n_chunks, counts, totals, lls, False,
+                        0.0, 0.0)
+        ll = _reduce(counts, totals, lls, cnt, tot)
+        status = _em_after_estep(t, ll, model, hard, a, cap, max_iter, tol, n_eff, logtab, logw,
+                                 cnt, tot, groups, n_groups, jw, known_cnt, known_tot, phi, pi,
+                                 eps, conf, theta, xi, q, trace)
+        if status:
+            return t, status == 1
     return max_iter, False
 
 
@@ -571,10 +628,10 @@ def run_em(codes, model, hard, a, cap, max_iter, tol, n_eff, init_mv, h_agree, h
         known = (np.zeros((k, m, n_states)), np.zeros(n_states))
     known_cnt = np.ascontiguousarray(known[0], dtype=np.float64)
     known_tot = np.ascontiguousarray(known[1], dtype=np.float64)
-    t, conv = _em_run(codes, weights, model, hard, float(a), float(cap), int(max_iter), float(tol),
-                      float(n_eff), n_chunks, bool(parallel), bool(init_mv), float(h_agree),
-                      float(h_dis), phi, pi, eps, conf, theta, xi, q, trace, groups, n_groups,
-                      jw, known_cnt, known_tot)
+    run = _em_run_parallel if parallel else _em_run
+    t, conv = run(codes, weights, model, hard, float(a), float(cap), int(max_iter), float(tol),
+                  float(n_eff), n_chunks, bool(init_mv), float(h_agree), float(h_dis), phi, pi,
+                  eps, conf, theta, xi, q, trace, groups, n_groups, jw, known_cnt, known_tot)
     return trace[: t + 1].copy(), int(t), bool(conv)
 
 
@@ -603,10 +660,12 @@ def estep_counts(codes, logtab, logw, *, weights=None, parallel=None, init=None)
     cnt = np.empty((k, m, n_states))
     tot = np.empty(n_states)
     h_agree, h_dis = (0.0, 0.0) if init is None else init
-    ll = _estep(codes, weights, np.ascontiguousarray(logtab, dtype=np.float64),
-                np.ascontiguousarray(logw, dtype=np.float64), counts, totals, lls, cnt, tot,
-                init is not None, float(h_agree), float(h_dis), bool(parallel))
-    return cnt, tot, ll
+    logtab = np.ascontiguousarray(logtab, dtype=np.float64)
+    logw = np.ascontiguousarray(logw, dtype=np.float64)
+    fn = _estep_parallel if parallel else _estep_serial
+    fn(codes, weights, logtab, logw, n_chunks, counts, totals, lls, init is not None,
+       float(h_agree), float(h_dis))
+    return cnt, tot, _reduce(counts, totals, lls, cnt, tot)
 
 
 def posteriors(codes, logtab, logw, *, parallel=None):
@@ -626,19 +685,6 @@ def posteriors(codes, logtab, logw, *, parallel=None):
     return class_post, hard_post, labels, label_post, ll
 
 
-@njit(cache=True, error_model="numpy")
-def _row_keys(codes, bits):
-    # Each row as one integer: (code + 1) in `bits` bits per annotator.
-    n, k = codes.shape
-    out = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        key = 0
-        for j in range(k):
-            key = (key << bits) | (codes[i, j] + 1)
-        out[i] = key
-    return out
-
-
 # Merge identical rows when it at least halves the rows the E-step visits.
 MERGE_RATIO = 0.5
 
@@ -648,16 +694,16 @@ def merge_rows(codes, m):
 
     Items with the same labels from the same annotators have the same
     posterior, so the E-step can visit each distinct row once with its count
-    as weight (exact). Done when a row fits a 63-bit key and merging at least
-    halves the rows (few annotators, few categories); crowd data with many
-    annotators, where nearly every row is distinct, is left as it is.
+    as weight (exact). Done when a row fits a 63-bit key (the shared row key,
+    :mod:`_goldnoise_lib.patterns`) and merging at least halves the rows (few
+    annotators, few categories); crowd data with many annotators, where nearly
+    every row is distinct, is left as it is.
     """
     codes = np.ascontiguousarray(codes)
-    n, k = codes.shape
-    bits = int(m).bit_length()  # codes -1..m-1 stored as 0..m
-    if k * bits > 63 or n < 2:
+    keys = _patterns.row_keys(codes, int(m)) if codes.shape[0] >= 2 else None
+    if keys is None:
         return None
-    keys = _row_keys(codes, bits)
+    n = codes.shape[0]
     _, first, inverse, counts = np.unique(keys, return_index=True, return_inverse=True,
                                           return_counts=True)
     if len(first) > MERGE_RATIO * n:

@@ -34,6 +34,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from agreement import Ratings
+from _goldnoise_lib import patterns as _patterns
 from _goldnoise_lib.lazy import lazy_module
 from _goldnoise_lib.validation import check_rng
 from noise_models.latent_class import _model as L
@@ -220,11 +221,10 @@ MAX_MERGED_ROWS = 1 << 21
 
 def _row_histogram(codes: np.ndarray, m: int):
     """Distinct rows of a chunk as sorted 63-bit keys with their counts, or None."""
-    k = codes.shape[1]
-    bits = int(m).bit_length()
-    if k * bits > 63:
+    keys = _patterns.row_keys(codes, m)
+    if keys is None:
         return None
-    keys, counts = np.unique(K._row_keys(np.ascontiguousarray(codes), bits), return_counts=True)
+    keys, counts = np.unique(keys, return_counts=True)
     return (keys, counts.astype(np.float64)) if keys.size <= MAX_MERGED_ROWS else None
 
 
@@ -235,13 +235,6 @@ def _merge_histograms(a, b):
     if keys.size > MAX_MERGED_ROWS:
         return None
     return keys, np.bincount(inv.ravel(), weights=np.concatenate([a[1], b[1]]))
-
-
-def _decode_rows(keys: np.ndarray, k: int, m: int, dtype) -> np.ndarray:
-    bits = int(m).bit_length()
-    shifts = (bits * np.arange(k - 1, -1, -1)).astype(np.int64)
-    return np.ascontiguousarray(((keys[:, None] >> shifts) & ((1 << bits) - 1)) - 1,
-                                dtype=dtype)
 
 
 def _pre_partial(chunk: Ratings):
@@ -286,7 +279,7 @@ def fit_chunked(model: Any, ratings: Any) -> Any:
     if merged:
         # Few distinct rows of labels (the in-memory engine's condition): the EM runs
         # on them, with their counts as weights, exactly as in memory.
-        rows = _decode_rows(hist[0], k, m, schema.codes.dtype)
+        rows = _patterns.decode_rows(hist[0], k, m, schema.codes.dtype)
         q_fixed = state.starts[0].params.q if hard in (K.HARD_MARGINAL,
                                                        K.HARD_UNIFORM) else None
         params, trace, n_iter, conv, finals, disagree = L._run_starts(

@@ -50,9 +50,10 @@ from agreement import (
     ChunkedRatings,
     Ratings,
     as_ratings,
+    coefficient_info,
+    item_statistics,
 )
-from agreement._item_stats import ALPHA, check_coefficient, item_statistics
-from _goldnoise_lib.lazy import lazy_module
+from _goldnoise_lib import patterns as _patterns
 from _goldnoise_lib.validation import (
     ConfidenceLevel,
     Option,
@@ -69,7 +70,6 @@ from simulation.bootstrap._intervals import METHODS
 from simulation.bootstrap._result import BootstrapResult, result_from_sums
 
 # Imported at first use: scipy and Numba would double the time of `import goldnoise`.
-_ka = lazy_module("agreement._kernels_alpha")
 
 __all__ = ["bootstrap"]
 
@@ -93,7 +93,12 @@ def _statistics_iv(statistics: Any) -> list:
     items = list(statistics) if isinstance(statistics, (list, tuple)) else [statistics]
     if not items:
         raise ValueError("`statistics` must name at least one coefficient.")
-    specs = [check_coefficient(s) for s in items]
+    try:
+        specs = [coefficient_info(s) for s in items]
+    except ValueError as exc:
+        raise ValueError(f"{exc} Metrics of a label-error ranking (average precision, AUROC, "
+                         "...) take their intervals from `detection_metrics(scores, is_error, "
+                         "n_resamples=...)`.") from None
     names = [s.name for s in specs]
     if len(set(names)) != len(names):
         raise ValueError(f"`statistics` names a coefficient twice: {names}.")
@@ -107,29 +112,31 @@ def _bootstrap_iv(statistics, ratings, n_resamples, method, confidence_level, sc
     method = check_option(method, "method", METHODS)
     scheme = check_option(scheme, "scheme", SCHEMES)
     confidence_level = check_confidence_level(confidence_level)
-    has_alpha = any(s is ALPHA for s in specs)
+    has_alpha = any(s.family == "alpha" for s in specs)
     if level is not None and not has_alpha:
         raise ValueError("`level` applies to Krippendorff's α only, which is not among "
                          "`statistics`; use `weights=` for weighted agreement.")
-    if weights is not None and all(s is ALPHA for s in specs):
+    if weights is not None and all(s.family == "alpha" for s in specs):
         raise ValueError("`weights` does not apply to Krippendorff's α; its metric is set by "
                          "`level`.")
     return specs, as_ratings(ratings), n_resamples, method, confidence_level, scheme
 
 
 def _pattern_groups(r: Ratings, by_rater: bool) -> np.ndarray:
-    """A key per item such that equal keys mean equal rows of every statistic."""
+    """A key per item such that equal keys mean equal rows of every statistic.
+
+    The whole row of labels (``by_rater``) or the counts per category: the
+    shared pattern keys (:mod:`_goldnoise_lib.patterns`), or ``np.unique``
+    where they would not fit.
+    """
     if r.has_raters:
         codes = r.codes
-        k = codes.shape[1]
-        m = r.n_categories
+        keys = (_patterns.row_keys(codes, r.n_categories) if by_rater
+                else _patterns.count_keys(codes, r.n_categories))
+        if keys is not None:
+            return keys if by_rater else keys[0]
         if by_rater:
-            if (m + 1) ** k < 2**62:
-                powers = (m + 1) ** np.arange(k, dtype=np.int64)
-                return (codes.astype(np.int64) + 1) @ powers
             return np.unique(codes, axis=0, return_inverse=True)[1].ravel()
-        if _ka.pattern_plan(k, m) is not None:
-            return _ka.pattern_keys(codes, m)[0]
     return np.unique(r.counts, axis=0, return_inverse=True)[1].ravel()
 
 
@@ -154,14 +161,14 @@ def _plan(specs, r: Ratings, weights, level) -> tuple[_Plan, list[str]]:
     if kept.size < r.n_items:
         notes.append(f"{r.n_items - kept.size} items without a rating are not resampled")
         r = r.take(kept)
-    by_rater = any(s is not ALPHA and s.family != "count" for s in specs)
+    by_rater = any(s.family != "alpha" and s.family != "count" for s in specs)
     key = _pattern_groups(r, by_rater)
     _, first, groups, freq = np.unique(key, return_index=True, return_inverse=True,
                                        return_counts=True)
     rep = r.take(first)
     stats, slices, start = [], [], 0
     for s in specs:
-        st = (item_statistics(rep, s.name, level=level) if s is ALPHA
+        st = (item_statistics(rep, s.name, level=level) if s.family == "alpha"
               else item_statistics(rep, s.name, weights=weights))
         stats.append(st)
         slices.append(slice(start, start + st.values.shape[1]))
@@ -247,11 +254,9 @@ def bootstrap(
         (paired): see :meth:`BootstrapResult.difference`.
     ratings : Ratings or array_like, shape (n_items, n_raters)
         Anything :func:`agreement.as_ratings` accepts (count tables for the
-        coefficients that need no annotator identity). For detection metrics
-        (``"average_precision"``, ``"auroc"``, ``"precision_at_k"``,
-        ``"recall_at_k"``, ``"f1_at_k"``; ``k`` = the number of errors) pass
-        the pair ``(scores, is_error)`` instead: resampling is then stratified
-        by ``is_error`` (see :func:`simulation.detection_metrics`).
+        coefficients that need no annotator identity). Detection metrics of
+        a ranking draw this engine's weights through their own function,
+        :func:`simulation.detection_metrics` (``n_resamples=``, ``scheme=``).
     n_resamples : int, default 9999
     method : {"percentile", "basic", "bca"}, default "percentile"
     confidence_level : float, default 0.95
@@ -327,27 +332,11 @@ def bootstrap(
     statistic
     fleiss_kappa            0.68            0.03  0.62  0.73             0
     krippendorff_alpha      0.68            0.03  0.62  0.73             0
-
-    Detection metrics of a ranking, stratified by the truth:
-
-    >>> rng = np.random.default_rng(0)
-    >>> is_error = rng.random(500) < 0.1
-    >>> scores = is_error + rng.normal(0, 0.8, 500)
-    >>> det = bootstrap(["average_precision", "auroc"], (scores, is_error), n_resamples=500,
-    ...                 rng=1)
-    >>> det.statistics
-    ('average_precision', 'auroc')
     """
     check_params(bootstrap, locals())
     if isinstance(ratings, ChunkedRatings) and not isinstance(ratings, Ratings):
         return _bootstrap_chunked(statistics, ratings, n_resamples, method, confidence_level,
                                   scheme, rng, weights, level)
-    from simulation.detection._bootstrap import detection_bootstrap, is_detection_request
-
-    if is_detection_request(statistics, ratings):
-        # detection metrics of a ranking: `ratings` is (scores, is_error)
-        return detection_bootstrap(statistics, ratings, n_resamples=n_resamples, method=method,
-                                   confidence_level=confidence_level, scheme=scheme, rng=rng)
     specs, r, n_resamples, method, confidence_level, scheme = _bootstrap_iv(
         statistics, ratings, n_resamples, method, confidence_level, scheme, weights, level)
     plan, notes = _plan(specs, r, weights, level)

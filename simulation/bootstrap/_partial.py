@@ -25,8 +25,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from agreement import Ratings
-from agreement._item_stats import ALPHA, check_coefficient, item_statistics
+from agreement import Ratings, coefficient_info, item_statistics
 from _goldnoise_lib.validation import (
     ConfidenceLevel,
     Option,
@@ -52,12 +51,12 @@ class PoissonParts(NamedTuple):
 
 def _specs(statistics: Any) -> list:
     items = statistics if isinstance(statistics, (list, tuple)) else [statistics]
-    return [s if hasattr(s, "name") and not callable(s) else check_coefficient(s)
+    return [s if hasattr(s, "name") and not callable(s) else coefficient_info(s)
             for s in items]
 
 
 def _stats(specs, r: Ratings, weights: Any, level: Any) -> list:
-    return [item_statistics(r, s.name, level=level) if s is ALPHA
+    return [item_statistics(r, s.name, level=level) if s.family == "alpha"
             else item_statistics(r, s.name, weights=weights) for s in specs]
 
 

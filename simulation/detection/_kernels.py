@@ -11,14 +11,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-__all__ = ["metrics_weighted", "poisson_table", "poisson_weights", "stratified_bootstrap"]
+# One keyed Poisson(1) generator for the package: the bootstrap engine's.
+from simulation.bootstrap._kernels import POISSON_CDF, keyed_poisson
+
+__all__ = ["POISSON_CDF", "metrics_weighted", "poisson_weights", "stratified_bootstrap"]
 
 # metric columns of the kernels' output
 AP, AUROC, TP_AT_K, PRECISION_AT_K, RECALL_AT_K, F1_AT_K = range(6)
 N_METRICS = 6
-
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-
 
 @njit(cache=True, error_model="numpy")
 def _metrics_into(y, last, w, k, out):
@@ -85,51 +85,19 @@ def metrics_weighted(y, last, w, k):
     return out
 
 
-@njit(cache=True, inline="always")
-def _splitmix64(x):
-    x = x + np.uint64(0x9E3779B97F4A7C15)
-    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
-
-
-def poisson_table() -> np.ndarray:
-    """``floor(2**64 · P(Poisson(1) ≤ j))`` for j = 0..19: thresholds of an inverse-CDF draw."""
-    from math import exp, factorial
-
-    cdf = 0.0
-    out = np.empty(20, dtype=np.uint64)
-    for j in range(20):
-        cdf += exp(-1.0) / factorial(j)
-        out[j] = np.uint64(min(int(cdf * 2.0**64), 2**64 - 1))
-    return out
-
-
-@njit(cache=True, inline="always")
-def _poisson1(seed, item, table):
-    # Poisson(1) by inversion of one 64-bit draw keyed by (replicate seed, item):
-    # the splitmix64 stream of the replicate at position `item`. Branch-free up
-    # to 7 (P(X > 7) = 1e-5), then a loop.
-    x = _splitmix64(seed + np.uint64(item) * _GOLDEN)
-    j = ((x >= table[0]) + (x >= table[1]) + (x >= table[2]) + (x >= table[3])
-         + (x >= table[4]) + (x >= table[5]) + (x >= table[6]))
-    if j == 7:
-        while j < 19 and x >= table[j]:
-            j += 1
-    return j
-
-
 @njit(cache=True)
-def _draw_weights(seed, order, y, table, buf):
+def _draw_weights(hashes, rep, y, cdf, buf):
     """Poisson(1) weight of each item (in score order), and the scale of each stratum.
 
-    Rescaling the weights of errors and non-errors to the strata's sizes
-    makes every replicate hold as many errors (in weight) as the data.
+    The weights are the bootstrap engine's keyed Poisson(1) draws
+    (``keyed_poisson(item hash, replicate)``); rescaling the weights of errors
+    and non-errors to the strata's sizes makes every replicate hold as many
+    errors (in weight) as the data.
     """
     s_pos = 0.0
     s_neg = 0.0
-    for i in range(order.shape[0]):
-        w = _poisson1(seed, order[i], table)
+    for i in range(hashes.shape[0]):
+        w = keyed_poisson(hashes[i], rep, cdf)
         buf[i] = w
         if y[i]:
             s_pos += w
@@ -145,18 +113,18 @@ def _draw_weights(seed, order, y, table, buf):
 
 
 @njit(cache=True)
-def poisson_weights(seed, order, y, table):
-    """The weights of one replicate, in score order (for tests and adapters)."""
-    buf = np.empty(order.shape[0], dtype=np.uint8)
-    c_pos, c_neg = _draw_weights(np.uint64(seed), order, y, table, buf)
-    out = np.empty(order.shape[0])
-    for i in range(order.shape[0]):
+def poisson_weights(hashes, rep, y, cdf):
+    """The rescaled weights of replicate ``rep``, in score order (for tests and adapters)."""
+    buf = np.empty(hashes.shape[0], dtype=np.uint8)
+    c_pos, c_neg = _draw_weights(hashes, np.uint64(rep), y, cdf, buf)
+    out = np.empty(hashes.shape[0])
+    for i in range(hashes.shape[0]):
         out[i] = buf[i] * (c_pos if y[i] else c_neg)
     return out
 
 
 @njit(cache=True, error_model="numpy")
-def _replicate(seed, y, last, order, k, table, pw, pp, pn, gtp, gp, gn, gfp, out):
+def _replicate(rep, y, last, hashes, k, cdf, pw, pp, pn, gtp, gp, gn, gfp, out):
     """One stratified Poisson replicate in a single pass over the items.
 
     The weights are drawn as the pass goes; what the metrics need is kept
@@ -176,7 +144,7 @@ def _replicate(seed, y, last, order, k, table, pw, pp, pn, gtp, gp, gn, gfp, out
     n_p = 0
     n_g = 0
     for i in range(n):
-        w = np.float64(_poisson1(seed, order[i], table))
+        w = np.float64(keyed_poisson(hashes[i], rep, cdf))
         if y[i]:
             pw[n_p] = w
             pp[n_p] = P
@@ -221,17 +189,18 @@ def _replicate(seed, y, last, order, k, table, pw, pp, pn, gtp, gp, gn, gfp, out
 
 
 @njit(cache=True, parallel=True)
-def stratified_bootstrap(y, last, order, k, seeds, table, n_chunks):
-    """Metrics of ``len(seeds)`` replicates, parallel over chunks of them.
+def stratified_bootstrap(y, last, hashes, k, first, n_rep, cdf, n_chunks):
+    """Metrics of replicates ``first .. first + n_rep − 1``, parallel over chunks of them.
 
-    Replicate ``r`` weighs item ``i`` (input position) by a Poisson(1) draw
-    keyed by ``(seeds[r], i)``, rescaled within errors and within
-    non-errors to the strata's sizes. The weights do not depend on the
-    order of the items, so two rankings of the same items scored with the
-    same seeds are paired, and results do not depend on the thread count.
-    One pass per replicate, in score order: no random memory access.
+    ``hashes`` are the items' keyed hashes in score order
+    (``simulation.bootstrap``'s ``item_hashes(seed, item keys)``): replicate
+    ``r`` weighs an item by the engine's Poisson(1) draw keyed by
+    ``(seed, item id, r)``, rescaled within errors and within non-errors to
+    the strata's sizes. The weights do not depend on the order of the items,
+    so two rankings of the same items scored with the same seed are paired,
+    and results do not depend on the thread count. One pass per replicate,
+    in score order: no random memory access.
     """
-    n_rep = seeds.shape[0]
     out = np.empty((n_rep, N_METRICS))
     n_pos = 0
     for i in range(y.shape[0]):
@@ -247,6 +216,6 @@ def stratified_bootstrap(y, last, order, k, seeds, table, n_chunks):
         lo = c * n_rep // n_chunks
         hi = (c + 1) * n_rep // n_chunks
         for r in range(lo, hi):
-            _replicate(seeds[r], y, last, order, k, table, pw, pp, pn, gtp, gp, gn, gfp,
-                       out[r])
+            _replicate(first + np.uint64(r), y, last, hashes, k, cdf, pw, pp, pn, gtp, gp, gn,
+                       gfp, out[r])
     return out

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import math
 import numbers
 import os
@@ -27,13 +26,16 @@ from _goldnoise_lib.validation import (
     check_option,
     check_params,
     check_resamples,
-    check_rng,
     validate_params,
 )
+from simulation.bootstrap import _resample
 from simulation.bootstrap._intervals import confidence_intervals
 from simulation.bootstrap._result import BootstrapResult
 from simulation.detection._ranking import Ranking
 from simulation.scores._model_scores import few
+
+# the engine's resample schemes, stratified by the truth here
+SCHEMES = ("poisson", "multinomial")
 
 # Numba kernels, imported at first use (import simulation stays fast).
 K = lazy_module("simulation.detection._kernels")
@@ -67,15 +69,6 @@ class _Sorted:
     last: np.ndarray        # last item of a run of tied scores (bool)
     items: pd.Index         # item ids in the input order
 
-
-
-@functools.cache
-def _poisson_table() -> np.ndarray:
-    """The inverse-CDF thresholds of a Poisson(1) draw, built once, at first use."""
-    table = K.poisson_table()
-    table.setflags(write=False)
-    return table
-
 def _sort(scores: np.ndarray, is_error: np.ndarray, items: pd.Index) -> _Sorted:
     order = np.argsort(-scores, kind="stable")
     s = scores[order]
@@ -83,7 +76,6 @@ def _sort(scores: np.ndarray, is_error: np.ndarray, items: pd.Index) -> _Sorted:
     if len(s):
         np.not_equal(s[1:], s[:-1], out=last[:-1])
         last[-1] = True
-    # number of each item within its stratum, items in input order
     return _Sorted(order, is_error[order].astype(np.uint8), last, items)
 
 
@@ -178,20 +170,36 @@ def bootstrap_result(estimate: np.ndarray, dist: np.ndarray, *, method: str,
                            bounds)
 
 
-def _seeds(rng: Any, n_resamples: int) -> np.ndarray:
-    gen = check_rng(rng)
-    return gen.integers(0, 2**63 - 1, size=n_resamples, dtype=np.int64).astype(np.uint64)
+# replicates per block of multinomial weights (bounds the memory of the weight matrix)
+_BLOCK_CELLS = 2**24
 
 
-def _replicates(srt: _Sorted, k: int, seeds: np.ndarray) -> np.ndarray:
+def _multinomial_replicates(srt: _Sorted, truth: np.ndarray, k: int, rng: Any,
+                            n_resamples: int) -> np.ndarray:
+    """Stratified multinomial replicates: the engine's counts within errors and non-errors."""
     n = len(srt.y)
-    threads = max(1, min(os.cpu_count() or 1, len(seeds)))
-    if len(seeds) * n < _PARALLEL_MIN:
+    seeds = _resample.replicate_seeds(rng, n_resamples)
+    out = np.empty((n_resamples, K.N_METRICS))
+    block = max(1, _BLOCK_CELLS // max(n, 1))
+    for lo in range(0, n_resamples, block):
+        hi = min(lo + block, n_resamples)
+        w = _resample.multinomial_counts(np.ones(n, dtype=np.int64), seeds[lo:hi],
+                                         strata=truth).astype(np.float64)
+        out[lo:hi] = K.metrics_weighted(srt.y, srt.last, np.ascontiguousarray(w[:, srt.order]),
+                                        float(k))
+    return out
+
+
+def _replicates(srt: _Sorted, k: int, rng: Any, n_resamples: int) -> np.ndarray:
+    """Stratified Poisson replicates with the engine's weights keyed by (seed, item id, r)."""
+    n = len(srt.y)
+    threads = max(1, min(os.cpu_count() or 1, n_resamples))
+    if n_resamples * n < _PARALLEL_MIN:
         threads = 1
-    # int32 positions when they fit: less memory read per replicate
-    order = srt.order.astype(np.int32 if len(srt.order) < 2**31 else np.int64)
-    return K.stratified_bootstrap(srt.y, srt.last, order, float(k), seeds, _poisson_table(),
-                                  threads)
+    seed = _resample.poisson_seed(rng)
+    hashes = _resample.item_hashes(seed, _resample.item_keys(srt.items))[srt.order]
+    return K.stratified_bootstrap(srt.y, srt.last, hashes, float(k), np.uint64(0),
+                                  n_resamples, K.POISSON_CDF, threads)
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -349,10 +357,11 @@ def _detection_metrics_iv(scores, is_error, k, n_resamples, confidence_level, me
 
 
 @validate_params(n_resamples=Resamples(0), confidence_level=ConfidenceLevel(), rng=Rng(),
-                 method=Option(INTERVAL_METHODS, hint=_BCA_HINT))
+                 method=Option(INTERVAL_METHODS, hint=_BCA_HINT), scheme=Option(SCHEMES))
 def detection_metrics(scores: Any, is_error: Any, *, k: int | None = None,
                       n_resamples: int = 0, confidence_level: float = 0.95,
-                      rng: Any = None, method: str = "percentile") -> DetectionResult:
+                      rng: Any = None, method: str = "percentile",
+                      scheme: str = "poisson") -> DetectionResult:
     """Average precision, AUROC and precision/recall/F1 at k of a label-error ranking.
 
     Parameters
@@ -378,6 +387,12 @@ def detection_metrics(scores: Any, is_error: Any, *, k: int | None = None,
     method : {"percentile", "basic"}, default "percentile"
         Interval of the bootstrap engine (:func:`simulation.bootstrap`'s
         conventions, clipped to [0, 1]).
+    scheme : {"poisson", "multinomial"}, default "poisson"
+        The engine's resample weights, stratified by ``is_error``:
+        ``"poisson"``, each item a Poisson(1) weight keyed by (seed, item id,
+        replicate), rescaled within errors and within non-errors to their
+        sizes; ``"multinomial"``, as many items drawn with replacement from
+        each stratum as it holds.
 
     Returns
     -------
@@ -400,15 +415,16 @@ def detection_metrics(scores: Any, is_error: Any, *, k: int | None = None,
     multiplicity per item, and a bootstrap replicate is the same pass with
     the replicate's multiplicities, never a re-sort.
 
-    The bootstrap is the stratified Poisson bootstrap: in replicate ``r``,
-    item ``i`` (its position in the input) gets a Poisson(1) weight drawn
-    from a counter-based generator keyed by ``(seed_r, i)`` (SPEC §3), and
-    the weights of the errors and of the non-errors are rescaled to the
+    The bootstrap is by default the stratified Poisson bootstrap: in
+    replicate ``r`` item ``i`` gets the bootstrap engine's Poisson(1) weight
+    keyed by ``(seed, item id, r)`` (SPEC §3; the same weights
+    :func:`simulation.bootstrap` gives that item with ``scheme="poisson"``),
+    and the weights of the errors and of the non-errors are rescaled to the
     sizes of the two strata, so every replicate holds as many errors (in
-    weight) as the data. The weights do not depend on the scores, so two
-    rankings of the same items resampled with the same ``rng`` are paired
-    (:meth:`DetectionResult.difference_interval`), and results do not depend
-    on the number of threads. Intervals are percentile intervals; for
+    weight) as the data. The weights depend neither on the scores nor on the
+    items' order, so two rankings of the same items resampled with the same
+    ``rng`` are paired (:meth:`DetectionResult.difference_interval`), and
+    results do not depend on the number of threads. Intervals are percentile intervals; for
     precision at k the Clopper–Pearson interval is given beside it.
 
     Examples
@@ -444,11 +460,14 @@ def detection_metrics(scores: Any, is_error: Any, *, k: int | None = None,
     reps = None
     boot = None
     if n_resamples:
-        raw = _replicates(srt, k, _seeds(rng, n_resamples))
+        if scheme == "poisson":
+            raw = _replicates(srt, k, rng, n_resamples)
+        else:
+            raw = _multinomial_replicates(srt, truth, k, rng, n_resamples)
         dist = np.ascontiguousarray(raw[:, list(_COLS)])
         reps = pd.DataFrame(dist, columns=list(METRICS))
         boot = bootstrap_result(point[list(_COLS)], dist, method=method,
-                                confidence_level=level, scheme="poisson", n_items=n)
+                                confidence_level=level, scheme=scheme, n_items=n)
         intervals = {m: ConfidenceInterval(float(boot.confidence_interval.low[s]),
                                            float(boot.confidence_interval.high[s]))
                      for s, m in enumerate(METRICS)}
