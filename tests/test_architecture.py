@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import json
 import subprocess
 import sys
@@ -144,6 +145,23 @@ def test_no_import_cycles():
     modules = _all_modules()
     graph = {name: _module_imports(name, path, modules) for name, path in modules.items()}
     assert _import_cycles(graph) == []
+
+
+def test_the_bootstrap_engine_knows_nothing_of_its_clients():
+    # simulation.bootstrap resamples; detection, the cross-check and the study planner
+    # use its weights. The engine imports none of them (in functions neither), nor do
+    # lazy_module strings name them.
+    modules = _all_modules()
+    engine = {n: p for n, p in modules.items() if n.startswith("simulation.bootstrap")}
+    assert engine
+    clients = ("simulation.detection", "simulation.crosscheck", "simulation.study",
+               "simulation.reannotation", "goldnoise")
+    reaches = {(n, t) for n, p in engine.items() for t in _module_imports(n, p, modules)
+               if t.startswith(clients)}
+    strings = {(n, t) for n, p in engine.items()
+               for t in re.findall(r'lazy_module\("([^"]+)"\)', p.read_text())
+               if t.startswith(clients)}
+    assert reaches | strings == set()
 
 
 def test_cycle_detector_sees_a_cycle():
