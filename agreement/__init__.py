@@ -61,18 +61,6 @@ ShapeError, GoldnoiseWarning, DegenerateDataWarning, ConvergenceWarning, Estimat
 LabelWarning (labels that print alike are separate categories)
 """
 
-from agreement._category import category_kappas
-from agreement._chunked import ChunkedRatings
-from agreement._coefficients import (
-    brennan_prediger,
-    cohen_kappa,
-    conger_kappa,
-    fleiss_kappa,
-    gwet_ac1,
-    light_kappa,
-    percent_agreement,
-    scott_pi,
-)
 from _goldnoise_lib.errors import (
     ConvergenceWarning,
     DegenerateDataWarning,
@@ -81,8 +69,20 @@ from _goldnoise_lib.errors import (
     LabelWarning,
     ShapeError,
 )
+from agreement._api import (
+    brennan_prediger,
+    cohen_kappa,
+    conger_kappa,
+    fleiss_kappa,
+    gwet_ac1,
+    krippendorff_alpha,
+    light_kappa,
+    percent_agreement,
+    scott_pi,
+)
+from agreement._category import category_kappas
+from agreement._chunked import ChunkedRatings
 from agreement._item_stats import FinalizedCoefficient, ItemStatistics, item_statistics
-from agreement._krippendorff import krippendorff_alpha
 from agreement._partial import (
     STATISTICS,
     PartialSums,
