@@ -63,18 +63,6 @@ ShapeError, GoldnoiseWarning, DegenerateDataWarning, ConvergenceWarning, Estimat
 LabelWarning (labels that print alike are separate categories)
 """
 
-from agreement._category import category_kappas
-from agreement._chunked import ChunkedRatings
-from agreement._coefficients import (
-    brennan_prediger,
-    cohen_kappa,
-    conger_kappa,
-    fleiss_kappa,
-    gwet_ac1,
-    light_kappa,
-    percent_agreement,
-    scott_pi,
-)
 from _goldnoise_lib.errors import (
     ConvergenceWarning,
     DegenerateDataWarning,
@@ -83,6 +71,19 @@ from _goldnoise_lib.errors import (
     LabelWarning,
     ShapeError,
 )
+from agreement._api import (
+    brennan_prediger,
+    cohen_kappa,
+    conger_kappa,
+    fleiss_kappa,
+    gwet_ac1,
+    krippendorff_alpha,
+    light_kappa,
+    percent_agreement,
+    scott_pi,
+)
+from agreement._category import category_kappas
+from agreement._chunked import ChunkedRatings
 from agreement._item_stats import (
     CoefficientInfo,
     FinalizedCoefficient,
@@ -90,7 +91,6 @@ from agreement._item_stats import (
     coefficient_info,
     item_statistics,
 )
-from agreement._krippendorff import krippendorff_alpha
 from agreement._partial import (
     STATISTICS,
     PartialSums,

@@ -10,10 +10,10 @@ rating of an item in one chunk, and offers
   with ``combine``; the engine decides where and in which tree order.
 
 The public functions (:func:`~agreement.fleiss_kappa`, …) recognise such an
-object by duck typing and run partial → combine → finalize through it
-(:mod:`agreement._partial`). This module sits at the bottom of the package so
-that the coefficient modules can dispatch without importing the partial core:
-the core registers its runner here when :mod:`agreement` is imported.
+object by duck typing (:func:`is_chunked`) and run partial → combine →
+finalize through it (:mod:`agreement._partial`) instead of the in-memory
+computation; each imports both implementations and chooses
+(:mod:`agreement._api`, :mod:`agreement._table`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from agreement._ratings import Ratings
 
-__all__ = ["ChunkedRatings", "is_chunked", "register_runner", "run_chunked"]
+__all__ = ["ChunkedRatings", "is_chunked"]
 
 T = TypeVar("T")
 
@@ -38,19 +38,8 @@ class ChunkedRatings(Protocol):
     def map_reduce(self, partial: Callable[[Any], T], combine: Callable[[T, T], T]) -> T: ...
 
 
-_RUNNERS: dict[str, Callable[..., Any]] = {}
-
-
 def is_chunked(obj: Any) -> bool:
     """Whether ``obj`` is a chunked ratings object (and not in-memory data)."""
     return (not isinstance(obj, Ratings) and callable(getattr(obj, "map_reduce", None))
             and isinstance(getattr(obj, "schema", None), Ratings))
 
-
-def register_runner(name: str, fn: Callable[..., Any]) -> None:
-    _RUNNERS[name] = fn
-
-
-def run_chunked(name: str, *args: Any, **kwargs: Any) -> Any:
-    """Call the registered runner ``name`` (``"coefficient"``, ``"alpha"``, ``"table"``)."""
-    return _RUNNERS[name](*args, **kwargs)

@@ -1,4 +1,8 @@
-"""The chance-corrected agreement coefficients of SPEC §1 (Krippendorff's α aside).
+"""The chance-corrected agreement coefficients of SPEC §1 (Krippendorff's α aside), in memory.
+
+Their public functions (:mod:`agreement._api`) call :func:`coefficient_in_memory`
+on in-memory ratings; over chunks, :mod:`agreement._partial` carries the same
+column sums and finishes with :func:`result_from_sums`.
 
 Every coefficient is ``(PA − PE) / (1 − PE)`` with observed agreement ``PA``
 and chance agreement ``PE``, each a finalize step over column sums of
@@ -27,9 +31,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from agreement import _chunked
 from _goldnoise_lib import patterns as _patterns
 from _goldnoise_lib.errors import DegenerateDataWarning
+from _goldnoise_lib.lazy import lazy_module
 from agreement._item_stats import (
     SPECS,
     FinalizedCoefficient,
@@ -37,7 +41,6 @@ from agreement._item_stats import (
     count_rows_from_counts,
     finalize,
 )
-from _goldnoise_lib.lazy import lazy_module
 from agreement._light import COLUMN_MAX_PAIRS, light, stats_from_sums
 from agreement._null import cohen_from_table, cohen_null_from_sums, contingency, fleiss_null_se
 from agreement._ratings import Ratings, as_ratings
@@ -48,16 +51,7 @@ from agreement._weights import Weights, weight_matrix
 # Numba kernels, imported at first use (import agreement stays fast).
 _kernels = lazy_module("agreement._kernels")
 
-__all__ = [
-    "brennan_prediger",
-    "cohen_kappa",
-    "conger_kappa",
-    "fleiss_kappa",
-    "gwet_ac1",
-    "light_kappa",
-    "percent_agreement",
-    "scott_pi",
-]
+__all__ = ["coefficient_in_memory", "result_from_sums"]
 
 
 def _check_population(n_population: Any) -> float | None:
@@ -146,10 +140,9 @@ def _ss(family: str, r: Ratings, wts: Weights, visit: _Pass, beta: np.ndarray,
     return float(sq.sum() if visit.mult is None else visit.mult @ sq)
 
 
-def _compute(name: str, ratings: Any, weights: Any, n_population: Any) -> AgreementResult:
-    if _chunked.is_chunked(ratings):  # partial -> combine -> finalize over the chunks
-        return _chunked.run_chunked("coefficient", name, ratings, weights=weights,
-                                    n_population=n_population)
+def coefficient_in_memory(name: str, ratings: Any, *, weights: Any = None,
+                          n_population: Any = None) -> AgreementResult:
+    """The coefficient ``name`` of in-memory ratings (its public function calls this)."""
     spec = SPECS[name]
     r, wts, n_pop = _coefficient_iv(name, ratings, weights, n_population)
     if not wts.symmetric:
@@ -358,331 +351,3 @@ def _degenerate_reason(spec, m: int, parts: FinalizedCoefficient) -> str:
                "or chance agreement 1)"
     return (f"chance agreement is {parts.expected:.6g} (every rating in one category, or "
             "weights that give full credit to every pair)")
-
-
-_PARAMS = """
-    Parameters
-    ----------
-    ratings : Ratings or array_like, shape (n_items, n_raters)
-        The ratings; a raw items × annotators array or DataFrame (NaN/None
-        missing) is wrapped with :func:`~agreement.as_ratings`.{counts}
-    weights : None, str or array_like, shape (m, m), optional
-        Agreement weights (Gwet 2014, as irrCAC): ``None`` (or ``"identity"``)
-        counts only identical ratings; ``"linear"``, ``"quadratic"``,
-        ``"ordinal"``, ``"radical"``, ``"ratio"``, ``"circular"`` and
-        ``"bipolar"`` are computed from the categories' numeric values (or
-        their declared order ``1..m``) over the declared categories (formulas
-        in :func:`~agreement.named_weights`; the notes state the values used).
-        A matrix must have ones on the diagonal and values in [0, 1], and be
-        symmetric (only :func:`cohen_kappa` accepts a non-symmetric one).
-    n_population : float, optional
-        Size of the population of items the sample was drawn from; applies
-        the finite-population correction ``1 − n / N`` to the variance.
-        Default: infinite.
-
-    Returns
-    -------
-    AgreementResult
-        ``value``, ``observed`` (PA), ``expected`` (PE), counts, the analytic
-        ``standard_error`` and ``.confidence_interval()``.
-
-    Raises
-    ------
-    ValueError
-        If no item has two ratings{raters}, or for invalid ``weights``.
-    TypeError
-        If ``weights`` or ``n_population`` has the wrong type.
-
-    Warns
-    -----
-    DegenerateDataWarning
-        When chance agreement is 1 (e.g. one category only): the value is
-        NaN.
-"""
-_COUNTS_OK = ("\n        A count table (:meth:`Ratings.from_counts`) works too: this "
-              "coefficient needs\n        no annotator identity.")
-_NEEDS_RATERS = ("\n        Annotator identity is needed: count tables are refused. "
-                 "Annotators\n        without any rating are ignored.")
-
-
-def _doc(counts_ok: bool, raters: str = ""):
-    def deco(fn):
-        fn.__doc__ = fn.__doc__.replace(
-            "    {params}\n",
-            _PARAMS.format(counts=_COUNTS_OK if counts_ok else _NEEDS_RATERS,
-                           raters=raters).lstrip("\n"))
-        return fn
-    return deco
-
-
-@_doc(True)
-def percent_agreement(ratings: Any, *, weights: Any = None,
-                      n_population: float | None = None) -> AgreementResult:
-    """Observed agreement ``PA``: the mean share of agreeing pairs of ratings.
-
-    {params}
-    Notes
-    -----
-    ``PA = mean_i Σ_c a_ic (Σ_l w_cl a_il − 1) / (r_i (r_i − 1))`` over the
-    items with ``r_i ≥ 2`` ratings (SPEC §1); ``expected`` is 0. The notes
-    give the share of unanimous items. Standard error: Gwet (2014), t
-    interval with ``n − 1`` degrees of freedom.
-
-    References
-    ----------
-    Gwet, K. L. (2014). *Handbook of Inter-Rater Reliability* (4th ed.).
-    Advanced Analytics. ISBN 978-0970806284.
-
-    Examples
-    --------
-    >>> from agreement import percent_agreement
-    >>> res = percent_agreement([["a", "a", "a"], ["a", "b", "b"], ["b", "b", None]])
-    >>> round(res.value, 4)
-    0.7778
-    >>> res.notes[0]
-    'unanimous items: 2 of 3 (66.7%)'
-    >>> res.confidence_interval().high, res.clipped()  # the t interval is clipped at 1
-    (1.0, True)
-    """
-    return _compute("percent_agreement", ratings, weights, n_population)
-
-
-@_doc(True)
-def fleiss_kappa(ratings: Any, *, weights: Any = None,
-                 n_population: float | None = None) -> AgreementResult:
-    """Fleiss' κ (Fleiss 1971; Siegel & Castellan's K), with Gwet's weights.
-
-    {params}
-    Notes
-    -----
-    ``PE = Σ_cl w_cl π_c π_l`` with ``π_c`` the item-average of
-    ``a_ic / r_i``; with complete data and no weights this is Fleiss' (1971)
-    κ (statsmodels' ``fleiss_kappa``). Standard error: Gwet's linearised
-    variance (Gwet 2008, 2014; irrCAC ``fleiss.kappa.raw``), t interval.
-
-    References
-    ----------
-    Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters.
-    *Psychological Bulletin* 76(5), 378–382. https://doi.org/10.1037/h0031619
-
-    Gwet, K. L. (2008). Computing inter-rater reliability and its variance in
-    the presence of high agreement. *British Journal of Mathematical and
-    Statistical Psychology* 61, 29–48. https://doi.org/10.1348/000711006X126600
-
-    Examples
-    --------
-    The standard worked example (Wikipedia, "Fleiss' kappa"): 10 subjects,
-    14 raters, 5 categories, as a count table; κ = 0.210.
-
-    >>> from agreement import Ratings, fleiss_kappa
-    >>> table = [[0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0],
-    ...          [2, 2, 8, 1, 1], [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2],
-    ...          [6, 5, 2, 1, 0], [0, 2, 2, 3, 7]]
-    >>> res = fleiss_kappa(Ratings.from_counts(table))
-    >>> round(res.value, 3)
-    0.21
-    """
-    return _compute("fleiss_kappa", ratings, weights, n_population)
-
-
-@_doc(True, " or an item has more than two ratings")
-def scott_pi(ratings: Any, *, weights: Any = None,
-             n_population: float | None = None) -> AgreementResult:
-    """Scott's π: Fleiss' κ for at most two ratings per item (Scott 1955).
-
-    {params}
-    Notes
-    -----
-    ``PE = Σ_cl w_cl π_c π_l`` with the pooled marginals of both ratings.
-    Standard error: Gwet's linearised variance (t interval); irrCAC's
-    ``scott2.table`` divides the same sum of squares by ``n`` instead of
-    ``n − 1``.
-
-    References
-    ----------
-    Scott, W. A. (1955). Reliability of content analysis: The case of nominal
-    scale coding. *Public Opinion Quarterly* 19(3), 321–325.
-    https://doi.org/10.1086/266577
-
-    Examples
-    --------
-    >>> from agreement import scott_pi
-    >>> round(scott_pi([[1, 1], [1, 2], [2, 2], [2, 2]]).value, 4)
-    0.4667
-    """
-    return _compute("scott_pi", ratings, weights, n_population)
-
-
-@_doc(False, ", or the ratings do not have exactly two annotators")
-def cohen_kappa(ratings: Any, *, weights: Any = None,
-                n_population: float | None = None) -> AgreementResult:
-    """Cohen's κ for two annotators, weighted κ (Cohen 1968) with ``weights``.
-
-    {params}
-    Notes
-    -----
-    ``PE = Σ_cl w_cl p_1c p_2l`` from each annotator's own marginals.
-    Standard error: Fleiss, Cohen & Everitt (1969), the asymptotic variance
-    SAS PROC FREQ, R's vcd and irrCAC's ``kappa2.table`` report, with a
-    normal interval by default (``result.confidence_interval(method="t")``
-    for irrCAC's t interval). With missing ratings the estimate follows Gwet
-    (2014) — ``PA`` over the items both rated, each annotator's marginals
-    over the items they rated — and the standard error is Gwet's linearised
-    variance (as :func:`conger_kappa` on the same two annotators), t
-    interval. A contingency table is read with
-    :meth:`Ratings.from_contingency`.
-
-    ``weights`` may be a non-symmetric matrix (Cohen 1968: when the two
-    annotators' roles differ, e.g. one is the criterion): rows are the first
-    annotator's categories, columns the second's; this needs complete data.
-    ``result.test()`` tests κ = 0 with the Fleiss–Cohen–Everitt variance
-    under H0 (SAS PROC FREQ's "ASE under H0") when the data are complete.
-
-    References
-    ----------
-    Cohen, J. (1960). A coefficient of agreement for nominal scales.
-    *Educational and Psychological Measurement* 20(1), 37–46.
-    https://doi.org/10.1177/001316446002000104
-
-    Cohen, J. (1968). Weighted kappa. *Psychological Bulletin* 70(4), 213–220.
-    https://doi.org/10.1037/h0026256
-
-    Fleiss, J. L., Cohen, J. & Everitt, B. S. (1969). Large sample standard
-    errors of kappa and weighted kappa. *Psychological Bulletin* 72(5),
-    323–327. https://doi.org/10.1037/h0028106
-
-    Examples
-    --------
-    The SAS PROC FREQ documentation example (κ 0.4842, ASE 0.1380, 95% CI
-    0.2137–0.7547):
-
-    >>> from agreement import Ratings, cohen_kappa
-    >>> table = [[0, 4, 1], [0, 8, 0], [0, 1, 5]]
-    >>> res = cohen_kappa(Ratings.from_contingency(table))
-    >>> round(res.value, 4), round(res.standard_error, 4)
-    (0.4842, 0.138)
-    >>> [round(x, 4) for x in res.confidence_interval(0.95)]
-    [0.2137, 0.7547]
-    >>> round(res.test().standard_error, 4)  # ASE under H0
-    0.1484
-    """
-    return _compute("cohen_kappa", ratings, weights, n_population)
-
-
-@_doc(False, ", fewer than two annotators rated anything")
-def conger_kappa(ratings: Any, *, weights: Any = None,
-                 n_population: float | None = None) -> AgreementResult:
-    """Conger's κ: Cohen's κ generalised to many annotators (Conger 1980).
-
-    {params}
-    Notes
-    -----
-    ``PE`` is the mean over ordered pairs of distinct annotators ``g ≠ h`` of
-    ``Σ_cl w_cl p_gc p_hl``, each annotator's marginals ``p_g`` taken over the
-    items that annotator rated (Gwet 2014). Standard error: Gwet's linearised
-    variance (irrCAC ``conger.kappa.raw``), t interval.
-
-    References
-    ----------
-    Conger, A. J. (1980). Integration and generalization of kappas for
-    multiple raters. *Psychological Bulletin* 88(2), 322–328.
-    https://doi.org/10.1037/0033-2909.88.2.322
-
-    Examples
-    --------
-    >>> from agreement import conger_kappa
-    >>> res = conger_kappa([[1, 1, 1], [1, 2, 2], [2, 2, 2], [1, 1, 2]])
-    >>> round(res.observed, 4), round(res.expected, 4), round(res.value, 4)  # 5/13
-    (0.6667, 0.4583, 0.3846)
-    """
-    return _compute("conger_kappa", ratings, weights, n_population)
-
-
-@_doc(False, ", fewer than two annotators rated anything")
-def light_kappa(ratings: Any, *, weights: Any = None,
-                n_population: float | None = None) -> AgreementResult:
-    """Light's κ: the mean of Cohen's κ over all pairs of annotators (Light 1971).
-
-    {params}
-    Notes
-    -----
-    Each pair's κ follows :func:`cohen_kappa` (with missing ratings: ``PA``
-    over the items both rated, each annotator's marginals over the items they
-    rated). Pairs whose κ is undefined (no item rated by both, or chance
-    agreement 1) are left out of the mean. ``observed`` and ``expected`` are
-    the mean ``PA`` and ``PE`` of the pairs. Standard error: the mean over
-    pairs of each pair's Gwet linearisation (delta method), t interval. The
-    cost grows with the number of annotator pairs.
-
-    References
-    ----------
-    Light, R. J. (1971). Measures of response agreement for qualitative data:
-    Some generalizations and alternatives. *Psychological Bulletin* 76(5),
-    365–377. https://doi.org/10.1037/h0031643
-
-    Examples
-    --------
-    >>> from agreement import light_kappa
-
-    The pairs' κ are 0.5, 0.2 and 0.5:
-
-    >>> round(light_kappa([[1, 1, 1], [1, 2, 2], [2, 2, 2], [1, 1, 2]]).value, 4)
-    0.4
-    """
-    return _compute("light_kappa", ratings, weights, n_population)
-
-
-@_doc(True)
-def brennan_prediger(ratings: Any, *, weights: Any = None,
-                     n_population: float | None = None) -> AgreementResult:
-    """Brennan–Prediger's coefficient (Bennett's S): chance agreement ``Σ w / m²``.
-
-    {params}
-    Notes
-    -----
-    ``PE = Σ_cl w_cl / m²`` over the declared categories (``1/m`` unweighted):
-    declaring unused categories changes the value. Standard error: Gwet's
-    linearised variance (irrCAC ``bp.coeff.raw``), t interval.
-
-    References
-    ----------
-    Brennan, R. L. & Prediger, D. J. (1981). Coefficient kappa: Some uses,
-    misuses, and alternatives. *Educational and Psychological Measurement*
-    41(3), 687–699. https://doi.org/10.1177/001316448104100307
-
-    Examples
-    --------
-    >>> from agreement import brennan_prediger
-    >>> round(brennan_prediger([[1, 1], [1, 2], [2, 2], [2, 2]]).value, 4)
-    0.5
-    """
-    return _compute("brennan_prediger", ratings, weights, n_population)
-
-
-@_doc(True)
-def gwet_ac1(ratings: Any, *, weights: Any = None,
-             n_population: float | None = None) -> AgreementResult:
-    """Gwet's AC1, and AC2 when weighted (Gwet 2008, 2014).
-
-    {params}
-    Notes
-    -----
-    ``PE = Σ_cl w_cl / (m (m − 1)) · Σ_c π_c (1 − π_c)`` with ``π_c`` the
-    item-average of ``a_ic / r_i`` over the declared categories. Standard
-    error: Gwet's linearised variance (irrCAC ``gwet.ac1.raw``), t interval.
-    With one declared category AC1 is undefined (NaN and a warning).
-
-    References
-    ----------
-    Gwet, K. L. (2008). Computing inter-rater reliability and its variance in
-    the presence of high agreement. *British Journal of Mathematical and
-    Statistical Psychology* 61, 29–48. https://doi.org/10.1348/000711006X126600
-
-    Examples
-    --------
-    >>> from agreement import gwet_ac1
-    >>> res = gwet_ac1([[1, 1], [1, 2], [2, 3], [3, 3]], weights="linear")
-    >>> res.coefficient, round(res.observed, 4), round(res.expected, 6), round(res.value, 4)
-    ("Gwet's AC2", 0.75, 0.546875, 0.4483)
-    """
-    return _compute("gwet_ac1", ratings, weights, n_population)

@@ -1,9 +1,10 @@
 """Krippendorff's α with his own metrics, and its per-unit sufficient statistics.
 
 α is ``1 − D_o / D_e`` over the *pairable* units (units with two or more
-ratings). Both disagreements come from sums over units, so the public function
-is a finalize step over unit sums, and these are importable for the bootstrap
-over items and for chunked input:
+ratings). Both disagreements come from sums over units, so α is a finalize
+step over unit sums (:func:`alpha_in_memory`; :mod:`agreement._partial` over
+chunks), and these are importable for the bootstrap over items and for chunked
+input:
 
 * :func:`count_patterns` + :func:`alpha_from_counts`: each item's statistic is
   its category-count vector; a replicate is ``alpha_from_counts(patterns,
@@ -34,7 +35,6 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from agreement import _chunked
 from _goldnoise_lib.errors import DegenerateDataWarning
 from _goldnoise_lib import patterns as _patterns
 from _goldnoise_lib.lazy import lazy_module
@@ -56,7 +56,6 @@ __all__ = [
     "alpha_unit_terms",
     "coincidence_matrix",
     "count_patterns",
-    "krippendorff_alpha",
 ]
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
@@ -585,150 +584,9 @@ def _compute(r: Ratings, level: str, values: np.ndarray):
     return parts, sums, lambda: _se_counts(rows, parts, sums, g)
 
 
-def krippendorff_alpha(ratings: Any, *, level: str | None = None,
-                       weights: Any = None) -> AgreementResult:
-    r"""Krippendorff's α reliability coefficient, with his metrics or Gwet's weights.
-
-    Parameters
-    ----------
-    ratings : Ratings, array_like or pandas.DataFrame, shape (n_items, n_raters)
-        The labels (anything :func:`agreement.as_ratings` accepts, or count-table
-        Ratings). Missing ratings are allowed.
-    level : {"nominal", "ordinal", "interval", "ratio"}, optional
-        Level of measurement, i.e. Krippendorff's metric δ². Matched exactly.
-        Default ``"nominal"`` (when ``weights`` is not given either).
-    weights : str or array_like, shape (m, m), optional
-        Gwet's (2014) agreement weights instead of a level, as irrCAC's
-        ``krippen.alpha.raw(weights=...)``: ``"identity"``, ``"linear"``,
-        ``"quadratic"``, ``"ordinal"``, ``"radical"``, ``"ratio"``,
-        ``"circular"``, ``"bipolar"`` (formulas in
-        :func:`agreement.named_weights`, over ``Ratings.category_values``), or
-        a symmetric matrix; the metric is then ``δ = 1 − w``. Gwet's
-        ``"ordinal"`` weights depend on the categories' ranks only, whereas
-        Krippendorff's ``level="ordinal"`` metric depends on how often each
-        value occurs: the two give different α.
-
-    Returns
-    -------
-    AgreementResult
-        ``value`` = α; ``observed`` = ``1 − D_o/δ²_max`` and ``expected`` =
-        ``1 − D_e/δ²_max`` (so ``value = (observed − expected)/(1 − expected)``;
-        for ``"nominal"`` δ²_max = 1); ``n_items`` = ``n_pairable`` = pairable
-        units; ``weights`` = the level; ``standard_error`` = Gwet's linearised SE.
-
-    Raises
-    ------
-    TypeError
-        If ``level`` is not a string, or ``weights`` is neither a name nor a matrix.
-    ValueError
-        If both ``level`` and ``weights`` are given; if ``level`` or the weights'
-        name is unknown or the matrix is invalid; if no unit has two or more ratings; if a level
-        other than nominal is asked of unordered categories; if ``"ratio"`` meets
-        a negative value; if every rating is missing.
-
-    Warns
-    -----
-    DegenerateDataWarning
-        When every pairable value is the same category: ``D_e = 0``, α is
-        undefined and NaN is returned (as are its SE and interval). Also when
-        only one unit is pairable: the SE is then NaN.
-
-    Notes
-    -----
-    Only *pairable* units, those with at least two ratings, enter α
-    (Krippendorff's definition); a unit's ratings count as a whole, every
-    ordered pair of its ratings carrying weight ``1/(r_u − 1)``. With the
-    coincidence matrix ``o_ck`` of these pairs, its marginals ``n_c`` and
-    ``n = Σ n_c`` (Krippendorff 2011):
-
-    .. math::
-
-        \alpha = 1 - (n - 1)\,\frac{\sum_{c,k} o_{ck}\,\delta^2_{ck}}
-                               {\sum_{c,k} n_c\, n_k\, \delta^2_{ck}}
-
-    with the metrics, over the categories' numeric values ``v``
-    (``Ratings.category_values``: the labels themselves when numeric, else the
-    declared order 1..m):
-
-    * nominal: ``δ² = [c ≠ k]``;
-    * ordinal: ``δ_ck = Σ_{g=c..k} n_g − (n_c + n_k)/2`` — Krippendorff's
-      rank-based metric over the pairable values' marginal frequencies, *not*
-      Gwet's ordinal weights; categories are ranked by their values;
-    * interval: ``δ² = (v_c − v_k)²`` (quadratic weights);
-    * ratio: ``δ² = ((v_c − v_k)/(v_c + v_k))²`` (values must be ≥ 0; 0/0 = 0).
-
-    Declared but unused categories have ``n_c = 0`` and so change neither α
-    nor its SE, at any level; they only widen δ²_max, the scale of
-    ``observed`` and ``expected``.
-
-    Computation: a unit enters only through its vector of category counts.
-    When k raters and m categories allow at most 2^17 such vectors (e.g. 5
-    raters and 5 categories, 20 and 5), one Numba pass over the codes counts
-    the items per vector (exact integers, so the result is the same for any
-    number of threads) and α, D_o, D_e and the SE are exact arithmetic on those
-    few vectors. Otherwise (many categories, e.g. continuous values, or many
-    raters) each unit's contribution is summed from its own ratings in a
-    streaming pass, plus one pass for the SE (and one for ordinal's marginals);
-    interval and ordinal use centred sums of values, so thousands of distinct
-    values cost O(n k + m) time and O(m) memory (O(m²) time for the ratio
-    metric's ``D_e``). No units × values × values array is ever built.
-
-    The standard error is Gwet's (2014, ch. on Krippendorff's α) linearised
-    variance as his R package irrCAC (``krippen.alpha.raw``, version 1.0)
-    computes it, with the metric as a fixed weight matrix ``1 − δ²/δ²_max``
-    (for the ordinal level the marginals are thus treated as fixed):
-    ``var = Σ_u (α*_u − α')² / (n_u (n_u − 1))`` over the ``n_u`` pairable
-    units, where ``α*_u`` are the units' linearised terms and ``α'`` is α
-    without the factor ``(n − 1)/n`` on ``D_o`` (n pairable values); in the
-    per-unit correction term irrCAC uses ``p_a = (1 − ε) p'_a + ε`` with
-    ``ε = 1/n``, and so does goldnoise. It reproduces irrCAC's printed SE for
-    Krippendorff's example C (0.14557, the irrCAC vignette). The default
-    interval is Student's t with ``n_items − 1`` degrees of freedom,
-    ``n_items`` being the pairable units, as irrCAC's ``krippen.alpha.raw``;
-    like irrCAC it is clipped at 1 (the result's notes say so). No
-    finite-population correction is applied.
-
-    References
-    ----------
-    Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability.
-    Departmental Papers (ASC) 43, University of Pennsylvania.
-    https://repository.upenn.edu/asc_papers/43
-
-    Hayes, A. F., & Krippendorff, K. (2007). Answering the call for a standard
-    reliability measure for coding data. Communication Methods and Measures,
-    1(1), 77–89. https://doi.org/10.1080/19312450709336664
-
-    Gwet, K. L. (2014). Handbook of Inter-Rater Reliability (4th ed.).
-    Advanced Analytics, LLC. ISBN 978-0970806284.
-
-    Examples
-    --------
-    Krippendorff's (2011) example C: 4 coders, 12 units, values 1–5, gaps.
-
-    >>> import numpy as np
-    >>> from agreement import krippendorff_alpha
-    >>> nan = np.nan
-    >>> coders_by_units = np.array([
-    ...     [1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
-    ...     [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, 3],
-    ...     [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, nan],
-    ...     [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan]])
-    >>> res = krippendorff_alpha(coders_by_units.T, level="ordinal")
-    >>> round(res.value, 3), res.n_items
-    (0.815, 11)
-    >>> for level in ("nominal", "interval", "ratio"):
-    ...     print(level, round(krippendorff_alpha(coders_by_units.T, level=level).value, 3))
-    nominal 0.743
-    interval 0.849
-    ratio 0.797
-    """
-    if _chunked.is_chunked(ratings):  # partial -> combine -> finalize over the chunks
-        if weights is not None:
-            raise ValueError("`weights` with chunked ratings: Krippendorff's α over chunks "
-                             "takes its metric from `level`; use in-memory ratings for a "
-                             "weight matrix.")
-        return _chunked.run_chunked("alpha", ratings,
-                                    level="nominal" if level is None else level)
+def alpha_in_memory(ratings: Any, *, level: str | None = None,
+                    weights: Any = None) -> AgreementResult:
+    """Krippendorff's α of in-memory ratings (:func:`~agreement.krippendorff_alpha` calls this)."""
     r, level, values, wts = _krippendorff_alpha_iv(ratings, level, weights)
     if wts is not None:
         state = _weighted_state(r, wts.matrix)
@@ -744,7 +602,7 @@ def krippendorff_alpha(ratings: Any, *, level: str | None = None,
         )
     parts, sums, standard_error = computed
     return alpha_result(parts, sums, standard_error, level=level, n_rows=r.n_items,
-                        n_raters=r.n_raters, n_categories=r.n_categories, stacklevel=3,
+                        n_raters=r.n_raters, n_categories=r.n_categories, stacklevel=4,
                         wts=wts)
 
 
@@ -853,7 +711,7 @@ def alpha_finalize(sums: np.ndarray, values: np.ndarray, level: str):
     Vectorised over the leading axes (e.g. bootstrap replicates). ``alpha``
     is NaN where fewer than two pairable values or one category among them
     (``D_e = 0``); observed and expected are ``1 − D/δ²_max`` as in
-    :func:`krippendorff_alpha`.
+    :func:`~agreement.krippendorff_alpha`.
     """
     s = np.asarray(sums, dtype=np.float64)
     v = np.asarray(values, dtype=np.float64)

@@ -13,7 +13,10 @@ summarised by
 chunks combine by addition, and the finalize step is the in-memory one. The
 three functions are plain and engine-agnostic: Dask maps :func:`partial_sums`
 over partitions and reduces with :func:`combine_sums`; Spark or Ray can do the
-same.
+same. Given a chunked ratings object (:class:`~agreement.ChunkedRatings`), the
+public functions run them through :func:`coefficient_over_chunks`,
+:func:`alpha_over_chunks` and :func:`table_over_chunks` (:mod:`agreement._api`
+chooses between these and the in-memory computation).
 
 Per-item vectors ``f_i``:
 
@@ -42,13 +45,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from agreement import _chunked
+from _goldnoise_lib.lazy import lazy_module
+from _goldnoise_lib.validation import check_option
 from agreement import _coefficients as _co
 from agreement import _krippendorff as _kr
 from agreement._item_stats import SPECS, count_rows_from_counts
 from _goldnoise_lib import patterns as _patterns
-from _goldnoise_lib.lazy import lazy_module
-from _goldnoise_lib.validation import check_option
 from agreement._light import light, stats_from_sums
 from agreement._null import cohen_from_table, contingency
 from agreement._ratings import Ratings, _encode
@@ -566,7 +568,7 @@ def _fleiss_null(sums: PartialSums) -> float:
     return math.sqrt(max(var0, 0.0))
 
 
-# ------------------------------------------------- the chunked public functions
+# ----------------------------------------- the public functions over chunks
 def _map_reduce_many(ratings: Any, jobs: list[tuple[str, dict]]) -> list[PartialSums]:
     """One pass over the chunks computing the partials of several statistics."""
     def partial(chunk: Ratings) -> tuple:
@@ -578,25 +580,40 @@ def _map_reduce_many(ratings: Any, jobs: list[tuple[str, dict]]) -> list[Partial
     return list(ratings.map_reduce(partial, combine))
 
 
-def _run_coefficient(name: str, ratings: Any, *, weights: Any = None,
-                     n_population: Any = None) -> AgreementResult:
+def coefficient_over_chunks(name: str, ratings: Any, *, weights: Any = None,
+                            n_population: Any = None) -> AgreementResult:
+    """The coefficient ``name`` of a chunked ratings object (its public function calls this)."""
     spec = SPECS[name]
     if spec.family != "count":
         ratings.schema.require_raters(f"`{name}`")
     weight_matrix(weights, ratings.schema)  # fail before any chunk is read
     n_pop = _co._check_population(n_population)
     (sums,) = _map_reduce_many(ratings, [(name, {"weights": weights})])
-    return finalize_sums(sums, n_population=n_pop, _stacklevel=6)
+    return finalize_sums(sums, n_population=n_pop, _stacklevel=4)
 
 
-def _run_alpha(ratings: Any, *, level: str = "nominal") -> AgreementResult:
+def alpha_over_chunks(ratings: Any, *, level: str | None = None,
+                      weights: Any = None) -> AgreementResult:
+    """Krippendorff's α of a chunked ratings object (its public function calls this).
+
+    The metric comes from ``level``; Gwet's ``weights`` need the ratings in memory.
+    """
+    if weights is not None:
+        raise ValueError("`weights` with chunked ratings: Krippendorff's α over chunks "
+                         "takes its metric from `level`; use in-memory ratings for a "
+                         "weight matrix.")
+    level = "nominal" if level is None else level
     _kr._krippendorff_alpha_iv(ratings.schema, level)
     (sums,) = _map_reduce_many(ratings, [("krippendorff_alpha", {"level": level})])
-    return finalize_sums(sums, _stacklevel=5)
+    return finalize_sums(sums, _stacklevel=4)
 
 
-def _run_table(ratings: Any, *, weights: Any = None) -> dict[str, Any]:
-    """The finalize callables of every coefficient of :func:`agreement_table`, one pass."""
+def table_over_chunks(ratings: Any, *, weights: Any = None) -> dict[str, PartialSums]:
+    """The sums of every row of :func:`~agreement.agreement_table`, in one pass.
+
+    Keyed by the coefficient's name, and ``"krippendorff_alpha:<level>"`` for α;
+    a coefficient whose per-item vector is too long to carry is left out.
+    """
     schema = ratings.schema
     weight_matrix(weights, schema)
     jobs: list[tuple[str, dict]] = []
@@ -610,14 +627,8 @@ def _run_table(ratings: Any, *, weights: Any = None) -> dict[str, Any]:
         if lvl != "ordinal" or schema.n_categories <= MAX_ORDINAL_CATEGORIES:
             jobs.append(("krippendorff_alpha", {"level": lvl}))
     sums = _map_reduce_many(ratings, jobs)
-    out: dict[str, Any] = {}
+    out: dict[str, PartialSums] = {}
     for (name, opts), s in zip(jobs, sums, strict=True):
         key = name if name != "krippendorff_alpha" else f"{name}:{opts['level']}"
         out[key] = s
     return out
-
-
-_chunked.register_runner("coefficient", _run_coefficient)
-_chunked.register_runner("alpha", _run_alpha)
-_chunked.register_runner("table", _run_table)
-_chunked.register_runner("finalize", finalize_sums)

@@ -8,18 +8,18 @@ from typing import Any
 
 import pandas as pd
 
-from agreement import _chunked
-from agreement import _coefficients as _co
 from _goldnoise_lib.errors import DegenerateDataWarning
-from agreement._krippendorff import krippendorff_alpha
-from agreement._ratings import as_ratings
-from agreement._result import AgreementResult
 from _goldnoise_lib.validation import (
     ConfidenceLevel,
     check_confidence_level,
     check_params,
     validate_params,
 )
+from agreement import _api
+from agreement._chunked import is_chunked
+from agreement._partial import finalize_sums, table_over_chunks
+from agreement._ratings import as_ratings
+from agreement._result import AgreementResult
 from agreement._weights import weight_matrix
 
 __all__ = ["agreement_table"]
@@ -29,14 +29,14 @@ COLUMNS = ["value", "standard_error", "ci_low", "ci_high", "ci_method", "observe
 
 # (row label, function, needs annotator identity, extra requirement)
 _ROWS = (
-    ("Percent agreement", _co.percent_agreement, False),
-    ("Cohen's kappa", _co.cohen_kappa, True),
-    ("Scott's pi", _co.scott_pi, False),
-    ("Fleiss' kappa", _co.fleiss_kappa, False),
-    ("Conger's kappa", _co.conger_kappa, True),
-    ("Light's kappa", _co.light_kappa, True),
-    ("Brennan-Prediger", _co.brennan_prediger, False),
-    ("Gwet's AC1", _co.gwet_ac1, False),
+    ("Percent agreement", _api.percent_agreement, False),
+    ("Cohen's kappa", _api.cohen_kappa, True),
+    ("Scott's pi", _api.scott_pi, False),
+    ("Fleiss' kappa", _api.fleiss_kappa, False),
+    ("Conger's kappa", _api.conger_kappa, True),
+    ("Light's kappa", _api.light_kappa, True),
+    ("Brennan-Prediger", _api.brennan_prediger, False),
+    ("Gwet's AC1", _api.gwet_ac1, False),
 )
 
 
@@ -133,17 +133,17 @@ def agreement_table(ratings: Any, *, weights: Any = None,
     """
     check_params(agreement_table, locals())
     level = check_confidence_level(confidence_level)
-    if _chunked.is_chunked(ratings):
+    if is_chunked(ratings):
         # One pass over the chunks for every row; each row is finalized from its sums.
         r = ratings.schema
-        sums = _chunked.run_chunked("table", ratings, weights=weights)
+        sums = table_over_chunks(ratings, weights=weights)
 
         def run(fn, _ratings, **kwargs):
             key = fn.__name__ if "level" not in kwargs else f"{fn.__name__}:{kwargs['level']}"
             if key not in sums:
                 raise ValueError("too many per-item columns for chunked data (many "
                                  "annotators or categories)")
-            return _chunked.run_chunked("finalize", sums[key])
+            return finalize_sums(sums[key])
     else:
         r = as_ratings(ratings)
 
@@ -158,7 +158,7 @@ def agreement_table(ratings: Any, *, weights: Any = None,
                                    "count table")
             continue
         row, problem = _one(run, fn, r, level, weights=weights)
-        if fn is _co.gwet_ac1 and weights is not None and row["ci_method"]:
+        if fn is _api.gwet_ac1 and weights is not None and row["ci_method"]:
             label = "Gwet's AC2"
         rows[label] = row
         if problem:
@@ -166,7 +166,7 @@ def agreement_table(ratings: Any, *, weights: Any = None,
     levels = ["nominal"] + (["ordinal", "interval"] if r.ordered else [])
     for lvl in levels:
         label = f"Krippendorff's alpha ({lvl})"
-        row, problem = _one(run, krippendorff_alpha, r, level, level=lvl)
+        row, problem = _one(run, _api.krippendorff_alpha, r, level, level=lvl)
         rows[label] = row
         if problem:
             undefined.append(label)

@@ -333,13 +333,9 @@ def _assignments_into_other_modules(source: str) -> list[str]:
 # Methods that fill a container (or a registry) held by another module.
 _FILLING = {"append", "extend", "insert", "update", "add", "setdefault", "__setitem__"}
 
-# Registries filled at import time that predate this check (issue 16, item 1):
-# each goes when the public function sits above both of its implementations.
-KNOWN_FILLED_GLOBALS: dict[str, list[str]] = {
-    "agreement._partial": ["_chunked.register_runner"] * 4,
-    "noise_models.easy_hard._partial": ["B._chunked_bound.append"],
-    "noise_models.latent_class._partial": ["L._chunked_fit.append"],
-}
+# Registries filled at import time (issue 16, item 1): none remain, each public
+# function sits above both of its implementations and chooses. Keep it empty.
+KNOWN_FILLED_GLOBALS: dict[str, list[str]] = {}
 
 
 def test_no_module_fills_another_modules_globals():

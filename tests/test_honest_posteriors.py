@@ -11,7 +11,7 @@ from agreement import Ratings
 from noise_models import LatentClassModel, calibration, posterior_check
 from noise_models.latent_class import _tempering as T
 from noise_models.latent_class._check import reliability_table
-from noise_models.latent_class._model import fit_tables
+from noise_models.latent_class._em import fit_tables
 
 
 def _independent(n=2000, k=5, acc=0.75, m=2, seed=0):

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from agreement import ConvergenceWarning, Ratings
 from noise_models import EasyHardModel, LatentClassFit, LatentClassModel
 from noise_models.latent_class import _kernels as K
-from noise_models.latent_class._model import _warn_if_degenerate
+from noise_models.latent_class._em import _warn_if_degenerate
 from simulation import simulate_annotations
 
 ROOT = Path(__file__).resolve().parent.parent

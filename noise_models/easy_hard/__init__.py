@@ -29,9 +29,10 @@ chance_items                    -- a chunk's per-item chance agreement p_i under
 ChanceSums                      -- what chance_partial returns
 (noise_bound accepts a chunked ratings object and runs them: two passes)
 
-Modules: ``_chance`` (p), ``_posterior`` (P(H | d) for every prior), ``_bound``
-(γ and its inverse), ``_audit``, ``_planning``, ``_margins``; ``_kernels`` holds
-the Numba kernels of the log-space posterior pass.
+Modules: ``_chance`` (p), ``_partial`` (p over chunks), ``_posterior`` (P(H | d)
+for every prior), ``_bound`` (γ and its inverse, from ``_chance`` or ``_partial``),
+``_audit``, ``_planning``, ``_margins``; ``_kernels`` holds the Numba kernels of
+the log-space posterior pass.
 """
 
 from noise_models.easy_hard._audit import (

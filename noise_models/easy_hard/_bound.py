@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 
-from agreement import ChunkedRatings, Ratings, as_ratings
 from _goldnoise_lib.lazy import lazy_module
 from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import (
@@ -26,7 +25,9 @@ from _goldnoise_lib.validation import (
     check_probability,
     validate_params,
 )
+from agreement import ChunkedRatings, Ratings, as_ratings
 from noise_models.easy_hard._chance import ChanceAgreementResult, _from_ratings
+from noise_models.easy_hard._partial import chance_over_chunks
 from noise_models.easy_hard._posterior import (
     HardCountPosterior,
     _backend_for,
@@ -117,10 +118,6 @@ class NoiseBoundResult(Result):
             f"n={self.n}, d={self.d}, p={self.p:.4g}, t0={self.t0}, "
             f"prior={self.posterior._prior.describe()})"
         )
-
-
-# The chunked bound, registered by noise_models.easy_hard._partial (which imports this module).
-_chunked_bound: list = []
 
 
 def _gamma_from(posterior: HardCountPosterior, alpha: float) -> tuple[int, float]:
@@ -245,10 +242,11 @@ def noise_bound(n: Any, d: Any = None, p: Any = None, *, alpha: float = 0.95,
         if d is not None or p is not None:
             raise TypeError("with ratings, `d` and `p` come from the data; to use your own, "
                             "call noise_bound(n, d, p) with counts.")
+        alpha = check_alpha(alpha)
         if isinstance(n, ChunkedRatings) and not isinstance(n, Ratings):
             # two passes over the chunks (noise_models.easy_hard._partial)
-            return _chunked_bound[0](n, check_alpha(alpha), prior)
-        return _noise_bound_ratings(as_ratings(n), check_alpha(alpha), prior)
+            return _bound_from_chance(chance_over_chunks(n), alpha, prior)
+        return _noise_bound_ratings(as_ratings(n), alpha, prior)
     n, d, p, alpha, prior_ = _noise_bound_iv(n, d, p, alpha, prior)
     backend = _backend_for(n, d, p, prior_, use_kernel=False)
     post = HardCountPosterior(backend, n=n, d=d, p=p, prior=prior_)

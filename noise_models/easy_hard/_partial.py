@@ -15,8 +15,9 @@ of items (each holding every rating of its items):
   disagreed) under that ``q``: the per-item inputs of the exact bound with
   missing ratings.
 
-:func:`noise_bound_chunked` runs them over a chunked ratings object (two
-passes) and finishes exactly as :func:`noise_bound` on ratings in memory.
+:func:`chance_over_chunks` runs them over a chunked ratings object (two
+passes): the chance agreement from which :func:`noise_bound` finishes exactly
+as on ratings in memory.
 """
 
 from __future__ import annotations
@@ -27,16 +28,15 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from agreement import EstimationWarning, Ratings
 from _goldnoise_lib.lazy import lazy_module
-from noise_models.easy_hard import _bound as B
+from agreement import EstimationWarning, Ratings
 from noise_models.easy_hard._chance import ChanceAgreementResult
 
 # Numba kernels, imported at first use (importing the package compiles and loads nothing).
 _kernels = lazy_module("noise_models.easy_hard._kernels")
 
-__all__ = ["ChanceSums", "chance_combine", "chance_finalize", "chance_items", "chance_partial",
-           "noise_bound_chunked"]
+__all__ = ["ChanceSums", "chance_combine", "chance_finalize", "chance_items", "chance_over_chunks",
+           "chance_partial"]
 
 
 class ChanceSums(NamedTuple):
@@ -172,8 +172,12 @@ def _add(a: list, b: list) -> list:
     return a + b
 
 
-def noise_bound_chunked(ratings: Any, alpha: float, prior: Any) -> Any:
-    """:func:`noise_bound` of a chunked ratings object (two passes over the chunks)."""
+def chance_over_chunks(ratings: Any) -> ChanceAgreementResult:
+    """The per-annotator chance agreement of a chunked ratings object (two passes).
+
+    What :func:`~noise_models.noise_bound` needs of the ratings, as in memory:
+    ``n``, ``d``, ``q`` and every item's ``p_i``.
+    """
     schema = ratings.schema
     sums = ratings.map_reduce(chance_partial, chance_combine)
     qv, notes = chance_finalize(sums, schema.raters, schema.categories, stacklevel=3)
@@ -182,12 +186,8 @@ def noise_bound_chunked(ratings: Any, alpha: float, prior: Any) -> Any:
     eligible = np.concatenate([p[1] for p in parts])
     disagreed = np.concatenate([p[2] for p in parts])
     q = pd.DataFrame(qv, index=schema.raters, columns=schema.categories)
-    chance = ChanceAgreementResult(
+    return ChanceAgreementResult(
         p=float(np.mean(p_items[eligible])), p_items=p_items, q=q, n_items=sums.n_items,
         n_disagreed=sums.n_disagreed, disagreed=disagreed, eligible=eligible,
         n_raters=schema.n_raters, source="ratings", pooled=False, notes=tuple(notes),
     )
-    return B._bound_from_chance(chance, alpha, prior)
-
-
-B._chunked_bound.append(noise_bound_chunked)

@@ -32,10 +32,11 @@ em_finalize             -- the M-step and convergence test from the sums of all 
 EMState, EStepSums      -- the starts' state, the E-step sums
 (LatentClassModel.fit accepts a chunked ratings object and loops them)
 
-Modules: ``_model`` (the model classes and the EM driver), ``_fit`` (the fit and
-its γ bound), ``_bracket``, ``_verified``; ``_kernels`` holds the EM engine's
-Numba kernels. Imports run ``_kernels`` <- ``_fit`` <- ``_tempering`` <- ``_model`` <- ``_check``,
-``_bracket``.
+Modules: ``_model`` (the model classes; ``fit`` chooses between ``_em``, the EM
+driver in memory, and ``_partial``, the EM over chunks), ``_fit`` (the fit and its
+γ bound), ``_check``, ``_bracket``, ``_verified``; ``_kernels`` holds the EM
+engine's Numba kernels. Imports run ``_kernels`` <- ``_fit`` <- ``_tempering`` <-
+``_em`` <- ``_partial`` <- ``_model`` <- ``_bracket``, and ``_em`` <- ``_check``.
 """
 
 from noise_models.latent_class._bracket import ErrorBracketResult, agreed_error_bracket

@@ -19,8 +19,8 @@ from _goldnoise_lib.validation import (
     check_rng,
     validate_params,
 )
+from noise_models.latent_class._em import HELD_OUT_MAX_ITEMS, fit_tables
 from noise_models.latent_class._fit import LatentClassFit
-from noise_models.latent_class._model import HELD_OUT_MAX_ITEMS, fit_tables
 
 T = lazy_module("noise_models.latent_class._tempering")
 

@@ -22,8 +22,8 @@ bit-identical to the in-memory fit; otherwise (e.g. crowd data with many
 annotators, where nearly every row is distinct) one map-reduce per iteration
 over the persisted chunks; and a last pass for the per-item posteriors. The starts,
 the objective, the convergence test and the choice of the best start are
-those of :meth:`LatentClassModel.fit` in memory, so the fit is the same up to
-the order of floating-point sums.
+those of :meth:`LatentClassModel.fit` in memory (:mod:`noise_models.latent_class._em`),
+so the fit is the same up to the order of floating-point sums.
 """
 
 from __future__ import annotations
@@ -33,11 +33,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from agreement import Ratings
 from _goldnoise_lib import patterns as _patterns
 from _goldnoise_lib.lazy import lazy_module
 from _goldnoise_lib.validation import check_rng
-from noise_models.latent_class import _model as L
+from agreement import Ratings
+from noise_models.latent_class import _em as E
 
 # Numba kernels, imported at first use (importing the package compiles and loads nothing).
 K = lazy_module("noise_models.latent_class._kernels")
@@ -55,7 +55,7 @@ class EStepSums(NamedTuple):
 
 @dataclass
 class _Start:
-    params: Any  # _latent._Params
+    params: Any  # _em._Params
     init: bool  # next E-step is the majority-vote start's
     trace: list = field(default_factory=list)
     n_iter: int = 0
@@ -75,11 +75,11 @@ class EMState:
 
     @property
     def em_model(self) -> int:
-        return L._em_codes(self.model)[0]
+        return E._em_codes(self.model)[0]
 
     @property
     def hard(self) -> int:
-        return L._em_codes(self.model)[1]
+        return E._em_codes(self.model)[1]
 
     @property
     def n_states(self) -> int:
@@ -96,7 +96,7 @@ class EMState:
         for s in self.running:
             st = self.starts[s]
             if st.init:
-                out.append(("init", (L._START_HARD_AGREED, h_dis), self.n_states))
+                out.append(("init", (E._START_HARD_AGREED, h_dis), self.n_states))
             else:
                 out.append(("tables", K.tables(self.em_model, self.hard, *st.params.args()),
                             self.n_states))
@@ -110,7 +110,7 @@ def start_state(model: Any, raters: Any, categories: Any, *, n_eff: float,
     ``label_counts`` (annotators × categories) is needed for ``hard="marginal"``.
     """
     k, m = len(raters), len(categories)
-    em_model, hard = L._em_codes(model)
+    em_model, hard = E._em_codes(model)
     cap = (m - 1) / m
     q_fixed = None
     if hard == K.HARD_MARGINAL:
@@ -119,8 +119,8 @@ def start_state(model: Any, raters: Any, categories: Any, *, n_eff: float,
     elif hard == K.HARD_UNIFORM:
         q_fixed = np.full((k, m), 1.0 / m)
     rng = check_rng(model.rng)
-    starts = [_Start(L._base_params(k, m, q_fixed), init=True)]
-    starts += [_Start(L._random_params(rng, em_model, hard, k, m, cap, q_fixed), init=False)
+    starts = [_Start(E._base_params(k, m, q_fixed), init=True)]
+    starts += [_Start(E._random_params(rng, em_model, hard, k, m, cap, q_fixed), init=False)
                for _ in range(1, model.n_starts)]
     return EMState(model, k, m, float(n_eff), starts)
 
@@ -255,7 +255,7 @@ def _add(a, b):
 
 
 def fit_chunked(model: Any, ratings: Any) -> Any:
-    """:meth:`LatentClassModel.fit` over a chunked ratings object (same result type)."""
+    """:meth:`LatentClassModel.fit` over a chunked ratings object (``fit`` calls this)."""
     schema = ratings.schema
     k, m = schema.n_raters, schema.n_categories
     if m < 2:
@@ -271,7 +271,7 @@ def fit_chunked(model: Any, ratings: Any) -> Any:
         raise ValueError(
             "no item of `ratings` has two or more ratings: nothing can be learnt about "
             "the annotators. A latent-class model needs items rated by several annotators.")
-    em_model, hard = L._em_codes(model)
+    em_model, hard = E._em_codes(model)
     state = start_state(model, schema.raters, schema.categories, n_eff=n_eff,
                         label_counts=own)
     merged = (model._merge_rows and hist is not None and n_rows >= 2
@@ -282,7 +282,7 @@ def fit_chunked(model: Any, ratings: Any) -> Any:
         rows = _patterns.decode_rows(hist[0], k, m, schema.codes.dtype)
         q_fixed = state.starts[0].params.q if hard in (K.HARD_MARGINAL,
                                                        K.HARD_UNIFORM) else None
-        params, trace, n_iter, conv, finals, disagree = L._run_starts(
+        params, trace, n_iter, conv, finals, disagree = E._run_starts(
             model, rows, hist[1], k, m, q_fixed, n_eff, rows.size >= K.PARALLEL_THRESHOLD)
     else:
         while state.running:  # one map-reduce per iteration, every running start at once
@@ -315,9 +315,7 @@ def fit_chunked(model: Any, ratings: Any) -> Any:
         log_likelihood = float(sum(float(np.sum(p[5])) for p in parts))
     mv = np.concatenate([p[6] for p in parts])
     rated = r.ratings_per_item
-    return L._finish(model, r, em_model, hard, params, trace, n_iter, conv, finals,
+    return E._finish(model, r, em_model, hard, params, trace, n_iter, conv, finals,
                      class_post, hard_post, labels, label_post, log_likelihood, mv, rated,
                      disagreement=disagree if merged else None)
 
-
-L._chunked_fit.append(fit_chunked)

@@ -1,0 +1,408 @@
+"""The latent-class EM in memory: the starts, the EM driver, the fit (SPEC §2.4).
+
+:meth:`LatentClassModel.fit <noise_models.LatentClassModel.fit>`
+(:mod:`noise_models.latent_class._model`) runs :func:`_fit` on ratings in
+memory; :mod:`noise_models.latent_class._partial` runs the same starts and
+builds the fit with :func:`_finish` over chunks. ``model`` is the
+:class:`~noise_models.LatentClassModel` being fitted throughout.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from _goldnoise_lib.errors import ConvergenceWarning, plain
+from _goldnoise_lib.lazy import lazy_module
+from _goldnoise_lib.progress import progress
+from _goldnoise_lib.validation import check_rng
+from agreement import Ratings
+from noise_models.latent_class._fit import LatentClassFit, _readonly
+
+# Imported at first use: scipy and Numba would double the time of `import goldnoise`.
+_optimize = lazy_module("scipy.optimize")
+K = lazy_module("noise_models.latent_class._kernels")
+T = lazy_module("noise_models.latent_class._tempering")
+
+__all__ = ["HELD_OUT_MAX_ITEMS", "fit_tables"]
+
+# LatentClassModel's options, by the names of the EM kernels' codes.
+_ANNOTATORS = {"perfect": "PERFECT", "one-coin": "ONE_COIN", "confusion": "CONFUSION",
+               "spam": "SPAM"}
+_HARD = {"free": "HARD_FREE", "marginal": "HARD_MARGINAL", "uniform": "HARD_UNIFORM",
+         None: "HARD_NONE"}
+# Share of items first put in the hard state by the majority-vote start.
+_START_HARD_AGREED = 0.1
+# A class "collapsed" when majority vote gives it at least this share of the
+# items (and at least _COLLAPSE_MIN_ITEMS items) but the fit labels fewer than
+# _COLLAPSE_RATIO times as many items with it.
+_COLLAPSE_SHARE = 0.01
+_COLLAPSE_MIN_ITEMS = 5
+_COLLAPSE_RATIO = 0.05
+
+
+@dataclass
+class _Params:
+    phi: np.ndarray
+    pi: np.ndarray
+    eps: np.ndarray
+    conf: np.ndarray
+    theta: np.ndarray
+    xi: np.ndarray
+    q: np.ndarray
+
+    def copy(self) -> _Params:
+        return _Params(*(a.copy() for a in (self.phi, self.pi, self.eps, self.conf,
+                                            self.theta, self.xi, self.q)))
+
+    def args(self) -> tuple[np.ndarray, ...]:
+        return (self.phi, self.pi, self.eps, self.conf, self.theta, self.xi, self.q)
+
+
+def _base_params(k: int, m: int, q_fixed: np.ndarray | None) -> _Params:
+    q = np.full((k, m), 1.0 / m) if q_fixed is None else q_fixed.copy()
+    return _Params(
+        phi=np.full(m, 1.0 / m), pi=np.array([0.2]), eps=np.full(k, 0.2),
+        conf=np.tile(np.eye(m) * 0.6 + 0.4 / m, (k, 1, 1)), theta=np.full(k, 0.5),
+        xi=np.full((k, m), 1.0 / m), q=q,
+    )
+
+
+def _random_params(rng: np.random.Generator, model: int, hard: int, k: int, m: int,
+                   cap: float, q_fixed: np.ndarray | None) -> _Params:
+    p = _base_params(k, m, q_fixed)
+    p.phi[:] = rng.dirichlet(np.full(m, 2.0))
+    p.pi[0] = rng.uniform(0.02, 0.5)
+    if model == K.ONE_COIN:
+        p.eps[:] = rng.uniform(0.0, 0.8, size=k) * cap
+    elif model == K.CONFUSION:
+        w = rng.uniform(0.3, 0.95, size=(k, 1, 1))
+        p.conf[:] = w * np.eye(m) + (1.0 - w) * rng.dirichlet(np.ones(m), size=(k, m))
+    elif model == K.SPAM:
+        p.theta[:] = rng.uniform(0.2, 0.95, size=k)
+        p.xi[:] = rng.dirichlet(np.ones(m), size=k)
+    if hard == K.HARD_FREE:
+        p.q[:] = rng.dirichlet(np.ones(m), size=k)
+    return p
+
+
+def _tie(params: _Params, groups: np.ndarray) -> None:
+    """Give every column of an annotator the parameters of its first column."""
+    first = np.unique(groups, return_index=True)[1][groups]
+    for name in ("eps", "conf", "theta", "xi", "q"):
+        a = getattr(params, name)
+        a[:] = a[first]
+
+
+def _validate_data(model: Any, r: Ratings, codes: np.ndarray) -> np.ndarray:
+    k = codes.shape[1]
+    m = r.n_categories
+    if m < 2:
+        raise ValueError(
+            f"`ratings` use a single category ({plain(r.categories[0])!r}); a latent-class model "
+            "needs at least two. Declare the others with `categories=` if they exist."
+        )
+    if k < 2:
+        raise ValueError(
+            "`ratings` have one annotator; a latent-class model needs at least two "
+            "annotators rating the same items (with one, each item's label is just theirs)."
+        )
+    rated = (codes >= 0).sum(axis=1)
+    if not np.any(rated >= 2):
+        raise ValueError(
+            "no item of `ratings` has two or more ratings: nothing can be learnt about "
+            "the annotators. A latent-class model needs items rated by several annotators."
+        )
+    return rated
+
+
+def _gold_codes(r: Ratings, gold: Any) -> np.ndarray:
+    """Gold labels as category codes in the ratings' item order (-1: no gold)."""
+    from _goldnoise_lib.labels import labels_by_item
+
+    pos, codes = labels_by_item(gold, r.items, r.categories, "gold", allow_empty=True)
+    out = np.full(r.n_items, -1, dtype=np.int64)
+    out[pos] = codes
+    return out
+
+
+def _known_counts(codes: np.ndarray, known: np.ndarray, m: int, n_states: int
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """``cnt[j, x, c]`` and ``tot[c]`` of the gold items (their class observed)."""
+    k = codes.shape[1]
+    cnt = np.zeros((k, m, n_states))
+    tot = np.zeros(n_states)
+    rows = np.flatnonzero(known >= 0)
+    sub = codes[rows]
+    c = known[rows]
+    for j in range(k):
+        ok = sub[:, j] >= 0
+        np.add.at(cnt, (j, sub[ok, j].astype(np.int64), c[ok]), 1.0)
+    np.add.at(tot, c, 1.0)
+    return cnt, tot
+
+
+def _clamp_known(fit: LatentClassFit, known: np.ndarray) -> LatentClassFit:
+    """Gold items' posteriors: their class with probability 1, easy."""
+    rows = np.flatnonzero(known >= 0)
+    class_post = np.array(fit.class_posterior)
+    class_post[rows] = 0.0
+    class_post[rows, known[rows]] = 1.0
+    labels = np.array(fit.label_codes)
+    labels[rows] = known[rows]
+    label_post = np.array(fit.label_posterior)
+    label_post[rows] = 1.0
+    hard = None
+    if fit.posterior_hard is not None:
+        hard = np.array(fit.posterior_hard)
+        hard[rows] = 0.0
+    return dataclasses.replace(
+        fit, class_posterior=_readonly(class_post), label_codes=_readonly(labels),
+        label_posterior=_readonly(label_post),
+        posterior_hard=None if hard is None else _readonly(hard), n_gold=int(rows.size))
+
+
+def _fit(model: Any, r: Ratings, codes: np.ndarray,
+         known: np.ndarray | None = None) -> LatentClassFit:
+    rated = _validate_data(model, r, codes)
+    k = codes.shape[1]
+    m = r.n_categories
+    em_model, hard = _em_codes(model)
+    n_eff = int(np.count_nonzero(rated))
+    q_fixed = None
+    # Replicate columns of one annotator (Ratings.from_long(replicates="separate"))
+    # share one set of parameters, as in Dawid & Skene (1979).
+    groups = np.asarray(r.annotator_of, dtype=np.int64)
+    if hard == K.HARD_MARGINAL:
+        own = K.label_counts(codes, m)
+        if r.has_replicates:
+            pooled = np.zeros((int(groups.max()) + 1, m))
+            np.add.at(pooled, groups, own)
+            own = pooled[groups]
+        tot = own.sum(axis=1, keepdims=True)
+        q_fixed = np.where(tot > 0, own / np.where(tot > 0, tot, 1.0), 1.0 / m)
+    elif hard == K.HARD_UNIFORM:
+        q_fixed = np.full((k, m), 1.0 / m)
+
+    # Gold items enter as observed classes: constant counts beside the E-step's.
+    known_sums = None
+    em_codes = codes
+    if known is not None and (known >= 0).any():
+        n_states = m + 1 if hard != K.HARD_NONE else m
+        known_sums = _known_counts(codes, known, m, n_states)
+        em_codes = np.ascontiguousarray(codes[known < 0])
+    # Identical rows share their posterior: the engine visits each once.
+    merged = K.merge_rows(em_codes, m) if model._merge_rows and len(em_codes) else None
+    if merged is not None:
+        em_rows, em_weights, _ = merged
+    else:
+        em_rows, em_weights = em_codes, None
+    parallel = em_rows.size >= K.PARALLEL_THRESHOLD
+    params, trace, n_iter, conv, finals, disagree = _run_starts(
+        model, em_rows, em_weights, k, m, q_fixed, n_eff, parallel, groups=groups,
+        tie=r.has_replicates, known=known_sums)
+    if known_sums is None:
+        rows, weights, inverse = (merged if merged is not None else (codes, None, None))
+    else:
+        full = K.merge_rows(codes, m) if model._merge_rows else None
+        rows, weights, inverse = full if full is not None else (codes, None, None)
+
+    logtab, logw = K.tables(em_model, hard, *params.args())
+    class_post, hard_post, labels, label_post, ll = K.posteriors(rows, logtab, logw,
+                                                                 parallel=parallel)
+    if inverse is not None:
+        log_likelihood = float(np.dot(weights, ll))
+        class_post, labels, label_post = class_post[inverse], labels[inverse], label_post[inverse]
+        if hard_post.size:
+            hard_post = hard_post[inverse]
+    else:
+        log_likelihood = float(np.sum(ll))
+    mv = np.argmax(r.counts, axis=1)
+    if known_sums is not None:
+        # the objective's terms for gold items: their complete-data log-likelihood
+        rows_k = np.flatnonzero(known >= 0)
+        joint = T.state_log_posterior(codes[rows_k], logtab, logw)[np.arange(rows_k.size),
+                                                                    known[rows_k]]
+        ll_all = K.posteriors(codes[rows_k], logtab, logw)[4]
+        log_likelihood += float(np.sum(joint) - np.sum(ll_all))
+    return _finish(model, r, em_model, hard, params, trace, n_iter, conv, finals, class_post,
+                   hard_post, labels, label_post, log_likelihood, mv, rated,
+                   anchored=known_sums is not None, disagreement=disagree)
+
+
+def _em_codes(model: Any) -> tuple[int, int]:
+    """The EM kernels' codes of the model's annotator model and hard component."""
+    return getattr(K, _ANNOTATORS[model.annotators]), getattr(K, _HARD[model.hard])
+
+
+def _run_starts(model: Any, rows: np.ndarray, weights: np.ndarray | None, k: int,
+                m: int, q_fixed: np.ndarray | None, n_eff: int, parallel: bool,
+                groups: np.ndarray | None = None, tie: bool = False, known: Any = None):
+    """EM from every start over ``rows`` (with multiplicities); the best start's result.
+
+    Returns ``(params, trace, n_iter, converged, final objective of every start, share of
+    labels each start gives differently from the kept one)`` (shares weighted by
+    ``weights``; for Dawid–Skene after matching the classes, which a start may permute).
+    """
+    em_model, hard = _em_codes(model)
+    cap = (m - 1) / m
+    h_dis = 1.0 if em_model == K.PERFECT else 0.5
+    rng = check_rng(model.rng)
+    best: tuple[float, _Params, np.ndarray, int, bool] | None = None
+    finals = np.empty(model.n_starts)
+    start_labels = []
+    for s in progress(range(model.n_starts), desc=f"{model.name}: EM starts"):
+        if s == 0:
+            params = _base_params(k, m, q_fixed)
+        else:
+            params = _random_params(rng, em_model, hard, k, m, cap, q_fixed)
+            if tie:
+                _tie(params, groups)
+        trace, n_iter, conv = K.run_em(
+            rows, em_model, hard, model.prior_strength, cap, model.max_iter, model.tol,
+            n_eff, s == 0, _START_HARD_AGREED, h_dis, *params.args(), weights=weights,
+            parallel=parallel, groups=groups, known=known,
+        )
+        finals[s] = trace[-1]
+        logtab, logw = K.tables(em_model, hard, *params.args())
+        start_labels.append(K.posteriors(rows, logtab, logw, parallel=parallel)[2]
+                            .astype(np.int16))
+        if best is None or trace[-1] > best[0]:
+            best = (float(trace[-1]), params, trace, n_iter, conv)
+    _, params, trace, n_iter, conv = best
+    kept = int(np.argmax(finals))
+    w = np.ones(len(rows)) if weights is None else np.asarray(weights, dtype=np.float64)
+    disagree = np.zeros(model.n_starts)
+    for s, lab in enumerate(start_labels):
+        if s == kept or w.sum() == 0:
+            continue
+        if em_model == K.CONFUSION:
+            lab = _match_to(lab, start_labels[kept], m)[lab]
+        disagree[s] = float(np.dot(w, lab != start_labels[kept]) / w.sum())
+    return params, trace, n_iter, conv, finals, disagree
+
+
+def _finish(model: Any, r: Ratings, em_model: int, hard: int, params: _Params,
+            trace: np.ndarray, n_iter: int, conv: bool, finals: np.ndarray,
+            class_post: np.ndarray, hard_post: np.ndarray, labels: np.ndarray,
+            label_post: np.ndarray, log_likelihood: float, mv: np.ndarray,
+            rated: np.ndarray, anchored: bool = False,
+            disagreement: np.ndarray | None = None) -> LatentClassFit:
+    """Name the classes, warn, and build the fit (shared by the in-memory and chunked fits)."""
+    m = r.n_categories
+    # Every start's objective and its disagreement with the kept labels are kept on the fit
+    # (start_objectives, start_disagreement); see LatentClassFit.unstable_starts.
+    if em_model == K.CONFUSION and not anchored:
+        # Dawid–Skene is symmetric in the classes: name them after majority vote.
+        perm = _match_to(labels[rated > 0], mv[rated > 0], m)
+        if not np.array_equal(perm, np.arange(m)):
+            inv = np.argsort(perm)
+            params.phi[:] = params.phi[inv]
+            params.conf[:] = params.conf[:, inv, :]
+            class_post = class_post[:, inv]
+            labels = perm[labels]
+    _warn_if_degenerate(model, conv, n_iter, labels[rated > 0], mv[rated > 0], m, r)
+
+    has_hard = hard != K.HARD_NONE
+    return LatentClassFit(
+        model=model, ratings=r,
+        phi=_readonly(params.phi),
+        pi=float(params.pi[0]) if has_hard else None,
+        q=_readonly(params.q) if has_hard else None,
+        error_rate=_readonly(params.eps) if em_model == K.ONE_COIN else None,
+        confusion=_readonly(params.conf) if em_model == K.CONFUSION else None,
+        competence=_readonly(params.theta) if em_model == K.SPAM else None,
+        spam_distribution=_readonly(params.xi) if em_model == K.SPAM else None,
+        class_posterior=_readonly(class_post),
+        posterior_hard=_readonly(hard_post) if has_hard else None,
+        label_codes=_readonly(labels),
+        label_posterior=_readonly(label_post),
+        loglik=_readonly(trace),
+        log_likelihood=log_likelihood,
+        n_iter=n_iter, converged=conv, start_objectives=_readonly(finals),
+        start_disagreement=_readonly(np.zeros(len(finals)) if disagreement is None
+                                     else np.asarray(disagreement, dtype=np.float64)),
+    )
+
+
+def _match_to(labels: npt.NDArray[np.integer], reference: npt.NDArray[np.integer],
+              m: int) -> np.ndarray:
+    """Permutation ``perm[fitted class] = new class`` best matching ``reference``."""
+    table = np.zeros((m, m))
+    np.add.at(table, (labels, reference), 1.0)
+    rows, cols = _optimize.linear_sum_assignment(-table)
+    perm = np.empty(m, dtype=np.int64)
+    perm[rows] = cols
+    # Keep the fitted order where matching does not strictly improve agreement.
+    if table[rows, cols].sum() <= np.trace(table):
+        return np.arange(m)
+    return perm
+
+
+def _warn_if_degenerate(model: Any, converged: bool, n_iter: int,
+                        labels: np.ndarray, mv: np.ndarray, m: int, r: Ratings) -> None:
+    if not converged:
+        warnings.warn(
+            f"{model.name}: EM did not converge in {n_iter} iterations (tol={model.tol}); "
+            "raise `max_iter` or loosen `tol`. The fit returned is the best found.",
+            ConvergenceWarning, stacklevel=5,
+        )
+    n_mv = np.bincount(mv, minlength=m)
+    n_fit = np.bincount(labels, minlength=m)
+    floor = max(_COLLAPSE_MIN_ITEMS, _COLLAPSE_SHARE * len(mv))
+    gone = (n_mv >= floor) & (n_fit < _COLLAPSE_RATIO * n_mv)
+    if np.any(gone):
+        names = r.categories[gone].tolist()
+        warnings.warn(
+            f"{model.name}: class(es) {names} collapsed — majority vote gives them "
+            f"{n_mv[gone].tolist()} items, the fit labels {n_fit[gone].tolist()}. The "
+            "best-likelihood fit may be degenerate; try a more constrained model "
+            "(e.g. annotators='spam' or 'one-coin') or a larger `prior_strength`.",
+            ConvergenceWarning, stacklevel=5,
+        )
+
+
+#: Held-out items used to choose the temperature (a seeded sample beyond this).
+HELD_OUT_MAX_ITEMS = 200_000
+
+
+def fit_tables(fit: LatentClassFit) -> tuple[np.ndarray, np.ndarray]:
+    """The fit's emission table ``logtab[j, y, s]`` and state log weights ``logw[s]``."""
+    em_model, hard = _em_codes(fit.model)
+    k, m = fit.ratings.n_raters, fit.ratings.n_categories
+    p = _base_params(k, m, None)
+    p.phi[:] = fit.phi
+    if fit.pi is not None:
+        p.pi[0] = fit.pi
+    if fit.q is not None:
+        p.q[:] = fit.q
+    if fit.error_rate is not None:
+        p.eps[:] = fit.error_rate
+    if fit.confusion is not None:
+        p.conf[:] = fit.confusion
+    if fit.competence is not None:
+        p.theta[:] = fit.competence
+        p.xi[:] = fit.spam_distribution
+    return T.log_tables(em_model, hard, *p.args())
+
+
+def _calibrate_held_out(fit: LatentClassFit, codes: np.ndarray) -> LatentClassFit:
+    """The fit with its posteriors tempered by the held-out temperature (``_tempering``)."""
+    logtab, logw = fit_tables(fit)
+    rows, weights, inverse = T.distinct_rows(codes, fit.ratings.n_categories)
+    post_log = T.state_log_posterior(rows, logtab, logw)
+    held = T.heldout_sample(rows, check_rng(fit.model.rng), HELD_OUT_MAX_ITEMS, weights)
+    t = T.choose_temperature(post_log, logtab, held)
+    if inverse is not None:
+        post_log = post_log[inverse]
+    class_post, hard_post, label_post = T.tempered_posteriors(
+        post_log, fit.ratings.n_categories, np.asarray(fit.label_codes), t)
+    return dataclasses.replace(
+        fit, class_posterior=_readonly(class_post),
+        posterior_hard=None if hard_post is None else _readonly(hard_post),
+        label_posterior=_readonly(label_post), temperature=t)
