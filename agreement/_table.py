@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
@@ -17,6 +18,7 @@ from _goldnoise_lib.validation import (
 )
 from agreement import _api
 from agreement._chunked import is_chunked
+from agreement._item_stats import coefficient_info
 from agreement._partial import finalize_sums, table_over_chunks
 from agreement._ratings import as_ratings
 from agreement._result import AgreementResult
@@ -73,9 +75,22 @@ def _one(run, fn, ratings, confidence, **kwargs) -> tuple[dict, str | None]:
     return _row(res, confidence), ("; ".join(degenerate) or None)
 
 
+def _wanted(coefficients: Any) -> set[str]:
+    """The names of the coefficients asked for (all by default), each checked."""
+    if coefficients is None:
+        return {fn.__name__ for _, fn, _ in _ROWS} | {"krippendorff_alpha"}
+    if isinstance(coefficients, str) or callable(coefficients):
+        coefficients = [coefficients]
+    names = {coefficient_info(c).name for c in coefficients}
+    if not names:
+        raise ValueError("`coefficients` names no coefficient; leave it out for all of them.")
+    return names
+
+
 @validate_params(confidence_level=ConfidenceLevel())
 def agreement_table(ratings: Any, *, weights: Any = None,
-                    confidence_level: float = 0.95) -> pd.DataFrame:
+                    confidence_level: float = 0.95,
+                    coefficients: Sequence[Any] | None = None) -> pd.DataFrame:
     """Every coefficient of SPEC §1 on the same ratings, one row each.
 
     Parameters
@@ -95,6 +110,10 @@ def agreement_table(ratings: Any, *, weights: Any = None,
     confidence_level : float, default 0.95
         Level of the intervals, each of its coefficient's default kind
         (``ci_method``: normal for Cohen's κ, Student's t otherwise).
+    coefficients : sequence of str or functions, optional
+        Compute only these (names as in :data:`~agreement.STATISTICS`, e.g.
+        ``["fleiss_kappa", "krippendorff_alpha"]``, or the functions); the
+        table then has only their rows. Default: all of them.
 
     Returns
     -------
@@ -130,9 +149,13 @@ def agreement_table(ratings: Any, *, weights: Any = None,
      "Krippendorff's alpha (interval)": 0.778}
     >>> table.loc["Cohen's kappa", "notes"]
     'not computed: `cohen_kappa` needs exactly two annotators; these ratings have 3 annotators with ratings. Use `conger_kappa` or `light_kappa` for more.'
+    >>> agreement_table([[1, 1, 1], [1, 2, 2], [2, 2, 2], [1, 1, 2], [3, 3, 3]],
+    ...                 coefficients=["fleiss_kappa", "krippendorff_alpha"]).index.tolist()
+    ["Fleiss' kappa", "Krippendorff's alpha (nominal)", "Krippendorff's alpha (ordinal)", "Krippendorff's alpha (interval)"]
     """
     check_params(agreement_table, locals())
     level = check_confidence_level(confidence_level)
+    wanted = _wanted(coefficients)
     if is_chunked(ratings):
         # One pass over the chunks for every row; each row is finalized from its sums.
         r = ratings.schema
@@ -153,6 +176,8 @@ def agreement_table(ratings: Any, *, weights: Any = None,
     rows: dict[str, dict] = {}
     undefined: list[str] = []
     for label, fn, needs_raters in _ROWS:
+        if fn.__name__ not in wanted:
+            continue
         if needs_raters and not r.has_raters:
             rows[label] = _skipped("needs annotator identity, and these ratings are a "
                                    "count table")
@@ -163,7 +188,8 @@ def agreement_table(ratings: Any, *, weights: Any = None,
         rows[label] = row
         if problem:
             undefined.append(label)
-    levels = ["nominal"] + (["ordinal", "interval"] if r.ordered else [])
+    levels = (["nominal"] + (["ordinal", "interval"] if r.ordered else [])
+              if "krippendorff_alpha" in wanted else [])
     for lvl in levels:
         label = f"Krippendorff's alpha ({lvl})"
         row, problem = _one(run, _api.krippendorff_alpha, r, level, level=lvl)

@@ -308,3 +308,31 @@ def test_compile_notice_after_two_seconds_of_compiling():
             with event.trigger_event("numba:compile", data={}):
                 pass
     assert quick.getvalue() == ""
+
+
+def test_audit_computes_only_the_coefficients_asked_for(capsys):
+    import json
+
+    from agreement import agreement_table
+    from goldnoise import audit, datasets
+
+    table = agreement_table(datasets.load_krippendorff2011(), coefficients=["gwet_ac1"])
+    assert table.index.tolist() == ["Gwet's AC1"]
+    with pytest.raises(ValueError, match="must be one of"):
+        agreement_table(datasets.load_krippendorff2011(), coefficients=["kappa"])
+    res = audit(datasets.load_krippendorff2011(), coefficients=["fleiss_kappa"], latent=False)
+    assert res.agreement.index.tolist() == ["Fleiss' kappa"]
+    status, out, err = _run(capsys, "audit", "--example", "dawid_skene1979", "--coefficients",
+                            "fleiss_kappa", "krippendorff_alpha", "--bootstrap", "50",
+                            "--no-latent", "--json")
+    assert status == 0, err
+    report = json.loads(out)
+    shown = [r["coefficient"] for r in
+             report["sections"]["agreement"]["tables"]["coefficients"]["rows"]]
+    assert shown == ["Fleiss' kappa", "Krippendorff's alpha (nominal)"]
+    booted = [r["coefficient"] for r in
+              report["sections"]["bootstrap"]["tables"]["intervals"]["rows"]]
+    assert booted == shown
+    with pytest.raises(SystemExit) as exit_:
+        _run(capsys, "audit", "--example", "fleiss1971", "--coefficients", "k")
+    assert exit_.value.code == 2 and "invalid choice: 'k'" in capsys.readouterr().err

@@ -141,7 +141,7 @@ def audit(ratings: Any, *, model: str = "spam", hard: str | None = None,
           latent: bool = True, n_starts: int = 10, rng: int | None = None,
           labels_ordered: bool = False, source: str | None = None,
           notes: Sequence[str] = (), calibrate: str | None = None,
-          verified: Any = None) -> AuditResult:
+          verified: Any = None, coefficients: Sequence[str] | None = None) -> AuditResult:
     """Audit a set of annotations: what ``goldnoise audit`` computes, as one result.
 
     Every agreement coefficient with its interval; the noise bound γ of the
@@ -193,6 +193,11 @@ def audit(ratings: Any, *, model: str = "spam", hard: str | None = None,
         True labels of a checked sample of items: the ``calibration`` section
         grades the fit's confidence against them (against ``gold`` when only
         that is given).
+    coefficients : sequence of str, optional
+        Compute only these agreement coefficients (names as in
+        :data:`agreement.STATISTICS`, e.g. ``["fleiss_kappa",
+        "krippendorff_alpha"]``); default all. The bootstrap follows the
+        same choice.
     source : str, optional
         Where the ratings came from, for the title.
     notes : sequence of str
@@ -240,7 +245,7 @@ def audit(ratings: Any, *, model: str = "spam", hard: str | None = None,
                    confidence_level=float(confidence_level), bootstrap=bootstrap,
                    threshold=threshold, level=level, latent=latent, n_starts=n_starts,
                    rng=rng, labels_ordered=labels_ordered, notes=list(notes),
-                   calibrate=calibrate, verified=verified)
+                   calibrate=calibrate, verified=verified, coefficients=coefficients)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if lazy:
@@ -257,7 +262,7 @@ def _memory_audit(r: Any, *, source: str | None, model: str, hard: str | None, g
                   alpha: float, confidence_level: float, bootstrap: int | None,
                   threshold: float | None, level: str, latent: bool, n_starts: int,
                   rng: Any, labels_ordered: bool, notes: list[str], calibrate: str | None,
-                  verified: Any) -> dict[str, Any]:
+                  verified: Any, coefficients: Any = None) -> dict[str, Any]:
     from goldnoise._audit._latent import calibration_section, check_section, gold_section
     from goldnoise._audit._sections import (
         agreement_section,
@@ -276,7 +281,8 @@ def _memory_audit(r: Any, *, source: str | None, model: str, hard: str | None, g
                     primary="agreement/coefficients")
     report.add(data_section(r, labels_ordered=labels_ordered, notes=notes))
     agreement = report.add(agreement_section(r, level=level, confidence_level=confidence_level,
-                                             labels_ordered=labels_ordered))
+                                             labels_ordered=labels_ordered,
+                                             coefficients=coefficients))
     boot = None
     if bootstrap is not None:
         from goldnoise._audit._bootstrap import bootstrap_section

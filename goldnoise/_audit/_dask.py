@@ -53,7 +53,7 @@ def dask_audit(lazy: Any, *, source: str | None, model: str, hard: str | None, g
                alpha: float, confidence_level: float, bootstrap: int | None,
                threshold: float | None, level: str, latent: bool, n_starts: int, rng: Any,
                labels_ordered: bool, notes: list[str], calibrate: str | None = None,
-               verified: Any = None) -> dict[str, Any]:
+               verified: Any = None, coefficients: Any = None) -> dict[str, Any]:
     """The parts of an :class:`~goldnoise.AuditResult` computed over Dask partitions."""
     from goldnoise._audit._latent import fit_models, latent_sections
     from goldnoise._audit._sections import agreement_section, coefficient_frame, margin_section
@@ -71,7 +71,8 @@ def dask_audit(lazy: Any, *, source: str | None, model: str, hard: str | None, g
     data.notes += notes
     agreement = report.add(agreement_section(lazy, level=level,
                                              confidence_level=confidence_level,
-                                             labels_ordered=labels_ordered))
+                                             labels_ordered=labels_ordered,
+                                             coefficients=coefficients))
     section, bound = _bound_section(lazy, alpha)
     report.add(section)
     report.add(Section("kappa_audit", "The kappa claim, read through the model").undefined(

@@ -80,20 +80,21 @@ def _alpha_rows(ratings: Any, levels: list[str], confidence_level: float) -> dic
 
 
 def agreement_section(r: Any, *, level: str, confidence_level: float,
-                      labels_ordered: bool = False) -> Section:
+                      labels_ordered: bool = False, coefficients: Any = None) -> Section:
     from agreement import agreement_table
 
     s = Section("agreement", "Agreement")
     notes: list[str] = []
     with capture_notes(notes):
-        table = agreement_table(r, confidence_level=confidence_level)
+        table = agreement_table(r, confidence_level=confidence_level, coefficients=coefficients)
+    with_alpha = any(name.startswith("Krippendorff's alpha") for name in table.index)
     # agreement_table adds ordinal and interval alpha for any numeric labels; here the
     # level decides: numeric sense ids or class codes are categories unless said otherwise.
     rows = {name: dict(row) for name, row in table.iterrows()
             if not name.startswith("Krippendorff's alpha (") or name.endswith("(nominal)")}
     extra = {"auto": ["ordinal", "interval"] if labels_ordered else [],
              "nominal": [], "ordinal": ["ordinal"], "interval": ["interval"],
-             "ratio": ["ratio"]}[level]
+             "ratio": ["ratio"]}[level] if with_alpha else []
     if extra:
         if not r.ordered:
             notes.append(f"--level {level}: the labels ({', '.join(map(str, r.categories[:5]))}"

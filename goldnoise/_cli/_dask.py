@@ -92,7 +92,8 @@ def run_dask(args: argparse.Namespace) -> Report:
         result = audit(lazy, model=args.model, hard=args.hard, alpha=args.alpha,
                        confidence_level=args.confidence_level, threshold=args.threshold,
                        level=args.level, latent=not args.no_latent, n_starts=args.starts,
-                       rng=args.seed, source=args.file)
+                       rng=args.seed, source=args.file,
+                       coefficients=getattr(args, "coefficients", None))
         report = result.report
         report.parameters["scheduler"] = args.scheduler or "local cluster"
         return report

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 
+from agreement import STATISTICS
 from goldnoise._audit._audit import LEVELS
 from goldnoise._cli._common import (
     add_model_arguments,
@@ -50,6 +51,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="the paper's confidence alpha of the noise bound")
     a.add_argument("--confidence-level", type=probability("--confidence-level"), default=0.95,
                    help="level of the coefficients' confidence intervals")
+    a.add_argument("--coefficients", metavar="NAME", nargs="+", choices=STATISTICS,
+                   help="compute only these agreement coefficients (and bootstrap only them), "
+                        "e.g. --coefficients fleiss_kappa krippendorff_alpha; one of "
+                        f"{', '.join(STATISTICS)} (default: all)")
     a.add_argument("--no-latent", action="store_true",
                    help="skip the latent-class section (and its agreed-error bracket)")
     a.add_argument("--threshold", type=real("--threshold", -1.0, 1.0), default=None,
@@ -85,6 +90,6 @@ def run(args: argparse.Namespace) -> Report:
                    bootstrap=args.bootstrap or None, threshold=args.threshold, level=args.level,
                    latent=not args.no_latent, n_starts=args.starts, rng=args.seed,
                    labels_ordered=loaded.declared_order, source=loaded.source,
-                   notes=loaded.notes, verified=verified,
+                   notes=loaded.notes, verified=verified, coefficients=args.coefficients,
                    calibrate=None if args.calibrate == "none" else args.calibrate)
     return result.report
