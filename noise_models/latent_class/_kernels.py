@@ -171,14 +171,26 @@ _estep_parallel = njit(cache=True, parallel=True, error_model="numpy")(_estep_im
 
 
 @njit(cache=True, error_model="numpy")
+def _add_into(cnt, tot, more_cnt, more_tot):
+    # cnt += more_cnt; tot += more_tot, as element loops (array expressions with
+    # broadcasting take seconds to compile; these do not).
+    k, m, n_s = cnt.shape
+    for j in range(k):
+        for x in range(m):
+            for s in range(n_s):
+                cnt[j, x, s] += more_cnt[j, x, s]
+    for s in range(n_s):
+        tot[s] += more_tot[s]
+
+
+@njit(cache=True, error_model="numpy")
 def _reduce(counts, totals, lls, cnt, tot):
     # Fixed-order sum of the chunk slots: the same bits on any thread count.
     cnt[:] = 0.0
     tot[:] = 0.0
     ll = 0.0
     for ch in range(lls.shape[0]):
-        cnt += counts[ch]
-        tot += totals[ch]
+        _add_into(cnt, tot, counts[ch], totals[ch])
         ll += lls[ch]
     return ll
 
@@ -349,12 +361,19 @@ def _mstep(model, hard, a, cap, cnt, tot, n_eff, phi, pi, eps, conf, theta, xi, 
 def _pool(cnt, groups, n_groups):
     # Replicate columns of one annotator share their parameters: give each column
     # the expected counts of its whole group, so the M-step fits them jointly.
-    k, m, s = cnt.shape
-    pooled = np.zeros((n_groups, m, s))
+    # Element loops, not array expressions: they compile much faster (no broadcasting).
+    k, m, n_s = cnt.shape
+    pooled = np.zeros((n_groups, m, n_s))
     for j in range(k):
-        pooled[groups[j]] += cnt[j]
+        g = groups[j]
+        for x in range(m):
+            for s in range(n_s):
+                pooled[g, x, s] += cnt[j, x, s]
     for j in range(k):
-        cnt[j] = pooled[groups[j]]
+        g = groups[j]
+        for x in range(m):
+            for s in range(n_s):
+                cnt[j, x, s] = pooled[g, x, s]
 
 
 # ---------------------------------------------------------------- the driver
@@ -363,8 +382,7 @@ def _em_after_start(model, hard, a, cap, n_eff, cnt, tot, groups, n_groups, know
                     known_tot, phi, pi, eps, conf, theta, xi, q):
     # The M-step after the majority-vote start's E-step.
     if known_tot.sum() > 0.0:
-        cnt += known_cnt
-        tot += known_tot
+        _add_into(cnt, tot, known_cnt, known_tot)
     if n_groups < cnt.shape[0]:
         _pool(cnt, groups, n_groups)
     _mstep(model, hard, a, cap, cnt, tot, n_eff, phi, pi, eps, conf, theta, xi, q)
@@ -425,13 +443,19 @@ def _em_run(codes, weights, model, hard, a, cap, max_iter, tol, n_eff, n_chunks,
     lls = np.empty(n_chunks)
     cnt = np.empty((k, m, n_states))
     tot = np.empty(n_states)
+    # The E-step's mode flag is passed as a bool variable, never as the constant True or
+    # False: a constant is typed as a literal and would compile `_estep` once per value.
+    vote_start = init_mv
+    model_posterior = init_mv != init_mv  # False
     if init_mv:
-        _estep(codes, weights, logtab, logw, counts, totals, lls, cnt, tot, True, h_agree, h_dis)
+        _estep(codes, weights, logtab, logw, counts, totals, lls, cnt, tot, vote_start, h_agree,
+               h_dis)
         _em_after_start(model, hard, a, cap, n_eff, cnt, tot, groups, n_groups, known_cnt,
                         known_tot, phi, pi, eps, conf, theta, xi, q)
     _build_tables(model, hard, phi, pi, eps, conf, theta, xi, q, logtab, logw)
     for t in range(max_iter + 1):
-        ll = _estep(codes, weights, logtab, logw, counts, totals, lls, cnt, tot, False, 0.0, 0.0)
+        ll = _estep(codes, weights, logtab, logw, counts, totals, lls, cnt, tot, model_posterior,
+                    0.0, 0.0)
         status = _em_after_estep(t, ll, model, hard, a, cap, max_iter, tol, n_eff, logtab, logw,
                                  cnt, tot, groups, n_groups, jw, known_cnt, known_tot, phi, pi,
                                  eps, conf, theta, xi, q, trace)
@@ -600,6 +624,16 @@ def _item_agreement(codes, log_q, log_phi, log_easy, perfect):
 
 
 # --------------------------------------------------------------- the wrappers
+def _readonly(a: np.ndarray) -> np.ndarray:
+    """A read-only view (no copy): kernels then see one array type whether the caller's
+    array was writable or not, and compile one specialisation, not two."""
+    if not a.flags.writeable:
+        return a
+    view = a.view()
+    view.flags.writeable = False
+    return view
+
+
 def run_em(codes, model, hard, a, cap, max_iter, tol, n_eff, init_mv, h_agree, h_dis,
            phi, pi, eps, conf, theta, xi, q, *, weights=None, parallel=None, groups=None,
            known=None):
@@ -610,11 +644,11 @@ def run_em(codes, model, hard, a, cap, max_iter, tol, n_eff, init_mv, h_agree, h
     column its own annotator. ``known = (cnt[j, x, s], tot[s])``: the counts of
     items whose state is known (gold), which are not among ``codes``.
     """
-    codes = np.ascontiguousarray(codes)
+    codes = _readonly(np.ascontiguousarray(codes))
     n, k = codes.shape
     if groups is None:
         groups = np.arange(k, dtype=np.int64)
-    groups = np.ascontiguousarray(groups, dtype=np.int64)
+    groups = _readonly(np.ascontiguousarray(groups, dtype=np.int64))
     n_groups = int(groups.max()) + 1
     jw = 1.0 / np.bincount(groups, minlength=n_groups)[groups].astype(np.float64)
     weights = np.ones(n) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
@@ -647,7 +681,7 @@ def tables(model, hard, phi, pi, eps, conf, theta, xi, q):
 
 def estep_counts(codes, logtab, logw, *, weights=None, parallel=None, init=None):
     """Expected counts ``(cnt[j, x, s], tot[s], loglik)`` of one E-step (for tests)."""
-    codes = np.ascontiguousarray(codes)
+    codes = _readonly(np.ascontiguousarray(codes))
     n, k = codes.shape
     weights = np.ones(n) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
     m, n_states = logtab.shape[1], logtab.shape[2]
@@ -670,7 +704,7 @@ def estep_counts(codes, logtab, logw, *, weights=None, parallel=None, init=None)
 
 def posteriors(codes, logtab, logw, *, parallel=None):
     """Per-item ``(class_post, hard_post, labels, label_post, loglik_terms)``."""
-    codes = np.ascontiguousarray(codes)
+    codes = _readonly(np.ascontiguousarray(codes))
     n = codes.shape[0]
     m, n_states = logtab.shape[1], logtab.shape[2]
     if parallel is None:
@@ -713,7 +747,7 @@ def merge_rows(codes, m):
 
 def label_counts(codes, m):
     """``(k, m)`` counts of each annotator's labels."""
-    return _label_counts(np.ascontiguousarray(codes), int(m))
+    return _label_counts(_readonly(np.ascontiguousarray(codes)), int(m))
 
 
 def item_agreement(codes, q, phi=None, easy=None):
@@ -731,7 +765,7 @@ def item_agreement(codes, q, phi=None, easy=None):
         else:
             log_phi = np.log(np.asarray(phi, dtype=np.float64))
             log_easy = np.log(np.asarray(easy, dtype=np.float64))
-    return _item_agreement(np.ascontiguousarray(codes), np.ascontiguousarray(log_q),
+    return _item_agreement(_readonly(np.ascontiguousarray(codes)), np.ascontiguousarray(log_q),
                            np.ascontiguousarray(log_phi), np.ascontiguousarray(log_easy),
                            perfect)
 
