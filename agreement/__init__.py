@@ -1,4 +1,8 @@
-"""Agreement among annotators: rating data and every chance-corrected coefficient.
+"""Agreement among annotators: rating data, every agreement coefficient, spans, chunked sums.
+
+The word for the people who label is "annotator" everywhere in prose; ``rater``
+survives only in names kept for compatibility (e.g. ``Ratings.n_raters``, the
+``n_raters`` parameters, the CLI options ``--rater`` and ``--raters``).
 
 The container
 -------------
@@ -23,6 +27,8 @@ Spans (named entities, segments: agreement.spans)
 -----
 Spans               -- spans of several annotators (document, start, end, label, annotator)
 span_agreement      -- pairwise and pooled span F1 per label and document -> SpanAgreementResult
+token_agreement     -- every coefficient above over tokens as items (BIO tags) -> DataFrame
+token_ratings       -- the tokens × annotators table of BIO tags              -> Ratings
 read_conll, read_brat, read_labelstudio, read_jsonl, decode_tags -- the readers
 
 Weights
