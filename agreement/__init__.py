@@ -1,8 +1,10 @@
 """Agreement among annotators: rating data, every agreement coefficient, spans, chunked sums.
 
 The word for the people who label is "annotator" everywhere in prose; ``rater``
-survives only in names kept for compatibility (e.g. ``Ratings.n_raters``, the
-``n_raters`` parameters, the CLI options ``--rater`` and ``--raters``).
+survives only in names kept for compatibility (e.g. ``Ratings.raters`` and
+``n_raters``, the ``rater=`` column of ``Ratings.from_long``, the CLI options
+``--rater`` and ``--raters``) and in "rater column", one column of a
+:class:`Ratings` (an annotator, or one replicate of an annotator's ratings).
 
 The container
 -------------

@@ -465,7 +465,7 @@ def count_patterns(codes: npt.ArrayLike, m: int) -> tuple[np.ndarray, np.ndarray
 
     Returns ``(keys, patterns)``: ``patterns`` (P × m, int64) are the distinct
     count vectors ``a[u, :]`` that occur and ``keys`` (n_items,) the row of
-    each item. This is the per-item statistic of α (for k raters and m
+    each item. This is the per-item statistic of α (for k annotators and m
     categories with ``C(k + m, m) ≤ 2^17``): α, its SE and any bootstrap
     replicate follow from ``patterns`` and the frequencies of ``keys``
     (:func:`alpha_from_counts`).
@@ -552,7 +552,7 @@ def _se_counts(rows, parts: AlphaParts, sums: AlphaSums, g: np.ndarray) -> float
 def _compute(r: Ratings, level: str, values: np.ndarray):
     """``(parts, sums, se_fn)`` by the fastest route; None if nothing is pairable.
 
-    Few categories and raters: one Numba pass builds the histogram of the
+    Few categories and annotators: one Numba pass builds the histogram of the
     items' count vectors, and everything else is exact arithmetic on those
     (at most 2^17) vectors. Otherwise: streaming unit sums, then one more pass
     for the SE (and one more for ordinal's marginals).
@@ -655,12 +655,12 @@ def krippendorff_alpha(ratings: Any, *, level: str | None = None,
     ``observed`` and ``expected``.
 
     Computation: a unit enters only through its vector of category counts.
-    When k raters and m categories allow at most 2^17 such vectors (e.g. 5
-    raters and 5 categories, 20 and 5), one Numba pass over the codes counts
+    When k annotators and m categories allow at most 2^17 such vectors (e.g. 5
+    annotators and 5 categories, 20 and 5), one Numba pass over the codes counts
     the items per vector (exact integers, so the result is the same for any
     number of threads) and α, D_o, D_e and the SE are exact arithmetic on those
     few vectors. Otherwise (many categories, e.g. continuous values, or many
-    raters) each unit's contribution is summed from its own ratings in a
+    annotators) each unit's contribution is summed from its own ratings in a
     streaming pass, plus one pass for the SE (and one for ordinal's marginals);
     interval and ordinal use centred sums of values, so thousands of distinct
     values cost O(n k + m) time and O(m) memory (O(m²) time for the ratio

@@ -65,7 +65,7 @@ study_size            -- items for an interval half-width, a test's power or Blo
                          that covers at that size                  -> StudyPlan
 simulate_study        -- coverage, width, power of analytic / percentile / BCa intervals
                          at a given size                           -> DataFrame
-study_tradeoff        -- more items or more raters: the cheapest design -> StudyTradeoff
+study_tradeoff        -- more items or more annotators: the cheapest design -> StudyTradeoff
 
 Re-annotation and expert checks (simulation.reannotation, SPEC §6)
 -------------------------------------------------------------------
