@@ -466,7 +466,7 @@ def fleiss_kappa(ratings: Any, *, weights: Any = None,
     Examples
     --------
     The standard worked example (Wikipedia, "Fleiss' kappa"): 10 subjects,
-    14 raters, 5 categories, as a count table; κ = 0.210.
+    14 annotators, 5 categories, as a count table; κ = 0.210.
 
     >>> from agreement import Ratings, fleiss_kappa
     >>> table = [[0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0],
