@@ -37,8 +37,9 @@ ChanceSums                      -- what chance_partial returns
 (noise_bound accepts a chunked ratings object and runs them: two passes)
 
 Modules: ``_chance`` (p), ``_posterior`` (P(H | d) for every prior), ``_bound``
-(γ and its inverse), ``_audit``, ``_planning``, ``_margins``; ``_kernels`` holds
-the Numba kernels of the log-space posterior pass.
+(γ and its inverse), ``_audit``, ``_planning``, ``_margins``, ``_partial`` (γ's
+inputs over chunks); ``_kernels`` holds the Numba kernels of the log-space
+posterior pass and of per-item chance agreement.
 """
 
 from noise_models.easy_hard._audit import (
