@@ -1,4 +1,10 @@
-"""Agreement among annotators: rating data and every chance-corrected coefficient.
+"""Agreement among annotators: rating data, every agreement coefficient, spans, chunked sums.
+
+The word for the people who label is "annotator" everywhere in prose; ``rater``
+survives only in names kept for compatibility (e.g. ``Ratings.raters`` and
+``n_raters``, the ``rater=`` column of ``Ratings.from_long``, the CLI options
+``--rater`` and ``--raters``) and in "rater column", one column of a
+:class:`Ratings` (an annotator, or one replicate of an annotator's ratings).
 
 The container
 -------------
@@ -23,6 +29,8 @@ Spans (named entities, segments: agreement.spans)
 -----
 Spans               -- spans of several annotators (document, start, end, label, annotator)
 span_agreement      -- pairwise and pooled span F1 per label and document -> SpanAgreementResult
+token_agreement     -- every coefficient above over tokens as items (BIO tags) -> DataFrame
+token_ratings       -- the tokens × annotators table of BIO tags              -> Ratings
 read_conll, read_brat, read_labelstudio, read_jsonl, decode_tags -- the readers
 
 Weights

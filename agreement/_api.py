@@ -150,7 +150,7 @@ def fleiss_kappa(ratings: Any, *, weights: Any = None,
     Examples
     --------
     The standard worked example (Wikipedia, "Fleiss' kappa"): 10 subjects,
-    14 raters, 5 categories, as a count table; κ = 0.210.
+    14 annotators, 5 categories, as a count table; κ = 0.210.
 
     >>> from agreement import Ratings, fleiss_kappa
     >>> table = [[0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0],
@@ -450,12 +450,12 @@ def krippendorff_alpha(ratings: Any, *, level: str | None = None,
     ``observed`` and ``expected``.
 
     Computation: a unit enters only through its vector of category counts.
-    When k raters and m categories allow at most 2^17 such vectors (e.g. 5
-    raters and 5 categories, 20 and 5), one Numba pass over the codes counts
+    When k annotators and m categories allow at most 2^17 such vectors (e.g. 5
+    annotators and 5 categories, 20 and 5), one Numba pass over the codes counts
     the items per vector (exact integers, so the result is the same for any
     number of threads) and α, D_o, D_e and the SE are exact arithmetic on those
     few vectors. Otherwise (many categories, e.g. continuous values, or many
-    raters) each unit's contribution is summed from its own ratings in a
+    annotators) each unit's contribution is summed from its own ratings in a
     streaming pass, plus one pass for the SE (and one for ordinal's marginals);
     interval and ordinal use centred sums of values, so thousands of distinct
     values cost O(n k + m) time and O(m) memory (O(m²) time for the ratio

@@ -465,7 +465,7 @@ def count_patterns(codes: npt.ArrayLike, m: int) -> tuple[np.ndarray, np.ndarray
 
     Returns ``(keys, patterns)``: ``patterns`` (P × m, int64) are the distinct
     count vectors ``a[u, :]`` that occur and ``keys`` (n_items,) the row of
-    each item. This is the per-item statistic of α (for k raters and m
+    each item. This is the per-item statistic of α (for k annotators and m
     categories with ``C(k + m, m) ≤ 2^17``): α, its SE and any bootstrap
     replicate follow from ``patterns`` and the frequencies of ``keys``
     (:func:`alpha_from_counts`).
@@ -558,7 +558,7 @@ def _se_counts(rows, parts: AlphaParts, sums: AlphaSums, g: np.ndarray) -> float
 def _compute(r: Ratings, level: str, values: np.ndarray):
     """``(parts, sums, se_fn)`` by the fastest route; None if nothing is pairable.
 
-    Few categories and raters: one Numba pass builds the histogram of the
+    Few categories and annotators: one Numba pass builds the histogram of the
     items' count vectors, and everything else is exact arithmetic on those
     (at most 2^17) vectors. Otherwise: streaming unit sums, then one more pass
     for the SE (and one more for ordinal's marginals).

@@ -313,7 +313,7 @@ class Ratings:
         if len(frame) == 0:
             raise ShapeError("`frame` has no rows.")
         if frame[item].isna().any() or frame[rater].isna().any():
-            raise ValueError("`frame` has missing item or rater ids; drop those rows first.")
+            raise ValueError("`frame` has missing item or annotator ids; drop those rows first.")
         if replicates not in ("error", "separate"):
             raise ValueError(
                 f"`replicates` must be 'error' or 'separate'; got {replicates!r}."
@@ -325,7 +325,7 @@ class Ratings:
             first = [plain(v) for v in frame.loc[dup, [item, rater]].iloc[0].tolist()]
             raise ValueError(
                 f"annotator {first[1]!r} rated item {first[0]!r} more than once "
-                f"({int(dup.sum())} repeated (item, rater) pairs). Pass "
+                f"({int(dup.sum())} repeated (item, annotator) pairs). Pass "
                 "`replicates='separate'` to keep each replicate as its own column, or drop "
                 "the repeats."
             )

@@ -1,21 +1,32 @@
 """goldnoise: what your annotations are actually worth.
 
-The public API of the four packages, re-exported in one namespace:
+The public API of the three packages below it, re-exported in one namespace
+(layered agreement <- noise_models <- simulation <- goldnoise):
 
-* :mod:`agreement` -- rating data (:class:`Ratings`) and every agreement
-  coefficient with its standard error and interval;
-* :mod:`noise_models` -- the easy/hard model: the noise bound γ, κ audits,
-  planning, chance-difference margins, latent-class fits, instance dependence;
-* :mod:`simulation` -- labels with known truth (generators, noising protocols,
-  realistic noise), the bootstrap engine, model scores from files, label-error
-  detection, the cross-check, study planning;
+* :mod:`agreement` -- rating data (:class:`Ratings`), every agreement coefficient
+  with its standard error and interval, per-category κ, the agreement of spans and
+  tokens with readers for CoNLL, brat, Label Studio and doccano/Prodigy
+  (:mod:`agreement.spans`), and per-item statistics and partial -> combine ->
+  finalize sums for ratings larger than memory;
+* :mod:`noise_models` -- models of label noise: the easy/hard model's answers from
+  counts (the noise bound γ, κ audits, planning, chance margins), the latent-class
+  family fitted by EM (the paper's easy/hard model, Dawid–Skene, MACE) with its
+  held-out check, calibration, the agreed-error bracket and verified samples, and
+  the instance dependence of noise read from soft labels;
+* :mod:`simulation` -- generators of labels with known truth, the bootstrap engine,
+  coverage calibration of γ and of the verified-sample bound, model scores from
+  files, noising protocols, label-error detection, the cross-check of a model
+  against the annotation model, study planning, and re-annotation with expert
+  checks and the stopping bound;
 * :func:`audit` -- every section of ``goldnoise audit`` as one
   :class:`AuditResult` (its ``to_dict()`` is the JSON report of
   :mod:`goldnoise.report`, whose schema is a documented contract);
-* :mod:`goldnoise.datasets` -- bundled real data sets.
+* :mod:`goldnoise.datasets` -- bundled real data sets;
+* :mod:`goldnoise.dask` -- the statistics over partitioned Parquet on Dask (the
+  ``dask`` extra; imported only on request).
 
-The ``goldnoise`` command (``goldnoise audit --example fleiss1971``) is the
-front door for people who do not write Python.
+The ``goldnoise`` command (``goldnoise audit --example fleiss1971``; ``goldnoise
+--help`` lists its verbs) is the front door for people who do not write Python.
 
 Examples
 --------

@@ -45,9 +45,9 @@ def load_fleiss1971(*, names: bool = True) -> pd.DataFrame:
 
     Notes
     -----
-    The six raters of a patient were drawn from a larger pool, so the columns
+    The six annotators of a patient were drawn from a larger pool, so the columns
     are rating slots rather than the same six people: use the coefficients
-    that treat raters as exchangeable (Fleiss κ, Gwet's AC1, Krippendorff's
+    that treat annotators as exchangeable (Fleiss κ, Gwet's AC1, Krippendorff's
     α). Fleiss (1971) prints κ = 0.430.
 
     References

@@ -1,10 +1,23 @@
-"""The easy/hard annotation model and what follows from it (SPEC §2).
+"""Models of label noise: the easy/hard bound, the latent-class family, instance dependence (SPEC §2).
 
-Three topics, one subpackage each: ``noise_models.easy_hard``, ``noise_models.latent_class``
-and ``noise_models.instance``; every public name is also importable from here.
+Three topics, one public subpackage each; every public name is also importable from here:
 
-The noise bound, κ audits, planning and margins (SPEC §2.1–2.3, 2.5–2.7)
-------------------------------------------------------------------------
+* ``noise_models.easy_hard`` -- closed-form answers of the easy/hard model from counts
+  of items and disagreements: chance agreement p, the posterior of the number of hard
+  items, the noise bound γ and its inverse, κ audits, planning, margins;
+* ``noise_models.latent_class`` -- models fitted to the ratings themselves by one EM
+  engine: the latent-class family, the paper's easy/hard model M1 among them
+  (``EasyHardModel``), their checks, the agreed-error bracket, verified samples;
+* ``noise_models.instance`` -- instance dependence of noise, read from soft labels.
+
+``EasyHardModel`` lives in ``latent_class``, not ``easy_hard``: it is
+``LatentClassModel("perfect", "free")``, fitted by the same EM as every other member,
+and its fit is a ``LatentClassFit``. ``easy_hard`` needs no fit (γ comes from n, d and
+p), while a fit's ``.noise_bound`` uses ``easy_hard.noise_bound``: imports run
+``easy_hard`` <- ``latent_class``, and the model in ``easy_hard`` would close a cycle.
+
+The noise bound, κ audits, planning and margins: easy_hard (SPEC §2.1–2.3, 2.5–2.7)
+-----------------------------------------------------------------------------------
 chance_agreement      -- p, chance agreement on a hard item (from ratings, q or shares)
                                                                    -> ChanceAgreementResult
 hard_count_posterior  -- posterior of the number of hard items     -> HardCountPosterior
@@ -18,12 +31,12 @@ kappa_range           -- lowest / most likely / highest Fleiss κ for n items, `
 chance_margin         -- difference two systems need to beat coin-flip noise
                                                                    -> ChanceMarginResult
 
-Which items are hard, which labels are wrong (SPEC §2.4)
---------------------------------------------------------
+Which items are hard, which labels are wrong: latent_class (SPEC §2.4, §5)
+-------------------------------------------------------------------------
 LatentClassModel      -- the latent-class family, one EM engine: annotators "perfect" |
                          "one-coin" | "confusion" (Dawid–Skene) | "spam" (MACE), hard
                          "free" | "marginal" | "uniform" | None    -> LatentClassFit
-EasyHardModel         -- the paper's M1, LatentClassModel("perfect", "free")
+EasyHardModel         -- the paper's M1, LatentClassModel("perfect", "free") (why here: above)
 LatentClassFit        -- labels, per-item posteriors, parameters; .noise_bound(alpha)
                                                                    -> FitNoiseBoundResult
 posterior_check       -- the fit predicts held-out ratings: log score, reliability, ECE,
@@ -36,8 +49,8 @@ verified_sample_bound -- exact hypergeometric bound from a verified sample
                                                                    -> VerifiedSampleBoundResult
 sample_size_needed    -- verified sample that can support a target error share -> int
 
-Instance dependence of label noise, from soft labels (SPEC §2.8)
------------------------------------------------------------------
+Instance dependence of label noise, from soft labels: instance (SPEC §2.8)
+---------------------------------------------------------------------------
 SoftLabels                      -- per-instance label distributions + reference labels
                                    (from an array, voters' distributions, or Ratings)
 noise_rate                      -- δ, mean of 1 − p̄_i(y_i)             -> NoiseRateResult

@@ -1,6 +1,10 @@
-"""Simulation, the bootstrap and model cross-checks (SPEC §3).
+"""Labels with known truth, resampling, and the checks built on them (SPEC §3, §6, §8, §9).
 
-One public subpackage per topic; every public name is also importable from here.
+One public subpackage per topic; every public name is also importable from here:
+the generators, the bootstrap engine, coverage calibration of the bounds, model
+scores from files, noising protocols, label-error detection, the cross-check of a
+model against the annotation model, study planning, and re-annotation with expert
+checks.
 
 Generators (simulation.generators)
 ----------------------------------
@@ -29,6 +33,7 @@ load_scores           -- per-item probs/logits/loss of models trained elsewhere,
                                                                    -> ModelScores
 ensemble              -- average probabilities or logits (FME)     -> ModelScores
 item_loss             -- cross-entropy of the given label (per model and item)
+ScorePrecisionWarning -- scores stored as float16: ties and rounding ahead
 
 Noising protocols (simulation.noising)
 --------------------------------------
@@ -52,18 +57,18 @@ loss_separability     -- AUROC and overlap of the loss, noisy vs clean, with int
                                                                    -> SeparabilityResult
 overlap_coefficient   -- Weitzman's overlap of two samples
 
-Planning an agreement study (simulation.study)
-----------------------------------------------
+Planning an agreement study (simulation.study, SPEC §8)
+--------------------------------------------------------
 study_size            -- items for an interval half-width, a test's power or Bloch &
                          Kraemer's smallest α; closed forms (Cantor 1996, Krippendorff's
                          table) or simulation for every coefficient; the interval method
                          that covers at that size                  -> StudyPlan
 simulate_study        -- coverage, width, power of analytic / percentile / BCa intervals
                          at a given size                           -> DataFrame
-study_tradeoff        -- more items or more raters: the cheapest design -> StudyTradeoff
+study_tradeoff        -- more items or more annotators: the cheapest design -> StudyTradeoff
 
-Re-annotation and expert checks (simulation.reannotation)
----------------------------------------------------------
+Re-annotation and expert checks (simulation.reannotation, SPEC §6)
+-------------------------------------------------------------------
 next_batch            -- the items for one more rating: uniform, random, uncertainty,
                          margin, expected-error-reduction, hard    -> DataFrame
 verification_batch    -- items for expert checks, ranked + random strata with inclusion

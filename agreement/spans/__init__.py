@@ -4,6 +4,7 @@ Spans            -- document, start, end, label, annotator; nested and overlappi
                     kept; which documents each annotator annotated is explicit
 span_agreement   -- pairwise and pooled F1 (= positive specific agreement) per label and
                     per document, exact / overlap / IoU matching -> SpanAgreementResult
+MATCHES          -- those matchings' names: "exact", "overlap", "iou"
 token_agreement  -- every §1 coefficient over tokens as items (BIO tags)  -> DataFrame
 token_ratings    -- the tokens × annotators table of BIO tags             -> Ratings
 decode_tags      -- token spans from BIO, BIOES/BILOU or IO tags

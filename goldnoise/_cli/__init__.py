@@ -1,31 +1,45 @@
 """The ``goldnoise`` command line: one module per verb, one output layer.
 
-Verbs
+Verbs (in the order of :data:`~goldnoise._cli._main.VERBS` and ``goldnoise --help``)
 -----
-``audit``     -- what a set of annotations is worth (agreement, γ, the κ claim,
-                 the chance margin, the latent-class fit, the agreed-error bracket)
-``fit``       -- a latent-class model's label, posterior and hard posterior per item
-``kappa``     -- what a reported κ implies: easy items, noise of the agreed items, γ
-``bound``     -- γ from counts: ``goldnoise bound N D P``
-``plan``      -- how many annotators to hire for a target γ
-``simulate``  -- simulation studies: ``simulate coverage`` (how often γ or the
-                 verified-sample bound holds)
-``examples``  -- the bundled data sets
+``audit``       -- what a set of annotations is worth (agreement, γ, the κ claim,
+                   the chance margin, the latent-class fit, the agreed-error bracket)
+``fit``         -- a latent-class model's label, posterior and hard posterior per item
+``kappa``       -- what a reported κ implies: easy items, noise of the agreed items, γ
+``bound``       -- γ from counts: ``goldnoise bound N D P``
+``plan``        -- how many annotators to hire for a target γ
+``study``       -- how many items an agreement study needs for an interval's width or a
+                   test's power
+``spans``       -- agreement of span annotations: F1 per label, pair and document
+``detect``      -- items ranked by how likely their label is wrong, from model scores
+``crosscheck``  -- a model's label-error ranking beside the annotation model, a verdict
+``next``        -- the items that get one more rating (re-annotation policies)
+``verify``      -- items for expert checks: most likely wrong, and a random sample
+``certify``     -- a bound on the wrong labels left, from expert-checked items
+``simulate``    -- simulation studies: ``simulate coverage`` (how often γ or the
+                   verified-sample bound holds), ``simulate noise`` (similarity-based
+                   noisy labels), ``simulate voters`` (voter-pool soft labels),
+                   ``simulate separability`` (how well a loss separates noisy items)
+``examples``    -- the bundled data sets
 
 How the pieces fit
 ------------------
 * ``_main.py`` builds the parser from :data:`VERBS` and runs the chosen verb;
   errors become one line on stderr (exit 1 for data that cannot be used, 2 for
-  usage errors), Python warnings become notes of the report, a closed pipe
-  ends quietly.
-* ``_report.py`` -- the :class:`~goldnoise.report.Report` a verb returns
+  usage errors; ``_errors.py``), Python warnings become notes of the report, a
+  closed pipe ends quietly.
+* :mod:`goldnoise.report` -- the :class:`~goldnoise.report.Report` a verb returns
   (sections of lines, values, tables, notes, figures) and its text, markdown,
-  JSON and CSV renderings; its docstring is the JSON schema.
+  JSON and CSV renderings; its docstring is the JSON schema (``_report.py`` keeps
+  the classes under their earlier private name).
 * ``_output.py`` -- the output options every verb gets (``--format``,
   ``--out``, ``--json``, ``--quiet``, ``--plot DIR``, ``--report FILE.html``).
 * ``_input.py`` -- the ratings options (``FILE``, ``--example``, ``--layout``,
   ``--item``, ``--rater``, ``--label``, ``--sep``, ``--transpose``, ``--gold``)
   and the hints for common mistakes, shared by every verb that reads ratings.
+* ``_scores.py`` -- the model-score options and loading shared by ``detect`` and
+  ``crosscheck``; ``_dask.py`` -- ``audit --engine dask``; ``_common.py`` --
+  argument types.
 * ``_html.py``, ``_plots.py`` -- the HTML page and the PNG/SVG plots.
 
 Adding a verb

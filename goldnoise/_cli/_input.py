@@ -79,7 +79,7 @@ def add_ratings_arguments(parser: argparse.ArgumentParser, *, gold: bool = True)
                         "default the column named item, unit, subject, ... if there is one)")
     g.add_argument("--rater", metavar="COLUMN", nargs="+",
                    help="long layout: annotator column(s); several are joined with '.' (e.g. "
-                        "--rater observer replicate). --transpose: the column of coder names. "
+                        "--rater observer replicate). --transpose: the column of annotator names. "
                         "Default: a column named rater, annotator, worker, coder, ...")
     g.add_argument("--label", metavar="COLUMN",
                    help="long layout: label column (default: a column named label, response, "
@@ -374,7 +374,7 @@ def load_example(name: str) -> LoadedRatings:
 
     if name == "fleiss1971":
         # The six columns are rating slots filled from a pool of psychiatrists,
-        # not the same six people: the data are a count table (no rater identity).
+        # not the same six people: the data are a count table (no annotator identity).
         wide = Ratings.from_wide(datasets.load_fleiss1971())
         return LoadedRatings(Ratings.from_counts(wide.counts_frame()), EXAMPLES[name])
     if name == "dawid_skene1979":

@@ -15,9 +15,9 @@ DESCRIPTION = (
     "The items an agreement study needs so that the coefficient's interval is narrow enough "
     "(--half-width or --width), or so that a test against --null has the --power wanted; for "
     "Krippendorff's alpha also Bloch & Kraemer's size for a smallest acceptable alpha "
-    "(--minimum). Closed forms where they exist (Cohen's kappa, 2 raters, 2 categories: "
+    "(--minimum). Closed forms where they exist (Cohen's kappa, 2 annotators, 2 categories: "
     "Cantor 1996; alpha with --minimum: Krippendorff's table), simulation for every "
-    "coefficient, any raters, categories, shares and missing rate; at the size found the "
+    "coefficient, any annotators, categories, shares and missing rate; at the size found the "
     "analytic, percentile and BCa intervals are compared and the one that covers is "
     "recommended. A pilot file (FILE or --example) gives the expected value and the design.\n\n"
     "Examples:\n"
@@ -48,7 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     d = parser.add_argument_group("design")
     d.add_argument("--expected", type=real("--expected", -1.0, 1.0), metavar="K",
                    help="the coefficient's expected value (a pilot file gives it otherwise)")
-    d.add_argument("--raters", type=count("--raters", 2), default=2, help="raters per item")
+    d.add_argument("--raters", type=count("--raters", 2), default=2, help="annotators per item")
     d.add_argument("--categories", type=count("--categories", 2), default=2,
                    help="equally likely categories (unless --shares)")
     d.add_argument("--shares", type=real("--shares", 0.0, 1.0), nargs="+", metavar="SHARE",
@@ -81,7 +81,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="the search stops here")
     s.add_argument("--seed", type=int, default=0, help="random seed")
     s.add_argument("--tradeoff", type=count("--tradeoff", 2), nargs="+", metavar="RATERS",
-                   help="also: items needed for each of these numbers of raters, and the "
+                   help="also: items needed for each of these numbers of annotators, and the "
                         "cheapest design (needs --half-width or --width)")
     s.add_argument("--cost-per-rating", type=real("--cost-per-rating", 0.0), default=1.0,
                    help="--tradeoff: cost of one rating")
@@ -143,7 +143,7 @@ def run(args: argparse.Namespace) -> Report:
     s = report.add(Section("plan", "How many items"))
     s.values.update({k: v for k, v in plan.to_dict().items() if k != "table"})
     s.lines.append(_headline(plan))
-    s.lines.append(f"{plan.n_raters} raters, {plan.n_categories} categories; about "
+    s.lines.append(f"{plan.n_raters} annotators, {plan.n_categories} categories; about "
                    f"{plan.n_ratings:,.0f} ratings")
     if plan.n_range is not None:
         s.lines.append(f"from the ends of the pilot's interval: {plan.n_range[0]} to "
@@ -175,13 +175,13 @@ def run(args: argparse.Namespace) -> Report:
                                chance=args.chance, rng=args.seed)
         except (TypeError, ValueError) as exc:
             raise UsageError(_cli_words(str(exc))) from None
-        ts = report.add(Section("tradeoff", "More items or more raters"))
+        ts = report.add(Section("tradeoff", "More items or more annotators"))
         ts.values.update({"n_raters": t.n_raters, "n_items": t.n_items, "cost": t.cost})
-        ts.lines.append(f"cheapest: {t.n_raters} raters x {t.n_items} items, cost "
+        ts.lines.append(f"cheapest: {t.n_raters} annotators x {t.n_items} items, cost "
                         f"{t.cost:,.0f} (cost per rating {args.cost_per_rating:g}, per item "
                         f"{args.cost_per_item:g})")
         ts.tables.append(Table("per_raters", [
-            Column("n_raters", "raters"), Column("n_items", "items"),
+            Column("n_raters", "annotators"), Column("n_items", "items"),
             Column("n_ratings", "ratings", ".0f"), Column("cost", "cost", ".0f")],
             t.table.to_dict("records")))
     return report

@@ -1,5 +1,12 @@
 """The easy/hard model's answers from counts: γ, κ audits, planning, margins (SPEC §2.1–2.3, 2.5–2.7).
 
+Everything here is closed form (or a posterior over counts) in the numbers of
+items and disagreements and the chance agreement p; nothing is fitted. The
+easy/hard model fitted to the ratings, ``EasyHardModel``, is in
+:mod:`noise_models.latent_class`: it is ``LatentClassModel("perfect", "free")``,
+run by that package's EM, and its fit's ``.noise_bound`` uses :func:`noise_bound`
+from here (imports run easy_hard <- latent_class, never back).
+
 Chance agreement and the posterior over hard items
 --------------------------------------------------
 chance_agreement      -- p, chance agreement on a hard item (from ratings, q or shares)
@@ -32,7 +39,7 @@ ChanceSums                      -- what chance_partial returns
 Modules: ``_chance`` (p), ``_partial`` (p over chunks), ``_posterior`` (P(H | d)
 for every prior), ``_bound`` (γ and its inverse, from ``_chance`` or ``_partial``),
 ``_audit``, ``_planning``, ``_margins``; ``_kernels`` holds the Numba kernels of
-the log-space posterior pass.
+the log-space posterior pass and of per-item chance agreement.
 """
 
 from noise_models.easy_hard._audit import (

@@ -19,31 +19,27 @@ soft_partial, soft_combine  -- per-class counts, means, M2 (Chan's update), TV m
 soft_finalize               -- NoiseRateResult, TransitionHeterogeneityResult, TVDistanceResult
 SoftLabelSums               -- what soft_partial returns
 
-Modules: ``_soft_labels`` (the input and its validation), ``_nth`` (the
-statistics); ``_kernels`` holds their Numba kernels.
+Modules, one per statistic: ``_soft_labels`` (the input, its validation and the
+helpers the statistics share), ``_noise_rate`` (δ), ``_nth`` (nth and the transition
+rows), ``_tv_distance``, ``_attractor``, ``_label_entropy``, ``_sampling`` (the
+one-voter protocol), ``_report`` (all of them in one table), ``_partial`` (δ, nth and
+TV over chunks); ``_kernels`` holds their Numba kernels.
 """
 
-from noise_models.instance._nth import (
-    AttractorResult,
-    LabelEntropyResult,
-    NoiseRateResult,
-    TransitionHeterogeneityResult,
-    TVDistanceResult,
-    attractor_class,
-    instance_dependence_report,
-    label_entropy,
-    noise_rate,
-    noise_transition_heterogeneity,
-    sample_hard_labels,
-    tv_distance,
-)
+from noise_models.instance._attractor import AttractorResult, attractor_class
+from noise_models.instance._label_entropy import LabelEntropyResult, label_entropy
+from noise_models.instance._noise_rate import NoiseRateResult, noise_rate
+from noise_models.instance._nth import TransitionHeterogeneityResult, noise_transition_heterogeneity
 from noise_models.instance._partial import (
     SoftLabelSums,
     soft_combine,
     soft_finalize,
     soft_partial,
 )
+from noise_models.instance._report import instance_dependence_report
+from noise_models.instance._sampling import sample_hard_labels
 from noise_models.instance._soft_labels import SoftLabels
+from noise_models.instance._tv_distance import TVDistanceResult, tv_distance
 
 __all__: list[str] = [
     "AttractorResult",

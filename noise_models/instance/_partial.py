@@ -25,10 +25,12 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from agreement import DegenerateDataWarning
 from _goldnoise_lib.lazy import lazy_module
-from noise_models.instance import _nth as I
-from noise_models.instance._soft_labels import SoftLabels
+from agreement import DegenerateDataWarning
+from noise_models.instance._noise_rate import NoiseRateResult
+from noise_models.instance._nth import TransitionHeterogeneityResult
+from noise_models.instance._soft_labels import SoftLabels, fmt_classes, soft_iv
+from noise_models.instance._tv_distance import TVDistanceResult, tv_distance
 
 # Numba kernels, imported at first use (importing the package compiles and loads nothing).
 _kernels = lazy_module("noise_models.instance._kernels")
@@ -68,7 +70,7 @@ def soft_partial(soft: SoftLabels, reference: Any = None) -> SoftLabelSums:
     >>> round(nth.nth, 12), rate.rate
     (0.02, 0.25)
     """
-    soft = I._soft_iv(soft)
+    soft = soft_iv(soft)
     n, k = soft.probs.shape
     cnt, mean, m2 = _kernels.class_moments(soft.probs, soft.labels, k)
     mean = np.where(cnt[:, None] > 0, mean, 0.0)
@@ -84,7 +86,7 @@ def soft_partial(soft: SoftLabels, reference: Any = None) -> SoftLabelSums:
 def _tv_values(soft: SoftLabels, reference: Any) -> pd.Series:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateDataWarning)  # one instance per chunk is fine
-        return I.tv_distance(soft, reference).values
+        return tv_distance(soft, reference).values
 
 
 def soft_combine(a: SoftLabelSums, b: SoftLabelSums) -> SoftLabelSums:
@@ -135,7 +137,7 @@ def soft_finalize(sums: SoftLabelSums) -> tuple[Any, Any, Any]:
     n = int(cnt.sum())
     with np.errstate(invalid="ignore", divide="ignore"):
         class_rates = np.where(cnt > 0, 1.0 - sums.true_mass / np.maximum(cnt, 1), np.nan)
-    rate = I.NoiseRateResult(
+    rate = NoiseRateResult(
         rate=float(1.0 - sums.true_mass.sum() / n),
         class_rates=pd.Series(class_rates, index=classes, name="noise_rate"),
         class_counts=pd.Series(cnt, index=classes, name="count"), n_instances=n)
@@ -143,11 +145,11 @@ def soft_finalize(sums: SoftLabelSums) -> tuple[Any, Any, Any]:
     notes: list[str] = []
     if empty.any():
         notes.append(f"classes without instances (NaN rows of `transition`): "
-                     f"{I._fmt_classes(classes[empty])}")
+                     f"{fmt_classes(classes[empty])}")
     mean = np.where(empty[:, None], np.nan, sums.mean)
     with np.errstate(invalid="ignore", divide="ignore"):
         spread = np.where(empty, np.nan, sums.m2 / np.maximum(cnt, 1))
-    nth = I.TransitionHeterogeneityResult(
+    nth = TransitionHeterogeneityResult(
         nth=float(sums.m2.sum() / n),
         transition=pd.DataFrame(mean, index=classes.rename("label"),
                                 columns=classes.rename("class")),
@@ -165,6 +167,6 @@ def soft_finalize(sums: SoftLabelSums) -> tuple[Any, Any, Any]:
             warnings.warn("one instance: the spread of TV distances is undefined (NaN).",
                           DegenerateDataWarning, stacklevel=2)
             std = sem = math.nan
-        tv = I.TVDistanceResult(mean=float(mt), std=std, sem=sem,
+        tv = TVDistanceResult(mean=float(mt), std=std, sem=sem,
                                 values=pd.concat(parts).rename("tv"), n_instances=int(nt))
     return rate, nth, tv

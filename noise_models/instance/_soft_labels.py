@@ -4,7 +4,8 @@ Soft labels are what a voter pool or a crowd leaves behind for each instance:
 a probability distribution over the K classes (the CILN paper's p̄_i, its
 eq. (1)) together with a reference label y_i (the ground truth, or the
 majority vote when there is none). Every instance-dependence statistic of
-:mod:`noise_models.instance._nth` takes one.
+:mod:`noise_models.instance` takes one; the helpers at the end (``soft_iv``,
+``fmt_classes``, ``align_by_name``) are shared by their modules.
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from agreement import Ratings, ShapeError
 from _goldnoise_lib.lazy import lazy_module
 from _goldnoise_lib.validation import check_number
+from agreement import Ratings, ShapeError
 
 # Imported at first use: scipy and Numba would double the time of `import goldnoise`.
 _kernels = lazy_module("noise_models.instance._kernels")
@@ -673,3 +674,32 @@ def voters_iv(
     for m in range(n_voters):
         check_distributions(arr[m], atol, "voters", inst_idx, prefix=f"voter {m}, ")
     return arr, cls_idx, inst_idx
+
+
+# ----------------------------------------------------------------------------- shared by the statistics
+def soft_iv(soft: Any, name: str = "soft") -> SoftLabels:
+    """``soft`` itself when it is a :class:`SoftLabels`; else a TypeError saying how to build one."""
+    if not isinstance(soft, SoftLabels):
+        raise TypeError(
+            f"`{name}` must be a SoftLabels; got {type(soft).__name__}. Build one with "
+            "`SoftLabels(probs, labels)`, `SoftLabels.from_voters` or `SoftLabels.from_ratings`."
+        )
+    return soft
+
+
+def fmt_classes(index: pd.Index) -> list[Any]:
+    """At most eight entries of ``index`` for a message, ``"..."`` after them."""
+    return list(index) if len(index) <= 8 else [*list(index[:8]), "..."]
+
+
+def align_by_name(target: pd.Index, other: pd.Index, what: str, name: str) -> np.ndarray | None:
+    """Positions in ``other`` of each entry of ``target``; None when already aligned."""
+    if other.equals(target):
+        return None
+    if len(other) == len(target) and not other.has_duplicates and other.isin(target).all():
+        return other.get_indexer(target)
+    raise ValueError(
+        f"the {what} of `{name}` {fmt_classes(other)} do not match those of `soft` "
+        f"{fmt_classes(target)}; labelled inputs are aligned by name, never by position. "
+        f"Pass `{name}` as a plain array (`.to_numpy()`) to align by position."
+    )

@@ -1,5 +1,11 @@
 """Which items are hard, which labels are wrong: the latent-class family (SPEC §2.4).
 
+Every model here is fitted to the ratings by one EM engine. The paper's easy/hard
+model M1 is one member, ``EasyHardModel = LatentClassModel("perfect", "free")``, so
+it lives here and not in :mod:`noise_models.easy_hard`, which holds the closed-form
+answers from counts (chance agreement, γ, κ audits, planning, margins) and which
+this package imports for a fit's γ (``LatentClassFit.noise_bound``).
+
 Models and fits
 ---------------
 LatentClassModel      -- the latent-class family, one EM engine: annotators "perfect" |
@@ -32,11 +38,13 @@ em_finalize             -- the M-step and convergence test from the sums of all 
 EMState, EStepSums      -- the starts' state, the E-step sums
 (LatentClassModel.fit accepts a chunked ratings object and loops them)
 
-Modules: ``_model`` (the model classes; ``fit`` chooses between ``_em``, the EM
-driver in memory, and ``_partial``, the EM over chunks), ``_fit`` (the fit and its
-γ bound), ``_check``, ``_bracket``, ``_verified``; ``_kernels`` holds the EM
-engine's Numba kernels. Imports run ``_kernels`` <- ``_fit`` <- ``_tempering`` <-
-``_em`` <- ``_partial`` <- ``_model`` <- ``_bracket``, and ``_em`` <- ``_check``.
+Modules: ``_model`` (the model classes, ``EasyHardModel`` included; ``fit`` chooses
+between ``_em``, the EM driver in memory, and ``_partial``, the EM over chunks),
+``_fit`` (the fit and its γ bound), ``_tempering`` (held-out tempering of the
+posteriors), ``_check`` (posterior_check, calibration), ``_bracket``, ``_verified``;
+``_kernels`` holds the EM engine's Numba kernels. Imports run ``_kernels`` <- ``_fit``
+<- ``_tempering`` <- ``_em`` <- ``_partial`` <- ``_model`` <- ``_bracket``, and
+``_em`` <- ``_check``.
 """
 
 from noise_models.latent_class._bracket import ErrorBracketResult, agreed_error_bracket

@@ -65,7 +65,7 @@ class LatentClassFit(Result):
         Hard share; ``None`` without a hard component. A model-dependent
         diagnostic, not a finding (see :class:`LatentClassModel`).
     q : ndarray, shape (k, m), or None
-        Hard distributions ``q[j, c]`` (raters × categories); ``None`` without
+        Hard distributions ``q[j, c]`` (rater columns × categories); ``None`` without
         a hard component.
     error_rate : ndarray, shape (k,), or None
         One-coin error rates ``ε_j``.

@@ -7,6 +7,7 @@ verification_batch  -- items for expert checks: a ranked stratum (most likely wr
 residual_errors     -- an upper confidence bound on the wrong labels left, from the
                        checked items and the design                 -> ResidualErrorResult
 ResidualErrorResult -- ``upper``, ``upper_share``, ``upper_left``, ``estimate``, ``stop``
+POLICIES            -- the names of next_batch's policies, in that order
 
 Modules: ``_policies`` (the scores of the policies), ``_certify`` (the design and the
 bound; formulas in its docstring).

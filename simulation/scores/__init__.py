@@ -6,6 +6,7 @@ ModelScores  -- values (models × items × classes, or models × items for losse
                 model_names, kind, classes, items
 ensemble     -- average probabilities or logits of several models (FME)
 item_loss    -- cross-entropy of the given label (stable log-softmax for logits)
+ScorePrecisionWarning -- scores stored as float16: ties and rounding ahead
 """
 
 from simulation.scores._ensemble import ensemble, item_loss

@@ -3,11 +3,11 @@
 study_size       -- items needed for a target half-width, a test's power, or Bloch &
                     Kraemer's smallest α; closed forms in their scope (Cantor 1996 for
                     Cohen's κ; Krippendorff's table for α), simulation for every
-                    coefficient, raters, categories and missing rate; the interval
+                    coefficient, annotators, categories and missing rate; the interval
                     method that covers at that size                    -> StudyPlan
 simulate_study   -- coverage, width and power of the analytic, percentile and BCa
                     intervals at a given size                         -> DataFrame
-study_tradeoff   -- more items or more raters: the cheapest design   -> StudyTradeoff
+study_tradeoff   -- more items or more annotators: the cheapest design -> StudyTradeoff
 StudyPlan, StudyTradeoff -- the results
 """
 

@@ -1,7 +1,7 @@
 """Closed-form study sizes, each reproduced in its own published scope.
 
-- Cohen's κ, two raters, a binary outcome: the asymptotic variance of κ̂ of
-  Fleiss, Cohen & Everitt (1969) evaluated at the planned κ with the raters'
+- Cohen's κ, two annotators, a binary outcome: the asymptotic variance of κ̂ of
+  Fleiss, Cohen & Everitt (1969) evaluated at the planned κ with the annotators'
   marginals fixed, as Cantor (1996) uses it for power (the formula behind R
   irr's ``N.cohen.kappa``) and, by the same variance, for an interval's
   half-width.
@@ -40,7 +40,7 @@ def _z(p: float) -> float:
 
 
 def cohen_table(kappa: float, rater1: np.ndarray, rater2: np.ndarray) -> np.ndarray:
-    """The 2 × 2 joint table of two raters with marginals ``rater1``, ``rater2`` and κ.
+    """The 2 × 2 joint table of two annotators with marginals ``rater1``, ``rater2`` and κ.
 
     With two categories the margins and κ fix the table:
     ``p_o = κ (1 − p_e) + p_e``, ``p_11 = (p_o − 1 + a_1 + b_1) / 2``.
@@ -53,7 +53,7 @@ def cohen_table(kappa: float, rater1: np.ndarray, rater2: np.ndarray) -> np.ndar
     table = np.array([[p11, a[0] - p11], [b[0] - p11, 1.0 - a[0] - b[0] + p11]])
     if np.any(table < -1e-12):
         lo, hi = _kappa_limits(a, b)
-        raise ValueError(f"κ = {kappa:g} is not reachable by two raters with marginals "
+        raise ValueError(f"κ = {kappa:g} is not reachable by two annotators with marginals "
                          f"{a.tolist()} and {b.tolist()}: κ must lie in [{lo:.4f}, {hi:.4f}].")
     return np.clip(table, 0.0, 1.0)
 

@@ -1,8 +1,8 @@
 """The data model a study plan simulates: agreement by a latent "easy" share.
 
-Each item is easy with probability λ: its raters all give the item's class, drawn
-from the category shares π. Otherwise every rater draws a label from π on their
-own. Every rater's marginal is then π, the chance-free agreement of a pair is
+Each item is easy with probability λ: its annotators all give the item's class, drawn
+from the category shares π. Otherwise every annotator draws a label from π on their
+own. Every annotator's marginal is then π, the chance-free agreement of a pair is
 ``p_o = λ + (1 − λ) Σπ²``, and the population value of Fleiss' κ, Scott's π,
 Cohen's, Conger's and Light's κ and Krippendorff's α (any level: an easy pair
 has no disagreement, an independent pair the expected one) is exactly λ. The
@@ -12,13 +12,13 @@ with ``p_e = (1 − Σπ²)/(q − 1)``. This is the easy/hard model of SPEC §2
 hard items answered by the prevalence, so an expected coefficient is read as an
 easy share.
 
-With ``chance="uniform"`` a hard item's raters choose uniformly among the q
+With ``chance="uniform"`` a hard item's annotators choose uniformly among the q
 categories instead (Gwet's 2008 and 2016 simulation design: the easy share is his
 "agreement for cause", the shares are the true classes' prevalence); the
 coefficient's population value is then a function of λ that is solved for λ
 numerically (Krippendorff's α at the nominal level only).
 
-Two raters with different marginals (one row of shares per rater) and two
+Two annotators with different marginals (one row of shares per annotator) and two
 categories are drawn from the joint table that κ and the margins fix.
 
 Draws use one random stream per (simulation, quantity) spawned from the seed,
@@ -48,7 +48,7 @@ class Design:
 
     coefficient: str
     n_raters: int
-    shares: np.ndarray          # (q,) common marginals, or (2, 2) one row per rater
+    shares: np.ndarray          # (q,) common marginals, or (2, 2) one row per annotator
     missing: float
     seed: int
     chance: str = "shares"

@@ -134,7 +134,7 @@ class StudyPlan(Result):
         else:
             lines.append(f"  target: alpha above {self.minimum:g} at significance "
                          f"{self.significance:g}")
-        lines.append(f"  {self.n_raters} raters, {self.n_categories} categories; about "
+        lines.append(f"  {self.n_raters} annotators, {self.n_categories} categories; about "
                      f"{self.n_ratings:,.0f} ratings")
         if self.recommended_interval is not None:
             lines.append(f"  recommended interval: {self.recommended_interval} (coverage "
@@ -179,18 +179,18 @@ class StudyPlan(Result):
 
 @dataclasses.dataclass(frozen=True)
 class StudyTradeoff(Result):
-    """More items or more raters: the cheapest design for a target half-width.
+    """More items or more annotators: the cheapest design for a target half-width.
 
     Attributes
     ----------
     n_raters : int
-        Raters per item of the cheapest design.
+        Annotators per item of the cheapest design.
     n_items : int
         Its items.
     cost : float
         Its cost: ``n_items · (cost_per_item + n_raters · (1 − missing) · cost_per_rating)``.
     table : pandas.DataFrame
-        One row per number of raters: ``n_raters``, ``n_items``, ``n_ratings``, ``cost``.
+        One row per number of annotators: ``n_raters``, ``n_items``, ``n_ratings``, ``cost``.
     """
 
     _headline: ClassVar[str] = "n_raters"
@@ -207,7 +207,7 @@ class StudyTradeoff(Result):
                 "table": plain_value(self.table.to_dict("records"))}
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per number of raters."""
+        """One row per number of annotators."""
         return self.table.copy()
 
 
@@ -238,9 +238,10 @@ def _shares_iv(category_shares: Any, n_categories: Any, n_raters: int) -> np.nda
         rows = [check_shares(np.asarray(row, float), "category_shares") for row in
                 np.asarray(category_shares, float)]
         if len(rows) != 2 or n_raters != 2 or len(rows[0]) != 2:
-            raise ValueError("`category_shares` with one row per rater is supported for two "
-                             "raters and two categories (Cantor's design); got "
-                             f"{len(rows)} rows of {len(rows[0])} shares for {n_raters} raters.")
+            raise ValueError("`category_shares` with one row per annotator is supported for "
+                             "two annotators and two categories (Cantor's design); got "
+                             f"{len(rows)} rows of {len(rows[0])} shares for {n_raters} "
+                             "annotators.")
         return np.vstack(rows)
     shares = check_shares(category_shares, "category_shares")
     if shares.size < 2:
@@ -306,7 +307,7 @@ def simulate_study(coefficient: str, *, n_items: int, expected: float, n_raters:
     Examples
     --------
     Gwet's (2016, Table 1) small-sample cell: ten items, two categories,
-    prevalence 0.75, raters agreeing for cause on 85% of items (Brennan–Prediger's
+    prevalence 0.75, annotators agreeing for cause on 85% of items (Brennan–Prediger's
     population value is then exactly 0.85); Gwet reports coverage 0.547:
 
     >>> from simulation import simulate_study
@@ -396,15 +397,15 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
       a smallest acceptable α at ``significance``.
 
     ``method="closed-form"`` uses a published formula in its own scope:
-    Cohen's κ with two raters and two categories (Cantor 1996; the
+    Cohen's κ with two annotators and two categories (Cantor 1996; the
     Fleiss–Cohen–Everitt variance, also for a half-width) and Krippendorff's α
     with ``minimum`` (Bloch & Kraemer 1989 as Krippendorff 2004 tabulates it:
-    ``m z² [(1+α)(3−α) / (4 (1−α) p_c (1−p_c)) − α]`` with m raters and the
+    ``m z² [(1+α)(3−α) / (4 (1−α) p_c (1−p_c)) − α]`` with m annotators and the
     smallest category share p_c). ``method="simulation"`` works for every
-    coefficient, any raters, categories, shares and missing rate: studies are
-    drawn from a model in which each item is "easy" (all raters give its class)
+    coefficient, any annotators, categories, shares and missing rate: studies are
+    drawn from a model in which each item is "easy" (all annotators give its class)
     with a probability that gives the coefficient the value ``expected``, and
-    otherwise every rater draws from the category shares; the size is found by
+    otherwise every annotator draws from the category shares; the size is found by
     doubling and then bisection on n, every size on common random numbers
     (``n_sims`` studies with the analytic interval or test). At the size found,
     ``n_bootstrap_sims`` studies compare the analytic interval with the
@@ -431,11 +432,12 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
     significance : float, optional
         Of the test (default 0.05).
     n_raters : int, default 2
+        Annotators per item.
     n_categories : int, default 2
         Equally likely categories, unless ``category_shares`` is given.
     category_shares : array_like, optional
         The categories' shares (summing to 1); for Cohen's κ with two
-        categories, one row per rater (two rows) for different marginals.
+        categories, one row per annotator (two rows) for different marginals.
     missing : float, default 0.0
         Share of ratings missing at random.
     level : {"nominal", "ordinal", "interval", "ratio"}, optional
@@ -452,12 +454,12 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
     max_items : int, default 20000
         The search stops here.
     chance : {"shares", "uniform"}, default "shares"
-        How a hard (not easy) item is rated in the simulation: each rater draws
+        How a hard (not easy) item is rated in the simulation: each annotator draws
         from the category shares (every κ-type coefficient's population value
         is then the easy share), or uniformly among the categories (Gwet's 2016
         design, where the shares are the true classes' prevalence).
     pilot : Ratings or array_like, optional
-        Pilot ratings: their category shares, raters and missing share define
+        Pilot ratings: their category shares, annotators and missing share define
         the design, their coefficient value is ``expected``, and the ends of its
         interval give ``n_range``.
     rng : None, int or numpy.random.Generator
@@ -478,7 +480,7 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
     -----
     Cantor (1996): :math:`n = [(z_{1-a}\sqrt{Q_0} + z_{\text{power}}\sqrt{Q_1})
     / (\kappa_1 - \kappa_0)]^2` with Q the Fleiss–Cohen–Everitt unit variance
-    of κ̂ at κ₀ and κ₁ (the raters' marginals fixed); for a half-width h,
+    of κ̂ at κ₀ and κ₁ (the annotators' marginals fixed); for a half-width h,
     :math:`n = (z_{(1+c)/2} \sqrt{Q_1} / h)^2`. Sizes round up.
 
     References
@@ -554,7 +556,7 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
     if method == "closed-form" and not closed_ok:
         raise ValueError(
             f"no closed form for {coefficient} with this design: the closed forms are Cohen's "
-            "kappa with two raters, two categories and no missing ratings (Cantor 1996), and "
+            "kappa with two annotators, two categories and no missing ratings (Cantor 1996), and "
             "Krippendorff's alpha with `minimum` (Bloch & Kraemer 1989); use "
             "method='simulation'.")
     use_closed = closed_ok and method in ("auto", "closed-form")
@@ -781,7 +783,7 @@ def _from_pilot(pilot: Any, coefficient: Any, level: Any, confidence_level: floa
     n_raters = int(r.n_raters) if r.has_raters else int(per_item.max())
     missing = float(1.0 - per_item.sum() / (r.n_items * n_raters))
     ci = res.confidence_interval(confidence_level)
-    note = (f"from the pilot ({r.n_items} items, {n_raters} raters): {coefficient} "
+    note = (f"from the pilot ({r.n_items} items, {n_raters} annotators): {coefficient} "
             f"{res.value:.4f}, {confidence_level:.0%} CI [{ci.low:.4f}, {ci.high:.4f}], "
             f"category shares {np.round(np.asarray(shares, float), 3).tolist()}, "
             f"{missing:.1%} missing")
@@ -812,18 +814,19 @@ def _pilot_range(ci: Any, coefficient: str, target: Any, null: Any, power: Any,
 def study_tradeoff(coefficient: str, *, expected: float, target: float,
                    raters: Any = (2, 3, 4, 5, 6, 8, 10), cost_per_rating: float = 1.0,
                    cost_per_item: float = 0.0, **kwargs: Any) -> StudyTradeoff:
-    """More items or more raters: items needed for each number of raters, and the cheapest.
+    """More items or more annotators: the items needed for each number, and the cheapest design.
 
-    For each number of raters in ``raters`` the items needed for an interval
+    For each number of annotators in ``raters`` the items needed for an interval
     half-width ``target`` (:func:`study_size` by simulation), the ratings and the
     cost ``n_items · (cost_per_item + n_raters · (1 − missing) · cost_per_rating)``.
 
     Parameters
     ----------
     coefficient : str
-        A coefficient defined for several raters (not ``cohen_kappa`` or ``scott_pi``).
+        A coefficient defined for several annotators (not ``cohen_kappa`` or ``scott_pi``).
     expected, target : float
     raters : sequence of int
+        Numbers of annotators per item to compare.
     cost_per_rating, cost_per_item : float
     **kwargs
         Passed to :func:`study_size` (``n_categories``, ``category_shares``,
