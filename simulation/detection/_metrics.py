@@ -437,7 +437,7 @@ def detection_metrics(scores: Any, is_error: Any, *, k: int | None = None,
     >>> round(res.average_precision, 3), round(res.auroc, 3)
     (0.493, 0.857)
     >>> res.to_frame().loc["auroc", ["low", "high"]].round(2).tolist()
-    [0.82, 0.89]
+    [0.81, 0.9]
     """
     check_params(detection_metrics, locals())
     values, truth, items, k, n_resamples, level = _detection_metrics_iv(
