@@ -10,6 +10,7 @@ from __future__ import annotations
 import unicodedata
 import warnings
 from collections.abc import Hashable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -363,6 +364,75 @@ class Ratings:
             out._annotator_of = annotator_of
             out._annotators = annotator_ids
         return out
+
+    @classmethod
+    def from_export(cls, path: str | Path, tool: str, *, item: Hashable | None = None,
+                    label: Hashable | None = None,
+                    categories: Sequence[Any] | None = None) -> Ratings:
+        """Build from an annotation tool's item-level export.
+
+        Parameters
+        ----------
+        path : str or path
+            The export file.
+        tool : {"labelstudio", "prodigy", "mturk"}
+            Label Studio's JSON export (a classification: ``choices`` results,
+            several annotators' ``annotations`` per task, the task ``id`` as item);
+            Prodigy's JSONL answers (``db-out``: the annotator in
+            ``_annotator_id``; a choice task's accepted option, or a binary task's
+            accept/reject, ``ignore`` left out); or Amazon Mechanical Turk's batch
+            results CSV (``WorkerId``, ``HITId``, ``Answer.*``; rejected
+            assignments left out).
+        item : hashable, optional
+            MTurk: the column of item ids (default ``HITId``, e.g. ``Input.id``).
+        label : hashable, optional
+            MTurk: the answer column when there are several ``Answer.*``; Label
+            Studio: the choices control (``from_name``) when there are several.
+        categories : sequence, optional
+            Declared categories, as in :meth:`from_long`.
+
+        Returns
+        -------
+        Ratings
+
+        Raises
+        ------
+        ValueError
+            For a file the tool's reader cannot read, naming the file, the task or
+            line, and the fix (several choices selected, several answer columns,
+            no annotator id, ...).
+
+        Examples
+        --------
+        >>> import json, pathlib, tempfile
+        >>> from agreement import Ratings
+        >>> tasks = [{"id": i, "annotations": [
+        ...     {"completed_by": a, "result": [{"type": "choices", "from_name": "mood",
+        ...                                     "value": {"choices": [lab]}}]}
+        ...     for a, lab in zip([1, 2], labels)]}
+        ...     for i, labels in enumerate([["pos", "pos"], ["neg", "pos"], ["neg", "neg"]])]
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "export.json"
+        >>> _ = path.write_text(json.dumps(tasks))
+        >>> r = Ratings.from_export(path, "labelstudio")
+        >>> r.n_items, r.n_raters, list(r.categories)
+        (3, 2, ['neg', 'pos'])
+        """
+        from agreement._exports import read_export
+
+        options: dict[str, Any] = {}
+        if tool == "mturk":
+            options = {"item": item, "label": label}
+        elif tool == "labelstudio":
+            if item is not None:
+                raise ValueError("`item` applies to MTurk files; Label Studio's items are its "
+                                 "task ids.")
+            options = {"control": label}
+        elif item is not None or label is not None:
+            raise ValueError("`item` and `label` apply to MTurk and Label Studio exports, "
+                             "not to Prodigy's (its answers name them).")
+        long = read_export(path, tool, **options)
+        return cls.from_long(long, item="item", rater="rater", label="label",
+                             categories=categories)
 
     @classmethod
     def from_counts(

@@ -32,6 +32,7 @@ EXAMPLES = {
     "artstein_poesio2008": "Artstein & Poesio (2008): 100 utterances x 2 coders, 3 dialogue acts",
 }
 
+EXPORT_TOOLS = ("labelstudio", "prodigy", "mturk")
 SUFFIXES = ".csv, .tsv, .txt (each also .gz), .parquet, .jsonl or .ndjson"
 _ITEM_NAMES = ("item", "items", "item_id", "unit", "units", "subject", "patient", "id", "doc",
                "document", "example", "instance", "sentence", "question", "task")
@@ -61,6 +62,11 @@ def add_ratings_arguments(parser: argparse.ArgumentParser, *, gold: bool = True)
                    help=f"ratings file: {SUFFIXES}. Give FILE or --example.")
     g.add_argument("--example", choices=sorted(EXAMPLES),
                    help="use a bundled real data set instead of FILE (see `goldnoise examples`)")
+    g.add_argument("--from", dest="from_tool", choices=EXPORT_TOOLS,
+                   help="FILE is an annotation tool's item-level export: labelstudio (JSON "
+                        "export, single-choice classification), prodigy (db-out JSONL) or mturk "
+                        "(batch results CSV: WorkerId, HITId, Answer.*; --item and --label "
+                        "choose other columns)")
     g.add_argument("--layout", choices=("wide", "long", "counts", "contingency"),
                    default="wide",
                    help="wide: one row per item, one column per annotator; long: one row per "
@@ -444,6 +450,47 @@ def read_labels_file(spec: str, items: Any, option: str) -> Any:
     return pd.Series(series.to_numpy(), index=pd.Index(index, dtype=object), name=label_col)
 
 
+def _load_export(path: Path, args: argparse.Namespace) -> LoadedRatings:
+    """``--from TOOL``: an annotation tool's export, read by :meth:`Ratings.from_export`."""
+    from agreement import Ratings
+
+    if not path.exists():
+        raise DataError(f"no such file: {path}")
+    if args.layout != "wide" or args.transpose or args.weight or args.drop or args.rater:
+        raise UsageError("--from reads the tool's own layout; --layout, --transpose, --weight, "
+                         "--drop and --rater do not apply")
+    try:
+        ratings = Ratings.from_export(path, args.from_tool, item=args.item, label=args.label)
+    except (ValueError, KeyError, OSError, UnicodeDecodeError) as exc:
+        raise DataError(_one_line(exc)) from None
+    gold_spec = getattr(args, "gold", None)
+    gold = None if gold_spec is None else _gold_from_file(gold_spec, ratings.items, args.sep)
+    return LoadedRatings(ratings, f"{path} ({args.from_tool} export)", gold=gold)
+
+
+def _export_hint(path: Path) -> None:
+    """A .json file: a Label Studio export gets its option named."""
+    import json
+
+    try:
+        head = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        return
+    if isinstance(head, list) and head and isinstance(head[0], dict) and (
+            "annotations" in head[0] or "completions" in head[0]):
+        raise DataError(f"{path} looks like a Label Studio export: add --from labelstudio "
+                        "(span projects: goldnoise spans --from labelstudio)")
+
+
+def _tool_hint(frame: Any, path: Path) -> None:
+    """Columns that only an annotation tool writes: name its --from."""
+    cols = {str(c) for c in frame.columns}
+    if {"WorkerId", "HITId"} <= cols:
+        raise DataError(f"{path} looks like an MTurk batch results file: add --from mturk")
+    if "_annotator_id" in cols or ("_input_hash" in cols and "answer" in cols):
+        raise DataError(f"{path} looks like Prodigy's db-out answers: add --from prodigy")
+
+
 def load_ratings(args: argparse.Namespace) -> LoadedRatings:
     """The ratings a verb was asked about (FILE or ``--example``); raises CliError."""
     import pandas as pd
@@ -461,7 +508,12 @@ def load_ratings(args: argparse.Namespace) -> LoadedRatings:
     if args.file is None:
         raise UsageError("give a FILE of ratings or --example NAME (see `goldnoise examples`)")
     path = Path(args.file)
+    if getattr(args, "from_tool", None) is not None:
+        return _load_export(path, args)
+    if path.suffix.lower() == ".json" and path.is_file():
+        _export_hint(path)
     frame = read_table(path, sep=args.sep)
+    _tool_hint(frame, path)
     if frame.shape[1] == 0:
         raise DataError(f"{path} has no columns")
     if len(frame) == 0:

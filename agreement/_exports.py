@@ -1,0 +1,168 @@
+"""Item-level exports of annotation tools, read as long ratings (item, rater, label).
+
+* **Label Studio** JSON export: a list of tasks, each with its annotators'
+  ``annotations``; a classification is a result of ``type`` ``"choices"``.
+* **Prodigy** JSONL (``prodigy db-out``): one line per answer, the annotator in
+  ``_annotator_id`` (or ``_session_id``); a choice task's selected option in
+  ``accept``, a binary task's ``answer`` (accept/reject) to its ``label``.
+* **Amazon Mechanical Turk** batch results CSV: one row per assignment,
+  ``WorkerId``, ``HITId``, the inputs in ``Input.*`` and the answers in
+  ``Answer.*``.
+
+Each reader refuses what it cannot read with a message naming the file, the
+task or row, and the fix.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Hashable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+__all__ = ["labelstudio_long", "mturk_long", "prodigy_long"]
+
+
+def _frame(rows: list[tuple], path: Path) -> pd.DataFrame:
+    if not rows:
+        raise ValueError(f"{path}: no rating found in the export.")
+    return pd.DataFrame(rows, columns=["item", "rater", "label"])
+
+
+def labelstudio_long(path: str | Path, *, control: str | None = None) -> pd.DataFrame:
+    """Label Studio's JSON export of a classification project as long ratings.
+
+    ``control`` names the choices control (``from_name``) when the project has
+    several; annotations cancelled in Label Studio (``was_cancelled``) are left out.
+    """
+    path = Path(path)
+    try:
+        tasks = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not JSON ({exc.msg}, line {exc.lineno}).") from None
+    if not isinstance(tasks, list) or not all(isinstance(t, dict) for t in tasks):
+        raise ValueError(f"{path}: a Label Studio export is a list of tasks (JSON objects).")
+    controls = {r.get("from_name") for t in tasks
+                for a in (t.get("annotations") or t.get("completions") or [])
+                for r in a.get("result") or [] if r.get("type") == "choices"}
+    if control is None and len(controls) > 1:
+        raise ValueError(f"{path}: the project has several choices controls "
+                         f"({', '.join(sorted(map(str, controls)))}); name one (--label NAME).")
+    if control is not None and control not in controls:
+        raise ValueError(f"{path}: no choices control {control!r}; the export has "
+                         f"{', '.join(sorted(map(str, controls))) or 'none'}.")
+    rows = []
+    for t, task in enumerate(tasks):
+        tid = task.get("id", t + 1)
+        for ann in task.get("annotations") or task.get("completions") or []:
+            if ann.get("was_cancelled"):
+                continue
+            who = ann.get("completed_by")
+            if isinstance(who, dict):
+                who = who.get("email") or who.get("id")
+            chosen = [r for r in ann.get("result") or [] if r.get("type") == "choices"
+                      and (control is None or r.get("from_name") == control)]
+            for r in chosen:
+                labels = (r.get("value") or {}).get("choices") or []
+                if len(labels) != 1:
+                    raise ValueError(
+                        f"{path}: task {tid}, annotator {who}: {len(labels)} choices selected; "
+                        "goldnoise reads one label per item and annotator (a single-choice "
+                        "question).")
+                rows.append((tid, who, labels[0]))
+    if not rows:
+        raise ValueError(f"{path}: no classification (a result of type 'choices') in the "
+                         "export; span projects are read by `goldnoise spans --from "
+                         "labelstudio`.")
+    return _frame(rows, path)
+
+
+def prodigy_long(path: str | Path) -> pd.DataFrame:
+    """Prodigy's JSONL answers (``db-out``) as long ratings.
+
+    Choice tasks (``accept`` holds the selected option): the item is the input
+    (``_input_hash``) and the label the option. Binary tasks (a ``label`` with
+    ``answer`` accept/reject): the item is the task (``_task_hash``: an input and
+    its label) and the label the answer. ``ignore`` answers are left out.
+    """
+    path = Path(path)
+    rows = []
+    with path.open(encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                eg = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path}, line {lineno}: not JSON ({exc.msg}).") from None
+            if not isinstance(eg, dict):
+                raise ValueError(f"{path}, line {lineno}: a Prodigy answer is a JSON object.")
+            answer = eg.get("answer")
+            if answer == "ignore":
+                continue
+            who = eg.get("_annotator_id", eg.get("_session_id"))
+            if who is None:
+                raise ValueError(f"{path}, line {lineno}: no _annotator_id or _session_id: "
+                                 "export with the annotators' sessions (prodigy db-out).")
+            if "accept" in eg and isinstance(eg["accept"], list) and "options" in eg:
+                if answer != "accept":
+                    continue
+                if len(eg["accept"]) != 1:
+                    raise ValueError(f"{path}, line {lineno}: {len(eg['accept'])} options "
+                                     "accepted; goldnoise reads one label per item and "
+                                     "annotator (a single-choice task).")
+                item = eg.get("_input_hash", eg.get("text"))
+                rows.append((item, who, eg["accept"][0]))
+            elif "label" in eg and answer in ("accept", "reject"):
+                rows.append((eg.get("_task_hash", (eg.get("_input_hash"), eg["label"])), who,
+                             answer))
+            else:
+                raise ValueError(f"{path}, line {lineno}: neither a choice task (options and "
+                                 "accept) nor a binary one (label and answer).")
+    return _frame(rows, path)
+
+
+def mturk_long(path: str | Path, *, item: Hashable | None = None,
+               label: Hashable | None = None) -> pd.DataFrame:
+    """An Amazon Mechanical Turk batch results CSV as long ratings.
+
+    The annotator is ``WorkerId``; the item ``HITId`` unless ``item`` names
+    another column (e.g. ``Input.id``); the label the one ``Answer.*`` column, or
+    the column ``label`` names. Rejected assignments (``AssignmentStatus``) are
+    left out.
+    """
+    path = Path(path)
+    frame = pd.read_csv(path, dtype=str, keep_default_na=True)
+    for col in ("WorkerId", "HITId"):
+        if col not in frame.columns:
+            raise ValueError(f"{path}: no {col} column; an MTurk batch results file has "
+                             "WorkerId, HITId, Input.* and Answer.* columns.")
+    answers = [c for c in frame.columns if str(c).startswith("Answer.")]
+    if label is None:
+        if len(answers) != 1:
+            raise ValueError(f"{path}: {len(answers)} Answer.* columns "
+                             f"({', '.join(answers) or 'none'}); name the label's (--label "
+                             "COLUMN).")
+        label = answers[0]
+    item = "HITId" if item is None else item
+    for col, what in ((label, "--label"), (item, "--item")):
+        if col not in frame.columns:
+            raise ValueError(f"{path}: {what} {col!r} is not a column; its columns are "
+                             f"{', '.join(map(str, frame.columns))}.")
+    if "AssignmentStatus" in frame.columns:
+        frame = frame[frame["AssignmentStatus"].fillna("") != "Rejected"]
+    out = frame[[item, "WorkerId", label]].dropna(subset=[label])
+    out.columns = ["item", "rater", "label"]
+    if out.empty:
+        raise ValueError(f"{path}: no answer in {label!r}.")
+    return out.reset_index(drop=True)
+
+
+def read_export(path: str | Path, tool: str, **options: Any) -> pd.DataFrame:
+    """The long ratings of an export of ``tool`` ("labelstudio", "prodigy", "mturk")."""
+    readers = {"labelstudio": labelstudio_long, "prodigy": prodigy_long, "mturk": mturk_long}
+    if tool not in readers:
+        raise ValueError(f"`tool` must be one of {sorted(readers)}; got {tool!r}.")
+    return readers[tool](path, **options)
