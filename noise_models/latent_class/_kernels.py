@@ -377,6 +377,16 @@ def _pool(cnt, groups, n_groups):
 
 
 # ---------------------------------------------------------------- the driver
+@njit(cache=True)
+def _em_buffers(k, m, hard, n_chunks):
+    # The EM's work arrays: log emission table and weights, the per-chunk slots of
+    # the expected counts, totals and log-likelihoods, and their reduction.
+    n_states = m + 1 if hard != HARD_NONE else m
+    return (np.empty((k, m, n_states)), np.empty(n_states),
+            np.empty((n_chunks, k, m, n_states)), np.empty((n_chunks, n_states)),
+            np.empty(n_chunks), np.empty((k, m, n_states)), np.empty(n_states))
+
+
 @njit(cache=True, error_model="numpy")
 def _em_after_start(model, hard, a, cap, n_eff, cnt, tot, groups, n_groups, known_cnt,
                     known_tot, phi, pi, eps, conf, theta, xi, q):
@@ -433,16 +443,8 @@ def _em_run(codes, weights, model, hard, a, cap, max_iter, tol, n_eff, n_chunks,
     # known_cnt[j, x, s], known_tot[s]: the counts of items whose state is known
     # (gold), not in `codes`; added to every E-step's expected counts, and their
     # complete-data log-likelihood Σ cnt·log P_j(x|s) + Σ tot·log w_s to the objective.
-    k = codes.shape[1]
-    m = phi.shape[0]
-    n_states = m + 1 if hard != HARD_NONE else m
-    logtab = np.empty((k, m, n_states))
-    logw = np.empty(n_states)
-    counts = np.empty((n_chunks, k, m, n_states))
-    totals = np.empty((n_chunks, n_states))
-    lls = np.empty(n_chunks)
-    cnt = np.empty((k, m, n_states))
-    tot = np.empty(n_states)
+    logtab, logw, counts, totals, lls, cnt, tot = _em_buffers(codes.shape[1], phi.shape[0],
+                                                               hard, n_chunks)
     # The E-step's mode flag is passed as a bool variable, never as the constant True or
     # False: a constant is typed as a literal and would compile `_estep` once per value.
     vote_start = init_mv
@@ -469,16 +471,8 @@ def _em_run_parallel(codes, weights, model, hard, a, cap, max_iter, tol, n_eff, 
                      n_groups, jw, known_cnt, known_tot):
     # `_em_run` with the parallel E-step, the loop in Python: the parallel kernel
     # is called from here only. Same arithmetic in the same order as `_em_run`.
-    k = codes.shape[1]
-    m = phi.shape[0]
-    n_states = m + 1 if hard != HARD_NONE else m
-    logtab = np.empty((k, m, n_states))
-    logw = np.empty(n_states)
-    counts = np.empty((n_chunks, k, m, n_states))
-    totals = np.empty((n_chunks, n_states))
-    lls = np.empty(n_chunks)
-    cnt = np.empty((k, m, n_states))
-    tot = np.empty(n_states)
+    logtab, logw, counts, totals, lls, cnt, tot = _em_buffers(codes.shape[1], phi.shape[0],
+                                                               hard, n_chunks)
     if init_mv:
         _estep_parallel(codes, weights, logtab, logw, n_chunks, counts, totals, lls, True,
                         h_agree, h_dis)
