@@ -462,7 +462,8 @@ def _load_export(path: Path, args: argparse.Namespace) -> LoadedRatings:
     try:
         ratings = Ratings.from_export(path, args.from_tool, item=args.item, label=args.label)
     except (ValueError, KeyError, OSError, UnicodeDecodeError) as exc:
-        raise DataError(_one_line(exc)) from None
+        text = _one_line(exc)
+        raise DataError(text if str(path) in text else f"could not read {path}: {text}") from None
     gold_spec = getattr(args, "gold", None)
     gold = None if gold_spec is None else _gold_from_file(gold_spec, ratings.items, args.sep)
     return LoadedRatings(ratings, f"{path} ({args.from_tool} export)", gold=gold)
