@@ -287,3 +287,35 @@ def test_every_start_is_kept_and_near_best_disagreement_is_listed():
     x = np.where(g.random((500, 5)) < 0.85, truth[:, None], 1 - truth[:, None])
     clean = LatentClassModel("one-coin", rng=0).fit(x)
     assert clean.unstable_starts().empty
+
+
+def test_annotator_accuracy_on_gold_has_its_exact_interval():
+    # Each annotator's accuracy on the gold items they rated, with the Clopper-Pearson
+    # interval scipy's binomtest gives for the same counts; annotators without gold items NaN.
+    from scipy.stats import binomtest
+
+    from noise_models import LatentClassModel
+    from simulation import simulate_annotations
+
+    sim = simulate_annotations(300, 5, model="M2", n_categories=3, hard_share=0.0,
+                               error_rates=[0.05, 0.1, 0.2, 0.3, 0.4], missing=0.3, rng=4)
+    r = sim.ratings
+    fit = LatentClassModel("confusion", rng=0).fit(r)
+    gold = sim.true_labels.iloc[:120]  # a gold subset
+    table = fit.annotator_frame(gold=gold, confidence_level=0.9)
+    codes = r.codes[:120]
+    truth = np.asarray(r.categories.get_indexer(gold.to_numpy()))
+    for j in range(r.n_raters):
+        rated = codes[:, j] >= 0
+        right = int((codes[rated, j] == truth[rated]).sum())
+        ci = binomtest(right, int(rated.sum())).proportion_ci(0.9, method="exact")
+        row = table.iloc[j]
+        assert row["n_gold"] == rated.sum()
+        assert row["gold_accuracy"] == pytest.approx(right / rated.sum(), abs=1e-15)
+        assert (row["gold_accuracy_low"], row["gold_accuracy_high"]) == pytest.approx(
+            (ci.low, ci.high), abs=1e-15)
+    assert "gold_accuracy" not in fit.annotator_frame().columns
+    with pytest.raises(ValueError, match="not in the ratings"):
+        fit.annotator_frame(gold={"nope": 1})
+    with pytest.raises(ValueError, match="confidence_level"):
+        fit.annotator_frame(gold=gold, confidence_level=1.5)

@@ -17,7 +17,13 @@ import pandas as pd
 
 from _goldnoise_lib.lazy import lazy_module
 from _goldnoise_lib.results import Result
-from _goldnoise_lib.validation import Alpha, check_alpha, check_params, validate_params
+from _goldnoise_lib.validation import (
+    Alpha,
+    ConfidenceLevel,
+    check_alpha,
+    check_params,
+    validate_params,
+)
 from agreement import Ratings
 from noise_models.easy_hard import noise_bound
 
@@ -202,13 +208,45 @@ class LatentClassFit(Result):
         cols["n_ratings"] = self.n_ratings
         return pd.DataFrame(cols, index=self.ratings.items)
 
-    def annotator_frame(self) -> pd.DataFrame:
+    def annotator_frame(self, gold: Any = None, *,
+                        confidence_level: float = 0.95) -> pd.DataFrame:
         """One row per annotator with the fitted annotator parameters.
 
-        Columns: ``n_ratings``; ``error_rate`` (one-coin); ``competence`` and
-        ``spam_<c>`` (spam); ``accuracy_<c>`` = ``confusion[j, c, c]``
-        (confusion); ``q_<c>`` (hard component).
+        Parameters
+        ----------
+        gold : pandas.Series or dict, optional
+            True labels by item id (all items or some). Adds each annotator's
+            accuracy on the gold items they rated, with its exact
+            (Clopper–Pearson) interval.
+        confidence_level : float, default 0.95
+            Level of those intervals.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed by annotator (rating column). Columns: ``n_ratings``;
+            ``error_rate`` (one-coin); ``competence`` and ``spam_<c>`` (spam);
+            ``accuracy_<c>`` = ``confusion[j, c, c]`` (confusion); ``q_<c>``
+            (hard component); with ``gold``: ``n_gold`` (gold items the
+            annotator rated), ``gold_accuracy``, ``gold_accuracy_low`` and
+            ``gold_accuracy_high`` (NaN without gold items).
+
+        Examples
+        --------
+        >>> from goldnoise import LatentClassModel, simulate_annotations
+        >>> sim = simulate_annotations(400, 4, model="M2", n_categories=2, hard_share=0.0,
+        ...                            error_rates=[0.1, 0.2, 0.3, 0.4], rng=1)
+        >>> fit = LatentClassModel("one-coin", rng=0).fit(sim.ratings)
+        >>> table = fit.annotator_frame(gold=sim.true_labels)
+        >>> table[["n_gold", "gold_accuracy", "gold_accuracy_low", "gold_accuracy_high"]].round(2)
+               n_gold  gold_accuracy  gold_accuracy_low  gold_accuracy_high
+        rater
+        0         400           0.88               0.85                0.91
+        1         400           0.77               0.72                0.81
+        2         400           0.71               0.66                0.75
+        3         400           0.64               0.59                0.68
         """
+        check_params(LatentClassFit.annotator_frame, locals())
         codes = self.ratings.codes
         cols: dict[str, Any] = {"n_ratings": (codes >= 0).sum(axis=0)}
         cats = [str(c) for c in self.ratings.categories]
@@ -224,7 +262,11 @@ class LatentClassFit(Result):
         if self.q is not None:
             for i, c in enumerate(cats):
                 cols[f"q_{c}"] = self.q[:, i]
+        if gold is not None:
+            cols.update(_gold_accuracy(self.ratings, gold, float(confidence_level)))
         return pd.DataFrame(cols, index=self.ratings.raters)
+
+    annotator_frame = validate_params(confidence_level=ConfidenceLevel())(annotator_frame)
 
     @validate_params(alpha=Alpha())
     def noise_bound(self, alpha: float = 0.95):
@@ -570,3 +612,25 @@ def _mixture_bound(p_a, e_a, p_d, e_d, alpha: float) -> tuple[int, str]:
     return hi, method
 
 
+
+
+def _gold_accuracy(r: Ratings, gold: Any, level: float) -> dict[str, np.ndarray]:
+    """Each annotator's accuracy on the gold items they rated, with its exact interval."""
+    from scipy.stats import binomtest
+
+    from _goldnoise_lib.labels import labels_by_item
+
+    pos, true = labels_by_item(gold, r.items, r.categories, "gold")
+    codes = r.codes[pos]
+    rated = codes >= 0
+    n = rated.sum(axis=0)
+    right = (codes == true[:, None]).sum(axis=0)
+    acc = np.full(len(n), np.nan)
+    low = np.full(len(n), np.nan)
+    high = np.full(len(n), np.nan)
+    for j in np.flatnonzero(n):
+        acc[j] = right[j] / n[j]
+        ci = binomtest(int(right[j]), int(n[j])).proportion_ci(level, method="exact")
+        low[j], high[j] = ci.low, ci.high
+    return {"n_gold": n, "gold_accuracy": acc, "gold_accuracy_low": low,
+            "gold_accuracy_high": high}
