@@ -76,6 +76,12 @@ verification_batch    -- items for expert checks, ranked + random strata with in
 residual_errors       -- an upper confidence bound on the wrong labels left (a stopping
                          rule)                                     -> ResidualErrorResult
 
+Annotator reliability with intervals (simulation.reliability)
+-------------------------------------------------------------
+annotator_intervals   -- each annotator's accuracy and reliability parameters with a
+                         bootstrap interval over items (the fit refitted per resample)
+                                                                   -> DataFrame
+
 Cross-check against the annotation model (simulation.crosscheck)
 ----------------------------------------------------------------
 crosscheck            -- model loss vs disagreement and the latent-class posterior,
@@ -129,6 +135,7 @@ from simulation.noising import (
     perturb_uniform,
     voter_labels,
 )
+from simulation.reliability import annotator_intervals
 from simulation.scores import (
     ModelScores,
     ScorePrecisionWarning,
@@ -203,4 +210,9 @@ __all__ += [
     "next_batch",
     "residual_errors",
     "verification_batch",
+]
+
+# annotator reliability with intervals (SPEC §5)
+__all__ += [
+    "annotator_intervals",
 ]

@@ -64,6 +64,8 @@ PUBLIC = {
         "voter_labels",
         # re-annotation, expert checks and the certificate
         "ResidualErrorResult", "next_batch", "residual_errors", "verification_batch",
+        # annotator reliability with intervals (SPEC §5)
+        "annotator_intervals",
     },
 }
 

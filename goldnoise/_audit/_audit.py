@@ -303,7 +303,7 @@ def _memory_audit(r: Any, *, source: str | None, model: str, hard: str | None, g
     if latent:
         sections, fitted, bracket = latent_class(r, model=model, hard=hard, n_starts=n_starts,
                                                  seed=rng, alpha=alpha, gold=gold,
-                                                 calibrate=calibrate)
+                                                 calibrate=calibrate, bootstrap=bootstrap)
         for s in sections:
             report.add(s)
         if fitted is not None:
@@ -321,8 +321,8 @@ def _memory_audit(r: Any, *, source: str | None, model: str, hard: str | None, g
 
 
 def latent_class(r: Any, *, model: str, hard: str | None, n_starts: int, seed: Any,
-                 alpha: float, gold: Any = None, calibrate: str | None = None
-                 ) -> tuple[list[Section], Any, Any]:
+                 alpha: float, gold: Any = None, calibrate: str | None = None,
+                 bootstrap: int | None = None) -> tuple[list[Section], Any, Any]:
     """The latent-class sections (or the reason they are not computed), the fit, the bracket."""
     from goldnoise._audit._latent import fit_models, latent_sections
     from goldnoise._audit._text import capture_notes
@@ -357,4 +357,4 @@ def latent_class(r: Any, *, model: str, hard: str | None, n_starts: int, seed: A
             reason = str(exc)
         fitted.notes += [n for n in notes if n not in fitted.notes]
     return latent_sections(fitted, gold=gold, alpha=alpha, bracket=bracket,
-                           bracket_reason=reason), fitted, bracket
+                           bracket_reason=reason, bootstrap=bootstrap, seed=seed), fitted, bracket

@@ -108,13 +108,35 @@ def annotator_rows(f: Fitted, gold: Any = None) -> list[dict[str, Any]]:
     return rows
 
 
-def annotator_table(f: Fitted, gold: Any = None) -> Table:
+def _interval_cell(what: str):
+    def cell(row: dict) -> str:
+        lo, hi = row.get(f"{what}_low"), row.get(f"{what}_high")
+        if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
+            return "-"
+        return f"[{lo:.3f}, {hi:.3f}]"
+    return cell
+
+
+def annotator_table(f: Fitted, gold: Any = None, intervals: Any = None) -> Table:
+    """The per-annotator table; ``intervals``: :func:`simulation.annotator_intervals`' frame."""
     rows = annotator_rows(f, gold)
+    if intervals is not None:
+        what = "competence" if rows and "competence" in rows[0] else "accuracy"
+        for row in rows:
+            at = intervals.index.get_loc(row["annotator"])
+            row[f"{what}_low"] = float(intervals[f"{what}_low"].iloc[at])
+            row[f"{what}_high"] = float(intervals[f"{what}_high"].iloc[at])
     cols = [Column("annotator", "annotator", align="<"), Column("n_ratings", "items rated")]
     if rows and "competence" in rows[0]:
         cols.append(Column("competence", "competence", ".3f"))
+        if intervals is not None:
+            cols.append(Column("competence_ci", "95% CI", cell=_interval_cell("competence"),
+                               align="<", data=False))
     if rows and "accuracy" in rows[0]:
         cols.append(Column("accuracy", "est. accuracy", ".3f"))
+        if intervals is not None:
+            cols.append(Column("accuracy_ci", "95% CI", cell=_interval_cell("accuracy"),
+                               align="<", data=False))
     cols.append(Column("agreement_with_labels", "agrees with fitted label", ".3f"))
     if rows and "gold_accuracy" in rows[0]:
         cols.append(Column("gold_accuracy", "accuracy vs gold", ".3f"))
@@ -165,7 +187,8 @@ def items_table(f: Fitted, gold: Any = None, *, shown: int | None = SHOWN) -> Ta
 
 
 def latent_sections(f: Fitted, *, gold: Any = None, alpha: float, bracket: Any,
-                    bracket_reason: str | None) -> list[Section]:
+                    bracket_reason: str | None, bootstrap: int | None = None,
+                    seed: Any = None) -> list[Section]:
     """The audit's latent-class sections: the fit and its annotators, hard items, bracket."""
     import numpy as np
 
@@ -209,7 +232,15 @@ def latent_sections(f: Fitted, *, gold: Any = None, alpha: float, bracket: Any,
             f"independently): optimistic. For the {bracket.n_agreed} unanimous labels the "
             f"bracket runs from {pct(bracket.optimistic, 2)} to {pct(bracket.pessimistic, 2)} "
             "wrong (below); a verified sample settles it")
-    table = annotator_table(f, gold)
+    intervals = None
+    if bootstrap and (fit.competence is not None or fit.confusion is not None
+                      or fit.error_rate is not None):
+        from simulation import annotator_intervals
+
+        intervals = annotator_intervals(fit, n_resamples=bootstrap, rng=seed)
+        s.notes.append(f"annotator intervals: 95% percentile, {bootstrap} bootstrap resamples "
+                       "of the items, the model refitted on each")
+    table = annotator_table(f, gold, intervals)
     s.tables.append(table)
     s.figures.append(annotator_figure(table))
     # The model's hints name its Python parameters; say what the command line calls them.

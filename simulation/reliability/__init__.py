@@ -1,0 +1,14 @@
+"""Annotator reliability with intervals (SPEC §5).
+
+annotator_intervals -- each annotator's accuracy (and the model's reliability parameters:
+                       error rate, competence, per-class accuracy) with a bootstrap interval
+                       over items: the engine's multinomial resamples, paired across
+                       annotators, the model refitted on each   -> DataFrame
+
+With gold labels, :meth:`noise_models.LatentClassFit.annotator_frame` gives the exact
+(Clopper–Pearson) interval of each annotator's accuracy on the gold items instead.
+"""
+
+from simulation.reliability._intervals import annotator_intervals
+
+__all__ = ["annotator_intervals"]

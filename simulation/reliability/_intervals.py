@@ -1,0 +1,151 @@
+"""Annotator reliability with intervals: the bootstrap over items of a latent-class fit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from _goldnoise_lib.progress import progress
+from _goldnoise_lib.validation import (
+    ConfidenceLevel,
+    Option,
+    Resamples,
+    Rng,
+    check_params,
+    validate_params,
+)
+from simulation.bootstrap import _resample
+from simulation.bootstrap._intervals import confidence_intervals
+
+__all__ = ["annotator_intervals"]
+
+METHODS = ("percentile", "basic")
+
+
+def _reliability(frame: pd.DataFrame) -> list[str]:
+    """The annotator-parameter columns that get intervals (each in [0, 1])."""
+    return [c for c in frame.columns
+            if c in ("error_rate", "competence", "accuracy") or c.startswith("accuracy_")]
+
+
+def _with_accuracy(fit: Any) -> pd.DataFrame:
+    """The fit's annotator table plus ``accuracy``: P(the annotator's label is the true class).
+
+    One-coin: ``1 − ε_j``; spam (MACE): ``θ_j + (1 − θ_j) Σ_c φ_c ξ_jc``; confusion
+    (Dawid–Skene): ``Σ_c φ_c π_j[c, c]``; the perfect (easy/hard) model has none.
+    """
+    frame = fit.annotator_frame()
+    phi = np.asarray(fit.phi, dtype=np.float64)
+    if fit.error_rate is not None:
+        frame.insert(1, "accuracy", 1.0 - np.asarray(fit.error_rate))
+    elif fit.competence is not None:
+        theta = np.asarray(fit.competence)
+        frame.insert(1, "accuracy", theta + (1.0 - theta) * (fit.spam_distribution @ phi))
+    elif fit.confusion is not None:
+        diag = np.diagonal(fit.confusion, axis1=1, axis2=2)
+        frame.insert(1, "accuracy", diag @ phi)
+    return frame
+
+
+@validate_params(n_resamples=Resamples(1), confidence_level=ConfidenceLevel(), rng=Rng(),
+                 method=Option(METHODS))
+def annotator_intervals(fit: Any, *, n_resamples: int = 200, confidence_level: float = 0.95,
+                        method: str = "percentile", rng: Any = None) -> pd.DataFrame:
+    """Each annotator's reliability with a bootstrap interval over items.
+
+    Items are drawn with replacement with the bootstrap engine's multinomial
+    counts (the same draw for every annotator: the intervals are paired), the
+    model is refitted on each resample (the fit's settings, one start: the
+    majority-vote start), and each parameter's interval is taken from its
+    replicates (the engine's percentile or basic interval, clipped to [0, 1]).
+
+    Parameters
+    ----------
+    fit : LatentClassFit
+        A fit of :class:`noise_models.LatentClassModel` (one-coin, spam or
+        confusion annotators).
+    n_resamples : int, default 200
+    confidence_level : float, default 0.95
+    method : {"percentile", "basic"}, default "percentile"
+    rng : None, int or numpy.random.Generator
+        Seeds the resamples and the refits: the same seed, the same intervals.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The fit's annotator table (:meth:`LatentClassFit.annotator_frame`) with
+        ``accuracy`` — the probability that the annotator's label is the true
+        class (one-coin ``1 − ε``, spam ``θ + (1 − θ) Σ_c φ_c ξ_c``, confusion
+        ``Σ_c φ_c π[c, c]``) — and, for ``accuracy`` and each reliability
+        parameter (``error_rate``, ``competence``, ``accuracy_<c>``), columns
+        ``<name>_low`` and ``<name>_high``. An annotator absent from a resample
+        is left out of that replicate for their own parameters.
+
+    Raises
+    ------
+    ValueError
+        If the fit's model has no annotator parameter (the perfect/easy-hard
+        model), or for an invalid option.
+
+    Notes
+    -----
+    In simulation with known error rates (tests/test_reliability.py) the 95%
+    percentile intervals of ``accuracy`` cover the true accuracy for at least
+    93% of the annotators with 20 or more ratings.
+
+    Examples
+    --------
+    >>> from noise_models import LatentClassModel
+    >>> from simulation import annotator_intervals, simulate_annotations
+    >>> sim = simulate_annotations(300, 4, model="M2", n_categories=2, hard_share=0.0,
+    ...                            error_rates=[0.05, 0.15, 0.3, 0.45], rng=2)
+    >>> fit = LatentClassModel("one-coin", rng=0).fit(sim.ratings)
+    >>> table = annotator_intervals(fit, n_resamples=100, rng=1)
+    >>> table[["accuracy", "accuracy_low", "accuracy_high"]].round(2)
+           accuracy  accuracy_low  accuracy_high
+    rater
+    0          0.93          0.86           0.99
+    1          0.87          0.80           0.95
+    2          0.70          0.64           0.75
+    3          0.60          0.55           0.65
+    """
+    check_params(annotator_intervals, locals())
+    from noise_models import LatentClassModel
+
+    frame = _with_accuracy(fit)
+    names = _reliability(frame)
+    if not names:
+        raise ValueError(f"the {fit.model.name} model has no annotator parameter to bootstrap; "
+                         "fit one-coin, spam or confusion annotators.")
+    model = fit.model
+    refit = LatentClassModel(model.annotators, model.hard, prior_strength=model.prior_strength,
+                             max_iter=model.max_iter, tol=model.tol, n_starts=1)
+    r = fit.ratings
+    n = r.n_items
+    gen = np.random.default_rng(rng)
+    seeds = _resample.replicate_seeds(gen, n_resamples)
+    rated = r.codes >= 0
+    dist = np.full((n_resamples, len(names), r.n_raters), np.nan)
+    rows = np.arange(n)
+    for b in progress(range(n_resamples), desc="annotator bootstrap"):
+        counts = _resample.multinomial_counts(np.ones(n, dtype=np.int64), seeds[b:b + 1])[0]
+        idx = np.repeat(rows, counts)
+        refit.rng = int(gen.integers(2**63))
+        rep = _with_accuracy(refit.fit(r.take(idx)))
+        seen = rated[idx].any(axis=0)
+        for s, name in enumerate(names):
+            dist[b, s] = np.where(seen, rep[name].to_numpy(dtype=np.float64), np.nan)
+    est = frame[names].to_numpy(dtype=np.float64).T.ravel()  # (S * k,)
+    flat = dist.reshape(n_resamples, -1)
+    iv = confidence_intervals(est, flat, method=method, confidence_level=float(confidence_level),
+                              bounds=np.tile([0.0, 1.0], (est.size, 1)))
+    low = iv.low.reshape(len(names), r.n_raters)
+    high = iv.high.reshape(len(names), r.n_raters)
+    out = frame.copy()
+    for s, name in enumerate(names):
+        at = out.columns.get_loc(name) + 1
+        out.insert(at, f"{name}_low", low[s])
+        out.insert(at + 1, f"{name}_high", high[s])
+    return out
