@@ -190,6 +190,8 @@ def cluster_client():
                                      dashboard_address=":0", silence_logs=50,
                                      timeout="180s") as cluster, \
             distributed.Client(cluster, timeout="180s") as client:
+        # Both worker processes registered before any test (a busy machine starts them late).
+        client.wait_for_workers(2, timeout=180)
         yield client
 
 
