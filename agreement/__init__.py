@@ -33,6 +33,7 @@ Spans               -- spans of several annotators (document, start, end, label,
 span_agreement      -- pairwise and pooled span F1 per label and document -> SpanAgreementResult
 token_agreement     -- every coefficient above over tokens as items (BIO tags) -> DataFrame
 token_ratings       -- the tokens × annotators table of BIO tags              -> Ratings
+candidate_ratings   -- candidate spans as items, labels plus "no entity"     -> SpanRatings
 read_conll, read_brat, read_labelstudio, read_jsonl, decode_tags -- the readers
 
 Weights
@@ -116,7 +117,9 @@ from agreement._table import agreement_table
 from agreement._weights import named_weights
 from agreement.spans import (
     SpanAgreementResult,
+    SpanRatings,
     Spans,
+    candidate_ratings,
     decode_tags,
     read_brat,
     read_conll,
@@ -167,4 +170,5 @@ __all__ = [
     # spans (named entities, segments)
     "SpanAgreementResult", "Spans", "decode_tags", "read_brat", "read_conll", "read_jsonl",
     "read_labelstudio", "span_agreement", "token_agreement", "token_ratings",
+    "SpanRatings", "candidate_ratings",
 ]

@@ -26,6 +26,7 @@ PUBLIC = {
         # spans (named entities, segments)
         "SpanAgreementResult", "Spans", "decode_tags", "read_brat", "read_conll", "read_jsonl",
         "read_labelstudio", "span_agreement", "token_agreement", "token_ratings",
+        "SpanRatings", "candidate_ratings",
     },
     "noise_models": {
         "AnnotatorsNeededResult", "AttractorResult", "ChanceAgreementResult",

@@ -9,6 +9,13 @@ token_agreement  -- every §1 coefficient over tokens as items (BIO tags)  -> Da
 token_ratings    -- the tokens × annotators table of BIO tags             -> Ratings
 decode_tags      -- token spans from BIO, BIOES/BILOU or IO tags
 
+Noise (SPEC §7: candidate spans as the items of every label-noise model)
+-----
+candidate_ratings -- the annotators' spans merged into candidates under the matching rule,
+                     rated with the labels plus "no entity"             -> SpanRatings
+SpanRatings       -- .ratings (candidates × annotators), .candidates (document, start,
+                     end), .likely_wrong(fit): the spans most likely wrong
+
 Readers (each refuses malformed input naming file, line and problem)
 -------
 read_conll       -- CoNLL columns: one file per annotator or one tag column per annotator
@@ -16,7 +23,7 @@ read_brat        -- brat standoff .ann files (with .txt beside)
 read_labelstudio -- Label Studio JSON export (several annotators' annotations per task)
 read_jsonl       -- doccano or Prodigy JSONL
 
-Modules: ``_spans`` (the container), ``_readers``, ``_agreement``.
+Modules: ``_spans`` (the container), ``_readers``, ``_agreement``, ``_candidates``.
 """
 
 from agreement.spans._agreement import (
@@ -26,6 +33,7 @@ from agreement.spans._agreement import (
     token_agreement,
     token_ratings,
 )
+from agreement.spans._candidates import SpanRatings, candidate_ratings
 from agreement.spans._readers import (
     decode_tags,
     read_brat,
@@ -35,6 +43,7 @@ from agreement.spans._readers import (
 )
 from agreement.spans._spans import Spans
 
-__all__ = ["MATCHES", "SpanAgreementResult", "Spans", "decode_tags", "read_brat",
+__all__ = ["MATCHES", "SpanAgreementResult", "SpanRatings", "Spans", "candidate_ratings",
+           "decode_tags", "read_brat",
            "read_conll", "read_jsonl", "read_labelstudio", "span_agreement", "token_agreement",
            "token_ratings"]
