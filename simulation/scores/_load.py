@@ -34,6 +34,19 @@ _TABULAR = (".csv", ".tsv", ".csv.gz", ".tsv.gz", ".parquet")
 _FORMATS = (".npz", ".npy", ".jsonl", ".jsonl.gz", *_TABULAR)
 
 
+def _composite_key(parts: Sequence[Any]) -> str:
+    """One text key for the parts of a composite id (``id_column=("document", "token")``).
+
+    The parts are compared as text (a file's ``"3"`` is the item's ``3``); the key is
+    the repr of that tuple of texts: one to one, and readable in error messages.
+    """
+    return repr(tuple(str(p) for p in parts))
+
+
+def _id_names(id_column: str | tuple[str, ...]) -> tuple[str, ...]:
+    return (id_column,) if isinstance(id_column, str) else tuple(id_column)
+
+
 def _suffix(path: Path) -> str:
     name = path.name.lower()
     for suf in sorted(_FORMATS, key=len, reverse=True):
@@ -130,8 +143,9 @@ def _read_npy(path: Path, kind: str | None, ids: Any) -> _Table:
     return _Table(np.asarray(ids), arr, kind, None)
 
 
-def _read_jsonl(path: Path, kind: str | None, id_column: str,
+def _read_jsonl(path: Path, kind: str | None, id_column: str | tuple[str, ...],
                 model_column: str | None) -> _Table:
+    keys = _id_names(id_column)
     opener = gzip.open if path.name.lower().endswith(".gz") else open
     ids: list[Any] = []
     rows: list[Any] = []
@@ -152,12 +166,13 @@ def _read_jsonl(path: Path, kind: str | None, id_column: str,
                         f"{list(KINDS)} (or pass `kind=`); it has keys {sorted(rec)}."
                     )
                 kind = found[0]
-            if id_column not in rec or kind not in rec:
+            if any(k not in rec for k in keys) or kind not in rec:
                 raise ValueError(
                     f"{path}, line {line_no}: the record lacks {id_column!r} or {kind!r}; it "
                     f"has keys {sorted(rec)}."
                 )
-            ids.append(rec[id_column])
+            ids.append(rec[keys[0]] if len(keys) == 1 else
+                       _composite_key([rec[k] for k in keys]))
             rows.append(rec[kind])
             if model_column is not None:
                 if model_column not in rec:
@@ -185,7 +200,7 @@ def _read_jsonl(path: Path, kind: str | None, id_column: str,
                   np.asarray(models) if model_column is not None else None)
 
 
-def _read_tabular(path: Path, suffix: str, kind: str | None, id_column: str,
+def _read_tabular(path: Path, suffix: str, kind: str | None, id_column: str | tuple[str, ...],
                   model_column: str | None, classes: Sequence[Any] | None) -> _Table:
     if suffix == ".parquet":
         import pyarrow.parquet as pq
@@ -197,21 +212,23 @@ def _read_tabular(path: Path, suffix: str, kind: str | None, id_column: str,
             return table.column(name).to_numpy()
     else:
         frame = pd.read_csv(path, sep="\t" if suffix.startswith(".tsv") else ",",
-                            dtype={id_column: str, **({model_column: str} if model_column
+                            dtype={**{k: str for k in _id_names(id_column)},
+                                   **({model_column: str} if model_column
                                                       else {})})
         names = [str(c) for c in frame.columns]
         frame.columns = names
 
         def column(name: str) -> np.ndarray:
             return frame[name].to_numpy()
-    if id_column not in names:
+    keys = _id_names(id_column)
+    if any(k not in names for k in keys):
         raise ValueError(
             f"{path} has no id column {id_column!r} (`id_column`); its columns are "
             f"{names[:10]}. Rows are never matched by position."
         )
     if model_column is not None and model_column not in names:
         raise ValueError(f"{path} has no model column {model_column!r}; columns {names[:10]}.")
-    rest = [c for c in names if c not in (id_column, model_column)]
+    rest = [c for c in names if c not in (*keys, model_column)]
     if classes is not None:
         wanted = [str(c) for c in classes]
         missing = [c for c in wanted if c not in rest]
@@ -239,9 +256,14 @@ def _read_tabular(path: Path, suffix: str, kind: str | None, id_column: str,
     for j, arr in enumerate(cols):
         colmajor[j] = arr
     models = column(model_column) if model_column is not None else None
+    if len(keys) == 1:
+        ids = column(keys[0])
+    else:
+        ids = np.array([_composite_key(t) for t in zip(*(column(k) for k in keys),
+                                                        strict=True)], dtype=object)
     if kind == "loss":
-        return _Table(column(id_column), colmajor[0], kind, None, models)
-    table = _Table(column(id_column), colmajor.T, kind, rest, models)
+        return _Table(ids, colmajor[0], kind, None, models)
+    table = _Table(ids, colmajor.T, kind, rest, models)
     table.colmajor = colmajor
     return table
 
@@ -369,9 +391,29 @@ def _gather_checked(colmajor: np.ndarray, file_ids: np.ndarray, items: pd.Index,
 def _load_scores_iv(paths: Any, items: Any, id_column: Any, kind: Any, model_column: Any,
                     classes: Any):
     entries = _paths(paths)
-    idx = items_index(items)
-    if not isinstance(id_column, str):
-        raise TypeError(f"`id_column` must be a string; got {id_column!r}.")
+    if not isinstance(id_column, str) and not (
+            isinstance(id_column, (tuple, list)) and id_column
+            and all(isinstance(k, str) for k in id_column)):
+        raise TypeError(f"`id_column` must be a string or a tuple of strings (a composite "
+                        f"id); got {id_column!r}.")
+    if isinstance(id_column, str) or len(id_column) == 1:
+        idx = shown = items_index(items)
+    else:
+        width = len(id_column)
+        if items is None or isinstance(items, (str, bytes, pd.Series, pd.DataFrame)):
+            raise TypeError(f"`items` must be a sequence of item ids (tuples with the composite "
+                            f"id {tuple(id_column)!r}); got {type(items).__name__}.")
+        values = list(items)
+        if not all(isinstance(v, tuple) and len(v) == width for v in values):
+            raise ValueError(f"with the composite id {tuple(id_column)!r} every item id must be "
+                             f"a tuple of {width} parts, e.g. (document, token); got "
+                             f"{few(pd.Index(values, tupleize_cols=False))}.")
+        for _, p in entries:
+            if _suffix(p) in (".npz", ".npy"):
+                raise ValueError(f"{p}: a composite id {tuple(id_column)!r} is read from "
+                                 "tables (.csv, .tsv, .parquet) and JSON lines only.")
+        idx = items_index(pd.Index([_composite_key(v) for v in values], dtype=object))
+        shown = pd.MultiIndex.from_tuples(values, names=list(id_column))
     if kind is not None and kind not in KINDS:
         raise ValueError(f"`kind` must be one of {list(KINDS)} or None; got {kind!r}.")
     if model_column is not None and not isinstance(model_column, str):
@@ -381,7 +423,7 @@ def _load_scores_iv(paths: Any, items: Any, id_column: Any, kind: Any, model_col
     for _, p in entries:
         if not p.is_file():
             raise FileNotFoundError(f"`paths`: no such file {p}.")
-    return entries, idx
+    return entries, idx, shown
 
 
 @validate_params(kind=Option(KINDS, optional=True))
@@ -407,8 +449,11 @@ def load_scores(paths: Any, *, items: Any, id_column: str = "id", kind: str | No
           ``{"id": ..., "probs": [...]}`` (or ``logits``, or ``loss``: a number).
     items : sequence or Ratings
         The item ids to align to; the result follows this order.
-    id_column : str, default "id"
-        Name of the id column (tabular files) or key (JSON lines).
+    id_column : str or tuple of str, default "id"
+        Name of the id column (tabular files) or key (JSON lines); a tuple names
+        the columns of a composite id, e.g. ``("document", "token")`` for the
+        tokens of a probe set, whose ``items`` are then tuples of as many parts
+        (compared as text, part by part).
     kind : {"probs", "logits", "loss"}, optional
         What the files hold. Default: the array or key present (``.npz``,
         ``.jsonl``); a lone ``loss`` column, else ``probs`` (tabular files:
@@ -463,7 +508,7 @@ def load_scores(paths: Any, *, items: Any, id_column: str = "id", kind: str | No
            [0.2, 0.8]])
     """
     check_params(load_scores, locals())
-    entries, idx = _load_scores_iv(paths, items, id_column, kind, model_column, classes)
+    entries, idx, shown = _load_scores_iv(paths, items, id_column, kind, model_column, classes)
     blocks: list[np.ndarray] = []
     names: list[str] = []
     kinds: set[str] = set()
@@ -536,4 +581,4 @@ def load_scores(paths: Any, *, items: Any, id_column: str = "id", kind: str | No
     stacked = np.stack(blocks) if len(blocks) > 1 else blocks[0][None]
     stacked = np.ascontiguousarray(stacked, dtype=np.float64)
     cls_idx = None if the_kind == "loss" else pd.Index(class_names, name="class")
-    return ModelScores(stacked, tuple(names), the_kind, cls_idx, idx)
+    return ModelScores(stacked, tuple(names), the_kind, cls_idx, shown)
