@@ -82,6 +82,13 @@ annotator_intervals   -- each annotator's accuracy and reliability parameters wi
                          bootstrap interval over items (the fit refitted per resample)
                                                                    -> DataFrame
 
+Label consistency across subsets (simulation.consistency, SPEC §7)
+-------------------------------------------------------------------
+subset_consistency    -- span F1 on a probe set of models trained under several
+                         conditions, paired bootstrap intervals of the differences
+                         (documents resampled), a verdict (Zeng et al. 2021)
+                                                                   -> SubsetConsistencyResult
+
 Cross-check against the annotation model (simulation.crosscheck)
 ----------------------------------------------------------------
 crosscheck            -- model loss vs disagreement and the latent-class posterior,
@@ -97,6 +104,7 @@ from simulation.bootstrap import (
     poisson_partial,
 )
 from simulation.calibration import gamma_coverage, verified_sample_coverage
+from simulation.consistency import SubsetConsistencyResult, subset_consistency
 from simulation.crosscheck import CrosscheckResult, crosscheck
 from simulation.detection import (
     DetectedErrorRateResult,
@@ -215,4 +223,10 @@ __all__ += [
 # annotator reliability with intervals (SPEC §5)
 __all__ += [
     "annotator_intervals",
+]
+
+# label consistency across subsets of span annotations (SPEC §7)
+__all__ += [
+    "SubsetConsistencyResult",
+    "subset_consistency",
 ]

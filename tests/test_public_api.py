@@ -67,6 +67,8 @@ PUBLIC = {
         "ResidualErrorResult", "next_batch", "residual_errors", "verification_batch",
         # annotator reliability with intervals (SPEC §5)
         "annotator_intervals",
+        # label consistency across subsets of span annotations (SPEC §7)
+        "SubsetConsistencyResult", "subset_consistency",
     },
 }
 

@@ -88,6 +88,18 @@ EXAMPLES = {
     "SpanAgreementResult": lambda: agreement.span_agreement(agreement.Spans(pd.DataFrame({
         "document": ["d", "d", "d"], "start": [0, 0, 7], "end": [4, 4, 9],
         "label": ["PER", "PER", "ORG"], "annotator": ["a", "b", "b"]}))),
+    "SpanRatings": lambda: agreement.candidate_ratings(agreement.Spans(pd.DataFrame({
+        "document": ["d", "d", "d"], "start": [0, 0, 7], "end": [4, 4, 9],
+        "label": ["PER", "PER", "ORG"], "annotator": ["a", "b", "b"]})), match="overlap"),
+    "SubsetConsistencyResult": lambda: simulation.subset_consistency(
+        agreement.Spans(pd.DataFrame({
+            "document": ["d1", "d2", "d3", "d1", "d2"], "start": [0, 0, 0, 0, 0],
+            "end": [4, 4, 4, 4, 3], "label": ["PER"] * 5,
+            "annotator": ["A", "A", "A", "B", "B"]})),
+        agreement.Spans(pd.DataFrame({
+            "document": ["d1", "d2", "d3"], "start": [0, 0, 0], "end": [4, 4, 4],
+            "label": ["PER"] * 3, "annotator": ["gold"] * 3})),
+        conditions=["A", "B"], n_resamples=50, rng=0),
     "ChanceAgreementResult": lambda: noise_models.chance_agreement(_ratings()),
     "AnnotatorsNeededResult": lambda: noise_models.annotators_needed(
         1000, easy_fraction=0.8, gamma=0.2),

@@ -1,0 +1,17 @@
+"""Label consistency across subsets of a span-annotated corpus (SPEC §7; Zeng et al. 2021).
+
+subset_consistency       -- span F1 on a probe set of models trained under several
+                            conditions (e.g. training data only, with the test set added
+                            first or last), paired bootstrap intervals of every difference
+                            (documents resampled jointly), and a verdict naming the
+                            condition whose labels are less consistent with the rest
+                                                               -> SubsetConsistencyResult
+SubsetConsistencyResult  -- f1, differences, least_consistent, verdict, bootstrap
+
+Predictions are read through :func:`simulation.load_scores` (per-token scores by
+``(document, token)`` id) or given as per-span outputs (:class:`agreement.spans.Spans`).
+"""
+
+from simulation.consistency._consistency import SubsetConsistencyResult, subset_consistency
+
+__all__ = ["SubsetConsistencyResult", "subset_consistency"]

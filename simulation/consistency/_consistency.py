@@ -1,0 +1,395 @@
+"""Label consistency across subsets of an annotated corpus (Zeng et al. 2021; SPEC §7).
+
+Models trained under different conditions — on training data only, or with a suspect
+subset (e.g. the test set) added first or last — predict the same probe set drawn
+from the training data. If the suspect subset was labelled as consistently as the
+rest, every condition predicts the probe as well; a condition that scores lower says
+the labels it adds disagree with the rest. Here each condition's span F1 on the
+probe comes with a paired bootstrap interval of every difference between conditions
+(documents resampled jointly, the same resamples for every condition) and a verdict.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from _goldnoise_lib.errors import GoldnoiseWarning
+from _goldnoise_lib.results import Result
+from _goldnoise_lib.validation import (
+    ConfidenceLevel,
+    Option,
+    Resamples,
+    Rng,
+    check_params,
+    validate_params,
+)
+from agreement import ConfidenceInterval
+from agreement.spans import Spans, decode_tags
+from simulation.bootstrap import BootstrapResult, _resample
+from simulation.bootstrap._intervals import confidence_intervals
+from simulation.scores import ModelScores, load_scores
+
+__all__ = ["SubsetConsistencyResult", "subset_consistency"]
+
+METHODS = ("percentile", "basic", "bca")
+SCHEMES = ("BIO", "BIOES", "IO")
+
+
+def _f1(sums: np.ndarray) -> np.ndarray:
+    """Span F1 ``2 TP / (2 TP + FP + FN)`` of each condition from summed (…, 3C) counts."""
+    tp, fp, fn = sums[..., 0::3], sums[..., 1::3], sums[..., 2::3]
+    den = 2 * tp + fp + fn
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, 2 * tp / np.where(den > 0, den, 1), np.nan)
+
+
+def _counts(gold: Counter, pred: Counter) -> tuple[int, int, int]:
+    """(TP, FP, FN) of exact span matching (start, end and label), multiplicities counted."""
+    tp = sum((gold & pred).values())
+    return tp, sum(pred.values()) - tp, sum(gold.values()) - tp
+
+
+def _gold_iv(gold: Any) -> Spans:
+    if not isinstance(gold, Spans):
+        raise TypeError(f"`gold` must be Spans (e.g. read_conll of the probe set); got "
+                        f"{type(gold).__name__}.")
+    if len(gold.annotators) != 1:
+        raise ValueError(f"`gold` must hold one annotation of the probe set; it has "
+                         f"{len(gold.annotators)} annotators {gold.annotators[:5]}.")
+    if len(gold.documents) < 2:
+        raise ValueError("the probe set needs at least two documents: documents are what the "
+                         "bootstrap resamples.")
+    return gold
+
+
+def _conditions_iv(conditions: Any, available: Sequence[str]) -> dict[str, str]:
+    """{condition name: model name (or prediction annotator)}."""
+    if isinstance(conditions, Mapping):
+        named = {str(k): v for k, v in conditions.items()}
+    elif isinstance(conditions, (str, bytes)) or not isinstance(conditions, Sequence):
+        raise TypeError(f"`conditions` must be a list of condition names or a {{name: model}} "
+                        f"mapping; got {conditions!r}.")
+    else:
+        named = {str(c): c for c in conditions}
+        if len(named) != len(conditions):
+            raise ValueError(f"`conditions` names a condition twice: {list(conditions)}.")
+    if len(named) < 2:
+        raise ValueError(f"`conditions` must name at least two conditions to compare; got "
+                         f"{list(named)}.")
+    avail = {str(a): a for a in available}
+    missing = [str(v) for v in named.values() if str(v) not in avail]
+    if missing:
+        raise ValueError(f"`conditions` names {missing}, not among the predictions' models "
+                         f"{list(avail)[:10]}.")
+    return {k: avail[str(v)] for k, v in named.items()}
+
+
+def _token_items(gold: Spans) -> list[tuple[Any, int]]:
+    if gold.unit != "token":
+        raise ValueError("per-token predictions need token offsets in `gold` (read_conll "
+                         f"gives them); these spans have {gold.unit} offsets.")
+    missing = [d for d in gold.documents if d not in gold.lengths]
+    if missing:
+        raise ValueError(f"the length of {len(missing)} gold document(s) is unknown "
+                         f"({', '.join(map(str, missing[:3]))}): build Spans with `lengths=`.")
+    return [(d, t) for d in gold.documents for t in range(gold.lengths[d])]
+
+
+def _spans_from_scores(scores: ModelScores, gold: Spans, model: Any, scheme: str
+                       ) -> tuple[dict[Any, Counter], int]:
+    """Each document's predicted spans (argmax tag per token, decoded) and repairs made."""
+    if scores.kind == "loss":
+        raise ValueError("per-token predictions must be probabilities or logits (one column "
+                         "per tag); these scores are losses.")
+    items = _token_items(gold)
+    have = pd.Index(list(scores.items), tupleize_cols=False)
+    want = pd.Index(items, tupleize_cols=False)
+    pos = have.get_indexer(want)
+    if (pos < 0).any() or len(have) != len(want):
+        lacking = [items[i] for i in np.flatnonzero(pos < 0)[:3]]
+        raise ValueError(f"the predictions' items are not the gold tokens (document, token): "
+                         f"{int((pos < 0).sum())} gold tokens lack a prediction, e.g. {lacking}, "
+                         f"and {len(have)} items were predicted for {len(want)} tokens; load "
+                         "them with items=(document, token) of the gold.")
+    m = scores.model_names.index(model)
+    tags = np.asarray(scores.classes, dtype=object)[scores.values[m][pos].argmax(axis=1)]
+    out: dict[Any, Counter] = {}
+    repaired = 0
+    at = 0
+    for d in gold.documents:
+        n = gold.lengths[d]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", GoldnoiseWarning)
+            spans = decode_tags([str(t) for t in tags[at:at + n]], scheme=scheme,
+                                where=f"predictions of {model!r}, document {d!r}")
+        repaired += sum(issubclass(w.category, GoldnoiseWarning) for w in caught)
+        out[d] = Counter(spans)
+        at += n
+    return out, repaired
+
+
+def _spans_from_spans(pred: Spans, gold: Spans, model: Any) -> dict[Any, Counter]:
+    if pred.unit != gold.unit:
+        raise ValueError(f"the predicted spans have {pred.unit} offsets and the gold "
+                         f"{gold.unit} offsets.")
+    mine = pred.frame[pred.frame["annotator"] == model]
+    extra = sorted(set(mine["document"]) - set(gold.documents), key=str)
+    if extra:
+        raise ValueError(f"the predictions of {model!r} mark spans in documents that are not "
+                         f"in the gold probe set: {extra[:3]}.")
+    out = {d: Counter() for d in gold.documents}
+    for d, s, e, lab in mine[["document", "start", "end", "label"]].itertuples(index=False,
+                                                                              name=None):
+        out[d][(int(s), int(e), lab)] += 1
+    return out
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class SubsetConsistencyResult(Result):
+    """Span F1 of models trained under several conditions on one probe set, compared.
+
+    Attributes
+    ----------
+    f1 : pandas.DataFrame
+        Indexed by condition: ``tp``, ``fp``, ``fn``, ``precision``, ``recall``,
+        ``f1`` and its bootstrap interval ``low``, ``high``; highest F1 first.
+    differences : pandas.DataFrame
+        One row per pair of conditions (``first``, ``second``; the first the higher
+        F1): ``difference`` (first − second), ``low``, ``high`` (paired bootstrap) and
+        ``separated`` (the interval excludes 0).
+    least_consistent : str or None
+        The condition whose F1 is below every other condition's with every
+        difference's interval above 0; None when no condition is.
+    verdict : str
+    bootstrap : BootstrapResult
+        The replicates of every condition's F1 (same resamples of documents);
+        ``bootstrap.difference(a, b)`` gives any difference again.
+    n_documents : int
+    confidence_level : float
+    method : str
+    notes : tuple of str
+
+    ``to_frame()``: the :attr:`f1` table.
+    """
+
+    f1: pd.DataFrame = field(repr=False)
+    differences: pd.DataFrame = field(repr=False)
+    least_consistent: str | None
+    verdict: str
+    bootstrap: BootstrapResult = field(repr=False)
+    n_documents: int
+    confidence_level: float
+    method: str
+    notes: tuple[str, ...] = ()
+
+    def to_frame(self) -> pd.DataFrame:
+        return self.f1.copy()
+
+    def to_dict(self) -> dict[str, Any]:
+        d = super().to_dict()
+        d["f1"] = self.f1.reset_index().to_dict(orient="records")
+        d["differences"] = self.differences.to_dict(orient="records")
+        return d
+
+    def summary(self) -> str:
+        pct = f"{100 * self.confidence_level:g}%"
+        lines = [f"Span F1 on the probe set ({self.n_documents} documents; {pct} {self.method} "
+                 "intervals, documents resampled)"]
+        for c, row in self.f1.iterrows():
+            lines.append(f"  {c}: F1 {row['f1']:.4f} [{row['low']:.4f}, {row['high']:.4f}]")
+        for _, row in self.differences.iterrows():
+            lines.append(f"  {row['first']} - {row['second']}: {row['difference']:+.4f} "
+                         f"[{row['low']:+.4f}, {row['high']:+.4f}]")
+        lines.append(self.verdict)
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        best = ", ".join(f"{c}: {v:.4f}" for c, v in self.f1["f1"].items())
+        return (f"SubsetConsistencyResult(F1 {{{best}}}; least consistent: "
+                f"{self.least_consistent})")
+
+
+@validate_params(scheme=Option(SCHEMES), n_resamples=Resamples(1),
+                 confidence_level=ConfidenceLevel(), method=Option(METHODS), rng=Rng())
+def subset_consistency(predictions: Any, gold: Spans, *, conditions: Any, scheme: str = "BIO",
+                       id_column: Any = ("document", "token"), model_column: str | None = None,
+                       n_resamples: int = 2000, confidence_level: float = 0.95,
+                       method: str = "percentile", rng: Any = None
+                       ) -> SubsetConsistencyResult:
+    """Whether the labels of one subset are less consistent with the rest (Zeng et al. 2021).
+
+    Parameters
+    ----------
+    predictions : path(s), ModelScores or Spans
+        What models trained under each condition predicted on the probe set:
+        score files (one per condition, or one with ``model_column``; read by
+        :func:`simulation.load_scores`, aligned to the gold tokens by ``(document,
+        token)`` id, one column per tag); their :class:`ModelScores` (items the
+        gold's ``(document, token)`` tuples); or per-span outputs as
+        :class:`Spans` whose annotators are the conditions.
+    gold : Spans
+        The probe set's labels (one annotator). Per-token predictions need token
+        offsets and the documents' lengths (:func:`agreement.spans.read_conll`).
+    conditions : list of str or dict
+        The conditions to compare (two or more): model names of the scores (file
+        stems, model column values) or annotators of the predicted spans; a dict
+        ``{condition: model}`` renames them.
+    scheme : {"BIO", "BIOES", "IO"}, default "BIO"
+        How the predicted tags decode into spans (an ``I-`` that continues nothing
+        is read as ``B-``, as CoNLL's evaluation does; counted in ``notes``).
+    id_column : str or tuple of str, default ("document", "token")
+        The id columns of the score files.
+    model_column : str, optional
+        The column naming each row's condition, for one file holding several.
+    n_resamples : int, default 2000
+    confidence_level : float, default 0.95
+    method : {"percentile", "basic", "bca"}, default "percentile"
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    SubsetConsistencyResult
+
+    Raises
+    ------
+    TypeError, ValueError
+        For gold that is not one annotation of two or more documents, conditions
+        not among the predictions, predictions that do not cover the gold tokens,
+        losses instead of per-tag scores, or an invalid option.
+
+    Notes
+    -----
+    Zeng et al. (2021) sample a probe set from the training data and train the
+    same model on training sets that differ in one subset: "PureTrain" (training
+    data only), "TrainTest" and "TestTrain" (a training subset with the suspect
+    test set fed last or first). "If the labeling processes on two parts of
+    annotated data were consistent, they are likely to be equivalently predictive
+    of each other" (§2.1): a condition that predicts the probe worse says the
+    subset it adds is labelled less consistently. They read learning curves by eye;
+    here each condition's span F1 (exact start, end and label; micro-averaged,
+    ``2 TP / (2 TP + FP + FN)``) gets a bootstrap interval, and every difference
+    between two conditions a *paired* interval: documents are drawn with
+    replacement by the bootstrap engine's multinomial counts, the same draw for
+    every condition, and each replicate's F1 is recomputed from the drawn
+    documents' summed TP, FP and FN (BCa's jackknife leaves one document out). The
+    verdict names the condition with the lowest F1 when its difference to every
+    other condition has an interval above 0; otherwise no condition stands out.
+    To follow a learning curve, call this once per training stage.
+
+    References
+    ----------
+    Zeng, Q., Yu, M., Yu, W., Jiang, T., & Jiang, M. (2021). Validating label
+    consistency in NER data annotation. Proceedings of the 2nd Workshop on
+    Evaluation and Comparison of NLP Systems (Eval4NLP, EMNLP 2021), 11–15.
+    arXiv:2101.08698.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from agreement.spans import Spans
+    >>> from simulation import subset_consistency
+    >>> rows = [(f"s{i}", 0, 2, "PER", "gold") for i in range(40)]
+    >>> gold = Spans(pd.DataFrame(rows, columns=["document", "start", "end", "label",
+    ...                                          "annotator"]))
+    >>> pred = [(f"s{i}", 0, 2, "PER", "PureTrain") for i in range(40)]
+    >>> pred += [(f"s{i}", 0, 2 if i % 3 else 1, "PER", "TestTrain") for i in range(40)]
+    >>> pred = Spans(pd.DataFrame(pred, columns=gold.frame.columns))
+    >>> res = subset_consistency(pred, gold, conditions=["PureTrain", "TestTrain"], rng=0)
+    >>> res.f1["f1"].round(4).to_dict()
+    {'PureTrain': 1.0, 'TestTrain': 0.65}
+    >>> res.least_consistent
+    'TestTrain'
+    """
+    check_params(subset_consistency, locals())
+    gold = _gold_iv(gold)
+    notes: list[str] = []
+    if isinstance(predictions, (str, os.PathLike, list, tuple, Mapping)):
+        predictions = load_scores(predictions, items=_token_items(gold), id_column=id_column,
+                                  model_column=model_column)
+    if isinstance(predictions, ModelScores):
+        named = _conditions_iv(conditions, predictions.model_names)
+        per_condition = {}
+        for c, model in named.items():
+            per_condition[c], repaired = _spans_from_scores(predictions, gold, model, scheme)
+            if repaired:
+                notes.append(f"{c}: {repaired} predicted I- tag(s) continued no span and were "
+                             "read as B- (as CoNLL's evaluation does)")
+    elif isinstance(predictions, Spans):
+        named = _conditions_iv(conditions, predictions.annotators)
+        per_condition = {c: _spans_from_spans(predictions, gold, m) for c, m in named.items()}
+    else:
+        raise TypeError(f"`predictions` must be score file path(s), ModelScores or Spans; got "
+                        f"{type(predictions).__name__}.")
+    docs = gold.documents
+    gold_spans = {d: Counter() for d in docs}
+    for d, s, e, lab in gold.frame[["document", "start", "end", "label"]].itertuples(
+            index=False, name=None):
+        gold_spans[d][(int(s), int(e), lab)] += 1
+    if not any(gold_spans.values()):
+        raise ValueError("the gold probe set has no span: F1 is undefined.")
+    names = list(named)
+    # per-document sufficient statistics: (TP, FP, FN) of each condition side by side
+    rows = np.array([[v for c in names for v in _counts(gold_spans[d], per_condition[c][d])]
+                     for d in docs], dtype=np.float64)
+    n = len(docs)
+    freq = np.ones(n, dtype=np.int64)
+    total = rows.sum(axis=0)
+    estimate = _f1(total)
+    seeds = _resample.replicate_seeds(rng, n_resamples)
+    dist = _f1(_resample.multinomial_sums(freq, rows, seeds))
+    jackknife = _f1(total[None, :] - rows)
+    bounds = np.tile([0.0, 1.0], (len(names), 1))
+    iv = confidence_intervals(estimate, dist, method=method, confidence_level=confidence_level,
+                              jackknife=jackknife, jackknife_weights=freq, bounds=bounds)
+    n_deg = np.count_nonzero(~np.isfinite(dist), axis=0).astype(np.int64)
+    for c, k in zip(names, n_deg, strict=True):
+        if k:
+            notes.append(f"{c}: F1 undefined on {k} of {n_resamples} resamples (no span drawn), "
+                         "left out")
+    boot = BootstrapResult(tuple(names), estimate, iv.standard_error,
+                           ConfidenceInterval(iv.low, iv.high), dist, n_deg, method,
+                           float(confidence_level), "multinomial", n, tuple(notes), jackknife,
+                           freq, bounds)
+    sums = total.reshape(len(names), 3)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        precision = np.where(sums[:, 0] + sums[:, 1] > 0,
+                             sums[:, 0] / (sums[:, 0] + sums[:, 1]), np.nan)
+        recall = sums[:, 0] / (sums[:, 0] + sums[:, 2])
+    f1 = pd.DataFrame({"tp": sums[:, 0].astype(np.int64), "fp": sums[:, 1].astype(np.int64),
+                       "fn": sums[:, 2].astype(np.int64), "precision": precision,
+                       "recall": recall, "f1": estimate, "low": iv.low, "high": iv.high},
+                      index=pd.Index(names, name="condition"))
+    f1 = f1.iloc[np.argsort(-np.nan_to_num(estimate, nan=-1.0), kind="stable")]
+    order = list(f1.index)
+    diff_rows = []
+    for a, b in combinations(order, 2):
+        d = boot.difference(a, b)
+        lo, hi = float(d.interval.low[0]), float(d.interval.high[0])
+        diff_rows.append({"first": a, "second": b, "difference": float(d.estimate[0]),
+                          "low": lo, "high": hi, "separated": bool(lo > 0 or hi < 0)})
+    differences = pd.DataFrame(diff_rows)
+    worst = order[-1]
+    against = differences[differences["second"] == worst]
+    pct = f"{100 * confidence_level:g}%"
+    if (against["low"] > 0).all():
+        least = worst
+        verdict = (f"{worst} predicts the probe set worse than every other condition (each "
+                   f"difference's {pct} interval lies above 0): the labels its training data "
+                   "adds are less consistent with the rest")
+    else:
+        least = None
+        close = against.loc[~(against["low"] > 0), "first"].tolist()
+        verdict = (f"no condition stands out: the lowest, {worst}, is within the {pct} "
+                   f"interval of {', '.join(map(str, close))}; no sign that one subset's "
+                   "labels are less consistent with the rest")
+    return SubsetConsistencyResult(f1, differences, least, verdict, boot, n,
+                                   float(confidence_level), method, tuple(notes))
