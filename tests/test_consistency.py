@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from agreement.spans import Spans, read_conll
+from noise_models import noise_bound
 from simulation import load_scores, subset_consistency
 from simulation.bootstrap import _resample
 from simulation.scores import ModelScores
@@ -203,3 +204,76 @@ def test_score_files_by_document_and_token(tmp_path):
     np.savez(tmp_path / "p.npz", ids=np.arange(3), probs=np.full((3, 2), 0.5))
     with pytest.raises(ValueError, match=r"tables .* and JSON lines only"):
         load_scores(tmp_path / "p.npz", items=items, id_column=("document", "token"))
+
+
+def test_command_line_consistency(tmp_path, capsys):
+    from goldnoise._cli import main
+
+    gold = _probe(tmp_path, 8)
+    right = ["O", "B-PER", "I-PER", "O", "B-LOC"] * 8
+    worse = list(right)
+    for s in range(8):
+        worse[5 * s + 4] = "O"  # every LOC missed
+    renumber = {d: i + 1 for i, d in enumerate(gold.documents)}  # documents 1.. in the file
+    items = [(renumber[d], t) for d in gold.documents for t in range(5)]
+    for name, tags in (("PureTrain", right), ("TestTrain", worse)):
+        pd.DataFrame([{"document": d, "token": t, **{c: float(c == tag) for c in TAGS}}
+                      for (d, t), tag in zip(items, tags, strict=True)]).to_csv(
+            tmp_path / f"{name}.csv", index=False)
+    files = [str(tmp_path / "PureTrain.csv"), str(tmp_path / "TestTrain.csv")]
+    gold_file = str(tmp_path / "probe.conll")
+    assert main(["consistency", *files, "--gold", gold_file, "--resamples", "200",
+                 "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    sec = report["sections"]["consistency"]
+    rows = {r["condition"]: r for r in sec["tables"]["conditions"]["rows"]}
+    assert rows["PureTrain"]["f1"] == 1.0
+    assert rows["TestTrain"]["f1"] == pytest.approx(16 / 24)  # tp 8, fn 8
+    assert sec["values"]["least_consistent"] == "TestTrain"
+    # CoNLL files of predicted tags, named by --conditions
+    for name, tags in (("a", right), ("b", worse)):
+        lines = []
+        for s in range(8):
+            lines += [f"w {t}" for t in tags[5 * s:5 * s + 5]] + [""]
+        (tmp_path / f"{name}.conll").write_text("\n".join(lines))
+    assert main(["consistency", str(tmp_path / "a.conll"), str(tmp_path / "b.conll"),
+                 "--predictions", "conll", "--gold", gold_file, "--conditions", "Pure",
+                 "Test", "--resamples", "100"]) == 0
+    text = capsys.readouterr().out
+    assert "Test predicts the probe set worse than every other condition" in text
+    # broken inputs: one line on stderr, never a traceback
+    (tmp_path / "short.csv").write_text((tmp_path / "TestTrain.csv").read_text()
+                                        .rsplit("\n", 2)[0] + "\n")
+    assert main(["consistency", files[0], str(tmp_path / "short.csv"), "--gold",
+                 gold_file]) == 1
+    err = capsys.readouterr().err
+    assert "lacks 1 of the items" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+    (tmp_path / "ragged.conll").write_text("Ada B-PER\nLovelace I-PER x\n")
+    assert main(["consistency", *files, "--gold", str(tmp_path / "ragged.conll")]) == 1
+    assert "ragged.conll, line 2" in capsys.readouterr().err
+    assert main(["consistency", *files, "--gold", str(tmp_path / "none.conll")]) == 1
+    assert "no such file" in capsys.readouterr().err
+    assert main(["consistency", *files, "--gold", gold_file, "--conditions", "A"]) == 2
+    assert "--conditions names 1 condition(s) for 2 file(s)" in capsys.readouterr().err
+    assert main(["consistency", *files, "--gold", gold_file, "--out", files[0]]) == 2
+    assert "would be overwritten" in capsys.readouterr().err
+
+
+def test_command_line_spans_reports_gamma_and_the_spans_most_likely_wrong(tmp_path, capsys):
+    from goldnoise._cli import main
+
+    lines = []
+    for s in range(12):
+        c_tag = "B-ORG" if s == 0 else "B-PER"
+        lines += [f"Ada B-PER B-PER {c_tag}", "runs O O O", ""]
+    (tmp_path / "t.conll").write_text("\n".join(lines))
+    assert main(["spans", str(tmp_path / "t.conll"), "--from", "conll", "--annotators", "a",
+                 "b", "c", "--format", "json"]) == 0
+    noise = json.loads(capsys.readouterr().out)["sections"]["noise"]
+    # 12 candidates, 11 agreed; the one disagreed candidate is 2 PER against 1 ORG
+    assert (noise["values"]["n_candidates"], noise["values"]["n_agreed"]) == (12, 11)
+    assert noise["values"]["gamma"] == pytest.approx(
+        noise_bound(12, 1, noise["values"]["p"]).gamma)
+    top = noise["tables"]["likely_wrong"]["rows"][0]
+    assert (top["annotator"], top["label"], top["fitted"]) == ("c", "ORG", "PER")

@@ -10,7 +10,10 @@ Verbs (in the order of :data:`~goldnoise._cli._main.VERBS` and ``goldnoise --hel
 ``plan``        -- how many annotators to hire for a target γ
 ``study``       -- how many items an agreement study needs for an interval's width or a
                    test's power
-``spans``       -- agreement of span annotations: F1 per label, pair and document
+``spans``       -- agreement of span annotations: F1 per label, pair and document;
+                   γ of the agreed candidate spans and the spans most likely wrong
+``consistency`` -- label consistency across subsets: span F1 of models trained under
+                   several conditions, paired intervals of the differences, a verdict
 ``detect``      -- items ranked by how likely their label is wrong, from model scores
 ``crosscheck``  -- a model's label-error ranking beside the annotation model, a verdict
 ``next``        -- the items that get one more rating (re-annotation policies)

@@ -22,6 +22,7 @@ VERBS: tuple[str, ...] = (
     "plan",
     "study",
     "spans",
+    "consistency",
     "detect",
     "crosscheck",
     "next",

@@ -5,14 +5,17 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from goldnoise._cli._common import probability
+from goldnoise._cli._common import count, probability
 from goldnoise.report import Column, Report, Section, Table
 
 HELP = "agreement of span annotations (named entities): F1 per label, pair and document"
 DESCRIPTION = (
     "Read span annotations and report how well the annotators agree: pooled F1 (positive "
     "specific agreement) with exact, overlap or IoU matching, per label, per annotator pair "
-    "(precision and recall) and per document.\n\n"
+    "(precision and recall) and per document. Then the annotators' spans merged into "
+    "candidates under the same rule (labels plus \"no entity\"): the noise bound gamma of "
+    "the agreed spans and, from a latent-class fit (one-coin), the spans most likely "
+    "wrong.\n\n"
     "Examples:\n"
     "  goldnoise spans ann1.conll ann2.conll --from conll --match overlap\n"
     "  goldnoise spans tags.conll --from conll --annotators alice bob   # one column each\n"
@@ -40,6 +43,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="when two spans count as the same (default: %(default)s)")
     g.add_argument("--threshold", type=probability("--threshold"), default=0.5,
                    help="the IoU a match needs with --match iou (default: %(default)s)")
+    g.add_argument("--top", type=count("--top", 1), default=10, metavar="N",
+                   help="spans most likely wrong shown as text (all go to --out json)")
 
 
 def _read(args: argparse.Namespace):
@@ -103,4 +108,50 @@ def run(args: argparse.Namespace) -> Report:
                                         Column("fp"), Column("fn"), Column("f1", "F1", ".4f")],
                           res.by_document.reset_index().to_dict(orient="records"),
                           title="per document", shown=10))
+    report.add(_noise_section(spans, args))
     return report
+
+
+def _noise_section(spans, args: argparse.Namespace) -> Section:
+    """Candidate spans as items: γ of the agreed ones, the spans most likely wrong."""
+    import warnings
+
+    from agreement.spans import candidate_ratings
+    from noise_models import LatentClassModel, noise_bound
+
+    s = Section("noise", "Candidate spans as items: noise of the agreed spans, spans most "
+                         "likely wrong")
+    cand = candidate_ratings(spans, match=args.match, threshold=args.threshold)
+    r = cand.ratings
+    n_agreed = int(r.agreed.sum())
+    s.values.update({"n_candidates": cand.n_candidates, "n_agreed": n_agreed,
+                     "categories": [str(c) for c in r.categories]})
+    s.lines.append(f"{cand.n_candidates} candidate spans ({args.match} match), {n_agreed} "
+                   "agreed by every annotator of their document")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # no disagreement: γ is reported as such below
+            bound = noise_bound(r)
+    except ValueError as exc:
+        s.lines.append("gamma: " + " ".join(str(exc).split()))
+    else:
+        s.values.update({"gamma": bound.gamma, "hidden_hard": bound.hidden_hard,
+                         "alpha": bound.alpha, "p": bound.p})
+        s.lines.append(f"gamma {bound.gamma:.4f}: at most {bound.hidden_hard} of the {n_agreed} "
+                       f"agreed spans are coin-flips, with confidence {bound.alpha:g} "
+                       f"(chance agreement on a hard candidate p = {bound.p:.4f})")
+    if r.n_categories < 2:
+        return s.undefined("every candidate has one label: no latent-class fit")
+    fit = LatentClassModel("one-coin", rng=0).fit(r)
+    wrong = cand.likely_wrong(fit)
+    expected = float(wrong["p_wrong"].sum())
+    s.values["expected_wrong_ratings"] = expected
+    s.lines.append(f"latent-class fit (one-coin): {expected:.1f} of {len(wrong)} ratings "
+                   "(spans and \"no entity\") expected wrong")
+    rows = wrong.to_dict(orient="records")
+    s.tables.append(Table("likely_wrong", [
+        Column("document", align="<"), Column("start"), Column("end"),
+        Column("annotator", align="<"), Column("label", align="<"),
+        Column("fitted", align="<"), Column("p_wrong", "P(wrong)", ".4f")], rows,
+        title="spans most likely wrong", shown=args.top))
+    return s
