@@ -195,18 +195,6 @@ def _reduce(counts, totals, lls, cnt, tot):
     return ll
 
 
-@njit(cache=True, error_model="numpy")
-def _estep(codes, weights, logtab, logw, counts, totals, lls, cnt, tot, init_mode, h_agree,
-           h_dis):
-    # The serial E-step and its reduction. Compiled code calls only the serial
-    # build; the parallel build is called from Python (`run_em`), never from
-    # another compiled and cached function (a parallel region compiled into a
-    # cached non-parallel caller is what crashed after cache reuse).
-    _estep_serial(codes, weights, logtab, logw, lls.shape[0], counts, totals, lls,
-                  init_mode, h_agree, h_dis)
-    return _reduce(counts, totals, lls, cnt, tot)
-
-
 # ------------------------------------------------------------- the parameters
 @njit(cache=True, error_model="numpy")
 def _build_tables(model, hard, phi, pi, eps, conf, theta, xi, q, logtab, logw):
@@ -388,17 +376,6 @@ def _em_buffers(k, m, hard, n_chunks):
 
 
 @njit(cache=True, error_model="numpy")
-def _em_after_start(model, hard, a, cap, n_eff, cnt, tot, groups, n_groups, known_cnt,
-                    known_tot, phi, pi, eps, conf, theta, xi, q):
-    # The M-step after the majority-vote start's E-step.
-    if known_tot.sum() > 0.0:
-        _add_into(cnt, tot, known_cnt, known_tot)
-    if n_groups < cnt.shape[0]:
-        _pool(cnt, groups, n_groups)
-    _mstep(model, hard, a, cap, cnt, tot, n_eff, phi, pi, eps, conf, theta, xi, q)
-
-
-@njit(cache=True, error_model="numpy")
 def _em_after_estep(t, ll, model, hard, a, cap, max_iter, tol, n_eff, logtab, logw, cnt, tot,
                     groups, n_groups, jw, known_cnt, known_tot, phi, pi, eps, conf, theta, xi,
                     q, trace):
@@ -449,15 +426,26 @@ def _em_run(codes, weights, model, hard, a, cap, max_iter, tol, n_eff, n_chunks,
     # False: a constant is typed as a literal and would compile `_estep` once per value.
     vote_start = init_mv
     model_posterior = init_mv != init_mv  # False
+    # Compiled code calls only the serial E-step; the parallel build is called from
+    # Python (`_em_run_parallel`), never from another compiled and cached function (a
+    # parallel region compiled into a cached non-parallel caller crashed after cache reuse).
     if init_mv:
-        _estep(codes, weights, logtab, logw, counts, totals, lls, cnt, tot, vote_start, h_agree,
-               h_dis)
-        _em_after_start(model, hard, a, cap, n_eff, cnt, tot, groups, n_groups, known_cnt,
-                        known_tot, phi, pi, eps, conf, theta, xi, q)
-    _build_tables(model, hard, phi, pi, eps, conf, theta, xi, q, logtab, logw)
+        _estep_serial(codes, weights, logtab, logw, n_chunks, counts, totals, lls, vote_start,
+                      h_agree, h_dis)
+        ll0 = _reduce(counts, totals, lls, cnt, tot)
+        # The start's M-step is iteration 0 of a one-step run (trace: a scratch slot):
+        # t, ll and max_iter as computed values, never as constants, which would be typed
+        # as literals and compile `_em_after_estep` a second time.
+        t0 = max_iter - max_iter
+        _em_after_estep(t0, ll0, model, hard, a, cap, t0 + 1, tol, n_eff, logtab, logw, cnt,
+                        tot, groups, n_groups, jw, known_cnt, known_tot, phi, pi, eps, conf,
+                        theta, xi, q, lls)
+    else:
+        _build_tables(model, hard, phi, pi, eps, conf, theta, xi, q, logtab, logw)
     for t in range(max_iter + 1):
-        ll = _estep(codes, weights, logtab, logw, counts, totals, lls, cnt, tot, model_posterior,
-                    0.0, 0.0)
+        _estep_serial(codes, weights, logtab, logw, n_chunks, counts, totals, lls,
+                      model_posterior, 0.0, 0.0)
+        ll = _reduce(counts, totals, lls, cnt, tot)
         status = _em_after_estep(t, ll, model, hard, a, cap, max_iter, tol, n_eff, logtab, logw,
                                  cnt, tot, groups, n_groups, jw, known_cnt, known_tot, phi, pi,
                                  eps, conf, theta, xi, q, trace)
@@ -477,9 +465,11 @@ def _em_run_parallel(codes, weights, model, hard, a, cap, max_iter, tol, n_eff, 
         _estep_parallel(codes, weights, logtab, logw, n_chunks, counts, totals, lls, True,
                         h_agree, h_dis)
         _reduce(counts, totals, lls, cnt, tot)
-        _em_after_start(model, hard, a, cap, n_eff, cnt, tot, groups, n_groups, known_cnt,
-                        known_tot, phi, pi, eps, conf, theta, xi, q)
-    _build_tables(model, hard, phi, pi, eps, conf, theta, xi, q, logtab, logw)
+        _em_after_estep(0, 0.0, model, hard, a, cap, 1, tol, n_eff, logtab, logw, cnt, tot,
+                        groups, n_groups, jw, known_cnt, known_tot, phi, pi, eps, conf, theta,
+                        xi, q, lls)
+    else:
+        _build_tables(model, hard, phi, pi, eps, conf, theta, xi, q, logtab, logw)
     for t in range(max_iter + 1):
         _estep_parallel(codes, weights, logtab, logw, n_chunks, counts, totals, lls, False,
                         0.0, 0.0)
