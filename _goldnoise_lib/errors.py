@@ -13,6 +13,7 @@ __all__ = [
     "GoldnoiseWarning",
     "LabelWarning",
     "ShapeError",
+    "UnstableStartsWarning",
     "plain",
 ]
 
@@ -36,6 +37,12 @@ class LabelWarning(GoldnoiseWarning):
 
 class ConvergenceWarning(GoldnoiseWarning):
     """An iterative fit stopped before converging, or a latent class collapsed."""
+
+
+class UnstableStartsWarning(ConvergenceWarning):
+    """Starts of an iterative fit end within a hair of the best objective yet label the
+    items differently: which optimum is reported depends on the seed. A
+    :class:`ConvergenceWarning`, so filtering those filters this one too."""
 
 
 class EstimationWarning(GoldnoiseWarning):

@@ -71,7 +71,8 @@ TestResult          -- z, p-value and the SE used by AgreementResult.test(null=.
 Errors and warnings
 -------------------
 ShapeError, GoldnoiseWarning, DegenerateDataWarning, ConvergenceWarning, EstimationWarning,
-LabelWarning (labels that print alike are separate categories)
+LabelWarning (labels that print alike are separate categories), UnstableStartsWarning
+(near-best starts of a latent-class fit label items differently)
 """
 
 from _goldnoise_lib.errors import (
@@ -81,6 +82,7 @@ from _goldnoise_lib.errors import (
     GoldnoiseWarning,
     LabelWarning,
     ShapeError,
+    UnstableStartsWarning,
 )
 from agreement._api import (
     brennan_prediger,
@@ -147,6 +149,7 @@ __all__ = [
     "Ratings",
     "ShapeError",
     "TestResult",
+    "UnstableStartsWarning",
     "agreement_table",
     "as_ratings",
     "brennan_prediger",

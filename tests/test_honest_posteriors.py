@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy.stats import binomtest
 
-from agreement import Ratings
+from agreement import ConvergenceWarning, Ratings, UnstableStartsWarning
 from noise_models import LatentClassModel, calibration, posterior_check
 from noise_models.latent_class import _tempering as T
 from noise_models.latent_class._check import reliability_table
@@ -114,6 +114,37 @@ def test_the_check_flags_mixed_difficulty_and_the_held_out_fit_is_humbler():
     t_indep = LatentClassModel("one-coin", rng=0, calibrate="held-out").fit(r2).temperature
     assert t_indep < humble.temperature
     assert posterior_check(LatentClassModel("one-coin", rng=0).fit(r2),
+                           rng=0).suggested_temperature < 1.1
+
+
+def _shared_lure(n=3000, *, pull=0.5, seed=0, m=3, k=5):
+    """Correlated annotators: on 30% of the items one wrong label (the item's own lure)
+    draws each annotator with probability ``pull``; elsewhere they err independently."""
+    g = np.random.default_rng(seed)
+    truth = g.integers(0, m, n)
+    lure = (truth + g.integers(1, m, n)) % m
+    other = (truth[:, None] + g.integers(1, m, (n, k))) % m
+    x = np.where(g.random((n, k)) < 0.85, truth[:, None], other)
+    lured = (g.random(n) < 0.3)[:, None] & (g.random((n, k)) < pull)
+    return Ratings.from_wide(np.where(lured, lure[:, None], x)), truth
+
+
+@pytest.mark.parametrize("annotators", ["one-coin", "spam", "confusion"])
+def test_the_check_flags_correlated_annotators(annotators):
+    # Errors shared across annotators break the independence every model assumes: the
+    # plain fit is overconfident against the truth, the held-out ratings ask for a
+    # temperature well above 1 and say so, and the tempered fit is closer to calibrated.
+    # With pull=0 (the same annotators erring independently) the check asks for none.
+    r, truth = _shared_lure(seed=1)
+    plain = LatentClassModel(annotators, rng=0).fit(r)
+    check = posterior_check(plain, rng=0)
+    assert _gold_ece(plain, truth) > 0.1
+    assert check.suggested_temperature > 1.25
+    assert "sharper than the ratings" in check.verdict
+    humble = LatentClassModel(annotators, rng=0, calibrate="held-out").fit(r)
+    assert _gold_ece(humble, truth) < _gold_ece(plain, truth) - 0.02
+    r0, _ = _shared_lure(seed=1, pull=0.0)
+    assert posterior_check(LatentClassModel(annotators, rng=0).fit(r0),
                            rng=0).suggested_temperature < 1.1
 
 
@@ -275,18 +306,59 @@ def test_every_start_is_kept_and_near_best_disagreement_is_listed():
     frame = datasets.load_dawid_skene1979()
     r = Ratings.from_long(frame, item="patient", rater="observer", label="rating",
                           replicates="separate")
-    fit = LatentClassModel("confusion", rng=0).fit(r)
+    with pytest.warns(UnstableStartsWarning, match=r"within 1 log-likelihood unit.*4\.4% of "
+                      r"the items.*`fit\.unstable_starts\(\)`.*`n_starts`"):
+        fit = LatentClassModel("confusion", rng=0).fit(r)
+    assert issubclass(UnstableStartsWarning, ConvergenceWarning)
     assert fit.start_objectives.shape == fit.start_disagreement.shape == (10,)
+    assert fit.start_labels.shape == (10, r.n_items)
     kept = int(np.argmax(fit.start_objectives))
     assert fit.start_disagreement[kept] == 0.0
+    # every start's labels are kept (classes matched to the kept start's), and the shares
+    # of items they give differently are the disagreements reported
+    np.testing.assert_array_equal(fit.start_labels[kept], fit.label_codes)
+    np.testing.assert_allclose(fit.start_disagreement,
+                               (fit.start_labels != fit.label_codes).mean(axis=1))
     unstable = fit.unstable_starts()
     assert len(unstable) > 0 and (unstable["gap"] <= 1.0).all()
     assert (unstable["disagreement"] > 0.01).all()
+    # the majority-vote start comes first, the same whatever the seed and number of starts
+    one = LatentClassModel("confusion", n_starts=1).fit(r)
+    assert one.start_objectives[0] == fit.start_objectives[0]
+    assert one.start_labels.shape == (1, r.n_items) and one.unstable_starts().empty
+    with pytest.warns(UnstableStartsWarning):
+        other = LatentClassModel("confusion", rng=5).fit(r)
+    assert other.start_objectives[0] == fit.start_objectives[0]
+    # a clear optimum: no warning (the suite turns warnings into errors), nothing listed
     g = np.random.default_rng(3)
     truth = g.integers(0, 2, 500)
     x = np.where(g.random((500, 5)) < 0.85, truth[:, None], 1 - truth[:, None])
     clean = LatentClassModel("one-coin", rng=0).fit(x)
     assert clean.unstable_starts().empty
+    assert clean.start_labels.shape == (10, 500)
+    assert (clean.start_labels == clean.label_codes).all()
+
+
+def test_gold_items_keep_their_class_in_every_start():
+    r, truth = _independent(300, 3, 0.7, m=3, seed=13)
+    gold = pd.Series(truth[:40], index=r.items[:40])
+    fit = LatentClassModel("confusion", rng=0).fit(r, gold=gold)
+    assert (fit.start_labels[:, :40] == truth[:40]).all()
+    np.testing.assert_array_equal(fit.start_labels[int(np.argmax(fit.start_objectives))],
+                                  fit.label_codes)
+
+
+def test_the_audit_notes_unstable_starts_and_says_what_to_do():
+    from goldnoise import audit, datasets
+
+    frame = datasets.load_dawid_skene1979()
+    frame["rater"] = frame["observer"].astype(str) + "." + frame["replicate"].astype(str)
+    r = Ratings.from_long(frame, item="patient", rater="rater", label="rating")
+    res = audit(r, rng=0, model="confusion")  # the audit collects warnings as notes
+    section = res.sections["latent_class"]
+    assert section.values["unstable_starts"] == len(res.fit.unstable_starts()) > 0
+    assert any("depends on the starts" in line and "--starts" in line for line in section.lines)
+    assert any("unstable_starts" in n and "n_starts" in n for n in section.notes)
 
 
 def test_annotator_accuracy_on_gold_has_its_exact_interval():

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agreement import ConvergenceWarning, Ratings
+from agreement import ConvergenceWarning, Ratings, UnstableStartsWarning
 from noise_models import EasyHardModel, LatentClassFit, LatentClassModel
 from noise_models.latent_class import _kernels as K
 from noise_models.latent_class._em import _warn_if_degenerate
@@ -195,6 +195,8 @@ class TestValidation:
 
 # ---------------------------------------------------------- the EM engine
 class TestEngine:
+    # 60 items, 30% of them coin-flips: two starts may end apart (the subject is the E-step).
+    @pytest.mark.filterwarnings("ignore::agreement.UnstableStartsWarning")
     @pytest.mark.parametrize("ann, hard", ALL_MODELS)
     def test_estep_matches_slow_reference(self, ann, hard):
         r = small_data(1)
@@ -330,10 +332,15 @@ class TestEngine:
 
     def test_reproducible_and_rng_types(self):
         r = small_data(5)
-        a = LatentClassModel("spam", rng=7).fit(r)
-        b = LatentClassModel("spam", rng=np.random.default_rng(7)).fit(r)
+        # on these 60 items near-best starts label many items differently: the fit says so,
+        # the same way for a seed and for a generator seeded alike
+        with pytest.warns(UnstableStartsWarning, match="unstable_starts"):
+            a = LatentClassModel("spam", rng=7).fit(r)
+        with pytest.warns(UnstableStartsWarning, match="unstable_starts"):
+            b = LatentClassModel("spam", rng=np.random.default_rng(7)).fit(r)
         assert np.array_equal(a.loglik, b.loglik)
         assert np.array_equal(a.class_posterior, b.class_posterior)
+        assert np.array_equal(a.start_labels, b.start_labels)
 
     def test_disable_jit_gives_the_same_fit(self):
         # The kernels run as plain Python under NUMBA_DISABLE_JIT=1.

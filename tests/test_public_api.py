@@ -18,7 +18,8 @@ PUBLIC = {
         "Ratings", "ShapeError", "agreement_table", "as_ratings", "brennan_prediger",
         "cohen_kappa", "conger_kappa", "fleiss_kappa", "gwet_ac1", "item_statistics",
         "krippendorff_alpha", "light_kappa", "percent_agreement", "scott_pi",
-        "LabelWarning", "TestResult", "category_kappas", "named_weights",
+        "LabelWarning", "TestResult", "UnstableStartsWarning", "category_kappas",
+        "named_weights",
         "CoefficientInfo", "coefficient_info",
         # larger than memory: partial -> combine -> finalize
         "STATISTICS", "ChunkedRatings", "PartialSums", "combine_sums", "finalize_sums",

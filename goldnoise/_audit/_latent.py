@@ -226,6 +226,14 @@ def latent_sections(f: Fitted, *, gold: Any = None, alpha: float, bracket: Any,
         f"({pct(expected_wrong / r.n_items)}); {likely_wrong} items have a fitted label more "
         f"likely wrong than right; {differs} fitted labels differ from the majority vote",
     ]
+    unstable = fit.unstable_starts()
+    s.values["unstable_starts"] = len(unstable)
+    if len(unstable):
+        s.lines.append(
+            f"the optimum depends on the starts: {len(unstable)} of {len(fit.start_objectives)} "
+            f"end within 1 log-likelihood unit of the best yet label up to "
+            f"{pct(float(unstable['disagreement'].max()))} of the items differently (more "
+            "starts: --starts; known labels: --gold)")
     if bracket is not None:
         s.lines.append(
             f"that share is the model's own, labels-only estimate (annotators err "

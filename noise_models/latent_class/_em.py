@@ -17,12 +17,17 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from _goldnoise_lib.errors import ConvergenceWarning, plain
+from _goldnoise_lib.errors import ConvergenceWarning, UnstableStartsWarning, plain
 from _goldnoise_lib.lazy import lazy_module
 from _goldnoise_lib.progress import progress
 from _goldnoise_lib.validation import check_rng
 from agreement import Ratings
-from noise_models.latent_class._fit import LatentClassFit, _readonly
+from noise_models.latent_class._fit import (
+    UNSTABLE_SHARE,
+    UNSTABLE_WITHIN,
+    LatentClassFit,
+    _readonly,
+)
 
 # Imported at first use: scipy and Numba would double the time of `import goldnoise`.
 _optimize = lazy_module("scipy.optimize")
@@ -203,9 +208,16 @@ def _fit(model: Any, r: Ratings, codes: np.ndarray,
     else:
         em_rows, em_weights = em_codes, None
     parallel = em_rows.size >= K.PARALLEL_THRESHOLD
-    params, trace, n_iter, conv, finals, disagree = _run_starts(
+    params, trace, n_iter, conv, finals, disagree, row_labels = _run_starts(
         model, em_rows, em_weights, k, m, q_fixed, n_eff, parallel, groups=groups,
         tie=r.has_replicates, known=known_sums)
+    # every start's labels in the items' order (gold items: their gold class in every start)
+    start_labels = row_labels[:, merged[2]] if merged is not None else row_labels
+    if known_sums is not None:
+        full = np.empty((model.n_starts, r.n_items), dtype=start_labels.dtype)
+        full[:, known < 0] = start_labels
+        full[:, known >= 0] = known[known >= 0]
+        start_labels = full
     if known_sums is None:
         rows, weights, inverse = (merged if merged is not None else (codes, None, None))
     else:
@@ -232,7 +244,8 @@ def _fit(model: Any, r: Ratings, codes: np.ndarray,
         log_likelihood += float(np.sum(joint) - np.sum(ll_all))
     return _finish(model, r, em_model, hard, params, trace, n_iter, conv, finals, class_post,
                    hard_post, labels, label_post, log_likelihood, mv, rated,
-                   anchored=known_sums is not None, disagreement=disagree)
+                   anchored=known_sums is not None, disagreement=disagree,
+                   start_labels=start_labels)
 
 
 def _em_codes(model: Any) -> tuple[int, int]:
@@ -246,8 +259,10 @@ def _run_starts(model: Any, rows: np.ndarray, weights: np.ndarray | None, k: int
     """EM from every start over ``rows`` (with multiplicities); the best start's result.
 
     Returns ``(params, trace, n_iter, converged, final objective of every start, share of
-    labels each start gives differently from the kept one)`` (shares weighted by
-    ``weights``; for Dawid–Skene after matching the classes, which a start may permute).
+    labels each start gives differently from the kept one, every start's labels of the
+    rows)`` (shares weighted by ``weights``; for Dawid–Skene after matching the classes,
+    which a start may permute: the labels returned are the matched ones). Start 0 is the
+    majority-vote start, whatever ``n_starts``.
     """
     em_model, hard = _em_codes(model)
     cap = (m - 1) / m
@@ -278,13 +293,15 @@ def _run_starts(model: Any, rows: np.ndarray, weights: np.ndarray | None, k: int
     kept = int(np.argmax(finals))
     w = np.ones(len(rows)) if weights is None else np.asarray(weights, dtype=np.float64)
     disagree = np.zeros(model.n_starts)
+    dtype = np.int16 if m <= np.iinfo(np.int16).max else np.int64
+    matched = np.empty((model.n_starts, len(rows)), dtype=dtype)
     for s, lab in enumerate(start_labels):
-        if s == kept or w.sum() == 0:
-            continue
-        if em_model == K.CONFUSION:
+        if s != kept and em_model == K.CONFUSION:
             lab = _match_to(lab, start_labels[kept], m)[lab]
-        disagree[s] = float(np.dot(w, lab != start_labels[kept]) / w.sum())
-    return params, trace, n_iter, conv, finals, disagree
+        matched[s] = lab
+        if s != kept and w.sum() > 0:
+            disagree[s] = float(np.dot(w, lab != start_labels[kept]) / w.sum())
+    return params, trace, n_iter, conv, finals, disagree, matched
 
 
 def _finish(model: Any, r: Ratings, em_model: int, hard: int, params: _Params,
@@ -292,11 +309,14 @@ def _finish(model: Any, r: Ratings, em_model: int, hard: int, params: _Params,
             class_post: np.ndarray, hard_post: np.ndarray, labels: np.ndarray,
             label_post: np.ndarray, log_likelihood: float, mv: np.ndarray,
             rated: np.ndarray, anchored: bool = False,
-            disagreement: np.ndarray | None = None) -> LatentClassFit:
+            disagreement: np.ndarray | None = None,
+            start_labels: np.ndarray | None = None) -> LatentClassFit:
     """Name the classes, warn, and build the fit (shared by the in-memory and chunked fits)."""
     m = r.n_categories
-    # Every start's objective and its disagreement with the kept labels are kept on the fit
-    # (start_objectives, start_disagreement); see LatentClassFit.unstable_starts.
+    # Every start's objective, labels and disagreement with the kept labels are kept on the
+    # fit (start_objectives, start_labels, start_disagreement); see unstable_starts.
+    if start_labels is None:
+        start_labels = np.empty((0, r.n_items), dtype=np.int16)
     if em_model == K.CONFUSION and not anchored:
         # Dawid–Skene is symmetric in the classes: name them after majority vote.
         perm = _match_to(labels[rated > 0], mv[rated > 0], m)
@@ -306,7 +326,10 @@ def _finish(model: Any, r: Ratings, em_model: int, hard: int, params: _Params,
             params.conf[:] = params.conf[:, inv, :]
             class_post = class_post[:, inv]
             labels = perm[labels]
+            start_labels = perm[start_labels].astype(start_labels.dtype)
     _warn_if_degenerate(model, conv, n_iter, labels[rated > 0], mv[rated > 0], m, r)
+    if disagreement is not None:
+        _warn_if_unstable(model, finals, disagreement)
 
     has_hard = hard != K.HARD_NONE
     return LatentClassFit(
@@ -325,6 +348,7 @@ def _finish(model: Any, r: Ratings, em_model: int, hard: int, params: _Params,
         loglik=_readonly(trace),
         log_likelihood=log_likelihood,
         n_iter=n_iter, converged=conv, start_objectives=_readonly(finals),
+        start_labels=_readonly(np.ascontiguousarray(start_labels)),
         start_disagreement=_readonly(np.zeros(len(finals)) if disagreement is None
                                      else np.asarray(disagreement, dtype=np.float64)),
     )
@@ -365,6 +389,24 @@ def _warn_if_degenerate(model: Any, converged: bool, n_iter: int,
             "(e.g. annotators='spam' or 'one-coin') or a larger `prior_strength`.",
             ConvergenceWarning, stacklevel=5,
         )
+
+
+def _warn_if_unstable(model: Any, finals: np.ndarray, disagreement: np.ndarray) -> None:
+    """Warn when starts near the best objective label items differently (SPEC §5, Starts)."""
+    gap = finals.max() - finals
+    near = (gap <= UNSTABLE_WITHIN) & (np.asarray(disagreement) > UNSTABLE_SHARE)
+    if not np.any(near):
+        return
+    warnings.warn(
+        f"{model.name}: {int(near.sum())} of {len(finals)} EM starts end within "
+        f"{UNSTABLE_WITHIN:g} log-likelihood unit of the best objective (gap "
+        f"{gap[near].min():.2f}) yet label up to {np.max(disagreement[near]):.1%} of the "
+        "items differently: the optimum reported depends on the starts (the seed). The fit "
+        "returned is the best start's. Compare the starts with `fit.unstable_starts()` "
+        "(their labels are in `fit.start_labels`), raise `n_starts` (`--starts` on the "
+        "command line), or pin the optimum down with known labels (`gold=`).",
+        UnstableStartsWarning, stacklevel=5,
+    )
 
 
 #: Held-out items used to choose the temperature (a seeded sample beyond this).

@@ -32,7 +32,14 @@ optimize = lazy_module("scipy.optimize")
 special = lazy_module("scipy.special")
 K = lazy_module("noise_models.latent_class._kernels")
 
-__all__ = ["FitNoiseBoundResult", "LatentClassFit", "fit_noise_bound"]
+__all__ = ["UNSTABLE_SHARE", "UNSTABLE_WITHIN", "FitNoiseBoundResult", "LatentClassFit",
+           "fit_noise_bound"]
+
+#: Starts within this many log-likelihood units of the best objective that label more than
+#: this share of the items differently make the optimum unstable (SPEC §5, Starts): the fit
+#: warns (UnstableStartsWarning) and LatentClassFit.unstable_starts lists them.
+UNSTABLE_WITHIN = 1.0
+UNSTABLE_SHARE = 0.01
 
 # Gauss–Legendre nodes over the region where π's posterior is above e^-_CUT
 # of its maximum (e^-40 ≈ 4e-18 of the mass is left out).
@@ -102,11 +109,17 @@ class LatentClassFit(Result):
     converged : bool
         Whether the kept start met ``tol`` within ``max_iter``.
     start_objectives : ndarray, shape (n_starts,)
-        Final objective of every start (the first is the majority-vote start).
+        Final objective of every start (the first is the majority-vote start, which is
+        always among the starts).
+    start_labels : ndarray of int, shape (n_starts, n)
+        Every start's label codes of the items (classes matched to the kept start's for
+        Dawid–Skene; gold items carry their gold class in every start). Empty (no rows)
+        for ratings fitted in chunks, where items are not kept per start.
     start_disagreement : ndarray, shape (n_starts,)
         Share of items each start labels differently from the kept one (0 for the kept
         one; classes matched for Dawid–Skene). :meth:`unstable_starts` lists the starts
-        within 1 log-likelihood unit of the best that disagree on more than 1% of labels.
+        within 1 log-likelihood unit of the best that disagree on more than 1% of labels,
+        and the fit warns (:class:`~agreement.UnstableStartsWarning`) when there is one.
 
     Examples
     --------
@@ -145,10 +158,12 @@ class LatentClassFit(Result):
     converged: bool
     start_objectives: np.ndarray = field(default_factory=lambda: np.empty(0))
     start_disagreement: np.ndarray = field(default_factory=lambda: np.empty(0))
+    start_labels: np.ndarray = field(default_factory=lambda: np.empty((0, 0), dtype=np.int16))
     temperature: float = 1.0
     n_gold: int = 0
 
-    def unstable_starts(self, within: float = 1.0, share: float = 0.01) -> pd.DataFrame:
+    def unstable_starts(self, within: float = UNSTABLE_WITHIN,
+                        share: float = UNSTABLE_SHARE) -> pd.DataFrame:
         """Starts that end near the best objective yet label items differently.
 
         A start within ``within`` log-likelihood units of the best whose labels differ
@@ -167,11 +182,19 @@ class LatentClassFit(Result):
         >>> frame = datasets.load_dawid_skene1979()
         >>> r = Ratings.from_long(frame, item="patient", rater="observer", label="rating",
         ...                       replicates="separate")
-        >>> fit = LatentClassModel("confusion", rng=0).fit(r)
+        >>> import warnings
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     fit = LatentClassModel("confusion", rng=0).fit(r)
+        >>> [w.category.__name__ for w in caught]
+        ['UnstableStartsWarning']
         >>> fit.unstable_starts().round(3).head(2)
            start  objective    gap  disagreement
         0      1   -218.571  0.486         0.044
         1      5   -218.571  0.486         0.044
+        >>> kept = fit.start_objectives.argmax()
+        >>> int((fit.start_labels[1] != fit.start_labels[kept]).sum())  # of 45 patients
+        2
         """
         obj = np.asarray(self.start_objectives, dtype=np.float64)
         dis = np.asarray(self.start_disagreement, dtype=np.float64)

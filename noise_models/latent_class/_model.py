@@ -81,8 +81,9 @@ class LatentClassModel:
         A start has converged when an iteration raises the objective by at
         most ``tol`` times its absolute value.
     n_starts : int, default 10
-        Starts: the first from majority vote, the others from random
-        parameters; the fit with the highest objective is kept.
+        Starts: the first from majority vote (always, whatever ``n_starts``),
+        the others from random parameters; the fit with the highest objective
+        is kept, and every start's objective and labels are recorded on it.
     rng : None, int, numpy.random.Generator, optional
         Seed for the random starts (``numpy.random.default_rng(rng)``).
 
@@ -148,8 +149,18 @@ class LatentClassModel:
     >>> r7 = Ratings.from_long(long, item="patient", label="rating")
     >>> LatentClassModel("confusion", prior_strength=0, n_starts=1).fit(r7).phi.round(2)
     array([0.42, 0.4 , 0.11, 0.07])
-    >>> LatentClassModel("confusion", rng=0).fit(r7).phi.round(2)  # MAP, 10 starts
-    array([0.42, 0.44, 0.07, 0.07])
+
+    MAP from 10 starts: several of them end within one log-likelihood unit of the
+    best yet label a few of the 45 patients differently, so the fit says so
+    (:class:`~agreement.UnstableStartsWarning`; the starts are in
+    ``fit.unstable_starts()``):
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     map7 = LatentClassModel("confusion", rng=0).fit(r7)
+    >>> map7.phi.round(2), [w.category.__name__ for w in caught]
+    (array([0.42, 0.44, 0.07, 0.07]), ['UnstableStartsWarning'])
     """
 
     # Merge identical rows before EM (exact; off only to time the per-item engine).
@@ -248,6 +259,13 @@ class LatentClassModel:
             If the kept start did not converge in ``max_iter`` iterations, or
             a class that majority vote gives to at least 1% of the items is
             (almost) never the fitted label.
+        UnstableStartsWarning
+            (a ConvergenceWarning) If a start ending within 1 log-likelihood
+            unit of the best objective labels more than 1% of the items
+            differently from the kept start: the optimum reported depends on
+            the seed. :meth:`LatentClassFit.unstable_starts` lists those
+            starts and :attr:`LatentClassFit.start_labels` holds every
+            start's labels.
 
         Notes
         -----

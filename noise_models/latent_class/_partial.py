@@ -282,7 +282,7 @@ def fit_chunked(model: Any, ratings: Any) -> Any:
         rows = _patterns.decode_rows(hist[0], k, m, schema.codes.dtype)
         q_fixed = state.starts[0].params.q if hard in (K.HARD_MARGINAL,
                                                        K.HARD_UNIFORM) else None
-        params, trace, n_iter, conv, finals, disagree = E._run_starts(
+        params, trace, n_iter, conv, finals, disagree, _ = E._run_starts(
             model, rows, hist[1], k, m, q_fixed, n_eff, rows.size >= K.PARALLEL_THRESHOLD)
     else:
         while state.running:  # one map-reduce per iteration, every running start at once
