@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from _goldnoise_lib.threads import serial_and_parallel
+
 
 # ------------------------------------------------------------------ row keys
 @njit(cache=True, inline="always")
@@ -114,8 +116,7 @@ def counts_to_codes(counts, out):
 
 
 def _builds(impl):
-    return (njit(cache=True, error_model="numpy")(impl),
-            njit(cache=True, parallel=True, error_model="numpy")(impl))
+    return serial_and_parallel(impl, error_model="numpy")
 
 
 row_histogram = _builds(_row_hist_impl)

@@ -5,11 +5,26 @@ Numba kernels that loop over items are compiled twice, serial and
 thread team costs more than it saves. The thresholds are counts of cells
 (items × annotators, or items × categories) and live here once, so every
 package switches at the same size.
+
+:func:`serial_and_parallel` makes the two builds. Numba's on-disk cache names a
+compiled kernel by its Python function (module, qualified name, first line) and
+its argument types, not by its compile options: two builds of one function would
+share cache entries, and a process could load the parallel build where it asked
+for the serial one (or the reverse). The parallel build is therefore compiled
+from a twin of the function under its own name, and each build has its own cache.
 """
 
 from __future__ import annotations
 
-__all__ = ["HISTOGRAM_PARALLEL_CELLS", "PARALLEL_THRESHOLD", "use_parallel"]
+import types
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["HISTOGRAM_PARALLEL_CELLS", "PARALLEL_SUFFIX", "PARALLEL_THRESHOLD",
+           "serial_and_parallel", "use_parallel"]
+
+#: Appended to a kernel's name for its parallel build (and so to its cache files).
+PARALLEL_SUFFIX = "__parallel"
 
 #: Below this many cells a per-item kernel runs serially.
 PARALLEL_THRESHOLD = 200_000
@@ -23,3 +38,29 @@ def use_parallel(cells: int, parallel: bool | None = None,
                  threshold: int = PARALLEL_THRESHOLD) -> bool:
     """The parallel build for ``cells`` ≥ ``threshold`` unless ``parallel`` says otherwise."""
     return cells >= threshold if parallel is None else bool(parallel)
+
+
+def _twin(fn: Callable, suffix: str) -> Callable:
+    # The same code, globals and defaults under another name: a distinct function
+    # for Numba's cache, identical arithmetic.
+    twin = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__ + suffix,
+                              fn.__defaults__, fn.__closure__)
+    twin.__qualname__ = fn.__qualname__ + suffix
+    twin.__module__ = fn.__module__
+    twin.__kwdefaults__ = fn.__kwdefaults__
+    twin.__doc__ = fn.__doc__
+    return twin
+
+
+def serial_and_parallel(impl: Callable, **options: Any) -> tuple[Any, Any]:
+    """``(serial, parallel)`` Numba builds of ``impl`` (``prange`` is ``range`` in the first).
+
+    Both are ``njit(cache=True, **options)``; the parallel one is compiled from a
+    twin of ``impl`` named ``impl.__name__ + PARALLEL_SUFFIX``, so the two never
+    share a cache entry (see the module docstring). Nothing compiles here.
+    """
+    from numba import njit
+
+    options = {"cache": True, **options}
+    return (njit(**options)(impl),
+            njit(parallel=True, **options)(_twin(impl, PARALLEL_SUFFIX)))

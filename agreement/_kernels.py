@@ -14,11 +14,10 @@ Conventions shared by every kernel in this package:
 
 from __future__ import annotations
 
-
 import numpy as np
 from numba import njit, prange
 
-from _goldnoise_lib.threads import PARALLEL_THRESHOLD
+from _goldnoise_lib.threads import PARALLEL_THRESHOLD, serial_and_parallel
 
 
 def _item_counts_impl(codes, m):
@@ -33,8 +32,8 @@ def _item_counts_impl(codes, m):
     return out
 
 
-_item_counts_serial = njit(cache=True, error_model="numpy")(_item_counts_impl)
-_item_counts_parallel = njit(cache=True, parallel=True, error_model="numpy")(_item_counts_impl)
+_item_counts_serial, _item_counts_parallel = serial_and_parallel(_item_counts_impl,
+                                                                  error_model="numpy")
 
 
 def item_counts(codes: np.ndarray, m: int) -> np.ndarray:
@@ -556,8 +555,7 @@ def _pair_ss_impl(codes, m, w, weighted, beta, center, block):
 
 
 def _builds(impl):
-    return (njit(cache=True, error_model="numpy")(impl),
-            njit(cache=True, parallel=True, error_model="numpy")(impl))
+    return serial_and_parallel(impl, error_model="numpy")
 
 
 _count_sums_serial, _count_sums_parallel = _builds(_count_sums_impl)

@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit, prange
 
 from _goldnoise_lib._pattern_kernels import packed_counts
-from _goldnoise_lib.threads import PARALLEL_THRESHOLD
+from _goldnoise_lib.threads import PARALLEL_THRESHOLD, serial_and_parallel
 
 # How a unit's disagreement is computed from its values.
 KIND_NOMINAL = 0  # δ² = [c ≠ k]
@@ -203,8 +203,7 @@ def _sums_impl(codes, values, kind, delta, bits, small, weights, use_weights, ch
         n_units[b] = nu
 
 
-_sums_serial = njit(cache=True, error_model="numpy")(_sums_impl)
-_sums_parallel = njit(cache=True, parallel=True, error_model="numpy")(_sums_impl)
+_sums_serial, _sums_parallel = serial_and_parallel(_sums_impl, error_model="numpy")
 
 
 def _unit_terms_impl(codes, values, kind, delta, bits, small, m, r_out, q_out):
@@ -219,8 +218,7 @@ def _unit_terms_impl(codes, values, kind, delta, bits, small, m, r_out, q_out):
             q_out[i] = q
 
 
-_unit_terms_serial = njit(cache=True, error_model="numpy")(_unit_terms_impl)
-_unit_terms_parallel = njit(cache=True, parallel=True, error_model="numpy")(_unit_terms_impl)
+_unit_terms_serial, _unit_terms_parallel = serial_and_parallel(_unit_terms_impl, error_model="numpy")
 
 
 def _gwet_se_impl(codes, values, kind, delta, bits, small, wpi, rbar, pa_p, pe, alpha_p, scale,
@@ -255,8 +253,7 @@ def _gwet_se_impl(codes, values, kind, delta, bits, small, wpi, rbar, pa_p, pe, 
         out[b] = acc
 
 
-_gwet_se_serial = njit(cache=True, error_model="numpy")(_gwet_se_impl)
-_gwet_se_parallel = njit(cache=True, parallel=True, error_model="numpy")(_gwet_se_impl)
+_gwet_se_serial, _gwet_se_parallel = serial_and_parallel(_gwet_se_impl, error_model="numpy")
 
 
 def _coincidences_impl(codes, weights, use_weights, chunk, out):
@@ -282,8 +279,7 @@ def _coincidences_impl(codes, weights, use_weights, chunk, out):
                         out[b, c, e] += w
 
 
-_coincidences_serial = njit(cache=True, error_model="numpy")(_coincidences_impl)
-_coincidences_parallel = njit(cache=True, parallel=True, error_model="numpy")(_coincidences_impl)
+_coincidences_serial, _coincidences_parallel = serial_and_parallel(_coincidences_impl, error_model="numpy")
 
 
 @njit(cache=True, error_model="numpy")

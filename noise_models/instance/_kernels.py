@@ -21,7 +21,8 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from _goldnoise_lib.threads import PARALLEL_THRESHOLD
+from _goldnoise_lib.threads import PARALLEL_THRESHOLD, serial_and_parallel
+
 # Blocks of the deterministic reduction: fixed, independent of the thread count.
 N_BLOCKS = 64
 # A chunk is reduced twice from cache (sum, then squared deviations): ~128 KiB.
@@ -99,10 +100,7 @@ def _class_moments_impl(probs, labels, n_labels, chunk, n_blocks):
     return b_cnt, b_mean, b_m2
 
 
-_class_moments_serial = njit(cache=True, error_model="numpy")(_class_moments_impl)
-_class_moments_parallel = njit(cache=True, parallel=True, error_model="numpy")(
-    _class_moments_impl
-)
+_class_moments_serial, _class_moments_parallel = serial_and_parallel(_class_moments_impl, error_model="numpy")
 
 
 @njit(cache=True, error_model="numpy")
@@ -187,8 +185,7 @@ def _check_rows_impl(probs, atol, n_blocks):
     return first
 
 
-_check_rows_serial = njit(cache=True, error_model="numpy")(_check_rows_impl)
-_check_rows_parallel = njit(cache=True, parallel=True, error_model="numpy")(_check_rows_impl)
+_check_rows_serial, _check_rows_parallel = serial_and_parallel(_check_rows_impl, error_model="numpy")
 
 
 def first_bad_row(probs: np.ndarray, atol: float) -> tuple[int, int]:
@@ -228,8 +225,7 @@ def _tv_rows_impl(p, q):
     return out
 
 
-_tv_rows_serial = njit(cache=True, error_model="numpy")(_tv_rows_impl)
-_tv_rows_parallel = njit(cache=True, parallel=True, error_model="numpy")(_tv_rows_impl)
+_tv_rows_serial, _tv_rows_parallel = serial_and_parallel(_tv_rows_impl, error_model="numpy")
 
 
 def tv_rows(p: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -254,8 +250,7 @@ def _entropy_rows_impl(p):
     return out
 
 
-_entropy_rows_serial = njit(cache=True, error_model="numpy")(_entropy_rows_impl)
-_entropy_rows_parallel = njit(cache=True, parallel=True, error_model="numpy")(_entropy_rows_impl)
+_entropy_rows_serial, _entropy_rows_parallel = serial_and_parallel(_entropy_rows_impl, error_model="numpy")
 
 
 def entropy_rows(p: np.ndarray) -> np.ndarray:
@@ -290,8 +285,7 @@ def _sample_rows_impl(w, u):
     return out
 
 
-_sample_rows_serial = njit(cache=True, error_model="numpy")(_sample_rows_impl)
-_sample_rows_parallel = njit(cache=True, parallel=True, error_model="numpy")(_sample_rows_impl)
+_sample_rows_serial, _sample_rows_parallel = serial_and_parallel(_sample_rows_impl, error_model="numpy")
 
 
 def sample_rows(weights: np.ndarray, u: np.ndarray) -> np.ndarray:

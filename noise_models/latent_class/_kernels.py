@@ -38,7 +38,7 @@ import numpy as np
 from numba import njit, prange
 
 from _goldnoise_lib import patterns as _patterns
-from _goldnoise_lib.threads import PARALLEL_THRESHOLD
+from _goldnoise_lib.threads import PARALLEL_THRESHOLD, serial_and_parallel
 
 # Annotator ("easy emission") models and hard components: integer codes
 # shared with _latent.py.
@@ -166,8 +166,7 @@ def _estep_impl(codes, weights, logtab, logw, n_chunks, counts, totals, lls,
         lls[ch] = ll + np.log(zprod)
 
 
-_estep_serial = njit(cache=True, error_model="numpy")(_estep_impl)
-_estep_parallel = njit(cache=True, parallel=True, error_model="numpy")(_estep_impl)
+_estep_serial, _estep_parallel = serial_and_parallel(_estep_impl, error_model="numpy")
 
 
 @njit(cache=True, error_model="numpy")
@@ -541,8 +540,7 @@ def _posterior_impl(codes, logtab, logw, class_post, hard_post, labels, label_po
         label_post[i] = ls[best] / z
 
 
-_posterior_serial = njit(cache=True, error_model="numpy")(_posterior_impl)
-_posterior_parallel = njit(cache=True, parallel=True, error_model="numpy")(_posterior_impl)
+_posterior_serial, _posterior_parallel = serial_and_parallel(_posterior_impl, error_model="numpy")
 
 
 @njit(cache=True, error_model="numpy")

@@ -26,6 +26,8 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from _goldnoise_lib.threads import serial_and_parallel
+
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -153,8 +155,7 @@ def _counts_times_rows_impl(counts, rows, out):
 
 def _builds(impl):
     """Serial and parallel builds of one kernel (small work: the thread pool costs more)."""
-    return (njit(cache=True, error_model="numpy")(impl),
-            njit(cache=True, parallel=True, error_model="numpy")(impl))
+    return serial_and_parallel(impl, error_model="numpy")
 
 
 # Below this many multiply-adds (or draws) a kernel runs serially.

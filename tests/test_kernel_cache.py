@@ -1,0 +1,118 @@
+"""Numba's on-disk cache: every compiled build of a kernel has cache files of its own.
+
+Numba names a cached kernel by its Python function (module, qualified name, first
+line) and its argument types, not by its compile options. Two builds of one
+function (serial and ``parallel=True``) therefore shared cache entries: a process
+could load the parallel build where it asked for the serial one, or the reverse —
+measured, the serial pattern histogram ran 5–10× slower after a parallel build
+had been cached under its name. ``_goldnoise_lib.threads.serial_and_parallel``
+compiles the parallel build from a renamed twin; these tests hold every package to it.
+"""
+
+from __future__ import annotations
+
+import collections
+import importlib
+import json
+import os
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numba.core.dispatcher import Dispatcher
+
+from _goldnoise_lib.threads import PARALLEL_SUFFIX, serial_and_parallel
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("_goldnoise_lib", "agreement", "noise_models", "simulation", "goldnoise")
+
+
+def _modules():
+    for name in PACKAGES:
+        package = importlib.import_module(name)
+        yield package
+        for info in pkgutil.walk_packages(package.__path__, name + "."):
+            yield importlib.import_module(info.name)
+
+
+def _dispatchers(obj):
+    if isinstance(obj, Dispatcher):
+        yield obj
+    elif isinstance(obj, (tuple, list)):
+        for item in obj:
+            yield from _dispatchers(item)
+
+
+def test_no_two_cached_builds_share_a_cache_name():
+    names = collections.defaultdict(set)
+    for module in _modules():
+        for value in vars(module).values():
+            for d in _dispatchers(value):
+                if type(d._cache).__name__ == "NullCache":  # not cached
+                    continue
+                f = d.py_func
+                names[(f.__module__, f.__qualname__, f.__code__.co_firstlineno)].add(id(d))
+    assert len(names) > 50  # the scan found the kernels
+    shared = sorted(k for k, v in names.items() if len(v) > 1)
+    assert shared == [], f"builds sharing cache files: {shared}"
+
+
+def test_serial_and_parallel_builds_are_twins():
+    def kernel(x, out):
+        for i in range(x.shape[0]):
+            out[i] = 2 * x[i]
+
+    serial, parallel = serial_and_parallel(kernel, error_model="numpy")
+    assert serial.py_func is kernel
+    assert parallel.py_func is not kernel
+    assert parallel.py_func.__qualname__ == kernel.__qualname__ + PARALLEL_SUFFIX
+    assert parallel.py_func.__code__ is kernel.__code__
+    assert parallel.targetoptions["parallel"] and "parallel" not in serial.targetoptions
+    assert type(serial._cache).__name__ != "NullCache"
+    assert type(parallel._cache).__name__ != "NullCache"
+    x = np.arange(5.0)
+    a, b = np.empty(5), np.empty(5)
+    serial.py_func(x, a)
+    parallel.py_func(x, b)
+    np.testing.assert_array_equal(a, b)
+
+
+_PROBE = """
+import json, sys
+import numpy as np
+from _goldnoise_lib import _pattern_kernels as K
+from _goldnoise_lib import patterns as P
+
+codes = np.random.default_rng(0).integers(-1, 4, (500, 5)).astype(np.int8)
+codes.flags.writeable = False
+bits, table, use_rank, n_bins = P.count_plan(5, 4, None)
+out = np.zeros((1, n_bins), dtype=np.int64)
+build = K.count_histogram[int(sys.argv[1])]
+build(codes, bits, table, use_rank, codes.shape[0], out)
+print(json.dumps({"hits": sum(build.stats.cache_hits.values()),
+                  "misses": sum(build.stats.cache_misses.values()),
+                  "total": int(out.sum())}))
+"""
+
+
+def _probe(build: int, cache: Path) -> dict:
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT))
+    env.pop("NUMBA_DISABLE_JIT", None)
+    done = subprocess.run([sys.executable, "-c", _PROBE, str(build)], env=env,
+                          capture_output=True, text=True, timeout=600, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="needs the JIT")
+def test_serial_build_never_loads_the_parallel_build_from_the_cache(tmp_path):
+    # A fresh cache: the parallel build compiles and caches first; the serial build
+    # in a new process must compile its own code (a miss), not load the parallel one.
+    first = _probe(1, tmp_path)
+    assert first["hits"] == 0 and first["misses"] == 1 and first["total"] == 500
+    second = _probe(0, tmp_path)
+    assert second == {"hits": 0, "misses": 1, "total": 500}
+    # ... and its own cached build serves the next process.
+    assert _probe(0, tmp_path)["hits"] == 1
