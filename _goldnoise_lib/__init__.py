@@ -15,7 +15,8 @@ patterns    -- the keys of rating patterns (whole rows; counts per category), th
                histograms and decoding: one implementation for every package
                (kernels in ``_pattern_kernels``, inline-callable from other kernels)
 threads     -- ``PARALLEL_THRESHOLD`` and ``use_parallel``: when a kernel's parallel
-               build pays, the same size for every package
+               build pays, the same size for every package; ``serial_and_parallel``:
+               the two builds of a kernel, each with cache files of its own
 progress    -- ``progress``: tqdm bars on stderr, one switch (``GOLDNOISE_PROGRESS=0``)
 html        -- ``result_html``: the ``_repr_html_`` of every result object
 results     -- ``Result``: the one protocol of result objects (to_dict, to_frame, summary,

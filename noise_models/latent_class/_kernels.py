@@ -426,8 +426,10 @@ def _em_run(codes, weights, model, hard, a, cap, max_iter, tol, n_eff, n_chunks,
     vote_start = init_mv
     model_posterior = init_mv != init_mv  # False
     # Compiled code calls only the serial E-step; the parallel build is called from
-    # Python (`_em_run_parallel`), never from another compiled and cached function (a
-    # parallel region compiled into a cached non-parallel caller crashed after cache reuse).
+    # Python (`_em_run_parallel`), never from another compiled and cached function. (The
+    # crash after cache reuse was the parallel build loaded under the serial one's cache
+    # name and linked in here; the two builds now have separate cache files:
+    # `serial_and_parallel`.)
     if init_mv:
         _estep_serial(codes, weights, logtab, logw, n_chunks, counts, totals, lls, vote_start,
                       h_agree, h_dis)
