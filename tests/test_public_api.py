@@ -64,6 +64,7 @@ PUBLIC = {
         "voter_labels",
         # re-annotation, expert checks and the certificate
         "ResidualErrorResult", "next_batch", "residual_errors", "verification_batch",
+        "PolicyComparisonResult", "ReplayResult", "compare_policies", "replay",
         # annotator reliability with intervals (SPEC §5)
         "annotator_intervals",
     },
