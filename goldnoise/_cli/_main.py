@@ -27,6 +27,7 @@ VERBS: tuple[str, ...] = (
     "next",
     "verify",
     "certify",
+    "replay",
     "simulate",
     "examples",
 )

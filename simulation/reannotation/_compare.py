@@ -91,19 +91,26 @@ class PolicyComparisonResult(Result):
             "ratings_spent": g["ratings_spent"].median().astype(float)}).reindex(
                 list(self.policies))
 
-    def ratings_to_reach(self, accuracy: float) -> pd.DataFrame:
+    def ratings_to_reach(self, accuracy: float | None = None, *,
+                         baseline: str | None = "uniform") -> pd.DataFrame:
         """Ratings each replay spent when its accuracy first reached ``accuracy``.
 
         Parameters
         ----------
-        accuracy : float
+        accuracy : float, optional
+            The goal (default: :attr:`full_accuracy` − 0.01, the accuracy with every
+            rating less one point).
+        baseline : str or None, default "uniform"
+            The policy the others are set against, seed by seed (when it was run).
 
         Returns
         -------
         pandas.DataFrame
             One row per policy: ``median``, ``low``, ``high`` over seeds (NaN where a
-            replay never reached it), ``reached`` (seeds that did), and one column per
-            seed.
+            replay never reached the goal), ``reached`` (seeds that did), the saving
+            ``1 − policy / baseline`` on the same seed (``saving``, ``saving_low``,
+            ``saving_high``: median and range over seeds; NaN without the baseline),
+            and the ratings of each seed (``seed_<s>``).
 
         Examples
         --------
@@ -114,11 +121,12 @@ class PolicyComparisonResult(Result):
         >>> x = np.where(g.random((80, 5)) < 0.75, truth[:, None], 1 - truth[:, None])
         >>> cmp = compare_policies(x, truth=pd.Series(truth), policies=["uniform"], seeds=2,
         ...                        batch_size=40)
-        >>> cmp.ratings_to_reach(0.0)[["median", "reached"]].values.tolist()
-        [[240.0, 2.0]]
+        >>> cmp.ratings_to_reach(0.0)[["median", "reached", "saving"]].values.tolist()
+        [[240.0, 2.0, 0.0]]
         """
+        goal = self.full_accuracy - 0.01 if accuracy is None else float(accuracy)
         t = self.table
-        ok = t[t["accuracy"] >= accuracy - 1e-12]
+        ok = t[t["accuracy"] >= goal - 1e-12]
         first = ok.groupby(["policy", "seed"], sort=False)["ratings_spent"].min()
         wide = first.unstack("seed").reindex(index=list(self.policies),
                                              columns=list(self.seeds)).astype(float)
@@ -126,7 +134,16 @@ class PolicyComparisonResult(Result):
                             "low": wide.min(axis=1, skipna=False),
                             "high": wide.max(axis=1, skipna=False),
                             "reached": wide.notna().sum(axis=1).astype(float)})
-        return pd.concat([out, wide.rename(columns=lambda s: f"seed_{s}")], axis=1)
+        if baseline is not None and baseline in self.policies:
+            save = 1.0 - wide.div(wide.loc[baseline], axis=1)
+            out["saving"] = save.median(axis=1, skipna=False)
+            out["saving_low"] = save.min(axis=1, skipna=False)
+            out["saving_high"] = save.max(axis=1, skipna=False)
+        else:
+            out["saving"] = out["saving_low"] = out["saving_high"] = math.nan
+        out = pd.concat([out, wide.rename(columns=lambda s: f"seed_{s}")], axis=1)
+        out.attrs["accuracy"] = goal
+        return out
 
     def summary(self) -> str:
         fin = self.final()

@@ -20,6 +20,10 @@ Per round the replay records:
 ``claimed_accuracy``
     the accuracy the fit claims for the same items: the mean of its
     ``P(label right)`` (``label_posterior``);
+``wrong_labels``
+    the fit's published labels (``label_codes``) that differ from the truth, a
+    count over the items with a true label (what the certificate bounds when
+    the truth covers every item);
 ``gamma``
     the noise bound γ of the agreed (unanimous) items of the ratings revealed so
     far (:func:`noise_models.noise_bound`, α = 0.95); NaN when no item is agreed
@@ -62,7 +66,8 @@ from simulation.reannotation._policies import POLICIES, next_batch
 __all__ = ["ReplayResult", "fractional_accuracy", "replay"]
 
 #: Columns of :meth:`ReplayResult.to_frame` (the certificate's only with verifications).
-ROUND_COLUMNS = ("round", "ratings_spent", "accuracy", "claimed_accuracy", "gamma")
+ROUND_COLUMNS = ("round", "ratings_spent", "accuracy", "claimed_accuracy", "gamma",
+                 "wrong_labels", "batch")
 CERTIFICATE_COLUMNS = ("errors_upper", "errors_upper_share", "errors_found")
 
 
@@ -118,10 +123,13 @@ class ReplayResult(Result):
     start_ratings, batch_size, verify_per_round : int
     rounds : pandas.DataFrame
         One row per round (see ``to_frame``).
+    final_fit : LatentClassFit
+        The last round's fit (its labels are the ones a team would publish); not
+        part of ``to_dict``.
 
     ``to_frame()``: one row per round, with the columns ``round``, ``ratings_spent``,
-    ``accuracy``, ``claimed_accuracy``, ``gamma``, ``batch`` (items revealed that
-    round) and, with verifications, ``errors_upper``, ``errors_upper_share`` and
+    ``accuracy``, ``claimed_accuracy``, ``gamma``, ``wrong_labels``, ``batch``
+    (items revealed that round) and, with verifications, ``errors_upper``, ``errors_upper_share`` and
     ``errors_found``.
 
     There is no ``confidence_interval``: one replay is one draw of the start and
@@ -141,6 +149,7 @@ class ReplayResult(Result):
     batch_size: int
     verify_per_round: int
     rounds: pd.DataFrame = field(default=None, repr=False)
+    final_fit: Any = field(default=None, repr=False)
 
     _headline: ClassVar[str] = "accuracy"
 
@@ -277,7 +286,7 @@ def replay(pool: Any, *, truth: Any, policy: str, start_ratings: int = 3, batch_
     -------
     ReplayResult
         ``to_frame()``: one row per round (``round``, ``ratings_spent``,
-        ``accuracy``, ``claimed_accuracy``, ``gamma``, ``batch`` and, with
+        ``accuracy``, ``claimed_accuracy``, ``gamma``, ``wrong_labels``, ``batch`` and, with
         verifications, ``errors_upper``, ``errors_upper_share``, ``errors_found``).
 
     Raises
@@ -335,7 +344,9 @@ def replay(pool: Any, *, truth: Any, policy: str, start_ratings: int = 3, batch_
         row = {"round": t, "ratings_spent": spent,
                "accuracy": fractional_accuracy(post[truth_pos], truth_codes),
                "claimed_accuracy": float(label_post[truth_pos].mean()),
-               "gamma": _gamma(current), "batch": batch_n}
+               "gamma": _gamma(current),
+               "wrong_labels": int((np.asarray(fit.label_codes)[truth_pos] != truth_codes).sum()),
+               "batch": batch_n}
         if verify_per_round:
             design = verification_batch(fit, size=verify_per_round, rng=gen)
             cert = residual_errors(fit, truth_by_pos.loc[design["item"]], design=design)
@@ -358,11 +369,12 @@ def replay(pool: Any, *, truth: Any, policy: str, start_ratings: int = 3, batch_
         if left is not None:
             left -= batch_n
         t += 1
-    table = pd.DataFrame(rows)
+    table = pd.DataFrame(rows, columns=[*ROUND_COLUMNS,
+                                        *(CERTIFICATE_COLUMNS if verify_per_round else ())])
     last = table.iloc[-1]
     return ReplayResult(
         policy=policy, accuracy=float(last["accuracy"]),
         claimed_accuracy=float(last["claimed_accuracy"]), ratings_spent=spent,
         ratings_available=int(available.sum()), n_rounds=t, n_items=r.n_items,
         n_truth=len(truth_pos), start_ratings=start_ratings, batch_size=batch_size,
-        verify_per_round=verify_per_round, rounds=table)
+        verify_per_round=verify_per_round, rounds=table, final_fit=fit)
