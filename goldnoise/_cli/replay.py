@@ -30,18 +30,22 @@ OPTIONS = {"truth": "--truth", "policies": "--policies", "seeds": "--seeds",
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    import inspect
+
+    from simulation import compare_policies
     from simulation.reannotation import POLICIES
-    from simulation.reannotation._compare import DEFAULT_POLICIES
+
+    defaults = inspect.signature(compare_policies).parameters["policies"].default
 
     add_ratings_arguments(parser, gold=False)
     g = parser.add_argument_group("replay")
     g.add_argument("--truth", metavar="COLUMN|FILE", required=True,
                    help="the true labels: a column of FILE (wide: taken out of the annotators; "
                         "long: per rating row) or a file with item and label columns")
-    g.add_argument("--policies", nargs="+", choices=POLICIES, default=list(DEFAULT_POLICIES),
+    g.add_argument("--policies", nargs="+", choices=POLICIES, default=list(defaults),
                    metavar="POLICY",
                    help=f"policies to replay, among {', '.join(POLICIES)} "
-                        f"(default: {' '.join(DEFAULT_POLICIES)})")
+                        f"(default: {' '.join(defaults)})")
     g.add_argument("--seeds", type=count("--seeds", 1), default=10,
                    help="replays per policy (seeds 0..N-1, shared by every policy)")
     g.add_argument("--start", type=count("--start", 1), default=3,
