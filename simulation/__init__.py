@@ -75,6 +75,10 @@ verification_batch    -- items for expert checks, ranked + random strata with in
                          probabilities                             -> DataFrame
 residual_errors       -- an upper confidence bound on the wrong labels left (a stopping
                          rule)                                     -> ResidualErrorResult
+replay                -- a policy replayed on real data with more ratings than it starts
+                         with, round by round, against the truth   -> ReplayResult
+compare_policies      -- several policies on the same seeds: one table, a plot
+                                                                   -> PolicyComparisonResult
 
 Annotator reliability with intervals (simulation.reliability)
 -------------------------------------------------------------
@@ -119,19 +123,6 @@ from simulation.detection import (
     overlap_coefficient,
 )
 from simulation.generators import SimulatedAnnotations, simulate_annotations
-from simulation.reannotation import (
-    ResidualErrorResult,
-    next_batch,
-    residual_errors,
-    verification_batch,
-)
-from simulation.study import (
-    StudyPlan,
-    StudyTradeoff,
-    simulate_study,
-    study_size,
-    study_tradeoff,
-)
 from simulation.noising import (
     NoisyLabels,
     crowd_majority,
@@ -143,6 +134,16 @@ from simulation.noising import (
     perturb_uniform,
     voter_labels,
 )
+from simulation.reannotation import (
+    PolicyComparisonResult,
+    ReplayResult,
+    ResidualErrorResult,
+    compare_policies,
+    next_batch,
+    replay,
+    residual_errors,
+    verification_batch,
+)
 from simulation.reliability import annotator_intervals
 from simulation.scores import (
     ModelScores,
@@ -150,6 +151,13 @@ from simulation.scores import (
     ensemble,
     item_loss,
     load_scores,
+)
+from simulation.study import (
+    StudyPlan,
+    StudyTradeoff,
+    simulate_study,
+    study_size,
+    study_tradeoff,
 )
 
 __all__: list[str] = [
@@ -214,8 +222,12 @@ __all__ += [
 
 # re-annotation, expert checks and the certificate (SPEC §6)
 __all__ += [
+    "PolicyComparisonResult",
+    "ReplayResult",
     "ResidualErrorResult",
+    "compare_policies",
     "next_batch",
+    "replay",
     "residual_errors",
     "verification_batch",
 ]

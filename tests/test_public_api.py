@@ -66,6 +66,7 @@ PUBLIC = {
         "voter_labels",
         # re-annotation, expert checks and the certificate
         "ResidualErrorResult", "next_batch", "residual_errors", "verification_batch",
+        "PolicyComparisonResult", "ReplayResult", "compare_policies", "replay",
         # annotator reliability with intervals (SPEC §5)
         "annotator_intervals",
         # label consistency across subsets of span annotations (SPEC §7)

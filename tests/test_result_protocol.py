@@ -82,6 +82,13 @@ def _detected_error_rate():
     return simulation.detected_error_rate(ranking, truth, top_fraction=0.25)
 
 
+def _pool_and_truth():
+    g = np.random.default_rng(0)
+    truth = g.integers(0, 2, 60)
+    x = np.where(g.random((60, 5)) < 0.8, truth[:, None], 1 - truth[:, None])
+    return x, pd.Series(truth)
+
+
 #: One small example per public result class, through its public function.
 EXAMPLES = {
     "AgreementResult": lambda: agreement.fleiss_kappa(_ratings()),
@@ -122,6 +129,14 @@ EXAMPLES = {
     "ResidualErrorResult": lambda: simulation.residual_errors(
         noise_models.LatentClassModel("one-coin", rng=0).fit(_ratings()),
         noise_models.LatentClassModel("one-coin", rng=0).fit(_ratings()).labels.iloc[:5]),
+    "ReplayResult": lambda: simulation.replay(
+        _pool_and_truth()[0], truth=_pool_and_truth()[1], policy="uncertainty",
+        batch_size=10, rounds=2, model=noise_models.LatentClassModel("one-coin", rng=0),
+        rng=0),
+    "PolicyComparisonResult": lambda: simulation.compare_policies(
+        _pool_and_truth()[0], truth=_pool_and_truth()[1], policies=["uniform", "random"],
+        seeds=2, batch_size=10, rounds=2,
+        model=noise_models.LatentClassModel("one-coin", rng=0)),
     "PosteriorCheckResult": lambda: noise_models.posterior_check(
         noise_models.LatentClassModel("one-coin", rng=0).fit(_ratings()), rng=0),
     "CalibrationResult": lambda: noise_models.calibration(

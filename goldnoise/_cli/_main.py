@@ -28,6 +28,7 @@ VERBS: tuple[str, ...] = (
     "next",
     "verify",
     "certify",
+    "replay",
     "simulate",
     "examples",
 )

@@ -7,10 +7,16 @@ verification_batch  -- items for expert checks: a ranked stratum (most likely wr
 residual_errors     -- an upper confidence bound on the wrong labels left, from the
                        checked items and the design                 -> ResidualErrorResult
 ResidualErrorResult -- ``upper``, ``upper_share``, ``upper_left``, ``estimate``, ``stop``
+replay              -- a policy replayed on real data with more ratings than it starts
+                       with: per round ratings spent, accuracy against the truth, the
+                       fit's claimed accuracy, γ, the certificate       -> ReplayResult
+compare_policies    -- several policies replayed on the same seeds: one table, a plot
+                                                            -> PolicyComparisonResult
 POLICIES            -- the names of next_batch's policies, in that order
 
 Modules: ``_policies`` (the scores of the policies), ``_certify`` (the design and the
-bound; formulas in its docstring).
+bound; formulas in its docstring), ``_replay`` (one replay and what it records),
+``_compare`` (policies on the same seeds).
 """
 
 from simulation.reannotation._certify import (
@@ -18,7 +24,10 @@ from simulation.reannotation._certify import (
     residual_errors,
     verification_batch,
 )
+from simulation.reannotation._compare import PolicyComparisonResult, compare_policies
 from simulation.reannotation._policies import POLICIES, next_batch
+from simulation.reannotation._replay import ReplayResult, replay
 
-__all__ = ["POLICIES", "ResidualErrorResult", "next_batch", "residual_errors",
+__all__ = ["POLICIES", "PolicyComparisonResult", "ReplayResult", "ResidualErrorResult",
+           "compare_policies", "next_batch", "replay", "residual_errors",
            "verification_batch"]

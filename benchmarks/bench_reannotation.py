@@ -1,0 +1,366 @@
+"""Re-annotation, expert checks and the certificate (SPEC §6) against the targets.
+
+Run: ``python benchmarks/bench_reannotation.py [--part labels|checks|certificate|speed]
+[--seeds 10] [--sims 250] [--write]`` (the crowd sets are read from
+``$GOLDNOISE_SHARED_DATA/crowd_gold``; research data, not shipped). Prints Markdown;
+``--write`` puts it into benchmarks/RESULTS.md (section ``reannotation``, each part
+replacing its own block).
+
+1. **Labels saved** (rte, dog, web, sentiment): every policy replayed on 10 seeds with
+   ``simulation.compare_policies`` (3 ratings per item at the start, batches of 5% of the
+   items, until no held-out rating is left), one model on every set: Dawid–Skene
+   (``LatentClassModel("confusion", n_starts=1, rng=0)``). The goal is the accuracy
+   that model reaches with every rating of the set, minus 1 point; per seed, the
+   ratings each policy spent when its accuracy first reached the goal; saving =
+   1 − policy / uniform on the same seed. Medians with the seed range.
+2. **Expert checks** (all five sets): errors among the top 5% of
+   ``verification_batch(..., random_share=0)`` (the ranked stratum) against what a random
+   5% finds in expectation (5% of the items × the error rate), for the default fit
+   (spam, ``calibrate="held-out"``) and Dawid–Skene, with every rating and, over 10
+   seeds, at 3 random ratings per item.
+3. **Certificate**: ``replay`` on simulated pools with known truth (four annotator
+   models, one with correlated annotators that a labels-only model cannot see),
+   ``verify_per_round`` checks; coverage of the 95% bound on the wrong labels of the
+   last round (ranked + random, the replay's own design) and, on the same final fit
+   with the same number of checks, of a simple random design; width = the bound
+   against the simple random design's.
+4. **Speed**: ``next_batch`` at 1e6 items × 5 annotators after the fit (each policy), and
+   one replay round at 1e5 items × 5 annotators without its fit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _results import write_section
+
+SETS = ("rte", "dog", "web", "bluebird", "sentiment")
+LABEL_SETS = ("rte", "dog", "web", "sentiment")
+POLICIES = ("uniform", "random", "uncertainty", "margin", "expected-error-reduction", "hard")
+#: The policies of the labels part (random and hard left out to keep the replays within
+#: the time of one run: random never beat uniform in trial runs, hard refits a second model)
+LABEL_POLICIES = ("uniform", "uncertainty", "margin", "expected-error-reduction")
+
+
+def _data_dir() -> Path | None:
+    root = Path(os.environ.get("GOLDNOISE_SHARED_DATA",
+                               Path(__file__).resolve().parents[2] / "shared" / "data"))
+    d = root / "crowd_gold"
+    return d if d.is_dir() else None
+
+
+def load(name: str):
+    from agreement import Ratings
+
+    d = _data_dir() / name
+    lab = pd.read_csv(d / "label.csv").drop_duplicates()
+    truth = pd.read_csv(d / "truth.csv").set_index("item")["truth"]
+    return Ratings.from_long(lab, item="item", rater="worker", label="label"), truth
+
+
+def _rng(low: float, high: float, fmt: str = ".1%") -> str:
+    return f"{low:{fmt}} – {high:{fmt}}"
+
+
+# ---------------------------------------------------------------- 1. labels saved
+def labels_part(seeds: int, sets: tuple[str, ...] = LABEL_SETS) -> str:
+    from noise_models import LatentClassModel
+    from simulation import compare_policies
+
+    model = LatentClassModel("confusion", n_starts=1, rng=0)
+    out = ["### Labels saved: ratings to reach Dawid–Skene with every rating − 1 point", "",
+           f"{seeds} seeds; 3 ratings per item at the start, batches of 5% of the items; "
+           "Dawid–Skene refitted every round (`LatentClassModel(\"confusion\", n_starts=1, "
+           "rng=0)`, the same on every set). Ratings: median [seed range] of the ratings spent "
+           "when the accuracy first reached the goal (the start included); saving: median "
+           "[range] over seeds of 1 − policy / uniform on the same seed.", "",
+           "| set | goal (all ratings) | policy | ratings to goal | saving vs uniform | "
+           "accuracy at the end |", "|---|---|---|---|---|---|"]
+    best = {}
+    details = {}
+    for name in sets:
+        r, truth = load(name)
+        t0 = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            cmp = compare_policies(r, truth=truth, policies=LABEL_POLICIES, seeds=seeds,
+                                   batch_size=round(0.05 * r.n_items), model=model)
+        goal = cmp.full_accuracy - 0.01
+        need = cmp.ratings_to_reach(goal)
+        seed_cols = [c for c in need.columns if c.startswith("seed_")]
+        uni = need.loc["uniform", seed_cols].to_numpy(float)
+        fin = cmp.final()
+        rows = {}
+        for p in LABEL_POLICIES:
+            v = need.loc[p, seed_cols].to_numpy(float)
+            save = 1.0 - v / uni
+            rows[p] = (np.median(save), save.min(), save.max())
+            out.append(f"| {name} | {goal:.4f} ({cmp.full_accuracy:.4f}) | {p} | "
+                       f"{np.median(v):,.0f} [{np.nanmin(v):,.0f} – {np.nanmax(v):,.0f}] | "
+                       + (f"{np.median(save):.1%} [{_rng(np.nanmin(save), np.nanmax(save))}]"
+                          if p != "uniform" else "—")
+                       + f" | {fin.loc[p, 'accuracy']:.4f} |")
+        cand = {p: v for p, v in rows.items() if p != "uniform"}
+        best[name] = max(cand.items(),
+                         key=lambda kv: -np.inf if np.isnan(kv[1][0]) else kv[1][0])
+        details[name] = time.perf_counter() - t0
+        print(f"# {name}: {details[name]:.0f} s", file=sys.stderr, flush=True)
+        print("\n".join(line for line in out if line.startswith(f"| {name} |")),
+              file=sys.stderr, flush=True)
+    out += ["", "Best policy per set (median saving; target ≥ 25%):", ""]
+    for name, (p, (med, lo, hi)) in best.items():
+        out.append(f"- {name}: {p} saves {med:.1%} [{_rng(lo, hi)}] — "
+                   f"{'met' if med >= 0.25 else 'missed'}")
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------- 2. expert checks
+def _ratio(fit, truth_pos, truth_codes, k):
+    from simulation import verification_batch
+
+    wrong = np.zeros(fit.ratings.n_items, dtype=bool)
+    known = np.zeros_like(wrong)
+    wrong[truth_pos] = np.asarray(fit.label_codes)[truth_pos] != truth_codes
+    known[truth_pos] = True
+    # rank only the items with a true label (the ones whose errors can be counted)
+    design = verification_batch(fit, size=fit.ratings.n_items, random_share=0.0, rng=0)
+    pos = fit.ratings.items.get_indexer(design["item"])
+    pos = pos[known[pos]][:k]
+    found = int(wrong[pos].sum())
+    expected_random = k * wrong[known].mean()
+    return found, expected_random, wrong[known].sum()
+
+
+def _subsample(r, per_item: int, seed: int):
+    from agreement import Ratings
+
+    codes = r.codes
+    g = np.random.default_rng(seed)
+    keys = np.where(codes >= 0, g.random(codes.shape), np.inf)
+    rank = np.argsort(np.argsort(keys, axis=1), axis=1)
+    shown = np.where((codes >= 0) & (rank < per_item), codes, -1).astype(codes.dtype)
+    return Ratings(shown, r.categories, items=r.items, raters=r.raters)
+
+
+def checks_part(seeds: int) -> str:
+    from noise_models import LatentClassModel
+
+    models = {"default (spam, held-out)": LatentClassModel("spam", rng=0, calibrate="held-out"),
+              "Dawid–Skene": LatentClassModel("confusion", rng=0)}
+    out = ["### Expert checks: errors in the ranked top 5% against a random 5%", "",
+           "Ranked: the top 5% of the items with a true label by P(label wrong) "
+           "(`verification_batch(..., random_share=0)`); random: 5% × the error rate (what a "
+           "random 5% finds in expectation). All ratings: one fit; 3 per item: 10 seeds of 3 "
+           "random ratings per item, median [range].", "",
+           "| set | fit | all ratings: found / random (×) | 3 per item: × median [range] |",
+           "|---|---|---|---|"]
+    worst = np.inf
+    for name in SETS:
+        r, truth = load(name)
+        pos = r.items.get_indexer(truth.index)
+        codes = r.categories.get_indexer(truth.to_numpy())
+        k = int(np.ceil(0.05 * len(pos)))
+        for label, model in models.items():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                found, exp, _ = _ratio(model.fit(r), pos, codes, k)
+                ratios = []
+                for s in range(seeds):
+                    f, e, _ = _ratio(model.fit(_subsample(r, 3, s)), pos, codes, k)
+                    ratios.append(f / e)
+            x_all = found / exp
+            if label.startswith("default"):
+                worst = min(worst, x_all, float(np.median(ratios)))
+            out.append(f"| {name} | {label} | {found} / {exp:.1f} ({x_all:.1f}×) | "
+                       f"{np.median(ratios):.1f}× [{min(ratios):.1f} – {max(ratios):.1f}] |")
+    out += ["", f"Target ≥ 3× on every set with the default fit: smallest median "
+                f"{worst:.1f}× — {'met' if worst >= 3 else 'missed'}."]
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------- 3. certificate
+def simulate_pool(kind: str, n: int, k: int, g: np.random.Generator):
+    """Items × k annotators with the truth, under one of four annotator models."""
+    m = 3 if kind == "confusion" else 2
+    prior = np.array([0.6, 0.3, 0.1]) if m == 3 else np.array([0.5, 0.5])
+    truth = g.choice(m, size=n, p=prior)
+    if kind == "one-coin":
+        acc = g.uniform(0.6, 0.9, k)[None, :] * np.ones((n, 1))
+    elif kind == "hard-items":
+        hard = g.random(n) < 0.3
+        acc = np.where(hard[:, None], 0.55, g.uniform(0.75, 0.95, k)[None, :])
+    elif kind == "confusion":
+        x = np.empty((n, k), dtype=np.int64)
+        for j in range(k):
+            conf = 0.7 * np.eye(m) + 0.3 * g.dirichlet(np.ones(m), size=m)
+            conf[:, 0] += 0.1  # a pull towards the common class
+            conf /= conf.sum(axis=1, keepdims=True)
+            u = g.random(n)[:, None]
+            x[:, j] = (u > np.cumsum(conf[truth], axis=1)).sum(axis=1)
+        return x, truth
+    else:  # correlated: half the annotators copy one shared noisy label per item
+        shared = np.where(g.random(n) < 0.7, truth, 1 - truth)
+        own = np.where(g.random((n, k)) < 0.75, truth[:, None], 1 - truth[:, None])
+        own[:, : k // 2] = shared[:, None]
+        return own, truth
+    right = g.random((n, k)) < acc
+    wrong = (truth[:, None] + g.integers(1, m, (n, k))) % m
+    return np.where(right, truth[:, None], wrong), truth
+
+
+def certificate_part(sims: int) -> str:
+    from scipy.stats import binomtest
+
+    from noise_models import LatentClassModel
+    from simulation import replay, residual_errors, verification_batch
+
+    n, k, checks = 400, 6, 40
+    model = LatentClassModel("confusion", n_starts=1, rng=0)
+    rows = []
+    for kind in ("one-coin", "confusion", "hard-items", "correlated"):
+        for s in range(sims):
+            g = np.random.default_rng([7, s])
+            x, truth = simulate_pool(kind, n, k, g)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                res = replay(x, truth=pd.Series(truth), policy="uncertainty", batch_size=40,
+                             rounds=2, verify_per_round=checks, model=model, rng=s)
+                last = res.rounds.iloc[-1]
+                fit = res.final_fit
+                design = verification_batch(fit, size=checks, random_share=1.0, rng=s)
+                pos = fit.ratings.items.get_indexer(design["item"])
+                srs = residual_errors(fit, pd.Series(truth[pos], index=design["item"]),
+                                      design=design)
+            rows.append({"model": kind, "wrong": int(last["wrong_labels"]),
+                         "mixed_upper": int(last["errors_upper"]), "srs_upper": srs.upper,
+                         "mixed_left": int(last["errors_upper"] - last["errors_found"]),
+                         "srs_left": srs.upper_left})
+    t = pd.DataFrame(rows)
+    out = ["### Certificate: coverage of the 95% bound on the wrong labels left", "",
+           f"{sims} simulated replays per annotator model ({4 * sims:,} in all): {n} items × "
+           f"{k} annotators, 3 ratings per item at the start, two rounds of 40 items "
+           f"(uncertainty), Dawid–Skene refitted; {checks} expert checks on the last fit. "
+           "ranked + random: the replay's own design (20 ranked, 20 random); random only: "
+           f"a simple random sample of {checks} items on the same fit. Width: the bound "
+           "(wrong labels, at most), median [range]; ratio = ranked + random / random only, "
+           "median over runs; left: the bound on the wrong labels left once the checked ones are "
+           "corrected (`upper_left`), median.", "",
+           "| annotator model | true wrong labels | coverage ranked + random | coverage random "
+           "only | bound ranked + random | bound random only | ratio | left: ranked + random / "
+           "random only |",
+           "|---|---|---|---|---|---|---|---|"]
+    worst = 1.0
+    for kind, part in t.groupby("model", sort=False):
+        cov_m = (part["wrong"] <= part["mixed_upper"]).mean()
+        cov_s = (part["wrong"] <= part["srs_upper"]).mean()
+        worst = min(worst, cov_m, cov_s)
+        ratio = (part["mixed_upper"] / part["srs_upper"]).median()
+        out.append(f"| {kind} | {part['wrong'].median():.0f} | {cov_m:.3f} | {cov_s:.3f} | "
+                   f"{part['mixed_upper'].median():.0f} [{part['mixed_upper'].min()} – "
+                   f"{part['mixed_upper'].max()}] | {part['srs_upper'].median():.0f} "
+                   f"[{part['srs_upper'].min()} – {part['srs_upper'].max()}] | {ratio:.2f} | "
+                   f"{part['mixed_left'].median():.0f} / {part['srs_left'].median():.0f} |")
+    cov_all_m = int((t["wrong"] <= t["mixed_upper"]).sum())
+    cov_all_s = int((t["wrong"] <= t["srs_upper"]).sum())
+    p_m = binomtest(cov_all_m, len(t), 0.95, alternative="less").pvalue
+    p_s = binomtest(cov_all_s, len(t), 0.95, alternative="less").pvalue
+    out += ["", f"All {len(t):,} runs: ranked + random covers {cov_all_m / len(t):.3f} "
+                f"(binomial test of < 0.95: p = {p_m:.2g}), random only {cov_all_s / len(t):.3f}"
+                f" (p = {p_s:.2g}). Target ≥ 0.95 for every design and model: smallest "
+                f"{worst:.3f} — {'met' if worst >= 0.95 else 'missed'}."]
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------- 4. speed
+def speed_part() -> str:
+    from agreement import Ratings
+    from noise_models import LatentClassModel
+    from simulation import next_batch, replay
+
+    def pool(n, k, extra=0):
+        g = np.random.default_rng(0)
+        truth = g.integers(0, 3, n)
+        acc = np.where(g.random(n) < 0.3, 0.5, 0.85)[:, None]
+        x = np.where(g.random((n, k + extra)) < acc, truth[:, None],
+                     g.integers(0, 3, (n, k + extra)))
+        return x, truth
+
+    x, _ = pool(1_000_000, 5)
+    r = Ratings.from_wide(x)
+    model = LatentClassModel("spam", rng=0, calibrate="held-out")
+    next_batch(r.take(np.arange(2000)), size=10, rng=0)  # compile
+    t0 = time.perf_counter()
+    fit = model.fit(r)
+    t_fit = time.perf_counter() - t0
+    out = ["### Speed", "", "`next_batch(ratings, size=50,000, fit=fit)` at 1e6 items × 5 "
+           "annotators × 3 classes (30% hard items), after the fit (the default model, "
+           f"{t_fit:.2f} s); median of 3:", "", "| policy | time | target < 2 s |",
+           "|---|---|---|"]
+    from _results import timeit
+
+    for p in POLICIES:
+        t = timeit(lambda p=p: next_batch(r, size=50_000, policy=p, fit=fit, rng=0), repeat=3)
+        note = " (fits the easy/hard model itself)" if p == "hard" else ""
+        out.append(f"| {p}{note} | {t:.2f} s | {'met' if t < 2 else 'missed'} |")
+
+    class Timed(LatentClassModel):
+        spent = 0.0
+
+        def fit(self, ratings, gold=None):
+            t = time.perf_counter()
+            try:
+                return super().fit(ratings, gold)
+            finally:
+                Timed.spent += time.perf_counter() - t
+
+    x, truth = pool(100_000, 5, extra=2)
+    rounds = 3
+    tm = Timed("spam", rng=0, calibrate="held-out")
+    replay(x[:2000], truth=pd.Series(truth[:2000]), policy="uncertainty", batch_size=100,
+           rounds=1, start_ratings=5, model=tm, rng=0)
+    res = {}
+    for p in ("uncertainty", "expected-error-reduction"):
+        Timed.spent = 0.0
+        t0 = time.perf_counter()
+        replay(x, truth=pd.Series(truth), policy=p, batch_size=5_000, rounds=rounds,
+               start_ratings=5, model=tm, rng=0)
+        total = time.perf_counter() - t0
+        res[p] = ((total - Timed.spent) / (rounds + 1), Timed.spent / (rounds + 1))
+    out += ["", "A replay round at 1e5 items × 7 annotators (5 revealed at the start), batches "
+            f"of 5,000, {rounds} rounds after the start: time per round without the fit "
+            "(the round's refit timed apart):", "", "| policy | per round, without the fit | "
+            "the fit | target < 1 s |", "|---|---|---|---|"]
+    for p, (rest, tfit) in res.items():
+        out.append(f"| {p} | {rest:.2f} s | {tfit:.2f} s | {'met' if rest < 1 else 'missed'} |")
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--part", choices=("labels", "checks", "certificate", "speed"),
+                    action="append")
+    ap.add_argument("--seeds", type=int, default=10)
+    ap.add_argument("--sims", type=int, default=250)
+    ap.add_argument("--sets", nargs="+", choices=LABEL_SETS, default=list(LABEL_SETS),
+                    help="the sets of the labels part")
+    ap.add_argument("--write", action="store_true")
+    a = ap.parse_args()
+    if _data_dir() is None:
+        sys.exit("(crowd_gold not found: set GOLDNOISE_SHARED_DATA)")
+    parts = a.part or ["labels", "checks", "certificate", "speed"]
+    fns = {"labels": lambda: labels_part(a.seeds, tuple(a.sets)), "checks": lambda: checks_part(a.seeds),
+           "certificate": lambda: certificate_part(a.sims), "speed": speed_part}
+    for part in parts:
+        text = fns[part]()
+        print(text, flush=True)
+        if a.write:
+            write_section(f"reannotation-{part}", text)
