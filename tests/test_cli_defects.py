@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import re
 
 import numpy as np
 import pandas as pd
@@ -336,3 +337,105 @@ def test_audit_computes_only_the_coefficients_asked_for(capsys):
     with pytest.raises(SystemExit) as exit_:
         _run(capsys, "audit", "--example", "fleiss1971", "--coefficients", "k")
     assert exit_.value.code == 2 and "invalid choice: 'k'" in capsys.readouterr().err
+
+
+# ------------------------------------------------ hints name the command's options
+def _ds_long(tmp_path, *, replicate_column=True):
+    from goldnoise.datasets import load_dawid_skene1979
+
+    frame = load_dawid_skene1979()
+    if not replicate_column:
+        frame = frame.drop(columns="replicate")
+    path = tmp_path / "ds_long.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+def _hinted_args(err):
+    import shlex
+
+    assert err.count("goldnoise: error:") == 1
+    return shlex.split(err.split(": add ", 1)[1].strip())
+
+
+@pytest.mark.parametrize("replicate_column", [True, False])
+def test_long_file_hint_typed_verbatim_works(tmp_path, capsys, replicate_column):
+    # Dawid & Skene (1979) as one row per rating: observer 1 rated every patient three
+    # times, so the hint must say how to keep the replicates apart.
+    path = _ds_long(tmp_path, replicate_column=replicate_column)
+    status, out, err = _run(capsys, "audit", path, "--no-latent")
+    assert status == 1 and "looks like one row per rating" in err
+    hinted = _hinted_args(err)
+    if replicate_column:
+        assert hinted[hinted.index("--rater") + 1:][:2] == ["observer", "replicate"]
+    else:
+        assert "--replicates" in hinted and hinted[hinted.index("--replicates") + 1] == "separate"
+    status, out, err = _run(capsys, "audit", path, *hinted, "--no-latent")
+    assert status == 0, err
+    assert "45 items, 7 annotators" in out
+
+
+def test_repeated_ratings_error_names_the_replicates_option(tmp_path, capsys):
+    path = _ds_long(tmp_path, replicate_column=False)
+    status, out, err = _run(capsys, "audit", path, "--layout", "long", "--item", "patient",
+                            "--rater", "observer", "--label", "rating", "--no-latent")
+    assert status == 1
+    assert "--replicates separate" in err and "replicates=" not in err
+
+
+def test_normalize_labels_option(tmp_path, capsys):
+    path = tmp_path / "spaces.csv"
+    pd.DataFrame({"a": ["yes", "no", "yes", "no"], "b": [" yes", "no", "yes", "no"],
+                  "c": ["yes", "no", "no", "no"]}).to_csv(path, index=False)
+    status, out, err = _run(capsys, "audit", path, "--no-latent")
+    assert status == 0 and "3 categories" in out
+    assert "Pass --normalize-labels" in out and "normalize_labels=" not in out
+    status, out, err = _run(capsys, "audit", path, "--no-latent", "--normalize-labels")
+    assert status == 0, err
+    assert "2 categories" in out and "look alike" not in out
+
+
+def test_npy_scores_take_ids_from_a_file(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    labels = rng.integers(0, 3, (40, 3))
+    ratings = tmp_path / "r.csv"
+    pd.DataFrame(labels, columns=["a", "b", "c"],
+                 index=pd.Index(range(1, 41), name="item")).to_csv(ratings)
+    np.save(tmp_path / "s.npy", rng.dirichlet([1, 1, 1], 40))
+    status, out, err = _run(capsys, "detect", ratings, tmp_path / "s.npy", "--item", "item")
+    assert status == 1 and "pass --ids FILE" in err and "ids=" not in err
+    (tmp_path / "ids.txt").write_text("\n".join(map(str, range(1, 41))) + "\n")
+    status, out, err = _run(capsys, "detect", ratings, tmp_path / "s.npy", "--item", "item",
+                            "--ids", tmp_path / "ids.txt")
+    assert status == 0, err
+    (tmp_path / "empty.txt").write_text("\n")
+    status, out, err = _run(capsys, "detect", ratings, tmp_path / "s.npy", "--item", "item",
+                            "--ids", tmp_path / "empty.txt")
+    assert status == 1 and "needs one item id per line" in err
+
+
+def test_every_hint_of_the_library_reads_as_an_existing_option():
+    # Each Python-parameter hint the library prints has a command-line rendering, and the
+    # option it names exists.
+    from agreement import Ratings
+    from goldnoise._cli._common import CLI_HINTS, in_cli_words
+    from goldnoise._cli._main import build_parser
+
+    messages = []
+    with pytest.raises(ValueError) as exc:
+        Ratings.from_long(pd.DataFrame({"item": [1, 1], "rater": ["a", "a"], "label": [0, 1]}))
+    messages.append(str(exc.value))
+    with pytest.warns(UserWarning) as caught:
+        Ratings.from_wide(pd.DataFrame({"a": ["2", "1"], "b": [" 2", "1"]}))
+    messages.extend(str(w.message) for w in caught)
+    for message in messages:
+        said = in_cli_words(message)
+        assert "`replicates=" not in said and "normalize_labels" not in said
+    options = set()
+    sub = next(a for a in build_parser()._actions if a.__class__.__name__ == "_SubParsersAction")
+    for verb in sub.choices.values():
+        for action in verb._actions:
+            options.update(action.option_strings)
+    for python, cli in CLI_HINTS:
+        for word in re.findall(r"--[a-z][a-z-]*", cli):
+            assert word in options, (python, word)

@@ -8,8 +8,9 @@ import re
 
 from goldnoise._audit._text import capped_margin, capture_notes, p_text, pct, plural
 
-__all__ = ["add_model_arguments", "as_option_message", "capped_margin", "capture_notes", "count",
-           "p_text", "pct", "plural", "probability", "real"]
+__all__ = ["CLI_HINTS", "add_model_arguments", "as_option_message", "capped_margin",
+           "capture_notes", "count", "in_cli_words", "p_text", "pct", "plural", "probability",
+           "real"]
 
 
 def probability(name: str):
@@ -87,6 +88,26 @@ def check_model_arguments(args: argparse.Namespace) -> None:
     if args.model == "easy-hard" and args.hard != "none":
         raise UsageError("--hard goes with spam, confusion or one-coin; easy-hard has its "
                          "own hard component")
+
+
+#: The library's hints, which name Python parameters, in the command line's words.
+CLI_HINTS: tuple[tuple[str, str], ...] = (
+    ("`replicates='separate'`", "--replicates separate"),
+    ("`normalize_labels=True`", "--normalize-labels"),
+    ("`kind='logits'`", "--kind logits"),
+    ("(or pass `kind=`)", "(or pass --kind)"),
+    ("pass `ids=`", "pass --ids FILE"),
+    ("(e.g. annotators='spam' or 'one-coin') or a larger `prior_strength`",
+     "(--model spam or one-coin)"),
+)
+
+
+def in_cli_words(text: str, *, one_line: bool = True) -> str:
+    """``text`` (on one line), each hint of :data:`CLI_HINTS` naming the command's option."""
+    text = " ".join(str(text).split()) if one_line else str(text)
+    for python, option in CLI_HINTS:
+        text = text.replace(python, option)
+    return text
 
 
 def as_option_message(exc: BaseException, options: dict[str, str]) -> str:

@@ -42,6 +42,8 @@ _RATER_NAMES = ("rater", "raters", "annotator", "annotators", "worker", "workers
 _LABEL_NAMES = ("label", "labels", "response", "rating", "answer", "annotation", "value",
                 "category", "class", "code", "judgment", "judgement")
 _GOLD_NAMES = ("gold", "truth", "true", "key", "gold_label", "reference", "expert")
+_REPEAT_NAMES = ("replicate", "replicates", "repeat", "repetition", "rep", "occasion", "round",
+                 "session", "trial", "pass")
 
 
 @dataclass
@@ -90,6 +92,14 @@ def add_ratings_arguments(parser: argparse.ArgumentParser, *, gold: bool = True)
     g.add_argument("--label", metavar="COLUMN",
                    help="long layout: label column (default: a column named label, response, "
                         "rating, ...)")
+    g.add_argument("--replicates", choices=("error", "separate"), default="error",
+                   help="long layout: what to do when an annotator rated an item more than "
+                        "once: error, or separate (each replicate its own column, the "
+                        "annotator's columns sharing one set of parameters) (default: "
+                        "%(default)s)")
+    g.add_argument("--normalize-labels", action="store_true",
+                   help="read labels that differ only in surrounding spaces, Unicode form or "
+                        "number type (' 2', '2', 2.0) as one label")
     g.add_argument("--sep", metavar="CHAR",
                    help="field separator of a text file (default: ',' for .csv, tab for .tsv, "
                         "sniffed for .txt); '\\t' means tab")
@@ -194,9 +204,20 @@ def _long_hint(frame: Any) -> str | None:
     q = shlex.quote
     parts = ["--layout long"]
     parts.append(f"--item {q(str(item))}" if item is not None else "--item COLUMN")
-    parts.append(f"--rater {q(str(rater))}")
-    parts.append(f"--label {q(str(label))}" if label is not None else "--label COLUMN")
     gold = _find([c for c in frame.columns if c not in (rater, item, label)], _GOLD_NAMES)
+    repeat = None
+    if item is not None and frame.duplicated([item, rater]).any():
+        # An annotator rated some item more than once: a column numbering the repeats
+        # joins the annotator's name (observer 1, replicate 2 -> annotator "1.2");
+        # without one, each replicate becomes its own column.
+        repeat = next((c for c in frame.columns if c not in (item, rater, label, gold)
+                       and _norm(c) in _REPEAT_NAMES
+                       and not frame.duplicated([item, rater, c]).any()), None)
+        if repeat is None:
+            parts.append("--replicates separate")
+    raters = f"{q(str(rater))} {q(str(repeat))}" if repeat is not None else q(str(rater))
+    parts.append(f"--rater {raters}")
+    parts.append(f"--label {q(str(label))}" if label is not None else "--label COLUMN")
     if gold is not None:
         parts.append(f"--gold {q(str(gold))}")
     return " ".join(parts)
@@ -519,6 +540,7 @@ def load_ratings(args: argparse.Namespace) -> LoadedRatings:
         raise DataError(f"{path} has no columns")
     if len(frame) == 0:
         raise DataError(f"{path} has a header but no rows of ratings")
+    normalize = getattr(args, "normalize_labels", False)
     notes: list[str] = []
     gold = None
     gold_is_column = gold_spec is not None and gold_spec in frame.columns
@@ -545,7 +567,7 @@ def load_ratings(args: argparse.Namespace) -> LoadedRatings:
                     "--transpose")
             frame.index.name = "item"
             frame.columns.name = "rater"
-            ratings = Ratings.from_wide(frame)
+            ratings = Ratings.from_wide(frame, normalize_labels=normalize)
         elif args.layout == "long":
             for flag, given in (("--item", [args.item] if args.item else []),
                                 ("--rater", args.rater or []),
@@ -590,7 +612,9 @@ def load_ratings(args: argparse.Namespace) -> LoadedRatings:
             keep = _integral_floats(frame[[item, rater_col, label]])
             if keep[label].isna().all():
                 raise DataError(f"{path}: every label in column {label!r} is missing")
-            ratings = Ratings.from_long(keep, item=item, rater=rater_col, label=label)
+            ratings = Ratings.from_long(keep, item=item, rater=rater_col, label=label,
+                                        replicates=getattr(args, "replicates", "error"),
+                                        normalize_labels=normalize)
         elif args.layout == "contingency":
             ratings = _contingency(frame, path)
         else:
@@ -623,7 +647,8 @@ def load_ratings(args: argparse.Namespace) -> LoadedRatings:
             if args.layout == "counts":
                 ratings = Ratings.from_counts(frame)
             else:
-                ratings = Ratings.from_wide(_integral_floats(frame))
+                ratings = Ratings.from_wide(_integral_floats(frame),
+                                            normalize_labels=normalize)
     except CliError:
         raise
     except (KeyError, ValueError, TypeError) as exc:

@@ -77,7 +77,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _warning_note(w: warnings.WarningMessage) -> str:
-    return " ".join(str(w.message).split())
+    from goldnoise._cli._common import in_cli_words
+
+    return in_cli_words(str(w.message))
+
+
+def _in_cli_words(exc: BaseException, *, one_line: bool = True) -> str:
+    from goldnoise._cli._common import in_cli_words
+
+    return in_cli_words(str(exc), one_line=one_line)
+
+
+def _notes_in_cli_words(report: object) -> None:
+    from goldnoise._cli._common import in_cli_words
+
+    for holder in (report, *getattr(report, "sections", ())):
+        notes = getattr(holder, "notes", None)
+        if notes:
+            notes[:] = [in_cli_words(n, one_line=False) for n in notes]
 
 
 def _quiet_stdout() -> None:
@@ -108,7 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         check_outputs(args)
     except CliError as exc:
-        print(f"goldnoise: error: {exc}", file=sys.stderr)
+        print(f"goldnoise: error: {_in_cli_words(exc, one_line=False)}", file=sys.stderr)
         return exc.exit_status
     if getattr(args, "no_progress", False):
         os.environ["GOLDNOISE_PROGRESS"] = "0"
@@ -116,15 +133,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         with warnings.catch_warnings(record=True) as caught, _compile_notice(module):
             warnings.simplefilter("always")
             report = module.run(args)
-        # Warnings become one-line notes of the report, once each, never raw warnings.
+        # Warnings become one-line notes of the report, once each, never raw warnings;
+        # every note names the command's options, not the library's parameters.
         report.notes.extend(_warning_note(w) for w in caught)
+        _notes_in_cli_words(report)
         emit(report, args)
     except BrokenPipeError:
         # The reader (e.g. `head`) stopped reading: stop quietly, as `cat` would.
         _quiet_stdout()
         return 0
     except CliError as exc:
-        print(f"goldnoise: error: {exc}", file=sys.stderr)
+        print(f"goldnoise: error: {_in_cli_words(exc, one_line=False)}", file=sys.stderr)
         return exc.exit_status
     except KeyboardInterrupt:
         print("goldnoise: interrupted", file=sys.stderr)
@@ -135,7 +154,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, TypeError) as exc:
         if os.environ.get("GOLDNOISE_TRACEBACK"):
             raise
-        print(f"goldnoise: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        print(f"goldnoise: error: {_in_cli_words(exc)}", file=sys.stderr)
         return 1
     return 0
 

@@ -35,6 +35,9 @@ def add_scores_arguments(parser: argparse.ArgumentParser) -> None:
                         "tables: probs, or loss for a lone loss column)")
     g.add_argument("--id-column", default="id", metavar="NAME",
                    help="id column (key) of the score files (default: %(default)s)")
+    g.add_argument("--ids", metavar="FILE",
+                   help=".npy score files hold no ids: a file of the item id of each row, one "
+                        "per line (or a .npy array of ids)")
     g.add_argument("--model-column", metavar="NAME",
                    help="column naming the model of each row, for files holding several")
     g.add_argument("--model", metavar="NAME",
@@ -51,6 +54,31 @@ def add_scores_arguments(parser: argparse.ArgumentParser) -> None:
                    help="known label errors: a file with an item column and either an "
                         "is_error column (true/false, 1/0) or a truth column of correct "
                         "labels; adds detection metrics")
+
+
+def read_ids(args: argparse.Namespace) -> Any:
+    """The ids of ``--ids FILE`` (one per line, or a .npy array), or None."""
+    import numpy as np
+
+    spec = getattr(args, "ids", None)
+    if spec is None:
+        return None
+    path = Path(spec)
+    if not path.is_file():
+        raise DataError(f"--ids {spec}: no such file")
+    if path.suffix.lower() == ".npy":
+        try:
+            ids = np.load(path, allow_pickle=False)
+        except ValueError as exc:
+            raise DataError(f"--ids {spec}: {exc}") from None
+        if ids.ndim != 1:
+            raise DataError(f"--ids {spec} holds a {ids.ndim}-d array; it needs one id per row")
+        return ids
+    lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
+    ids = [line for line in lines if line]
+    if not ids:
+        raise DataError(f"--ids {spec} is empty; it needs one item id per line")
+    return np.asarray(ids, dtype=object)
 
 
 def _item_column(frame: Any) -> Any:
@@ -96,7 +124,7 @@ def load_scores_for(args: argparse.Namespace, ratings: Any) -> LoadedScores:
             raise DataError(f"no such score file: {p}")
     try:
         scores = load_scores(paths, items=ratings, id_column=args.id_column, kind=args.kind,
-                             model_column=args.model_column)
+                             model_column=args.model_column, ids=read_ids(args))
     except (ValueError, TypeError) as exc:
         raise DataError(str(exc).splitlines()[0]) from None
     if args.model is not None:
