@@ -48,6 +48,8 @@ agreed_error_bracket  -- optimistic (labels-only model) to pessimistic (γ) erro
 verified_sample_bound -- exact hypergeometric bound from a verified sample
                                                                    -> VerifiedSampleBoundResult
 sample_size_needed    -- verified sample that can support a target error share -> int
+span_noise            -- candidate spans (named entities) as items: γ of the agreed spans,
+                         the spans most likely wrong                -> SpanNoiseResult
 
 Instance dependence of label noise, from soft labels: instance (SPEC §2.8)
 ---------------------------------------------------------------------------
@@ -127,6 +129,7 @@ from noise_models.latent_class import (
     LatentClassFit,
     LatentClassModel,
     PosteriorCheckResult,
+    SpanNoiseResult,
     VerifiedSampleBoundResult,
     agreed_error_bracket,
     calibration,
@@ -135,6 +138,7 @@ from noise_models.latent_class import (
     em_partial,
     posterior_check,
     sample_size_needed,
+    span_noise,
     verified_sample_bound,
 )
 
@@ -177,17 +181,19 @@ __all__ += [
 # latent-class models, the error bracket, verified samples (SPEC §2.4)
 __all__ += [
     "CalibrationResult",
-    "PosteriorCheckResult",
-    "calibration",
-    "posterior_check",
     "EasyHardModel",
     "ErrorBracketResult",
     "FitNoiseBoundResult",
     "LatentClassFit",
     "LatentClassModel",
+    "PosteriorCheckResult",
+    "SpanNoiseResult",
     "VerifiedSampleBoundResult",
     "agreed_error_bracket",
+    "calibration",
+    "posterior_check",
     "sample_size_needed",
+    "span_noise",
     "verified_sample_bound",
 ]
 

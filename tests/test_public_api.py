@@ -42,6 +42,8 @@ PUBLIC = {
         "sample_hard_labels", "sample_size_needed", "tv_distance", "verified_sample_bound",
         # honest posteriors (SPEC §5)
         "CalibrationResult", "PosteriorCheckResult", "calibration", "posterior_check",
+        # spans as items (SPEC §7)
+        "SpanNoiseResult", "span_noise",
         # larger than memory: partial -> combine -> finalize
         "ChanceSums", "EMState", "EStepSums", "SoftLabelSums", "chance_combine",
         "chance_finalize", "chance_items", "chance_partial", "em_combine", "em_finalize",

@@ -98,6 +98,7 @@ EXAMPLES = {
     "SpanRatings": lambda: agreement.candidate_ratings(agreement.Spans(pd.DataFrame({
         "document": ["d", "d", "d"], "start": [0, 0, 7], "end": [4, 4, 9],
         "label": ["PER", "PER", "ORG"], "annotator": ["a", "b", "b"]})), match="overlap"),
+    "SpanNoiseResult": lambda: noise_models.span_noise(_spans_for_noise()),
     "SubsetConsistencyResult": lambda: simulation.subset_consistency(
         agreement.Spans(pd.DataFrame({
             "document": ["d1", "d2", "d3", "d1", "d2"], "start": [0, 0, 0, 0, 0],
@@ -166,6 +167,20 @@ EXAMPLES = {
                                                        target=0.1, raters=[2, 4], n_sims=100,
                                                        n_bootstrap_sims=0, rng=0),
 }
+
+def _spans_for_noise():
+    # 30 documents, 3 entities each, 3 annotators; annotator c mislabels one in five.
+    rows = []
+    for d in range(30):
+        for e, start in enumerate((0, 10, 20)):
+            for a in "abc":
+                label = "PER" if (d + e) % 2 else "ORG"
+                if a == "c" and (d * 3 + e) % 5 == 0:
+                    label = "LOC"
+                rows.append((f"d{d}", start, start + 4, label, a))
+    return agreement.Spans(pd.DataFrame(rows, columns=["document", "start", "end", "label",
+                                                       "annotator"]))
+
 
 CLASSES = _public_result_classes()
 

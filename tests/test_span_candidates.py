@@ -195,3 +195,32 @@ def test_the_table_does_not_depend_on_the_order_of_the_spans(rows, random, rule)
     wide = first.ratings.to_wide().to_numpy(dtype=object)
     marked = np.array([[isinstance(v, str) and v != "no entity" for v in row] for row in wide])
     assert marked.sum(axis=1).tolist() == first.candidates["n_marked"].tolist()
+
+
+def test_span_noise_is_gamma_and_fit_of_the_candidates():
+    # span_noise = candidate_ratings -> noise_bound and a one-coin fit, wired as the
+    # command line reports them.
+    from agreement.spans import candidate_ratings
+    from noise_models import LatentClassModel, noise_bound, span_noise
+
+    rows = []
+    for d in range(30):
+        for e, start in enumerate((0, 10, 20)):
+            for a in "abc":
+                label = "PER" if (d + e) % 2 else "ORG"
+                if a == "c" and (d * 3 + e) % 5 == 0:
+                    label = "LOC"
+                rows.append((f"d{d}", start, start + 4, label, a))
+    spans = Spans(pd.DataFrame(rows, columns=["document", "start", "end", "label",
+                                              "annotator"]))
+    res = span_noise(spans)
+    cand = candidate_ratings(spans)
+    bound = noise_bound(cand.ratings)
+    assert (res.n_candidates, res.n_agreed) == (90, 72)
+    assert res.gamma == pytest.approx(bound.gamma) and res.hidden_hard == bound.hidden_hard
+    fit = LatentClassModel("one-coin", rng=0).fit(cand.ratings)
+    wrong = cand.likely_wrong(fit)
+    assert res.expected_wrong == pytest.approx(wrong["p_wrong"].sum())
+    pd.testing.assert_frame_equal(res.to_frame(), wrong)
+    with pytest.raises(TypeError, match="LatentClassModel"):
+        span_noise(spans, model="one-coin")

@@ -114,41 +114,29 @@ def run(args: argparse.Namespace) -> Report:
 
 def _noise_section(spans, args: argparse.Namespace) -> Section:
     """Candidate spans as items: γ of the agreed ones, the spans most likely wrong."""
-    import warnings
-
-    from agreement.spans import candidate_ratings
-    from noise_models import LatentClassModel, noise_bound
+    from noise_models import span_noise
 
     s = Section("noise", "Candidate spans as items: noise of the agreed spans, spans most "
                          "likely wrong")
-    cand = candidate_ratings(spans, match=args.match, threshold=args.threshold)
-    r = cand.ratings
-    n_agreed = int(r.agreed.sum())
-    s.values.update({"n_candidates": cand.n_candidates, "n_agreed": n_agreed,
-                     "categories": [str(c) for c in r.categories]})
-    s.lines.append(f"{cand.n_candidates} candidate spans ({args.match} match), {n_agreed} "
+    res = span_noise(spans, match=args.match, threshold=args.threshold)
+    s.values.update({"n_candidates": res.n_candidates, "n_agreed": res.n_agreed,
+                     "categories": [str(c) for c in res.categories]})
+    s.lines.append(f"{res.n_candidates} candidate spans ({args.match} match), {res.n_agreed} "
                    "agreed by every annotator of their document")
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # no disagreement: γ is reported as such below
-            bound = noise_bound(r)
-    except ValueError as exc:
-        s.lines.append("gamma: " + " ".join(str(exc).split()))
+    if res.gamma is None:
+        s.lines.append(f"gamma: {res.gamma_note}")
     else:
-        s.values.update({"gamma": bound.gamma, "hidden_hard": bound.hidden_hard,
-                         "alpha": bound.alpha, "p": bound.p})
-        s.lines.append(f"gamma {bound.gamma:.4f}: at most {bound.hidden_hard} of the {n_agreed} "
-                       f"agreed spans are coin-flips, with confidence {bound.alpha:g} "
-                       f"(chance agreement on a hard candidate p = {bound.p:.4f})")
-    if r.n_categories < 2:
+        s.values.update({"gamma": res.gamma, "hidden_hard": res.hidden_hard,
+                         "alpha": res.alpha, "p": res.p})
+        s.lines.append(f"gamma {res.gamma:.4f}: at most {res.hidden_hard} of the "
+                       f"{res.n_agreed} agreed spans are coin-flips, with confidence "
+                       f"{res.alpha:g} (chance agreement on a hard candidate p = {res.p:.4f})")
+    if res.fit is None:
         return s.undefined("every candidate has one label: no latent-class fit")
-    fit = LatentClassModel("one-coin", rng=0).fit(r)
-    wrong = cand.likely_wrong(fit)
-    expected = float(wrong["p_wrong"].sum())
-    s.values["expected_wrong_ratings"] = expected
-    s.lines.append(f"latent-class fit (one-coin): {expected:.1f} of {len(wrong)} ratings "
-                   "(spans and \"no entity\") expected wrong")
-    rows = wrong.to_dict(orient="records")
+    s.values["expected_wrong_ratings"] = res.expected_wrong
+    s.lines.append(f"latent-class fit (one-coin): {res.expected_wrong:.1f} of "
+                   f"{len(res.likely_wrong)} ratings (spans and \"no entity\") expected wrong")
+    rows = res.likely_wrong.to_dict(orient="records")
     s.tables.append(Table("likely_wrong", [
         Column("document", align="<"), Column("start"), Column("end"),
         Column("annotator", align="<"), Column("label", align="<"),

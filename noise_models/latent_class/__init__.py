@@ -31,6 +31,11 @@ verified_sample_bound -- exact hypergeometric bound from a verified sample
                                                                    -> VerifiedSampleBoundResult
 sample_size_needed    -- verified sample that can support a target error share -> int
 
+Spans (named entities) as items (SPEC §7)
+-----------------------------------------
+span_noise            -- candidate spans as items: γ of the agreed spans, the spans most
+                         likely wrong under a fit                  -> SpanNoiseResult
+
 Larger than memory: the EM as one map-reduce per iteration
 ----------------------------------------------------------
 em_partial, em_combine  -- E-step sums of a chunk of items, for every running start
@@ -41,7 +46,8 @@ EMState, EStepSums      -- the starts' state, the E-step sums
 Modules: ``_model`` (the model classes, ``EasyHardModel`` included; ``fit`` chooses
 between ``_em``, the EM driver in memory, and ``_partial``, the EM over chunks),
 ``_fit`` (the fit and its γ bound), ``_tempering`` (held-out tempering of the
-posteriors), ``_check`` (posterior_check, calibration), ``_bracket``, ``_verified``;
+posteriors), ``_check`` (posterior_check, calibration), ``_bracket``, ``_verified``,
+``_spans`` (span_noise);
 ``_kernels`` holds the EM engine's Numba kernels. Imports run ``_kernels`` <- ``_fit``
 <- ``_tempering`` <- ``_em`` <- ``_partial`` <- ``_model`` <- ``_bracket``, and
 ``_em`` <- ``_check``.
@@ -63,6 +69,7 @@ from noise_models.latent_class._partial import (
     em_finalize,
     em_partial,
 )
+from noise_models.latent_class._spans import SpanNoiseResult, span_noise
 from noise_models.latent_class._verified import (
     VerifiedSampleBoundResult,
     sample_size_needed,
@@ -71,9 +78,6 @@ from noise_models.latent_class._verified import (
 
 __all__: list[str] = [
     "CalibrationResult",
-    "PosteriorCheckResult",
-    "calibration",
-    "posterior_check",
     "EMState",
     "EStepSums",
     "EasyHardModel",
@@ -81,11 +85,16 @@ __all__: list[str] = [
     "FitNoiseBoundResult",
     "LatentClassFit",
     "LatentClassModel",
+    "PosteriorCheckResult",
+    "SpanNoiseResult",
     "VerifiedSampleBoundResult",
     "agreed_error_bracket",
+    "calibration",
     "em_combine",
     "em_finalize",
     "em_partial",
+    "posterior_check",
     "sample_size_needed",
+    "span_noise",
     "verified_sample_bound",
 ]
