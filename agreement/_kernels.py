@@ -453,7 +453,7 @@ def _rater_ss_impl(codes, m, w, weighted, beta, center, block):
 
 def _pair_rows_impl(codes, m, w, weighted, block):
     n, k = codes.shape
-    npairs = k * (k - 1) // 2
+    npairs = (k * k - k) // 2  # not k * (k - 1): see _pair_sums_impl
     base = 2 + k * m
     nb = (n + block - 1) // block
     out = np.zeros((n, base + 2 * npairs))
@@ -485,8 +485,11 @@ def _pair_rows_impl(codes, m, w, weighted, block):
 
 
 def _pair_sums_impl(codes, m, w, weighted, block):
+    # npairs is (k² − k) / 2, never written k (k − 1) / 2: with the expression k − 1 in
+    # the function, Numba's parallel build allocated `nr` with k − 1 columns instead of
+    # k + 1 (its array analysis equated the two; numba 0.68, the serial build was right).
     n, k = codes.shape
-    npairs = k * (k - 1) // 2
+    npairs = (k * k - k) // 2  # not k * (k - 1): see _pair_sums_impl
     nb = (n + block - 1) // block
     nr = np.zeros((nb, k + 1), dtype=np.int64)
     x = np.zeros((nb, k, m), dtype=np.int64)
@@ -518,7 +521,7 @@ def _pair_sums_impl(codes, m, w, weighted, block):
 
 def _pair_ss_impl(codes, m, w, weighted, beta, center, block):
     n, k = codes.shape
-    npairs = k * (k - 1) // 2
+    npairs = (k * k - k) // 2  # not k * (k - 1): see _pair_sums_impl
     base = 2 + k * m
     nb = (n + block - 1) // block
     part = np.zeros(nb)
@@ -774,7 +777,7 @@ def _rater_colss_impl(cols, m, beta, center, pa, rr, block):
 def _pair_colsums_impl(cols, m, block):
     # Unweighted pair family: rated, pairable, x[j, c], both[pairs], agree[pairs].
     k, n = cols.shape
-    npairs = k * (k - 1) // 2
+    npairs = (k * k - k) // 2  # not k * (k - 1): see _pair_sums_impl
     nb = (n + block - 1) // block
     part = np.zeros((nb, 2))
     x = np.zeros((nb, k, m), dtype=np.int64)
@@ -819,7 +822,7 @@ def _pair_colsums_impl(cols, m, block):
 
 def _pair_colss_impl(cols, m, beta, center, block):
     k, n = cols.shape
-    npairs = k * (k - 1) // 2
+    npairs = (k * k - k) // 2  # not k * (k - 1): see _pair_sums_impl
     base = 2 + k * m
     nb = (n + block - 1) // block
     part = np.zeros(nb)

@@ -20,7 +20,7 @@ from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import Count, check_params, validate_params
 from noise_models import LatentClassModel
 from simulation.reannotation._policies import POLICIES
-from simulation.reannotation._replay import _replay_iv, fractional_accuracy, replay
+from simulation.reannotation._replay import _refit, _replay_iv, fractional_accuracy, replay
 
 __all__ = ["PolicyComparisonResult", "compare_policies"]
 
@@ -42,6 +42,10 @@ class PolicyComparisonResult(Result):
     table : pandas.DataFrame
         One row per policy, seed and round: ``policy``, ``seed`` and the columns of
         :meth:`ReplayResult.to_frame`.
+    full_unstable_starts : int
+        Near-best EM starts of the fit with every rating that label more than 1% of
+        the items otherwise (``fit.unstable_starts()``): 0 when ``full_accuracy``
+        does not depend on the seed.
 
     ``to_frame()``: that table. No headline value and no ``confidence_interval``:
     the comparison is a table; :meth:`final` gives each policy's median and range
@@ -57,6 +61,7 @@ class PolicyComparisonResult(Result):
     start_ratings: int
     batch_size: int
     table: pd.DataFrame = field(default=None, repr=False)
+    full_unstable_starts: int = 0
 
     _headline: ClassVar[str] = ""
 
@@ -267,7 +272,7 @@ def compare_policies(pool: Any, *, truth: Any, policies: Sequence[str] = DEFAULT
     seed_list = _seeds(seeds)
     r, truth_pos, truth_codes, model = _replay_iv(pool, truth, verify_per_round,
                                                   start_ratings, model)
-    full = model.fit(r)
+    full = _refit(model, r)
     post = np.nan_to_num(np.asarray(full.class_posterior, dtype=np.float64), nan=0.0)
     parts = []
     for p in pols:
@@ -287,4 +292,5 @@ def compare_policies(pool: Any, *, truth: Any, policies: Sequence[str] = DEFAULT
         full_accuracy=fractional_accuracy(post[truth_pos], truth_codes),
         n_items=r.n_items, n_truth=len(truth_pos),
         ratings_available=int((r.codes >= 0).sum()), start_ratings=start_ratings,
-        batch_size=batch_size, table=table)
+        batch_size=batch_size, table=table,
+        full_unstable_starts=len(full.unstable_starts()))

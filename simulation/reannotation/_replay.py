@@ -24,6 +24,9 @@ Per round the replay records:
     the fit's published labels (``label_codes``) that differ from the truth, a
     count over the items with a true label (what the certificate bounds when
     the truth covers every item);
+``unstable_starts``
+    near-best EM starts of the round's fit that label more than 1% of the items
+    otherwise (``fit.unstable_starts()``; recorded, not warned, every round);
 ``gamma``
     the noise bound γ of the agreed (unanimous) items of the ratings revealed so
     far (:func:`noise_models.noise_bound`, α = 0.95); NaN when no item is agreed
@@ -49,6 +52,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from _goldnoise_lib.errors import UnstableStartsWarning
 from _goldnoise_lib.labels import labels_by_item
 from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import (
@@ -67,8 +71,17 @@ __all__ = ["ReplayResult", "fractional_accuracy", "replay"]
 
 #: Columns of :meth:`ReplayResult.to_frame` (the certificate's only with verifications).
 ROUND_COLUMNS = ("round", "ratings_spent", "accuracy", "claimed_accuracy", "gamma",
-                 "wrong_labels", "batch")
+                 "wrong_labels", "batch", "unstable_starts")
 CERTIFICATE_COLUMNS = ("errors_upper", "errors_upper_share", "errors_found")
+
+
+def _refit(model: LatentClassModel, ratings: Any) -> Any:
+    """The round's fit. A replay refits every round on a few ratings per item, where
+    near-best EM starts often label some items differently: instead of a warning per
+    round, the table's ``unstable_starts`` counts such starts (``fit.unstable_starts()``)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=UnstableStartsWarning)
+        return model.fit(ratings)
 
 
 def fractional_accuracy(class_posterior: np.ndarray, truth_codes: np.ndarray) -> float:
@@ -129,7 +142,7 @@ class ReplayResult(Result):
 
     ``to_frame()``: one row per round, with the columns ``round``, ``ratings_spent``,
     ``accuracy``, ``claimed_accuracy``, ``gamma``, ``wrong_labels``, ``batch``
-    (items revealed that round) and, with verifications, ``errors_upper``, ``errors_upper_share`` and
+    (items revealed that round), ``unstable_starts`` and, with verifications, ``errors_upper``, ``errors_upper_share`` and
     ``errors_found``.
 
     There is no ``confidence_interval``: one replay is one draw of the start and
@@ -286,8 +299,8 @@ def replay(pool: Any, *, truth: Any, policy: str, start_ratings: int = 3, batch_
     -------
     ReplayResult
         ``to_frame()``: one row per round (``round``, ``ratings_spent``,
-        ``accuracy``, ``claimed_accuracy``, ``gamma``, ``wrong_labels``, ``batch`` and, with
-        verifications, ``errors_upper``, ``errors_upper_share``, ``errors_found``).
+        ``accuracy``, ``claimed_accuracy``, ``gamma``, ``wrong_labels``, ``batch``,
+        ``unstable_starts`` and, with verifications, ``errors_upper``, ``errors_upper_share``, ``errors_found``).
 
     Raises
     ------
@@ -338,7 +351,7 @@ def replay(pool: Any, *, truth: Any, policy: str, start_ratings: int = 3, batch_
         shown = np.where(rank < level[:, None], codes, -1).astype(codes.dtype)
         current = Ratings(shown, r.categories, items=r.items, raters=r.raters,
                           ordered=r.ordered, category_values=r.category_values)
-        fit = model.fit(current)
+        fit = _refit(model, current)
         post = np.nan_to_num(np.asarray(fit.class_posterior, dtype=np.float64), nan=0.0)
         label_post = np.nan_to_num(np.asarray(fit.label_posterior, dtype=np.float64), nan=0.0)
         row = {"round": t, "ratings_spent": spent,
@@ -346,7 +359,7 @@ def replay(pool: Any, *, truth: Any, policy: str, start_ratings: int = 3, batch_
                "claimed_accuracy": float(label_post[truth_pos].mean()),
                "gamma": _gamma(current),
                "wrong_labels": int((np.asarray(fit.label_codes)[truth_pos] != truth_codes).sum()),
-               "batch": batch_n}
+               "batch": batch_n, "unstable_starts": len(fit.unstable_starts())}
         if verify_per_round:
             design = verification_batch(fit, size=verify_per_round, rng=gen)
             cert = residual_errors(fit, truth_by_pos.loc[design["item"]], design=design)
