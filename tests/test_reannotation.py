@@ -170,7 +170,9 @@ def test_bad_input_is_refused():
     with pytest.raises(ValueError, match="`policy` must be one of"):
         next_batch(r, size=3, policy="greedy", fit=fit)
     with pytest.raises(ValueError, match="`cost` must be positive"):
-        next_batch(r, size=3, fit=fit, cost=np.zeros(100))
+        next_batch(r, size=3, fit=fit, cost=np.zeros(100), policy="expected-error-reduction")
+    with pytest.raises(ValueError, match="not used by policy='margin'"):
+        next_batch(r, size=3, fit=fit, cost=np.ones(100))
 
 
 def test_command_line_next_verify_certify(tmp_path, capsys):

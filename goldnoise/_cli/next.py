@@ -11,7 +11,9 @@ from goldnoise.report import Column, Report, Section, Table
 HELP = "choose the items that get one more rating (re-annotation policies)"
 DESCRIPTION = (
     "Fit the annotation model to the ratings and choose the items that should get one more "
-    "rating next: uniform (fewest ratings), random, uncertainty, margin, "
+    "rating next: uniform (fewest ratings), random, uncertainty, margin (the default: the "
+    "closest call between two classes first; it saved the most ratings in replays on public "
+    "crowd data), "
     "expected-error-reduction (the expected drop in P(label wrong) per rating, shared among "
     "the ratings an item already has) or hard (the easy/hard model's hard posterior).\n\n"
     "Examples:\n"
@@ -29,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("batch")
     g.add_argument("--size", type=count("--size", 1), required=True,
                    help="items to choose")
-    g.add_argument("--policy", choices=POLICIES, default="expected-error-reduction",
+    g.add_argument("--policy", choices=POLICIES, default="margin",
                    help="how items are chosen (default: %(default)s)")
     g.add_argument("--seed", type=count("--seed", 0), default=0, help="seed of ties and draws")
 
