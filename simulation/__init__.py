@@ -11,6 +11,8 @@ Generators (simulation.generators)
 simulate_annotations  -- labels under the easy/hard model M1 or M2 with the hidden truth
                          (hard items, classes, annotator biases and errors, missing ratings)
                                                                    -> SimulatedAnnotations
+simulate_spans        -- span annotations with boundary, label and missed-span errors and
+                         the true spans                            -> SimulatedSpans
 
 Bootstrap (simulation.bootstrap)
 --------------------------------
@@ -110,7 +112,12 @@ from simulation.detection import (
     loss_separability,
     overlap_coefficient,
 )
-from simulation.generators import SimulatedAnnotations, simulate_annotations
+from simulation.generators import (
+    SimulatedAnnotations,
+    SimulatedSpans,
+    simulate_annotations,
+    simulate_spans,
+)
 from simulation.reannotation import (
     ResidualErrorResult,
     next_batch,
@@ -147,6 +154,12 @@ from simulation.scores import (
 __all__: list[str] = [
     "SimulatedAnnotations",
     "simulate_annotations",
+]
+
+# spans and sequences (SPEC §7)
+__all__ += [
+    "SimulatedSpans",
+    "simulate_spans",
 ]
 
 # bootstrap and calibration (SPEC §3)

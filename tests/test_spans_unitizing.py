@@ -199,8 +199,8 @@ def test_exact_match_agrees_more_than_a_one_token_overlap():
     # INCEpTION #5305: one annotator 5 spans, the other 1; 0.40 for the exact match and 0.42
     # for a match one token off there. Here exact must beat off-by-one.
     a = [("d", s, s + 2, "X", "a") for s in (0, 10, 20, 30, 40)]
-    exact = unitizing_alpha(_spans(a + [("d", 20, 22, "X", "b")], lengths={"d": 50}))
-    off = unitizing_alpha(_spans(a + [("d", 20, 23, "X", "b")], lengths={"d": 50}))
+    exact = unitizing_alpha(_spans([*a, ("d", 20, 22, "X", "b")], lengths={"d": 50}))
+    off = unitizing_alpha(_spans([*a, ("d", 20, 23, "X", "b")], lengths={"d": 50}))
     assert exact.alpha > off.alpha
     assert exact.binary_alpha > off.binary_alpha
 

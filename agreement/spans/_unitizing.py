@@ -42,13 +42,14 @@ def _units(spans: Spans) -> tuple[pd.DataFrame, int]:
     """Each annotator's units with overlaps resolved: the span that starts first (then the
     longer) keeps the shared offsets; the rest of a later span stays a unit of its own.
 
-    Returns the units and how many spans were cut or dropped.
+    Returns the units (with ``cut``: whether the start moved) and how many spans were
+    cut or dropped.
     """
     f = spans.frame.sort_values(["annotator", "document", "start", "end"],
                                 ascending=[True, True, True, False], kind="stable")
     f = f.reset_index(drop=True)
     if f.empty:
-        return f, 0
+        return f.assign(cut=np.zeros(0, dtype=bool)), 0
     key = pd.MultiIndex.from_frame(f[["annotator", "document"]])
     codes = pd.factorize(key)[0]
     ends = f["end"].to_numpy()
@@ -63,7 +64,7 @@ def _units(spans: Spans) -> tuple[pd.DataFrame, int]:
     new_start = np.maximum(starts, prev)
     cut = int(np.count_nonzero(new_start != starts))
     keep = new_start < ends
-    out = f.assign(start=new_start)[keep].reset_index(drop=True)
+    out = f.assign(start=new_start, cut=new_start != starts)[keep].reset_index(drop=True)
     return out, cut
 
 
@@ -417,6 +418,6 @@ def unitizing_alpha(spans: Spans) -> UnitizingAlphaResult:
         label_disagreement=float(out["label_disagreement"]),
         observed=float(out["observed"]), expected=float(out["expected"]),
         n_annotators=len(spans.annotators), n_documents=len(docs),
-        length=int(round(rows[:, V + 1:2 * V + 2].sum())) if len(docs) else 0,
+        length=round(rows[:, V + 1:2 * V + 2].sum()) if len(docs) else 0,
         coincidences=pd.DataFrame(info["coincidences"], index=values, columns=values),
         notes=tuple(notes))
