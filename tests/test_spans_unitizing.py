@@ -48,6 +48,8 @@ def _partition(units, length):
 def _expected(marg, corr):
     total = sum(marg.values())
     denom = total**2 - sum(corr.values())
+    if denom <= 0:
+        return dict.fromkeys(marg, math.nan)
     return {c: total * (marg[c] ** 2 - corr.get(c, 0.0)) / denom for c in marg}
 
 
