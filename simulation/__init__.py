@@ -14,6 +14,12 @@ simulate_annotations  -- labels under the easy/hard model M1 or M2 with the hidd
 simulate_spans        -- span annotations with boundary, label and missed-span errors and
                          the true spans                            -> SimulatedSpans
 
+Spans with intervals (simulation.spans, SPEC §7)
+------------------------------------------------
+span_intervals   -- span F1 (pooled, per label), α_u, |u|α, cuα and token coefficients
+                    with intervals from the same resamples of documents
+                                                                   -> BootstrapResult
+
 Bootstrap (simulation.bootstrap)
 --------------------------------
 bootstrap        -- intervals of any coefficients from the same resamples of items:
@@ -143,6 +149,7 @@ from simulation.noising import (
     voter_labels,
 )
 from simulation.reliability import annotator_intervals
+from simulation.spans import span_intervals
 from simulation.scores import (
     ModelScores,
     ScorePrecisionWarning,
@@ -160,6 +167,7 @@ __all__: list[str] = [
 __all__ += [
     "SimulatedSpans",
     "simulate_spans",
+    "span_intervals",
 ]
 
 # bootstrap and calibration (SPEC §3)

@@ -26,6 +26,7 @@ PUBLIC = {
         # spans (named entities, segments)
         "SpanAgreementResult", "Spans", "decode_tags", "read_brat", "read_conll", "read_jsonl",
         "read_labelstudio", "span_agreement", "token_agreement", "token_ratings",
+        "DocumentStatistics", "UnitizingAlphaResult", "document_statistics", "unitizing_alpha",
     },
     "noise_models": {
         "AnnotatorsNeededResult", "AttractorResult", "ChanceAgreementResult",
@@ -66,6 +67,8 @@ PUBLIC = {
         "ResidualErrorResult", "next_batch", "residual_errors", "verification_batch",
         # annotator reliability with intervals (SPEC §5)
         "annotator_intervals",
+        # spans and sequences (SPEC §7)
+        "SimulatedSpans", "simulate_spans", "span_intervals",
     },
 }
 

@@ -33,6 +33,7 @@ from agreement.spans._agreement import (
     token_agreement,
     token_ratings,
 )
+from agreement.spans._documents import DocumentStatistics, document_statistics
 from agreement.spans._readers import (
     decode_tags,
     read_brat,
@@ -43,6 +44,7 @@ from agreement.spans._readers import (
 from agreement.spans._spans import Spans
 from agreement.spans._unitizing import UnitizingAlphaResult, unitizing_alpha
 
-__all__ = ["MATCHES", "SpanAgreementResult", "Spans", "UnitizingAlphaResult", "decode_tags",
-           "read_brat", "read_conll", "read_jsonl", "read_labelstudio", "span_agreement",
-           "token_agreement", "token_ratings", "unitizing_alpha"]
+__all__ = ["MATCHES", "DocumentStatistics", "SpanAgreementResult", "Spans",
+           "UnitizingAlphaResult", "decode_tags", "document_statistics", "read_brat",
+           "read_conll", "read_jsonl", "read_labelstudio", "span_agreement", "token_agreement",
+           "token_ratings", "unitizing_alpha"]
