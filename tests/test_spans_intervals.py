@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -10,6 +12,7 @@ import scipy.stats
 from agreement.spans import (
     Spans,
     document_statistics,
+    read_conll,
     span_agreement,
     token_agreement,
     unitizing_alpha,
@@ -137,3 +140,31 @@ def test_document_bootstrap_covers_at_95_percent():
     for name, h, c in zip(names, hits, coverage, strict=True):
         assert c >= 0.93, (name, c)
         assert scipy.stats.binomtest(int(h), n_sets, 0.95).pvalue > 0.001, (name, c)
+
+
+def test_command_line_shows_the_unitizing_split_and_intervals(tmp_path, capsys):
+    from goldnoise._cli import main
+
+    (tmp_path / "t.conll").write_text(
+        "-DOCSTART- O O\n\nAda B-PER B-PER\nLovelace I-PER O\nmet O O\nBabbage B-PER B-PER\n"
+        "in O O\nLondon B-LOC B-ORG\n\n-DOCSTART- O O\n\nParis B-LOC B-LOC\nis O O\n\n"
+        "-DOCSTART- O O\n\nBob B-PER B-PER\nsaw O O\nAnn B-PER O\n")
+    args = ["spans", str(tmp_path / "t.conll"), "--from", "conll", "--annotators", "a", "b",
+            "--format", "json"]
+    assert main([*args, "--bootstrap", "200", "--seed", "3"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    u = report["sections"]["unitizing"]["values"]
+    s = read_conll(tmp_path / "t.conll", annotators=["a", "b"])
+    ua = unitizing_alpha(s)
+    assert u["alpha"] == pytest.approx(ua.alpha)
+    assert u["boundary_disagreement"] + u["label_disagreement"] == pytest.approx(1 - ua.alpha)
+    rows = report["sections"]["bootstrap"]["tables"]["intervals"]["rows"]
+    got = {r["statistic"]: (r["low"], r["high"]) for r in rows}
+    want = span_intervals(s, n_resamples=200, rng=3)
+    for name, lo, hi in zip(want.statistics, want.interval.low, want.interval.high,
+                            strict=True):
+        assert got[name] == pytest.approx((lo, hi), nan_ok=True)
+    assert report["sections"]["agreement"]["values"]["f1_low"] == got["span_f1"][0]
+    # without --bootstrap: no interval section
+    assert main(args) == 0
+    assert "bootstrap" not in json.loads(capsys.readouterr().out)["sections"]
