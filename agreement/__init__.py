@@ -34,6 +34,10 @@ span_agreement      -- pairwise and pooled span F1 per label and document -> Spa
 token_agreement     -- every coefficient above over tokens as items (BIO tags) -> DataFrame
 token_ratings       -- the tokens × annotators table of BIO tags              -> Ratings
 candidate_ratings   -- candidate spans as items, labels plus "no entity"     -> SpanRatings
+unitizing_alpha     -- Krippendorff's α_u with |u|α, cuα and its boundary/label split
+                                                                   -> UnitizingAlphaResult
+document_statistics -- per-document rows of every span statistic (bootstrap over documents)
+                                                                   -> DocumentStatistics
 read_conll, read_brat, read_labelstudio, read_jsonl, decode_tags -- the readers
 
 Weights
@@ -118,11 +122,14 @@ from agreement._result import AgreementResult, ConfidenceInterval, TestResult
 from agreement._table import agreement_table
 from agreement._weights import named_weights
 from agreement.spans import (
+    DocumentStatistics,
     SpanAgreementResult,
     SpanRatings,
     Spans,
+    UnitizingAlphaResult,
     candidate_ratings,
     decode_tags,
+    document_statistics,
     read_brat,
     read_conll,
     read_jsonl,
@@ -130,6 +137,7 @@ from agreement.spans import (
     span_agreement,
     token_agreement,
     token_ratings,
+    unitizing_alpha,
 )
 
 __all__ = [
@@ -174,4 +182,5 @@ __all__ = [
     "SpanAgreementResult", "Spans", "decode_tags", "read_brat", "read_conll", "read_jsonl",
     "read_labelstudio", "span_agreement", "token_agreement", "token_ratings",
     "SpanRatings", "candidate_ratings",
+    "DocumentStatistics", "UnitizingAlphaResult", "document_statistics", "unitizing_alpha",
 ]

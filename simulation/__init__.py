@@ -11,6 +11,14 @@ Generators (simulation.generators)
 simulate_annotations  -- labels under the easy/hard model M1 or M2 with the hidden truth
                          (hard items, classes, annotator biases and errors, missing ratings)
                                                                    -> SimulatedAnnotations
+simulate_spans        -- span annotations with boundary, label and missed-span errors and
+                         the true spans                            -> SimulatedSpans
+
+Spans with intervals (simulation.spans, SPEC §7)
+------------------------------------------------
+span_intervals   -- span F1 (pooled, per label), α_u, |u|α, cuα and token coefficients
+                    with intervals from the same resamples of documents
+                                                                   -> BootstrapResult
 
 Bootstrap (simulation.bootstrap)
 --------------------------------
@@ -122,7 +130,12 @@ from simulation.detection import (
     loss_separability,
     overlap_coefficient,
 )
-from simulation.generators import SimulatedAnnotations, simulate_annotations
+from simulation.generators import (
+    SimulatedAnnotations,
+    SimulatedSpans,
+    simulate_annotations,
+    simulate_spans,
+)
 from simulation.noising import (
     NoisyLabels,
     crowd_majority,
@@ -152,6 +165,7 @@ from simulation.scores import (
     item_loss,
     load_scores,
 )
+from simulation.spans import span_intervals
 from simulation.study import (
     StudyPlan,
     StudyTradeoff,
@@ -163,6 +177,13 @@ from simulation.study import (
 __all__: list[str] = [
     "SimulatedAnnotations",
     "simulate_annotations",
+]
+
+# spans and sequences (SPEC §7)
+__all__ += [
+    "SimulatedSpans",
+    "simulate_spans",
+    "span_intervals",
 ]
 
 # bootstrap and calibration (SPEC §3)

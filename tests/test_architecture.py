@@ -190,7 +190,7 @@ def test_topic_subpackages_are_public(package):
         noise_models.__all__)
 
 
-@pytest.mark.parametrize("package", ["generators", "bootstrap", "calibration"])
+@pytest.mark.parametrize("package", ["generators", "bootstrap", "calibration", "spans"])
 def test_simulation_topic_subpackages_are_public(package):
     # Each topic of simulation is a public subpackage whose names simulation re-exports.
     import importlib

@@ -28,6 +28,7 @@ PUBLIC = {
         "SpanAgreementResult", "Spans", "decode_tags", "read_brat", "read_conll", "read_jsonl",
         "read_labelstudio", "span_agreement", "token_agreement", "token_ratings",
         "SpanRatings", "candidate_ratings",
+        "DocumentStatistics", "UnitizingAlphaResult", "document_statistics", "unitizing_alpha",
     },
     "noise_models": {
         "AnnotatorsNeededResult", "AttractorResult", "ChanceAgreementResult",
@@ -73,6 +74,8 @@ PUBLIC = {
         "annotator_intervals",
         # label consistency across subsets of span annotations (SPEC §7)
         "SubsetConsistencyResult", "subset_consistency",
+        # spans and sequences (SPEC §7)
+        "SimulatedSpans", "simulate_spans", "span_intervals",
     },
 }
 

@@ -108,6 +108,10 @@ EXAMPLES = {
             "document": ["d1", "d2", "d3"], "start": [0, 0, 0], "end": [4, 4, 4],
             "label": ["PER"] * 3, "annotator": ["gold"] * 3})),
         conditions=["A", "B"], n_resamples=50, rng=0),
+    "UnitizingAlphaResult": lambda: agreement.unitizing_alpha(agreement.Spans(pd.DataFrame({
+        "document": ["d", "d", "d"], "start": [0, 0, 7], "end": [4, 4, 9],
+        "label": ["PER", "PER", "ORG"], "annotator": ["a", "b", "b"]}), lengths={"d": 12})),
+    "SimulatedSpans": lambda: simulation.simulate_spans(5, rng=0),
     "ChanceAgreementResult": lambda: noise_models.chance_agreement(_ratings()),
     "AnnotatorsNeededResult": lambda: noise_models.annotators_needed(
         1000, easy_fraction=0.8, gamma=0.2),

@@ -8,6 +8,12 @@ MATCHES          -- those matchings' names: "exact", "overlap", "iou"
 token_agreement  -- every §1 coefficient over tokens as items (BIO tags)  -> DataFrame
 token_ratings    -- the tokens × annotators table of BIO tags             -> Ratings
 decode_tags      -- token spans from BIO, BIOES/BILOU or IO tags
+unitizing_alpha  -- Krippendorff's α_u and its split: |u|α (where the units are), cuα
+                    (which label), 1 − α_u as boundary + label disagreement
+                                                                   -> UnitizingAlphaResult
+document_statistics -- per-document rows and finalize of every span statistic (span F1,
+                    per label, α_u, token coefficients): the bootstrap over documents
+                                                                   -> DocumentStatistics
 
 Noise (SPEC §7: candidate spans as the items of every label-noise model)
 -----
@@ -23,7 +29,8 @@ read_brat        -- brat standoff .ann files (with .txt beside)
 read_labelstudio -- Label Studio JSON export (several annotators' annotations per task)
 read_jsonl       -- doccano or Prodigy JSONL
 
-Modules: ``_spans`` (the container), ``_readers``, ``_agreement``, ``_candidates``.
+Modules: ``_spans`` (the container), ``_readers``, ``_agreement``, ``_unitizing`` (α_u),
+``_documents`` (per-document rows), ``_candidates``.
 """
 
 from agreement.spans._agreement import (
@@ -34,6 +41,7 @@ from agreement.spans._agreement import (
     token_ratings,
 )
 from agreement.spans._candidates import SpanRatings, candidate_ratings
+from agreement.spans._documents import DocumentStatistics, document_statistics
 from agreement.spans._readers import (
     decode_tags,
     read_brat,
@@ -42,8 +50,9 @@ from agreement.spans._readers import (
     read_labelstudio,
 )
 from agreement.spans._spans import Spans
+from agreement.spans._unitizing import UnitizingAlphaResult, unitizing_alpha
 
-__all__ = ["MATCHES", "SpanAgreementResult", "SpanRatings", "Spans", "candidate_ratings",
-           "decode_tags", "read_brat",
-           "read_conll", "read_jsonl", "read_labelstudio", "span_agreement", "token_agreement",
-           "token_ratings"]
+__all__ = ["MATCHES", "DocumentStatistics", "SpanAgreementResult", "SpanRatings", "Spans",
+           "UnitizingAlphaResult", "candidate_ratings", "decode_tags", "document_statistics",
+           "read_brat", "read_conll", "read_jsonl", "read_labelstudio", "span_agreement",
+           "token_agreement", "token_ratings", "unitizing_alpha"]

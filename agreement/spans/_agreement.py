@@ -70,6 +70,10 @@ class SpanAgreementResult(Result):
         ``precision`` (the second against the first), ``recall``, ``f1``.
     by_label, by_document : pandas.DataFrame
         ``tp``, ``fp``, ``fn``, ``f1`` pooled over the pairs.
+    counts : pandas.DataFrame
+        ``first``, ``second``, ``document``, ``label``, ``tp``, ``fp``, ``fn``: every
+        pair's counts in every document and label where either marked a span (the
+        rows the tables above add up; the bootstrap over documents resamples them).
 
     ``to_frame()``: the pairs table.
     """
@@ -82,6 +86,7 @@ class SpanAgreementResult(Result):
     pairs: pd.DataFrame = field(repr=False)
     by_label: pd.DataFrame = field(repr=False)
     by_document: pd.DataFrame = field(repr=False)
+    counts: pd.DataFrame = field(repr=False, default=None)
 
     _headline = "f1"
 
@@ -161,47 +166,111 @@ def span_agreement(spans: Spans, *, match: str = "exact", threshold: float = 0.5
     if len(annotators) < 2:
         raise ValueError("span agreement needs at least two annotators; these spans have "
                          f"{len(annotators)}.")
-    frame = spans.frame
-    groups = {key: g[["start", "end"]].to_numpy() for key, g in
-              frame.groupby(["annotator", "document", "label"], sort=False)}
-    labels = spans.labels
-    pair_rows, label_acc, doc_acc = [], {}, {}
-    for a, b in combinations(annotators, 2):
-        docs = sorted({d for (x, d) in spans.coverage if x == a} &
-                      {d for (x, d) in spans.coverage if x == b}, key=str)
-        tp = fp = fn = 0
-        for d in docs:
-            for lab in labels:
-                sa = groups.get((a, d, lab), np.empty((0, 2)))
-                sb = groups.get((b, d, lab), np.empty((0, 2)))
-                if len(sa) == 0 and len(sb) == 0:
-                    continue
-                m = _matches(sa, sb, match, threshold)
-                t, p, n = m, len(sb) - m, len(sa) - m
-                tp, fp, fn = tp + t, fp + p, fn + n
-                for acc, key in ((label_acc, lab), (doc_acc, d)):
-                    cur = acc.setdefault(key, [0, 0, 0])
-                    cur[0] += t
-                    cur[1] += p
-                    cur[2] += n
+    counts, n_docs = pair_counts(spans, match=match, threshold=threshold)
+    pair_rows = []
+    for (a, b), docs in n_docs.items():
+        c = counts[(counts["first"] == a) & (counts["second"] == b)]
+        tp, fp, fn = (int(c[k].sum()) for k in ("tp", "fp", "fn"))
         prec = tp / (tp + fp) if tp + fp else np.nan
         rec = tp / (tp + fn) if tp + fn else np.nan
-        pair_rows.append({"first": a, "second": b, "documents": len(docs), "tp": tp, "fp": fp,
+        pair_rows.append({"first": a, "second": b, "documents": docs, "tp": tp, "fp": fp,
                           "fn": fn, "precision": prec, "recall": rec,
                           "f1": float(_f1(tp, fp, fn))})
     pairs = pd.DataFrame(pair_rows).set_index(["first", "second"])
 
-    def table(acc: dict, name: str) -> pd.DataFrame:
-        t = pd.DataFrame([(k, *v) for k, v in acc.items()], columns=[name, "tp", "fp", "fn"])
+    def table(name: str) -> pd.DataFrame:
+        t = counts.groupby(name, sort=False)[["tp", "fp", "fn"]].sum().astype(np.int64)
         t["f1"] = _f1(t["tp"].to_numpy(), t["fp"].to_numpy(), t["fn"].to_numpy())
-        return t.set_index(name).sort_index(key=lambda ix: ix.map(str))
+        t.index.name = name
+        return t.sort_index(key=lambda ix: ix.map(str))
 
     tp, fp, fn = (int(pairs[c].sum()) for c in ("tp", "fp", "fn"))
     return SpanAgreementResult(
         f1=float(_f1(tp, fp, fn)), match=match,
         threshold=float(threshold) if match == "iou" else None,
         n_annotators=len(annotators), n_documents=len(spans.documents), pairs=pairs,
-        by_label=table(label_acc, "label"), by_document=table(doc_acc, "document"))
+        by_label=table("label"), by_document=table("document"), counts=counts)
+
+
+def pair_counts(spans: Spans, *, match: str = "exact", threshold: float = 0.5
+                ) -> tuple[pd.DataFrame, dict[tuple[Any, Any], int]]:
+    """True positives, false positives and false negatives of every annotator pair in
+    every document both annotated, per label (rows where either marked a span).
+
+    Returns the table (``first, second, document, label, tp, fp, fn``) and the number of
+    documents each pair shares.
+    """
+    frame = spans.frame
+    annotators = spans.annotators
+    docs_of: dict[Any, set] = {}
+    for a, d in spans.coverage:
+        docs_of.setdefault(a, set()).add(d)
+    # One key per (document, label): the unit matching works in.
+    group = pd.MultiIndex.from_frame(frame[["document", "label"]])
+    gcode, gkeys = pd.factorize(group)
+    ann = frame["annotator"].to_numpy()
+    start, end = frame["start"].to_numpy(), frame["end"].to_numpy()
+    out, n_docs = [], {}
+    for a, b in combinations(annotators, 2):
+        shared = docs_of.get(a, set()) & docs_of.get(b, set())
+        n_docs[(a, b)] = len(shared)
+        in_shared = frame["document"].isin(shared).to_numpy()
+        ia = np.flatnonzero((ann == a) & in_shared)
+        ib = np.flatnonzero((ann == b) & in_shared)
+        na = np.bincount(gcode[ia], minlength=len(gkeys))
+        nb = np.bincount(gcode[ib], minlength=len(gkeys))
+        tp = _group_matches(gcode, start, end, ia, ib, len(gkeys), match, threshold)
+        keep = np.flatnonzero((na + nb) > 0)
+        out.append(pd.DataFrame({
+            "first": a, "second": b,
+            "document": gkeys.get_level_values(0)[keep] if len(keep) else [],
+            "label": gkeys.get_level_values(1)[keep] if len(keep) else [],
+            "tp": tp[keep], "fp": nb[keep] - tp[keep], "fn": na[keep] - tp[keep]}))
+    counts = pd.concat(out, ignore_index=True) if out else pd.DataFrame(
+        columns=["first", "second", "document", "label", "tp", "fp", "fn"])
+    for c in ("tp", "fp", "fn"):
+        counts[c] = counts[c].astype(np.int64)
+    return counts, n_docs
+
+
+def _group_matches(gcode: np.ndarray, start: np.ndarray, end: np.ndarray, ia: np.ndarray,
+                   ib: np.ndarray, n_groups: int, match: str, threshold: float) -> np.ndarray:
+    """Largest one-to-one matching of a's spans ``ia`` and b's ``ib`` within every group."""
+    tp = np.zeros(n_groups, dtype=np.int64)
+    if len(ia) == 0 or len(ib) == 0:
+        return tp
+    fa = pd.DataFrame({"g": gcode[ia], "s": start[ia], "e": end[ia], "i": np.arange(len(ia))})
+    fb = pd.DataFrame({"g": gcode[ib], "s": start[ib], "e": end[ib], "j": np.arange(len(ib))})
+    if match == "exact":
+        ka = fa.groupby(["g", "s", "e"]).size()
+        kb = fb.groupby(["g", "s", "e"]).size()
+        both = ka.index.intersection(kb.index)
+        m = np.minimum(ka.loc[both].to_numpy(), kb.loc[both].to_numpy())
+        np.add.at(tp, both.get_level_values(0).to_numpy(), m)
+        return tp
+    # Candidate pairs within each group, then the edges a matching may use.
+    cand = fa.merge(fb, on="g", suffixes=("a", "b"))
+    inter = np.minimum(cand["ea"], cand["eb"]) - np.maximum(cand["sa"], cand["sb"])
+    if match == "overlap":
+        ok = inter.to_numpy() > 0
+    else:
+        union = np.maximum(cand["ea"], cand["eb"]) - np.minimum(cand["sa"], cand["sb"])
+        ok = (inter / union).to_numpy() >= threshold
+    edges = cand[ok]
+    deg_a = edges["i"].map(edges["i"].value_counts()).to_numpy()
+    deg_b = edges["j"].map(edges["j"].value_counts()).to_numpy()
+    simple = (deg_a == 1) & (deg_b == 1)
+    # A group whose edges all stand alone matches every edge; the others need the assignment.
+    hard = np.unique(edges["g"].to_numpy()[~simple])
+    easy = ~np.isin(edges["g"].to_numpy(), hard)
+    np.add.at(tp, edges["g"].to_numpy()[easy], 1)
+    if hard.size:
+        sa = fa[fa["g"].isin(hard)].groupby("g")
+        sb = dict(list(fb[fb["g"].isin(hard)].groupby("g")))
+        for g, part in sa:
+            tp[g] = _matches(part[["s", "e"]].to_numpy(), sb[g][["s", "e"]].to_numpy(), match,
+                             threshold)
+    return tp
 
 
 def token_ratings(spans: Spans) -> Any:
@@ -229,6 +298,7 @@ def token_ratings(spans: Spans) -> Any:
     [['B-PER', 'B-PER'], ['I-PER', 'O'], ['O', 'O']]
     """
     from agreement._ratings import Ratings
+    from agreement.spans._unitizing import _units
 
     if spans.unit != "token":
         raise ValueError("token agreement needs token offsets (read_conll gives them); these "
@@ -238,34 +308,44 @@ def token_ratings(spans: Spans) -> Any:
         raise ValueError(f"the length of {len(missing)} document(s) is unknown "
                          f"({', '.join(map(str, missing[:3]))}): build Spans with `lengths=`.")
     annotators = spans.annotators
-    columns = {}
-    index = [(d, t) for d in spans.documents for t in range(spans.lengths[d])]
-    offset, pos = 0, {}
-    for d in spans.documents:
-        pos[d] = offset
-        offset += spans.lengths[d]
-    frame = spans.frame.sort_values(["start", "end"], ascending=[True, False], kind="stable")
-    for a in annotators:
-        tags = np.full(offset, None, dtype=object)
-        for d in spans.documents:
+    documents = spans.documents
+    n_tok = np.array([spans.lengths[d] for d in documents], dtype=np.int64)
+    offset = np.concatenate([[0], np.cumsum(n_tok)])
+    pos = dict(zip(documents, offset[:-1].tolist(), strict=True))
+    units, _ = _units(spans)
+    too_long = units["end"].to_numpy() > units["document"].map(spans.lengths).to_numpy()
+    if too_long.any():
+        bad = units[too_long].iloc[0]
+        raise ValueError(f"a span of {bad['annotator']!r} in document {bad['document']!r} ends "
+                         f"at token {bad['end']}, past its {spans.lengths[bad['document']]} "
+                         "tokens.")
+    labels = spans.labels
+    observed = {"O"} if spans.coverage else set()
+    observed |= {f"B-{lab}" for lab in units.loc[~units["cut"], "label"].unique()}
+    observed |= {f"I-{lab}" for lab in units.loc[units["cut"] | (units["end"] - units["start"]
+                                                                  > 1), "label"].unique()}
+    cats = pd.Index(sorted(observed), dtype=object, name="category")
+    code = {t: i for i, t in enumerate(cats)}
+    b_code = np.array([code.get(f"B-{lab}", -1) for lab in labels], dtype=np.int16)
+    i_code = np.array([code.get(f"I-{lab}", -1) for lab in labels], dtype=np.int16)
+    lab_idx = pd.Categorical(units["label"], categories=labels).codes
+    g_start = units["document"].map(pos).to_numpy().astype(np.int64) + units["start"].to_numpy()
+    g_len = (units["end"] - units["start"]).to_numpy()
+    who = units["annotator"].to_numpy()
+    codes = np.full((int(offset[-1]), len(annotators)), -1, dtype=np.int16)
+    for j, a in enumerate(annotators):
+        for d in documents:
             if (a, d) in spans.coverage:
-                tags[pos[d]:pos[d] + spans.lengths[d]] = "O"
-        mine = frame[frame["annotator"] == a]
-        taken = np.zeros(offset, dtype=bool)
-        for d, start, end, label in mine[["document", "start", "end", "label"]].itertuples(
-                index=False, name=None):
-            if end > spans.lengths[d]:
-                raise ValueError(f"a span of {a!r} in document {d!r} ends at token {end}, past "
-                                 f"its {spans.lengths[d]} tokens.")
-            lo, hi = pos[d] + start, pos[d] + end
-            free = ~taken[lo:hi]
-            seg = np.array([f"B-{label}"] + [f"I-{label}"] * (hi - lo - 1), dtype=object)
-            tags[lo:hi][free] = seg[free]
-            taken[lo:hi] = True
-        columns[a] = tags
-    wide = pd.DataFrame(columns, index=pd.MultiIndex.from_tuples(index,
-                                                                  names=["document", "token"]))
-    return Ratings.from_wide(wide.reset_index(drop=True))
+                codes[pos[d]:pos[d] + spans.lengths[d], j] = code["O"]
+        mine = np.flatnonzero(who == a)
+        ln = g_len[mine]
+        first = np.repeat(g_start[mine] - np.concatenate([[0], np.cumsum(ln)[:-1]]), ln)
+        codes[np.arange(ln.sum()) + first, j] = np.repeat(i_code[lab_idx[mine]], ln)
+        head = mine[~units["cut"].to_numpy()[mine]]
+        codes[g_start[head], j] = b_code[lab_idx[head]]
+    return Ratings(codes if len(cats) > 127 else codes.astype(np.int8), cats,
+                   items=pd.RangeIndex(int(offset[-1]), name="item"),
+                   raters=pd.Index(annotators, name="rater"))
 
 
 @validate_params(confidence_level=ConfidenceLevel())

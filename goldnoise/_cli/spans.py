@@ -8,16 +8,20 @@ from pathlib import Path
 from goldnoise._cli._common import count, probability
 from goldnoise.report import Column, Report, Section, Table
 
-HELP = "agreement of span annotations (named entities): F1 per label, pair and document"
+HELP = ("agreement of span annotations (named entities): F1 per label, pair and document, "
+        "Krippendorff's unitizing alpha and its split")
 DESCRIPTION = (
     "Read span annotations and report how well the annotators agree: pooled F1 (positive "
     "specific agreement) with exact, overlap or IoU matching, per label, per annotator pair "
-    "(precision and recall) and per document. Then the annotators' spans merged into "
-    "candidates under the same rule (labels plus \"no entity\"): the noise bound gamma of "
-    "the agreed spans and, from a latent-class fit (one-coin), the spans most likely "
-    "wrong.\n\n"
+    "(precision and recall) and per document; Krippendorff's unitizing alpha with its "
+    "boundary part (|u|alpha, labels ignored) and label part (cu-alpha); with --bootstrap, "
+    "intervals of every statistic from resamples of documents. Then the annotators' spans "
+    "merged into candidates under the same rule (labels plus \"no entity\"): the noise "
+    "bound gamma of the agreed spans and, from a latent-class fit (one-coin), the spans "
+    "most likely wrong.\n\n"
     "Examples:\n"
     "  goldnoise spans ann1.conll ann2.conll --from conll --match overlap\n"
+    "  goldnoise spans ann1.conll ann2.conll --from conll --bootstrap 999\n"
     "  goldnoise spans tags.conll --from conll --annotators alice bob   # one column each\n"
     "  goldnoise spans brat/alice brat/bob --from brat\n"
     "  goldnoise spans export.json --from labelstudio")
@@ -45,6 +49,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="the IoU a match needs with --match iou (default: %(default)s)")
     g.add_argument("--top", type=count("--top", 1), default=10, metavar="N",
                    help="spans most likely wrong shown as text (all go to --out json)")
+    g.add_argument("--bootstrap", metavar="B", type=count("--bootstrap", 0), default=None,
+                   help="also bootstrap every statistic over documents with B resamples (0: "
+                        "no bootstrap, as without the option): percentile intervals of span "
+                        "F1 (pooled and per label), unitizing alpha and its parts and, with "
+                        "CoNLL tokens, token-level kappa, alpha and AC1 (seeded by --seed)")
+    g.add_argument("--seed", type=count("--seed", 0), default=0,
+                   help="seed of --bootstrap: the same seed gives the same intervals")
 
 
 def _read(args: argparse.Namespace):
@@ -76,14 +87,31 @@ def _read(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> Report:
-    from agreement.spans import span_agreement
+    from agreement.spans import span_agreement, unitizing_alpha
     from goldnoise._cli._errors import DataError
 
     spans = _read(args)
+    intervals = None
     try:
         res = span_agreement(spans, match=args.match, threshold=args.threshold)
+        ua = unitizing_alpha(spans)
+        if args.bootstrap:
+            from simulation import span_intervals
+
+            intervals = span_intervals(spans, match=args.match, threshold=args.threshold,
+                                       n_resamples=args.bootstrap, rng=args.seed)
     except ValueError as exc:
         raise DataError(" ".join(str(exc).split())) from None
+    iv = {} if intervals is None else {
+        name: (float(lo), float(hi)) for name, lo, hi in zip(
+            intervals.statistics, intervals.interval.low, intervals.interval.high,
+            strict=True)}
+
+    def ci(name: str) -> str:
+        if name not in iv:
+            return ""
+        lo, hi = iv[name]
+        return f" [{lo:.4f}, {hi:.4f}]"
     source = " ".join(args.files)
     report = Report("spans", f"goldnoise spans: {source}",
                     parameters={"source": source, "from": args.source_format,
@@ -93,12 +121,17 @@ def run(args: argparse.Namespace) -> Report:
     s.values.update({"f1": res.f1, "n_spans": len(spans), "n_annotators": res.n_annotators,
                      "n_documents": res.n_documents, "unit": spans.unit})
     s.lines.append(f"{len(spans)} spans by {res.n_annotators} annotators in {res.n_documents} "
-                   f"documents ({spans.unit} offsets); pooled F1 {res.f1:.4f} ({args.match} "
-                   "match)")
-    s.tables.append(Table("labels", [Column("label", align="<"), Column("tp"), Column("fp"),
-                                     Column("fn"), Column("f1", "F1", ".4f")],
-                          res.by_label.reset_index().to_dict(orient="records"),
-                          title="per label"))
+                   f"documents ({spans.unit} offsets); pooled F1 {res.f1:.4f}{ci('span_f1')} "
+                   f"({args.match} match)")
+    label_rows = res.by_label.reset_index().to_dict(orient="records")
+    label_cols = [Column("label", align="<"), Column("tp"), Column("fp"), Column("fn"),
+                  Column("f1", "F1", ".4f")]
+    if iv:
+        s.values.update({"f1_low": iv["span_f1"][0], "f1_high": iv["span_f1"][1]})
+        for row in label_rows:
+            row["low"], row["high"] = iv.get(f"span_f1[{row['label']}]", (None, None))
+        label_cols += [Column("low", fmt=".4f"), Column("high", fmt=".4f")]
+    s.tables.append(Table("labels", label_cols, label_rows, title="per label"))
     s.tables.append(Table("pairs", [Column("first", align="<"), Column("second", align="<"),
                                     Column("documents"), Column("precision", fmt=".4f"),
                                     Column("recall", fmt=".4f"), Column("f1", "F1", ".4f")],
@@ -108,6 +141,33 @@ def run(args: argparse.Namespace) -> Report:
                                         Column("fp"), Column("fn"), Column("f1", "F1", ".4f")],
                           res.by_document.reset_index().to_dict(orient="records"),
                           title="per document", shown=10))
+    u = report.add(Section("unitizing", "Krippendorff's unitizing alpha (where the units are "
+                                        "and which label)"))
+    u.values.update({"alpha": ua.alpha, "binary_alpha": ua.binary_alpha,
+                     "coding_alpha": ua.coding_alpha,
+                     "boundary_disagreement": ua.boundary_disagreement,
+                     "label_disagreement": ua.label_disagreement,
+                     "n_documents": ua.n_documents})
+    u.lines += [f"alpha_u {ua.alpha:.4f}{ci('unitizing_alpha')} over {ua.n_documents} "
+                "documents with two or more annotators",
+                f"  where the units are (|u|alpha, labels ignored): {ua.binary_alpha:.4f}"
+                f"{ci('unitizing_alpha_binary')}",
+                f"  which label where units meet (cu-alpha):        {ua.coding_alpha:.4f}"
+                f"{ci('unitizing_alpha_coding')}",
+                f"  1 - alpha_u = {ua.boundary_disagreement:.4f} (unit against gap) + "
+                f"{ua.label_disagreement:.4f} (label against label)"]
+    u.notes += list(ua.notes)
+    if intervals is not None:
+        b = report.add(Section("bootstrap", f"Intervals ({intervals.confidence_level:.0%}, "
+                                            f"{intervals.method}, {args.bootstrap} resamples "
+                                            f"of {intervals.n_items} documents)"))
+        rows = intervals.to_frame().reset_index().to_dict(orient="records")
+        b.tables.append(Table("intervals", [Column("statistic", align="<"),
+                                            Column("estimate", fmt=".4f"),
+                                            Column("standard_error", "SE", ".4f"),
+                                            Column("low", fmt=".4f"), Column("high", fmt=".4f")],
+                              rows, title="every statistic, documents resampled"))
+        b.notes += list(intervals.notes)
     report.add(_noise_section(spans, args))
     return report
 

@@ -4,9 +4,14 @@ simulate_annotations  -- labels under the easy/hard model M1 or M2 with the hidd
                          (hard items, classes, annotator biases and errors, missing ratings)
                                                                    -> SimulatedAnnotations
 
-Modules: ``_annotations`` (the generator and its result).
+simulate_spans        -- span annotations copied from true spans with boundary, label and
+                         missed-span errors (or drawn independently)   -> SimulatedSpans
+
+Modules: ``_annotations`` (the generator and its result), ``_spans`` (spans).
 """
 
 from simulation.generators._annotations import SimulatedAnnotations, simulate_annotations
+from simulation.generators._spans import SimulatedSpans, simulate_spans
 
-__all__: list[str] = ["SimulatedAnnotations", "simulate_annotations"]
+__all__: list[str] = ["SimulatedAnnotations", "SimulatedSpans", "simulate_annotations",
+                      "simulate_spans"]

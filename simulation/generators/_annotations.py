@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from agreement import Ratings
+from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import (
     Integer,
     Option,
@@ -29,7 +29,7 @@ from _goldnoise_lib.validation import (
     check_rng,
     validate_params,
 )
-from _goldnoise_lib.results import Result
+from agreement import Ratings
 
 __all__ = ["SimulatedAnnotations", "simulate_annotations"]
 

@@ -1,0 +1,13 @@
+"""Intervals of span statistics: the bootstrap over documents (SPEC §7).
+
+span_intervals  -- span F1 (pooled and per label), Krippendorff's α_u, |u|α, cuα and the
+                   token-level coefficients with intervals from the same resamples of
+                   documents (the engine's multinomial draws; percentile, basic, BCa)
+                                                                   -> BootstrapResult
+
+Modules: ``_intervals``.
+"""
+
+from simulation.spans._intervals import span_intervals
+
+__all__ = ["span_intervals"]
