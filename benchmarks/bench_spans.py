@@ -33,12 +33,12 @@ TARGET = 2.0
 
 
 def _gamma(spans, seed: int = 0):
+    import numpy as np
     from pyannote.core import Segment
     from pygamma_agreement import CombinedCategoricalDissimilarity, Continuum
 
-    import numpy as np
-
-    np.random.seed(seed)  # pygamma draws its random continua from numpy's global state
+    # pygamma draws its random continua from numpy's global state: the only way to seed it
+    np.random.seed(seed)  # noqa: NPY002
     c = Continuum()
     for r in spans.frame.itertuples():
         at = r.document * spans.lengths[r.document]
