@@ -33,7 +33,7 @@ def test_brat_malformed_variants(tmp_path):
     (tmp_path / "d.ann").write_text("T1\tPER 10 17\tBabbage\n")  # one past the 16 characters
     with pytest.raises(ValueError, match=r"ends at 17, past the 16 characters of d\.txt"):
         read_brat(tmp_path, annotator="x")
-    with pytest.raises(ValueError, match="no .ann files"):
+    with pytest.raises(ValueError, match=r"no \.ann files"):
         read_brat(tmp_path / "nowhere", annotator="x")
 
 
