@@ -8,6 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.stats
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agreement.spans import (
     Spans,
@@ -168,3 +170,36 @@ def test_command_line_shows_the_unitizing_split_and_intervals(tmp_path, capsys):
     # without --bootstrap: no interval section
     assert main(args) == 0
     assert "bootstrap" not in json.loads(capsys.readouterr().out)["sections"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["d1", "d2"]), st.integers(0, 20), st.integers(1, 6),
+                          st.sampled_from(["A", "B"]), st.sampled_from(["x", "y"])),
+                min_size=1, max_size=30),
+       st.sampled_from(["exact", "overlap", "iou"]), st.sampled_from([0.3, 0.5, 0.8]))
+def test_vectorised_matching_equals_the_assignment_group_by_group(rows, match, threshold):
+    # The reference: for each document and label, the largest one-to-one matching by
+    # the Hungarian algorithm over every pair of the two annotators' spans.
+    from scipy.optimize import linear_sum_assignment
+
+    rows = [(d, s, s + w, lab, a) for d, s, w, lab, a in rows]
+    cov = [(a, d) for a in "xy" for d in ("d1", "d2")]
+    spans = Spans(pd.DataFrame(rows, columns=["document", "start", "end", "label",
+                                              "annotator"]), coverage=cov)
+    tp = 0
+    for d in ("d1", "d2"):
+        for lab in ("A", "B"):
+            a = [(s, e) for dd, s, e, ll, who in rows if (dd, ll, who) == (d, lab, "x")]
+            b = [(s, e) for dd, s, e, ll, who in rows if (dd, ll, who) == (d, lab, "y")]
+            if not a or not b:
+                continue
+            ok = np.zeros((len(a), len(b)), dtype=bool)
+            for i, (s1, e1) in enumerate(a):
+                for j, (s2, e2) in enumerate(b):
+                    inter = max(0, min(e1, e2) - max(s1, s2))
+                    union = max(e1, e2) - min(s1, s2)
+                    ok[i, j] = ((s1, e1) == (s2, e2) if match == "exact" else inter > 0
+                                if match == "overlap" else inter / union >= threshold)
+            r, c = linear_sum_assignment(ok.astype(float), maximize=True)
+            tp += int(ok[r, c].sum())
+    assert span_agreement(spans, match=match, threshold=threshold).pairs["tp"].sum() == tp

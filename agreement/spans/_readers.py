@@ -199,11 +199,13 @@ def read_brat(folder: str | Path, *, annotator: Any) -> Spans:
     anns = sorted(folder.glob("*.ann"))
     if not anns:
         raise ValueError(f"{folder}: no .ann files.")
-    rows, coverage = [], []
+    rows, coverage, lengths = [], [], {}
     for ann in anns:
         doc = ann.stem
         txt = ann.with_suffix(".txt")
         length = len(txt.read_text(encoding="utf-8")) if txt.is_file() else None
+        if length is not None:
+            lengths[doc] = length
         coverage.append((annotator, doc))
         seen: set[str] = set()
         for ln, line in enumerate(ann.read_text(encoding="utf-8").splitlines(), 1):
@@ -231,7 +233,7 @@ def read_brat(folder: str | Path, *, annotator: Any) -> Spans:
                     raise ValueError(f"{ann}, line {ln}: the span [{start}, {end}) is empty.")
                 rows.append((doc, start, end, label, annotator))
     frame = pd.DataFrame(rows, columns=["document", "start", "end", "label", "annotator"])
-    return Spans(frame, coverage=coverage, unit="char")
+    return Spans(frame, coverage=coverage, unit="char", lengths=lengths)
 
 
 def read_labelstudio(path: str | Path) -> Spans:
@@ -262,7 +264,7 @@ def read_labelstudio(path: str | Path) -> Spans:
         raise ValueError(f"{path}: not JSON ({exc.msg}, line {exc.lineno}).") from None
     if not isinstance(tasks, list):
         raise ValueError(f"{path}: a Label Studio export is a list of tasks.")
-    rows, coverage = [], []
+    rows, coverage, lengths = [], [], {}
     for t, task in enumerate(tasks):
         tid = task.get("id", t + 1)
         anns = task.get("annotations") or task.get("completions")
@@ -270,6 +272,8 @@ def read_labelstudio(path: str | Path) -> Spans:
             raise ValueError(f"{path}: task {tid} has no annotations (export completed tasks "
                              "only, or drop it).")
         text = (task.get("data") or {}).get("text")
+        if isinstance(text, str):
+            lengths[tid] = len(text)
         for ann in anns:
             who = ann.get("completed_by")
             if isinstance(who, dict):
@@ -288,7 +292,7 @@ def read_labelstudio(path: str | Path) -> Spans:
                 for label in v.get("labels", []):
                     rows.append((tid, start, end, label, who))
     frame = pd.DataFrame(rows, columns=["document", "start", "end", "label", "annotator"])
-    return Spans(frame, coverage=coverage, unit="char")
+    return Spans(frame, coverage=coverage, unit="char", lengths=lengths)
 
 
 def read_jsonl(path: str | Path, *, annotator: Any = None) -> Spans:
@@ -310,7 +314,7 @@ def read_jsonl(path: str | Path, *, annotator: Any = None) -> Spans:
     [[1, 0, 3, 'PER', 'ann1']]
     """
     path = Path(path)
-    rows, coverage = [], []
+    rows, coverage, lengths = [], [], {}
     for ln, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
@@ -327,6 +331,10 @@ def read_jsonl(path: str | Path, *, annotator: Any = None) -> Spans:
                              "`annotator=`.")
         coverage.append((who, doc))
         text = rec.get("text")
+        if isinstance(text, str):
+            if lengths.setdefault(doc, len(text)) != len(text):
+                raise ValueError(f"{path}, line {ln}: document {doc!r} has {len(text)} "
+                                 f"characters here and {lengths[doc]} on an earlier line.")
         spans = []
         if "spans" in rec:
             spans = [(s.get("start"), s.get("end"), s.get("label")) for s in rec["spans"]]
@@ -345,4 +353,4 @@ def read_jsonl(path: str | Path, *, annotator: Any = None) -> Spans:
                                  f"{len(text)} characters of the text.")
             rows.append((doc, start, end, label, who))
     frame = pd.DataFrame(rows, columns=["document", "start", "end", "label", "annotator"])
-    return Spans(frame, coverage=coverage, unit="char")
+    return Spans(frame, coverage=coverage, unit="char", lengths=lengths)
