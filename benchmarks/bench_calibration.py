@@ -1,6 +1,6 @@
 """Honest posteriors (SPEC §5) on the five public crowd sets with gold, and their cost.
 
-Run: ``python benchmarks/bench_calibration.py [--speed-only]`` (the crowd sets are read
+Run: ``python benchmarks/bench_calibration.py [--speed-only | --explore | --vb-only]`` (the crowd sets are read
 from ``$GOLDNOISE_SHARED_DATA/crowd_gold``; they are research data and not shipped).
 Prints Markdown for benchmarks/RESULTS.md:
 
