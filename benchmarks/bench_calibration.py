@@ -57,24 +57,16 @@ def _accuracy(fit, gold: np.ndarray, has: np.ndarray) -> float:
 
 
 def quality_table() -> None:
-    from agreement import Ratings
     from noise_models import LatentClassModel, calibration, posterior_check
     from noise_models.latent_class._check import reliability_table
 
-    d = _data_dir()
-    if d is None:
+    if _data_dir() is None:
         print("(crowd_gold not found: set GOLDNOISE_SHARED_DATA)")
         return
     print("| set | model | accuracy (best published) | ECE plain | ECE held-out (T) | "
           "held-out log score: model / majority / marginal | ECE after 5% verified |")
     print("|---|---|---|---|---|---|---|")
-    for name in SETS:
-        lab = pd.read_csv(d / name / "label.csv").drop_duplicates()
-        truth = pd.read_csv(d / name / "truth.csv").set_index("item")["truth"]
-        r = Ratings.from_long(lab, item="item", rater="worker", label="label")
-        g = truth.reindex(r.items)
-        has = g.notna().to_numpy()
-        gold = r.categories.get_indexer(g.fillna(-1).astype(lab["label"].dtype))
+    for name, r, gold, has in _crowd_sets():
         for ann in ("spam", "confusion"):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -90,7 +82,7 @@ def quality_table() -> None:
             for seed in range(5):
                 rng = np.random.default_rng(seed)
                 sample = rng.choice(idx, size=max(5, round(0.05 * idx.size)), replace=False)
-                res = calibration(plain, pd.Series(g.to_numpy()[sample],
+                res = calibration(plain, pd.Series(r.categories[gold[sample]],
                                                    index=r.items[sample]), rng=seed)
                 rest = np.setdiff1d(idx, sample)
                 right = plain.label_codes[rest] == gold[rest]

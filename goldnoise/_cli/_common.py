@@ -112,7 +112,7 @@ def in_cli_words(text: str, *, one_line: bool = True) -> str:
 
 def as_option_message(exc: BaseException, options: dict[str, str]) -> str:
     """The library's message on one line, its `parameter` names as the command's options."""
-    text = " ".join(str(exc).split())
+    text = in_cli_words(str(exc))
     for name, option in options.items():
         text = text.replace(f"`{name}`", option)
     return text
