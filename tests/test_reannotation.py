@@ -47,7 +47,7 @@ def test_simple_random_sample_is_the_hypergeometric_bound():
 def test_ranked_and_random_design():
     r, truth = _data(600, seed=2)
     fit = _fit(r)
-    design = verification_batch(fit, size=60, random_share=0.5, rng=3)
+    design = verification_batch(fit, size=60, random_share=0.5, rank="fit", rng=3)
     ranked = design[design.stratum == "ranked"]
     random = design[design.stratum == "random"]
     assert len(ranked) == 30 and len(random) == 30
@@ -107,6 +107,68 @@ def _slow_eer(pi, a):
     return max(before - after, 0.0)
 
 
+def _slow_ensemble_p_wrong(r, labels):
+    """Mean over spam and Dawid-Skene of 1 - P(class = label), item by item from the
+    fitted parameters (the definition in verification_batch's docstring)."""
+    out = np.zeros(r.n_items)
+    codes = r.codes
+    for model in (LatentClassModel("spam", rng=0, calibrate="held-out"),
+                  LatentClassModel("confusion", rng=0, calibrate="held-out")):
+        f = model.fit(r)
+        for i in range(r.n_items):
+            logp = np.log(f.phi).copy()
+            for j in range(codes.shape[1]):
+                x = codes[i, j]
+                if x < 0:
+                    continue
+                for c in range(r.n_categories):
+                    if f.confusion is not None:
+                        p = f.confusion[j, c, x]
+                    else:
+                        p = f.competence[j] * (x == c) + (1 - f.competence[j]) \
+                            * f.spam_distribution[j, x]
+                    logp[c] += np.log(p)
+            logp /= f.temperature
+            post = np.exp(logp - logp.max())
+            post /= post.sum()
+            out[i] += (1 - post[labels[i]]) / 2
+    return out
+
+
+def test_ensemble_ranking_against_slow_reference():
+    r, truth = _data(120, k=4, m=3, seed=11)
+    x = np.array(r.to_wide().to_numpy(dtype=float))
+    x[::5, 1] = np.nan  # some items have fewer ratings
+    r = Ratings.from_wide(x)
+    fit = _fit(r)  # published labels from another model (one-coin)
+    design = verification_batch(fit, size=r.n_items, random_share=0.0, rng=0)
+    pos = r.items.get_indexer(design["item"])
+    slow = _slow_ensemble_p_wrong(r, np.asarray(fit.label_codes))
+    np.testing.assert_allclose(design["p_wrong"], slow[pos], atol=1e-9)
+    assert (np.diff(design["p_wrong"]) <= 1e-12).all()  # ranked by it, highest first
+    # the default fit (spam, held-out) is reused, not refitted: same ranking either way
+    default = verification_batch(r, size=30, random_share=0.0, rng=0)
+    spam = LatentClassModel("spam", rng=0, calibrate="held-out").fit(r)
+    np.testing.assert_allclose(
+        default["p_wrong"],
+        verification_batch(spam, size=30, random_share=0.0, rng=0)["p_wrong"])
+    np.testing.assert_allclose(
+        default["p_wrong"],
+        _slow_ensemble_p_wrong(r, np.asarray(spam.label_codes))[
+            r.items.get_indexer(default["item"])], atol=1e-9)
+    # rank="fit": the fit's own 1 - label_posterior
+    own = verification_batch(fit, size=20, random_share=0.0, rank="fit", rng=0)
+    np.testing.assert_allclose(own["p_wrong"], np.sort(1 - fit.label_posterior)[::-1][:20])
+    # the certificate is valid with either ranking: the ranked stratum is take-all
+    mixed = verification_batch(fit, size=40, rng=1)
+    assert (mixed.loc[mixed.stratum == "ranked", "inclusion_probability"] == 1).all()
+    ver = pd.Series(truth[r.items.get_indexer(mixed.item)], index=mixed.item.to_numpy())
+    res = residual_errors(fit, ver, design=mixed)
+    wrong = fit.label_codes[r.items.get_indexer(mixed.item)] != truth[r.items.get_indexer(mixed.item)]
+    assert res.strata.loc["ranked", "upper"] == int(wrong[:20].sum())
+    assert res.errors_found == int(wrong.sum())
+
+
 def test_expected_error_reduction_by_enumeration():
     g = np.random.default_rng(5)
     for _ in range(50):
@@ -155,6 +217,8 @@ def test_bad_input_is_refused():
     ver = pd.Series(truth[pos], index=design.item.to_numpy())
     with pytest.raises(ValueError, match="exceeds the 100 items"):
         verification_batch(fit, size=101)
+    with pytest.raises(ValueError, match="`rank` must be one of"):
+        verification_batch(fit, size=10, rank="spam")
     with pytest.raises(ValueError, match="not in the ratings: 999"):
         residual_errors(fit, pd.Series({999: 0}))
     with pytest.raises(ValueError, match="not categories of the ratings: 7"):

@@ -11,7 +11,8 @@ from goldnoise.report import Column, Report, Section, Table
 HELP = "choose items for expert checks: most likely wrong, and a random sample"
 DESCRIPTION = (
     "Fit the annotation model and choose items for an expert to check: a ranked stratum (the "
-    "labels most likely wrong, all of them) and a random stratum (a simple random sample of "
+    "labels most likely wrong, all of them; P(label wrong) is the mean of MACE's spam model's "
+    "and Dawid-Skene's) and a random stratum (a simple random sample of "
     "the other items), each with its inclusion probability. Write them with --out; once "
     "checked, `goldnoise certify` bounds the wrong labels left.\n\n"
     "Examples:\n"

@@ -25,17 +25,20 @@ stopping rule at level ``c`` for one look at the data.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from _goldnoise_lib.errors import ConvergenceWarning
 from _goldnoise_lib.labels import labels_by_item
 from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import (
     ConfidenceLevel,
     Count,
+    Option,
     Probability,
     Rng,
     check_params,
@@ -51,6 +54,45 @@ DESIGN_COLUMNS = ("item", "stratum", "inclusion_probability", "stratum_size",
                   "stratum_sample", "label", "p_wrong")
 
 
+#: The rankings of :func:`verification_batch`'s ranked stratum.
+RANKINGS = ("ensemble", "fit")
+
+
+def ensemble_models() -> tuple[LatentClassModel, ...]:
+    """The models whose P(label wrong) ``rank="ensemble"`` averages: MACE's spam model
+    and Dawid–Skene, both with ``calibrate="held-out"`` (new instances on every call)."""
+    return (LatentClassModel("spam", rng=0, calibrate="held-out"),
+            LatentClassModel("confusion", rng=0, calibrate="held-out"))
+
+
+def _p_wrong_under(fit: LatentClassFit, labels: np.ndarray) -> np.ndarray:
+    """``1 − P(item easy and its class is labels[i] | its ratings)`` under ``fit``."""
+    post = np.nan_to_num(np.asarray(fit.class_posterior, dtype=np.float64), nan=0.0)
+    return 1.0 - post[np.arange(labels.size), labels]
+
+
+def ensemble_p_wrong(fit: LatentClassFit) -> np.ndarray:
+    """The mean over :func:`ensemble_models` of P(``fit``'s label wrong) (``rank="ensemble"``).
+
+    Each model is fitted to ``fit.ratings``; a model the same as ``fit``'s (same
+    options, no gold) is not refitted. The members only score the published labels
+    (their posteriors, not their own labels, enter the mean), so their convergence
+    warnings (unstable starts among them) are not passed on.
+    """
+    labels = np.asarray(fit.label_codes, dtype=np.intp)
+    out = np.zeros(labels.size)
+    members = ensemble_models()
+    for model in members:
+        if fit.n_gold == 0 and repr(model) == repr(fit.model):
+            member = fit
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                member = model.fit(fit.ratings)
+        out += _p_wrong_under(member, labels)
+    return out / len(members)
+
+
 def _as_fit(ratings_or_fit: Any, fit: LatentClassFit | None = None) -> LatentClassFit:
     if fit is not None:
         if not isinstance(fit, LatentClassFit):
@@ -61,10 +103,28 @@ def _as_fit(ratings_or_fit: Any, fit: LatentClassFit | None = None) -> LatentCla
     return LatentClassModel("spam", rng=0, calibrate="held-out").fit(ratings_or_fit)
 
 
-@validate_params(size=Count(1), random_share=Probability(), rng=Rng())
+@validate_params(size=Count(1), random_share=Probability(), rank=Option(RANKINGS), rng=Rng())
 def verification_batch(ratings: Any, *, size: int, fit: LatentClassFit | None = None,
-                       random_share: float = 0.5, rng: Any = None) -> pd.DataFrame:
+                       random_share: float = 0.5, rank: str = "ensemble",
+                       rng: Any = None) -> pd.DataFrame:
     """Items for expert checks: the most likely wrong, and a random sample of the rest.
+
+    The ranked stratum holds the items whose published label (``fit``'s) is most
+    likely wrong. With ``rank="ensemble"`` (default) that probability is averaged
+    over two latent-class models fitted to the same ratings, MACE's spam model and
+    Dawid–Skene (both ``calibrate="held-out"``):
+
+    ``p_wrong_i = ½ · Σ_{M ∈ {spam, DS}} (1 − P_M(s_i = ŷ_i | x_i))``,
+
+    ``ŷ_i`` the published label, ``P_M(s_i = c | x_i)`` model ``M``'s posterior that
+    item ``i`` is easy and of class ``c`` (``class_posterior``). One model's
+    posterior is too sure where its annotator model is wrong (spam: one shared
+    error pattern per annotator; Dawid–Skene: many parameters per annotator, few
+    ratings each); the mean is the probability under the equal-weight average of
+    the two models, and still reads as "the probability that the published label is wrong". With
+    ``rank="fit"`` it is ``fit``'s own ``1 − label_posterior``. The ranked stratum is
+    checked in full (inclusion probability 1), so the certificate of
+    :func:`residual_errors` is valid under either ranking.
 
     Parameters
     ----------
@@ -78,7 +138,10 @@ def verification_batch(ratings: Any, *, size: int, fit: LatentClassFit | None = 
     random_share : float in [0, 1], default 0.5
         Share of the batch drawn at random from the items outside the ranked
         stratum (the rest, ``size − round(size · random_share)``, are the items with
-        the highest ``P(label wrong) = 1 − label_posterior``, ties at random).
+        the highest ``p_wrong``, ties at random).
+    rank : {"ensemble", "fit"}, default "ensemble"
+        The ``p_wrong`` of the ranking: the mean over spam and Dawid–Skene (above;
+        fits one or two more models), or ``fit``'s ``1 − label_posterior``.
     rng : int or numpy.random.Generator, optional
 
     Returns
@@ -86,8 +149,8 @@ def verification_batch(ratings: Any, *, size: int, fit: LatentClassFit | None = 
     pandas.DataFrame
         One row per item to check: ``item``, ``stratum`` ("ranked" or "random"),
         ``inclusion_probability``, ``stratum_size``, ``stratum_sample``, the
-        published ``label`` and ``p_wrong``. This frame is the ``design`` of
-        :func:`residual_errors`.
+        published ``label`` and ``p_wrong`` (the ranking's). This frame is the
+        ``design`` of :func:`residual_errors`.
 
     Examples
     --------
@@ -109,7 +172,10 @@ def verification_batch(ratings: Any, *, size: int, fit: LatentClassFit | None = 
     if size > n:
         raise ValueError(f"`size` ({size}) exceeds the {n} items.")
     gen = check_rng(rng)
-    p_wrong = 1.0 - np.nan_to_num(np.asarray(f.label_posterior, dtype=np.float64), nan=0.0)
+    if rank == "fit":
+        p_wrong = 1.0 - np.nan_to_num(np.asarray(f.label_posterior, dtype=np.float64), nan=0.0)
+    else:
+        p_wrong = ensemble_p_wrong(f)
     n_random = round(size * random_share)
     n_ranked = size - n_random
     # highest P(wrong) first; ties in a seeded random order

@@ -34,7 +34,7 @@ Per round the replay records:
 ``errors_upper``, ``errors_upper_share``, ``errors_found``
     with ``verify_per_round > 0``: a fresh expert-check design of that many items
     on the round's fit (:func:`~simulation.reannotation.verification_batch`,
-    ranked + random halves), checked against the truth, and its certificate
+    ranked + random halves, ranked by the round's fit: ``rank="fit"``), checked against the truth, and its certificate
     (:func:`~simulation.reannotation.residual_errors`, 95%).
 
 :func:`compare_policies` runs several policies on the same seeds: with one
@@ -361,7 +361,7 @@ def replay(pool: Any, *, truth: Any, policy: str, start_ratings: int = 3, batch_
                "wrong_labels": int((np.asarray(fit.label_codes)[truth_pos] != truth_codes).sum()),
                "batch": batch_n, "unstable_starts": len(fit.unstable_starts())}
         if verify_per_round:
-            design = verification_batch(fit, size=verify_per_round, rng=gen)
+            design = verification_batch(fit, size=verify_per_round, rank="fit", rng=gen)
             cert = residual_errors(fit, truth_by_pos.loc[design["item"]], design=design)
             row.update(errors_upper=cert.upper, errors_upper_share=cert.upper_share,
                        errors_found=cert.errors_found)
