@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -191,7 +193,7 @@ def test_calibration_against_a_verified_sample():
 
 
 def test_calibration_refuses_bad_samples():
-    r, truth = _independent(50, 3, 0.8, seed=7)
+    r, _truth = _independent(50, 3, 0.8, seed=7)
     fit = LatentClassModel("one-coin", rng=0).fit(r)
     with pytest.raises(ValueError, match="not in the ratings: 99"):
         calibration(fit, pd.Series({0: 0, 99: 1}))
@@ -391,3 +393,59 @@ def test_annotator_accuracy_on_gold_has_its_exact_interval():
         fit.annotator_frame(gold={"nope": 1})
     with pytest.raises(ValueError, match="confidence_level"):
         fit.annotator_frame(gold=gold, confidence_level=1.5)
+
+
+def _slow_temperature_slope(conf, right):
+    """The penalised log-likelihood of "label right" under σ(a · logit p), maximised
+    over a grid of slopes, written term by term."""
+    def objective(a):
+        total = 0.0
+        for p, y in zip(conf, right, strict=True):
+            p = min(max(p, 1e-12), 1 - 1e-12)
+            q = 1.0 / (1.0 + math.exp(-a * math.log(p / (1 - p))))
+            total += math.log(q) if y else math.log(1 - q)
+        return total - (a - 1) ** 2
+    grid = np.linspace(0.0, 6.0, 6001)
+    values = [objective(a) for a in grid]
+    return grid[int(np.argmax(values))], objective
+
+
+def test_temperature_recalibration_against_its_definition():
+    from noise_models.latent_class._check import _temperature_map
+
+    r, truth = _mixed_difficulty(1500, seed=21)
+    fit = LatentClassModel("one-coin", rng=0).fit(r)
+    g = np.random.default_rng(3)
+    sample = np.sort(g.choice(1500, 120, replace=False))
+    conf = fit.label_posterior[sample]
+    right = fit.label_codes[sample] == truth[sample]
+    res = calibration(fit, pd.Series(r.categories[truth[sample]], index=r.items[sample]),
+                      rng=0)
+    assert res.method == "temperature"
+    slow_a, objective = _slow_temperature_slope(conf, right)
+    assert res.slope == pytest.approx(slow_a, abs=2e-3)
+    assert objective(res.slope) >= objective(slow_a) - 1e-9
+    # the map itself: σ(a · logit p) on every item, monotone
+    p = np.clip(fit.label_posterior, 1e-12, 1 - 1e-12)
+    expected = 1 / (1 + np.exp(-res.slope * np.log(p / (1 - p))))
+    np.testing.assert_allclose(res.recalibrated_label_posterior, expected, rtol=1e-12)
+    # an overconfident fit (mixed difficulty, one-coin) is flattened
+    assert res.slope < 1
+    assert "by temperature" in res.summary()
+    # every verified label right: the slope stays finite and sharpens
+    f = _temperature_map(np.array([0.6, 0.7, 0.8, 0.9]), np.ones(4))
+    assert 1 < f.slope < 10 and np.all(f(np.array([0.6, 0.9])) < 1)
+
+
+def test_isotonic_recalibration_is_the_other_method():
+    r, truth = _mixed_difficulty(2000, seed=22)
+    fit = LatentClassModel("one-coin", rng=0).fit(r)
+    sample = np.arange(0, 2000, 5)
+    verified = pd.Series(r.categories[truth[sample]], index=r.items[sample])
+    res = calibration(fit, verified, method="isotonic", rng=0)
+    assert res.method == "isotonic" and np.isnan(res.slope)
+    assert "by isotonic regression" in res.summary()
+    order = np.argsort(fit.label_posterior, kind="stable")
+    assert np.all(np.diff(res.recalibrated_label_posterior[order]) >= -1e-12)
+    with pytest.raises(ValueError, match="`method` must be one of"):
+        calibration(fit, verified, method="platt")

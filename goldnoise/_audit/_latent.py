@@ -475,6 +475,13 @@ def check_section(f: Fitted, seed: Any = 0) -> Section:
     return s
 
 
+
+def _map_words(res) -> str:
+    """The recalibration map of a CalibrationResult, in words."""
+    if res.method == "temperature":
+        return f"temperature, log-odds x {res.slope:.2f}"
+    return "isotonic"
+
 def calibration_section(f: Fitted, verified: Any, what: str) -> Section:
     """The fit's confidence against verified labels (gold, or a checked sample)."""
     from noise_models import calibration
@@ -491,7 +498,8 @@ def calibration_section(f: Fitted, verified: Any, what: str) -> Section:
         f"on {res.n_verified} verified items the fit claims {pct(res.claimed_accuracy)} of its "
         f"labels right; {pct(res.verified_accuracy)} are ({100 * res.confidence_level:g}% "
         f"exact interval {pct(lo)} to {pct(hi)}); ECE {res.ece:.3f}",
-        f"recalibrated on them (isotonic, graded out of fold): ECE {res.ece_recalibrated:.3f}; "
+        f"recalibrated on them ({_map_words(res)}, graded out of fold): "
+        f"ECE {res.ece_recalibrated:.3f}; "
         f"over all {len(res.recalibrated_label_posterior)} items the expected accuracy is "
         f"{pct(res.recalibrated_accuracy_all)} (the fit claims {pct(res.claimed_accuracy_all)})",
     ]
