@@ -242,7 +242,7 @@ def _split_item(pairs: int, n_other: int = 120, seed: int = 0) -> Ratings:
     x[0] = np.tile([0, 1], pairs)
     for i in range(n_other):
         for p, label in zip(g.choice(pairs, 2, replace=False),
-                            (truth[i], truth[i] if i % 4 else 1 - truth[i])):
+                            (truth[i], truth[i] if i % 4 else 1 - truth[i]), strict=True):
             x[1 + i, 2 * p] = x[1 + i, 2 * p + 1] = label
     return Ratings.from_wide(x)
 
