@@ -8,7 +8,7 @@ import pytest
 from scipy.stats import binomtest
 
 from agreement import Ratings
-from noise_models import LatentClassModel, verified_sample_bound
+from noise_models import EasyHardModel, LatentClassModel, verified_sample_bound
 from simulation import next_batch, residual_errors, verification_batch
 from simulation.reannotation._policies import _typical_emission, expected_error_reduction
 
@@ -189,10 +189,17 @@ def test_policies_against_slow_references():
     # uniform: the items with the fewest ratings
     b = next_batch(r, size=10, policy="uniform", fit=fit, rng=0)
     assert set(b["n_ratings"]) == {3} and len(b) == 10
-    # uncertainty: the lowest P(label right)
-    b = next_batch(r, size=10, policy="uncertainty", fit=fit, rng=0)
-    assert sorted(b["p_wrong"].round(12), reverse=True) == list(b["p_wrong"].round(12))
-    assert b["p_wrong"].min() >= np.sort(1 - fit.label_posterior)[-10] - 1e-12
+    # uncertainty and margin, from their definitions, shared among the item's ratings
+    slow = {"uncertainty": [], "margin": []}
+    for i in range(r.n_items):
+        pi = sorted(fit.class_posterior[i], reverse=True)
+        slow["uncertainty"].append((1 - fit.label_posterior[i]) / (n_r[i] + 1))
+        slow["margin"].append((1 - (pi[0] - pi[1])) / (n_r[i] + 1))
+    for policy, ref in slow.items():
+        b = next_batch(r, size=10, policy=policy, fit=fit, rng=0)
+        np.testing.assert_allclose(b["score"], np.sort(ref)[::-1][:10], atol=1e-12)
+        pos = r.items.get_indexer(b["item"])
+        np.testing.assert_allclose(b["score"], np.asarray(ref)[pos], atol=1e-12)
     # expected error reduction: the slow formula, divided by ratings + 1
     b = next_batch(r, size=5, policy="expected-error-reduction", fit=fit, rng=0)
     a = _typical_emission(fit)
@@ -207,6 +214,9 @@ def test_policies_against_slow_references():
                                   next_batch(r, size=7, policy="random", fit=fit, rng=4))
     hard = next_batch(r, size=5, policy="hard", fit=fit, rng=0)
     assert (hard["score"].diff().dropna() <= 1e-12).all()
+    p_hard = EasyHardModel(rng=0).fit(r).posterior_hard
+    pos = r.items.get_indexer(hard["item"])
+    np.testing.assert_allclose(hard["score"], p_hard[pos] / (n_r[pos] + 1), atol=1e-12)
 
 
 def test_bad_input_is_refused():
@@ -285,3 +295,34 @@ def test_command_line_messages_name_the_options(tmp_path, capsys):
                  str(tmp_path / "v.csv")]) == 1
     err = capsys.readouterr().err
     assert "--verified names 1 item(s) that are not in the ratings: 999" in err
+
+
+def _split_item(pairs: int, n_other: int = 120, seed: int = 0) -> Ratings:
+    """Item 0 rated by ``2 * pairs`` annotators who split evenly on it; elsewhere the two
+    annotators of a pair rate alike, and a quarter of the other items split 2–2."""
+    g = np.random.default_rng(seed)
+    truth = g.integers(0, 2, n_other)
+    x = np.full((1 + n_other, 2 * pairs), np.nan)
+    x[0] = np.tile([0, 1], pairs)
+    for i in range(n_other):
+        for p, label in zip(g.choice(pairs, 2, replace=False),
+                            (truth[i], truth[i] if i % 4 else 1 - truth[i]), strict=True):
+            x[1 + i, 2 * p] = x[1 + i, 2 * p + 1] = label
+    return Ratings.from_wide(x)
+
+
+@pytest.mark.parametrize("policy", ["uncertainty", "margin", "expected-error-reduction", "hard"])
+@pytest.mark.parametrize("pairs", [10, 20])
+def test_no_policy_asks_an_item_whose_ratings_keep_splitting_for_ever(policy, pairs):
+    # Under a model with a hard component, an item whose ratings keep splitting is hard:
+    # its label stays as unsure however many ratings it has, so a score that ignores the
+    # ratings it already has (plain uncertainty or margin sampling) asks it again and
+    # again (Lin, Mausam & Weld 2016). Shared among its ratings, its score falls below
+    # that of the items rated 4 times whose ratings split 2–2.
+    r = _split_item(pairs)
+    fit = LatentClassModel("one-coin", "uniform", n_starts=1).fit(r)
+    assert r.ratings_per_item[0] == 2 * pairs
+    batch = next_batch(r, size=5, policy=policy, fit=fit, rng=0)
+    assert 0 not in set(batch["item"])
+    score = next_batch(r, size=r.n_items, policy=policy, fit=fit, rng=0).set_index("item")
+    assert score.loc[0, "score"] <= 1.0 / (2 * pairs + 1) + 1e-12
