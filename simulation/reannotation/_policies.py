@@ -41,7 +41,8 @@ Every score above lies in ``[0, 1]`` before the division, so an item with ``n_i`
 ratings scores at most ``1 / (n_i + 1)``: an item with a positive score ``s`` is asked
 before any item that already has more than ``1/s − 1`` ratings, and no item is chosen
 without end. In replays on four public crowd sets (``benchmarks/RESULTS.md``) the
-division cost margin 0.7–3.0 points of the ratings it saves against uniform.
+division cost margin 0.7–3.0 points (with the fit's own posterior) of the ratings it
+saves against uniform.
 """
 
 from __future__ import annotations
@@ -141,9 +142,8 @@ def next_batch(ratings: Any, *, size: int, policy: str = "margin",
         after one more rating by a typical annotator (also divided by ``cost``);
         ``"hard"``, the posterior that the item is hard. The default, ``"margin"``,
         saved the most ratings against uniform redundancy in replays on four public
-        crowd sets (``benchmarks/RESULTS.md``: 26.9%, 33.4%, 4.5% and 48.9% median;
-        uncertainty is the same ranking on two classes, expected-error-reduction saved
-        about nothing).
+        crowd sets (``benchmarks/RESULTS.md``, with the ensemble posterior: 32.4%,
+        36.1%, 18.3% and 49.3% median; expected-error-reduction saved about nothing).
     model : LatentClassModel, optional
         The model fitted when ``fit`` is not given (default: MACE's spam model with
         ``calibrate="held-out"``, ``rng=0``).
