@@ -321,17 +321,17 @@ def vb_fit(codes: np.ndarray, m: int, kind: str, prior: dict, n_starts: int = 10
     return best[1], best[2], best[3]
 
 
-def _vb_reference(codes: np.ndarray, m: int, kind: str, prior: dict, n_iter: int):
-    """:func:`vb_fit` from the majority-vote start written straight from the definition,
-    one rating at a time (slow; for the self-check of :func:`vb_table`). Returns the
-    unnormalised log q(z) and the ELBO after each of ``n_iter + 1`` E-steps."""
+def _kl_dirichlet_slow(a, a0) -> float:
+    """KL(Dir(a) ‖ Dir(a0)), term by term (the slow references' ELBOs)."""
     from scipy.special import digamma as dg
     from scipy.special import gammaln
 
-    def kl(a, a0):  # KL(Dir(a) ‖ Dir(a0))
-        return (gammaln(sum(a)) - sum(gammaln(a)) - gammaln(sum(a0)) + sum(gammaln(a0))
-                + sum((x - y) * (dg(x) - dg(sum(a))) for x, y in zip(a, a0, strict=True)))
+    return (gammaln(sum(a)) - sum(gammaln(a)) - gammaln(sum(a0)) + sum(gammaln(a0))
+            + sum((x - y) * (dg(x) - dg(sum(a))) for x, y in zip(a, a0, strict=True)))
 
+
+def _vote_shares(codes: np.ndarray, m: int) -> np.ndarray:
+    """Each item's label shares among its ratings, loop by loop (the references' start)."""
     n, k = codes.shape
     q = np.zeros((n, m))
     for i in range(n):
@@ -339,6 +339,18 @@ def _vb_reference(codes: np.ndarray, m: int, kind: str, prior: dict, n_iter: int
             if codes[i, j] >= 0:
                 q[i, codes[i, j]] += 1.0
         q[i] /= q[i].sum()
+    return q
+
+
+def _vb_reference(codes: np.ndarray, m: int, kind: str, prior: dict, n_iter: int):
+    """:func:`vb_fit` from the majority-vote start written straight from the definition,
+    one rating at a time (slow; for the self-check of :func:`vb_table`). Returns the
+    unnormalised log q(z) and the ELBO after each of ``n_iter + 1`` E-steps."""
+    from scipy.special import digamma as dg
+
+    kl = _kl_dirichlet_slow
+    n, k = codes.shape
+    q = _vote_shares(codes, m)
     # E log θ, E log(1 − θ), E log ξ of the start (the point θ = 1/2, ξ = 1/m)
     lt, lf, lx = np.full(k, np.log(0.5)), np.full(k, np.log(0.5)), np.full((k, m), -np.log(m))
     trace = []
@@ -620,20 +632,11 @@ def _ebcc_reference(codes: np.ndarray, m: int, n_groups: int, a_pi: float, alpha
     (slow; for the self-check). Returns the unnormalised log q(z) and the ELBO after each
     of ``n_iter + 1`` updates of q(z, g)."""
     from scipy.special import digamma as dg
-    from scipy.special import gammaln
 
-    def kl(a, a0):  # KL(Dir(a) ‖ Dir(a0))
-        return (gammaln(sum(a)) - sum(gammaln(a)) - gammaln(sum(a0)) + sum(gammaln(a0))
-                + sum((u - v) * (dg(u) - dg(sum(a))) for u, v in zip(a, a0, strict=True)))
-
+    kl = _kl_dirichlet_slow
     n, k = codes.shape
     mm = n_groups
-    q = np.zeros((n, m))
-    for i in range(n):
-        for j in range(k):
-            if codes[i, j] >= 0:
-                q[i, codes[i, j]] += 1.0
-        q[i] /= q[i].sum()
+    q = _vote_shares(codes, m)
     s = np.random.default_rng(seed).dirichlet(np.ones(mm), size=(n, m))  # the same draw
     r = np.array([[[q[i, c] * s[i, c, g] for g in range(mm)] for c in range(m)]
                   for i in range(n)])

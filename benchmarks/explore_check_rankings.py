@@ -61,7 +61,7 @@ def _boot_posterior(model, r, n_boot: int, seed: int) -> np.ndarray:
 
 
 def scores(r, n_boot: int = 0) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    from simulation.reannotation._certify import ensemble_p_wrong
+    from simulation.reannotation._ensemble import ensemble_posterior
 
     models = _models()
     fits = {name: m.fit(r) for name, m in models.items()}
@@ -73,7 +73,7 @@ def scores(r, n_boot: int = 0) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         return 1.0 - np.asarray(post, float)[rows, lab]
 
     s = {name: p_wrong(f.class_posterior) for name, f in fits.items()}
-    s["ensemble: spam + DS, held-out (default)"] = ensemble_p_wrong(base)
+    s["ensemble: spam + DS, held-out (default)"] = p_wrong(ensemble_posterior(base))
     s["mean: spam held-out + DS"] = (s["spam, held-out (rank=\"fit\")"] + s["Dawid–Skene"]) / 2
     s["mean: spam + DS + one-coin"] = (s["spam, held-out (rank=\"fit\")"] + s["Dawid–Skene"]
                                        + s["one-coin"]) / 3

@@ -107,13 +107,12 @@ def _slow_eer(pi, a):
     return max(before - after, 0.0)
 
 
-def _slow_ensemble_p_wrong(r, labels):
-    """Mean over spam and Dawid-Skene of 1 - P(class = label), item by item from the
-    fitted parameters (the definition in verification_batch's docstring)."""
-    out = np.zeros(r.n_items)
+def _slow_ensemble_posterior(r, **options):
+    """Mean over spam and Dawid-Skene (fitted with ``options``) of the class posterior,
+    item by item from the fitted parameters (the definition of the ensemble)."""
+    out = np.zeros((r.n_items, r.n_categories))
     codes = r.codes
-    for model in (LatentClassModel("spam", rng=0, calibrate="held-out"),
-                  LatentClassModel("confusion", rng=0, calibrate="held-out")):
+    for model in (LatentClassModel("spam", **options), LatentClassModel("confusion", **options)):
         f = model.fit(r)
         for i in range(r.n_items):
             logp = np.log(f.phi).copy()
@@ -130,9 +129,12 @@ def _slow_ensemble_p_wrong(r, labels):
                     logp[c] += np.log(p)
             logp /= f.temperature
             post = np.exp(logp - logp.max())
-            post /= post.sum()
-            out[i] += (1 - post[labels[i]]) / 2
+            out[i] += post / post.sum() / 2
     return out
+
+
+def _slow_ensemble_p_wrong(r, labels, **options):
+    return 1 - _slow_ensemble_posterior(r, **options)[np.arange(r.n_items), labels]
 
 
 def test_ensemble_ranking_against_slow_reference():
@@ -143,7 +145,8 @@ def test_ensemble_ranking_against_slow_reference():
     fit = _fit(r)  # published labels from another model (one-coin)
     design = verification_batch(fit, size=r.n_items, random_share=0.0, rng=0)
     pos = r.items.get_indexer(design["item"])
-    slow = _slow_ensemble_p_wrong(r, np.asarray(fit.label_codes))
+    # the members take the fit's own options (here: 2 starts, seed 0, no calibration)
+    slow = _slow_ensemble_p_wrong(r, np.asarray(fit.label_codes), rng=0, n_starts=2)
     np.testing.assert_allclose(design["p_wrong"], slow[pos], atol=1e-9)
     assert (np.diff(design["p_wrong"]) <= 1e-12).all()  # ranked by it, highest first
     # the default fit (spam, held-out) is reused, not refitted: same ranking either way
@@ -154,7 +157,7 @@ def test_ensemble_ranking_against_slow_reference():
         verification_batch(spam, size=30, random_share=0.0, rng=0)["p_wrong"])
     np.testing.assert_allclose(
         default["p_wrong"],
-        _slow_ensemble_p_wrong(r, np.asarray(spam.label_codes))[
+        _slow_ensemble_p_wrong(r, np.asarray(spam.label_codes), rng=0, calibrate="held-out")[
             r.items.get_indexer(default["item"])], atol=1e-9)
     # rank="fit": the fit's own 1 - label_posterior
     own = verification_batch(fit, size=20, random_share=0.0, rank="fit", rng=0)
@@ -189,26 +192,35 @@ def test_policies_against_slow_references():
     # uniform: the items with the fewest ratings
     b = next_batch(r, size=10, policy="uniform", fit=fit, rng=0)
     assert set(b["n_ratings"]) == {3} and len(b) == 10
-    # uncertainty and margin, from their definitions, shared among the item's ratings
-    slow = {"uncertainty": [], "margin": []}
-    for i in range(r.n_items):
-        pi = sorted(fit.class_posterior[i], reverse=True)
-        slow["uncertainty"].append((1 - fit.label_posterior[i]) / (n_r[i] + 1))
-        slow["margin"].append((1 - (pi[0] - pi[1])) / (n_r[i] + 1))
-    for policy, ref in slow.items():
-        b = next_batch(r, size=10, policy=policy, fit=fit, rng=0)
-        np.testing.assert_allclose(b["score"], np.sort(ref)[::-1][:10], atol=1e-12)
-        pos = r.items.get_indexer(b["item"])
-        np.testing.assert_allclose(b["score"], np.asarray(ref)[pos], atol=1e-12)
+    # uncertainty and margin, from their definitions, shared among the item's ratings:
+    # on the fit's own posterior, and on the mean of spam's and Dawid-Skene's (fitted
+    # with the fit's options: seed 0, 2 starts), the default
+    labels = np.asarray(fit.label_codes)
+    ens = _slow_ensemble_posterior(r, rng=0, n_starts=2)
+    for posterior, post, right in (("fit", fit.class_posterior, fit.label_posterior),
+                                   ("ensemble", ens, ens[np.arange(r.n_items), labels])):
+        slow = {"uncertainty": [], "margin": []}
+        for i in range(r.n_items):
+            pi = sorted(post[i], reverse=True)
+            slow["uncertainty"].append((1 - right[i]) / (n_r[i] + 1))
+            slow["margin"].append((1 - (pi[0] - pi[1])) / (n_r[i] + 1))
+        for policy, ref in slow.items():
+            b = next_batch(r, size=10, policy=policy, fit=fit, posterior=posterior, rng=0)
+            np.testing.assert_allclose(b["score"], np.sort(ref)[::-1][:10], atol=1e-9)
+            pos = r.items.get_indexer(b["item"])
+            np.testing.assert_allclose(b["score"], np.asarray(ref)[pos], atol=1e-9)
+            np.testing.assert_allclose(b["p_wrong"], 1 - np.asarray(right)[pos], atol=1e-9)
     # expected error reduction: the slow formula, divided by ratings + 1
-    b = next_batch(r, size=5, policy="expected-error-reduction", fit=fit, rng=0)
+    b = next_batch(r, size=5, policy="expected-error-reduction", fit=fit, posterior="fit",
+                   rng=0)
     a = _typical_emission(fit)
     slow = np.array([_slow_eer(fit.class_posterior[i], a) / (n_r[i] + 1)
                      for i in range(r.n_items)])
     np.testing.assert_allclose(b["score"], np.sort(slow)[::-1][:5], atol=1e-12)
     # excluded items are never chosen; same seed, same batch
     ex = b["item"].tolist()
-    b2 = next_batch(r, size=5, policy="expected-error-reduction", fit=fit, exclude=ex, rng=0)
+    b2 = next_batch(r, size=5, policy="expected-error-reduction", fit=fit, exclude=ex,
+                    rng=0)
     assert set(b2["item"]).isdisjoint(ex)
     pd.testing.assert_frame_equal(next_batch(r, size=7, policy="random", fit=fit, rng=4),
                                   next_batch(r, size=7, policy="random", fit=fit, rng=4))

@@ -21,7 +21,7 @@ DESCRIPTION = (
     "  goldnoise next crowd.csv --layout long --size 50 --policy uncertainty")
 
 #: The library's parameter names as this verb's options, for its messages.
-OPTIONS = {"size": "--size", "policy": "--policy"}
+OPTIONS = {"size": "--size", "policy": "--policy", "posterior": "--posterior"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,6 +33,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="items to choose")
     g.add_argument("--policy", choices=POLICIES, default="margin",
                    help="how items are chosen (default: %(default)s)")
+    g.add_argument("--posterior", choices=("ensemble", "fit"), default="ensemble",
+                   help="the posterior the policy reads: the mean of the spam model's and "
+                        "Dawid-Skene's, or the fitted model's own (default: %(default)s)")
     g.add_argument("--seed", type=count("--seed", 0), default=0, help="seed of ties and draws")
 
 
@@ -42,7 +45,8 @@ def run(args: argparse.Namespace) -> Report:
 
     loaded = load_ratings(args)
     try:
-        batch = next_batch(loaded.ratings, size=args.size, policy=args.policy, rng=args.seed)
+        batch = next_batch(loaded.ratings, size=args.size, policy=args.policy,
+                           posterior=args.posterior, rng=args.seed)
     except ValueError as exc:
         raise DataError(f"{loaded.source}: {as_option_message(exc, OPTIONS)}") from None
     report = Report("next", f"goldnoise next: {loaded.source}",

@@ -26,7 +26,8 @@ DESCRIPTION = (
 #: The library's parameter names as this verb's options, for its messages.
 OPTIONS = {"truth": "--truth", "policies": "--policies", "seeds": "--seeds",
            "start_ratings": "--start", "batch_size": "--batch-size", "budget": "--budget",
-           "rounds": "--rounds", "verify_per_round": "--verify", "pool": "FILE"}
+           "rounds": "--rounds", "verify_per_round": "--verify", "posterior": "--posterior",
+           "pool": "FILE"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -65,6 +66,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--calibrate", choices=("none", "held-out"), default="held-out",
                    help="held-out: temper the posteriors by held-out ratings")
     g.add_argument("--starts", type=count("--starts", 1), default=10, help="EM starts")
+    g.add_argument("--posterior", choices=("ensemble", "fit"), default="ensemble",
+                   help="the posterior the policies read: the mean of the spam model's and "
+                        "Dawid-Skene's, or the refitted model's own (default: %(default)s)")
 
 
 def run(args: argparse.Namespace) -> Report:
@@ -83,7 +87,8 @@ def run(args: argparse.Namespace) -> Report:
     try:
         cmp = compare_policies(r, truth=loaded.gold, policies=args.policies, seeds=args.seeds,
                                start_ratings=args.start, batch_size=batch, budget=args.budget,
-                               rounds=args.rounds, verify_per_round=args.verify, model=model)
+                               rounds=args.rounds, verify_per_round=args.verify, model=model,
+                               posterior=args.posterior)
     except (ValueError, TypeError) as exc:
         raise DataError(f"{loaded.source}: {as_option_message(exc, OPTIONS)}") from None
     report = Report("replay", f"goldnoise replay: {loaded.source}",

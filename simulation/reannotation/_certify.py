@@ -25,14 +25,12 @@ stopping rule at level ``c`` for one look at the data.
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from _goldnoise_lib.errors import ConvergenceWarning
 from _goldnoise_lib.labels import labels_by_item
 from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import (
@@ -46,6 +44,7 @@ from _goldnoise_lib.validation import (
     validate_params,
 )
 from noise_models import LatentClassFit, LatentClassModel, verified_sample_bound
+from simulation.reannotation._ensemble import POSTERIORS, ensemble_posterior
 
 __all__ = ["ResidualErrorResult", "residual_errors", "verification_batch"]
 
@@ -55,42 +54,7 @@ DESIGN_COLUMNS = ("item", "stratum", "inclusion_probability", "stratum_size",
 
 
 #: The rankings of :func:`verification_batch`'s ranked stratum.
-RANKINGS = ("ensemble", "fit")
-
-
-def ensemble_models() -> tuple[LatentClassModel, ...]:
-    """The models whose P(label wrong) ``rank="ensemble"`` averages: MACE's spam model
-    and Dawid–Skene, both with ``calibrate="held-out"`` (new instances on every call)."""
-    return (LatentClassModel("spam", rng=0, calibrate="held-out"),
-            LatentClassModel("confusion", rng=0, calibrate="held-out"))
-
-
-def _p_wrong_under(fit: LatentClassFit, labels: np.ndarray) -> np.ndarray:
-    """``1 − P(item easy and its class is labels[i] | its ratings)`` under ``fit``."""
-    post = np.nan_to_num(np.asarray(fit.class_posterior, dtype=np.float64), nan=0.0)
-    return 1.0 - post[np.arange(labels.size), labels]
-
-
-def ensemble_p_wrong(fit: LatentClassFit) -> np.ndarray:
-    """The mean over :func:`ensemble_models` of P(``fit``'s label wrong) (``rank="ensemble"``).
-
-    Each model is fitted to ``fit.ratings``; a model the same as ``fit``'s (same
-    options, no gold) is not refitted. The members only score the published labels
-    (their posteriors, not their own labels, enter the mean), so their convergence
-    warnings (unstable starts among them) are not passed on.
-    """
-    labels = np.asarray(fit.label_codes, dtype=np.intp)
-    out = np.zeros(labels.size)
-    members = ensemble_models()
-    for model in members:
-        if fit.n_gold == 0 and repr(model) == repr(fit.model):
-            member = fit
-        else:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ConvergenceWarning)
-                member = model.fit(fit.ratings)
-        out += _p_wrong_under(member, labels)
-    return out / len(members)
+RANKINGS = POSTERIORS
 
 
 def _as_fit(ratings_or_fit: Any, fit: LatentClassFit | None = None) -> LatentClassFit:
@@ -111,8 +75,9 @@ def verification_batch(ratings: Any, *, size: int, fit: LatentClassFit | None = 
 
     The ranked stratum holds the items whose published label (``fit``'s) is most
     likely wrong. With ``rank="ensemble"`` (default) that probability is averaged
-    over two latent-class models fitted to the same ratings, MACE's spam model and
-    Dawid–Skene (both ``calibrate="held-out"``):
+    over two latent-class models fitted to the same ratings with ``fit``'s options,
+    MACE's spam model and Dawid–Skene (``fit`` itself is one of them when it is one
+    of these models; the default fit is spam with ``calibrate="held-out"``):
 
     ``p_wrong_i = ½ · Σ_{M ∈ {spam, DS}} (1 − P_M(s_i = ŷ_i | x_i))``,
 
@@ -121,7 +86,8 @@ def verification_batch(ratings: Any, *, size: int, fit: LatentClassFit | None = 
     posterior is too sure where its annotator model is wrong (spam: one shared
     error pattern per annotator; Dawid–Skene: many parameters per annotator, few
     ratings each); the mean is the probability under the equal-weight average of
-    the two models, and still reads as "the probability that the published label is wrong". With
+    the two models, and still reads as "the probability that the published label is
+    wrong". With
     ``rank="fit"`` it is ``fit``'s own ``1 − label_posterior``. The ranked stratum is
     checked in full (inclusion probability 1), so the certificate of
     :func:`residual_errors` is valid under either ranking.
@@ -175,7 +141,8 @@ def verification_batch(ratings: Any, *, size: int, fit: LatentClassFit | None = 
     if rank == "fit":
         p_wrong = 1.0 - np.nan_to_num(np.asarray(f.label_posterior, dtype=np.float64), nan=0.0)
     else:
-        p_wrong = ensemble_p_wrong(f)
+        labels = np.asarray(f.label_codes, dtype=np.intp)
+        p_wrong = 1.0 - ensemble_posterior(f)[np.arange(labels.size), labels]
     n_random = round(size * random_share)
     n_ranked = size - n_random
     # highest P(wrong) first; ties in a seeded random order

@@ -17,8 +17,9 @@ import numpy as np
 import pandas as pd
 
 from _goldnoise_lib.results import Result
-from _goldnoise_lib.validation import Count, check_params, validate_params
+from _goldnoise_lib.validation import Count, Option, check_params, validate_params
 from noise_models import LatentClassModel
+from simulation.reannotation._ensemble import POSTERIORS
 from simulation.reannotation._policies import POLICIES
 from simulation.reannotation._replay import _refit, _replay_iv, fractional_accuracy, replay
 
@@ -226,17 +227,18 @@ def _policies(policies: Any) -> tuple[str, ...]:
 
 
 @validate_params(start_ratings=Count(1), batch_size=Count(1), budget=Count(0, optional=True),
-                 rounds=Count(0, optional=True), verify_per_round=Count(0))
+                 rounds=Count(0, optional=True), verify_per_round=Count(0),
+                 posterior=Option(POSTERIORS))
 def compare_policies(pool: Any, *, truth: Any, policies: Sequence[str] = DEFAULT_POLICIES,
                      seeds: Any = 10, start_ratings: int = 3, batch_size: int,
                      budget: int | None = None, rounds: int | None = None,
-                     verify_per_round: int = 0,
-                     model: LatentClassModel | None = None) -> PolicyComparisonResult:
+                     verify_per_round: int = 0, model: LatentClassModel | None = None,
+                     posterior: str = "ensemble") -> PolicyComparisonResult:
     """Replay several policies on the same seeds; one table, one plot.
 
     Parameters
     ----------
-    pool, truth, start_ratings, batch_size, budget, rounds, verify_per_round, model
+    pool, truth, start_ratings, batch_size, budget, rounds, verify_per_round, model, posterior
         As in :func:`replay`.
     policies : sequence of str, default ("uniform", "random", "uncertainty", \
 "expected-error-reduction")
@@ -281,7 +283,7 @@ def compare_policies(pool: Any, *, truth: Any, policies: Sequence[str] = DEFAULT
                                             index=r.items[truth_pos]),
                          policy=p, start_ratings=start_ratings, batch_size=batch_size,
                          budget=budget, rounds=rounds, verify_per_round=verify_per_round,
-                         model=model, rng=s)
+                         model=model, posterior=posterior, rng=s)
             t = res.to_frame()
             t.insert(0, "seed", s)
             t.insert(0, "policy", p)

@@ -29,6 +29,10 @@ ratings.
 ``hard``
     the posterior that the item is hard (the easy/hard model's), over ``n_i + 1``.
 
+The posterior ``π`` is, by default, the mean of MACE's spam model's and
+Dawid–Skene's (``posterior="ensemble"``, see ``_ensemble``), or the fit's own
+(``posterior="fit"``).
+
 Why the division. Under a model with a hard component an item whose ratings keep
 splitting is hard, and its label stays as unsure however many ratings it gets; plain
 uncertainty or margin sampling then asks for it again and again, starving the rest
@@ -37,7 +41,8 @@ Every score above lies in ``[0, 1]`` before the division, so an item with ``n_i`
 ratings scores at most ``1 / (n_i + 1)``: an item with a positive score ``s`` is asked
 before any item that already has more than ``1/s − 1`` ratings, and no item is chosen
 without end. In replays on four public crowd sets (``benchmarks/RESULTS.md``) the
-division cost margin 0.7–3.0 points of the ratings it saves against uniform.
+division cost margin 0.7–3.0 points (with the fit's own posterior) of the ratings it
+saves against uniform.
 """
 
 from __future__ import annotations
@@ -56,6 +61,7 @@ from _goldnoise_lib.validation import (
     validate_params,
 )
 from noise_models import EasyHardModel, LatentClassFit, LatentClassModel
+from simulation.reannotation._ensemble import POSTERIORS, ensemble_posterior, fit_posterior
 
 __all__ = ["POLICIES", "expected_error_reduction", "next_batch"]
 
@@ -114,10 +120,12 @@ def _order(score: np.ndarray, gen: np.random.Generator) -> np.ndarray:
     return np.lexsort((gen.random(score.size), -score))
 
 
-@validate_params(size=Count(1), policy=Option(POLICIES), rng=Rng())
+@validate_params(size=Count(1), policy=Option(POLICIES), posterior=Option(POSTERIORS),
+                 rng=Rng())
 def next_batch(ratings: Any, *, size: int, policy: str = "margin",
                model: LatentClassModel | None = None, fit: LatentClassFit | None = None,
-               cost: Any = None, exclude: Any = None, rng: Any = None) -> pd.DataFrame:
+               posterior: str = "ensemble", cost: Any = None, exclude: Any = None,
+               rng: Any = None) -> pd.DataFrame:
     """The items to send for one more rating, with each one's score and reason.
 
     Parameters
@@ -134,14 +142,19 @@ def next_batch(ratings: Any, *, size: int, policy: str = "margin",
         after one more rating by a typical annotator (also divided by ``cost``);
         ``"hard"``, the posterior that the item is hard. The default, ``"margin"``,
         saved the most ratings against uniform redundancy in replays on four public
-        crowd sets (``benchmarks/RESULTS.md``: 26.9%, 33.4%, 4.5% and 48.9% median;
-        uncertainty is the same ranking on two classes, expected-error-reduction saved
-        about nothing).
+        crowd sets (``benchmarks/RESULTS.md``, with the ensemble posterior: 32.4%,
+        36.1%, 18.3% and 49.3% median; expected-error-reduction saved about nothing).
     model : LatentClassModel, optional
         The model fitted when ``fit`` is not given (default: MACE's spam model with
         ``calibrate="held-out"``, ``rng=0``).
     fit : LatentClassFit, optional
         A fit of ``ratings`` to use as it is.
+    posterior : {"ensemble", "fit"}, default "ensemble"
+        The class posterior the model-based policies read: the mean of MACE's spam
+        model's and Dawid–Skene's, both fitted with the fit's options (the fit is one
+        of them when it is one of these models; one more fit otherwise), or the fit's
+        own. In replays on four public crowd sets the mean saved more ratings than the
+        fit's own posterior on every set (``benchmarks/RESULTS.md``).
     cost : pandas.Series or array-like, optional
         Cost of one more rating per item (expected-error-reduction divides by it).
     exclude : sequence, optional
@@ -153,7 +166,8 @@ def next_batch(ratings: Any, *, size: int, policy: str = "margin",
     -------
     pandas.DataFrame
         ``size`` rows, best first: ``item``, ``score``, ``reason``, ``n_ratings``,
-        ``label`` (published) and ``p_wrong``.
+        ``label`` (published) and ``p_wrong`` (1 − P(label right) under the posterior
+        the policy reads; the fit's own for uniform, random and hard).
 
     Examples
     --------
@@ -187,8 +201,14 @@ def next_batch(ratings: Any, *, size: int, policy: str = "margin",
     n = r.n_items
     gen = check_rng(rng)
     n_ratings = r.ratings_per_item
-    post = np.nan_to_num(np.asarray(fit.class_posterior, dtype=np.float64), nan=0.0)
-    label_post = np.nan_to_num(np.asarray(fit.label_posterior, dtype=np.float64), nan=0.0)
+    labels_codes = np.asarray(fit.label_codes, dtype=np.intp)
+    if posterior == "ensemble" and policy not in ("uniform", "random", "hard"):
+        post = ensemble_posterior(fit)
+        label_post = post[np.arange(n), labels_codes]
+    else:
+        post = fit_posterior(fit)
+        label_post = np.nan_to_num(np.asarray(fit.label_posterior, dtype=np.float64),
+                                   nan=0.0)
     if policy == "uniform":
         score = -n_ratings.astype(np.float64)
     elif policy == "random":
@@ -218,7 +238,7 @@ def next_batch(ratings: Any, *, size: int, policy: str = "margin",
         eligible &= ~r.items.isin(pd.Index(list(exclude)))
     order = _order(np.where(eligible, score, -np.inf), gen)
     order = order[eligible[order]][:size]
-    labels = r.categories[fit.label_codes]
+    labels = r.categories[labels_codes]
     return pd.DataFrame({"item": r.items[order], "score": score[order],
                          "reason": _REASONS[policy], "n_ratings": n_ratings[order],
                          "label": labels[order], "p_wrong": 1.0 - label_post[order]})

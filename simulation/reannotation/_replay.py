@@ -65,6 +65,7 @@ from _goldnoise_lib.validation import (
 )
 from noise_models import LatentClassModel, noise_bound
 from simulation.reannotation._certify import residual_errors, verification_batch
+from simulation.reannotation._ensemble import POSTERIORS
 from simulation.reannotation._policies import POLICIES, next_batch
 
 __all__ = ["ReplayResult", "fractional_accuracy", "replay"]
@@ -256,10 +257,11 @@ def _reveal_order(codes: np.ndarray, gen: np.random.Generator) -> np.ndarray:
 
 @validate_params(policy=Option(POLICIES), start_ratings=Count(1), batch_size=Count(1),
                  budget=Count(0, optional=True), rounds=Count(0, optional=True),
-                 verify_per_round=Count(0), rng=Rng())
+                 verify_per_round=Count(0), posterior=Option(POSTERIORS), rng=Rng())
 def replay(pool: Any, *, truth: Any, policy: str, start_ratings: int = 3, batch_size: int,
            budget: int | None = None, rounds: int | None = None, verify_per_round: int = 0,
-           model: LatentClassModel | None = None, rng: Any = None) -> ReplayResult:
+           model: LatentClassModel | None = None, posterior: str = "ensemble",
+           rng: Any = None) -> ReplayResult:
     """Replay a re-annotation policy on real ratings, against known truth.
 
     Parameters
@@ -290,6 +292,9 @@ def replay(pool: Any, *, truth: Any, policy: str, start_ratings: int = 3, batch_
     model : LatentClassModel, optional
         The model refitted every round (default: as :func:`next_batch`, MACE's spam
         model with ``calibrate="held-out"``, ``rng=0``).
+    posterior : {"ensemble", "fit"}, default "ensemble"
+        The posterior the policy reads (see :func:`next_batch`; the ensemble fits the
+        other annotator model each round).
     rng : int or numpy.random.Generator, optional
         The start, the order of each item's hidden ratings (drawn first, so one seed
         gives every policy the same start and order), then the policy's ties and
@@ -373,7 +378,7 @@ def replay(pool: Any, *, truth: Any, policy: str, start_ratings: int = 3, batch_
         if size == 0 or (rounds is not None and t >= rounds):
             break
         done = r.items[~open_items]
-        batch = next_batch(current, size=size, policy=policy, fit=fit,
+        batch = next_batch(current, size=size, policy=policy, fit=fit, posterior=posterior,
                            exclude=done if len(done) else None, rng=gen)
         chosen = r.items.get_indexer(batch["item"])
         level[chosen] += 1  # the next hidden rating of each chosen item
