@@ -259,11 +259,11 @@ def test_certificate_covers_in_simulated_replays():
                    np.where(truth == 0, 0.9, 0.65)[:, None]][kind]       # class-dependent
             x = np.where(g.random((n, k)) < acc, truth[:, None], 1 - truth[:, None])
         res = replay(x, truth=pd.Series(truth), policy="uncertainty", batch_size=20, rounds=1,
-                     verify_per_round=30, model=FAST, rng=s)
+                     verify_per_round=30, model=FAST, posterior="fit", rng=s)
         last = res.rounds.iloc[-1]
         covered["ranked+random"] += last["wrong_labels"] <= last["errors_upper"]
         fit = res.final_fit
-        design = verification_batch(fit, size=30, random_share=1.0, rng=s)
+        design = verification_batch(fit, size=30, random_share=1.0, rank="fit", rng=s)
         pos = fit.ratings.items.get_indexer(design["item"])
         srs = residual_errors(fit, pd.Series(truth[pos], index=design["item"]), design=design)
         covered["random"] += last["wrong_labels"] <= srs.upper
