@@ -148,9 +148,10 @@ def _oracle_policy(truth_codes: np.ndarray):
 
     real = _replay.next_batch
 
-    def oracle(current, *, size, policy, fit, exclude, rng):
+    def oracle(current, *, size, policy, fit, exclude, rng, posterior="ensemble"):
         if policy != "random":
-            return real(current, size=size, policy=policy, fit=fit, exclude=exclude, rng=rng)
+            return real(current, size=size, policy=policy, fit=fit, posterior=posterior,
+                        exclude=exclude, rng=rng)
         wrong = (truth_codes >= 0) & (np.asarray(fit.label_codes) != truth_codes)
         post = np.nan_to_num(np.asarray(fit.class_posterior, dtype=np.float64))
         top2 = np.sort(post, axis=1)[:, -2:]
