@@ -432,9 +432,16 @@ def test_temperature_recalibration_against_its_definition():
     # an overconfident fit (mixed difficulty, one-coin) is flattened
     assert res.slope < 1
     assert "by temperature" in res.summary()
-    # every verified label right: the slope stays finite and sharpens
-    f = _temperature_map(np.array([0.6, 0.7, 0.8, 0.9]), np.ones(4))
-    assert 1 < f.slope < 10 and np.all(f(np.array([0.6, 0.9])) < 1)
+    # every verified label right: the slope is the penalised optimum (finite: without the
+    # pull toward a = 1 it would run off to infinity), and it sharpens without reaching 1
+    conf4, right4 = np.array([0.6, 0.7, 0.8, 0.9]), np.ones(4, dtype=bool)
+    f = _temperature_map(conf4, right4.astype(float))
+    slow_all, _ = _slow_temperature_slope(conf4, right4)
+    assert f.slope == pytest.approx(slow_all, abs=2e-3)
+    assert f.slope > 1
+    sharpened = f(np.array([0.6, 0.9]))
+    assert np.all(sharpened > [0.6, 0.9])
+    assert np.all(sharpened < 1)
 
 
 def test_isotonic_recalibration_is_the_other_method():
