@@ -17,7 +17,7 @@ from _goldnoise_lib.validation import (
     check_params,
     validate_params,
 )
-from agreement.spans._spans import Spans
+from agreement.spans._spans import Spans, check_spans
 
 __all__ = ["MATCHES", "SpanAgreementResult", "span_agreement", "token_agreement",
            "token_ratings"]
@@ -159,13 +159,7 @@ def span_agreement(spans: Spans, *, match: str = "exact", threshold: float = 0.5
     0.8
     """
     check_params(span_agreement, locals())
-    if not isinstance(spans, Spans):
-        raise TypeError(f"`spans` must be Spans (agreement.spans readers make them); got "
-                        f"{type(spans).__name__}.")
-    annotators = spans.annotators
-    if len(annotators) < 2:
-        raise ValueError("span agreement needs at least two annotators; these spans have "
-                         f"{len(annotators)}.")
+    annotators = check_spans(spans, "span agreement needs").annotators
     counts, n_docs = pair_counts(spans, match=match, threshold=threshold)
     pair_rows = []
     for (a, b), docs in n_docs.items():

@@ -18,7 +18,7 @@ import pandas as pd
 from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import Option, Probability, check_params, validate_params
 from agreement.spans._agreement import MATCHES
-from agreement.spans._spans import Spans
+from agreement.spans._spans import Spans, check_spans
 
 __all__ = ["NO_ENTITY", "SpanRatings", "candidate_ratings"]
 
@@ -269,9 +269,7 @@ def candidate_ratings(spans: Spans, *, match: str = "exact", threshold: float = 
     check_params(candidate_ratings, locals())
     from agreement._ratings import Ratings
 
-    if not isinstance(spans, Spans):
-        raise TypeError(f"`spans` must be Spans (agreement.spans readers make them); got "
-                        f"{type(spans).__name__}.")
+    check_spans(spans)
     if not isinstance(none_label, str) or not none_label:
         raise TypeError(f"`none_label` must be a non-empty string; got {none_label!r}.")
     frame = spans.frame

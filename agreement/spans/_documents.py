@@ -16,7 +16,7 @@ import numpy as np
 
 from _goldnoise_lib.validation import Option, Probability, check_params, validate_params
 from agreement.spans._agreement import MATCHES, pair_counts, token_ratings
-from agreement.spans._spans import Spans
+from agreement.spans._spans import Spans, check_spans
 from agreement.spans._unitizing import unitizing_finalize, unitizing_rows
 
 __all__ = ["DocumentStatistics", "document_statistics"]
@@ -135,12 +135,7 @@ def document_statistics(spans: Spans, statistics: Sequence[str] | None = None, *
     1.0
     """
     check_params(document_statistics, locals())
-    if not isinstance(spans, Spans):
-        raise TypeError(f"`spans` must be Spans (agreement.spans readers make them); got "
-                        f"{type(spans).__name__}.")
-    if len(spans.annotators) < 2:
-        raise ValueError("span statistics need at least two annotators; these spans have "
-                         f"{len(spans.annotators)}.")
+    check_spans(spans, "span statistics need")
     names = _statistics_iv(spans, statistics)
     documents = spans.documents
     row_of = {d: i for i, d in enumerate(documents)}

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["Spans"]
+__all__ = ["Spans", "check_spans"]
 
 _COLUMNS = ["document", "start", "end", "label", "annotator"]
 
@@ -122,3 +122,15 @@ class Spans:
                     raise ValueError(f"document {doc!r} has {lengths[doc]} {p.unit}s in one "
                                      f"part and {n} in another: the files do not align.")
         return cls(frame, coverage=coverage, unit=units.pop(), lengths=lengths)
+
+
+def check_spans(spans: Any, needs: str | None = None) -> Spans:
+    """``spans`` if it is :class:`Spans` (with at least two annotators when ``needs``
+    says what needs them, e.g. ``"unitizing α needs"``), else a one-line error."""
+    if not isinstance(spans, Spans):
+        raise TypeError(f"`spans` must be Spans (agreement.spans readers make them); got "
+                        f"{type(spans).__name__}.")
+    if needs is not None and len(spans.annotators) < 2:
+        raise ValueError(f"{needs} at least two annotators; these spans have "
+                         f"{len(spans.annotators)}.")
+    return spans

@@ -25,7 +25,7 @@ import pandas as pd
 
 from _goldnoise_lib.errors import DegenerateDataWarning, GoldnoiseWarning
 from _goldnoise_lib.results import Result
-from agreement.spans._spans import Spans
+from agreement.spans._spans import Spans, check_spans
 
 __all__ = ["UnitizingAlphaResult", "unitizing_alpha", "unitizing_finalize", "unitizing_rows"]
 
@@ -384,12 +384,7 @@ def unitizing_alpha(spans: Spans) -> UnitizingAlphaResult:
     >>> round(res.boundary_disagreement + res.label_disagreement, 4) == round(1 - res.alpha, 4)
     True
     """
-    if not isinstance(spans, Spans):
-        raise TypeError(f"`spans` must be Spans (agreement.spans readers make them); got "
-                        f"{type(spans).__name__}.")
-    if len(spans.annotators) < 2:
-        raise ValueError("unitizing α needs at least two annotators; these spans have "
-                         f"{len(spans.annotators)}.")
+    check_spans(spans, "unitizing α needs")
     docs, labels, rows, info = unitizing_rows(spans)
     notes = []
     if info["n_cut"]:
