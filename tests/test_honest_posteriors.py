@@ -396,14 +396,20 @@ def test_annotator_accuracy_on_gold_has_its_exact_interval():
 
 
 def _slow_temperature_slope(conf, right):
-    """The penalised log-likelihood of "label right" under σ(a · logit p), maximised
-    over a grid of slopes, written term by term."""
+    """The penalised log-likelihood of "label right" under σ(a · logit p), with
+    Platt's smoothed targets, maximised over a grid of slopes, written term by term."""
+    n, k = len(right), int(sum(bool(y) for y in right))
+    t_right, t_wrong = (k + 1) / (k + 2), 1 / (n - k + 2)
+
     def objective(a):
         total = 0.0
         for p, y in zip(conf, right, strict=True):
             p = min(max(p, 1e-12), 1 - 1e-12)
-            q = 1.0 / (1.0 + math.exp(-a * math.log(p / (1 - p))))
-            total += math.log(q) if y else math.log(1 - q)
+            u = a * math.log(p / (1 - p))
+            # log q and log(1 - q) of q = 1 / (1 + e^-u), without forming q
+            log_q = -math.log1p(math.exp(-u)) if u >= 0 else u - math.log1p(math.exp(u))
+            t = t_right if y else t_wrong
+            total += t * log_q + (1 - t) * (log_q - u)
         return total - (a - 1) ** 2
     grid = np.linspace(0.0, 6.0, 6001)
     values = [objective(a) for a in grid]
@@ -432,8 +438,8 @@ def test_temperature_recalibration_against_its_definition():
     # an overconfident fit (mixed difficulty, one-coin) is flattened
     assert res.slope < 1
     assert "by temperature" in res.summary()
-    # every verified label right: the slope is the penalised optimum (finite: without the
-    # pull toward a = 1 it would run off to infinity), and it sharpens without reaching 1
+    # every verified label right: the slope is the penalised optimum of the smoothed
+    # targets (5/6 for each of 4 right labels): finite, and it sharpens without reaching 1
     conf4, right4 = np.array([0.6, 0.7, 0.8, 0.9]), np.ones(4, dtype=bool)
     f = _temperature_map(conf4, right4.astype(float))
     slow_all, _ = _slow_temperature_slope(conf4, right4)
@@ -442,6 +448,25 @@ def test_temperature_recalibration_against_its_definition():
     sharpened = f(np.array([0.6, 0.9]))
     assert np.all(sharpened > [0.6, 0.9])
     assert np.all(sharpened < 1)
+
+
+def test_temperature_recalibration_small_sample_all_right_is_not_certainty():
+    """Five verified labels, all right, of a fit that claims 0.9985 on each (as a
+    latent-class fit does on a small crowd set whose accuracy is 0.90): the smoothed
+    targets say "about 6/7", so the map flattens the confidence; with 0/1 targets the
+    slope would grow past 1 and confirm the overconfidence."""
+    from noise_models.latent_class._check import _temperature_map
+
+    conf, right = np.full(5, 0.9985), np.ones(5, dtype=bool)
+    f = _temperature_map(conf, right.astype(float))
+    slow, _ = _slow_temperature_slope(conf, right)
+    assert f.slope == pytest.approx(slow, abs=2e-3)
+    assert f.slope < 1
+    mapped = float(f(np.array([0.9985]))[0])
+    # between the targets' 6/7 and the fit's claim: the pull toward the identity keeps
+    # it above 6/7, the targets keep it below the claim
+    assert mapped > 6 / 7
+    assert mapped < 0.99
 
 
 def test_isotonic_recalibration_is_the_other_method():
