@@ -87,17 +87,19 @@ def labels_by_item(mapping: Any, items: Any, categories: Sequence[Any], name: st
     if len(mapping) == 0 and not allow_empty:
         raise ValueError(f"`{name}` is empty: give the true labels of some items.")
     if not mapping.index.is_unique:
-        raise ValueError(f"`{name}` repeats item ids.")
+        raise ValueError(f"`{name}` repeats item ids: give each item's true label once.")
     pos = pd.Index(items).get_indexer(mapping.index)
     if (pos < 0).any():
         bad = mapping.index[pos < 0]
         raise ValueError(f"`{name}` names {len(bad)} item(s) that are not in the ratings: "
-                         f"{', '.join(map(str, bad[:5]))}.")
+                         f"{', '.join(map(str, bad[:5]))}; give labels only for rated items, "
+                         "with the ids the ratings use.")
     values = mapping.to_numpy(dtype=object)
     codes = match_labels(values, categories)
     if (codes < 0).any():
         bad = pd.unique(values[codes < 0])
         raise ValueError(f"`{name}` has labels that are not categories of the ratings: "
                          f"{', '.join(map(str, bad[:5]))} (categories: "
-                         f"{', '.join(map(str, list(categories)[:10]))}).")
+                         f"{', '.join(map(str, list(categories)[:10]))}); give each item "
+                         "one of the categories.")
     return np.asarray(pos, dtype=np.intp), np.asarray(codes, dtype=np.intp)

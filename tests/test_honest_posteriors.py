@@ -195,9 +195,9 @@ def test_calibration_against_a_verified_sample():
 def test_calibration_refuses_bad_samples():
     r, _truth = _independent(50, 3, 0.8, seed=7)
     fit = LatentClassModel("one-coin", rng=0).fit(r)
-    with pytest.raises(ValueError, match="not in the ratings: 99"):
+    with pytest.raises(ValueError, match="not in the ratings: 99; give labels only for rated"):
         calibration(fit, pd.Series({0: 0, 99: 1}))
-    with pytest.raises(ValueError, match="not categories of the ratings: 7"):
+    with pytest.raises(ValueError, match=r"not categories of the ratings: 7 .*give each item"):
         calibration(fit, pd.Series({0: 7}))
     with pytest.raises(ValueError, match="`verified` is empty"):
         calibration(fit, pd.Series([], dtype=object))
