@@ -285,6 +285,19 @@ def test_audit_shows_the_check_and_the_calibration(tmp_path, capsys):
     assert main(["audit", str(tmp_path / "r.csv"), "--item", "id", "--verified",
                  str(tmp_path / "nope.csv")]) == 1
     assert "--verified" in capsys.readouterr().err
+    # a sample naming unknown items or labels is an error, not a section left out
+    with pytest.raises(ValueError, match="`verified` names 1 item"):
+        audit(r, rng=0, verified=pd.Series({"no-such-item": 0}))
+    with pytest.raises(ValueError, match="`verified` has labels that are not categories"):
+        audit(r, rng=0, verified=pd.Series({r.items[0]: 7}))
+    pd.DataFrame({"id": ["no-such-item"], "label": [0]}).to_csv(tmp_path / "bad.csv",
+                                                                 index=False)
+    assert main(["audit", str(tmp_path / "r.csv"), "--item", "id", "--verified",
+                 str(tmp_path / "bad.csv")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["goldnoise: error: --verified names 1 item(s) that are not in the ratings: "
+                   "no-such-item; give labels only for rated items, with the ids the ratings "
+                   "use."]
     assert main(["fit", str(tmp_path / "r.csv"), "--item", "id", "--calibrate", "held-out",
                  "--format", "json"]) == 0
     fit_report = json.loads(capsys.readouterr().out)

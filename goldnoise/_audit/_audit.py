@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from _goldnoise_lib.labels import labels_by_item
 from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import (
     Alpha,
@@ -192,7 +193,9 @@ def audit(ratings: Any, *, model: str = "spam", hard: str | None = None,
     verified : pandas.Series or dict, optional
         True labels of a checked sample of items: the ``calibration`` section
         grades the fit's confidence against them (against ``gold`` when only
-        that is given).
+        that is given). Ids that are not in the ratings, or labels outside
+        their categories, raise ``ValueError`` (in memory; over Dask the
+        section says why it is left out).
     coefficients : sequence of str, optional
         Compute only these agreement coefficients (names as in
         :data:`agreement.STATISTICS`, e.g. ``["fleiss_kappa",
@@ -241,6 +244,9 @@ def audit(ratings: Any, *, model: str = "spam", hard: str | None = None,
 
         ratings = as_ratings(ratings)
     verified = _gold_series(verified) if verified is not None else None
+    if verified is not None and not lazy:
+        # asked for by name: unknown ids or labels are an error, not a section left out
+        labels_by_item(verified, ratings.items, ratings.categories, "verified")
     options = dict(model=model, hard=hard, gold=gold, alpha=float(alpha),
                    confidence_level=float(confidence_level), bootstrap=bootstrap,
                    threshold=threshold, level=level, latent=latent, n_starts=n_starts,

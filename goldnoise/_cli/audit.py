@@ -15,13 +15,14 @@ from agreement import STATISTICS
 from goldnoise._audit._audit import LEVELS
 from goldnoise._cli._common import (
     add_model_arguments,
+    as_option_message,
     check_model_arguments,
     count,
     probability,
     real,
 )
 from goldnoise._cli._dask import add_engine_arguments, run_dask
-from goldnoise._cli._errors import UsageError
+from goldnoise._cli._errors import DataError, UsageError
 from goldnoise._cli._input import add_ratings_arguments, load_ratings
 from goldnoise.report import Report
 
@@ -85,11 +86,17 @@ def run(args: argparse.Namespace) -> Report:
         from goldnoise._cli._input import read_labels_file
 
         verified = read_labels_file(args.verified, loaded.ratings.items, "--verified")
-    result = audit(loaded.ratings, model=args.model, hard=args.hard, gold=loaded.gold,
-                   alpha=args.alpha, confidence_level=args.confidence_level,
-                   bootstrap=args.bootstrap or None, threshold=args.threshold, level=args.level,
-                   latent=not args.no_latent, n_starts=args.starts, rng=args.seed,
-                   labels_ordered=loaded.declared_order, source=loaded.source,
-                   notes=loaded.notes, verified=verified, coefficients=args.coefficients,
-                   calibrate=None if args.calibrate == "none" else args.calibrate)
+    try:
+        result = audit(loaded.ratings, model=args.model, hard=args.hard, gold=loaded.gold,
+                       alpha=args.alpha, confidence_level=args.confidence_level,
+                       bootstrap=args.bootstrap or None, threshold=args.threshold,
+                       level=args.level, latent=not args.no_latent, n_starts=args.starts,
+                       rng=args.seed, labels_ordered=loaded.declared_order,
+                       source=loaded.source, notes=loaded.notes, verified=verified,
+                       coefficients=args.coefficients,
+                       calibrate=None if args.calibrate == "none" else args.calibrate)
+    except ValueError as exc:
+        if "`verified`" not in str(exc):
+            raise
+        raise DataError(as_option_message(exc, {"verified": "--verified"})) from None
     return result.report
