@@ -541,7 +541,7 @@ def vb_table() -> None:
                 e_t = float("nan")  # BWA has no emission table to predict held-out ratings
             else:
                 held = T.heldout_sample(codes, np.random.default_rng(0))
-                t = T.choose_temperature(post_log, logtab, held)
+                t = T.choose_temperature([T.Fold(codes, post_log, logtab, held)])
                 _, e_t = acc_ece(post_log / t, gold, has)
             if name in BEST:
                 met += a >= BEST[name] - 1e-12

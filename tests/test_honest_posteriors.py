@@ -150,6 +150,65 @@ def test_the_check_flags_correlated_annotators(annotators):
                            rng=0).suggested_temperature < 1.1
 
 
+def _many_light_annotators(n=800, k=400, per=10, seed=0):
+    """Mixed difficulty (30% hard items: right 55%, else 85%), ten of 400 annotators per
+    item: about 20 ratings each, so each annotator's parameters lean on every one of them."""
+    g = np.random.default_rng(seed)
+    truth = g.integers(0, 2, n)
+    hard = g.random(n) < 0.3
+    x = np.full((n, k), np.nan)
+    for i in range(n):
+        js = g.choice(k, per, replace=False)
+        acc = 0.55 if hard[i] else 0.85
+        x[i, js] = np.where(g.random(per) < acc, truth[i], 1 - truth[i])
+    return Ratings.from_wide(x), truth
+
+
+@pytest.mark.parametrize("annotators", ["spam", "confusion"])
+def test_held_out_ratings_are_predicted_by_parameters_that_never_saw_them(annotators):
+    # With about 20 ratings per annotator, the full fit's tables have learnt each held-out
+    # rating: scored with them the check asks for no flattening at all (T = 1), while the
+    # cross-fitted tables ask for T well above 1, and that temperature at least halves the
+    # ECE against the truth.
+    r, truth = _many_light_annotators()
+    plain = LatentClassModel(annotators, rng=0).fit(r)
+    humble = LatentClassModel(annotators, rng=0, calibrate="held-out").fit(r)
+    codes = np.asarray(r.codes)
+    logtab, logw = fit_tables(plain)
+    in_sample = T.Fold(codes, T.state_log_posterior(codes, logtab, logw), logtab,
+                       T.heldout_sample(codes, np.random.default_rng(0)))
+    assert T.choose_temperature([in_sample]) < 1.1
+    assert humble.temperature > 2.5
+    np.testing.assert_array_equal(humble.label_codes, plain.label_codes)
+    assert _gold_ece(plain, truth) > 0.08
+    assert _gold_ece(humble, truth) <= 0.5 * _gold_ece(plain, truth)
+    assert posterior_check(plain, rng=0).suggested_temperature == pytest.approx(
+        humble.temperature, rel=1e-9)
+
+
+def test_a_fold_is_predicted_without_its_own_ratings():
+    # Change one rating of an item: the tables that predict that item's fold do not move,
+    # the tables of every other fold do (their refits saw the changed rating).
+    from noise_models.latent_class._em import HELD_OUT_FOLDS, heldout_folds
+
+    r, _ = _independent(300, 4, 0.75, m=3, seed=6)
+    fit = LatentClassModel("confusion", rng=0).fit(r)
+    codes = np.array(r.codes)
+    folds = heldout_folds(fit, codes, np.random.default_rng(1))
+    assert len(folds) == HELD_OUT_FOLDS
+    assert sum(f.held.total for f in folds) == np.count_nonzero(codes >= 0)
+    # which fold holds item 0: its row is among that fold's rows
+    fold_of = np.random.default_rng(1).permutation(300) % HELD_OUT_FOLDS
+    changed = codes.copy()
+    changed[0, 0] = (changed[0, 0] + 1) % 3
+    again = heldout_folds(fit, changed, np.random.default_rng(1))
+    for f, (a, b) in enumerate(zip(folds, again, strict=True)):
+        if f == fold_of[0]:
+            np.testing.assert_array_equal(a.logtab, b.logtab)
+        else:
+            assert not np.allclose(a.logtab, b.logtab)
+
+
 def test_tempering_keeps_labels_and_never_sharpens():
     r, _ = _independent(1000, 4, 0.8, m=3, seed=5)
     for ann in ("spam", "confusion", "one-coin"):

@@ -20,7 +20,7 @@ from _goldnoise_lib.validation import (
     check_rng,
     validate_params,
 )
-from noise_models.latent_class._em import HELD_OUT_MAX_ITEMS, fit_tables
+from noise_models.latent_class._em import HELD_OUT_FOLDS, HELD_OUT_MAX_ITEMS, heldout_folds
 from noise_models.latent_class._fit import LatentClassFit
 
 T = lazy_module("noise_models.latent_class._tempering")
@@ -140,9 +140,11 @@ def posterior_check(fit: LatentClassFit, *, rng: Any = None,
     the item's state posterior is computed from its other ratings (at the fit's
     temperature), and the held-out rating is predicted by
     ``P(y) = Σ_s P(s | rest) · P_j(y | s)`` (the formulas are in
-    ``noise_models.latent_class._tempering``). The parameters are those fitted on
-    all ratings: an approximate leave-one-out, exact up to one rating's share of
-    the annotator's counts. Two baselines predict the same held-out ratings: the
+    ``noise_models.latent_class._tempering``). The parameters that predict a rating
+    never saw it: the items are dealt into 5 seeded folds, and each fold's ratings
+    are predicted with the parameters refitted (EM from the fit's own parameters)
+    on the other folds' items — cross-fitting; a fit with gold is refitted with
+    its gold items as ordinary items. Two baselines predict the same held-out ratings: the
     add-one smoothed shares of the item's other ratings (majority of the rest),
     and the annotator's own add-one smoothed label shares (its other ratings).
 
@@ -150,7 +152,10 @@ def posterior_check(fit: LatentClassFit, *, rng: Any = None,
     ----------
     fit : LatentClassFit
     rng : int or numpy.random.Generator, optional
-        Seed of the sample of items when there are more than ``max_items``.
+        Seed of the folds, and of the sample of items when there are more than
+        ``max_items``. Default: the fitted model's own ``rng``, so that the check's
+        ``suggested_temperature`` is the temperature ``calibrate="held-out"`` chooses
+        with the same seed.
     max_items : int or None, default 200000
         Items whose ratings are held out, at most (a seeded sample beyond); None:
         every item.
@@ -181,36 +186,37 @@ def posterior_check(fit: LatentClassFit, *, rng: Any = None,
     r = fit.ratings
     codes = r.require_raters("`posterior_check`")
     m = r.n_categories
-    logtab, logw = fit_tables(fit)
-    distinct, weights, _ = T.distinct_rows(codes, m)
-    post_log = T.state_log_posterior(distinct, logtab, logw)
-    held = T.heldout_sample(distinct, check_rng(rng), max_items, weights)
-    if len(held) == 0:
+    seed = fit.model.rng if rng is None else rng
+    folds = heldout_folds(fit, codes, check_rng(seed), max_items, n_folds=HELD_OUT_FOLDS)
+    if not folds:
         raise ValueError("no item has two or more ratings: no rating can be held out and "
                          "predicted from the others.")
-    w = held.weight
-    total = held.total
-    rows = np.arange(len(held))
-    pred = T.predictive(post_log, logtab, held, fit.temperature)
-    p = np.maximum(pred[rows, held.label], 1e-300)
+    pred = np.concatenate([T.predictive(f.post_log, f.logtab, f.held, fit.temperature)
+                           for f in folds])
+    label = np.concatenate([f.held.label for f in folds])
+    annotator = np.concatenate([f.held.annotator for f in folds])
+    w = np.concatenate([f.held.weight for f in folds])
+    sub = np.concatenate([f.rows[f.held.items] for f in folds])
+    total = float(w.sum())
+    rows = np.arange(len(label))
+    p = np.maximum(pred[rows, label], 1e-300)
     log_score = float(np.dot(w, np.log(p)) / total)
     top = pred.argmax(axis=1)
-    table, ece = reliability_table(pred[rows, top], top == held.label, weights=w)
+    table, ece = reliability_table(pred[rows, top], top == label, weights=w)
     # majority of the rest, add-one smoothed
-    counts = np.zeros((len(held), m))
-    sub = distinct[held.items]
+    counts = np.zeros((len(label), m))
     for j in range(sub.shape[1]):
         ok = sub[:, j] >= 0
         counts[rows[ok], sub[ok, j]] += 1.0
-    counts[rows, held.label] -= 1.0
-    maj = (counts[rows, held.label] + 1.0) / (counts.sum(axis=1) + m)
+    counts[rows, label] -= 1.0
+    maj = (counts[rows, label] + 1.0) / (counts.sum(axis=1) + m)
     # the annotator's own label shares without this rating, add-one smoothed
     own = np.zeros((codes.shape[1], m))
     rated = codes >= 0
     for j in range(codes.shape[1]):
         own[j] = np.bincount(codes[rated[:, j], j], minlength=m)
-    mine = own[held.annotator, held.label] - 1.0
-    marg = (mine + 1.0) / (own[held.annotator].sum(axis=1) - 1.0 + m)
+    mine = own[annotator, label] - 1.0
+    marg = (mine + 1.0) / (own[annotator].sum(axis=1) - 1.0 + m)
     ls_maj = float(np.dot(w, np.log(maj)) / total)
     ls_marg = float(np.dot(w, np.log(marg)) / total)
     worse = [name for name, v in (("the majority of the item's other ratings", ls_maj),
@@ -223,14 +229,14 @@ def posterior_check(fit: LatentClassFit, *, rng: Any = None,
     else:
         verdict = ("The model predicts held-out ratings better than both baselines "
                    "(the majority of the other ratings, the annotator's own shares).")
-    suggested = T.choose_temperature(post_log, logtab, held)
+    suggested = T.choose_temperature(folds)
     if suggested > 1.1 * fit.temperature:
         verdict += (f" The held-out ratings are predicted best at temperature {suggested:.2f}: "
                     "the posteriors are sharper than the ratings bear out (calibrate="
                     "'held-out' tempers them).")
     return PosteriorCheckResult(log_score=log_score, log_score_majority=ls_maj,
                                 log_score_marginal=ls_marg,
-                                accuracy=float(np.dot(w, top == held.label) / total),
+                                accuracy=float(np.dot(w, top == label) / total),
                                 ece=ece, n_heldout=round(total),
                                 temperature=float(fit.temperature),
                                 suggested_temperature=suggested, verdict=verdict,

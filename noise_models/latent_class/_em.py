@@ -34,7 +34,7 @@ _optimize = lazy_module("scipy.optimize")
 K = lazy_module("noise_models.latent_class._kernels")
 T = lazy_module("noise_models.latent_class._tempering")
 
-__all__ = ["HELD_OUT_MAX_ITEMS", "fit_tables"]
+__all__ = ["HELD_OUT_FOLDS", "HELD_OUT_MAX_ITEMS", "fit_tables", "heldout_folds"]
 
 # LatentClassModel's options, by the names of the EM kernels' codes.
 _ANNOTATORS = {"perfect": "PERFECT", "one-coin": "ONE_COIN", "confusion": "CONFUSION",
@@ -411,11 +411,12 @@ def _warn_if_unstable(model: Any, finals: np.ndarray, disagreement: np.ndarray) 
 
 #: Held-out items used to choose the temperature (a seeded sample beyond this).
 HELD_OUT_MAX_ITEMS = 200_000
+#: Folds of items: each fold's ratings are predicted by parameters refitted on the others.
+HELD_OUT_FOLDS = 5
 
 
-def fit_tables(fit: LatentClassFit) -> tuple[np.ndarray, np.ndarray]:
-    """The fit's emission table ``logtab[j, y, s]`` and state log weights ``logw[s]``."""
-    em_model, hard = _em_codes(fit.model)
+def _params_of(fit: LatentClassFit) -> _Params:
+    """The fit's parameters as the engine's arrays."""
     k, m = fit.ratings.n_raters, fit.ratings.n_categories
     p = _base_params(k, m, None)
     p.phi[:] = fit.phi
@@ -430,16 +431,80 @@ def fit_tables(fit: LatentClassFit) -> tuple[np.ndarray, np.ndarray]:
     if fit.competence is not None:
         p.theta[:] = fit.competence
         p.xi[:] = fit.spam_distribution
-    return T.log_tables(em_model, hard, *p.args())
+    return p
 
 
-def _calibrate_held_out(fit: LatentClassFit, codes: np.ndarray) -> LatentClassFit:
-    """The fit with its posteriors tempered by the held-out temperature (``_tempering``)."""
+def fit_tables(fit: LatentClassFit) -> tuple[np.ndarray, np.ndarray]:
+    """The fit's emission table ``logtab[j, y, s]`` and state log weights ``logw[s]``."""
+    em_model, hard = _em_codes(fit.model)
+    return T.log_tables(em_model, hard, *_params_of(fit).args())
+
+
+def heldout_folds(fit: LatentClassFit, codes: np.ndarray, rng: np.random.Generator,
+                  max_items: int | None = HELD_OUT_MAX_ITEMS, known: np.ndarray | None = None,
+                  n_folds: int = HELD_OUT_FOLDS) -> list:
+    """Held-out ratings predicted by parameters that never saw them (``_tempering.Fold`` s).
+
+    The items are dealt into ``n_folds`` seeded folds of equal size. For each fold
+    the model's parameters are refitted on the other folds' items by EM started
+    from the full fit's parameters (one start: the classes keep their names), and
+    every rating of the fold's items that have two or more ratings is held out in
+    turn and predicted from the item's other ratings with those parameters. At most
+    ``max_items`` items are held out (a seeded sample); the refits use every item
+    of the other folds. Items with a known class (``known >= 0``) are not held
+    out, and enter the refits as known, as in the fit.
+    """
+    r = fit.ratings
+    model = fit.model
+    n, m = codes.shape[0], r.n_categories
+    em_model, hard = _em_codes(model)
+    eligible = np.flatnonzero((codes >= 0).sum(axis=1) >= 2)
+    if known is not None:
+        eligible = eligible[known[eligible] < 0]
+    if max_items is not None and eligible.size > max_items:
+        eligible = np.sort(rng.choice(eligible, size=max_items, replace=False))
+    n_folds = min(n_folds, n)
+    fold_of = rng.permutation(n) % n_folds
+    base = _params_of(fit)
+    groups = np.asarray(r.annotator_of, dtype=np.int64)
+    cap = (m - 1) / m
+    h_dis = 1.0 if em_model == K.PERFECT else 0.5
+    n_states = m + 1 if hard != K.HARD_NONE else m
+    folds = []
+    for f in range(n_folds):
+        test = eligible[fold_of[eligible] == f]
+        if n_folds < 2 or test.size == 0:
+            continue
+        train = codes[fold_of != f]
+        known_sums, em_codes = None, train
+        if known is not None and (known[fold_of != f] >= 0).any():
+            kn = known[fold_of != f]
+            known_sums = _known_counts(train, kn, m, n_states)
+            em_codes = np.ascontiguousarray(train[kn < 0])
+        params = base.copy()
+        if len(em_codes):
+            rows, weights, _ = T.distinct_rows(em_codes, m)
+            K.run_em(rows, em_model, hard, model.prior_strength, cap, model.max_iter,
+                     model.tol, int(np.count_nonzero(train >= 0)), False, _START_HARD_AGREED,
+                     h_dis, *params.args(), weights=weights,
+                     parallel=rows.size >= K.PARALLEL_THRESHOLD, groups=groups,
+                     known=known_sums)
+        logtab, logw = T.log_tables(em_model, hard, *params.args())
+        rows, weights, _ = T.distinct_rows(codes[test], m)
+        held = T.heldout_sample(rows, rng, None, weights)
+        folds.append(T.Fold(rows, T.state_log_posterior(rows, logtab, logw), logtab, held))
+    return folds
+
+
+def _calibrate_held_out(fit: LatentClassFit, codes: np.ndarray,
+                        known: np.ndarray | None = None) -> LatentClassFit:
+    """The fit with its posteriors tempered by the held-out temperature (``_tempering``),
+    chosen on cross-fitted held-out ratings (:func:`heldout_folds`)."""
+    folds = heldout_folds(fit, codes, check_rng(fit.model.rng), HELD_OUT_MAX_ITEMS, known)
+    t = T.choose_temperature(folds)
     logtab, logw = fit_tables(fit)
     rows, weights, inverse = T.distinct_rows(codes, fit.ratings.n_categories)
     post_log = T.state_log_posterior(rows, logtab, logw)
-    held = T.heldout_sample(rows, check_rng(fit.model.rng), HELD_OUT_MAX_ITEMS, weights)
-    t = T.choose_temperature(post_log, logtab, held)
     if inverse is not None:
         post_log = post_log[inverse]
     class_post, hard_post, label_post = T.tempered_posteriors(

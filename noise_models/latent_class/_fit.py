@@ -63,7 +63,7 @@ class LatentClassFit(Result):
 
     ``temperature`` is 1 for a plain fit; with ``calibrate="held-out"`` the
     posteriors are ``P(s | x)^(1/T)`` renormalised, ``T`` chosen by held-out
-    ratings (``noise_models.posterior_check``). ``n_gold`` counts the items fitted
+    ratings predicted by parameters refitted without them (``noise_models.posterior_check``). ``n_gold`` counts the items fitted
     with a known class (``fit(ratings, gold=...)``).
 
     Attributes

@@ -86,6 +86,14 @@ class LatentClassModel:
         is kept, and every start's objective and labels are recorded on it.
     rng : None, int, numpy.random.Generator, optional
         Seed for the random starts (``numpy.random.default_rng(rng)``).
+    calibrate : {"held-out", None}, default None
+        ``"held-out"``: temper the posteriors, ``P(s | x)^(1/T)`` renormalised,
+        with the temperature ``T ≥ 1`` that best predicts held-out ratings: each
+        rating of an item is held out in turn and predicted from the item's
+        other ratings, by the parameters refitted without the item (five seeded
+        folds of items; EM from this fit's parameters) — the formulas are in
+        :func:`~noise_models.posterior_check`. The labels do not change.
+        ``None``: the plain fit (``T = 1``).
 
     Raises
     ------
@@ -298,7 +306,7 @@ class LatentClassModel:
         known = None if gold is None else _gold_codes(r, gold)
         fit = _fit(self, r, codes, known)
         if self.calibrate == "held-out":
-            fit = _calibrate_held_out(fit, codes)
+            fit = _calibrate_held_out(fit, codes, known)
         if known is not None:
             fit = _clamp_known(fit, known)
         return fit
