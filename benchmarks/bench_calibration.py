@@ -69,7 +69,7 @@ def quality_table() -> None:
         print("(crowd_gold not found: set GOLDNOISE_SHARED_DATA)")
         return
     print("| set | model | accuracy (best published) | ECE plain | ECE held-out (T) | "
-          "held-out log score: model / majority / marginal | ECE after 5% verified: "
+          "held-out log score: plain / held-out / majority / marginal | ECE after 5% verified: "
           "temperature / isotonic |")
     print("|---|---|---|---|---|---|---|")
     for name, r, gold, has in _crowd_sets():
@@ -83,6 +83,7 @@ def quality_table() -> None:
                 right = f.label_codes[has] == gold[has]
                 eces.append(reliability_table(f.label_posterior[has], right)[1])
             chk = posterior_check(plain, rng=0)
+            chk_cal = posterior_check(cal, rng=0)
             idx = np.flatnonzero(has)
             after = {"temperature": [], "isotonic": []}
             for seed in range(20):
@@ -98,7 +99,7 @@ def quality_table() -> None:
                         res.recalibrated_label_posterior[rest], right)[1])
             print(f"| {name} | {ann} | {_accuracy(plain, gold, has):.4f} ({BEST[name]}) | "
                   f"{eces[0]:.3f} | {eces[1]:.3f} ({cal.temperature:.2f}) | "
-                  f"{chk.log_score:.3f} / {chk.log_score_majority:.3f} / "
+                  f"{chk.log_score:.3f} / {chk_cal.log_score:.3f} / {chk.log_score_majority:.3f} / "
                   f"{chk.log_score_marginal:.3f} | {np.mean(after['temperature']):.3f} / "
                   f"{np.mean(after['isotonic']):.3f} |", flush=True)
 

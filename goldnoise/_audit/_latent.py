@@ -460,7 +460,7 @@ def check_section(f: Fitted, seed: Any = 0) -> Section:
     s.values.update({k: v for k, v in chk.to_dict().items() if k != "reliability"})
     s.lines += [
         f"{chk.n_heldout} ratings, each held out in turn and predicted from the item's other "
-        f"ratings: log score {chk.log_score:.4f} per rating (majority of the rest "
+        f"ratings by the model refitted without the item (5 folds): log score {chk.log_score:.4f} per rating (majority of the rest "
         f"{chk.log_score_majority:.4f}, the annotator's own shares {chk.log_score_marginal:.4f})",
         chk.verdict,
     ]
