@@ -470,27 +470,43 @@ def heldout_folds(fit: LatentClassFit, codes: np.ndarray, rng: np.random.Generat
     cap = (m - 1) / m
     h_dis = 1.0 if em_model == K.PERFECT else 0.5
     n_states = m + 1 if hard != K.HARD_NONE else m
+    # Identical rows merged once: a fold's training and held-out rows are then the
+    # distinct rows weighted by their items in the fold (gold items: merged per fold).
+    merged = T.distinct_rows(codes, m) if known is None else (None, None, None)
     folds = []
     for f in range(n_folds):
         test = eligible[fold_of[eligible] == f]
         if n_folds < 2 or test.size == 0:
             continue
-        train = codes[fold_of != f]
-        known_sums, em_codes = None, train
-        if known is not None and (known[fold_of != f] >= 0).any():
-            kn = known[fold_of != f]
-            known_sums = _known_counts(train, kn, m, n_states)
-            em_codes = np.ascontiguousarray(train[kn < 0])
+        in_train = fold_of != f
         params = base.copy()
-        if len(em_codes):
-            rows, weights, _ = T.distinct_rows(em_codes, m)
-            K.run_em(rows, em_model, hard, model.prior_strength, cap, model.max_iter,
-                     model.tol, int(np.count_nonzero(train >= 0)), False, _START_HARD_AGREED,
-                     h_dis, *params.args(), weights=weights,
-                     parallel=rows.size >= K.PARALLEL_THRESHOLD, groups=groups,
-                     known=known_sums)
+        if merged[2] is not None:
+            distinct, inverse = merged[0], merged[2]
+            w_train = np.bincount(inverse[in_train], minlength=len(distinct)).astype(np.float64)
+            keep = np.flatnonzero(w_train)
+            em_rows, em_weights, known_sums = distinct[keep], w_train[keep], None
+            n_eff = int(np.dot(w_train, (distinct >= 0).sum(axis=1)))
+        else:
+            train = codes[in_train]
+            known_sums, em_codes = None, train
+            if known is not None and (known[in_train] >= 0).any():
+                kn = known[in_train]
+                known_sums = _known_counts(train, kn, m, n_states)
+                em_codes = np.ascontiguousarray(train[kn < 0])
+            em_rows, em_weights, _ = T.distinct_rows(em_codes, m)
+            n_eff = int(np.count_nonzero(train >= 0))
+        if len(em_rows):
+            K.run_em(em_rows, em_model, hard, model.prior_strength, cap, model.max_iter,
+                     model.tol, n_eff, False, _START_HARD_AGREED, h_dis, *params.args(),
+                     weights=em_weights, parallel=em_rows.size >= K.PARALLEL_THRESHOLD,
+                     groups=groups, known=known_sums)
         logtab, logw = T.log_tables(em_model, hard, *params.args())
-        rows, weights, _ = T.distinct_rows(codes[test], m)
+        if merged[2] is not None:
+            w_test = np.bincount(merged[2][test], minlength=len(merged[0])).astype(np.float64)
+            keep = np.flatnonzero(w_test)
+            rows, weights = merged[0][keep], w_test[keep]
+        else:
+            rows, weights, _ = T.distinct_rows(codes[test], m)
         held = T.heldout_sample(rows, rng, None, weights)
         folds.append(T.Fold(rows, T.state_log_posterior(rows, logtab, logw), logtab, held))
     return folds
