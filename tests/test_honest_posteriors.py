@@ -553,3 +553,25 @@ def test_isotonic_recalibration_is_the_other_method():
     assert np.all(np.diff(res.recalibrated_label_posterior[order]) >= -1e-12)
     with pytest.raises(ValueError, match="`method` must be one of"):
         calibration(fit, verified, method="platt")
+
+
+def test_readme_rte_sections_are_what_the_command_prints(shared_data):
+    # The README's RTE block (held-out check, calibration against gold, accuracy against
+    # gold) is the command's output, word for word.
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    block = readme.split("prints, among its sections", 1)[1]
+    block = re.search(r"```text\n(.*?)```", block, flags=re.S).group(1)
+    d = shared_data / "crowd_gold" / "rte"
+    out = subprocess.run(
+        [sys.executable, "-m", "goldnoise", "audit", str(d / "label.csv"), "--layout", "long",
+         "--item", "item", "--rater", "worker", "--label", "label", "--calibrate", "held-out",
+         "--gold", str(d / "truth.csv")],
+        capture_output=True, text=True, timeout=600,
+        env={**__import__("os").environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    assert out.returncode == 0, out.stderr
+    assert block.strip("\n") in out.stdout
