@@ -519,7 +519,7 @@ def _calibrate_held_out(fit: LatentClassFit, codes: np.ndarray,
     folds = heldout_folds(fit, codes, check_rng(fit.model.rng), HELD_OUT_MAX_ITEMS, known)
     t = T.choose_temperature(folds)
     logtab, logw = fit_tables(fit)
-    rows, weights, inverse = T.distinct_rows(codes, fit.ratings.n_categories)
+    rows, _, inverse = T.distinct_rows(codes, fit.ratings.n_categories)
     post_log = T.state_log_posterior(rows, logtab, logw)
     if inverse is not None:
         post_log = post_log[inverse]
