@@ -67,16 +67,17 @@ def test_refuses_a_model_without_annotator_parameters():
 @pytest.mark.slow
 def test_accuracy_intervals_cover_the_true_accuracy():
     # 80 simulated data sets x 5 annotators (400 intervals, every annotator with >= 20
-    # ratings). Measured: the 95% percentile intervals cover the true accuracy 1 - error
-    # rate for 370 of 400 (0.925): slightly short of nominal (the refitted EM's
-    # replicates are a little too narrow) and of the 0.93 the issue asks for. Asserted
-    # here: at least 0.91, and not below 0.95 at the 0.1% level (binomial test).
+    # ratings), the default 200 resamples. Measured: the 95% percentile intervals cover the
+    # true accuracy 1 - error rate for 373 of 400 (0.9325; 0.9308 of 1,200 over 240 data
+    # sets; 0.925 with 100 resamples): the 0.93 the issue asks for, a little short of
+    # nominal (the refitted EM's replicates are a little too narrow). Asserted: at least
+    # 0.93, and not below 0.95 at the 0.1% level (binomial test).
     rates = (0.05, 0.12, 0.2, 0.3, 0.4)
     covered = total = 0
     for seed in range(80):
         sim = _sim(100 + seed, n=200, rates=rates, missing=0.3)
         fit = LatentClassModel("one-coin", rng=seed).fit(sim.ratings)
-        table = annotator_intervals(fit, n_resamples=100, rng=seed)
+        table = annotator_intervals(fit, rng=seed)
         keep = table["n_ratings"].to_numpy() >= 20
         truth = 1.0 - np.array(rates)
         inside = (table["accuracy_low"].to_numpy() <= truth) & \
@@ -84,5 +85,5 @@ def test_accuracy_intervals_cover_the_true_accuracy():
         covered += int(inside[keep].sum())
         total += int(keep.sum())
     assert total == 400
-    assert covered / total >= 0.91, covered / total
+    assert covered / total >= 0.93, covered / total
     assert binomtest(covered, total, 0.95, alternative="less").pvalue > 1e-3
