@@ -63,8 +63,9 @@ class LatentClassFit(Result):
 
     ``temperature`` is 1 for a plain fit; with ``calibrate="held-out"`` the
     posteriors are ``P(s | x)^(1/T)`` renormalised, ``T`` chosen by held-out
-    ratings predicted by parameters refitted without them (``noise_models.posterior_check``). ``n_gold`` counts the items fitted
-    with a known class (``fit(ratings, gold=...)``).
+    ratings predicted by parameters refitted without them
+    (``noise_models.posterior_check``). ``n_gold`` counts the items fitted with a
+    known class (``fit(ratings, gold=...)``).
 
     Attributes
     ----------
