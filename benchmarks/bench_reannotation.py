@@ -137,8 +137,9 @@ def labels_part(seeds: int, sets: tuple[str, ...] = LABEL_SETS) -> str:
                    f"{'met' if med >= 0.25 else 'missed'}")
     out += ["", "Every model-based score is divided by the item's ratings + 1, so that no "
             "policy asks for an item without end (`next_batch`). Expected-error-reduction is "
-            "myopic: one more rating seldom flips a label, so its gain is zero for most items "
-            "and it spreads the ratings about as uniform does. What a policy that knows the "
+            "myopic: one more rating seldom flips a label, so its gain is zero for most items, "
+            "and it saves less than margin and uncertainty on every set. What a policy that "
+            "knows the "
             "truth saves on web is the next section (`--part oracle`)."]
     return "\n".join(out)
 
