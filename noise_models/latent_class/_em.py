@@ -442,7 +442,7 @@ def fit_tables(fit: LatentClassFit) -> tuple[np.ndarray, np.ndarray]:
 
 def heldout_folds(fit: LatentClassFit, codes: np.ndarray, rng: np.random.Generator,
                   max_items: int | None = HELD_OUT_MAX_ITEMS, known: np.ndarray | None = None,
-                  n_folds: int = HELD_OUT_FOLDS) -> list:
+                  n_folds: int = HELD_OUT_FOLDS, merged: tuple | None = None) -> list:
     """Held-out ratings predicted by parameters that never saw them (``_tempering.Fold`` s).
 
     The items are dealt into ``n_folds`` seeded folds of equal size. For each fold
@@ -452,15 +452,16 @@ def heldout_folds(fit: LatentClassFit, codes: np.ndarray, rng: np.random.Generat
     turn and predicted from the item's other ratings with those parameters. At most
     ``max_items`` items are held out (a seeded sample); the refits use every item
     of the other folds. Items with a known class (``known >= 0``) are not held
-    out, and enter the refits as known, as in the fit.
+    out, and enter the refits as known, as in the fit. ``merged``: the
+    :func:`~noise_models.latent_class._tempering.distinct_rows` of ``codes``, when
+    the caller has them (without known items).
     """
     r = fit.ratings
     model = fit.model
     n, m = codes.shape[0], r.n_categories
     em_model, hard = _em_codes(model)
-    eligible = np.flatnonzero((codes >= 0).sum(axis=1) >= 2)
-    if known is not None:
-        eligible = eligible[known[eligible] < 0]
+    unknown = np.ones(n, dtype=bool) if known is None else known < 0
+    eligible = np.flatnonzero(((codes >= 0).sum(axis=1) >= 2) & unknown)
     if max_items is not None and eligible.size > max_items:
         eligible = np.sort(rng.choice(eligible, size=max_items, replace=False))
     n_folds = min(n_folds, n)
@@ -470,44 +471,43 @@ def heldout_folds(fit: LatentClassFit, codes: np.ndarray, rng: np.random.Generat
     cap = (m - 1) / m
     h_dis = 1.0 if em_model == K.PERFECT else 0.5
     n_states = m + 1 if hard != K.HARD_NONE else m
-    # Identical rows merged once: a fold's training and held-out rows are then the
-    # distinct rows weighted by their items in the fold (gold items: merged per fold).
-    merged = T.distinct_rows(codes, m) if known is None else (None, None, None)
+    # The items' distinct rows of labels, merged once (known items apart): a fold's
+    # training and held-out rows are these rows weighted by their items in the fold.
+    pos = np.flatnonzero(unknown)
+    if merged is None or known is not None:
+        merged = T.distinct_rows(codes[pos], m)
+    distinct, _, inverse = merged
+    if inverse is None:  # nothing merged: every row its own
+        inverse = np.arange(len(distinct))
+    row_of = np.full(n, -1, dtype=np.int64)
+    row_of[pos] = inverse
+    per_row = (distinct >= 0).sum(axis=1)
     folds = []
     for f in range(n_folds):
         test = eligible[fold_of[eligible] == f]
         if n_folds < 2 or test.size == 0:
             continue
         in_train = fold_of != f
+        w_train = np.bincount(row_of[in_train & unknown], minlength=len(distinct))
+        keep = np.flatnonzero(w_train)
+        em_rows, em_weights = distinct[keep], w_train[keep].astype(np.float64)
+        n_eff = int(np.dot(w_train, per_row))
+        known_sums = None
+        if known is not None and (in_train & ~unknown).any():
+            kn = np.flatnonzero(in_train & ~unknown)
+            known_sums = _known_counts(codes[kn], known[kn], m, n_states)
+            n_eff += int(np.count_nonzero(codes[kn] >= 0))
         params = base.copy()
-        if merged[2] is not None:
-            distinct, inverse = merged[0], merged[2]
-            w_train = np.bincount(inverse[in_train], minlength=len(distinct)).astype(np.float64)
-            keep = np.flatnonzero(w_train)
-            em_rows, em_weights, known_sums = distinct[keep], w_train[keep], None
-            n_eff = int(np.dot(w_train, (distinct >= 0).sum(axis=1)))
-        else:
-            train = codes[in_train]
-            known_sums, em_codes = None, train
-            if known is not None and (known[in_train] >= 0).any():
-                kn = known[in_train]
-                known_sums = _known_counts(train, kn, m, n_states)
-                em_codes = np.ascontiguousarray(train[kn < 0])
-            em_rows, em_weights, _ = T.distinct_rows(em_codes, m)
-            n_eff = int(np.count_nonzero(train >= 0))
         if len(em_rows):
             K.run_em(em_rows, em_model, hard, model.prior_strength, cap, model.max_iter,
                      model.tol, n_eff, False, _START_HARD_AGREED, h_dis, *params.args(),
                      weights=em_weights, parallel=em_rows.size >= K.PARALLEL_THRESHOLD,
                      groups=groups, known=known_sums)
         logtab, logw = T.log_tables(em_model, hard, *params.args())
-        if merged[2] is not None:
-            w_test = np.bincount(merged[2][test], minlength=len(merged[0])).astype(np.float64)
-            keep = np.flatnonzero(w_test)
-            rows, weights = merged[0][keep], w_test[keep]
-        else:
-            rows, weights, _ = T.distinct_rows(codes[test], m)
-        held = T.heldout_sample(rows, rng, None, weights)
+        w_test = np.bincount(row_of[test], minlength=len(distinct))
+        keep = np.flatnonzero(w_test)
+        rows = distinct[keep]
+        held = T.heldout_sample(rows, rng, None, w_test[keep].astype(np.float64))
         folds.append(T.Fold(rows, T.state_log_posterior(rows, logtab, logw), logtab, held))
     return folds
 
@@ -516,10 +516,12 @@ def _calibrate_held_out(fit: LatentClassFit, codes: np.ndarray,
                         known: np.ndarray | None = None) -> LatentClassFit:
     """The fit with its posteriors tempered by the held-out temperature (``_tempering``),
     chosen on cross-fitted held-out ratings (:func:`heldout_folds`)."""
-    folds = heldout_folds(fit, codes, check_rng(fit.model.rng), HELD_OUT_MAX_ITEMS, known)
+    merged = T.distinct_rows(codes, fit.ratings.n_categories)
+    folds = heldout_folds(fit, codes, check_rng(fit.model.rng), HELD_OUT_MAX_ITEMS, known,
+                          merged=merged)
     t = T.choose_temperature(folds)
     logtab, logw = fit_tables(fit)
-    rows, _, inverse = T.distinct_rows(codes, fit.ratings.n_categories)
+    rows, _, inverse = merged
     post_log = T.state_log_posterior(rows, logtab, logw)
     if inverse is not None:
         post_log = post_log[inverse]

@@ -111,18 +111,26 @@ def heldout_sample(codes: np.ndarray, rng: np.random.Generator,
     return HeldOut(items, j.astype(np.int64), codes[items, j].astype(np.int64), w)
 
 
+def _tempered(log_post: np.ndarray, temperature: float) -> np.ndarray:
+    """Rows of ``exp(log_post / T)`` normalised (NaN where a row has no possible state)."""
+    scaled = log_post / temperature
+    norm = logsumexp(scaled, axis=1, keepdims=True)
+    with np.errstate(invalid="ignore"):
+        return np.exp(scaled - norm)
+
+
+def _rest(post_log: np.ndarray, logtab: np.ndarray, held: HeldOut) -> np.ndarray:
+    """Each held-out rating's item log posterior from the item's other ratings."""
+    return post_log[held.items] - logtab[held.annotator, held.label, :]
+
+
 def predictive(post_log: np.ndarray, logtab: np.ndarray, held: HeldOut,
                temperature: float = 1.0) -> np.ndarray:
     """``P(x_ij = y | rest)`` for every held-out rating (rows) and label ``y`` (columns).
 
     ``post_log`` is :func:`state_log_posterior` of all the ratings.
     """
-    rest = post_log[held.items] - logtab[held.annotator, held.label, :]
-    scaled = rest / temperature
-    norm = logsumexp(scaled, axis=1, keepdims=True)
-    with np.errstate(invalid="ignore"):
-        post = np.exp(scaled - norm)
-    post = np.nan_to_num(post, nan=0.0)
+    post = np.nan_to_num(_tempered(_rest(post_log, logtab, held), temperature), nan=0.0)
     emis = np.exp(logtab[held.annotator])  # (n_held, m, S)
     return np.einsum("is,iys->iy", post, emis)
 
@@ -144,18 +152,14 @@ def _scorer(folds: Sequence[Fold]):
     parts = []
     for f in folds:
         h = f.held
-        rest = f.post_log[h.items] - f.logtab[h.annotator, h.label, :]
         own = np.exp(f.logtab[h.annotator, h.label, :])  # P_j(x_ij | s)
-        parts.append((rest, own, h.weight))
+        parts.append((_rest(f.post_log, f.logtab, h), own, h.weight))
     total = sum(f.held.total for f in folds)
 
     def score(temperature: float) -> float:
         out = 0.0
         for rest, own, w in parts:
-            scaled = rest / temperature
-            norm = logsumexp(scaled, axis=1, keepdims=True)
-            with np.errstate(invalid="ignore"):
-                post = np.nan_to_num(np.exp(scaled - norm), nan=0.0)
+            post = np.nan_to_num(_tempered(rest, temperature), nan=0.0)
             p = np.einsum("is,is->i", post, own)
             out += float(np.dot(w, np.log(np.maximum(p, 1e-300))))
         return out / total
@@ -188,10 +192,7 @@ def tempered_posteriors(post_log: np.ndarray, m: int, labels: np.ndarray,
     The labels are kept (tempering does not move the argmax over the states).
     Items without any possible state keep NaN, as in the plain fit.
     """
-    scaled = post_log / temperature
-    norm = logsumexp(scaled, axis=1, keepdims=True)
-    with np.errstate(invalid="ignore"):
-        post = np.exp(scaled - norm)
+    post = _tempered(post_log, temperature)
     class_post = post[:, :m]
     hard_post = post[:, m] if post.shape[1] > m else None
     label_post = class_post[np.arange(len(labels)), labels]
