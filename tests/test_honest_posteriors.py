@@ -558,6 +558,7 @@ def test_isotonic_recalibration_is_the_other_method():
 def test_readme_rte_sections_are_what_the_command_prints(shared_data):
     # The README's RTE block (held-out check, calibration against gold, accuracy against
     # gold) is the command's output, word for word.
+    import os
     import re
     import subprocess
     import sys
@@ -572,6 +573,6 @@ def test_readme_rte_sections_are_what_the_command_prints(shared_data):
          "--item", "item", "--rater", "worker", "--label", "label", "--calibrate", "held-out",
          "--gold", str(d / "truth.csv")],
         capture_output=True, text=True, timeout=600,
-        env={**__import__("os").environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
     assert out.returncode == 0, out.stderr
     assert block.strip("\n") in out.stdout
