@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -175,8 +176,7 @@ def test_held_out_ratings_are_predicted_by_parameters_that_never_saw_them(annota
     humble = LatentClassModel(annotators, rng=0, calibrate="held-out").fit(r)
     codes = np.asarray(r.codes)
     logtab, logw = fit_tables(plain)
-    in_sample = T.Fold(codes, T.state_log_posterior(codes, logtab, logw), logtab,
-                       T.heldout_sample(codes, np.random.default_rng(0)))
+    in_sample = T.Fold.of(codes, logtab, logw, T.heldout_sample(codes, np.random.default_rng(0)))
     assert T.choose_temperature([in_sample]) < 1.1
     assert humble.temperature > 2.5
     np.testing.assert_array_equal(humble.label_codes, plain.label_codes)
@@ -207,6 +207,64 @@ def test_a_fold_is_predicted_without_its_own_ratings():
             np.testing.assert_array_equal(a.logtab, b.logtab)
         else:
             assert not np.allclose(a.logtab, b.logtab)
+
+
+def _slow_predictive(fold, temperature):
+    """P(held-out rating = y | the item's other ratings), summed from the definition."""
+    from scipy.special import logsumexp
+
+    out = np.zeros((len(fold.held), fold.logtab.shape[1]))
+    for h, (item, j) in enumerate(zip(fold.held.items, fold.held.annotator, strict=True)):
+        row = fold.rows[item]
+        rest = fold.logw.copy()
+        for jj, x in enumerate(row):
+            if x >= 0 and jj != j:
+                rest = rest + fold.logtab[jj, x, :]
+        post = np.exp(rest / temperature - logsumexp(rest / temperature))
+        out[h] = np.exp(fold.logtab[j]) @ post
+    return out
+
+
+@pytest.mark.parametrize("which", ["easy-hard", "confusion+hard", "spam"])
+def test_held_out_predictions_match_the_definition_even_where_a_rating_rules_a_state_out(
+        which):
+    # Perfect annotators (the easy/hard model) rule out every easy state but one with
+    # each rating: the rest of an item cannot be had by subtracting the held-out
+    # rating's log emission (-inf - -inf). The check once scored every such rating 0.
+    from goldnoise.datasets import load_dawid_skene1979
+    from noise_models import EasyHardModel
+    from noise_models.latent_class._em import heldout_folds
+
+    df = load_dawid_skene1979()
+    r = Ratings.from_long(df, item="patient", rater="observer", label="rating",
+                          replicates="separate")
+    model = {"easy-hard": EasyHardModel(rng=0),
+             "confusion+hard": LatentClassModel("confusion", hard="uniform", rng=0),
+             "spam": LatentClassModel("spam", rng=0)}[which]
+    with warnings.catch_warnings():  # 45 patients: the starts may disagree, not the point here
+        warnings.simplefilter("ignore", UnstableStartsWarning)
+        fit = model.fit(r)
+    folds = heldout_folds(fit, np.asarray(r.codes), np.random.default_rng(0))
+    for f in folds:
+        for t in (1.0, 2.5):
+            fast = T.predictive(f, t)
+            np.testing.assert_allclose(fast, _slow_predictive(f, t), rtol=1e-9, atol=1e-12)
+            np.testing.assert_allclose(fast.sum(axis=1), 1.0, rtol=1e-9)
+    check = posterior_check(fit)
+    assert np.isfinite(check.log_score) and check.log_score > -5.0
+
+
+def test_the_check_says_so_when_the_temperature_reaches_its_bound():
+    # Four items: each refit's tables come from three, and predict nothing; the
+    # temperature runs to the top of its range, and the verdict says what that means.
+    with pytest.warns(UnstableStartsWarning):  # four items: of course
+        fit = LatentClassModel("one-coin", rng=0).fit(np.array([[0, 0], [1, 1], [0, 1], [1, 0]]))
+    check = posterior_check(fit)
+    assert check.suggested_temperature == pytest.approx(T.T_RANGE[1], rel=0.01)
+    assert "the top of the range" in check.verdict
+    r, _ = _independent(400, 5, 0.8, seed=3)
+    roomy = posterior_check(LatentClassModel("one-coin", rng=0).fit(r))
+    assert roomy.suggested_temperature < 10 and "the top of the range" not in roomy.verdict
 
 
 def test_tempering_keeps_labels_and_never_sharpens():
@@ -311,6 +369,27 @@ def test_gold_in_the_fit_some_items_and_refusals():
         LatentClassModel("one-coin").fit(r, gold={0: 5})
     with pytest.raises(TypeError, match="`gold` must map item ids"):
         LatentClassModel("one-coin").fit(r, gold=[0, 1])
+
+
+def test_the_check_of_a_gold_fit_keeps_its_gold_items_known():
+    # The check refits a fit with gold as the fit was made: gold items known, not held
+    # out; so its suggested temperature is the one calibrate="held-out" chose with gold.
+    r, truth = _independent(600, 4, 0.7, m=3, seed=11)
+    gold = pd.Series(r.categories[truth[:150]], index=r.items[:150])
+    fit = LatentClassModel("confusion", rng=0).fit(r, gold=gold)
+    expected = np.full(600, -1)
+    expected[:150] = truth[:150]
+    np.testing.assert_array_equal(fit.gold_codes, expected)
+    assert not fit.gold_codes.flags.writeable
+    assert LatentClassModel("confusion", rng=0).fit(r).gold_codes is None
+    check = posterior_check(fit)
+    assert check.n_heldout == np.count_nonzero(np.asarray(r.codes)[150:] >= 0)
+    cal = LatentClassModel("confusion", rng=0, calibrate="held-out").fit(r, gold=gold)
+    assert check.suggested_temperature == pytest.approx(cal.temperature, rel=1e-9)
+    all_gold = pd.Series(r.categories[truth], index=r.items)
+    every = LatentClassModel("confusion", rng=0).fit(r, gold=all_gold)
+    with pytest.raises(ValueError, match="no item without gold has two or more ratings"):
+        posterior_check(every)
 
 
 def test_audit_shows_the_check_and_the_calibration(tmp_path, capsys):

@@ -143,8 +143,9 @@ def posterior_check(fit: LatentClassFit, *, rng: Any = None,
     ``noise_models.latent_class._tempering``). The parameters that predict a rating
     never saw it: the items are dealt into 5 seeded folds, and each fold's ratings
     are predicted with the parameters refitted (EM from the fit's own parameters)
-    on the other folds' items — cross-fitting; a fit with gold is refitted with
-    its gold items as ordinary items. Two baselines predict the same held-out ratings: the
+    on the other folds' items — cross-fitting. The items of a fit with gold
+    (``fit(ratings, gold=...)``) keep their known class in the refits and are
+    not held out, as in ``calibrate="held-out"``. Two baselines predict the same held-out ratings: the
     add-one smoothed shares of the item's other ratings (majority of the rest),
     and the annotator's own add-one smoothed label shares (its other ratings).
 
@@ -187,11 +188,13 @@ def posterior_check(fit: LatentClassFit, *, rng: Any = None,
     codes = r.require_raters("`posterior_check`")
     m = r.n_categories
     seed = fit.model.rng if rng is None else rng
-    folds = heldout_folds(fit, codes, check_rng(seed), max_items, n_folds=HELD_OUT_FOLDS)
+    folds = heldout_folds(fit, codes, check_rng(seed), max_items, fit.gold_codes,
+                          n_folds=HELD_OUT_FOLDS)
     if not folds:
-        raise ValueError("no item has two or more ratings: no rating can be held out and "
+        which = "no item without gold" if fit.n_gold else "no item"
+        raise ValueError(f"{which} has two or more ratings: no rating can be held out and "
                          "predicted from the others.")
-    pred = np.concatenate([T.predictive(f.post_log, f.logtab, f.held, fit.temperature)
+    pred = np.concatenate([T.predictive(f, fit.temperature)
                            for f in folds])
     label = np.concatenate([f.held.label for f in folds])
     annotator = np.concatenate([f.held.annotator for f in folds])
@@ -230,7 +233,14 @@ def posterior_check(fit: LatentClassFit, *, rng: Any = None,
         verdict = ("The model predicts held-out ratings better than both baselines "
                    "(the majority of the other ratings, the annotator's own shares).")
     suggested = T.choose_temperature(folds)
-    if suggested > 1.1 * fit.temperature:
+    if suggested >= 0.99 * T.T_RANGE[1]:
+        verdict += (f" The held-out ratings ask for the flattest posteriors allowed "
+                    f"(temperature {suggested:.2f}, the top of the range): parameters "
+                    "refitted without an item barely predict its ratings, so the fit's "
+                    "posteriors carry little information (too few items for each "
+                    "annotator's parameters?); more ratings per annotator, or verified "
+                    "items, would tell more.")
+    elif suggested > 1.1 * fit.temperature:
         verdict += (f" The held-out ratings are predicted best at temperature {suggested:.2f}: "
                     "the posteriors are sharper than the ratings bear out (calibrate="
                     "'held-out' tempers them).")

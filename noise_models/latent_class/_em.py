@@ -169,7 +169,8 @@ def _clamp_known(fit: LatentClassFit, known: np.ndarray) -> LatentClassFit:
     return dataclasses.replace(
         fit, class_posterior=_readonly(class_post), label_codes=_readonly(labels),
         label_posterior=_readonly(label_post),
-        posterior_hard=None if hard is None else _readonly(hard), n_gold=int(rows.size))
+        posterior_hard=None if hard is None else _readonly(hard), n_gold=int(rows.size),
+        gold_codes=_readonly(np.array(known)))
 
 
 def _fit(model: Any, r: Ratings, codes: np.ndarray,
@@ -508,7 +509,7 @@ def heldout_folds(fit: LatentClassFit, codes: np.ndarray, rng: np.random.Generat
         keep = np.flatnonzero(w_test)
         rows = distinct[keep]
         held = T.heldout_sample(rows, rng, None, w_test[keep].astype(np.float64))
-        folds.append(T.Fold(rows, T.state_log_posterior(rows, logtab, logw), logtab, held))
+        folds.append(T.Fold.of(rows, logtab, logw, held))
     return folds
 
 

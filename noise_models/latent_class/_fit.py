@@ -65,7 +65,7 @@ class LatentClassFit(Result):
     posteriors are ``P(s | x)^(1/T)`` renormalised, ``T`` chosen by held-out
     ratings predicted by parameters refitted without them
     (``noise_models.posterior_check``). ``n_gold`` counts the items fitted with a
-    known class (``fit(ratings, gold=...)``).
+    known class (``fit(ratings, gold=...)``), and ``gold_codes`` holds that class.
 
     Attributes
     ----------
@@ -121,6 +121,14 @@ class LatentClassFit(Result):
         one; classes matched for Dawid–Skene). :meth:`unstable_starts` lists the starts
         within 1 log-likelihood unit of the best that disagree on more than 1% of labels,
         and the fit warns (:class:`~agreement.UnstableStartsWarning`) when there is one.
+    temperature : float
+        ``T`` of the posteriors (1: the plain fit).
+    n_gold : int
+        Items fitted with a known class (``fit(ratings, gold=...)``).
+    gold_codes : ndarray of int, shape (n,), or None
+        The code of each such item's known class, -1 for the others; ``None`` for a
+        fit without gold. :func:`~noise_models.posterior_check` keeps these items
+        known when it refits.
 
     Examples
     --------
@@ -162,6 +170,7 @@ class LatentClassFit(Result):
     start_labels: np.ndarray = field(default_factory=lambda: np.empty((0, 0), dtype=np.int16))
     temperature: float = 1.0
     n_gold: int = 0
+    gold_codes: np.ndarray | None = None
 
     def unstable_starts(self, within: float = UNSTABLE_WITHIN,
                         share: float = UNSTABLE_SHARE) -> pd.DataFrame:

@@ -119,31 +119,54 @@ def _tempered(log_post: np.ndarray, temperature: float) -> np.ndarray:
         return np.exp(scaled - norm)
 
 
-def _rest(post_log: np.ndarray, logtab: np.ndarray, held: HeldOut) -> np.ndarray:
-    """Each held-out rating's item log posterior from the item's other ratings."""
-    return post_log[held.items] - logtab[held.annotator, held.label, :]
-
-
-def predictive(post_log: np.ndarray, logtab: np.ndarray, held: HeldOut,
-               temperature: float = 1.0) -> np.ndarray:
-    """``P(x_ij = y | rest)`` for every held-out rating (rows) and label ``y`` (columns).
-
-    ``post_log`` is :func:`state_log_posterior` of all the ratings.
-    """
-    post = np.nan_to_num(_tempered(_rest(post_log, logtab, held), temperature), nan=0.0)
-    emis = np.exp(logtab[held.annotator])  # (n_held, m, S)
-    return np.einsum("is,iys->iy", post, emis)
-
-
 class Fold(NamedTuple):
     """The held-out ratings of one fold: ``rows`` (the fold's distinct rows of labels),
-    ``post_log`` (:func:`state_log_posterior` of ``rows`` under ``logtab``), ``logtab``
-    (the emission tables refitted without the fold) and ``held`` (indices into ``rows``)."""
+    ``post_log`` (:func:`state_log_posterior` of ``rows`` under ``logtab`` and ``logw``),
+    ``logtab`` and ``logw`` (the emission tables and state log weights refitted without
+    the fold) and ``held`` (indices into ``rows``)."""
 
     rows: np.ndarray
     post_log: np.ndarray
     logtab: np.ndarray
+    logw: np.ndarray
     held: HeldOut
+
+    @classmethod
+    def of(cls, rows: np.ndarray, logtab: np.ndarray, logw: np.ndarray,
+           held: HeldOut) -> Fold:
+        """The fold of ``rows`` under the tables, its log posterior computed here."""
+        return cls(rows, state_log_posterior(rows, logtab, logw), logtab, logw, held)
+
+
+def _rest(fold: Fold) -> np.ndarray:
+    """Each held-out rating's item log posterior from the item's other ratings.
+
+    The held-out rating's log emission is subtracted from the item's log posterior;
+    where that emission is 0 (a state that rating rules out, as perfect annotators'
+    easy states do) the subtraction is undefined, and those rows are summed afresh
+    over the item's other ratings.
+    """
+    h, logtab = fold.held, fold.logtab
+    own = logtab[h.annotator, h.label, :]
+    with np.errstate(invalid="ignore"):
+        rest = fold.post_log[h.items] - own
+    ruled_out = np.flatnonzero(np.isneginf(own).any(axis=1))
+    if ruled_out.size:
+        rows = fold.rows[h.items[ruled_out]]
+        again = np.broadcast_to(fold.logw, (ruled_out.size, fold.logw.shape[0])).copy()
+        for j in range(rows.shape[1]):
+            ok = (rows[:, j] >= 0) & (h.annotator[ruled_out] != j)
+            again[ok] += logtab[j, rows[ok, j], :]
+        rest[ruled_out] = again
+    return rest
+
+
+def predictive(fold: Fold, temperature: float = 1.0) -> np.ndarray:
+    """``P(x_ij = y | rest)`` for every held-out rating of the fold (rows) and label
+    ``y`` (columns)."""
+    post = np.nan_to_num(_tempered(_rest(fold), temperature), nan=0.0)
+    emis = np.exp(fold.logtab[fold.held.annotator])  # (n_held, m, S)
+    return np.einsum("is,iys->iy", post, emis)
 
 
 def _scorer(folds: Sequence[Fold]):
@@ -153,7 +176,7 @@ def _scorer(folds: Sequence[Fold]):
     for f in folds:
         h = f.held
         own = np.exp(f.logtab[h.annotator, h.label, :])  # P_j(x_ij | s)
-        parts.append((_rest(f.post_log, f.logtab, h), own, h.weight))
+        parts.append((_rest(f), own, h.weight))
     total = sum(f.held.total for f in folds)
 
     def score(temperature: float) -> float:
