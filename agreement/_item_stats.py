@@ -37,8 +37,8 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from agreement import _krippendorff as _kr
 from _goldnoise_lib.lazy import lazy_module
+from agreement import _krippendorff as _kr
 from agreement._ratings import Ratings, as_ratings
 from agreement._weights import weight_matrix
 

@@ -35,8 +35,8 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from _goldnoise_lib.errors import DegenerateDataWarning
 from _goldnoise_lib import patterns as _patterns
+from _goldnoise_lib.errors import DegenerateDataWarning
 from _goldnoise_lib.lazy import lazy_module
 from _goldnoise_lib.validation import check_option
 from agreement._ratings import Ratings, as_ratings

@@ -24,8 +24,8 @@ from typing import NamedTuple
 import numpy as np
 
 from _goldnoise_lib.errors import DegenerateDataWarning
-from agreement._item_stats import PE_TOL
 from _goldnoise_lib.lazy import lazy_module
+from agreement._item_stats import PE_TOL
 from agreement._ratings import Ratings
 from agreement._result import AgreementResult
 from agreement._variance import variance

@@ -45,12 +45,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from _goldnoise_lib import patterns as _patterns
 from _goldnoise_lib.lazy import lazy_module
 from _goldnoise_lib.validation import check_option
 from agreement import _coefficients as _co
 from agreement import _krippendorff as _kr
 from agreement._item_stats import SPECS, count_rows_from_counts
-from _goldnoise_lib import patterns as _patterns
 from agreement._light import light, stats_from_sums
 from agreement._null import cohen_from_table, contingency
 from agreement._ratings import Ratings, _encode

@@ -26,7 +26,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from agreement._item_stats import FinalizedCoefficient, _rater_marginals, CoefficientInfo, pair_index
+from agreement._item_stats import (
+    CoefficientInfo,
+    FinalizedCoefficient,
+    _rater_marginals,
+    pair_index,
+)
 
 __all__ = ["Linearization", "linearization", "variance"]
 

@@ -24,12 +24,11 @@ import numpy as np
 
 def separability_table() -> None:
     from sklearn.datasets import load_digits
+    from sklearn.exceptions import ConvergenceWarning
     from sklearn.model_selection import cross_val_predict
     from sklearn.naive_bayes import GaussianNB
     from sklearn.neighbors import KNeighborsClassifier
     from sklearn.neural_network import MLPClassifier
-
-    from sklearn.exceptions import ConvergenceWarning
 
     from simulation import loss_separability, perturb_similar, perturb_uniform
 

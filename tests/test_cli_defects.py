@@ -32,21 +32,21 @@ def _counts(tmp_path):
 def test_count_table_hint_even_with_item(tmp_path, capsys):
     path = _counts(tmp_path)
     for extra in ([], ["--item", "subject"]):
-        status, out, err = _run(capsys, "audit", path, *extra)
+        status, _out, err = _run(capsys, "audit", path, *extra)
         assert status == 1
         assert "looks like a count table" in err and "--layout counts" in err
-    status, out, err = _run(capsys, "audit", path, "--layout", "counts", "--item", "subject")
+    status, _out, err = _run(capsys, "audit", path, "--layout", "counts", "--item", "subject")
     assert status == 0, err
 
 
 def test_out_refuses_to_overwrite_an_input(tmp_path, capsys):
     path = _counts(tmp_path)
     before = path.read_bytes()
-    status, out, err = _run(capsys, "audit", path, "--layout", "counts", "--item", "subject",
+    status, _out, err = _run(capsys, "audit", path, "--layout", "counts", "--item", "subject",
                             "--out", path)
     assert status == 2 and "is one of the input files" in err
     assert path.read_bytes() == before
-    status, out, err = _run(capsys, "audit", path, "--layout", "counts", "--item", "subject",
+    status, _out, err = _run(capsys, "audit", path, "--layout", "counts", "--item", "subject",
                             "--report", path)
     assert status == 2 and path.read_bytes() == before
 
@@ -54,12 +54,12 @@ def test_out_refuses_to_overwrite_an_input(tmp_path, capsys):
 def test_a_created_folder_is_named(tmp_path, capsys):
     path = _counts(tmp_path)
     target = tmp_path / "new" / "deeper" / "report.json"
-    status, out, err = _run(capsys, "audit", path, "--layout", "counts", "--item", "subject",
+    status, _out, err = _run(capsys, "audit", path, "--layout", "counts", "--item", "subject",
                             "--no-latent", "--out", target)
     assert status == 0 and target.exists()
     assert f"created the folder {target.parent}" in err
     # an existing folder is not announced
-    status, out, err = _run(capsys, "audit", path, "--layout", "counts", "--item", "subject",
+    status, _out, err = _run(capsys, "audit", path, "--layout", "counts", "--item", "subject",
                             "--no-latent", "--out", target)
     assert status == 0 and "created the folder" not in err
 
@@ -76,33 +76,33 @@ def test_truncated_gzip_is_one_line(tmp_path, capsys):
     data = gzip.compress(b"item,a,b\n1,x,y\n2,x,x\n3,y,y\n")
     path = tmp_path / "cut.csv.gz"
     path.write_bytes(data[:20])
-    status, out, err = _run(capsys, "audit", path)
+    status, _out, err = _run(capsys, "audit", path)
     assert status == 1 and "ends early" in err and len(err.strip().splitlines()) == 1
 
 
 def test_same_column_for_item_and_label(tmp_path, capsys):
     path = tmp_path / "long.csv"
     path.write_text("item,rater,label\n1,a,x\n1,b,y\n2,a,x\n2,b,x\n")
-    status, out, err = _run(capsys, "audit", path, "--layout", "long", "--item", "label",
+    status, _out, err = _run(capsys, "audit", path, "--layout", "long", "--item", "label",
                             "--label", "label")
     assert status == 2 and "both name column 'label'" in err
 
 
 def test_chance_margin_never_exceeds_the_hard_items(capsys):
     # `goldnoise bound 10 9 0.5`: Chebyshev said 3.2 items of 1 (316%).
-    status, out, err = _run(capsys, "bound", "10", "9", "0.5", "--format", "json")
+    _status, out, _err = _run(capsys, "bound", "10", "9", "0.5", "--format", "json")
     import json
 
     values = json.loads(out)["sections"]["margin"]["values"]
     assert values["margin"] <= values["hard_items"]
     assert values["method"] == "exact"
-    status, out, err = _run(capsys, "bound", "1000", "100", "0.5")
+    _status, out, _err = _run(capsys, "bound", "1000", "100", "0.5")
     assert "35.4 items" in out and "chebyshev" in out  # the spec's worked example unchanged
 
 
 @pytest.mark.parametrize("n", ["1e20", "100000000000000000000"])
 def test_bound_with_huge_n(capsys, n):
-    status, out, err = _run(capsys, "bound", n, "10", "0.5")
+    status, _out, err = _run(capsys, "bound", n, "10", "0.5")
     assert status == 0, err
 
 
@@ -165,7 +165,7 @@ def test_transpose_of_a_units_by_raters_file_is_refused(tmp_path, capsys):
     frame = pd.DataFrame(rng.integers(0, 3, (200, 3)), columns=["r1", "r2", "r3"])
     path = tmp_path / "units.csv"
     frame.to_csv(path, index=False)
-    status, out, err = _run(capsys, "audit", path, "--transpose")
+    status, _out, err = _run(capsys, "audit", path, "--transpose")
     assert status == 1 and "drop --transpose" in err
 
 
@@ -175,7 +175,7 @@ def test_plain_arrays_as_scores():
 
     probs = np.array([[0.9, 0.1], [0.2, 0.8], [0.6, 0.4]])
     rank = label_error_ranking(probs, [0, 0, 1])
-    assert list(rank.items)[0] in (1, 2)
+    assert next(iter(rank.items)) in (1, 2)
     with pytest.raises(ValueError, match="items × classes"):
         label_error_ranking(np.zeros(3), [0, 0, 1])
 
@@ -377,7 +377,7 @@ def test_long_file_hint_typed_verbatim_works(tmp_path, capsys, replicate_column)
 
 def test_repeated_ratings_error_names_the_replicates_option(tmp_path, capsys):
     path = _ds_long(tmp_path, replicate_column=False)
-    status, out, err = _run(capsys, "audit", path, "--layout", "long", "--item", "patient",
+    status, _out, err = _run(capsys, "audit", path, "--layout", "long", "--item", "patient",
                             "--rater", "observer", "--label", "rating", "--no-latent")
     assert status == 1
     assert "--replicates separate" in err and "replicates=" not in err
@@ -402,14 +402,14 @@ def test_npy_scores_take_ids_from_a_file(tmp_path, capsys):
     pd.DataFrame(labels, columns=["a", "b", "c"],
                  index=pd.Index(range(1, 41), name="item")).to_csv(ratings)
     np.save(tmp_path / "s.npy", rng.dirichlet([1, 1, 1], 40))
-    status, out, err = _run(capsys, "detect", ratings, tmp_path / "s.npy", "--item", "item")
+    status, _out, err = _run(capsys, "detect", ratings, tmp_path / "s.npy", "--item", "item")
     assert status == 1 and "pass --ids FILE" in err and "ids=" not in err
     (tmp_path / "ids.txt").write_text("\n".join(map(str, range(1, 41))) + "\n")
-    status, out, err = _run(capsys, "detect", ratings, tmp_path / "s.npy", "--item", "item",
+    status, _out, err = _run(capsys, "detect", ratings, tmp_path / "s.npy", "--item", "item",
                             "--ids", tmp_path / "ids.txt")
     assert status == 0, err
     (tmp_path / "empty.txt").write_text("\n")
-    status, out, err = _run(capsys, "detect", ratings, tmp_path / "s.npy", "--item", "item",
+    status, _out, err = _run(capsys, "detect", ratings, tmp_path / "s.npy", "--item", "item",
                             "--ids", tmp_path / "empty.txt")
     assert status == 1 and "needs one item id per line" in err
 

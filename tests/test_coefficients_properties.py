@@ -16,9 +16,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import agreement as ag
+from _goldnoise_lib import patterns as _patterns
 from agreement import Ratings, _kernels
 from agreement._coefficients import _plan
-from _goldnoise_lib import patterns as _patterns
 from agreement._item_stats import SPECS, count_rows_from_counts
 from agreement._weights import weight_matrix
 

@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from agreement import DegenerateDataWarning, Ratings, krippendorff_alpha
 from _goldnoise_lib import patterns as _patterns
+from agreement import DegenerateDataWarning, Ratings, krippendorff_alpha
 from agreement import _kernels_alpha as _ka
 from agreement._krippendorff import (
     alpha_from_coincidences,

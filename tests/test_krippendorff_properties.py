@@ -10,8 +10,8 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from agreement import Ratings, krippendorff_alpha
 from _goldnoise_lib import patterns as _patterns
+from agreement import Ratings, krippendorff_alpha
 from agreement import _kernels_alpha as _ka
 from agreement._krippendorff import (
     AlphaSums,

@@ -341,6 +341,6 @@ def test_cli_bad_input_one_line(tmp_path, capsys, argv, match):
     argv = [str(tmp_path / "labels.csv") if a == "LABELS" else
             str(tmp_path / "bad.npy") if a == "BAD" else
             str(tmp_path / a) if a.startswith("missing") else a for a in argv]
-    status, out, err = _run(capsys, "simulate", *argv)
+    status, _out, err = _run(capsys, "simulate", *argv)
     assert status == 1
     assert match in err and len(err.strip().splitlines()) == 1

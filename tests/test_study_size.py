@@ -240,7 +240,7 @@ def test_planned_size_covers(coefficient, kw):
     design_kw = {k: v for k, v in kw.items() if k not in ("target",)}
     t = simulate_study(coefficient, n_items=plan.n_items, bootstrap=False, n_sims=4000,
                        rng=123, **design_kw)
-    covered = int(round(t.loc[0, "coverage"] * 4000))
+    covered = round(t.loc[0, "coverage"] * 4000)
     assert abs(covered / 4000 - 0.95) <= 0.015
     assert binomtest(covered, 4000, 0.95).pvalue > 1e-3
 
@@ -338,7 +338,7 @@ def test_cli_pilot_and_tradeoff(capsys):
      "--alternative greater"),
 ])
 def test_cli_bad_input_one_line(capsys, argv, match):
-    status, out, err = _run(capsys, "study", *argv)
+    status, _out, err = _run(capsys, "study", *argv)
     assert status == 2
     assert match in err and len(err.strip().splitlines()) == 1
     assert "`" not in err.split("error:", 1)[1].replace("`cohen_kappa`", "").replace(

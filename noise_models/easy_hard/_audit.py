@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from agreement import AgreementResult, ConfidenceInterval, Ratings, as_ratings, fleiss_kappa
 from _goldnoise_lib.lazy import lazy_module
 from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import (
@@ -34,6 +33,7 @@ from _goldnoise_lib.validation import (
     check_shares,
     validate_params,
 )
+from agreement import AgreementResult, ConfidenceInterval, Ratings, as_ratings, fleiss_kappa
 from noise_models.easy_hard._bound import NoiseBoundResult, noise_bound
 from noise_models.easy_hard._chance import _from_ratings
 

@@ -17,10 +17,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from agreement import EstimationWarning, Ratings, as_ratings
 from _goldnoise_lib.lazy import lazy_module
 from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import check_count, check_shares
+from agreement import EstimationWarning, Ratings, as_ratings
 
 # Imported at first use: scipy and Numba would double the time of `import goldnoise`.
 _kernels = lazy_module("noise_models.easy_hard._kernels")

@@ -17,7 +17,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from agreement import DegenerateDataWarning
 from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import (
     Alpha,
@@ -30,6 +29,7 @@ from _goldnoise_lib.validation import (
     check_shares,
     validate_params,
 )
+from agreement import DegenerateDataWarning
 from noise_models.easy_hard._bound import gamma_of
 
 __all__ = ["AnnotatorsNeededResult", "annotators_needed"]

@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from agreement import as_ratings
 from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import Alpha, check_alpha, check_params, validate_params
+from agreement import as_ratings
 from noise_models.latent_class._fit import LatentClassFit
 from noise_models.latent_class._model import EasyHardModel, LatentClassModel
 

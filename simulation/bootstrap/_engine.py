@@ -46,13 +46,6 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from agreement import (
-    ChunkedRatings,
-    Ratings,
-    as_ratings,
-    coefficient_info,
-    item_statistics,
-)
 from _goldnoise_lib import patterns as _patterns
 from _goldnoise_lib.validation import (
     ConfidenceLevel,
@@ -64,6 +57,13 @@ from _goldnoise_lib.validation import (
     check_params,
     check_resamples,
     validate_params,
+)
+from agreement import (
+    ChunkedRatings,
+    Ratings,
+    as_ratings,
+    coefficient_info,
+    item_statistics,
 )
 from simulation.bootstrap import _partial, _resample
 from simulation.bootstrap._intervals import METHODS

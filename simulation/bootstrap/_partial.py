@@ -25,7 +25,6 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from agreement import Ratings, coefficient_info, item_statistics
 from _goldnoise_lib.validation import (
     ConfidenceLevel,
     Option,
@@ -33,6 +32,7 @@ from _goldnoise_lib.validation import (
     check_params,
     validate_params,
 )
+from agreement import Ratings, coefficient_info, item_statistics
 from simulation.bootstrap import _resample
 from simulation.bootstrap._intervals import METHODS
 from simulation.bootstrap._result import BootstrapResult, result_from_sums

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-
 import math
 import warnings
 from collections.abc import Callable
@@ -13,11 +12,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from _goldnoise_lib.results import CallableInterval, Result
+from _goldnoise_lib.validation import check_confidence_level
 from agreement import ConfidenceInterval, DegenerateDataWarning
 from simulation.bootstrap import _resample
 from simulation.bootstrap._intervals import confidence_intervals
-from _goldnoise_lib.results import CallableInterval, Result
-from _goldnoise_lib.validation import check_confidence_level
 
 __all__ = ["BootstrapResult"]
 

@@ -15,7 +15,6 @@ import numpy as np
 import pandas as pd
 
 from _goldnoise_lib.lazy import lazy_module
-from noise_models import noise_bound
 from _goldnoise_lib.validation import (
     Alpha,
     Integer,
@@ -28,6 +27,7 @@ from _goldnoise_lib.validation import (
     check_rng,
     validate_params,
 )
+from noise_models import noise_bound
 from simulation.calibration._common import check_counts, coverage_interval
 
 # Imported at first use: scipy and Numba would double the time of `import goldnoise`.

@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 
 from _goldnoise_lib.lazy import lazy_module
-from noise_models import verified_sample_bound
 from _goldnoise_lib.validation import (
     Alpha,
     Integer,
@@ -19,6 +18,7 @@ from _goldnoise_lib.validation import (
     check_rng,
     validate_params,
 )
+from noise_models import verified_sample_bound
 from simulation.calibration._common import check_counts, coverage_interval
 
 # Imported at first use: scipy and Numba would double the time of `import goldnoise`.

@@ -12,7 +12,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from agreement import ConfidenceInterval
 from _goldnoise_lib.errors import DegenerateDataWarning
 from _goldnoise_lib.lazy import lazy_module
 from _goldnoise_lib.results import Result
@@ -28,6 +27,7 @@ from _goldnoise_lib.validation import (
     check_resamples,
     validate_params,
 )
+from agreement import ConfidenceInterval
 from simulation.bootstrap import _resample
 from simulation.bootstrap._intervals import confidence_intervals
 from simulation.bootstrap._result import BootstrapResult

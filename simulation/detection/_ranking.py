@@ -8,11 +8,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from _goldnoise_lib.results import Result
+from _goldnoise_lib.validation import Option, check_params, validate_params
 from simulation.detection._confident import confident_learning
 from simulation.scores._ensemble import item_loss, label_codes
 from simulation.scores._model_scores import ModelScores
-from _goldnoise_lib.results import Result
-from _goldnoise_lib.validation import Option, check_params, validate_params
 
 __all__ = ["METHODS", "Ranking", "label_error_ranking"]
 

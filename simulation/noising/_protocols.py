@@ -17,8 +17,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from agreement import Ratings, as_ratings
-from simulation.scores._model_scores import few
 from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import (
     Probability,
@@ -28,6 +26,8 @@ from _goldnoise_lib.validation import (
     check_rng,
     validate_params,
 )
+from agreement import Ratings, as_ratings
+from simulation.scores._model_scores import few
 
 __all__ = [
     "PROTOCOLS",

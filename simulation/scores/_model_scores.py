@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from agreement import Ratings
 from _goldnoise_lib.errors import GoldnoiseWarning
 from _goldnoise_lib.results import Result
+from agreement import Ratings
 
 __all__ = ["KINDS", "PROB_TOLERANCE", "ModelScores", "ScorePrecisionWarning"]
 

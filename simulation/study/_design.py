@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Design", "COEFFICIENTS", "KAPPA_LIKE"]
+__all__ = ["COEFFICIENTS", "KAPPA_LIKE", "Design"]
 
 #: Coefficients a study can plan for (the names of ``agreement``'s functions).
 COEFFICIENTS = ("percent_agreement", "fleiss_kappa", "scott_pi", "cohen_kappa", "conger_kappa",

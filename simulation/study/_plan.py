@@ -28,7 +28,7 @@ from _goldnoise_lib.validation import (
     validate_params,
 )
 from simulation.study import _closed_form as cf
-from simulation.study._design import COEFFICIENTS, KAPPA_LIKE, Design
+from simulation.study._design import COEFFICIENTS, Design
 from simulation.study._simulate import INTERVAL_METHODS, performance_frame, run_studies
 
 __all__ = ["StudyPlan", "StudyTradeoff", "simulate_study", "study_size", "study_tradeoff"]
@@ -592,7 +592,7 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
                                              alternative)
         else:
             raw, info = cf.cantor_width_size(expected, target, confidence_level, a, b)
-        n_items = max(int(math.ceil(raw - 1e-9)), 2)
+        n_items = max(math.ceil(raw - 1e-9), 2)
         formula = f"{info['formula']} = {raw:.2f}, rounded up"
         how = "closed-form"
         if n_items > max_items:
@@ -695,10 +695,10 @@ def _search(evaluate: Any, met: Any, max_items: int, goal: str, *, target: Any,
         guess = _predict(evaluate(last_fail, quick=True), evaluate(n, quick=True), goal,
                          target, power)
         lo = max(last_fail, int(guess * 0.93))
-        hi = min(n, max(lo + 1, int(math.ceil(guess * 1.07))))
+        hi = min(n, max(lo + 1, math.ceil(guess * 1.07)))
         # Full-precision checks of the bracket; widen it where the quick pass misled.
         while not met(evaluate(hi)) and hi < n:
-            lo, hi = hi, min(n, int(math.ceil(hi * 1.15)))
+            lo, hi = hi, min(n, math.ceil(hi * 1.15))
         if not met(evaluate(hi)):
             lo, hi = hi, max_items
             if not met(evaluate(hi)):
@@ -751,7 +751,7 @@ def _bloch_kraemer_plan(coefficient: Any, minimum: Any, significance: float, n_r
     if shares.ndim != 1:
         raise ValueError("`category_shares` must be one row of shares for `minimum`.")
     raw, info = cf.bloch_kraemer_size(minimum, significance, float(shares.min()), n_raters)
-    n_items = int(math.ceil(raw - 1e-9))
+    n_items = math.ceil(raw - 1e-9)
     notes.append("Krippendorff tabulates this size for two coders; with m coders z^2 is "
                  "multiplied by m, as he advises")
     table = pd.DataFrame([{"n_items": n_items, "interval": None, "formula_value": raw}])
