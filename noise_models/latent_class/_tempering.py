@@ -141,23 +141,33 @@ class Fold(NamedTuple):
 def _rest(fold: Fold) -> np.ndarray:
     """Each held-out rating's item log posterior from the item's other ratings.
 
-    The held-out rating's log emission is subtracted from the item's log posterior;
-    where that emission is 0 (a state that rating rules out, as perfect annotators'
-    easy states do) the subtraction is undefined, and those rows are summed afresh
-    over the item's other ratings.
+    The held-out rating's log emission is subtracted from the item's log posterior.
+    Where that emission is 0 (a state the rating rules out, as perfect annotators'
+    easy states are ruled out by every rating that disagrees) the subtraction is
+    undefined (-inf - -inf); for those items the log posterior is kept as its finite
+    part and the number of zero factors in it, and the rating is taken out of both.
     """
     h, logtab = fold.held, fold.logtab
     own = logtab[h.annotator, h.label, :]
     with np.errstate(invalid="ignore"):
         rest = fold.post_log[h.items] - own
-    ruled_out = np.flatnonzero(np.isneginf(own).any(axis=1))
-    if ruled_out.size:
-        rows = fold.rows[h.items[ruled_out]]
-        again = np.broadcast_to(fold.logw, (ruled_out.size, fold.logw.shape[0])).copy()
+    ruled = np.flatnonzero(np.isneginf(own).any(axis=1))
+    if ruled.size:
+        zero = np.isneginf(logtab)
+        finite = np.where(zero, 0.0, logtab)
+        items, pos = np.unique(h.items[ruled], return_inverse=True)
+        rows = fold.rows[items]
+        part = np.where(np.isneginf(fold.logw), 0.0, fold.logw)
+        part = np.broadcast_to(part, (items.size, part.shape[0])).copy()
+        zeros = np.broadcast_to(np.isneginf(fold.logw), part.shape).astype(np.int64)
         for j in range(rows.shape[1]):
-            ok = (rows[:, j] >= 0) & (h.annotator[ruled_out] != j)
-            again[ok] += logtab[j, rows[ok, j], :]
-        rest[ruled_out] = again
+            x = rows[:, j]
+            ok = x >= 0
+            part[ok] += finite[j, x[ok], :]
+            zeros[ok] += zero[j, x[ok], :]
+        a, y = h.annotator[ruled], h.label[ruled]
+        left = zeros[pos] - zero[a, y, :]
+        rest[ruled] = np.where(left > 0, -np.inf, part[pos] - finite[a, y, :])
     return rest
 
 
