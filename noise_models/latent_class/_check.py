@@ -145,9 +145,10 @@ def posterior_check(fit: LatentClassFit, *, rng: Any = None,
     are predicted with the parameters refitted (EM from the fit's own parameters)
     on the other folds' items — cross-fitting. The items of a fit with gold
     (``fit(ratings, gold=...)``) keep their known class in the refits and are
-    not held out, as in ``calibrate="held-out"``. Two baselines predict the same held-out ratings: the
-    add-one smoothed shares of the item's other ratings (majority of the rest),
-    and the annotator's own add-one smoothed label shares (its other ratings).
+    not held out, as in ``calibrate="held-out"``. Two baselines predict the same
+    held-out ratings: the add-one smoothed shares of the item's other ratings
+    (majority of the rest), and the annotator's own add-one smoothed label shares
+    (its other ratings).
 
     Parameters
     ----------
