@@ -585,6 +585,36 @@ def test_fit_writes_labels_and_annotators(model, tmp_path):
     assert "Per annotator" in out.stdout
 
 
+def test_fit_with_gold_in_the_fit(tmp_path):
+    # --gold-in-fit hands the gold labels to the EM as known classes, as fit(..., gold=)
+    # does in Python; --gold alone only compares. Simulated: 300 items, 4 of 4 annotators.
+    from noise_models import LatentClassModel
+
+    g = np.random.default_rng(3)
+    truth = g.integers(0, 3, 300)
+    x = np.where(g.random((300, 4)) < 0.65, truth[:, None], g.integers(0, 3, (300, 4)))
+    long = pd.DataFrame([(i, f"a{j}", int(x[i, j])) for i in range(300) for j in range(4)],
+                        columns=["item", "rater", "label"])
+    long.to_csv(tmp_path / "r.csv", index=False)
+    gold = pd.DataFrame({"item": np.arange(0, 300, 5), "gold": truth[::5]})
+    gold.to_csv(tmp_path / "g.csv", index=False)
+    base = ["fit", str(tmp_path / "r.csv"), "--layout", "long", "--item", "item", "--rater",
+            "rater", "--label", "label", "--gold", str(tmp_path / "g.csv")]
+    out = run(*base, "--gold-in-fit", "--out", str(tmp_path / "known.csv"))
+    assert out.returncode == 0, out.stderr
+    known = pd.read_csv(tmp_path / "known.csv").set_index("item")
+    np.testing.assert_array_equal(known.loc[gold["item"], "label"], gold["gold"])
+    assert (known.loc[gold["item"], "label_posterior"] == 1.0).all()
+    assert "took 60 gold labels as known classes" in out.stdout
+    api = LatentClassModel("spam", rng=0).fit(
+        long.pivot(index="item", columns="rater", values="label"),
+        gold=pd.Series(gold["gold"].to_numpy(), index=gold["item"]))
+    np.testing.assert_allclose(known["label_posterior"], api.label_posterior, rtol=1e-9)
+    out = run(*base, "--out", str(tmp_path / "compared.csv"))
+    assert out.returncode == 0 and "fitted (" in out.stdout
+    one_line_error(run(*base[:-2], "--gold-in-fit"), 1, "--gold-in-fit needs the known labels")
+
+
 def test_fit_parquet(tmp_path):
     out = run("fit", "--example", "dawid_skene1979", "--out", str(tmp_path / "l.parquet"), "-q")
     assert out.returncode == 0 and out.stdout == ""

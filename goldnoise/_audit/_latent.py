@@ -54,15 +54,16 @@ def make_model(model: str = "spam", *, hard: str | None = None, n_starts: int = 
 
 
 def fit_models(ratings: Any, model: str = "spam", *, hard: str | None = None,
-               n_starts: int = 10, seed: int | None = 0, calibrate: str | None = None
-               ) -> Fitted:
-    """Fit ``model`` and, unless it is easy-hard already, the easy/hard model (M1) beside it."""
+               n_starts: int = 10, seed: int | None = 0, calibrate: str | None = None,
+               known: Any = None) -> Fitted:
+    """Fit ``model`` and, unless it is easy-hard already, the easy/hard model (M1) beside it.
+    ``known``: labels of some items, fitted as observed classes (``fit(..., gold=known)``)."""
     from noise_models import EasyHardModel
 
     notes: list[str] = []
     chosen = make_model(model, hard=hard, n_starts=n_starts, seed=seed, calibrate=calibrate)
     with capture_notes(notes):
-        fit = chosen.fit(ratings)
+        fit = chosen.fit(ratings) if known is None else chosen.fit(ratings, gold=known)
         hard_fit = fit if model == "easy-hard" else EasyHardModel(rng=seed).fit(ratings)
     return Fitted(chosen, fit, hard_fit, notes)
 
@@ -383,7 +384,11 @@ def gold_section(f: Fitted | None, ratings: Any, gold: Any) -> Section:
     rows = [{"labels": "majority vote (ties: first category)",
              "accuracy": float(np.mean(majority[rated] == gold_codes[rated])),
              "items": int(rated.sum())}]
-    if f is not None:
+    if f is not None and f.fit.n_gold:
+        s.notes.append(f"the fit took {f.fit.n_gold} gold labels as known classes "
+                       "(--gold-in-fit): its labels of those items are the gold ones, so they "
+                       "are not compared here")
+    elif f is not None:
         rows.append({"labels": f"fitted ({f.fit.model.name})",
                      "accuracy": float(np.mean(f.fit.label_codes[has] == gold_codes[has])),
                      "items": n_gold})
@@ -411,15 +416,17 @@ def pd_notna(gold: Any, items: Any) -> Any:
 
 def fit_report(r: Any, *, model: str, hard: str | None, n_starts: int, seed: Any,
                gold: Any = None, source: str = "ratings", notes: Any = (),
-               calibrate: str | None = None) -> Report:
-    """The report of ``goldnoise fit``: the fit, per item, per annotator (and gold)."""
+               calibrate: str | None = None, gold_in_fit: bool = False) -> Report:
+    """The report of ``goldnoise fit``: the fit, per item, per annotator (and gold).
+    ``gold_in_fit``: the gold labels enter the fit as known classes."""
     from goldnoise.report import Report
 
-    fitted = fit_models(r, model, hard=hard, n_starts=n_starts, seed=seed, calibrate=calibrate)
+    fitted = fit_models(r, model, hard=hard, n_starts=n_starts, seed=seed, calibrate=calibrate,
+                        known=gold if gold_in_fit else None)
     fit = fitted.fit
     report = Report("fit", f"goldnoise fit: {source}",
                     parameters={"source": source, "model": model, "hard": hard or "none",
-                                "starts": n_starts, "seed": seed},
+                                "starts": n_starts, "seed": seed, "gold_in_fit": gold_in_fit},
                     primary="items/items", companions=["annotators/annotators"])
     s = report.add(Section("fit", f"Model: {fit.model.name}"))
     s.values.update({k: v for k, v in fit.to_dict().items() if k != "phi"})

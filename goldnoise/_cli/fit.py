@@ -15,12 +15,17 @@ DESCRIPTION = (
     "its number of ratings; the annotator table goes beside it.\n\n"
     "Examples:\n"
     "  goldnoise fit ratings.csv --item id --out labels.csv       # + labels.annotators.csv\n"
-    "  goldnoise fit crowd.csv --layout long --model confusion --out labels.parquet")
+    "  goldnoise fit crowd.csv --layout long --model confusion --out labels.parquet\n"
+    "  goldnoise fit crowd.csv --layout long --gold expert.csv --gold-in-fit   # known labels")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_ratings_arguments(parser)
     add_model_arguments(parser)
+    parser.add_argument("--gold-in-fit", action="store_true",
+                        help="fit the --gold labels as known classes (semi-supervised EM: the "
+                             "annotators' parameters learn from them) instead of only comparing "
+                             "the fitted labels with them")
 
 
 def run(args: argparse.Namespace) -> Report:
@@ -29,6 +34,8 @@ def run(args: argparse.Namespace) -> Report:
 
     check_model_arguments(args)
     loaded = load_ratings(args)
+    if args.gold_in_fit and loaded.gold is None:
+        raise DataError("--gold-in-fit needs the known labels: add --gold COLUMN|FILE")
     if not loaded.ratings.has_raters:
         raise DataError("a latent-class model needs to know which annotator gave which label; "
                         "a count table does not say (use --layout wide or long)")
@@ -36,6 +43,7 @@ def run(args: argparse.Namespace) -> Report:
         return fit_report(loaded.ratings, model=args.model, hard=args.hard,
                           n_starts=args.starts, seed=args.seed, gold=loaded.gold,
                           source=loaded.source, notes=loaded.notes,
-                          calibrate=None if args.calibrate == "none" else args.calibrate)
+                          calibrate=None if args.calibrate == "none" else args.calibrate,
+                          gold_in_fit=args.gold_in_fit)
     except ValueError as exc:
         raise DataError(f"{loaded.source}: {exc}") from None
