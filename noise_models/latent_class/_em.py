@@ -169,7 +169,7 @@ def _clamp_known(fit: LatentClassFit, known: np.ndarray) -> LatentClassFit:
     return dataclasses.replace(
         fit, class_posterior=_readonly(class_post), label_codes=_readonly(labels),
         label_posterior=_readonly(label_post),
-        posterior_hard=None if hard is None else _readonly(hard), n_gold=int(rows.size),
+        posterior_hard=None if hard is None else _readonly(hard),
         gold_codes=_readonly(np.array(known)))
 
 

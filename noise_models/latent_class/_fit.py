@@ -169,8 +169,12 @@ class LatentClassFit(Result):
     start_disagreement: np.ndarray = field(default_factory=lambda: np.empty(0))
     start_labels: np.ndarray = field(default_factory=lambda: np.empty((0, 0), dtype=np.int16))
     temperature: float = 1.0
-    n_gold: int = 0
     gold_codes: np.ndarray | None = None
+
+    @property
+    def n_gold(self) -> int:
+        """Items fitted with a known class (``fit(ratings, gold=...)``)."""
+        return 0 if self.gold_codes is None else int(np.count_nonzero(self.gold_codes >= 0))
 
     def unstable_starts(self, within: float = UNSTABLE_WITHIN,
                         share: float = UNSTABLE_SHARE) -> pd.DataFrame:
