@@ -583,6 +583,10 @@ def test_fit_writes_labels_and_annotators(model, tmp_path):
     np.testing.assert_array_equal(labels["label"].to_numpy(), api.labels.to_numpy())
     np.testing.assert_allclose(labels["label_posterior"], api.label_posterior, rtol=1e-9)
     assert "Per annotator" in out.stdout
+    # a model without a hard component shows the easy/hard model's P(hard), and says whose
+    borrowed = model != "easy-hard"
+    assert ("P(hard, M1)" in out.stdout) == borrowed
+    assert ("calls every item with a disagreement hard" in out.stdout) == borrowed
 
 
 def test_fit_with_gold_in_the_fit(tmp_path):

@@ -179,9 +179,12 @@ def item_rows(f: Fitted, gold: Any = None) -> list[dict[str, Any]]:
 
 def items_table(f: Fitted, gold: Any = None, *, shown: int | None = SHOWN) -> Table:
     rows = item_rows(f, gold)
+    # Without a hard component of its own, the column is the easy/hard model's (M1), and
+    # its header says so (M1 calls every item with a disagreement hard).
+    hard = "P(hard)" if f.fit.posterior_hard is not None else "P(hard, M1)"
     cols = [Column("item", "item", align="<"), Column("label", "label", align="<"),
             Column("label_posterior", "P(label right)", ".4f"),
-            Column("posterior_hard", "P(hard)", ".4f"), Column("n_ratings", "ratings")]
+            Column("posterior_hard", hard, ".4f"), Column("n_ratings", "ratings")]
     if gold is not None:
         cols.append(Column("gold", "gold", align="<"))
     return Table("items", cols, rows, shown=shown)
@@ -439,8 +442,9 @@ def fit_report(r: Any, *, model: str, hard: str | None, n_starts: int, seed: Any
                                     zip(r.categories, fit.phi, strict=True)),
     ]
     if fit.posterior_hard is None:
-        s.notes.append(f"P(hard) is the easy/hard model's ({fitted.hard_fit.model.name}): this "
-                       "model has no hard component (add --hard marginal for one)")
+        s.notes.append(f"P(hard, M1) is the easy/hard model's ({fitted.hard_fit.model.name}), "
+                       "which calls every item with a disagreement hard: this model has no "
+                       "hard component (add --hard marginal for one)")
     s.notes += fitted.notes + list(notes)
     items = report.add(Section("items", "Per item"))
     items.tables.append(items_table(fitted, gold))
