@@ -158,6 +158,39 @@ def committed() -> dict[str, float]:
     return out
 
 
+def committed_times() -> dict[str, tuple[float, float]]:
+    """The committed (goldnoise, anchor) times in seconds, by case."""
+    text = RESULTS.read_text() if RESULTS.exists() else ""
+    if START not in text:
+        return {}
+    out = {}
+    for line in text.split(START, 1)[1].split(END, 1)[0].splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        try:
+            out[cells[0]] = (float(cells[2]) / 1e3, float(cells[3]) / 1e3)
+        except (IndexError, ValueError):
+            continue
+    return out
+
+
+def which_side(ours: float, theirs: float, old_ours: float, old_theirs: float) -> str:
+    """Which side of a flagged ratio moved: goldnoise slower, or the anchor faster.
+
+    Times are in seconds; a ratio can worsen because the anchor got faster (a new
+    version, another machine) while goldnoise did not change. Absolute times move
+    with the machine, so this is a hint for the reader, not a verdict.
+
+    >>> which_side(0.0023, 1.0, 0.0039, 2.5)
+    'goldnoise 2.3 ms (committed 3.9), anchor 1e+03 ms (committed 2.5e+03): the anchor got faster'
+    """
+    slower, faster = ours > old_ours, theirs < old_theirs
+    why = ("goldnoise got slower and the anchor faster" if slower and faster
+           else "goldnoise got slower" if slower
+           else "the anchor got faster" if faster else "neither time moved alone")
+    return (f"goldnoise {ours * 1e3:.2g} ms (committed {old_ours * 1e3:.2g}), anchor "
+            f"{theirs * 1e3:.2g} ms (committed {old_theirs * 1e3:.2g}): {why}")
+
+
 def write(rows: list[tuple[str, str, float, float, float]]) -> None:
     lines = [START, "",
              f"Baseline of `benchmarks/guard.py` (ratio = goldnoise time / anchor time, medians; "
@@ -186,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="exit 1 when a case got more than 1.5x worse")
     parser.add_argument("--repeat", type=int, default=5, help="timed runs per side")
     args = parser.parse_args(argv)
-    base = committed()
+    base, times = committed(), committed_times()
     rows, flagged = [], []
     print(f"{'case':58} {'anchor':28} {'ratio':>9} {'committed':>10}")
     for name, anchor, ours, theirs in cases():
@@ -198,6 +231,8 @@ def main(argv: list[str] | None = None) -> int:
         mark = ""
         if old is not None and ratio > TOLERANCE * old:
             mark = f"  REGRESSION ({ratio / old:.2f}x worse)"
+            if name in times:
+                mark += "; " + which_side(t_ours, t_theirs, *times[name])
             flagged.append(name)
         print(f"{name:58} {anchor:28} {ratio:9.4g} "
               f"{'-' if old is None else format(old, '.4g'):>10}{mark}", flush=True)
