@@ -362,6 +362,10 @@ def test_usage_errors_exit_2(argv, needle, tmp_path):
     assert out.returncode == 2, (out.stdout, out.stderr)
     assert needle in out.stderr
     assert out.stdout == ""
+    # one line, not argparse's usage block: the problem, then where the usage is
+    one_line_error(out, 2, needle)
+    if needle in ("required", "invalid choice"):  # argparse's own checks
+        assert out.stderr.rstrip().endswith("--help)")
 
 
 def test_file_and_example_together_is_a_usage_error(files):

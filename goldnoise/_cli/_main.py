@@ -48,6 +48,14 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
         return text
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line usage error: the problem, then where the usage is."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        text = " ".join(message.split())
+        self.exit(2, f"goldnoise: error: {text} (usage: {self.prog} --help)\n")
+
+
 def verb_modules() -> dict[str, ModuleType]:
     """The registered verbs (:data:`VERBS`), imported, in order."""
     return {name: importlib.import_module(f"goldnoise._cli.{name}") for name in VERBS}
@@ -56,7 +64,7 @@ def verb_modules() -> dict[str, ModuleType]:
 def build_parser() -> argparse.ArgumentParser:
     from goldnoise._version import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="goldnoise", formatter_class=_Formatter,
         description="How noisy is your gold standard? Agreement coefficients with intervals, "
                     "the easy/hard noise bound gamma, kappa audits, latent-class fits and "
