@@ -55,8 +55,8 @@ def run(args: argparse.Namespace) -> Report:
     s.notes += loaded.notes
     s.tables.append(Table("checks", [
         Column("item", align="<"), Column("stratum", align="<"),
-        Column("inclusion_probability", "P(drawn)", ".4g"), Column("stratum_size", "stratum"),
-        Column("stratum_sample", "checked"), Column("label", "label now", align="<"),
+        Column("inclusion_probability", "P(drawn)", ".4g"), Column("stratum_size", "stratum size"),
+        Column("stratum_sample", "drawn from it"), Column("label", "label now", align="<"),
         Column("p_wrong", "P(label wrong)", ".4f")],
         design.to_dict(orient="records"), shown=20))
     return report
