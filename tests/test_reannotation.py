@@ -273,6 +273,13 @@ def test_command_line_next_verify_certify(tmp_path, capsys):
                  "--format", "json"]) == 0
     rows = json.loads(capsys.readouterr().out)["sections"]["batch"]["tables"]["batch"]["rows"]
     assert len(rows) == 7
+    # more than there are: every item, and a note that says so
+    assert main(["next", str(tmp_path / "r.csv"), "--item", "id", "--size", "500",
+                 "--format", "json"]) == 0
+    section = json.loads(capsys.readouterr().out)["sections"]["batch"]
+    assert len(section["tables"]["batch"]["rows"]) == 300
+    assert any("--size 500 asked for more items than there are" in n
+               for n in section["notes"])
     assert main(["verify", str(tmp_path / "r.csv"), "--item", "id", "--size", "30",
                  "--out", str(tmp_path / "checks.csv"), "--quiet"]) == 0
     checks = pd.read_csv(tmp_path / "checks.csv")

@@ -57,6 +57,9 @@ def run(args: argparse.Namespace) -> Report:
     s.values.update({"n_items": loaded.ratings.n_items, "chosen": len(batch)})
     s.lines.append(f"{len(batch)} of {loaded.ratings.n_items} items; reason: "
                    f"{batch['reason'].iloc[0] if len(batch) else '-'}")
+    if len(batch) < args.size:
+        s.notes.append(f"--size {args.size} asked for more items than there are: all "
+                       f"{len(batch)} are in the batch")
     s.notes += loaded.notes
     s.tables.append(Table("batch", [
         Column("item", align="<"), Column("score", fmt=".4g"), Column("n_ratings", "ratings"),
