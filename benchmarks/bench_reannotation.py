@@ -1,6 +1,6 @@
 """Re-annotation, expert checks and the certificate (SPEC §6) against the targets.
 
-Run: ``python benchmarks/bench_reannotation.py [--part labels|oracle|diagnosis|checks|certificate|speed]
+Run: ``python benchmarks/bench_reannotation.py [--part labels|oracle|diagnosis|posterior|checks|certificate|speed]
 [--seeds 10] [--sims 250] [--write]`` (the crowd sets are read from
 ``$GOLDNOISE_SHARED_DATA/crowd_gold``; research data, not shipped). Prints Markdown;
 ``--write`` puts it into benchmarks/RESULTS.md (section ``reannotation``, each part
@@ -22,6 +22,9 @@ replacing its own block).
    of each batch to the items with the fewest ratings), the accuracy of each policy at
    the most ratings the target allows, and, at that budget, the labels of the round's own
    fit beside the E-step alone under the annotator matrices of the fit of every rating.
+1d. **Which posterior margin reads** (``--part posterior``, not in the default run): margin
+   reading the two-model mean (the default) against the refitted model's own posterior,
+   on the labels part's seeds and sets.
 2. **Expert checks** (all five sets): errors among the top 5% of
    ``verification_batch(..., random_share=0)`` (the ranked stratum) against what a random
    5% finds in expectation (5% of the items × the error rate), for the default fit
@@ -150,6 +153,46 @@ def labels_part(seeds: int, sets: tuple[str, ...] = LABEL_SETS) -> str:
             "and it saves less than margin and uncertainty on every set. What a policy that "
             "knows the "
             "truth saves on web is the next section (`--part oracle`)."]
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------- 1d. which posterior margin reads
+def posterior_part(seeds: int, sets: tuple[str, ...] = LABEL_SETS) -> str:
+    """Margin reading the two-model mean (``posterior="ensemble"``, the default) against
+    the refitted model's own posterior (``posterior="fit"``), on the labels part's seeds."""
+    from simulation import compare_policies
+
+    model = refit_model()
+    out = ["### Which posterior margin reads: the two-model mean or the fit's own", "",
+           f"The labels part's replays ({seeds} seeds, 3 ratings per item at the start, batches "
+           "of 5% of the items, Dawid–Skene refitted every round with `calibrate=\"held-out\"`, "
+           "goal: its accuracy with every rating − 1 point). Margin reads either the mean of "
+           "the spam model's and Dawid–Skene's class posteriors (`posterior=\"ensemble\"`, the "
+           "default of `next_batch` and `replay`) or the refitted Dawid–Skene's own "
+           "(`posterior=\"fit\"`). Saving: median [range] over seeds of 1 − margin / uniform "
+           "on the same seed.", "",
+           "| set | goal | uniform | margin, mean of two models | margin, the fit's own |",
+           "|---|---|---|---|---|"]
+    for name in sets:
+        r, truth = load(name)
+        kw = {"truth": truth, "seeds": seeds, "batch_size": round(0.05 * r.n_items),
+              "model": model}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            own = compare_policies(r, policies=("uniform", "margin"), posterior="fit", **kw)
+            mean = compare_policies(r, policies=("margin",), posterior="ensemble", **kw)
+        goal = own.full_accuracy - 0.01
+        a, b = own.ratings_to_reach(goal), mean.ratings_to_reach(goal, baseline=None)
+        cols = [c for c in a.columns if c.startswith("seed_")]
+        uni = a.loc["uniform", cols].to_numpy(float)
+        cells = []
+        for need in (b.loc["margin", cols], a.loc["margin", cols]):
+            v = need.to_numpy(float)
+            save = 1.0 - v / uni
+            cells.append(f"{np.median(v):,.0f} ({np.median(save):.1%} "
+                         f"[{_rng(np.nanmin(save), np.nanmax(save))}])")
+        out.append(f"| {name} | {goal:.4f} | {np.median(uni):,.0f} | {cells[0]} | {cells[1]} |")
+        print(out[-1], file=sys.stderr, flush=True)
     return "\n".join(out)
 
 
@@ -601,8 +644,8 @@ def speed_part() -> str:
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
-    ap.add_argument("--part", choices=("labels", "oracle", "diagnosis", "checks", "certificate",
-                                       "speed"),
+    ap.add_argument("--part", choices=("labels", "oracle", "diagnosis", "posterior", "checks",
+                                       "certificate", "speed"),
                     action="append")
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--sims", type=int, default=250)
@@ -615,6 +658,7 @@ if __name__ == "__main__":
     parts = a.part or ["labels", "checks", "certificate", "speed"]
     fns = {"labels": lambda: labels_part(a.seeds, tuple(a.sets)),
            "oracle": lambda: oracle_part(a.seeds), "diagnosis": lambda: diagnosis_part(a.seeds),
+           "posterior": lambda: posterior_part(a.seeds, tuple(a.sets)),
            "checks": lambda: checks_part(a.seeds),
            "certificate": lambda: certificate_part(a.sims), "speed": speed_part}
     for part in parts:
