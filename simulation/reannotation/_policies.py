@@ -40,9 +40,10 @@ uncertainty or margin sampling then asks for it again and again, starving the re
 Every score above lies in ``[0, 1]`` before the division, so an item with ``n_i``
 ratings scores at most ``1 / (n_i + 1)``: an item with a positive score ``s`` is asked
 before any item that already has more than ``1/s − 1`` ratings, and no item is chosen
-without end. In replays on four public crowd sets (``benchmarks/RESULTS.md``) the
-division cost margin 0.7–3.0 points (with the fit's own posterior) of the ratings it
-saves against uniform.
+without end. In replays on four public crowd sets, when the division was introduced
+(with the fit's own posterior and uncalibrated refits, before the runs now in
+``benchmarks/RESULTS.md``), it cost margin 0.7–3.0 points of the ratings it saves
+against uniform.
 """
 
 from __future__ import annotations
