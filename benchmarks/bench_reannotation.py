@@ -186,16 +186,16 @@ def posterior_part(seeds: int, sets: tuple[str, ...] = LABEL_SETS) -> str:
         a, b = own.ratings_to_reach(goal), mean.ratings_to_reach(goal, baseline=None)
         cols = [c for c in a.columns if c.startswith("seed_")]
         uni = a.loc["uniform", cols].to_numpy(float)
-        cells = []
+        cells, medians = [], []
         for need in (b.loc["margin", cols], a.loc["margin", cols]):
             v = need.to_numpy(float)
             save = 1.0 - v / uni
-            cells.append(f"{np.median(v):,.0f} ({np.median(save):.1%} "
+            medians.append(float(np.median(save)))
+            cells.append(f"{np.median(v):,.0f} ({medians[-1]:.1%} "
                          f"[{_rng(np.nanmin(save), np.nanmax(save))}])")
         out.append(f"| {name} | {goal:.4f} | {np.median(uni):,.0f} | {cells[0]} | {cells[1]} |")
         print(out[-1], file=sys.stderr, flush=True)
-        savings[name] = tuple(float(np.median(1.0 - need.to_numpy(float) / uni))
-                              for need in (b.loc["margin", cols], a.loc["margin", cols]))
+        savings[name] = (medians[0], medians[1])
     return "\n".join([*out, "", posterior_verdict(savings)])
 
 

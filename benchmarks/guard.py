@@ -34,6 +34,8 @@ RESULTS = Path(__file__).with_name("RESULTS.md")
 START, END = "<!-- guard:start -->", "<!-- guard:end -->"
 #: A ratio this many times the committed one is a regression.
 TOLERANCE = 1.5
+#: A time this many times its committed one (or that fraction of it) has moved.
+MOVED = 1.1
 
 
 def _median(fn: Callable[[], object], repeat: int) -> float:
@@ -177,13 +179,14 @@ def which_side(ours: float, theirs: float, old_ours: float, old_theirs: float) -
     """Which side of a flagged ratio moved: goldnoise slower, or the anchor faster.
 
     Times are in seconds; a ratio can worsen because the anchor got faster (a new
-    version, another machine) while goldnoise did not change. Absolute times move
-    with the machine, so this is a hint for the reader, not a verdict.
+    version, another machine) while goldnoise did not change. A side "moved" when its
+    time changed by more than :data:`MOVED` (timing noise stays below). Absolute times
+    move with the machine, so this is a hint for the reader, not a verdict.
 
     >>> which_side(0.0023, 1.0, 0.0039, 2.5)
     'goldnoise 2.3 ms (committed 3.9), anchor 1e+03 ms (committed 2.5e+03): the anchor got faster'
     """
-    slower, faster = ours > old_ours, theirs < old_theirs
+    slower, faster = ours > MOVED * old_ours, theirs * MOVED < old_theirs
     why = ("goldnoise got slower and the anchor faster" if slower and faster
            else "goldnoise got slower" if slower
            else "the anchor got faster" if faster else "neither time moved alone")

@@ -44,3 +44,6 @@ def test_a_flag_says_which_side_moved():
     assert guard.which_side(0.008, 2.5, 0.0039, 2.5).endswith("goldnoise got slower")
     both = guard.which_side(0.008, 1.0, 0.0039, 2.5)
     assert both.endswith("goldnoise got slower and the anchor faster")
+    # a change within timing noise is not a move
+    assert guard.which_side(0.00405, 1.0, 0.0039, 2.5).endswith("the anchor got faster")
+    assert guard.which_side(0.0040, 2.4, 0.0039, 2.5).endswith("neither time moved alone")
