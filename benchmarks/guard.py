@@ -147,32 +147,24 @@ def cases() -> list[tuple[str, str, Callable[[], object], Callable[[], object]]]
     return out
 
 
-def committed() -> dict[str, float]:
+def _baseline_rows() -> list[list[str]]:
+    """The committed block's table rows, as cells (case, anchor, ms, ms, ratio)."""
     text = RESULTS.read_text() if RESULTS.exists() else ""
     if START not in text:
-        return {}
-    block = text.split(START, 1)[1].split(END, 1)[0]
-    out = {}
-    for line in block.splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) >= 4 and re.fullmatch(r"[0-9.]+", cells[-1] or "x"):
-            out[cells[0]] = float(cells[-1])
-    return out
+        return []
+    rows = ([c.strip() for c in line.strip().strip("|").split("|")]
+            for line in text.split(START, 1)[1].split(END, 1)[0].splitlines())
+    return [c for c in rows if len(c) >= 5 and re.fullmatch(r"[0-9.]+", c[-1] or "x")]
+
+
+def committed() -> dict[str, float]:
+    """The committed ratio of each case."""
+    return {c[0]: float(c[-1]) for c in _baseline_rows()}
 
 
 def committed_times() -> dict[str, tuple[float, float]]:
     """The committed (goldnoise, anchor) times in seconds, by case."""
-    text = RESULTS.read_text() if RESULTS.exists() else ""
-    if START not in text:
-        return {}
-    out = {}
-    for line in text.split(START, 1)[1].split(END, 1)[0].splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        try:
-            out[cells[0]] = (float(cells[2]) / 1e3, float(cells[3]) / 1e3)
-        except (IndexError, ValueError):
-            continue
-    return out
+    return {c[0]: (float(c[2]) / 1e3, float(c[3]) / 1e3) for c in _baseline_rows()}
 
 
 def which_side(ours: float, theirs: float, old_ours: float, old_theirs: float) -> str:
