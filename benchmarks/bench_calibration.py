@@ -145,18 +145,26 @@ def candidates_table() -> None:
     sets = list(_crowd_sets())
     print("| model | " + " | ".join(f"{n} ({BEST[n]})" for n, *_ in sets) + " | sets met |")
     print("|---|" + "---|" * (len(sets) + 1))
+    posteriors = {}  # (set, candidate) -> class posterior: the mean row reuses the fits
+
+    def posterior(name, r, kw):
+        key = (name, repr(sorted(kw.items())))
+        if key not in posteriors:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                fit = LatentClassModel(**{"rng": 0, **kw}).fit(r)
+            posteriors[key] = np.asarray(fit.class_posterior, dtype=float)
+        return posteriors[key]
+
     for kw in CANDIDATES:
         cells, met = [], 0
         for name, r, gold, has in sets:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                if "mean of" in kw:
-                    fit = np.mean([np.asarray(LatentClassModel(ann, rng=0).fit(r)
-                                              .class_posterior, dtype=float)
-                                   for ann in kw["mean of"]], axis=0)
-                else:
-                    fit = LatentClassModel(**{"rng": 0, **kw}).fit(r)
-            a = _accuracy(fit, gold, has)
+            if "mean of" in kw:
+                post = np.mean([posterior(name, r, {"annotators": ann})
+                                for ann in kw["mean of"]], axis=0)
+            else:
+                post = posterior(name, r, kw)
+            a = _accuracy(post, gold, has)
             met += a >= BEST[name] - 1e-12
             cells.append(f"{a:.4f}")
         label = (", ".join(f"{k}={v!r}" for k, v in kw.items()) if "mean of" not in kw else
