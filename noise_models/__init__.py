@@ -1,6 +1,6 @@
 """Models of label noise: the easy/hard bound, the latent-class family, instance dependence (SPEC §2).
 
-Three topics, one public subpackage each; every public name is also importable from here:
+Four topics, one public subpackage each; every public name is also importable from here:
 
 * ``noise_models.easy_hard`` -- closed-form answers of the easy/hard model from counts
   of items and disagreements: chance agreement p, the posterior of the number of hard
@@ -8,7 +8,8 @@ Three topics, one public subpackage each; every public name is also importable f
 * ``noise_models.latent_class`` -- models fitted to the ratings themselves by one EM
   engine: the latent-class family, the paper's easy/hard model M1 among them
   (``EasyHardModel``), their checks, the agreed-error bracket, verified samples;
-* ``noise_models.instance`` -- instance dependence of noise, read from soft labels.
+* ``noise_models.instance`` -- instance dependence of noise, read from soft labels;
+* ``noise_models.judge`` -- a judge beside the annotators: prediction-powered estimates.
 
 ``EasyHardModel`` lives in ``latent_class``, not ``easy_hard``: it is
 ``LatentClassModel("perfect", "free")``, fitted by the same EM as every other member,
@@ -66,6 +67,14 @@ label_entropy                   -- entropy of the class shares      -> LabelEntr
 sample_hard_labels              -- one voter per instance, uniformly (the CILN protocol)
 instance_dependence_report      -- all of the above in one DataFrame
 
+A judge beside the annotators: judge (SPEC §10)
+-----------------------------------------------
+ppi_mean        -- prediction-powered estimate of a mean: PPI, PPI++ (tuned λ), stratified
+                                                                   -> PPIResult
+judge_estimate  -- a class's prevalence or the mean rating over all items: the judge on
+                   every item, humans (mean, majority or posterior) on some
+                                                                   -> JudgeEstimateResult
+
 Larger than memory (SPEC §3): each statistic as partial -> combine -> finalize
 ------------------------------------------------------------------------------
 chance_partial, chance_combine, chance_finalize, chance_items, ChanceSums
@@ -119,6 +128,7 @@ from noise_models.instance import (
     soft_partial,
     tv_distance,
 )
+from noise_models.judge import JudgeEstimateResult, PPIResult, judge_estimate, ppi_mean
 from noise_models.latent_class import (
     CalibrationResult,
     EasyHardModel,
@@ -196,6 +206,9 @@ __all__ += [
     "span_noise",
     "verified_sample_bound",
 ]
+
+# a judge beside the annotators: prediction-powered estimates (SPEC §10)
+__all__ += ["JudgeEstimateResult", "PPIResult", "judge_estimate", "ppi_mean"]
 
 # larger than memory: partial -> combine -> finalize (SPEC §3); noise_bound and
 # LatentClassModel.fit also accept a chunked ratings object (agreement.ChunkedRatings)

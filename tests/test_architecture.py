@@ -172,7 +172,7 @@ def test_cycle_detector_sees_a_cycle():
     assert _import_cycles({"a": {"b"}, "b": set()}) == []
 
 
-@pytest.mark.parametrize("package", ["easy_hard", "latent_class", "instance"])
+@pytest.mark.parametrize("package", ["easy_hard", "latent_class", "instance", "judge"])
 def test_topic_subpackages_are_public(package):
     # Each topic of noise_models is a public subpackage whose names are also
     # re-exported by noise_models (like sklearn.metrics.cluster).
@@ -186,7 +186,7 @@ def test_topic_subpackages_are_public(package):
     for name in sub.__all__:
         assert getattr(noise_models, name) is getattr(sub, name)
     assert set().union(*(importlib.import_module(f"noise_models.{p}").__all__
-                         for p in ["easy_hard", "latent_class", "instance"])) == set(
+                         for p in ["easy_hard", "latent_class", "instance", "judge"])) == set(
         noise_models.__all__)
 
 

@@ -45,6 +45,8 @@ PUBLIC = {
         "CalibrationResult", "PosteriorCheckResult", "calibration", "posterior_check",
         # spans as items (SPEC §7)
         "SpanNoiseResult", "span_noise",
+        # a judge beside the annotators: prediction-powered estimates (SPEC §10)
+        "JudgeEstimateResult", "PPIResult", "judge_estimate", "ppi_mean",
         # larger than memory: partial -> combine -> finalize
         "ChanceSums", "EMState", "EStepSums", "SoftLabelSums", "chance_combine",
         "chance_finalize", "chance_items", "chance_partial", "em_combine", "em_finalize",

@@ -82,6 +82,22 @@ def _detected_error_rate():
     return simulation.detected_error_rate(ranking, truth, top_fraction=0.25)
 
 
+def _judge_values():
+    g = np.random.default_rng(5)
+    truth = g.random(300) < 0.4
+    judge = np.where(g.random(300) < 0.9, truth, ~truth)
+    return truth[:60], judge[:60], judge[60:]
+
+
+def _judge_table():
+    g = np.random.default_rng(6)
+    truth = (g.random(200) < 0.4).astype(int)
+    table = pd.DataFrame({k: np.where(g.random(200) < 0.1, 1 - truth, truth)
+                          for k in ("a", "b", "judge")})
+    table.loc[60:, ["a", "b"]] = np.nan
+    return table
+
+
 def _pool_and_truth():
     g = np.random.default_rng(0)
     truth = g.integers(0, 2, 60)
@@ -148,6 +164,9 @@ EXAMPLES = {
         noise_models.LatentClassModel("one-coin", rng=0).fit(_ratings()),
         noise_models.LatentClassModel("one-coin", rng=0).fit(_ratings()).labels.iloc[:10],
         rng=0),
+    "PPIResult": lambda: noise_models.ppi_mean(*_judge_values()),
+    "JudgeEstimateResult": lambda: noise_models.judge_estimate(_judge_table(), "judge",
+                                                               category=1),
     "SimulatedAnnotations": lambda: simulation.simulate_annotations(50, 3, rng=0),
     "BootstrapResult": lambda: simulation.bootstrap(["fleiss_kappa", "gwet_ac1"], _ratings(),
                                                     n_resamples=199, rng=0),

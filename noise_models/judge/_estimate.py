@@ -1,0 +1,315 @@
+"""``judge_estimate``: a prevalence or mean rating from a judge on every item and humans on some.
+
+Each human-labelled item gives one value however many humans rated it -- the share
+of its humans who chose the class (``truth="mean"``), the majority's label
+(``"majority"``, ties shared) or the latent-class posterior (``"posterior"``) -- so
+the variance is over items (clustered by item), and the prediction-powered
+estimate of :mod:`._ppi` runs on those values against the judge's label on the same
+items and on the items no human rated.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from _goldnoise_lib.errors import ShapeError
+from _goldnoise_lib.validation import (
+    ConfidenceLevel,
+    Option,
+    Rng,
+    check_params,
+    validate_params,
+)
+from agreement import Ratings, as_ratings
+from noise_models.judge._ppi import PPIResult, _check_flag, ppi_core
+
+__all__ = ["TRUTHS", "JudgeEstimateResult", "judge_estimate"]
+
+TRUTHS = ("mean", "majority", "posterior")
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class JudgeEstimateResult(PPIResult):
+    """A class's prevalence (or the mean rating) over all items, from a judge and humans.
+
+    Every field of :class:`PPIResult`, and:
+
+    Attributes
+    ----------
+    candidate : str
+        The judge (a rater of the ratings).
+    humans : tuple of str
+        The raters counted as humans.
+    category : object or None
+        The class whose prevalence is estimated; None for the mean rating.
+    truth : {"mean", "majority", "posterior"}
+        How an item's human value is made from its humans' labels.
+    estimand : str
+        What the estimate is of, in words.
+    n_items : int
+        Items used (labelled + unlabelled).
+    humans_per_item : float
+        Mean number of humans per labelled item.
+    n_left_out : int
+        Items left out because the judge did not rate them.
+    """
+
+    candidate: Any
+    humans: tuple[Any, ...]
+    category: Any
+    truth: str
+    estimand: str
+    n_items: int
+    humans_per_item: float
+    n_left_out: int
+
+    def summary(self) -> str:
+        return "\n".join([f"{self.estimand} (judge {self.candidate!s}, human truth: "
+                          f"{self.truth}; {self.humans_per_item:.2g} humans per labelled item)",
+                          *self._lines()])
+
+
+def _item_mask(labelled: Any, items: pd.Index) -> np.ndarray:
+    if labelled is None:
+        return np.ones(len(items), dtype=bool)
+    if isinstance(labelled, (str, bytes)):
+        raise TypeError("`labelled` must be a list of item ids or a boolean mask over the "
+                        f"items; got the string {labelled!r}.")
+    arr = np.asarray(list(labelled) if not isinstance(labelled, np.ndarray) else labelled)
+    if arr.dtype == bool:
+        if arr.shape != (len(items),):
+            raise ShapeError(f"`labelled` as a boolean mask needs one entry per item "
+                             f"({len(items)}); got shape {arr.shape}.")
+        return arr.copy()
+    pos = items.get_indexer(pd.Index(arr.tolist() if arr.ndim else [arr.item()]))
+    if (pos < 0).any():
+        missing = [v for v, p in zip(arr.tolist(), pos, strict=True) if p < 0][:5]
+        raise ValueError(f"`labelled` names items that are not in the ratings: {missing}.")
+    mask = np.zeros(len(items), dtype=bool)
+    mask[pos] = True
+    return mask
+
+
+def _strata_of(strata: Any, items: pd.Index) -> np.ndarray | None:
+    if strata is None:
+        return None
+    if isinstance(strata, pd.Series):
+        missing = items.difference(strata.index)
+        if len(missing):
+            raise ValueError(f"`strata` has no stratum for {len(missing)} item(s), e.g. "
+                             f"{list(missing[:3])}; give every item one.")
+        return strata.reindex(items).to_numpy(dtype=object)
+    arr = np.asarray(strata, dtype=object)
+    if arr.shape != (len(items),):
+        raise ShapeError(f"`strata` needs one stratum per item ({len(items)}), in the order of "
+                         f"the ratings' items (or a Series indexed by item); got shape "
+                         f"{arr.shape}.")
+    return arr
+
+
+def _modal_share(counts: np.ndarray) -> np.ndarray:
+    """Per item, each category's share of the majority: 1/m for the m tied modes."""
+    top = counts.max(axis=1, keepdims=True)
+    modes = ((counts == top) & (top > 0)).astype(np.float64)
+    return modes / np.maximum(modes.sum(axis=1, keepdims=True), 1.0)  # unrated rows: 0
+
+
+@validate_params(truth=Option(TRUTHS), confidence_level=ConfidenceLevel(), rng=Rng())
+def judge_estimate(ratings: Any, candidate: Any, *, category: Any = None,
+                   truth: str = "mean", labelled: Any = None, humans: Any = None,
+                   model: Any = None, tuned: bool = True, strata: Any = None,
+                   confidence_level: float = 0.95, rng: Any = None) -> JudgeEstimateResult:
+    """A class's prevalence (or the mean rating) over all items, from a judge and humans.
+
+    The judge (``candidate``) rates every item; humans rate some. Each item with
+    human labels gives one value whatever the number of humans who rated it, and the
+    prediction-powered estimate (:func:`ppi_mean`) combines those values with the
+    judge's labels on the same items and on the items no human rated. The variance
+    is over items (clustered by item), so several humans per item are one
+    observation, not several.
+
+    Parameters
+    ----------
+    ratings : Ratings or array_like or pandas.DataFrame
+        Items × raters, the judge among the raters. Items only the judge rated are
+        the unlabelled items.
+    candidate : hashable
+        The judge: a rater of ``ratings``.
+    category : object, optional
+        The class whose prevalence (share of items) is estimated. None estimates the
+        mean rating, which needs numeric labels.
+    truth : {"mean", "majority", "posterior"}, default "mean"
+        An item's human value: the share of its humans who chose ``category`` (their
+        mean rating); the majority's label (tied modes share the item); or the
+        latent-class posterior of ``category`` (posterior mean rating) of ``model``
+        fitted to the humans' labels of the labelled items (the judge is left out of
+        the fit, so the truth does not depend on it).
+    labelled : sequence of item ids or boolean mask, optional
+        The items whose human labels are used; default every item a human rated.
+        Human labels of other items are ignored (those items count as judge-only).
+    humans : sequence of rater ids, optional
+        The raters who count as humans; default every rater but ``candidate``
+        (pass it when the ratings hold other judges).
+    model : LatentClassModel, optional
+        The fit for ``truth="posterior"``; default ``LatentClassModel("spam",
+        rng=rng)``, the audit's default.
+    tuned : bool, default True
+        PPI++ (power-tuned λ) or PPI (λ = 1).
+    strata : array_like or pandas.Series, optional
+        A stratum per item (in the ratings' item order, or a Series indexed by item):
+        stratified PPI.
+    confidence_level : float, default 0.95
+    rng : None, int, SeedSequence or Generator
+        Seeds the default model's starts (``truth="posterior"`` only).
+
+    Returns
+    -------
+    JudgeEstimateResult
+        A :class:`PPIResult` (estimate, ``confidence_interval()``, the human-only
+        interval, the effective sample-size gain) with the candidate, the humans and
+        what was estimated.
+
+    Raises
+    ------
+    ValueError
+        A candidate or human that is not a rater, a category that is not a label,
+        ``category=None`` with labels that are not numbers, fewer than 2 labelled or
+        no unlabelled items the judge rated.
+
+    Warns
+    -----
+    EstimationWarning
+        The judge is too weakly correlated with the humans to help (gain below 1.1).
+
+    Notes
+    -----
+    The estimand is the population mean of the item values: with ``truth="mean"``
+    the probability that a random human gives a random item ``category``; with
+    ``"majority"`` the share of items whose human majority is ``category``; with
+    ``"posterior"`` the model's prevalence of the latent class. The interval covers
+    it when the labelled items are a random sample of the items (use ``strata`` when
+    they were sampled by stratum).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from noise_models import judge_estimate
+    >>> rng = np.random.default_rng(1)
+    >>> truth = rng.random(3000) < 0.25
+    >>> def rate(err):
+    ...     return np.where(rng.random(3000) < err, ~truth, truth).astype(float)
+    >>> table = np.column_stack([rate(0.1), rate(0.1), rate(0.1), rate(0.15)])
+    >>> table[300:, :3] = np.nan            # humans rated the first 300 items only
+    >>> res = judge_estimate(table, 3, category=1.0)
+    >>> round(res.estimate, 3), res.n_labelled, res.n_unlabelled
+    (0.3, 300, 2700)
+    >>> [round(x, 3) for x in res.confidence_interval()]
+    [0.261, 0.338]
+    >>> [round(x, 3) for x in res.classical_interval()]   # the 300 items' humans alone
+    [0.271, 0.36]
+    >>> round(res.sample_size_gain, 2)
+    1.3
+    """
+    check_params(judge_estimate, locals())
+    r = as_ratings(ratings)
+    codes = r.require_raters("`judge_estimate`")
+    raters = list(r.raters)
+    if candidate not in raters:
+        raise ValueError(f"`candidate` {candidate!r} is not a rater of the ratings; the raters "
+                         f"are {raters[:10]}{' ...' if len(raters) > 10 else ''}.")
+    j = raters.index(candidate)
+    if humans is None:
+        h_cols = [k for k in range(len(raters)) if k != j]
+    else:
+        if isinstance(humans, (str, bytes)):
+            humans = [humans]
+        humans = list(humans)
+        bad = [h for h in humans if h not in raters]
+        if bad:
+            raise ValueError(f"`humans` names raters not in the ratings: {bad[:5]}.")
+        if candidate in humans:
+            raise ValueError(f"`humans` includes the candidate {candidate!r}; a judge cannot "
+                             "be its own truth.")
+        h_cols = [raters.index(h) for h in dict.fromkeys(humans)]
+    if not h_cols:
+        raise ValueError("there is no human rater: the ratings hold the candidate only.")
+    tuned = _check_flag(tuned, "tuned")
+    cats = list(r.categories)
+    if category is None:
+        if r.categories.dtype.kind not in "iuf":
+            raise ValueError(f"`category` is needed: the labels are not numbers, so there is "
+                             f"no mean rating; name the class whose prevalence to estimate "
+                             f"(one of {cats[:10]}).")
+        values = np.asarray(r.category_values, dtype=np.float64)
+        estimand = "mean rating"
+    else:
+        if category not in cats:
+            raise ValueError(f"`category` {category!r} is not a label of the ratings; the "
+                             f"labels are {cats[:10]}.")
+        values = np.zeros(len(cats))
+        values[cats.index(category)] = 1.0
+        estimand = f"prevalence of {category!r}"
+
+    judge = codes[:, j]
+    hc = codes[:, h_cols]
+    n_humans = (hc >= 0).sum(axis=1)
+    is_lab = _item_mask(labelled, r.items)
+    if labelled is not None and (is_lab & (n_humans == 0)).any():
+        bad = list(r.items[is_lab & (n_humans == 0)][:5])
+        raise ValueError(f"`labelled` names items no human rated, e.g. {bad}; leave them out "
+                         "(they are judge-only items).")
+    is_lab &= n_humans > 0
+    rated = judge >= 0
+    n_left_out = int((~rated).sum())
+    notes = []
+    if n_left_out:
+        notes.append(f"{n_left_out} item(s) the judge did not rate are left out (PPI needs "
+                     "the judge's label on every item).")
+    lab, unl = is_lab & rated, ~is_lab & rated
+    if lab.sum() < 2:
+        raise ValueError(f"{int(lab.sum())} item(s) carry both human labels and the judge's; "
+                         "at least 2 are needed.")
+    if unl.sum() < 1:
+        raise ValueError("every item the judge rated has human labels: there are no "
+                         "judge-only items for the judge to add. Pass `labelled` to use the "
+                         "human labels of a subset, or add the judge's labels of the unlabelled "
+                         "items.")
+
+    m = len(cats)
+    if truth == "posterior":
+        from noise_models.latent_class import LatentClassModel
+
+        fit_model = LatentClassModel("spam", rng=rng) if model is None else model
+        if not hasattr(fit_model, "fit"):
+            raise TypeError(f"`model` must be a LatentClassModel (or EasyHardModel); got "
+                            f"{type(fit_model).__name__}.")
+        sub = Ratings(hc[is_lab], r.categories, items=r.items[is_lab],
+                      raters=r.raters[h_cols], ordered=r.ordered,
+                      category_values=r.category_values)
+        post = np.asarray(fit_model.fit(sub).class_posterior, dtype=np.float64)
+        shares = np.zeros((r.n_items, m))
+        shares[is_lab] = post
+    else:
+        counts = np.zeros((r.n_items, m))
+        rows, cols = np.nonzero(hc >= 0)
+        np.add.at(counts, (rows, hc[rows, cols]), 1.0)
+        if truth == "mean":
+            with np.errstate(invalid="ignore", divide="ignore"):
+                shares = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1.0)
+        else:
+            shares = _modal_share(counts)
+    y_all = shares @ values
+    f_all = values[np.maximum(judge, 0)]
+    st = _strata_of(strata, r.items)
+    split = None if st is None else (st[lab], st[unl])
+    return ppi_core(
+        y_all[lab], f_all[lab], f_all[unl], tuned=tuned, strata=split,
+        confidence_level=float(confidence_level), notes=notes,
+        result_class=JudgeEstimateResult, candidate=candidate,
+        humans=tuple(r.raters[h_cols]), category=category, truth=truth,
+        estimand=estimand, n_items=int(lab.sum() + unl.sum()),
+        humans_per_item=float(n_humans[lab].mean()), n_left_out=n_left_out)
