@@ -74,6 +74,9 @@ study_size            -- items for an interval half-width, a test's power or Blo
 simulate_study        -- coverage, width, power of analytic / percentile / BCa intervals
                          at a given size                           -> DataFrame
 study_tradeoff        -- more items or more annotators: the cheapest design -> StudyTradeoff
+judge_plan            -- once a judge labels every item: the human-labelled items (and
+                         humans per item) for a PPI interval's half-width, or for the swap
+                         test's non-inferiority power at a margin (SPEC §10) -> JudgePlan
 
 Re-annotation and expert checks (simulation.reannotation, SPEC §6)
 -------------------------------------------------------------------
@@ -167,8 +170,10 @@ from simulation.scores import (
 )
 from simulation.spans import span_intervals
 from simulation.study import (
+    JudgePlan,
     StudyPlan,
     StudyTradeoff,
+    judge_plan,
     simulate_study,
     study_size,
     study_tradeoff,
@@ -225,8 +230,10 @@ __all__ += [
 
 # planning an agreement study (SPEC §8)
 __all__ += [
+    "JudgePlan",
     "StudyPlan",
     "StudyTradeoff",
+    "judge_plan",
     "simulate_study",
     "study_size",
     "study_tradeoff",

@@ -186,6 +186,8 @@ EXAMPLES = {
     "StudyPlan": lambda: simulation.study_size("krippendorff_alpha", minimum=0.8,
                                                significance=0.05, n_categories=4,
                                                method="closed-form"),
+    "JudgePlan": lambda: simulation.judge_plan(target=0.03, correlation=0.6, sd=0.45,
+                                               within_sd=0.3, n_judged=10_000),
     "StudyTradeoff": lambda: simulation.study_tradeoff("fleiss_kappa", expected=0.6,
                                                        target=0.1, raters=[2, 4], n_sims=100,
                                                        n_bootstrap_sims=0, rng=0),

@@ -8,9 +8,13 @@ study_size       -- items needed for a target half-width, a test's power, or Blo
 simulate_study   -- coverage, width and power of the analytic, percentile and BCa
                     intervals at a given size                         -> DataFrame
 study_tradeoff   -- more items or more annotators: the cheapest design -> StudyTradeoff
-StudyPlan, StudyTradeoff -- the results
+judge_plan       -- once a judge labels every item (SPEC §10): the human-labelled items
+                    and humans per item for a PPI++ interval's half-width, or for the
+                    swap test's non-inferiority power at a margin      -> JudgePlan
+StudyPlan, StudyTradeoff, JudgePlan -- the results
 """
 
+from simulation.study._judge import JudgePlan, judge_plan
 from simulation.study._plan import (
     StudyPlan,
     StudyTradeoff,
@@ -19,4 +23,5 @@ from simulation.study._plan import (
     study_tradeoff,
 )
 
-__all__ = ["StudyPlan", "StudyTradeoff", "simulate_study", "study_size", "study_tradeoff"]
+__all__ = ["JudgePlan", "StudyPlan", "StudyTradeoff", "judge_plan", "simulate_study",
+           "study_size", "study_tradeoff"]
