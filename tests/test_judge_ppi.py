@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from _goldnoise_lib.errors import EstimationWarning, ShapeError
+from _goldnoise_lib.errors import EstimationWarning, ShapeError, UnstableStartsWarning
 from agreement import Ratings
 from noise_models import LatentClassModel, judge_estimate, ppi_mean
 
@@ -227,9 +227,16 @@ def test_judge_estimate_posterior_uses_the_humans_fit():
     res = judge_estimate(table, "judge", category=1.0, truth="posterior", model=model)
     humans = Ratings.from_wide(table[["h0", "h1", "h2"]].iloc[:150])
     post = LatentClassModel("one-coin", rng=0).fit(humans).class_posterior[:, 1]
+    # two classes: φ̂ + (post − φ̂)·φ̂(1 − φ̂)/mean((post − φ̂)²), the influence function of
+    # the prevalence's MLE with the annotators' parameters fixed (score (post − φ)/(φ(1 − φ)))
+    phi = post.mean()
+    y = phi + (post - phi) * phi * (1 - phi) / np.mean((post - phi) ** 2)
     f = table["judge"].to_numpy()
-    direct = ppi_mean(post, f[:150], f[150:])
+    direct = ppi_mean(y, f[:150], f[150:])
     assert res.estimate == pytest.approx(direct.estimate, abs=1e-10)
+    assert res.estimate == pytest.approx(phi + direct.lam * (f[150:].mean() - f[:150].mean()),
+                                         abs=1e-10)
+    assert res.standard_error == pytest.approx(direct.standard_error, abs=1e-10)
 
 
 def test_judge_estimate_labelled_and_humans_options():
@@ -293,6 +300,22 @@ def test_judge_estimate_needs_judge_only_items_and_numbers_for_a_mean():
 
 
 # --------------------------------------------------------------- coverage (slow)
+def test_posterior_influence_three_classes():
+    # Σ_c IF_ic = 0 and the mean of the rows is φ̂; M·IF_i = post_i − φ̂ (the derivative of
+    # the estimating equation Σ(post_i − φ) = 0)
+    from noise_models.judge._estimate import _prevalence_influence
+
+    g = np.random.default_rng(0)
+    post = g.dirichlet([0.5, 0.8, 1.2], size=400)
+    vals = _prevalence_influence(post)
+    phi = post.mean(axis=0)
+    infl = vals - phi
+    np.testing.assert_allclose(infl.sum(axis=1), 0.0, atol=1e-10)
+    np.testing.assert_allclose(vals.mean(axis=0), phi, atol=1e-12)
+    big_m = (post.T @ post) / 400 / phi[None, :]
+    np.testing.assert_allclose(infl @ big_m.T, post - phi, atol=1e-10)
+
+
 def _coverage(truth, n_reps, seed):
     """Share of ``n_reps`` simulated studies whose 95% interval covers the estimand.
 
@@ -300,11 +323,14 @@ def _coverage(truth, n_reps, seed):
     humans who err with probability 0.2 each (independently), the judge on every
     item errs with probability 0.15. Estimand for "mean": P(a random human says 1)
     = 0.3·0.8 + 0.7·0.2 = 0.38; for "majority": P(the majority of 3 says 1) =
-    0.3·P(≤1 error) + 0.7·P(≥2 errors).
+    0.3·P(≤1 error) + 0.7·P(≥2 errors); for "posterior" the prevalence 0.3 (the
+    one-coin model is the true model).
     """
     p, e = 0.3, 0.2
     if truth == "mean":
         target = p * (1 - e) + (1 - p) * e
+    elif truth == "posterior":
+        target = p
     else:
         ok = (1 - e) ** 3 + 3 * e * (1 - e) ** 2
         target = p * ok + (1 - p) * (1 - ok)
@@ -317,17 +343,19 @@ def _coverage(truth, n_reps, seed):
         table = np.full((n_items, 4), np.nan)
         table[:n_lab, :3] = humans
         table[:, 3] = np.where(g.random(n_items) < 0.15, ~t, t)
-        res = judge_estimate(table, 3, category=1.0, truth=truth)
+        res = judge_estimate(table, 3, category=1.0, truth=truth, rng=0)
         hits += res.low <= target <= res.high
     return hits
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("truth", ["mean", "majority"])
+@pytest.mark.parametrize("truth", ["mean", "majority", "posterior"])
 def test_coverage_with_several_noisy_humans(truth):
-    n_reps = 600
+    n_reps = 400 if truth == "posterior" else 600
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        # EM starts that label a few items differently do not move the prevalence
+        warnings.simplefilter("ignore", UnstableStartsWarning)
         hits = _coverage(truth, n_reps, seed=11)
     # not significantly below 93% (one-sided), and not significantly off 95%
     assert stats.binomtest(hits, n_reps, 0.93, alternative="less").pvalue > 0.01, hits
