@@ -112,7 +112,7 @@ def coverage(reps: int, posterior_reps: int) -> str:
              f"each err with probability {e}; the judge on every item errs with probability "
              f"{e_judge}. Estimand: P(a random human says the class) for `mean`, P(the "
              f"majority of 3 says it) for `majority`, the prevalence {p} for `posterior` "
-             "(the fit is the default spam model). Target 94–96%.", "",
+             "(the fit is the default one-coin model, the true model here). Target 94–96%.", "",
              "| truth | replicates | coverage | Wilson 95% interval | mean half-width | "
              "human-only half-width | mean gain |", "|---|---:|---:|---|---:|---:|---:|"]
     for truth in ("mean", "majority", "posterior"):
@@ -174,7 +174,12 @@ def _splits(r: Ratings, candidate, humans, category, share, n_splits, seed):
     del full
     return (len(judged), n_lab, target, float(np.median(gains)),
             float(np.quantile(gains, 0.1)), float(np.quantile(gains, 0.9)),
-            float(np.median(corr)), hits / n_splits)
+            float(np.nanmedian(corr)) if np.isfinite(corr).any() else float("nan"),
+            hits / n_splits)
+
+
+def _corr(c: float) -> str:
+    return "— (judge constant)" if np.isnan(c) else f"{c:.2f}"
 
 
 def real_data(n_splits: int) -> str:
@@ -184,7 +189,8 @@ def real_data(n_splits: int) -> str:
              f"Human labels kept on a random share of the items the judge rated, hidden on the "
              f"rest; truth = the humans' mean; PPI++; {n_splits} random splits per row. Gain "
              "= (human-only SE / PPI++ SE)²: the human labels each kept human label is worth "
-             "with the judge; median and 10–90% range over splits. Coverage: share of splits "
+             "with the judge; median and 10–90% range over splits. Correlation: median over "
+             "splits, of the judge's and the humans' values on the labelled items. Coverage: share of splits "
              "whose 95% interval holds the all-items human value (finite population: the "
              "interval is conservative for it).", "",
              "| set | judge | estimand | items | labelled | all-items value | correlation | "
@@ -199,7 +205,7 @@ def real_data(n_splits: int) -> str:
                 n, n_lab, tv, gm, g10, g90, corr, cov = _splits(r, judge, humans, cat, share,
                                                                  n_splits, seed=cat)
                 lines.append(f"| PandaLM | {judge} | prevalence of {names[cat]} | {n} | "
-                             f"{n_lab} | {tv:.3f} | {corr:.2f} | {gm:.2f} ({g10:.2f}–{g90:.2f})"
+                             f"{n_lab} | {tv:.3f} | {_corr(corr)} | {gm:.2f} ({g10:.2f}–{g90:.2f})"
                              f" | {cov:.2f} |")
     r, items = _load("sottana2023")
     humans = ["57e2b", "5995e", "61102"]
@@ -209,8 +215,27 @@ def real_data(n_splits: int) -> str:
         n, n_lab, tv, gm, g10, g90, corr, cov = _splits(sub, "gpt-4", humans, None, 0.25,
                                                          n_splits, seed=len(crit))
         lines.append(f"| Sottana | gpt-4 | mean rating, {task} {crit} | {n} | {n_lab} | "
-                     f"{tv:.3f} | {corr:.2f} | {gm:.2f} ({g10:.2f}–{g90:.2f}) | {cov:.2f} |")
+                     f"{tv:.3f} | {_corr(corr)} | {gm:.2f} ({g10:.2f}–{g90:.2f}) | {cov:.2f} |")
     return "\n".join(lines) + "\n"
+
+
+READING = """Reading (seeded, so the figures below repeat run to run; times do not):
+
+- Equality: every interval end within 4e-16 of `ppi_py` (target 1e-8): met.
+- Coverage with three noisy humans per item: 0.955 (`mean`) and 0.951 (`majority`) over
+  2,000 simulated studies, 0.950 (`posterior`) over 400: inside the 94–96% target. Before
+  the influence-function values, `posterior` on the raw posteriors covered about 70%.
+- Gain on the shared sets: modest, 1.0–1.4. The best is GPT-3.5 on PandaLM's two
+  "response better" classes (1.3–1.4: each human-labelled item worth 1.3–1.4); a class the
+  judge hardly uses (GPT-3.5 says "tie" on 4% of items, the humans on 10%) gains nothing,
+  and GPT-4's near-constant fluency ratings neither (correlation undefined): there
+  `judge_estimate` warns that the judge is too weakly correlated to help. Sottana's
+  summarization coherence and consistency gain 1.01–1.02.
+- Real-data coverage of the all-items human value: 0.93–0.99 over the splits, except GEC
+  semantics (0.89), whose ratings are almost all 5 (mean 4.86): with 100 labelled items
+  the normal interval of such a skewed mean is too short — the classical interval shares
+  the problem; label more items (or stratify) for ratings that rarely move.
+"""
 
 
 def main() -> None:
@@ -232,7 +257,7 @@ def main() -> None:
         write_section("ppi", "## Prediction-powered estimates (`benchmarks/bench_ppi.py`)\n\n"
                       "Target (SPEC §10): `ppi_mean` equal to `ppi_py` to 1e-8; coverage "
                       "94–96% with several noisy humans per item; the effective sample-size "
-                      "gain on the shared judge sets.\n\n" + body)
+                      "gain on the shared judge sets.\n\n" + READING + "\n" + body)
 
 
 if __name__ == "__main__":
