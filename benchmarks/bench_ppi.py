@@ -228,8 +228,9 @@ READING = """Reading (seeded, so the figures below repeat run to run; times do n
 - Gain on the shared sets: modest, 1.0–1.4. The best is GPT-3.5 on PandaLM's two
   "response better" classes (1.3–1.4: each human-labelled item worth 1.3–1.4); a class the
   judge hardly uses (GPT-3.5 says "tie" on 4% of items, the humans on 10%) gains nothing,
-  and GPT-4's near-constant fluency ratings neither (correlation undefined): there
-  `judge_estimate` warns that the judge is too weakly correlated to help. Sottana's
+  and GPT-4's fluency ratings neither (median correlation 0.02–0.12; on some splits
+  the judge is constant on the labelled items): there `judge_estimate` warns that the
+  judge is too weakly correlated to help. Sottana's
   summarization coherence and consistency gain 1.01–1.02.
 - Real-data coverage of the all-items human value: 0.93–0.99 over the splits, except GEC
   semantics (0.89), whose ratings are almost all 5 (mean 4.86): with 100 labelled items

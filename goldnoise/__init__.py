@@ -11,13 +11,15 @@ The public API of the three packages below it, re-exported in one namespace
 * :mod:`noise_models` -- models of label noise: the easy/hard model's answers from
   counts (the noise bound γ, κ audits, planning, chance margins), the latent-class
   family fitted by EM (the paper's easy/hard model, Dawid–Skene, MACE) with its
-  held-out check, calibration, the agreed-error bracket and verified samples, and
-  the instance dependence of noise read from soft labels;
+  held-out check, calibration, the agreed-error bracket and verified samples, the
+  instance dependence of noise read from soft labels, and prediction-powered
+  estimates from a judge on every item and humans on some (``judge_estimate``,
+  ``ppi_mean``);
 * :mod:`simulation` -- generators of labels with known truth, the bootstrap engine,
   coverage calibration of γ and of the verified-sample bound, model scores from
   files, noising protocols, label-error detection, the cross-check of a model
-  against the annotation model, study planning, and re-annotation with expert
-  checks and the stopping bound;
+  against the annotation model, study planning (``judge_plan`` once a judge labels
+  every item), and re-annotation with expert checks and the stopping bound;
 * :func:`audit` -- every section of ``goldnoise audit`` as one
   :class:`AuditResult` (its ``to_dict()`` is the JSON report of
   :mod:`goldnoise.report`, whose schema is a documented contract);
