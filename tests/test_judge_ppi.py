@@ -2,8 +2,8 @@
 
 References: ``ppi_py`` (Angelopoulos et al.; MIT; a test reference only) for PPI and
 PPI++ without strata, to 1e-8; a slow pure-Python reference from the definitions
-(Angelopoulos, Duchi & Zrnic 2023, §2; Fisch et al. 2024, eq. 6) for the stratified
-estimate; coverage by simulation with several noisy humans per item (binomtest).
+(Angelopoulos, Duchi & Zrnic 2023; Fisch et al. 2024: θ = Σ w_k θ_k, Var = Σ w_k² Var_k)
+for the stratified estimate; coverage by simulation with several noisy humans per item (binomtest).
 """
 
 from __future__ import annotations
@@ -70,8 +70,8 @@ def test_lambda_is_ppi_py_lambda_and_clipped():
 
 # --------------------------------------------------------------- stratified, by hand
 def _stratified_reference(y, f, fu, s_lab, s_unl, tuned):
-    """Fisch et al. (2024), eq. (6): θ = Σ_k w_k θ_k, Var = Σ_k w_k² Var_k, with each
-    stratum's PPI++ estimate written out in plain Python loops."""
+    """Fisch et al. (2024): θ = Σ_k w_k θ_k, Var = Σ_k w_k² Var_k, with each stratum's
+    PPI++ estimate written out in plain Python loops."""
     total = len(y) + len(fu)
     est = var = 0.0
     for k in sorted(set(s_lab) | set(s_unl)):
@@ -360,3 +360,47 @@ def test_coverage_with_several_noisy_humans(truth):
     # not significantly below 93% (one-sided), and not significantly off 95%
     assert stats.binomtest(hits, n_reps, 0.93, alternative="less").pvalue > 0.01, hits
     assert stats.binomtest(hits, n_reps, 0.95).pvalue > 0.001, hits
+
+
+@pytest.mark.slow
+def test_stratified_covers_when_strata_are_sampled_at_different_rates():
+    # Two strata of 1,500 items, prevalence 0.1 and 0.6; humans label 3% of the first
+    # and 20% of the second. The pooled labelled items over-represent stratum b, so the
+    # unstratified estimate is biased; the stratified one weights each stratum by its
+    # share of all items and covers the prevalence 0.35 of the items.
+    g = np.random.default_rng(21)
+    n_reps, hits, plain_hits = 400, 0, 0
+    strata = np.repeat(["a", "b"], 1500)
+    for _ in range(n_reps):
+        t = g.random(3000) < np.where(strata == "a", 0.1, 0.6)
+        lab = g.random(3000) < np.where(strata == "a", 0.03, 0.20)
+        table = np.full((3000, 4), np.nan)
+        table[lab, :3] = np.where(g.random((lab.sum(), 3)) < 0.1, ~t[lab, None], t[lab, None])
+        table[:, 3] = np.where(g.random(3000) < 0.1, ~t, t)
+        target = 0.5 * (0.1 * 0.9 + 0.9 * 0.1) + 0.5 * (0.6 * 0.9 + 0.4 * 0.1)
+        res = judge_estimate(table, 3, category=1.0, strata=strata)
+        hits += res.low <= target <= res.high
+        plain = judge_estimate(table, 3, category=1.0)
+        plain_hits += plain.low <= target <= plain.high
+    assert stats.binomtest(hits, n_reps, 0.95).pvalue > 0.001, hits
+    assert plain_hits / n_reps < 0.5  # the design matters: without strata it fails
+
+
+def test_pandalm_item_values_against_ppi_py(shared_data):
+    # PandaLM (Wang et al. 2024, Apache-2.0): 3 humans and GPT-3.5 on 974 items; the
+    # humans' labels of the first 200 judged items kept. The item values by hand
+    # (share of the 3 humans saying "response 1 better"), then ppi_py on them.
+    long = pd.read_csv(shared_data / "judges" / "pandalm2023" / "ratings.csv")
+    r = Ratings.from_long(long)
+    humans = ["annotator1", "annotator2", "annotator3"]
+    wide = long.pivot(index="item", columns="rater", values="label").reindex(r.items)
+    judged = wide["gpt-3.5-turbo"].notna().to_numpy()
+    keep = r.items[judged][:200]
+    res = judge_estimate(r, "gpt-3.5-turbo", category=1, humans=humans, labelled=keep)
+    lab = wide.index.isin(keep)
+    y = (wide.loc[lab, humans] == 1).mean(axis=1).to_numpy()
+    f = (wide.loc[lab, "gpt-3.5-turbo"] == 1).to_numpy(dtype=float)
+    fu = (wide.loc[judged & ~lab, "gpt-3.5-turbo"] == 1).to_numpy(dtype=float)
+    lo, hi = ppi_py.ppi_mean_ci(y, f, fu, alpha=0.05)
+    assert (res.low, res.high) == pytest.approx((lo[0], hi[0]), abs=1e-8)
+    assert res.n_left_out == 25 and res.n_labelled == 200 and res.n_unlabelled == 774

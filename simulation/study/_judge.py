@@ -349,7 +349,11 @@ def judge_plan(pilot: Any = None, candidate: Any = None, *, goal: str = "width",
 
     Notes
     -----
-    See the module docstring for the two formulas. Both are large-sample normal
+    See the module docstring for the two formulas. From a pilot, the width plan takes
+    an item's human value as the mean of its humans (``judge_estimate``'s
+    ``truth="mean"``), splits its variance into the between-item part and one human's
+    within-item part (from the items with two or more humans), and takes the judge's
+    covariance with it; the power plan runs the swap test's paired bootstrap once. Both are large-sample normal
     approximations: PPI++ estimates λ, and the swap test's interval is a percentile
     bootstrap. The tests simulate studies at the planned sizes and check that the
     half-width and the power come out as planned.
