@@ -146,6 +146,14 @@ def test_untuned_weak_judge_warns_and_can_be_wider():
     assert res.weak_judge and res.sample_size_gain < 1.0
 
 
+def test_constant_values_say_why():
+    with pytest.warns(EstimationWarning, match="its labels are constant"):
+        res = ppi_mean([0.0, 1.0, 1.0], [1.0, 1.0, 1.0], [1.0, 0.0])
+    assert res.lam == 0.0 and math.isnan(res.correlation)
+    with pytest.warns(EstimationWarning, match="human values are constant"):
+        ppi_mean([1.0, 1.0, 1.0], [1.0, 0.0, 1.0], [1.0, 0.0])
+
+
 def test_inputs_not_mutated():
     y, f, fu = _data(0)
     copies = [a.copy() for a in (y, f, fu)]
@@ -404,3 +412,30 @@ def test_pandalm_item_values_against_ppi_py(shared_data):
     lo, hi = ppi_py.ppi_mean_ci(y, f, fu, alpha=0.05)
     assert (res.low, res.high) == pytest.approx((lo[0], hi[0]), abs=1e-8)
     assert res.n_left_out == 25 and res.n_labelled == 200 and res.n_unlabelled == 774
+
+
+@pytest.mark.slow
+def test_posterior_coverage_three_classes():
+    # Three classes (0.5, 0.3, 0.2), humans erring 0.25 uniformly to the other classes on
+    # 300 of 2,000 items, the judge erring 0.2: the influence values of the one-coin
+    # prevalence cover class 1's prevalence and the mean rating (0.7).
+    phi = np.array([0.5, 0.3, 0.2])
+    g = np.random.default_rng(4)
+    n_reps, hits = 300, np.zeros(2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.simplefilter("ignore", UnstableStartsWarning)
+        for r in range(n_reps):
+            t = g.choice(3, size=2000, p=phi)
+            other = (t + g.integers(1, 3, 2000)) % 3
+            table = np.full((2000, 4), np.nan)
+            for k in range(3):
+                table[:300, k] = np.where(g.random(300) < 0.25, other[:300], t[:300])
+                other = (t + g.integers(1, 3, 2000)) % 3
+            table[:, 3] = np.where(g.random(2000) < 0.2, other, t)
+            one = judge_estimate(table, 3, category=1.0, truth="posterior", rng=r)
+            mean = judge_estimate(table, 3, truth="posterior", rng=r)
+            hits += [one.low <= 0.3 <= one.high, mean.low <= 0.7 <= mean.high]
+    for h in hits:
+        assert stats.binomtest(int(h), n_reps, 0.93, alternative="less").pvalue > 0.01, hits
+        assert stats.binomtest(int(h), n_reps, 0.95).pvalue > 0.001, hits

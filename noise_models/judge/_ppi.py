@@ -260,8 +260,13 @@ def ppi_core(y: np.ndarray, f: np.ndarray, fu: np.ndarray, *, tuned: bool,
     corr = _correlation(y, f)
     weak = bool(gain < WEAK_GAIN)
     if weak:
-        why = ("it is constant" if math.isnan(corr) and np.ptp(f) == 0.0
-               else f"correlation {corr:.3f} with the human values")
+        if np.ptp(f) == 0.0:
+            why = "its labels are constant on the labelled items"
+        elif np.ptp(y) == 0.0:
+            why = ("the human values are constant on the labelled items, so the human-only "
+                   "interval has width 0")
+        else:
+            why = f"correlation {corr:.3f} with the human values"
         msg = (f"the judge is too weakly correlated with the humans to help ({why}): the "
                f"effective sample-size gain is {gain:.3f} (below {WEAK_GAIN}), so the "
                f"interval is about as wide as the human-only one or wider"
