@@ -335,8 +335,9 @@ def judge_estimate(ratings: Any, candidate: Any, *, category: Any = None,
         shares[is_lab] = _prevalence_influence(post)
     else:
         counts = np.zeros((r.n_items, m))
-        rows, cols = np.nonzero(hc >= 0)
-        np.add.at(counts, (rows, hc[rows, cols]), 1.0)
+        for col in hc.T:  # one rating per item and column: plain fancy-index adds
+            rows = np.flatnonzero(col >= 0)
+            counts[rows, col[rows]] += 1.0
         if truth == "mean":
             with np.errstate(invalid="ignore", divide="ignore"):
                 shares = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1.0)
