@@ -14,6 +14,8 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from scipy import stats
 
 from _goldnoise_lib.errors import EstimationWarning, ShapeError, UnstableStartsWarning
@@ -152,6 +154,25 @@ def test_constant_values_say_why():
     assert res.lam == 0.0 and math.isnan(res.correlation)
     with pytest.warns(EstimationWarning, match="human values are constant"):
         ppi_mean([1.0, 1.0, 1.0], [1.0, 0.0, 1.0], [1.0, 0.0])
+
+
+@given(st.integers(0, 10_000), st.floats(-5, 5), st.floats(-5, 5), st.floats(0.2, 5),
+       st.booleans())
+def test_location_and_scale(seed, shift_y, shift_f, scale, tuned):
+    # A shift of the human values moves the estimate and both intervals by the shift; a
+    # shift of the judge's values changes nothing; scaling both scales the SEs and keeps λ.
+    y, f, fu = _data(seed % 50, n=40, big_n=200, continuous=seed % 2 == 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", EstimationWarning)
+        base = ppi_mean(y, f, fu, tuned=tuned)
+        moved = ppi_mean(y + shift_y, f + shift_f, fu + shift_f, tuned=tuned)
+        scaled = ppi_mean(y * scale, f * scale, fu * scale, tuned=tuned)
+    assert moved.estimate == pytest.approx(base.estimate + shift_y, abs=1e-9)
+    assert moved.standard_error == pytest.approx(base.standard_error, rel=1e-6, abs=1e-12)
+    assert moved.lam == pytest.approx(base.lam, abs=1e-9)
+    assert scaled.estimate == pytest.approx(base.estimate * scale, rel=1e-9, abs=1e-12)
+    assert scaled.standard_error == pytest.approx(base.standard_error * scale, rel=1e-9)
+    assert scaled.lam == pytest.approx(base.lam, abs=1e-9)
 
 
 def test_inputs_not_mutated():
