@@ -143,7 +143,7 @@ def test_read_labelstudio_and_jsonl(tmp_path):
     bad = [{"id": 2, "data": {"text": "abc"}, "annotations": [{"completed_by": 1, "result": [
         {"type": "labels", "value": {"start": 0, "end": 9, "labels": ["X"]}}]}]}]
     (tmp_path / "bad.json").write_text(json.dumps(bad))
-    with pytest.raises(ValueError, match="task 2: a span ends at 9, past the 3 characters"):
+    with pytest.raises(ValueError, match="task 2, annotation 1, result 1: a span ends at 9, past the 3 characters"):
         read_labelstudio(tmp_path / "bad.json")
     prodigy = [{"text": "Ada met Babbage", "_input_hash": 5, "_annotator_id": "p1",
                 "answer": "accept", "spans": [{"start": 0, "end": 3, "label": "PER"}]},
@@ -154,7 +154,7 @@ def test_read_labelstudio_and_jsonl(tmp_path):
     (tmp_path / "p.jsonl").write_text("\n".join(json.dumps(r) for r in prodigy))
     s = read_jsonl(tmp_path / "p.jsonl")
     assert span_agreement(s).f1 == 1.0 and s.documents == [5]
-    (tmp_path / "broken.jsonl").write_text('{"id": 1, "text": "a"}\n{not json}\n')
+    (tmp_path / "broken.jsonl").write_text('{"id": 1, "text": "a", "label": []}\n{not json}\n')
     with pytest.raises(ValueError, match=r"broken.jsonl, line 2: not JSON"):
         read_jsonl(tmp_path / "broken.jsonl", annotator="a")
 
