@@ -466,8 +466,7 @@ def _ls_task(task: Any, where: str, include: tuple[str, ...], tally: _Tally, row
             if who is None or isinstance(who, bool) or not isinstance(who, (int, str)):
                 raise ValueError(f"{at}: 'completed_by' is {_shape(who)}; expected the "
                                  "annotator's id or {\"email\": ...}.")
-            if source == "annotations" or source in include:
-                found = True
+            found = True
             coverage.append((who, tid))
             for r, res in enumerate(result, 1):
                 rat = f"{at}, result {r}"
@@ -489,11 +488,8 @@ def _ls_task(task: Any, where: str, include: tuple[str, ...], tally: _Tally, row
                 for label in _labels(v.get("labels", []), rat):
                     rows.append((tid, *_span(v["start"], v["end"], label, rat, text), who))
     if not found and not any(task.get(k) for k in ("annotations", "completions")):
-        if tally.empty["drafts"] + tally.empty["predictions"] + sum(tally.unread.values()) \
-                and any(task.get(k) for k in ("drafts", "predictions")):
-            return
         raise ValueError(f"{where} has no annotations (export completed tasks only, or drop "
-                         "it).")
+                         "it; drafts and predictions are read only with include=).")
 
 
 def _labels(value: Any, where: str) -> list[str]:
