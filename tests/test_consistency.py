@@ -277,3 +277,32 @@ def test_command_line_spans_reports_gamma_and_the_spans_most_likely_wrong(tmp_pa
         noise_bound(12, 1, noise["values"]["p"]).gamma)
     top = noise["tables"]["likely_wrong"]["rows"][0]
     assert (top["annotator"], top["label"], top["fitted"]) == ("c", "ORG", "PER")
+
+
+def test_command_line_reads_a_conll_2003_gold_file_of_four_columns(tmp_path, capsys):
+    """Zeng et al.'s probe files are CoNLL-2003's: token, POS, chunk, NER."""
+    from goldnoise._cli import main
+
+    lines = []
+    for _ in range(8):
+        lines += ["x NN B-NP O", "John NNP I-NP B-PER", "Smith NNP I-NP I-PER", "in IN B-PP O",
+                  "Paris NNP B-NP B-LOC", ""]
+    (tmp_path / "probe.txt").write_text("\n".join(lines))
+    right = ["O", "B-PER", "I-PER", "O", "B-LOC"] * 8
+    worse = [("O" if i % 5 == 4 else t) for i, t in enumerate(right)]
+    for name, tags in (("PureTrain", right), ("TestTrain", worse)):
+        pd.DataFrame([{"document": 1 + i // 5, "token": i % 5,
+                       **{c: float(c == tag) for c in TAGS}} for i, tag in enumerate(tags)]
+                     ).to_csv(tmp_path / f"{name}.csv", index=False)
+    files = [str(tmp_path / "PureTrain.csv"), str(tmp_path / "TestTrain.csv")]
+    assert main(["consistency", *files, "--gold", str(tmp_path / "probe.txt"), "--resamples",
+                 "100", "--format", "json"]) == 0
+    rows = {r["condition"]: r for r in json.loads(capsys.readouterr().out)["sections"][
+        "consistency"]["tables"]["conditions"]["rows"]}
+    assert rows["PureTrain"]["f1"] == 1.0 and rows["TestTrain"]["f1"] == pytest.approx(16 / 24)
+    # the chunk column is not the gold, but --tag-column can name it
+    assert main(["consistency", *files, "--gold", str(tmp_path / "probe.txt"), "--tag-column",
+                 "2", "--resamples", "100", "--format", "json"]) == 0
+    rows = {r["condition"]: r for r in json.loads(capsys.readouterr().out)["sections"][
+        "consistency"]["tables"]["conditions"]["rows"]}
+    assert rows["PureTrain"]["f1"] == 0.0

@@ -34,7 +34,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "by its stem, or by --conditions), or one file with --model-column")
     g = parser.add_argument_group("consistency")
     g.add_argument("--gold", required=True, metavar="FILE",
-                   help="the probe set's gold labels, a CoNLL file (token and tag columns)")
+                   help="the probe set's gold labels, a CoNLL file (token and tag columns; "
+                        "the tags in the last column, e.g. CoNLL-2003's token POS chunk NER)")
+    g.add_argument("--tag-column", type=int, metavar="N", default=None,
+                   help="the column of the CoNLL files holding the tags, 0 the first, -1 the "
+                        "last (default: the last, as in CoNLL-2003's token POS chunk NER)")
     g.add_argument("--predictions", choices=("scores", "conll"), default="scores",
                    help="what the PRED files hold (default: %(default)s)")
     g.add_argument("--conditions", nargs="+", metavar="NAME",
@@ -96,10 +100,11 @@ def _read(args: argparse.Namespace):
         if "gold" in names or len(set(names)) != len(names):
             raise UsageError(f"the conditions need distinct names other than 'gold'; got "
                              f"{names} (name them with --conditions)")
-        both = read_conll([gold_path, *files], annotators=["gold", *names], scheme=args.scheme)
+        both = read_conll([gold_path, *files], annotators=["gold", *names], scheme=args.scheme,
+                          tag_column=args.tag_column)
         return _only(both, set(names)), _only(both, {"gold"}), names
-    gold = _renumbered(read_conll(gold_path, annotators=["gold"], scheme=args.scheme),
-                       f"{gold_path.stem}:")
+    gold = _renumbered(read_conll(gold_path, annotators=["gold"], scheme=args.scheme,
+                                  tag_column=args.tag_column), f"{gold_path.stem}:")
     items = [(d, t) for d in gold.documents for t in range(gold.lengths[d])]
     if args.model_column is not None:
         if len(files) != 1:

@@ -43,6 +43,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="annotator names, in the order of the files (or of the tag columns)")
     g.add_argument("--scheme", choices=("BIO", "BIOES", "IO"), default="BIO",
                    help="tag scheme of CoNLL files (BIOES also reads BILOU)")
+    g.add_argument("--tag-column", type=int, nargs="+", metavar="N", default=None,
+                   help="CoNLL: the column(s) holding tags, 0 the first, -1 the last (default: "
+                        "the last column of each file with one file per annotator; one file: "
+                        "every column after the token, one annotator each, but only the last "
+                        "for CoNLL-2003's token POS chunk NER)")
     g.add_argument("--match", choices=MATCHES, default="exact",
                    help="when two spans count as the same (default: %(default)s)")
     g.add_argument("--threshold", type=probability("--threshold"), default=0.5,
@@ -66,6 +71,8 @@ def _read(args: argparse.Namespace):
     for f in files:
         if not f.exists():
             raise DataError(f"{f}: no such file or folder")
+    if args.tag_column is not None and args.source_format != "conll":
+        raise UsageError("--tag-column is for --from conll")
     names = args.annotators
     if names is not None and args.source_format in ("brat", "doccano") and \
             len(names) != len(files):
@@ -74,7 +81,7 @@ def _read(args: argparse.Namespace):
     try:
         if args.source_format == "conll":
             return read_conll(files if len(files) > 1 else files[0], annotators=names,
-                              scheme=args.scheme)
+                              scheme=args.scheme, tag_column=args.tag_column)
         if args.source_format == "brat":
             return Spans.concat(read_brat(f, annotator=names[i] if names else f.name)
                                 for i, f in enumerate(files))
