@@ -215,3 +215,34 @@ def test_token_agreement_is_the_coefficients_on_the_bio_table(tmp_path):
     no_len = Spans(char.frame, unit="token")
     with pytest.raises(ValueError, match="length of 1 document"):
         token_agreement(no_len)
+
+
+def test_annotators_who_marked_nothing_agree_there_is_no_entity(tmp_path, capsys):
+    from _goldnoise_lib.errors import DegenerateDataWarning
+    from agreement.spans import unitizing_alpha
+    from goldnoise._cli import main
+
+    (tmp_path / "none.conll").write_text("Ada O O\nmet O O\n\nBob O O\n\nEve O O\n")
+    s = read_conll(tmp_path / "none.conll")
+    r = span_agreement(s)
+    assert np.isnan(r.f1) and r.notes and "F1 is undefined" in r.notes[0]
+    assert (r.n_both_empty, r.n_one_empty, r.no_entity_agreement) == (3, 0, 1.0)
+    with pytest.warns(DegenerateDataWarning, match="no annotator marked a unit"):
+        ua = unitizing_alpha(s)
+    assert np.isnan(ua.alpha) and "no annotator marked a unit" in ua.notes[-1]
+    # one document where only b marks a span: 2 both-empty, 1 one-empty -> 2*2 / (2*2 + 1)
+    (tmp_path / "one.conll").write_text("Ada O B-PER\nmet O O\n\nBob O O\n\nEve O O\n")
+    r = span_agreement(read_conll(tmp_path / "one.conll"))
+    assert r.f1 == 0.0 and (r.n_both_empty, r.n_one_empty) == (2, 1)
+    assert r.no_entity_agreement == pytest.approx(0.8)
+    assert main(["spans", str(tmp_path / "none.conll"), "--from", "conll", "--format",
+                 "json"]) == 0
+    out = capsys.readouterr()
+    report = json.loads(out.out)
+    sec = report["sections"]["agreement"]
+    assert sec["values"]["no_entity_agreement"] == 1.0
+    assert report["sections"]["unitizing"]["status"] == "undefined"
+    assert "no annotator marked a unit" in report["sections"]["unitizing"]["reason"]
+    assert report["sections"]["noise"]["status"] == "undefined"
+    assert main(["spans", str(tmp_path / "none.conll"), "--from", "conll"]) == 0
+    assert "pooled F1 undefined" in capsys.readouterr().out

@@ -74,6 +74,16 @@ class SpanAgreementResult(Result):
         ``first``, ``second``, ``document``, ``label``, ``tp``, ``fp``, ``fn``: every
         pair's counts in every document and label where either marked a span (the
         rows the tables above add up; the bootstrap over documents resamples them).
+    n_both_empty, n_one_empty : int
+        Over every pair and every document both annotated: how often both marked
+        nothing (they agree there is no entity), and how often one marked nothing and
+        the other a span.
+    no_entity_agreement : float
+        Specific agreement on "no entity" over documents, ``2·n_both_empty /
+        (2·n_both_empty + n_one_empty)``: F1's form with a document left empty as the
+        positive; NaN when every document compared holds spans of both.
+    notes : tuple of str
+        Why F1 is undefined, when it is.
 
     ``to_frame()``: the pairs table.
     """
@@ -87,6 +97,10 @@ class SpanAgreementResult(Result):
     by_label: pd.DataFrame = field(repr=False)
     by_document: pd.DataFrame = field(repr=False)
     counts: pd.DataFrame = field(repr=False, default=None)
+    n_both_empty: int = 0
+    n_one_empty: int = 0
+    no_entity_agreement: float = float("nan")
+    notes: tuple[str, ...] = ()
 
     _headline = "f1"
 
@@ -100,14 +114,27 @@ class SpanAgreementResult(Result):
         return self.pairs.copy()
 
     def summary(self) -> str:
+        f1 = f"{self.f1:.4f}" if np.isfinite(self.f1) else "undefined"
         lines = [f"Span agreement ({self.match}"
                  + (f", IoU >= {self.threshold:g}" if self.match == "iou" else "")
-                 + f"): pooled F1 {self.f1:.4f} over {len(self.pairs)} pair(s), "
+                 + f"): pooled F1 {f1} over {len(self.pairs)} pair(s), "
                  f"{self.n_documents} documents"]
         for label, row in self.by_label.iterrows():
             lines.append(f"  {label}: F1 {row['f1']:.4f} (tp {int(row['tp'])}, fp "
                          f"{int(row['fp'])}, fn {int(row['fn'])})")
+        lines.append("  " + self.no_entity_text())
+        lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)
+
+    def no_entity_text(self) -> str:
+        """One line: how the pairs agree on documents left without an entity."""
+        either = self.n_both_empty + self.n_one_empty
+        if not either:
+            return ("no entity: every document compared holds spans of both annotators of "
+                    "each pair")
+        return (f"no entity: both annotators left the document empty in {self.n_both_empty} "
+                f"of the {either} pair-document comparisons where either did (specific "
+                f"agreement on no entity {self.no_entity_agreement:.4f})")
 
     def __repr__(self) -> str:
         return (f"SpanAgreementResult(f1={self.f1:.4f}, match={self.match!r}, "
@@ -179,11 +206,37 @@ def span_agreement(spans: Spans, *, match: str = "exact", threshold: float = 0.5
         return t.sort_index(key=lambda ix: ix.map(str))
 
     tp, fp, fn = (int(pairs[c].sum()) for c in ("tp", "fp", "fn"))
+    both_empty, one_empty = _empty_documents(spans)
+    notes = []
+    if tp + fp + fn == 0:
+        shared = int(pairs["documents"].sum())
+        notes.append("F1 is undefined: no pair of annotators marked a span in a document both "
+                     "annotated (F1 counts spans; with none there is nothing to match)"
+                     + (f"; they agree there is no entity in all {shared} pair-document "
+                        "comparisons" if shared and both_empty == shared else ""))
     return SpanAgreementResult(
         f1=float(_f1(tp, fp, fn)), match=match,
         threshold=float(threshold) if match == "iou" else None,
         n_annotators=len(annotators), n_documents=len(spans.documents), pairs=pairs,
-        by_label=table("label"), by_document=table("document"), counts=counts)
+        by_label=table("label"), by_document=table("document"), counts=counts,
+        n_both_empty=both_empty, n_one_empty=one_empty,
+        no_entity_agreement=float(_f1(both_empty, one_empty, 0)), notes=tuple(notes))
+
+
+def _empty_documents(spans: Spans) -> tuple[int, int]:
+    """Over pairs and shared documents: (both marked nothing, exactly one marked nothing)."""
+    docs_of: dict[Any, set] = {}
+    for a, d in spans.coverage:
+        docs_of.setdefault(a, set()).add(d)
+    marked = {a: set(g) for a, g in spans.frame.groupby("annotator")["document"]}
+    both = one = 0
+    for a, b in combinations(spans.annotators, 2):
+        shared = docs_of.get(a, set()) & docs_of.get(b, set())
+        ea = shared - marked.get(a, set())
+        eb = shared - marked.get(b, set())
+        both += len(ea & eb)
+        one += len(ea ^ eb)
+    return both, one
 
 
 def pair_counts(spans: Spans, *, match: str = "exact", threshold: float = 0.5

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import warnings
 from pathlib import Path
+
+from _goldnoise_lib.errors import DegenerateDataWarning
 
 from goldnoise._cli._common import count, probability
 from goldnoise.report import Column, Report, Section, Table
@@ -100,8 +103,14 @@ def run(args: argparse.Namespace) -> Report:
     spans = _read(args)
     intervals = None
     try:
-        res = span_agreement(spans, match=args.match, threshold=args.threshold)
-        ua = unitizing_alpha(spans)
+        with warnings.catch_warnings():
+            # undefined statistics are said in their sections, with the reason
+            warnings.simplefilter("ignore", DegenerateDataWarning)
+            res = span_agreement(spans, match=args.match, threshold=args.threshold)
+            ua = unitizing_alpha(spans)
+        if args.bootstrap and len(spans) == 0:
+            raise DataError("--bootstrap: no annotator marked a span, so there is no span "
+                            "statistic to resample (run without --bootstrap)")
         if args.bootstrap:
             from simulation import span_intervals
 
@@ -127,9 +136,14 @@ def run(args: argparse.Namespace) -> Report:
     s = report.add(Section("agreement", "Span agreement (F1 = positive specific agreement)"))
     s.values.update({"f1": res.f1, "n_spans": len(spans), "n_annotators": res.n_annotators,
                      "n_documents": res.n_documents, "unit": spans.unit})
+    f1_text = f"{res.f1:.4f}" if res.f1 == res.f1 else "undefined"
     s.lines.append(f"{len(spans)} spans by {res.n_annotators} annotators in {res.n_documents} "
-                   f"documents ({spans.unit} offsets); pooled F1 {res.f1:.4f}{ci('span_f1')} "
+                   f"documents ({spans.unit} offsets); pooled F1 {f1_text}{ci('span_f1')} "
                    f"({args.match} match)")
+    s.lines.append(res.no_entity_text())
+    s.values.update({"no_entity_agreement": res.no_entity_agreement,
+                     "n_both_empty": res.n_both_empty, "n_one_empty": res.n_one_empty})
+    s.notes += list(res.notes)
     label_rows = res.by_label.reset_index().to_dict(orient="records")
     label_cols = [Column("label", align="<"), Column("tp"), Column("fp"), Column("fn"),
                   Column("f1", "F1", ".4f")]
@@ -155,15 +169,19 @@ def run(args: argparse.Namespace) -> Report:
                      "boundary_disagreement": ua.boundary_disagreement,
                      "label_disagreement": ua.label_disagreement,
                      "n_documents": ua.n_documents})
-    u.lines += [f"alpha_u {ua.alpha:.4f}{ci('unitizing_alpha')} over {ua.n_documents} "
-                "documents with two or more annotators",
-                f"  where the units are (|u|alpha, labels ignored): {ua.binary_alpha:.4f}"
-                f"{ci('unitizing_alpha_binary')}",
-                f"  which label where units meet (cu-alpha):        {ua.coding_alpha:.4f}"
-                f"{ci('unitizing_alpha_coding')}",
-                f"  1 - alpha_u = {ua.boundary_disagreement:.4f} (unit against gap) + "
-                f"{ua.label_disagreement:.4f} (label against label)"]
-    u.notes += list(ua.notes)
+    undefined = [n for n in ua.notes if n.startswith("α_u undefined: ")]
+    if undefined:
+        u.undefined(undefined[0][len("α_u undefined: "):])
+    else:
+        u.lines += [f"alpha_u {ua.alpha:.4f}{ci('unitizing_alpha')} over {ua.n_documents} "
+                    "documents with two or more annotators",
+                    f"  where the units are (|u|alpha, labels ignored): {ua.binary_alpha:.4f}"
+                    f"{ci('unitizing_alpha_binary')}",
+                    f"  which label where units meet (cu-alpha):        {ua.coding_alpha:.4f}"
+                    f"{ci('unitizing_alpha_coding')}",
+                    f"  1 - alpha_u = {ua.boundary_disagreement:.4f} (unit against gap) + "
+                    f"{ua.label_disagreement:.4f} (label against label)"]
+    u.notes += [n for n in ua.notes if not n.startswith("α_u undefined: ")]
     if intervals is not None:
         b = report.add(Section("bootstrap", f"Intervals ({intervals.confidence_level:.0%}, "
                                             f"{intervals.method}, {args.bootstrap} resamples "
@@ -185,6 +203,8 @@ def _noise_section(spans, args: argparse.Namespace) -> Section:
 
     s = Section("noise", "Candidate spans as items: noise of the agreed spans, spans most "
                          "likely wrong")
+    if len(spans) == 0:
+        return s.undefined("no annotator marked a span: there is no candidate span to rate")
     res = span_noise(spans, match=args.match, threshold=args.threshold)
     s.values.update({"n_candidates": res.n_candidates, "n_agreed": res.n_agreed,
                      "categories": [str(c) for c in res.categories]})
