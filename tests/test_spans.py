@@ -246,3 +246,34 @@ def test_annotators_who_marked_nothing_agree_there_is_no_entity(tmp_path, capsys
     assert report["sections"]["noise"]["status"] == "undefined"
     assert main(["spans", str(tmp_path / "none.conll"), "--from", "conll"]) == 0
     assert "pooled F1 undefined" in capsys.readouterr().out
+
+
+def test_token_agreement_says_when_an_invalid_I_tag_was_rewritten_and_reads_raw_tags(tmp_path):
+    from _goldnoise_lib.errors import GoldnoiseWarning
+    from agreement import Ratings, cohen_kappa
+    from agreement.spans import token_agreement, token_ratings
+
+    # a starts a PER with I- (no B- before it); b writes B-
+    (tmp_path / "t.conll").write_text("Ada I-PER B-PER\nmet O O\n\nBob B-PER O\n\nin O O\n")
+    with pytest.warns(GoldnoiseWarning, match="continues no PER span"):
+        s = read_conll(tmp_path / "t.conll", annotators=["a", "b"])
+    kappa = "Cohen's kappa"
+    derived = token_agreement(s)
+    # by hand on the derived tags a: B O B O, b: B O O O -> p_o 3/4, p_e 1/2*1/4 + 1/2*3/4
+    assert derived.loc[kappa, "value"] == pytest.approx((3 / 4 - 1 / 2) / (1 - 1 / 2))
+    assert "1 token tag(s) differ from the tags as written" in derived.loc[kappa, "notes"]
+    raw = token_agreement(s, tags="raw")
+    by_hand = Ratings.from_wide(pd.DataFrame({"a": ["I-PER", "O", "B-PER", "O"],
+                                              "b": ["B-PER", "O", "O", "O"]}))
+    assert raw.loc[kappa, "value"] == pytest.approx(cohen_kappa(by_hand).value)
+    assert raw.loc[kappa, "value"] != pytest.approx(derived.loc[kappa, "value"])
+    assert "differ from the tags as written" not in str(raw.loc[kappa, "notes"])
+    assert sorted(token_ratings(s, tags="raw").categories) == ["B-PER", "I-PER", "O"]
+    # valid tags: no note; BIOES written tags are not 'rewritten' by reading them as BIO
+    (tmp_path / "ok.conll").write_text("Ada S-PER S-PER\nmet O O\nBob B-PER B-PER\n"
+                                       "Smith E-PER E-PER\n")
+    ok = token_agreement(read_conll(tmp_path / "ok.conll", scheme="BIOES"))
+    assert "tags as written" not in " ".join(map(str, ok["notes"]))
+    with pytest.raises(ValueError, match="tags='raw' needs the tags as written"):
+        token_agreement(Spans(s.frame, coverage=s.coverage, unit="token", lengths=s.lengths),
+                        tags="raw")

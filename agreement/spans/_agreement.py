@@ -320,14 +320,79 @@ def _group_matches(gcode: np.ndarray, start: np.ndarray, end: np.ndarray, ia: np
     return tp
 
 
-def token_ratings(spans: Spans) -> Any:
+TAG_READINGS = ("spans", "raw")
+
+
+def _as_bio(tag: str) -> str:
+    """A tag as written, in BIO without repairs (BIOES/BILOU's S-, U- are B-; E-, L- are I-)."""
+    tag = str(tag).strip()
+    prefix, sep, label = tag.partition("-")
+    if not sep:
+        return tag
+    p = {"S": "B", "U": "B", "E": "I", "L": "I"}.get(prefix.upper(), prefix.upper())
+    return f"{p}-{label}"
+
+
+def _raw_token_ratings(spans: Spans) -> Any:
+    from agreement._ratings import Ratings
+
+    annotators, documents = spans.annotators, spans.documents
+    missing = [(a, d) for a in annotators for d in documents
+               if (a, d) in spans.coverage and (a, d) not in spans.tags]
+    if missing:
+        raise ValueError(f"tags='raw' needs the tags as written, which CoNLL files give "
+                         f"(read_conll); {len(missing)} annotator-document pair(s) have none, "
+                         f"e.g. {missing[0]!r}.")
+    n_tok = [spans.lengths[d] for d in documents]
+    start = np.concatenate([[0], np.cumsum(n_tok)]).astype(np.int64)
+    cats = pd.Index(sorted({str(t).strip() for v in spans.tags.values() for t in v}),
+                    dtype=object, name="category")
+    code = {t: i for i, t in enumerate(cats)}
+    codes = np.full((int(start[-1]), len(annotators)), -1, dtype=np.int32)
+    for j, a in enumerate(annotators):
+        for k, d in enumerate(documents):
+            if (a, d) in spans.coverage:
+                codes[start[k]:start[k + 1], j] = [code[str(t).strip()]
+                                                   for t in spans.tags[(a, d)]]
+    return Ratings(codes.astype(np.int16) if len(cats) > 127 else codes.astype(np.int8), cats,
+                   items=pd.RangeIndex(int(start[-1]), name="item"),
+                   raters=pd.Index(annotators, name="rater"))
+
+
+def tags_rewritten(spans: Spans) -> int:
+    """Tokens whose BIO tag derived from the spans differs from the tag as written (read
+    as BIO: an ``I-`` that continues no span is re-derived as ``B-``); 0 without tags."""
+    if not spans.tags or spans.unit != "token":
+        return 0
+    derived = token_ratings(spans)
+    wide = derived.codes
+    cats = list(derived.categories)
+    documents = spans.documents
+    n_tok = [spans.lengths[d] for d in documents]
+    start = np.concatenate([[0], np.cumsum(n_tok)]).astype(np.int64)
+    changed = 0
+    for j, a in enumerate(spans.annotators):
+        for k, d in enumerate(documents):
+            raw = spans.tags.get((a, d))
+            if raw is None:
+                continue
+            got = wide[start[k]:start[k + 1], j]
+            changed += sum(cats[c] != _as_bio(t) for c, t in zip(got, raw, strict=True))
+    return changed
+
+
+def token_ratings(spans: Spans, *, tags: str = "spans") -> Any:
     """The tokens as items: each annotator's BIO tag of every token of the documents it saw.
 
-    A token outside every span is ``O``; the first token of a span ``B-label``, the
-    others ``I-label``. Where an annotator's spans overlap, the span that starts first
-    (then the longer) tags the shared tokens. Tokens of documents an annotator did not
-    annotate are missing for that annotator. Needs token offsets and the documents'
-    lengths (``read_conll`` records both).
+    ``tags="spans"`` (default): the tags are derived from the spans. A token outside
+    every span is ``O``; the first token of a span ``B-label``, the others
+    ``I-label``. Where an annotator's spans overlap, the span that starts first (then
+    the longer) tags the shared tokens. A CoNLL ``I-`` tag that continues no span was
+    read as the start of one, so it becomes ``B-`` here. ``tags="raw"``: the tags as
+    the CoNLL file wrote them (``Spans.tags``), every distinct tag a category.
+    Tokens of documents an annotator did not annotate are missing for that
+    annotator. Needs token offsets and the documents' lengths (``read_conll``
+    records both).
 
     Returns
     -------
@@ -347,6 +412,8 @@ def token_ratings(spans: Spans) -> Any:
     from agreement._ratings import Ratings
     from agreement.spans._unitizing import _units
 
+    if tags not in TAG_READINGS:
+        raise ValueError(f"`tags` must be one of {TAG_READINGS}; got {tags!r}.")
     if spans.unit != "token":
         raise ValueError("token agreement needs token offsets (read_conll gives them); these "
                          f"spans have {spans.unit} offsets.")
@@ -354,6 +421,8 @@ def token_ratings(spans: Spans) -> Any:
     if missing:
         raise ValueError(f"the length of {len(missing)} document(s) is unknown "
                          f"({', '.join(map(str, missing[:3]))}): build Spans with `lengths=`.")
+    if tags == "raw":
+        return _raw_token_ratings(spans)
     annotators = spans.annotators
     documents = spans.documents
     n_tok = np.array([spans.lengths[d] for d in documents], dtype=np.int64)
@@ -395,14 +464,19 @@ def token_ratings(spans: Spans) -> Any:
                    raters=pd.Index(annotators, name="rater"))
 
 
-@validate_params(confidence_level=ConfidenceLevel())
-def token_agreement(spans: Spans, *, confidence_level: float = 0.95) -> pd.DataFrame:
+@validate_params(tags=Option(TAG_READINGS), confidence_level=ConfidenceLevel())
+def token_agreement(spans: Spans, *, tags: str = "spans",
+                    confidence_level: float = 0.95) -> pd.DataFrame:
     """Every agreement coefficient of SPEC §1 over tokens as items (BIO tags as categories).
 
     Parameters
     ----------
     spans : Spans
         Token offsets with the documents' lengths (``read_conll``).
+    tags : {"spans", "raw"}, default "spans"
+        The tags derived from the spans, or the tags as the CoNLL file wrote them
+        (:func:`token_ratings`). The two differ where an ``I-`` continues no span
+        (derived: ``B-``); the ``notes`` column says how many tokens, when any do.
     confidence_level : float, default 0.95
 
     Returns
@@ -424,4 +498,12 @@ def token_agreement(spans: Spans, *, confidence_level: float = 0.95) -> pd.DataF
     check_params(token_agreement, locals())
     from agreement._table import agreement_table
 
-    return agreement_table(token_ratings(spans), confidence_level=confidence_level)
+    table = agreement_table(token_ratings(spans, tags=tags), confidence_level=confidence_level)
+    changed = tags_rewritten(spans) if tags == "spans" else 0
+    if changed:
+        note = (f"{changed} token tag(s) differ from the tags as written: an I- that continues "
+                "no span starts one (as CoNLL's evaluation reads it) and is counted as B- "
+                "here; tags='raw' computes the coefficients on the tags as written")
+        table["notes"] = [f"{n}; {note}" if isinstance(n, str) and n else note
+                          for n in table["notes"]]
+    return table
