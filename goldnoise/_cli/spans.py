@@ -61,7 +61,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="also bootstrap every statistic over documents with B resamples (0: "
                         "no bootstrap, as without the option): percentile intervals of span "
                         "F1 (pooled and per label), unitizing alpha and its parts and, with "
-                        "CoNLL tokens, token-level kappa, alpha and AC1 (seeded by --seed)")
+                        "CoNLL tokens, token-level kappa, alpha and AC1 (seeded by --seed); "
+                        "needs 10 documents, or a CoNLL file's 10 sentences (resampled "
+                        "instead, with a note)")
     g.add_argument("--seed", type=count("--seed", 0), default=0,
                    help="seed of --bootstrap: the same seed gives the same intervals")
 
@@ -183,9 +185,10 @@ def run(args: argparse.Namespace) -> Report:
                     f"{ua.label_disagreement:.4f} (label against label)"]
     u.notes += [n for n in ua.notes if not n.startswith("α_u undefined: ")]
     if intervals is not None:
+        unit = "documents" if intervals.n_items == len(spans.documents) else "sentences"
         b = report.add(Section("bootstrap", f"Intervals ({intervals.confidence_level:.0%}, "
                                             f"{intervals.method}, {args.bootstrap} resamples "
-                                            f"of {intervals.n_items} documents)"))
+                                            f"of {intervals.n_items} {unit})"))
         rows = intervals.to_frame().reset_index().to_dict(orient="records")
         b.tables.append(Table("intervals", [Column("statistic", align="<"),
                                             Column("estimate", fmt=".4f"),
