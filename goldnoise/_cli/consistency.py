@@ -13,9 +13,13 @@ DESCRIPTION = (
     "Zeng et al. (2021): train one model under several conditions — on training data only, "
     "or with a suspect subset (e.g. the test set) added first or last — and let each predict "
     "the same probe set drawn from the training data. A condition that predicts the probe "
-    "worse says the labels it adds are less consistent with the rest. Prints each "
-    "condition's span F1 (exact match) with a bootstrap interval, a paired interval of every "
-    "difference (documents resampled jointly) and a verdict.\n\n"
+    "worse adds something less consistent with the rest: its labels, but also its texts, "
+    "its place in the feeding order and its amount of data. Only a control — the same "
+    "training with the subset's labels corrected (--control CONDITION=CONTROL) — splits the "
+    "gap into what the correction removes (labels) and what remains (not labels). Prints "
+    "each condition's span F1 (exact match) with a bootstrap interval, a paired interval of "
+    "every difference (documents resampled jointly), each control's split and a verdict "
+    "saying what can and cannot be attributed to labels.\n\n"
     "PRED files are per-token scores (.csv/.tsv/.parquet/.jsonl: id columns document and "
     "token, one probability column per tag; one file per condition, or one with "
     "--model-column) or, with --predictions conll, CoNLL files of predicted tags. Documents "
@@ -25,7 +29,9 @@ DESCRIPTION = (
     "  goldnoise consistency PureTrain.csv TrainTest.csv TestTrain.csv --gold probe.conll\n"
     "  goldnoise consistency preds.parquet --model-column condition --gold probe.conll\n"
     "  goldnoise consistency a.conll b.conll --predictions conll --gold probe.conll "
-    "--conditions PureTrain TestTrain")
+    "--conditions PureTrain TestTrain\n"
+    "  goldnoise consistency PureTrain.csv TestTrain.csv TestTrainCorrect.csv --gold "
+    "probe.conll --control TestTrain=TestTrainCorrect")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -44,6 +50,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--conditions", nargs="+", metavar="NAME",
                    help="names of the conditions, in the order of the files; with "
                         "--model-column the models to compare (default: all)")
+    g.add_argument("--control", action="append", metavar="CONDITION=CONTROL", default=None,
+                   help="CONTROL is CONDITION's training with the subset's labels corrected; "
+                        "reports which part of CONDITION's gap is labels (repeatable)")
     g.add_argument("--model-column", metavar="NAME",
                    help="column naming each row's condition, for one file holding several")
     g.add_argument("--id-columns", nargs=2, default=["document", "token"],
@@ -127,10 +136,19 @@ def run(args: argparse.Namespace) -> Report:
     from goldnoise._cli._errors import DataError
     from simulation import subset_consistency
 
+    from goldnoise._cli._errors import UsageError
+
+    controls = {}
+    for spec in args.control or []:
+        cond, sep, ctrl = spec.partition("=")
+        if not sep or not cond or not ctrl:
+            raise UsageError(f"--control takes CONDITION=CONTROL (e.g. "
+                             f"TestTrain=TestTrainCorrect); got {spec!r}")
+        controls[cond] = ctrl
     try:
         predictions, gold, conditions = _read(args)
         res = subset_consistency(predictions, gold, conditions=conditions, scheme=args.scheme,
-                                 n_resamples=args.resamples,
+                                 controls=controls or None, n_resamples=args.resamples,
                                  confidence_level=args.confidence_level, rng=args.seed)
     except (ValueError, TypeError, OSError, UnicodeDecodeError) as exc:
         raise DataError(" ".join(str(exc).split())) from None
@@ -160,5 +178,15 @@ def run(args: argparse.Namespace) -> Report:
         Column("high", fmt="+.4f"), Column("separated")],
         res.differences.to_dict(orient="records"),
         title="differences of F1 (first - second), paired"))
+    if not res.controls.empty:
+        s.tables.append(Table("controls", [
+            Column("condition", align="<"), Column("control", align="<"),
+            Column("reference", align="<"), Column("gap", fmt="+.4f"),
+            Column("labels", fmt="+.4f"), Column("low", fmt="+.4f"), Column("high", fmt="+.4f"),
+            Column("not_labels", "not labels", "+.4f"),
+            Column("labels_share", "labels share", ".0%")],
+            res.controls.to_dict(orient="records"),
+            title="controls: the gap (reference - condition) split into labels (control - "
+                  "condition, paired) and not labels (reference - control)"))
     s.notes += list(res.notes)
     return report
