@@ -160,13 +160,15 @@ def run(args: argparse.Namespace) -> Report:
                     primary="consistency/conditions", companions=["consistency/differences"])
     s = report.add(Section("consistency", "Label consistency across subsets (Zeng et al. "
                                           "2021): span F1 on the probe set"))
-    s.values.update({"least_consistent": res.least_consistent, "verdict": res.verdict,
+    verdict = res.verdict.replace("given as controls=", "given with --control "
+                                  "CONDITION=CONTROL")
+    s.values.update({"least_consistent": res.least_consistent, "verdict": verdict,
                      "n_documents": res.n_documents})
     pct = f"{100 * res.confidence_level:g}%"
     s.lines.append(f"{len(conditions)} conditions on {res.n_documents} probe documents; "
                    f"{pct} percentile intervals from {args.resamples} resamples of documents "
                    "(the same for every condition)")
-    s.lines.append(res.verdict)
+    s.lines.append(verdict)
     s.tables.append(Table("conditions", [
         Column("condition", align="<"), Column("tp"), Column("fp"), Column("fn"),
         Column("precision", fmt=".4f"), Column("recall", fmt=".4f"),

@@ -449,8 +449,8 @@ def subset_consistency(predictions: Any, gold: Spans, *, conditions: Any, scheme
                         f"{worst} adds together with everything else that subset changes — "
                         "its texts (inputs unlike the probe's), when it is fed, the amount of "
                         "data; without a control (the same training with the subset's labels "
-                        "corrected: --control / controls=) the part that is labels cannot be "
-                        "told apart from the rest")
+                        "corrected, given as controls=) the part that is labels cannot be told "
+                        "apart from the rest")
     else:
         least = None
         close = against.loc[~(against["low"] > 0), "first"].tolist()
