@@ -359,25 +359,30 @@ def _raw_token_ratings(spans: Spans) -> Any:
                    raters=pd.Index(annotators, name="rater"))
 
 
-def tags_rewritten(spans: Spans) -> int:
-    """Tokens whose BIO tag derived from the spans differs from the tag as written (read
-    as BIO: an ``I-`` that continues no span is re-derived as ``B-``); 0 without tags."""
+def tags_rewritten(spans: Spans, derived: Any = None) -> int:
+    """Tokens whose BIO tag derived from the spans (``derived``: their
+    :func:`token_ratings`) differs from the tag as written (read as BIO: an ``I-`` that
+    continues no span is re-derived as ``B-``); 0 without tags."""
     if not spans.tags or spans.unit != "token":
         return 0
-    derived = token_ratings(spans)
+    if derived is None:
+        derived = token_ratings(spans)
     wide = derived.codes
     cats = list(derived.categories)
     documents = spans.documents
     n_tok = [spans.lengths[d] for d in documents]
     start = np.concatenate([[0], np.cumsum(n_tok)]).astype(np.int64)
+    cat_code = {c: i for i, c in enumerate(cats)}
     changed = 0
     for j, a in enumerate(spans.annotators):
-        for k, d in enumerate(documents):
-            raw = spans.tags.get((a, d))
-            if raw is None:
-                continue
-            got = wide[start[k]:start[k + 1], j]
-            changed += sum(cats[c] != _as_bio(t) for c, t in zip(got, raw, strict=True))
+        have = [k for k, d in enumerate(documents) if (a, d) in spans.tags]
+        if not have:
+            continue
+        raw = [t for k in have for t in spans.tags[(a, documents[k])]]
+        got = np.concatenate([wide[start[k]:start[k + 1], j] for k in have])
+        codes, uniques = pd.factorize(pd.Series(raw, dtype=object))
+        as_code = np.array([cat_code.get(_as_bio(u), -2) for u in uniques], dtype=np.int64)
+        changed += int(np.count_nonzero(as_code[codes] != got))
     return changed
 
 
@@ -498,8 +503,9 @@ def token_agreement(spans: Spans, *, tags: str = "spans",
     check_params(token_agreement, locals())
     from agreement._table import agreement_table
 
-    table = agreement_table(token_ratings(spans, tags=tags), confidence_level=confidence_level)
-    changed = tags_rewritten(spans) if tags == "spans" else 0
+    ratings = token_ratings(spans, tags=tags)
+    table = agreement_table(ratings, confidence_level=confidence_level)
+    changed = tags_rewritten(spans, ratings) if tags == "spans" else 0
     if changed:
         note = (f"{changed} token tag(s) differ from the tags as written: an I- that continues "
                 "no span starts one (as CoNLL's evaluation reads it) and is counted as B- "

@@ -294,6 +294,7 @@ def read_conll(paths: str | Path | Sequence[str | Path], *, annotators: Sequence
         coverage = []
         lengths = {}
         tags_of = {}
+        seen_tags: dict[str, str] = {}  # one string object per distinct tag
         sentences = {}
         for di, doc in enumerate(docs):
             doc_id = f"{path.stem}:{di + 1}" if len(files) == 1 else di + 1
@@ -302,7 +303,7 @@ def read_conll(paths: str | Path | Sequence[str | Path], *, annotators: Sequence
             for name, col in zip(names, tag_cols, strict=True):
                 coverage.append((name, doc_id))
                 tags = [r[col] for r in doc]
-                tags_of[(name, doc_id)] = tuple(tags)
+                tags_of[(name, doc_id)] = tuple(seen_tags.setdefault(t, t) for t in tags)
                 for start, end, label in decode_tags(tags, scheme=scheme,
                                                      where=f"{path}, document {di + 1}"):
                     rows.append((doc_id, start, end, label, name))
