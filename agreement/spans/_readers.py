@@ -303,7 +303,7 @@ def read_conll(paths: str | Path | Sequence[str | Path], *, annotators: Sequence
             for name, col in zip(names, tag_cols, strict=True):
                 coverage.append((name, doc_id))
                 tags = [r[col] for r in doc]
-                tags_of[(name, doc_id)] = tuple(seen_tags.setdefault(t, t) for t in tags)
+                tags_of[(name, doc_id)] = tuple(map(seen_tags.setdefault, tags, tags))
                 for start, end, label in decode_tags(tags, scheme=scheme,
                                                      where=f"{path}, document {di + 1}"):
                     rows.append((doc_id, start, end, label, name))
