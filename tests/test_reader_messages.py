@@ -231,3 +231,25 @@ def test_labelstudio_classification_reader(tmp_path, capsys, name, content):
     status, err = _cli(["audit", str(path), "--from", "labelstudio"], capsys)
     assert status == 1, err
     _assert_clear(err, "export.json")
+
+
+@pytest.mark.parametrize("which", ["gold", "scores", "conll-predictions"])
+def test_command_line_consistency_names_a_file_that_is_not_utf8(tmp_path, capsys, which):
+    gold = tmp_path / "probe.conll"
+    gold.write_text("x O\nAda B-PER\n\nx O\nBob B-PER\n")
+    scores = "document,token,O,B-PER\n1,0,1,0\n1,1,0,1\n2,0,1,0\n2,1,0,1\n"
+    (tmp_path / "A.csv").write_text(scores)
+    (tmp_path / "B.csv").write_text(scores)
+    (tmp_path / "A.conll").write_text("x O\nAda B-PER\n\nx O\nBob B-PER\n")
+    (tmp_path / "B.conll").write_text("x O\nAda B-PER\n\nx O\nBob B-PER\n")
+    bad = {"gold": gold, "scores": tmp_path / "B.csv",
+           "conll-predictions": tmp_path / "B.conll"}[which]
+    bad.write_bytes(bad.read_bytes().replace(b"O", "É".encode("latin-1"), 1))
+    files = ([str(tmp_path / "A.conll"), str(tmp_path / "B.conll"), "--predictions", "conll"]
+             if which == "conll-predictions" else [str(tmp_path / "A.csv"),
+                                                   str(tmp_path / "B.csv")])
+    status, err = _cli(["consistency", *files, "--gold", str(gold), "--resamples", "10"],
+                       capsys)
+    assert status == 1, err
+    _assert_clear(err, bad.name)
+    assert "line 1" in err

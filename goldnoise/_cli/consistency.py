@@ -132,6 +132,22 @@ def _read(args: argparse.Namespace):
     return scores, gold, names
 
 
+def _name_the_undecodable(paths) -> None:
+    """Raise a DataError naming the first text file that is not UTF-8, its line and byte."""
+    from goldnoise._cli._errors import DataError
+
+    for p in map(Path, paths):
+        if p.suffix.lower() == ".parquet" or not p.is_file():
+            continue
+        raw = p.read_bytes()
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = raw[:exc.start].count(b"\n") + 1
+            raise DataError(f"{p}, line {line}: not UTF-8 text (byte 0x{raw[exc.start]:02x}); "
+                            "save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8)") from None
+
+
 def run(args: argparse.Namespace) -> Report:
     from goldnoise._cli._errors import DataError
     from simulation import subset_consistency
@@ -146,7 +162,11 @@ def run(args: argparse.Namespace) -> Report:
                              f"TestTrain=TestTrainCorrect); got {spec!r}")
         controls[cond] = ctrl
     try:
-        predictions, gold, conditions = _read(args)
+        try:
+            predictions, gold, conditions = _read(args)
+        except UnicodeDecodeError:
+            _name_the_undecodable([args.gold, *args.files])
+            raise
         res = subset_consistency(predictions, gold, conditions=conditions, scheme=args.scheme,
                                  controls=controls or None, n_resamples=args.resamples,
                                  confidence_level=args.confidence_level, rng=args.seed)
