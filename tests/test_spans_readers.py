@@ -259,3 +259,30 @@ def test_conll_2003_four_columns_read_as_one_annotation(tmp_path):
     (tmp_path / "three.conll").write_text("Ada B-PER B-PER O\nmet O O O\n")
     assert read_conll(tmp_path / "three.conll").annotators == ["annotator1", "annotator2",
                                                                "annotator3"]
+
+
+def test_command_line_labelstudio_skips_drafts_predictions_and_jsonl(tmp_path, capsys):
+    from goldnoise._cli import main
+
+    task = {"id": 1, "data": {"text": "Ada met Babbage"},
+            "annotations": [_ann("a", (0, 3, "PER")), _ann("b", (0, 3, "PER")),
+                            _ann("c", was_cancelled=True)],
+            "drafts": [{"user": "d", "result": [
+                {"type": "labels", "value": {"start": 8, "end": 15, "labels": ["PER"]}}]}]}
+    path = _ls(tmp_path, [task])
+    assert main(["spans", str(path), "--from", "labelstudio", "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["sections"]["agreement"]["values"]["f1"] == 1.0
+    assert report["sections"]["agreement"]["values"]["n_annotators"] == 2
+    notes = " ".join(report["notes"])
+    assert "1 annotation(s) marked skipped" in notes and "1 draft(s) with spans" in notes
+    assert main(["spans", str(path), "--from", "labelstudio", "--include", "drafts",
+                 "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["sections"]["agreement"]["values"]["n_annotators"] == 3
+    (tmp_path / "ls.jsonl").write_text(json.dumps(task) + "\n")
+    assert main(["spans", str(tmp_path / "ls.jsonl"), "--from", "labelstudio", "--format",
+                 "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["sections"]["agreement"]["values"]["f1"] == 1.0
+    assert main(["spans", str(path), "--from", "conll", "--include", "drafts"]) == 2
+    assert "--include is for --from labelstudio" in capsys.readouterr().err

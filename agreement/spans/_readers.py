@@ -410,13 +410,14 @@ class _Tally:
 
 
 def _ls_task(task: Any, where: str, include: tuple[str, ...], tally: _Tally, rows: list,
-             coverage: list, lengths: dict, default_id: Any) -> None:
-    """One Label Studio task (a JSON export's element or a JSONL line) into rows."""
+             coverage: list, lengths: dict, default_id: Any, *, line: bool = False) -> None:
+    """One Label Studio task (a JSON export's element, or a JSONL ``line``) into rows."""
     if not isinstance(task, dict):
         raise ValueError(f"{where}: a task is {_shape(task)}; expected an object with 'data' "
                          "and 'annotations'.")
     tid = _doc_id(task.get("id", default_id), where, "the task id")
-    where = f"{where} (task {tid})" if "task" not in where else where
+    if line:
+        where = f"{where} (task {tid})"
     data = task.get("data", {})
     if not isinstance(data, dict):
         raise ValueError(f"{where}: 'data' is {_shape(data)}; expected an object such as "
@@ -646,7 +647,7 @@ def read_jsonl(path: str | Path, *, annotator: Any = None,
                              "JSON object such as {\"id\": 1, \"text\": \"...\", \"label\": "
                              "[[0, 3, \"PER\"]]}.")
         if "annotations" in rec or "completions" in rec:
-            _ls_task(rec, where, inc, tally, rows, coverage, lengths, ln)
+            _ls_task(rec, where, inc, tally, rows, coverage, lengths, ln, line=True)
             continue
         if rec.get("answer", "accept") != "accept":
             continue

@@ -38,7 +38,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE",
                         help="annotation files (conll, doccano: one per annotator, or one "
                              "with a tag column per annotator; brat: one folder per "
-                             "annotator; labelstudio, prodigy: one export)")
+                             "annotator; labelstudio: one export, JSON or JSONL; prodigy: one "
+                             "export)")
     g = parser.add_argument_group("spans")
     g.add_argument("--from", dest="source_format", choices=FORMATS, required=True,
                    help="what tool wrote the files")
@@ -51,6 +52,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "the last column of each file with one file per annotator; one file: "
                         "every column after the token, one annotator each, but only the last "
                         "for CoNLL-2003's token POS chunk NER)")
+    g.add_argument("--include", nargs="+", choices=("drafts", "predictions"), default=(),
+                   metavar="KIND",
+                   help="labelstudio: also read drafts and/or predictions as annotators "
+                        "('<user> (draft)', '<model> (prediction)'); by default only submitted "
+                        "annotations count, skipped ones (was_cancelled) never")
     g.add_argument("--match", choices=MATCHES, default="exact",
                    help="when two spans count as the same (default: %(default)s)")
     g.add_argument("--threshold", type=probability("--threshold"), default=0.5,
@@ -78,6 +84,8 @@ def _read(args: argparse.Namespace):
             raise DataError(f"{f}: no such file or folder")
     if args.tag_column is not None and args.source_format != "conll":
         raise UsageError("--tag-column is for --from conll")
+    if args.include and args.source_format != "labelstudio":
+        raise UsageError("--include is for --from labelstudio (its drafts and predictions)")
     names = args.annotators
     if names is not None and args.source_format in ("brat", "doccano") and \
             len(names) != len(files):
@@ -91,7 +99,10 @@ def _read(args: argparse.Namespace):
             return Spans.concat(read_brat(f, annotator=names[i] if names else f.name)
                                 for i, f in enumerate(files))
         if args.source_format == "labelstudio":
-            return Spans.concat(read_labelstudio(f) for f in files)
+            include = ("annotations", *args.include)
+            return Spans.concat(read_jsonl(f, include=include)
+                                if f.suffix.lower() == ".jsonl"
+                                else read_labelstudio(f, include=include) for f in files)
         return Spans.concat(read_jsonl(f, annotator=names[i] if names else f.stem)
                             for i, f in enumerate(files))
     except (ValueError, OSError, UnicodeDecodeError) as exc:
