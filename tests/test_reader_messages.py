@@ -253,3 +253,82 @@ def test_command_line_consistency_names_a_file_that_is_not_utf8(tmp_path, capsys
     assert status == 1, err
     _assert_clear(err, bad.name)
     assert "line 1" in err
+
+
+# Property: any JSON value at any place of a valid record is read or refused in one line
+# naming the file — never another exception type, never a library's message.
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**25, 10**25)
+    | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner,
+                                                                max_size=3),
+    max_leaves=6)
+
+_LS_PLACES = [("id",), ("data",), ("data", "text"), ("annotations",), ("annotations", 0),
+              ("annotations", 0, "completed_by"), ("annotations", 0, "result"),
+              ("annotations", 0, "result", 0), ("annotations", 0, "result", 0, "value"),
+              ("annotations", 0, "result", 0, "value", "start"),
+              ("annotations", 0, "result", 0, "value", "end"),
+              ("annotations", 0, "result", 0, "value", "labels"),
+              ("annotations", 0, "result", 0, "value", "labels", 0),
+              ("annotations", 0, "was_cancelled"), ("drafts",), ("predictions",)]
+
+_JSONL_RECORDS = [{"id": 1, "text": "Ada met", "label": [[0, 3, "PER"]]},
+                  {"id": 1, "text": "Ada met", "entities": [
+                      {"start_offset": 0, "end_offset": 3, "label": "PER"}]},
+                  {"_input_hash": 1, "text": "Ada met", "_annotator_id": "a",
+                   "answer": "accept", "spans": [{"start": 0, "end": 3, "label": "PER"}]}]
+_JSONL_PLACES = [("id",), ("text",), ("label",), ("label", 0), ("label", 0, 0), ("label", 0, 2),
+                 ("entities",), ("entities", 0), ("entities", 0, "start_offset"),
+                 ("spans",), ("spans", 0), ("spans", 0, "end"), ("spans", 0, "label"),
+                 ("_annotator_id",), ("_input_hash",), ("answer",)]
+
+
+def _put(obj, place, value):
+    """``obj`` with ``value`` at ``place`` (a path of keys and indexes); None if absent."""
+    import copy
+
+    out = copy.deepcopy(obj)
+    at = out
+    for key in place[:-1]:
+        try:
+            at = at[key]
+        except (KeyError, IndexError, TypeError):
+            return None
+    if isinstance(at, dict) or (isinstance(at, list) and place[-1] < len(at)):
+        at[place[-1]] = value
+        return out
+    return None
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.sampled_from(_LS_PLACES), _JSON)
+def test_any_value_anywhere_in_a_labelstudio_task(tmp_path, place, value):
+    task = _put(_ls_task(), place, value)
+    if task is None:
+        return
+    path = _write(tmp_path / "fuzz.json", [task])
+    try:
+        read_labelstudio(path)
+    except ValueError as exc:
+        _assert_clear(str(exc), "fuzz.json")
+    except Warning:
+        pass
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.sampled_from(_JSONL_RECORDS), st.sampled_from(_JSONL_PLACES), _JSON)
+def test_any_value_anywhere_in_a_jsonl_record(tmp_path, record, place, value):
+    rec = _put(record, place, value)
+    if rec is None:
+        return
+    path = _write(tmp_path / "fuzz.jsonl", json.dumps(rec) + "\n")
+    try:
+        read_jsonl(path, annotator="a")
+    except ValueError as exc:
+        _assert_clear(str(exc), "fuzz.jsonl")
