@@ -286,3 +286,10 @@ def test_command_line_labelstudio_skips_drafts_predictions_and_jsonl(tmp_path, c
     assert json.loads(capsys.readouterr().out)["sections"]["agreement"]["values"]["f1"] == 1.0
     assert main(["spans", str(path), "--from", "conll", "--include", "drafts"]) == 2
     assert "--include is for --from labelstudio" in capsys.readouterr().err
+
+
+def test_brat_line_whose_label_is_missing_before_the_offsets(tmp_path):
+    (tmp_path / "d.txt").write_text("Ada met Babbage.")
+    (tmp_path / "d.ann").write_text("T1\t0 3\tAda\n")
+    with pytest.raises(ValueError, match=r"d\.ann, line 1: no label before the offsets"):
+        read_brat(tmp_path, annotator="x")

@@ -358,8 +358,7 @@ def read_brat(folder: str | Path, *, annotator: Any) -> Spans:
                 raise ValueError(f"{ann}, line {ln}: the id {tid} is used twice.")
             seen.add(tid)
             label, _, offsets = parts[1].partition(" ")
-            if not label.strip() or _TAG.match(label) is None and label[:1].isdigit() and \
-                    label.isdigit():
+            if not label.strip() or (label.isdigit() and len(offsets.split()) == 1):
                 raise ValueError(f"{ann}, line {ln}: no label before the offsets "
                                  f"({parts[1]!r}); a T line is 'T1<TAB>Label start end'.")
             for frag in offsets.split(";"):
