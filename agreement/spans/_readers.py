@@ -223,17 +223,19 @@ def read_conll(paths: str | Path | Sequence[str | Path], *, annotators: Sequence
         lines = _text(path).splitlines()
 
         def end_sentence() -> None:
-            n = len(doc_rows) - sum(sents)
+            n = len(doc_rows) - sent_start[0]
             if n:
                 sents.append(n)
+                sent_start[0] = len(doc_rows)
 
+        sent_start = [0]  # tokens of the document before the current sentence
         for ln, line in enumerate(lines, 1):
             cols = line.split()
             if not cols:
                 if doc_rows and sentence_docs:
                     docs.append(doc_rows)
                     doc_sents.append([len(doc_rows)])
-                    doc_rows, sents = [], []
+                    doc_rows, sents, sent_start[0] = [], [], 0
                 elif doc_rows:
                     end_sentence()
                 continue
@@ -243,7 +245,7 @@ def read_conll(paths: str | Path | Sequence[str | Path], *, annotators: Sequence
                     end_sentence()
                     docs.append(doc_rows)
                     doc_sents.append(sents)
-                doc_rows, sents = [], []
+                doc_rows, sents, sent_start[0] = [], [], 0
                 continue
             if width is None:
                 width, first_line = len(cols), ln
@@ -255,7 +257,8 @@ def read_conll(paths: str | Path | Sequence[str | Path], *, annotators: Sequence
                                  f"first token line has {width} (a ragged column).")
             doc_rows.append(cols)
         if doc_rows:
-            end_sentence() if not sentence_docs else None
+            if not sentence_docs:
+                end_sentence()
             docs.append(doc_rows)
             doc_sents.append(sents if not sentence_docs else [len(doc_rows)])
         if width is None:
