@@ -127,8 +127,11 @@ def run(args: argparse.Namespace) -> Report:
         if args.bootstrap:
             from simulation import span_intervals
 
-            intervals = span_intervals(spans, match=args.match, threshold=args.threshold,
-                                       n_resamples=args.bootstrap, rng=args.seed)
+            with warnings.catch_warnings():
+                # the fallback to sentences is a note of the bootstrap section
+                warnings.filterwarnings("ignore", message=r"only \d+ document")
+                intervals = span_intervals(spans, match=args.match, threshold=args.threshold,
+                                           n_resamples=args.bootstrap, rng=args.seed)
     except ValueError as exc:
         raise DataError(" ".join(str(exc).split())) from None
     iv = {} if intervals is None else {
