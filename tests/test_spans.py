@@ -143,7 +143,8 @@ def test_read_labelstudio_and_jsonl(tmp_path):
     bad = [{"id": 2, "data": {"text": "abc"}, "annotations": [{"completed_by": 1, "result": [
         {"type": "labels", "value": {"start": 0, "end": 9, "labels": ["X"]}}]}]}]
     (tmp_path / "bad.json").write_text(json.dumps(bad))
-    with pytest.raises(ValueError, match="task 2, annotation 1, result 1: a span ends at 9, past the 3 characters"):
+    with pytest.raises(ValueError, match="task 2, annotation 1, result 1: a span ends at 9, "
+                                         "past the 3 characters"):
         read_labelstudio(tmp_path / "bad.json")
     prodigy = [{"text": "Ada met Babbage", "_input_hash": 5, "_annotator_id": "p1",
                 "answer": "accept", "spans": [{"start": 0, "end": 3, "label": "PER"}]},

@@ -73,17 +73,20 @@ def test_labelstudio_malformed_variants(tmp_path):
         read_labelstudio(tmp_path / "bad.json")
     past = [{"id": 5, "data": {"text": "abc"}, "annotations": [{"completed_by": 1, "result": [
         {"type": "labels", "value": {"start": 2, "end": 4, "labels": ["X"]}}]}]}]
-    with pytest.raises(ValueError, match="task 5, annotation 1, result 1: a span ends at 4, past the 3 characters"):
+    with pytest.raises(ValueError, match="task 5, annotation 1, result 1: a span ends at 4, "
+                                         "past the 3 characters"):
         read_labelstudio(write(past))
 
 
 def test_jsonl_malformed_variants(tmp_path):
     p = tmp_path / "d.jsonl"
     p.write_text('{"id": 1, "text": "Ada met", "label": [[0, 30, "PER"]]}\n')
-    with pytest.raises(ValueError, match=r"line 1, label\[1\]: a span ends at 30, past the 7 characters"):
+    with pytest.raises(ValueError, match=r"line 1, label\[1\]: a span ends at 30, past the 7 "
+                                         "characters"):
         read_jsonl(p, annotator="a")
     p.write_text('{"id": 1, "text": "Ada", "entities": [{"start_offset": 0, "label": "P"}]}\n')
-    with pytest.raises(ValueError, match=r"line 1, entities\[1\]: a span needs start, end and label"):
+    with pytest.raises(ValueError, match=r"line 1, entities\[1\]: a span needs start, end "
+                                         "and label"):
         read_jsonl(p, annotator="a")
     p.write_text('{"id": 1, "text": "Ada", "label": []}\n')
     with pytest.raises(ValueError, match="line 1: no annotator"):

@@ -117,7 +117,8 @@ def _shape(value: Any) -> str:
     kind = kinds.get(type(value), type(value).__name__)
     if isinstance(value, (dict, list)):
         return kind
-    text = repr(value) if not isinstance(value, str) or len(value) < 40 else repr(value[:37]) + "…"
+    short = not isinstance(value, str) or len(value) < 40
+    text = repr(value) if short else repr(value[:37]) + "…"
     return f"{text} ({kind})"
 
 
