@@ -247,6 +247,10 @@ def test_annotators_who_marked_nothing_agree_there_is_no_entity(tmp_path, capsys
     assert report["sections"]["noise"]["status"] == "undefined"
     assert main(["spans", str(tmp_path / "none.conll"), "--from", "conll"]) == 0
     assert "pooled F1 undefined" in capsys.readouterr().out
+    assert main(["spans", str(tmp_path / "none.conll"), "--from", "conll", "--bootstrap", "50",
+                 "--format", "json"]) == 0
+    boot = json.loads(capsys.readouterr().out)["sections"]["bootstrap"]
+    assert boot["status"] == "undefined" and "no span statistic" in boot["reason"]
 
 
 def test_token_agreement_says_when_an_invalid_I_tag_was_rewritten_and_reads_raw_tags(tmp_path):

@@ -121,10 +121,7 @@ def run(args: argparse.Namespace) -> Report:
             warnings.simplefilter("ignore", DegenerateDataWarning)
             res = span_agreement(spans, match=args.match, threshold=args.threshold)
             ua = unitizing_alpha(spans)
-        if args.bootstrap and len(spans) == 0:
-            raise DataError("--bootstrap: no annotator marked a span, so there is no span "
-                            "statistic to resample (run without --bootstrap)")
-        if args.bootstrap:
+        if args.bootstrap and len(spans):
             from simulation import span_intervals
 
             with warnings.catch_warnings():
@@ -210,6 +207,9 @@ def run(args: argparse.Namespace) -> Report:
                                             Column("low", fmt=".4f"), Column("high", fmt=".4f")],
                               rows, title="every statistic, documents resampled"))
         b.notes += list(intervals.notes)
+    if args.bootstrap and intervals is None:
+        report.add(Section("bootstrap", "Intervals")).undefined(
+            "no annotator marked a span: there is no span statistic to resample")
     report.add(_noise_section(spans, args))
     return report
 
