@@ -36,17 +36,62 @@ def labelstudio_long(path: str | Path, *, control: str | None = None) -> pd.Data
 
     ``control`` names the choices control (``from_name``) when the project has
     several; annotations cancelled in Label Studio (``was_cancelled``) are left out.
+    A file of another shape is refused naming the task, the annotation and the
+    shape expected.
     """
+    from agreement.spans._readers import _shape, _text
+
     path = Path(path)
     try:
-        tasks = json.loads(path.read_text(encoding="utf-8"))
+        tasks = json.loads(_text(path))
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}: not JSON ({exc.msg}, line {exc.lineno}).") from None
     if not isinstance(tasks, list) or not all(isinstance(t, dict) for t in tasks):
         raise ValueError(f"{path}: a Label Studio export is a list of tasks (JSON objects).")
-    controls = {r.get("from_name") for t in tasks
-                for a in (t.get("annotations") or t.get("completions") or [])
-                for r in a.get("result") or [] if r.get("type") == "choices"}
+    checked = []  # (task id, [(annotator, [choices results])])
+    controls = set()
+    for t, task in enumerate(tasks):
+        tid = task.get("id", t + 1)
+        where = f"{path}: task {tid!r}" if not isinstance(tid, (int, str)) else \
+            f"{path}: task {tid}"
+        if isinstance(tid, bool) or not isinstance(tid, (int, str)):
+            raise ValueError(f"{where}: the task id is {_shape(tid)}; expected a number or "
+                             "text.")
+        data = task.get("data", {})
+        if not isinstance(data, dict):
+            raise ValueError(f"{where}: 'data' is {_shape(data)}; expected an object such as "
+                             "{\"text\": \"...\"}.")
+        anns = task.get("annotations") or task.get("completions") or []
+        if not isinstance(anns, list):
+            raise ValueError(f"{where}: 'annotations' is {_shape(anns)}; expected a list of "
+                             "objects, each with 'completed_by' and 'result'.")
+        per_task = []
+        for k, ann in enumerate(anns, 1):
+            at = f"{where}, annotation {k}"
+            if not isinstance(ann, dict):
+                raise ValueError(f"{at}: {_shape(ann)}; expected an object with "
+                                 "'completed_by' and 'result'.")
+            if ann.get("was_cancelled"):
+                continue
+            result = ann.get("result") or []
+            if not isinstance(result, list) or not all(isinstance(r, dict) for r in result):
+                raise ValueError(f"{at}: 'result' is {_shape(result)}; expected a list of "
+                                 "objects with 'type', 'from_name' and 'value'.")
+            who = ann.get("completed_by")
+            if isinstance(who, dict):
+                who = who.get("email") or who.get("id")
+            if who is None or isinstance(who, bool) or not isinstance(who, (int, str)):
+                raise ValueError(f"{at}: 'completed_by' is {_shape(who)}; expected the "
+                                 "annotator's id or {\"email\": ...}.")
+            chosen = [r for r in result if r.get("type") == "choices"]
+            for r in chosen:
+                name = r.get("from_name")
+                if name is not None and not isinstance(name, str):
+                    raise ValueError(f"{at}: 'from_name' is {_shape(name)}; expected the "
+                                     "control's name.")
+                controls.add(name)
+            per_task.append((who, chosen, at, where))
+        checked.append((tid, per_task))
     if control is None and len(controls) > 1:
         raise ValueError(f"{path}: the project has several choices controls "
                          f"({', '.join(sorted(map(str, controls)))}); name one (--label NAME).")
@@ -54,23 +99,28 @@ def labelstudio_long(path: str | Path, *, control: str | None = None) -> pd.Data
         raise ValueError(f"{path}: no choices control {control!r}; the export has "
                          f"{', '.join(sorted(map(str, controls))) or 'none'}.")
     rows = []
-    for t, task in enumerate(tasks):
-        tid = task.get("id", t + 1)
-        for ann in task.get("annotations") or task.get("completions") or []:
-            if ann.get("was_cancelled"):
-                continue
-            who = ann.get("completed_by")
-            if isinstance(who, dict):
-                who = who.get("email") or who.get("id")
-            chosen = [r for r in ann.get("result") or [] if r.get("type") == "choices"
-                      and (control is None or r.get("from_name") == control)]
+    for tid, per_task in checked:
+        for who, chosen, at, where in per_task:
             for r in chosen:
-                labels = (r.get("value") or {}).get("choices") or []
+                if control is not None and r.get("from_name") != control:
+                    continue
+                value = r.get("value") or {}
+                if not isinstance(value, dict):
+                    raise ValueError(f"{at}: 'value' is {_shape(value)}; expected an object "
+                                     "with 'choices'.")
+                labels = value.get("choices") or []
+                if isinstance(labels, str):
+                    labels = [labels]
+                if not isinstance(labels, list):
+                    raise ValueError(f"{at}: 'choices' is {_shape(labels)}; expected a list "
+                                     "with the chosen label, such as [\"positive\"].")
                 if len(labels) != 1:
                     raise ValueError(
-                        f"{path}: task {tid}, annotator {who}: {len(labels)} choices selected; "
-                        "goldnoise reads one label per item and annotator (a single-choice "
-                        "question).")
+                        f"{where}, annotator {who}: {len(labels)} choices selected; goldnoise "
+                        "reads one label per item and annotator (a single-choice question).")
+                if isinstance(labels[0], bool) or not isinstance(labels[0], (str, int, float)):
+                    raise ValueError(f"{at}: a choice is {_shape(labels[0])}; expected a "
+                                     "label name.")
                 rows.append((tid, who, labels[0]))
     if not rows:
         raise ValueError(f"{path}: no classification (a result of type 'choices') in the "

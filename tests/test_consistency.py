@@ -277,3 +277,103 @@ def test_command_line_spans_reports_gamma_and_the_spans_most_likely_wrong(tmp_pa
         noise_bound(12, 1, noise["values"]["p"]).gamma)
     top = noise["tables"]["likely_wrong"]["rows"][0]
     assert (top["annotator"], top["label"], top["fitted"]) == ("c", "ORG", "PER")
+
+
+def test_command_line_reads_a_conll_2003_gold_file_of_four_columns(tmp_path, capsys):
+    """Zeng et al.'s probe files are CoNLL-2003's: token, POS, chunk, NER."""
+    from goldnoise._cli import main
+
+    lines = []
+    for _ in range(8):
+        lines += ["x NN B-NP O", "John NNP I-NP B-PER", "Smith NNP I-NP I-PER", "in IN B-PP O",
+                  "Paris NNP B-NP B-LOC", ""]
+    (tmp_path / "probe.txt").write_text("\n".join(lines))
+    right = ["O", "B-PER", "I-PER", "O", "B-LOC"] * 8
+    worse = [("O" if i % 5 == 4 else t) for i, t in enumerate(right)]
+    for name, tags in (("PureTrain", right), ("TestTrain", worse)):
+        pd.DataFrame([{"document": 1 + i // 5, "token": i % 5,
+                       **{c: float(c == tag) for c in TAGS}} for i, tag in enumerate(tags)]
+                     ).to_csv(tmp_path / f"{name}.csv", index=False)
+    files = [str(tmp_path / "PureTrain.csv"), str(tmp_path / "TestTrain.csv")]
+    assert main(["consistency", *files, "--gold", str(tmp_path / "probe.txt"), "--resamples",
+                 "100", "--format", "json"]) == 0
+    rows = {r["condition"]: r for r in json.loads(capsys.readouterr().out)["sections"][
+        "consistency"]["tables"]["conditions"]["rows"]}
+    assert rows["PureTrain"]["f1"] == 1.0 and rows["TestTrain"]["f1"] == pytest.approx(16 / 24)
+    # the chunk column is not the gold, but --tag-column can name it
+    assert main(["consistency", *files, "--gold", str(tmp_path / "probe.txt"), "--tag-column",
+                 "2", "--resamples", "100", "--format", "json"]) == 0
+    rows = {r["condition"]: r for r in json.loads(capsys.readouterr().out)["sections"][
+        "consistency"]["tables"]["conditions"]["rows"]}
+    assert rows["PureTrain"]["f1"] == 0.0
+
+
+def test_the_verdict_says_what_it_can_attribute_to_labels_and_reports_the_control():
+    gold = _spans([(f"d{i}", 0, 3, "PER", "gold") for i in range(40)])
+    rows = [(f"d{i}", 0, 3, "PER", "PureTrain") for i in range(40)]
+    rows += [(f"d{i}", 0, 3, "PER", "TestTrain") for i in range(20, 40)]        # misses 20
+    rows += [(f"d{i}", 0, 3, "PER", "TestTrainCorrect") for i in range(15, 40)]  # misses 15
+    rows += [(f"d{i}", 0, 3, "PER", "TestTrainNear") for i in range(19, 40)]     # misses 19
+    pred = _spans(rows)
+    # without a control: the lower F1 is shown, and the verdict says it cannot be split
+    res = subset_consistency(pred, gold, conditions=["PureTrain", "TestTrain"],
+                             n_resamples=400, rng=0)
+    assert res.least_consistent == "TestTrain"
+    assert "without a control" in res.verdict and "cannot be told apart" in res.verdict
+    assert "less consistent with the rest" not in res.verdict
+    assert res.controls.empty
+    # with a control: F1 40/60 -> 50/65 with the subset's labels corrected, against 1.0
+    res = subset_consistency(pred, gold, conditions=["PureTrain", "TestTrain",
+                                                     "TestTrainCorrect"],
+                             controls={"TestTrain": "TestTrainCorrect"}, n_resamples=400, rng=0)
+    row = res.controls.set_index("condition").loc["TestTrain"]
+    assert row["reference"] == "PureTrain" and row["control"] == "TestTrainCorrect"
+    assert row["gap"] == pytest.approx(1 - 40 / 60)
+    assert row["labels"] == pytest.approx(50 / 65 - 40 / 60)
+    assert row["not_labels"] == pytest.approx(1 - 50 / 65)
+    assert row["labels_share"] == pytest.approx((50 / 65 - 40 / 60) / (1 - 40 / 60))
+    assert row["low"] > 0
+    assert res.least_consistent == "TestTrain"
+    assert "labels account for +0.1026 (31% of the gap)" in res.verdict
+    assert "+0.2308 remains with the labels corrected, so it is not labels" in res.verdict
+    assert "TestTrainCorrect" not in set(res.differences["first"]) | set(
+        res.differences["second"])
+    # a control that changes almost nothing: nothing attributable to labels
+    near = subset_consistency(pred, gold, conditions=["PureTrain", "TestTrain",
+                                                      "TestTrainNear"],
+                              controls={"TestTrain": "TestTrainNear"}, n_resamples=400, rng=0)
+    assert "none of the gap can be attributed to labels" in near.verdict
+    assert near.to_dict()["controls"][0]["control"] == "TestTrainNear"
+    with pytest.raises(ValueError, match=r"`controls` names \['X'\], not among"):
+        subset_consistency(pred, gold, conditions=["PureTrain", "TestTrain"],
+                           controls={"TestTrain": "X"})
+
+
+def test_command_line_reports_the_control(tmp_path, capsys):
+    from goldnoise._cli import main
+
+    gold = _probe(tmp_path, 20)
+    right = ["O", "B-PER", "I-PER", "O", "B-LOC"] * 20
+    worse = [("O" if i % 5 == 4 and i // 5 < 10 else t) for i, t in enumerate(right)]
+    fixed = [("O" if i % 5 == 4 and i // 5 < 4 else t) for i, t in enumerate(right)]
+    files = []
+    for name, tags in (("PureTrain", right), ("TestTrain", worse), ("TestTrainCorrect", fixed)):
+        pd.DataFrame([{"document": 1 + i // 5, "token": i % 5,
+                       **{c: float(c == tag) for c in TAGS}} for i, tag in enumerate(tags)]
+                     ).to_csv(tmp_path / f"{name}.csv", index=False)
+        files.append(str(tmp_path / f"{name}.csv"))
+    gold_file = str(tmp_path / "probe.conll")
+    assert gold.lengths and main(["consistency", *files, "--gold", gold_file, "--control",
+                                  "TestTrain=TestTrainCorrect", "--resamples", "300",
+                                  "--format", "json"]) == 0
+    sec = json.loads(capsys.readouterr().out)["sections"]["consistency"]
+    row = sec["tables"]["controls"]["rows"][0]
+    # F1: 1.0, 30/40 (10 LOC missed of 40 spans), 36/40 (4 missed)
+    assert row["gap"] == pytest.approx(1 - 60 / 70)
+    assert row["labels"] == pytest.approx(72 / 76 - 60 / 70)
+    assert "labels account for" in sec["values"]["verdict"]
+    assert main(["consistency", *files, "--gold", gold_file, "--control", "TestTrain"]) == 2
+    assert "--control takes CONDITION=CONTROL" in capsys.readouterr().err
+    assert main(["consistency", *files, "--gold", gold_file, "--control", "TestTrain=Nope"]) == 1
+    err = capsys.readouterr().err
+    assert "`controls` names ['Nope']" in err or "--control names ['Nope']" in err

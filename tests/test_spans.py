@@ -143,7 +143,8 @@ def test_read_labelstudio_and_jsonl(tmp_path):
     bad = [{"id": 2, "data": {"text": "abc"}, "annotations": [{"completed_by": 1, "result": [
         {"type": "labels", "value": {"start": 0, "end": 9, "labels": ["X"]}}]}]}]
     (tmp_path / "bad.json").write_text(json.dumps(bad))
-    with pytest.raises(ValueError, match="task 2: a span ends at 9, past the 3 characters"):
+    with pytest.raises(ValueError, match="task 2, annotation 1, result 1: a span ends at 9, "
+                                         "past the 3 characters"):
         read_labelstudio(tmp_path / "bad.json")
     prodigy = [{"text": "Ada met Babbage", "_input_hash": 5, "_annotator_id": "p1",
                 "answer": "accept", "spans": [{"start": 0, "end": 3, "label": "PER"}]},
@@ -154,7 +155,7 @@ def test_read_labelstudio_and_jsonl(tmp_path):
     (tmp_path / "p.jsonl").write_text("\n".join(json.dumps(r) for r in prodigy))
     s = read_jsonl(tmp_path / "p.jsonl")
     assert span_agreement(s).f1 == 1.0 and s.documents == [5]
-    (tmp_path / "broken.jsonl").write_text('{"id": 1, "text": "a"}\n{not json}\n')
+    (tmp_path / "broken.jsonl").write_text('{"id": 1, "text": "a", "label": []}\n{not json}\n')
     with pytest.raises(ValueError, match=r"broken.jsonl, line 2: not JSON"):
         read_jsonl(tmp_path / "broken.jsonl", annotator="a")
 
@@ -215,3 +216,69 @@ def test_token_agreement_is_the_coefficients_on_the_bio_table(tmp_path):
     no_len = Spans(char.frame, unit="token")
     with pytest.raises(ValueError, match="length of 1 document"):
         token_agreement(no_len)
+
+
+def test_annotators_who_marked_nothing_agree_there_is_no_entity(tmp_path, capsys):
+    from _goldnoise_lib.errors import DegenerateDataWarning
+    from agreement.spans import unitizing_alpha
+    from goldnoise._cli import main
+
+    (tmp_path / "none.conll").write_text("Ada O O\nmet O O\n\nBob O O\n\nEve O O\n")
+    s = read_conll(tmp_path / "none.conll")
+    r = span_agreement(s)
+    assert np.isnan(r.f1) and r.notes and "F1 is undefined" in r.notes[0]
+    assert (r.n_both_empty, r.n_one_empty, r.no_entity_agreement) == (3, 0, 1.0)
+    with pytest.warns(DegenerateDataWarning, match="no annotator marked a unit"):
+        ua = unitizing_alpha(s)
+    assert np.isnan(ua.alpha) and "no annotator marked a unit" in ua.notes[-1]
+    # one document where only b marks a span: 2 both-empty, 1 one-empty -> 2*2 / (2*2 + 1)
+    (tmp_path / "one.conll").write_text("Ada O B-PER\nmet O O\n\nBob O O\n\nEve O O\n")
+    r = span_agreement(read_conll(tmp_path / "one.conll"))
+    assert r.f1 == 0.0 and (r.n_both_empty, r.n_one_empty) == (2, 1)
+    assert r.no_entity_agreement == pytest.approx(0.8)
+    assert main(["spans", str(tmp_path / "none.conll"), "--from", "conll", "--format",
+                 "json"]) == 0
+    out = capsys.readouterr()
+    report = json.loads(out.out)
+    sec = report["sections"]["agreement"]
+    assert sec["values"]["no_entity_agreement"] == 1.0
+    assert report["sections"]["unitizing"]["status"] == "undefined"
+    assert "no annotator marked a unit" in report["sections"]["unitizing"]["reason"]
+    assert report["sections"]["noise"]["status"] == "undefined"
+    assert main(["spans", str(tmp_path / "none.conll"), "--from", "conll"]) == 0
+    assert "pooled F1 undefined" in capsys.readouterr().out
+    assert main(["spans", str(tmp_path / "none.conll"), "--from", "conll", "--bootstrap", "50",
+                 "--format", "json"]) == 0
+    boot = json.loads(capsys.readouterr().out)["sections"]["bootstrap"]
+    assert boot["status"] == "undefined" and "no span statistic" in boot["reason"]
+
+
+def test_token_agreement_says_when_an_invalid_I_tag_was_rewritten_and_reads_raw_tags(tmp_path):
+    from _goldnoise_lib.errors import GoldnoiseWarning
+    from agreement import Ratings, cohen_kappa
+    from agreement.spans import token_agreement, token_ratings
+
+    # a starts a PER with I- (no B- before it); b writes B-
+    (tmp_path / "t.conll").write_text("Ada I-PER B-PER\nmet O O\n\nBob B-PER O\n\nin O O\n")
+    with pytest.warns(GoldnoiseWarning, match="continues no PER span"):
+        s = read_conll(tmp_path / "t.conll", annotators=["a", "b"])
+    kappa = "Cohen's kappa"
+    derived = token_agreement(s)
+    # by hand on the derived tags a: B O B O, b: B O O O -> p_o 3/4, p_e 1/2*1/4 + 1/2*3/4
+    assert derived.loc[kappa, "value"] == pytest.approx((3 / 4 - 1 / 2) / (1 - 1 / 2))
+    assert "1 token tag(s) differ from the tags as written" in derived.loc[kappa, "notes"]
+    raw = token_agreement(s, tags="raw")
+    by_hand = Ratings.from_wide(pd.DataFrame({"a": ["I-PER", "O", "B-PER", "O"],
+                                              "b": ["B-PER", "O", "O", "O"]}))
+    assert raw.loc[kappa, "value"] == pytest.approx(cohen_kappa(by_hand).value)
+    assert raw.loc[kappa, "value"] != pytest.approx(derived.loc[kappa, "value"])
+    assert "differ from the tags as written" not in str(raw.loc[kappa, "notes"])
+    assert sorted(token_ratings(s, tags="raw").categories) == ["B-PER", "I-PER", "O"]
+    # valid tags: no note; BIOES written tags are not 'rewritten' by reading them as BIO
+    (tmp_path / "ok.conll").write_text("Ada S-PER S-PER\nmet O O\nBob B-PER B-PER\n"
+                                       "Smith E-PER E-PER\n")
+    ok = token_agreement(read_conll(tmp_path / "ok.conll", scheme="BIOES"))
+    assert "tags as written" not in " ".join(map(str, ok["notes"]))
+    with pytest.raises(ValueError, match="tags='raw' needs the tags as written"):
+        token_agreement(Spans(s.frame, coverage=s.coverage, unit="token", lengths=s.lengths),
+                        tags="raw")

@@ -147,10 +147,10 @@ def test_document_bootstrap_covers_at_95_percent():
 def test_command_line_shows_the_unitizing_split_and_intervals(tmp_path, capsys):
     from goldnoise._cli import main
 
-    (tmp_path / "t.conll").write_text(
+    (tmp_path / "t.conll").write_text(4 * (
         "-DOCSTART- O O\n\nAda B-PER B-PER\nLovelace I-PER O\nmet O O\nBabbage B-PER B-PER\n"
         "in O O\nLondon B-LOC B-ORG\n\n-DOCSTART- O O\n\nParis B-LOC B-LOC\nis O O\n\n"
-        "-DOCSTART- O O\n\nBob B-PER B-PER\nsaw O O\nAnn B-PER O\n")
+        "-DOCSTART- O O\n\nBob B-PER B-PER\nsaw O O\nAnn B-PER O\n\n"))  # 12 documents
     args = ["spans", str(tmp_path / "t.conll"), "--from", "conll", "--annotators", "a", "b",
             "--format", "json"]
     assert main([*args, "--bootstrap", "200", "--seed", "3"]) == 0
@@ -203,3 +203,36 @@ def test_vectorised_matching_equals_the_assignment_group_by_group(rows, match, t
             r, c = linear_sum_assignment(ok.astype(float), maximize=True)
             tp += int(ok[r, c].sum())
     assert span_agreement(spans, match=match, threshold=threshold).pairs["tp"].sum() == tp
+
+
+def test_fewer_than_ten_documents_resample_sentences_or_are_refused(tmp_path, capsys):
+    from _goldnoise_lib.errors import GoldnoiseWarning
+    from goldnoise._cli import main
+
+    # one document (one -DOCSTART-) of 12 sentences, as a Label Studio CoNLL export writes
+    sentence = "Ada B-PER B-PER\nLovelace I-PER O\nmet O O\nParis B-LOC B-ORG\n\n"
+    (tmp_path / "one.conll").write_text("-DOCSTART- O O\n\n" + 12 * sentence)
+    s = read_conll(tmp_path / "one.conll", annotators=["a", "b"])
+    assert len(s.documents) == 1 and s.sentences == {"one:1": (4,) * 12}
+    with pytest.warns(GoldnoiseWarning, match="only 1 document.*resamples their 12 sentences"):
+        res = span_intervals(s, ["span_f1"], n_resamples=200, rng=0)
+    assert res.n_items == 12 and "12 sentences" in res.notes[0]
+    # every sentence alike: the interval is the estimate, but from 12 units, not one
+    assert res.estimate[0] == pytest.approx(span_agreement(s).f1)
+    # a few sentences and no documents: refused, saying why (no zero-width interval)
+    (tmp_path / "few.conll").write_text("-DOCSTART- O O\n\n" + 3 * sentence)
+    with pytest.raises(ValueError, match="needs at least 10 documents; these spans have 1 and "
+                                         "3 sentences"):
+        span_intervals(read_conll(tmp_path / "few.conll"), n_resamples=50)
+    chars = Spans(pd.DataFrame({"document": ["d", "d"], "start": [0, 0], "end": [3, 3],
+                                "label": ["X", "X"], "annotator": ["a", "b"]}))
+    with pytest.raises(ValueError, match="have 1 and their sentences are not known"):
+        span_intervals(chars, n_resamples=50)
+    assert main(["spans", str(tmp_path / "one.conll"), "--from", "conll", "--bootstrap",
+                 "100"]) == 0
+    out = capsys.readouterr().out
+    assert "100 resamples of 12 sentences" in out and "resamples their 12 sentences" in out
+    assert main(["spans", str(tmp_path / "few.conll"), "--from", "conll", "--bootstrap",
+                 "100"]) == 1
+    err = capsys.readouterr().err
+    assert "needs at least 10 documents" in err and len(err.strip().splitlines()) == 1

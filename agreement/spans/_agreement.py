@@ -74,6 +74,16 @@ class SpanAgreementResult(Result):
         ``first``, ``second``, ``document``, ``label``, ``tp``, ``fp``, ``fn``: every
         pair's counts in every document and label where either marked a span (the
         rows the tables above add up; the bootstrap over documents resamples them).
+    n_both_empty, n_one_empty : int
+        Over every pair and every document both annotated: how often both marked
+        nothing (they agree there is no entity), and how often one marked nothing and
+        the other a span.
+    no_entity_agreement : float
+        Specific agreement on "no entity" over documents, ``2·n_both_empty /
+        (2·n_both_empty + n_one_empty)``: F1's form with a document left empty as the
+        positive; NaN when every document compared holds spans of both.
+    notes : tuple of str
+        Why F1 is undefined, when it is.
 
     ``to_frame()``: the pairs table.
     """
@@ -87,6 +97,10 @@ class SpanAgreementResult(Result):
     by_label: pd.DataFrame = field(repr=False)
     by_document: pd.DataFrame = field(repr=False)
     counts: pd.DataFrame = field(repr=False, default=None)
+    n_both_empty: int = 0
+    n_one_empty: int = 0
+    no_entity_agreement: float = float("nan")
+    notes: tuple[str, ...] = ()
 
     _headline = "f1"
 
@@ -100,14 +114,27 @@ class SpanAgreementResult(Result):
         return self.pairs.copy()
 
     def summary(self) -> str:
+        f1 = f"{self.f1:.4f}" if np.isfinite(self.f1) else "undefined"
         lines = [f"Span agreement ({self.match}"
                  + (f", IoU >= {self.threshold:g}" if self.match == "iou" else "")
-                 + f"): pooled F1 {self.f1:.4f} over {len(self.pairs)} pair(s), "
+                 + f"): pooled F1 {f1} over {len(self.pairs)} pair(s), "
                  f"{self.n_documents} documents"]
         for label, row in self.by_label.iterrows():
             lines.append(f"  {label}: F1 {row['f1']:.4f} (tp {int(row['tp'])}, fp "
                          f"{int(row['fp'])}, fn {int(row['fn'])})")
+        lines.append("  " + self.no_entity_text())
+        lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)
+
+    def no_entity_text(self) -> str:
+        """One line: how the pairs agree on documents left without an entity."""
+        either = self.n_both_empty + self.n_one_empty
+        if not either:
+            return ("no entity: every document compared holds spans of both annotators of "
+                    "each pair")
+        return (f"no entity: both annotators left the document empty in {self.n_both_empty} "
+                f"of the {either} pair-document comparisons where either did (specific "
+                f"agreement on no entity {self.no_entity_agreement:.4f})")
 
     def __repr__(self) -> str:
         return (f"SpanAgreementResult(f1={self.f1:.4f}, match={self.match!r}, "
@@ -179,11 +206,37 @@ def span_agreement(spans: Spans, *, match: str = "exact", threshold: float = 0.5
         return t.sort_index(key=lambda ix: ix.map(str))
 
     tp, fp, fn = (int(pairs[c].sum()) for c in ("tp", "fp", "fn"))
+    both_empty, one_empty = _empty_documents(spans)
+    notes = []
+    if tp + fp + fn == 0:
+        shared = int(pairs["documents"].sum())
+        notes.append("F1 is undefined: no pair of annotators marked a span in a document both "
+                     "annotated (F1 counts spans; with none there is nothing to match)"
+                     + (f"; they agree there is no entity in all {shared} pair-document "
+                        "comparisons" if shared and both_empty == shared else ""))
     return SpanAgreementResult(
         f1=float(_f1(tp, fp, fn)), match=match,
         threshold=float(threshold) if match == "iou" else None,
         n_annotators=len(annotators), n_documents=len(spans.documents), pairs=pairs,
-        by_label=table("label"), by_document=table("document"), counts=counts)
+        by_label=table("label"), by_document=table("document"), counts=counts,
+        n_both_empty=both_empty, n_one_empty=one_empty,
+        no_entity_agreement=float(_f1(both_empty, one_empty, 0)), notes=tuple(notes))
+
+
+def _empty_documents(spans: Spans) -> tuple[int, int]:
+    """Over pairs and shared documents: (both marked nothing, exactly one marked nothing)."""
+    docs_of: dict[Any, set] = {}
+    for a, d in spans.coverage:
+        docs_of.setdefault(a, set()).add(d)
+    marked = {a: set(g) for a, g in spans.frame.groupby("annotator")["document"]}
+    both = one = 0
+    for a, b in combinations(spans.annotators, 2):
+        shared = docs_of.get(a, set()) & docs_of.get(b, set())
+        ea = shared - marked.get(a, set())
+        eb = shared - marked.get(b, set())
+        both += len(ea & eb)
+        one += len(ea ^ eb)
+    return both, one
 
 
 def pair_counts(spans: Spans, *, match: str = "exact", threshold: float = 0.5
@@ -267,14 +320,84 @@ def _group_matches(gcode: np.ndarray, start: np.ndarray, end: np.ndarray, ia: np
     return tp
 
 
-def token_ratings(spans: Spans) -> Any:
+TAG_READINGS = ("spans", "raw")
+
+
+def _as_bio(tag: str) -> str:
+    """A tag as written, in BIO without repairs (BIOES/BILOU's S-, U- are B-; E-, L- are I-)."""
+    tag = str(tag).strip()
+    prefix, sep, label = tag.partition("-")
+    if not sep:
+        return tag
+    p = {"S": "B", "U": "B", "E": "I", "L": "I"}.get(prefix.upper(), prefix.upper())
+    return f"{p}-{label}"
+
+
+def _raw_token_ratings(spans: Spans) -> Any:
+    from agreement._ratings import Ratings
+
+    annotators, documents = spans.annotators, spans.documents
+    missing = [(a, d) for a in annotators for d in documents
+               if (a, d) in spans.coverage and (a, d) not in spans.tags]
+    if missing:
+        raise ValueError(f"tags='raw' needs the tags as written, which CoNLL files give "
+                         f"(read_conll); {len(missing)} annotator-document pair(s) have none, "
+                         f"e.g. {missing[0]!r}.")
+    n_tok = [spans.lengths[d] for d in documents]
+    start = np.concatenate([[0], np.cumsum(n_tok)]).astype(np.int64)
+    cats = pd.Index(sorted({str(t).strip() for v in spans.tags.values() for t in v}),
+                    dtype=object, name="category")
+    code = {t: i for i, t in enumerate(cats)}
+    codes = np.full((int(start[-1]), len(annotators)), -1, dtype=np.int32)
+    for j, a in enumerate(annotators):
+        for k, d in enumerate(documents):
+            if (a, d) in spans.coverage:
+                codes[start[k]:start[k + 1], j] = [code[str(t).strip()]
+                                                   for t in spans.tags[(a, d)]]
+    return Ratings(codes.astype(np.int16) if len(cats) > 127 else codes.astype(np.int8), cats,
+                   items=pd.RangeIndex(int(start[-1]), name="item"),
+                   raters=pd.Index(annotators, name="rater"))
+
+
+def tags_rewritten(spans: Spans, derived: Any = None) -> int:
+    """Tokens whose BIO tag derived from the spans (``derived``: their
+    :func:`token_ratings`) differs from the tag as written (read as BIO: an ``I-`` that
+    continues no span is re-derived as ``B-``); 0 without tags."""
+    if not spans.tags or spans.unit != "token":
+        return 0
+    if derived is None:
+        derived = token_ratings(spans)
+    wide = derived.codes
+    cats = list(derived.categories)
+    documents = spans.documents
+    n_tok = [spans.lengths[d] for d in documents]
+    start = np.concatenate([[0], np.cumsum(n_tok)]).astype(np.int64)
+    cat_code = {c: i for i, c in enumerate(cats)}
+    changed = 0
+    for j, a in enumerate(spans.annotators):
+        have = [k for k, d in enumerate(documents) if (a, d) in spans.tags]
+        if not have:
+            continue
+        raw = [t for k in have for t in spans.tags[(a, documents[k])]]
+        got = np.concatenate([wide[start[k]:start[k + 1], j] for k in have])
+        codes, uniques = pd.factorize(pd.Series(raw, dtype=object))
+        as_code = np.array([cat_code.get(_as_bio(u), -2) for u in uniques], dtype=np.int64)
+        changed += int(np.count_nonzero(as_code[codes] != got))
+    return changed
+
+
+def token_ratings(spans: Spans, *, tags: str = "spans") -> Any:
     """The tokens as items: each annotator's BIO tag of every token of the documents it saw.
 
-    A token outside every span is ``O``; the first token of a span ``B-label``, the
-    others ``I-label``. Where an annotator's spans overlap, the span that starts first
-    (then the longer) tags the shared tokens. Tokens of documents an annotator did not
-    annotate are missing for that annotator. Needs token offsets and the documents'
-    lengths (``read_conll`` records both).
+    ``tags="spans"`` (default): the tags are derived from the spans. A token outside
+    every span is ``O``; the first token of a span ``B-label``, the others
+    ``I-label``. Where an annotator's spans overlap, the span that starts first (then
+    the longer) tags the shared tokens. A CoNLL ``I-`` tag that continues no span was
+    read as the start of one, so it becomes ``B-`` here. ``tags="raw"``: the tags as
+    the CoNLL file wrote them (``Spans.tags``), every distinct tag a category.
+    Tokens of documents an annotator did not annotate are missing for that
+    annotator. Needs token offsets and the documents' lengths (``read_conll``
+    records both).
 
     Returns
     -------
@@ -294,6 +417,8 @@ def token_ratings(spans: Spans) -> Any:
     from agreement._ratings import Ratings
     from agreement.spans._unitizing import _units
 
+    if tags not in TAG_READINGS:
+        raise ValueError(f"`tags` must be one of {TAG_READINGS}; got {tags!r}.")
     if spans.unit != "token":
         raise ValueError("token agreement needs token offsets (read_conll gives them); these "
                          f"spans have {spans.unit} offsets.")
@@ -301,6 +426,8 @@ def token_ratings(spans: Spans) -> Any:
     if missing:
         raise ValueError(f"the length of {len(missing)} document(s) is unknown "
                          f"({', '.join(map(str, missing[:3]))}): build Spans with `lengths=`.")
+    if tags == "raw":
+        return _raw_token_ratings(spans)
     annotators = spans.annotators
     documents = spans.documents
     n_tok = np.array([spans.lengths[d] for d in documents], dtype=np.int64)
@@ -342,14 +469,19 @@ def token_ratings(spans: Spans) -> Any:
                    raters=pd.Index(annotators, name="rater"))
 
 
-@validate_params(confidence_level=ConfidenceLevel())
-def token_agreement(spans: Spans, *, confidence_level: float = 0.95) -> pd.DataFrame:
+@validate_params(tags=Option(TAG_READINGS), confidence_level=ConfidenceLevel())
+def token_agreement(spans: Spans, *, tags: str = "spans",
+                    confidence_level: float = 0.95) -> pd.DataFrame:
     """Every agreement coefficient of SPEC §1 over tokens as items (BIO tags as categories).
 
     Parameters
     ----------
     spans : Spans
         Token offsets with the documents' lengths (``read_conll``).
+    tags : {"spans", "raw"}, default "spans"
+        The tags derived from the spans, or the tags as the CoNLL file wrote them
+        (:func:`token_ratings`). The two differ where an ``I-`` continues no span
+        (derived: ``B-``); the ``notes`` column says how many tokens, when any do.
     confidence_level : float, default 0.95
 
     Returns
@@ -371,4 +503,13 @@ def token_agreement(spans: Spans, *, confidence_level: float = 0.95) -> pd.DataF
     check_params(token_agreement, locals())
     from agreement._table import agreement_table
 
-    return agreement_table(token_ratings(spans), confidence_level=confidence_level)
+    ratings = token_ratings(spans, tags=tags)
+    table = agreement_table(ratings, confidence_level=confidence_level)
+    changed = tags_rewritten(spans, ratings) if tags == "spans" else 0
+    if changed:
+        note = (f"{changed} token tag(s) differ from the tags as written: an I- that continues "
+                "no span starts one (as CoNLL's evaluation reads it) and is counted as B- "
+                "here; tags='raw' computes the coefficients on the tags as written")
+        table["notes"] = [f"{n}; {note}" if isinstance(n, str) and n else note
+                          for n in table["notes"]]
+    return table

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -11,6 +11,9 @@ import pandas as pd
 __all__ = ["Spans", "check_spans"]
 
 _COLUMNS = ["document", "start", "end", "label", "annotator"]
+
+#: The largest offset read (2**53: every whole number up to it is exact as a float too).
+MAX_OFFSET = 2**53
 
 
 class Spans:
@@ -32,6 +35,12 @@ class Spans:
     lengths : dict, optional
         Each document's length in ``unit`` (the CoNLL reader records token counts):
         token-level agreement needs it.
+    tags : dict, optional
+        ``{(annotator, document): tags}``: the tags as written, one per token (the CoNLL
+        reader records them; ``token_ratings(..., tags="raw")`` reads them).
+    sentences : dict, optional
+        ``{document: (length of each sentence, ...)}`` in tokens (the CoNLL reader
+        records them; the bootstrap over documents falls back to sentences with them).
 
     Examples
     --------
@@ -45,7 +54,9 @@ class Spans:
     """
 
     def __init__(self, frame: pd.DataFrame, *, coverage: Iterable[tuple[Any, Any]] | None = None,
-                 unit: str = "char", lengths: dict[Any, int] | None = None) -> None:
+                 unit: str = "char", lengths: dict[Any, int] | None = None,
+                 tags: dict[tuple[Any, Any], Sequence[str]] | None = None,
+                 sentences: dict[Any, Sequence[int]] | None = None) -> None:
         if not isinstance(frame, pd.DataFrame):
             raise TypeError(f"`frame` must be a DataFrame with columns {_COLUMNS}; got "
                             f"{type(frame).__name__}.")
@@ -62,6 +73,11 @@ class Spans:
                 i = int(np.flatnonzero(bad)[0])
                 raise ValueError(f"`{col}` must hold whole offsets; row {i} has "
                                  f"{data[col].iloc[i]!r}.")
+            huge = (vals.abs() > MAX_OFFSET).to_numpy()
+            if huge.any():
+                i = int(np.flatnonzero(huge)[0])
+                raise ValueError(f"`{col}` of row {i} is {data[col].iloc[i]!r}, beyond any "
+                                 f"text (offsets up to {MAX_OFFSET:.0e}).")
             data[col] = vals.astype(np.int64)
         bad = data["end"] <= data["start"]
         if bad.any():
@@ -79,6 +95,10 @@ class Spans:
         self.unit = unit
         #: Length of each document in ``unit`` (tokens or characters), where known.
         self.lengths = dict(lengths or {})
+        #: The tags as written of each (annotator, document), where a CoNLL file gave them.
+        self.tags = {k: tuple(v) for k, v in (tags or {}).items()}
+        #: The sentence lengths (tokens) of each document, where a CoNLL file gave them.
+        self.sentences = {d: tuple(int(n) for n in v) for d, v in (sentences or {}).items()}
 
     @property
     def annotators(self) -> list[Any]:
@@ -116,12 +136,19 @@ class Spans:
         frame = pd.concat([p.frame for p in parts], ignore_index=True)
         coverage = set().union(*(p.coverage for p in parts))
         lengths: dict[Any, int] = {}
+        tags: dict[tuple[Any, Any], tuple[str, ...]] = {}
+        sentences: dict[Any, tuple[int, ...]] = {}
         for p in parts:
             for doc, n in p.lengths.items():
                 if lengths.setdefault(doc, n) != n:
                     raise ValueError(f"document {doc!r} has {lengths[doc]} {p.unit}s in one "
                                      f"part and {n} in another: the files do not align.")
-        return cls(frame, coverage=coverage, unit=units.pop(), lengths=lengths)
+            tags.update(p.tags)
+            for doc, s in p.sentences.items():
+                if sentences.setdefault(doc, s) != s:
+                    sentences[doc] = ()  # the parts split it differently: no sentences
+        return cls(frame, coverage=coverage, unit=units.pop(), lengths=lengths, tags=tags,
+                   sentences={d: s for d, s in sentences.items() if s})
 
 
 def check_spans(spans: Any, needs: str | None = None) -> Spans:

@@ -151,6 +151,8 @@ def unitizing_rows(spans: Spans) -> tuple[list[Any], list[Any], np.ndarray, dict
     def per_doc(values: np.ndarray) -> np.ndarray:
         if values.ndim == 1:
             values = values[:, None]
+        if values.shape[1] == 0:  # no label: nobody marked a unit
+            return np.zeros((n_docs, 0))
         return np.stack([np.bincount(piece_doc, weights=values[:, j], minlength=n_docs)
                          for j in range(values.shape[1])], axis=1)
 
@@ -402,8 +404,11 @@ def unitizing_alpha(spans: Spans) -> UnitizingAlphaResult:
     out = unitizing_finalize(rows.sum(axis=0), len(labels))
     if not np.isfinite(out["alpha"]):
         why = ("no document is annotated by two annotators" if not docs
-               else "no disagreement is expected (every value the same)")
+               else "no annotator marked a unit: every annotator left every document empty, "
+               "so there is no unit to agree or disagree on (they agree there is none)"
+               if not labels else "no disagreement is expected (every value the same)")
         warnings.warn(f"unitizing α is undefined: {why}.", DegenerateDataWarning, stacklevel=2)
+        notes.append(f"α_u undefined: {why}")
     values = [GAP, *labels]
     V = len(labels)
     return UnitizingAlphaResult(

@@ -13,9 +13,13 @@ DESCRIPTION = (
     "Zeng et al. (2021): train one model under several conditions — on training data only, "
     "or with a suspect subset (e.g. the test set) added first or last — and let each predict "
     "the same probe set drawn from the training data. A condition that predicts the probe "
-    "worse says the labels it adds are less consistent with the rest. Prints each "
-    "condition's span F1 (exact match) with a bootstrap interval, a paired interval of every "
-    "difference (documents resampled jointly) and a verdict.\n\n"
+    "worse adds something less consistent with the rest: its labels, but also its texts, "
+    "its place in the feeding order and its amount of data. Only a control — the same "
+    "training with the subset's labels corrected (--control CONDITION=CONTROL) — splits the "
+    "gap into what the correction removes (labels) and what remains (not labels). Prints "
+    "each condition's span F1 (exact match) with a bootstrap interval, a paired interval of "
+    "every difference (documents resampled jointly), each control's split and a verdict "
+    "saying what can and cannot be attributed to labels.\n\n"
     "PRED files are per-token scores (.csv/.tsv/.parquet/.jsonl: id columns document and "
     "token, one probability column per tag; one file per condition, or one with "
     "--model-column) or, with --predictions conll, CoNLL files of predicted tags. Documents "
@@ -25,7 +29,9 @@ DESCRIPTION = (
     "  goldnoise consistency PureTrain.csv TrainTest.csv TestTrain.csv --gold probe.conll\n"
     "  goldnoise consistency preds.parquet --model-column condition --gold probe.conll\n"
     "  goldnoise consistency a.conll b.conll --predictions conll --gold probe.conll "
-    "--conditions PureTrain TestTrain")
+    "--conditions PureTrain TestTrain\n"
+    "  goldnoise consistency PureTrain.csv TestTrain.csv TestTrainCorrect.csv --gold "
+    "probe.conll --control TestTrain=TestTrainCorrect")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,12 +40,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "by its stem, or by --conditions), or one file with --model-column")
     g = parser.add_argument_group("consistency")
     g.add_argument("--gold", required=True, metavar="FILE",
-                   help="the probe set's gold labels, a CoNLL file (token and tag columns)")
+                   help="the probe set's gold labels, a CoNLL file (token and tag columns; "
+                        "the tags in the last column, e.g. CoNLL-2003's token POS chunk NER)")
+    g.add_argument("--tag-column", type=int, metavar="N", default=None,
+                   help="the column of the CoNLL files holding the tags, 0 the first, -1 the "
+                        "last (default: the last, as in CoNLL-2003's token POS chunk NER)")
     g.add_argument("--predictions", choices=("scores", "conll"), default="scores",
                    help="what the PRED files hold (default: %(default)s)")
     g.add_argument("--conditions", nargs="+", metavar="NAME",
                    help="names of the conditions, in the order of the files; with "
                         "--model-column the models to compare (default: all)")
+    g.add_argument("--control", action="append", metavar="CONDITION=CONTROL", default=None,
+                   help="CONTROL is CONDITION's training with the subset's labels corrected; "
+                        "reports which part of CONDITION's gap is labels (repeatable)")
     g.add_argument("--model-column", metavar="NAME",
                    help="column naming each row's condition, for one file holding several")
     g.add_argument("--id-columns", nargs=2, default=["document", "token"],
@@ -96,10 +109,11 @@ def _read(args: argparse.Namespace):
         if "gold" in names or len(set(names)) != len(names):
             raise UsageError(f"the conditions need distinct names other than 'gold'; got "
                              f"{names} (name them with --conditions)")
-        both = read_conll([gold_path, *files], annotators=["gold", *names], scheme=args.scheme)
+        both = read_conll([gold_path, *files], annotators=["gold", *names], scheme=args.scheme,
+                          tag_column=args.tag_column)
         return _only(both, set(names)), _only(both, {"gold"}), names
-    gold = _renumbered(read_conll(gold_path, annotators=["gold"], scheme=args.scheme),
-                       f"{gold_path.stem}:")
+    gold = _renumbered(read_conll(gold_path, annotators=["gold"], scheme=args.scheme,
+                                  tag_column=args.tag_column), f"{gold_path.stem}:")
     items = [(d, t) for d in gold.documents for t in range(gold.lengths[d])]
     if args.model_column is not None:
         if len(files) != 1:
@@ -118,14 +132,43 @@ def _read(args: argparse.Namespace):
     return scores, gold, names
 
 
+def _name_the_undecodable(paths) -> None:
+    """Raise a DataError naming the first text file that is not UTF-8, its line and byte."""
+    from goldnoise._cli._errors import DataError
+
+    for p in map(Path, paths):
+        if p.suffix.lower() == ".parquet" or not p.is_file():
+            continue
+        raw = p.read_bytes()
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = raw[:exc.start].count(b"\n") + 1
+            raise DataError(f"{p}, line {line}: not UTF-8 text (byte 0x{raw[exc.start]:02x}); "
+                            "save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8)") from None
+
+
 def run(args: argparse.Namespace) -> Report:
     from goldnoise._cli._errors import DataError
     from simulation import subset_consistency
 
+    from goldnoise._cli._errors import UsageError
+
+    controls = {}
+    for spec in args.control or []:
+        cond, sep, ctrl = spec.partition("=")
+        if not sep or not cond or not ctrl:
+            raise UsageError(f"--control takes CONDITION=CONTROL (e.g. "
+                             f"TestTrain=TestTrainCorrect); got {spec!r}")
+        controls[cond] = ctrl
     try:
-        predictions, gold, conditions = _read(args)
+        try:
+            predictions, gold, conditions = _read(args)
+        except UnicodeDecodeError:
+            _name_the_undecodable([args.gold, *args.files])
+            raise
         res = subset_consistency(predictions, gold, conditions=conditions, scheme=args.scheme,
-                                 n_resamples=args.resamples,
+                                 controls=controls or None, n_resamples=args.resamples,
                                  confidence_level=args.confidence_level, rng=args.seed)
     except (ValueError, TypeError, OSError, UnicodeDecodeError) as exc:
         raise DataError(" ".join(str(exc).split())) from None
@@ -137,13 +180,15 @@ def run(args: argparse.Namespace) -> Report:
                     primary="consistency/conditions", companions=["consistency/differences"])
     s = report.add(Section("consistency", "Label consistency across subsets (Zeng et al. "
                                           "2021): span F1 on the probe set"))
-    s.values.update({"least_consistent": res.least_consistent, "verdict": res.verdict,
+    verdict = res.verdict.replace("given as controls=", "given with --control "
+                                  "CONDITION=CONTROL")
+    s.values.update({"least_consistent": res.least_consistent, "verdict": verdict,
                      "n_documents": res.n_documents})
     pct = f"{100 * res.confidence_level:g}%"
     s.lines.append(f"{len(conditions)} conditions on {res.n_documents} probe documents; "
                    f"{pct} percentile intervals from {args.resamples} resamples of documents "
                    "(the same for every condition)")
-    s.lines.append(res.verdict)
+    s.lines.append(verdict)
     s.tables.append(Table("conditions", [
         Column("condition", align="<"), Column("tp"), Column("fp"), Column("fn"),
         Column("precision", fmt=".4f"), Column("recall", fmt=".4f"),
@@ -155,5 +200,15 @@ def run(args: argparse.Namespace) -> Report:
         Column("high", fmt="+.4f"), Column("separated")],
         res.differences.to_dict(orient="records"),
         title="differences of F1 (first - second), paired"))
+    if not res.controls.empty:
+        s.tables.append(Table("controls", [
+            Column("condition", align="<"), Column("control", align="<"),
+            Column("reference", align="<"), Column("gap", fmt="+.4f"),
+            Column("labels", fmt="+.4f"), Column("low", fmt="+.4f"), Column("high", fmt="+.4f"),
+            Column("not_labels", "not labels", "+.4f"),
+            Column("labels_share", "labels share", ".0%")],
+            res.controls.to_dict(orient="records"),
+            title="controls: the gap (reference - condition) split into labels (control - "
+                  "condition, paired) and not labels (reference - control)"))
     s.notes += list(res.notes)
     return report

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import warnings
 from pathlib import Path
+
+from _goldnoise_lib.errors import DegenerateDataWarning
 
 from goldnoise._cli._common import count, probability
 from goldnoise.report import Column, Report, Section, Table
@@ -35,7 +38,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE",
                         help="annotation files (conll, doccano: one per annotator, or one "
                              "with a tag column per annotator; brat: one folder per "
-                             "annotator; labelstudio, prodigy: one export)")
+                             "annotator; labelstudio: one export, JSON or JSONL; prodigy: one "
+                             "export)")
     g = parser.add_argument_group("spans")
     g.add_argument("--from", dest="source_format", choices=FORMATS, required=True,
                    help="what tool wrote the files")
@@ -43,6 +47,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="annotator names, in the order of the files (or of the tag columns)")
     g.add_argument("--scheme", choices=("BIO", "BIOES", "IO"), default="BIO",
                    help="tag scheme of CoNLL files (BIOES also reads BILOU)")
+    g.add_argument("--tag-column", type=int, nargs="+", metavar="N", default=None,
+                   help="CoNLL: the column(s) holding tags, 0 the first, -1 the last (default: "
+                        "the last column of each file with one file per annotator; one file: "
+                        "every column after the token, one annotator each, but only the last "
+                        "for CoNLL-2003's token POS chunk NER)")
+    g.add_argument("--include", nargs="+", choices=("drafts", "predictions"), default=(),
+                   metavar="KIND",
+                   help="labelstudio: also read drafts and/or predictions as annotators "
+                        "('<user> (draft)', '<model> (prediction)'); by default only submitted "
+                        "annotations count, skipped ones (was_cancelled) never")
     g.add_argument("--match", choices=MATCHES, default="exact",
                    help="when two spans count as the same (default: %(default)s)")
     g.add_argument("--threshold", type=probability("--threshold"), default=0.5,
@@ -53,7 +67,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="also bootstrap every statistic over documents with B resamples (0: "
                         "no bootstrap, as without the option): percentile intervals of span "
                         "F1 (pooled and per label), unitizing alpha and its parts and, with "
-                        "CoNLL tokens, token-level kappa, alpha and AC1 (seeded by --seed)")
+                        "CoNLL tokens, token-level kappa, alpha and AC1 (seeded by --seed); "
+                        "needs 10 documents, or a CoNLL file's 10 sentences (resampled "
+                        "instead, with a note)")
     g.add_argument("--seed", type=count("--seed", 0), default=0,
                    help="seed of --bootstrap: the same seed gives the same intervals")
 
@@ -66,6 +82,10 @@ def _read(args: argparse.Namespace):
     for f in files:
         if not f.exists():
             raise DataError(f"{f}: no such file or folder")
+    if args.tag_column is not None and args.source_format != "conll":
+        raise UsageError("--tag-column is for --from conll")
+    if args.include and args.source_format != "labelstudio":
+        raise UsageError("--include is for --from labelstudio (its drafts and predictions)")
     names = args.annotators
     if names is not None and args.source_format in ("brat", "doccano") and \
             len(names) != len(files):
@@ -74,12 +94,15 @@ def _read(args: argparse.Namespace):
     try:
         if args.source_format == "conll":
             return read_conll(files if len(files) > 1 else files[0], annotators=names,
-                              scheme=args.scheme)
+                              scheme=args.scheme, tag_column=args.tag_column)
         if args.source_format == "brat":
             return Spans.concat(read_brat(f, annotator=names[i] if names else f.name)
                                 for i, f in enumerate(files))
         if args.source_format == "labelstudio":
-            return Spans.concat(read_labelstudio(f) for f in files)
+            include = ("annotations", *args.include)
+            return Spans.concat(read_jsonl(f, include=include)
+                                if f.suffix.lower() == ".jsonl"
+                                else read_labelstudio(f, include=include) for f in files)
         return Spans.concat(read_jsonl(f, annotator=names[i] if names else f.stem)
                             for i, f in enumerate(files))
     except (ValueError, OSError, UnicodeDecodeError) as exc:
@@ -93,13 +116,19 @@ def run(args: argparse.Namespace) -> Report:
     spans = _read(args)
     intervals = None
     try:
-        res = span_agreement(spans, match=args.match, threshold=args.threshold)
-        ua = unitizing_alpha(spans)
-        if args.bootstrap:
+        with warnings.catch_warnings():
+            # undefined statistics are said in their sections, with the reason
+            warnings.simplefilter("ignore", DegenerateDataWarning)
+            res = span_agreement(spans, match=args.match, threshold=args.threshold)
+            ua = unitizing_alpha(spans)
+        if args.bootstrap and len(spans):
             from simulation import span_intervals
 
-            intervals = span_intervals(spans, match=args.match, threshold=args.threshold,
-                                       n_resamples=args.bootstrap, rng=args.seed)
+            with warnings.catch_warnings():
+                # the fallback to sentences is a note of the bootstrap section
+                warnings.filterwarnings("ignore", message=r"only \d+ document")
+                intervals = span_intervals(spans, match=args.match, threshold=args.threshold,
+                                           n_resamples=args.bootstrap, rng=args.seed)
     except ValueError as exc:
         raise DataError(" ".join(str(exc).split())) from None
     iv = {} if intervals is None else {
@@ -120,9 +149,14 @@ def run(args: argparse.Namespace) -> Report:
     s = report.add(Section("agreement", "Span agreement (F1 = positive specific agreement)"))
     s.values.update({"f1": res.f1, "n_spans": len(spans), "n_annotators": res.n_annotators,
                      "n_documents": res.n_documents, "unit": spans.unit})
+    f1_text = f"{res.f1:.4f}" if res.f1 == res.f1 else "undefined"
     s.lines.append(f"{len(spans)} spans by {res.n_annotators} annotators in {res.n_documents} "
-                   f"documents ({spans.unit} offsets); pooled F1 {res.f1:.4f}{ci('span_f1')} "
+                   f"documents ({spans.unit} offsets); pooled F1 {f1_text}{ci('span_f1')} "
                    f"({args.match} match)")
+    s.lines.append(res.no_entity_text())
+    s.values.update({"no_entity_agreement": res.no_entity_agreement,
+                     "n_both_empty": res.n_both_empty, "n_one_empty": res.n_one_empty})
+    s.notes += list(res.notes)
     label_rows = res.by_label.reset_index().to_dict(orient="records")
     label_cols = [Column("label", align="<"), Column("tp"), Column("fp"), Column("fn"),
                   Column("f1", "F1", ".4f")]
@@ -148,19 +182,24 @@ def run(args: argparse.Namespace) -> Report:
                      "boundary_disagreement": ua.boundary_disagreement,
                      "label_disagreement": ua.label_disagreement,
                      "n_documents": ua.n_documents})
-    u.lines += [f"alpha_u {ua.alpha:.4f}{ci('unitizing_alpha')} over {ua.n_documents} "
-                "documents with two or more annotators",
-                f"  where the units are (|u|alpha, labels ignored): {ua.binary_alpha:.4f}"
-                f"{ci('unitizing_alpha_binary')}",
-                f"  which label where units meet (cu-alpha):        {ua.coding_alpha:.4f}"
-                f"{ci('unitizing_alpha_coding')}",
-                f"  1 - alpha_u = {ua.boundary_disagreement:.4f} (unit against gap) + "
-                f"{ua.label_disagreement:.4f} (label against label)"]
-    u.notes += list(ua.notes)
+    undefined = [n for n in ua.notes if n.startswith("α_u undefined: ")]
+    if undefined:
+        u.undefined(undefined[0][len("α_u undefined: "):])
+    else:
+        u.lines += [f"alpha_u {ua.alpha:.4f}{ci('unitizing_alpha')} over {ua.n_documents} "
+                    "documents with two or more annotators",
+                    f"  where the units are (|u|alpha, labels ignored): {ua.binary_alpha:.4f}"
+                    f"{ci('unitizing_alpha_binary')}",
+                    f"  which label where units meet (cu-alpha):        {ua.coding_alpha:.4f}"
+                    f"{ci('unitizing_alpha_coding')}",
+                    f"  1 - alpha_u = {ua.boundary_disagreement:.4f} (unit against gap) + "
+                    f"{ua.label_disagreement:.4f} (label against label)"]
+    u.notes += [n for n in ua.notes if not n.startswith("α_u undefined: ")]
     if intervals is not None:
+        unit = "documents" if intervals.n_items == len(spans.documents) else "sentences"
         b = report.add(Section("bootstrap", f"Intervals ({intervals.confidence_level:.0%}, "
                                             f"{intervals.method}, {args.bootstrap} resamples "
-                                            f"of {intervals.n_items} documents)"))
+                                            f"of {intervals.n_items} {unit})"))
         rows = intervals.to_frame().reset_index().to_dict(orient="records")
         b.tables.append(Table("intervals", [Column("statistic", align="<"),
                                             Column("estimate", fmt=".4f"),
@@ -168,6 +207,9 @@ def run(args: argparse.Namespace) -> Report:
                                             Column("low", fmt=".4f"), Column("high", fmt=".4f")],
                               rows, title="every statistic, documents resampled"))
         b.notes += list(intervals.notes)
+    if args.bootstrap and intervals is None:
+        report.add(Section("bootstrap", "Intervals")).undefined(
+            "no annotator marked a span: there is no span statistic to resample")
     report.add(_noise_section(spans, args))
     return report
 
@@ -178,6 +220,8 @@ def _noise_section(spans, args: argparse.Namespace) -> Section:
 
     s = Section("noise", "Candidate spans as items: noise of the agreed spans, spans most "
                          "likely wrong")
+    if len(spans) == 0:
+        return s.undefined("no annotator marked a span: there is no candidate span to rate")
     res = span_noise(spans, match=args.match, threshold=args.threshold)
     s.values.update({"n_candidates": res.n_candidates, "n_agreed": res.n_agreed,
                      "categories": [str(c) for c in res.categories]})

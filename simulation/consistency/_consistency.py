@@ -168,8 +168,20 @@ class SubsetConsistencyResult(Result):
         ``separated`` (the interval excludes 0).
     least_consistent : str or None
         The condition whose F1 is below every other condition's with every
-        difference's interval above 0; None when no condition is.
+        difference's interval above 0; None when no condition is. A lower F1 is
+        what the comparison shows; how much of it is the labels only a control says.
     verdict : str
+        What the comparison shows, what it can attribute to the subset's labels and
+        what it cannot; with ``controls``, each control's split of the gap.
+    controls : pandas.DataFrame
+        One row per ``controls`` pair: ``condition``, ``control`` (the same training
+        with the subset's labels corrected), ``reference`` (the best other
+        condition), ``gap`` (reference − condition), ``labels`` (control −
+        condition: the part the correction removes) with its paired interval
+        ``low``, ``high``, ``not_labels`` (reference − control: what remains with
+        corrected labels — input shift, feeding order, amount of data) and
+        ``labels_share`` (labels / gap; NaN unless the gap is above 0). Empty
+        without controls.
     bootstrap : BootstrapResult
         The replicates of every condition's F1 (same resamples of documents);
         ``bootstrap.difference(a, b)`` gives any difference again.
@@ -190,6 +202,7 @@ class SubsetConsistencyResult(Result):
     confidence_level: float
     method: str
     notes: tuple[str, ...] = ()
+    controls: pd.DataFrame = field(repr=False, default=None)
 
     def to_frame(self) -> pd.DataFrame:
         return self.f1.copy()
@@ -198,6 +211,8 @@ class SubsetConsistencyResult(Result):
         d = super().to_dict()
         d["f1"] = self.f1.reset_index().to_dict(orient="records")
         d["differences"] = self.differences.to_dict(orient="records")
+        d["controls"] = ([] if self.controls is None
+                         else self.controls.to_dict(orient="records"))
         return d
 
     def summary(self) -> str:
@@ -209,6 +224,11 @@ class SubsetConsistencyResult(Result):
         for _, row in self.differences.iterrows():
             lines.append(f"  {row['first']} - {row['second']}: {row['difference']:+.4f} "
                          f"[{row['low']:+.4f}, {row['high']:+.4f}]")
+        if self.controls is not None:
+            for _, row in self.controls.iterrows():
+                lines.append(f"  control {row['control']} of {row['condition']}: labels "
+                             f"{row['labels']:+.4f} [{row['low']:+.4f}, {row['high']:+.4f}] "
+                             f"of the gap {row['gap']:+.4f} to {row['reference']}")
         lines.append(self.verdict)
         return "\n".join(lines)
 
@@ -222,6 +242,7 @@ class SubsetConsistencyResult(Result):
                  confidence_level=ConfidenceLevel(), method=Option(METHODS), rng=Rng())
 def subset_consistency(predictions: Any, gold: Spans, *, conditions: Any, scheme: str = "BIO",
                        id_column: Any = ("document", "token"), model_column: str | None = None,
+                       controls: Mapping[str, str] | None = None,
                        n_resamples: int = 2000, confidence_level: float = 0.95,
                        method: str = "percentile", rng: Any = None
                        ) -> SubsetConsistencyResult:
@@ -250,6 +271,14 @@ def subset_consistency(predictions: Any, gold: Spans, *, conditions: Any, scheme
         The id columns of the score files.
     model_column : str, optional
         The column naming each row's condition, for one file holding several.
+    controls : dict, optional
+        ``{condition: control}``: a control is the same training as its condition
+        with the suspect subset's labels corrected (Zeng et al.'s "TestTrainCorrect"
+        for "TestTrainMistake"). Both are among ``conditions``; controls are left out
+        of the search for the least consistent condition. Only a control separates
+        the part of a gap that is labels (control − condition) from what the subset
+        changes besides its labels (reference − control): see ``controls`` of the
+        result.
     n_resamples : int, default 2000
     confidence_level : float, default 0.95
     method : {"percentile", "basic", "bca"}, default "percentile"
@@ -285,6 +314,15 @@ def subset_consistency(predictions: Any, gold: Spans, *, conditions: Any, scheme
     other condition has an interval above 0; otherwise no condition stands out.
     To follow a learning curve, call this once per training stage.
 
+    What the comparison can attribute to labels: the conditions differ in what the
+    subset adds — its labels, but also its texts (a shift of inputs away from the
+    probe), when it is fed and how much data there is. A lower F1 says the subset
+    as a whole predicts the probe worse; it says the subset's *labels* are less
+    consistent only to the extent a control shows it. With a control trained on the
+    same subset with corrected labels, control − condition is the part the
+    correction removes (labels; paired interval) and reference − control the part
+    that remains (not labels). The verdict states both.
+
     References
     ----------
     Zeng, Q., Yu, M., Yu, W., Jiang, T., & Jiang, M. (2021). Validating label
@@ -312,6 +350,7 @@ def subset_consistency(predictions: Any, gold: Spans, *, conditions: Any, scheme
     check_params(subset_consistency, locals())
     gold = _gold_iv(gold)
     notes: list[str] = []
+    control_of = _controls_iv(controls, conditions)
     if isinstance(predictions, (str, os.PathLike, list, tuple, Mapping)):
         predictions = load_scores(predictions, items=_token_items(gold), id_column=id_column,
                                   model_column=model_column)
@@ -369,7 +408,11 @@ def subset_consistency(predictions: Any, gold: Spans, *, conditions: Any, scheme
                        "recall": recall, "f1": estimate, "low": iv.low, "high": iv.high},
                       index=pd.Index(names, name="condition"))
     f1 = f1.iloc[np.argsort(-np.nan_to_num(estimate, nan=-1.0), kind="stable")]
-    order = list(f1.index)
+    is_control = set(control_of.values())
+    order = [c for c in f1.index if c not in is_control]
+    if len(order) < 2:
+        raise ValueError(f"`conditions` must name at least two conditions besides the "
+                         f"controls {sorted(is_control)}; got {order}.")
     diff_rows = []
     for a, b in combinations(order, 2):
         d = boot.difference(a, b)
@@ -380,16 +423,82 @@ def subset_consistency(predictions: Any, gold: Spans, *, conditions: Any, scheme
     worst = order[-1]
     against = differences[differences["second"] == worst]
     pct = f"{100 * confidence_level:g}%"
+    control_rows = []
+    for c, k in control_of.items():
+        others = [o for o in order if o != c]
+        ref = others[0]
+        lab = boot.difference(k, c)
+        gap = float(f1.loc[ref, "f1"] - f1.loc[c, "f1"])
+        labels = float(lab.estimate[0])
+        control_rows.append({
+            "condition": c, "control": k, "reference": ref, "gap": gap, "labels": labels,
+            "low": float(lab.interval.low[0]), "high": float(lab.interval.high[0]),
+            "not_labels": float(f1.loc[ref, "f1"] - f1.loc[k, "f1"]),
+            "labels_share": labels / gap if gap > 0 else float("nan")})
+    control_table = pd.DataFrame(control_rows, columns=[
+        "condition", "control", "reference", "gap", "labels", "low", "high", "not_labels",
+        "labels_share"])
     if (against["low"] > 0).all():
         least = worst
         verdict = (f"{worst} predicts the probe set worse than every other condition (each "
-                   f"difference's {pct} interval lies above 0): the labels its training data "
-                   "adds are less consistent with the rest")
+                   f"difference's {pct} interval lies above 0). ")
+        if worst in control_of:
+            verdict += _control_verdict(control_table.set_index("condition").loc[worst], pct)
+        else:
+            verdict += ("What this attributes to labels: the gap is the labels of the subset "
+                        f"{worst} adds together with everything else that subset changes — "
+                        "its texts (inputs unlike the probe's), when it is fed, the amount of "
+                        "data; without a control (the same training with the subset's labels "
+                        "corrected, given as controls=) the part that is labels cannot be told "
+                        "apart from the rest")
     else:
         least = None
         close = against.loc[~(against["low"] > 0), "first"].tolist()
         verdict = (f"no condition stands out: the lowest, {worst}, is within the {pct} "
                    f"interval of {', '.join(map(str, close))}; no sign that one subset's "
-                   "labels are less consistent with the rest")
+                   "labels are less consistent with the rest (the intervals' width says how "
+                   "large a difference could go unseen)")
+    others = [c for c in control_of if c != least]
+    for c in others:
+        verdict += ". " + _control_verdict(control_table.set_index("condition").loc[c], pct)
     return SubsetConsistencyResult(f1, differences, least, verdict, boot, n,
-                                   float(confidence_level), method, tuple(notes))
+                                   float(confidence_level), method, tuple(notes),
+                                   control_table)
+
+
+def _controls_iv(controls: Any, conditions: Any) -> dict[str, str]:
+    """{condition: control}, both among the conditions' names."""
+    if controls is None:
+        return {}
+    if not isinstance(controls, Mapping):
+        raise TypeError(f"`controls` must map a condition to its control (the same training "
+                        f"with the subset's labels corrected); got {controls!r}.")
+    names = ([str(k) for k in conditions] if isinstance(conditions, Mapping) else
+             [str(c) for c in conditions] if isinstance(conditions, Sequence) and not
+             isinstance(conditions, (str, bytes)) else [])
+    out = {str(c): str(k) for c, k in controls.items()}
+    for c, k in out.items():
+        missing = [x for x in (c, k) if x not in names]
+        if missing:
+            raise ValueError(f"`controls` names {missing}, not among the conditions {names}.")
+        if c == k or c in out.values() or k in out:
+            raise ValueError(f"`controls` pairs {c!r} with {k!r}: a control is another "
+                             "condition, and not itself controlled.")
+    return out
+
+
+def _control_verdict(row: Any, pct: str) -> str:
+    c, k, ref = row.name, row["control"], row["reference"]
+    head = (f"Control {k} (the training of {c} with the subset's labels corrected): the "
+            f"correction changes F1 by {row['labels']:+.4f} [{row['low']:+.4f}, "
+            f"{row['high']:+.4f}] ({pct}, paired) of the gap {row['gap']:+.4f} from {ref} to "
+            f"{c}")
+    if not row["low"] > 0:
+        return (head + f"; its interval reaches 0, so none of the gap can be attributed to "
+                f"labels; {row['not_labels']:+.4f} remains with the labels corrected (input "
+                "shift, feeding order, amount of data — not labels)")
+    share = row["labels_share"]
+    part = f" ({share:.0%} of the gap)" if np.isfinite(share) else ""
+    return (head + f": labels account for {row['labels']:+.4f}{part}; the other "
+            f"{row['not_labels']:+.4f} remains with the labels corrected, so it is not labels "
+            "(input shift, feeding order, amount of data)")

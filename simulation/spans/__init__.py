@@ -4,6 +4,8 @@ span_intervals  -- span F1 (pooled and per label), Krippendorff's α_u, |u|α, c
                    token-level coefficients with intervals from the same resamples of
                    documents (the engine's multinomial draws; percentile, basic, BCa)
                                                                    -> BootstrapResult
+                   (fewer than 10 documents: a CoNLL file's sentences are
+                   resampled instead, with a warning; without them, refused)
 
 Modules: ``_intervals``.
 """

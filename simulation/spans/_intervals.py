@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
+
+from _goldnoise_lib.errors import GoldnoiseWarning
 
 from _goldnoise_lib.validation import (
     ConfidenceLevel,
@@ -21,7 +25,36 @@ from simulation.bootstrap import BootstrapResult, _resample
 from simulation.bootstrap._intervals import METHODS
 from simulation.bootstrap._result import result_from_sums
 
-__all__ = ["span_intervals"]
+__all__ = ["MIN_DOCUMENTS", "span_intervals"]
+
+#: Fewest documents the bootstrap over documents resamples: with fewer, a resample
+#: repeats a handful of documents and the interval is too narrow to mean anything (one
+#: document gives the zero-width interval of its own statistic).
+MIN_DOCUMENTS = 10
+
+
+def _by_sentence(spans: Spans) -> Spans | None:
+    """The spans with each sentence of each document as a document ``(document, k)``,
+    offsets within it; None when the sentences are unknown or a span crosses one."""
+    docs = spans.documents
+    if not docs or any(d not in spans.sentences or d not in spans.lengths for d in docs):
+        return None
+    bounds = {d: np.concatenate([[0], np.cumsum(spans.sentences[d])]) for d in docs}
+    if any(b[-1] != spans.lengths[d] for d, b in bounds.items()):
+        return None
+    f = spans.frame
+    rows = []
+    for doc, start, end, label, who in f.itertuples(index=False, name=None):
+        b = bounds[doc]
+        k = int(np.searchsorted(b, start, side="right")) - 1
+        if end > b[k + 1]:
+            return None
+        rows.append(((doc, k + 1), start - int(b[k]), end - int(b[k]), label, who))
+    frame = pd.DataFrame(rows, columns=list(f.columns))
+    coverage = [(a, (d, k + 1)) for a, d in spans.coverage
+                for k in range(len(spans.sentences[d]))]
+    lengths = {(d, k + 1): int(n) for d in docs for k, n in enumerate(spans.sentences[d])}
+    return Spans(frame, coverage=coverage, unit=spans.unit, lengths=lengths)
 
 
 @validate_params(match=Option(MATCHES), threshold=Probability(open_low=True),
@@ -61,9 +94,25 @@ def span_intervals(spans: Spans, statistics: Sequence[str] | None = None, *,
     Returns
     -------
     BootstrapResult
-        ``n_items`` is the number of documents; a statistic undefined on a resample
-        (no span of a label drawn, no expected disagreement) is left out of its
-        interval and counted in ``n_degenerate``.
+        ``n_items`` is the number of documents (or sentences, see below); a statistic
+        undefined on a resample (no span of a label drawn, no expected disagreement) is
+        left out of its interval and counted in ``n_degenerate``.
+
+    Raises
+    ------
+    ValueError
+        With fewer than ``MIN_DOCUMENTS`` (10) documents when their sentences are
+        unknown: a resample of so few documents repeats them, and the interval says
+        little (one document gives the zero-width interval of its own statistic).
+
+    Warns
+    -----
+    GoldnoiseWarning
+        With fewer than 10 documents whose sentences the CoNLL reader recorded (e.g.
+        a Label Studio CoNLL export with one ``-DOCSTART-``), and at least 10
+        sentences, no span crossing one: the sentences are resampled instead, and the
+        result's ``notes`` say so. Sentences of one document share its annotators and
+        its text, so these intervals may be too narrow.
 
     Notes
     -----
@@ -85,6 +134,26 @@ def span_intervals(spans: Spans, statistics: Sequence[str] | None = None, *,
     unitizing_alpha      0.84  0.82  0.86
     """
     check_params(span_intervals, locals())
+    notes = []
+    n_docs = len(spans.documents) if isinstance(spans, Spans) else MIN_DOCUMENTS
+    if n_docs < MIN_DOCUMENTS:
+        split = _by_sentence(spans)
+        n_sent = len(split.documents) if split is not None else 0
+        if n_sent < MIN_DOCUMENTS:
+            had = (f" and {n_sent} sentences" if split is not None else
+                   " and their sentences are not known (the CoNLL reader records them)")
+            raise ValueError(f"the bootstrap over documents needs at least {MIN_DOCUMENTS} "
+                             f"documents; these spans have {n_docs}{had}: a resample of so "
+                             "few repeats them and its interval says little (with one "
+                             "document, none). A CoNLL export with one -DOCSTART- is one "
+                             "document; mark its documents, or report the estimates without "
+                             "intervals.")
+        msg = (f"only {n_docs} document(s): the bootstrap resamples their {n_sent} sentences "
+               "instead (sentences of one document share its annotators and text, so the "
+               "intervals may be too narrow)")
+        warnings.warn(msg + ".", GoldnoiseWarning, stacklevel=2)
+        notes.append(msg)
+        spans = split
     ds = document_statistics(spans, statistics, match=match, threshold=threshold)
     rows = np.ascontiguousarray(ds.values)
     freq = np.ones(rows.shape[0], dtype=np.int64)
@@ -92,4 +161,4 @@ def span_intervals(spans: Spans, statistics: Sequence[str] | None = None, *,
     sums = _resample.multinomial_sums(freq, rows, seeds)
     return result_from_sums(ds.statistics, ds.finalize, rows, freq, sums, method=method,
                             confidence_level=confidence_level, scheme="multinomial",
-                            n_items=int(rows.shape[0]), notes=[], stacklevel=2)
+                            n_items=int(rows.shape[0]), notes=notes, stacklevel=2)
