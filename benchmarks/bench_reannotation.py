@@ -693,7 +693,8 @@ def _crowd_pool(n: int, seed: int = 0):
     x = np.full((n, 60), -1, dtype=np.int8)
     lab = np.where(right, truth[:, None], g.integers(0, 3, (n, 5)))
     np.put_along_axis(x, who, lab.astype(np.int8), axis=1)
-    return Ratings(x, np.arange(3), items=pd.RangeIndex(n), raters=pd.RangeIndex(60)), truth
+    return Ratings(x, pd.Index(np.arange(3)), items=pd.RangeIndex(n),
+                   raters=pd.RangeIndex(60)), truth
 
 
 def crowdlab_part() -> str:

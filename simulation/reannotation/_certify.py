@@ -104,8 +104,10 @@ def verification_batch(ratings: Any, *, size: int, fit: LatentClassFit | None = 
     The ranked stratum holds the items whose published label (``fit``'s) is most
     likely wrong. With ``rank="ensemble"`` (default) that probability is averaged
     over two latent-class models fitted to the same ratings with ``fit``'s options,
-    MACE's spam model and Dawid–Skene (``fit`` itself is one of them when it is one
-    of these models; the default fit is spam with ``calibrate="held-out"``):
+    MACE's spam model and Dawid–Skene (``fit`` itself, as it is, is the member of its
+    own model; the other is fitted once per fit object with ``fit``'s options and gold
+    and tempered by ``fit``'s held-out temperature; the default fit is spam with
+    ``calibrate="held-out"``):
 
     ``p_wrong_i = ½ · Σ_{M ∈ {spam, DS}} (1 − P_M(s_i = ŷ_i | x_i))``,
 
@@ -126,16 +128,20 @@ def verification_batch(ratings: Any, *, size: int, fit: LatentClassFit | None = 
         The ratings (fitted with the default model, MACE's spam model with
         ``calibrate="held-out"``), or a fit.
     size : int
-        Items to check (at most the number of items).
+        Items to check (at most the number of items without gold).
     fit : LatentClassFit, optional
-        The fit whose labels are published (default: fitted here).
+        The fit whose labels are published (default: fitted here). Its gold items
+        (``fit(ratings, gold=...)``: gold, or items verified before) are neither ranked
+        nor drawn: their class is known, and :func:`residual_errors` counts them as a
+        stratum of their own.
     random_share : float in [0, 1], default 0.5
         Share of the batch drawn at random from the items outside the ranked
         stratum (the rest, ``size − round(size · random_share)``, are the items with
         the highest ``p_wrong``, ties at random).
     rank : {"ensemble", "fit"}, default "ensemble"
         The ``p_wrong`` of the ranking: the mean over spam and Dawid–Skene (above;
-        fits one or two more models), or ``fit``'s ``1 − label_posterior``.
+        one more fit per fit object, shared with ``next_batch``), or ``fit``'s
+        ``1 − label_posterior``.
     rng : int or numpy.random.Generator, optional
 
     Returns
@@ -267,8 +273,8 @@ class ResidualErrorResult(Result):
         lines = [
             f"Wrong published labels: at most {self.upper} of {self.n_items} "
             f"({100 * self.upper_share:.2f}%) at {100 * self.confidence_level:g}% confidence, "
-            f"{_looks_text(self.looks, self.look)} ({self.method}, this look at "
-            f"{100 * self.look_level:.4g}%); Horvitz-Thompson estimate {self.estimate:.1f}",
+            f"{_looks_text(self.looks, self.look, self.look_level, self.method)}; "
+            f"Horvitz-Thompson estimate {self.estimate:.1f}",
             f"  {self.errors_found} errors found among {self.n_verified} checked items; after "
             f"correcting them at most {self.upper_left} remain",
         ]
@@ -332,12 +338,13 @@ def _check_looks(looks: Any, look: Any) -> tuple[Any, int]:
     return (looks if looks == ANY_LOOKS else int(looks)), int(look)
 
 
-def _looks_text(looks: Any, look: int) -> str:
+def _looks_text(looks: Any, look: int, look_level: float, method: str) -> str:
+    at = f"look {look} at {100 * look_level:.4g}%; {method}"
     if looks == ANY_LOOKS:
-        return f"valid at every look (this is look {look})"
+        return f"valid at every look ({at})"
     if looks == 1:
-        return "one-look bound (valid only if the data are looked at once)"
-    return f"valid for up to {looks} looks (this is look {look})"
+        return f"one-look bound, valid for a single look ({method})"
+    return f"valid for up to {looks} looks ({at})"
 
 
 @validate_params(confidence_level=ConfidenceLevel(),
