@@ -14,14 +14,17 @@ therefore read, by default, the equal-weight mixture of the two,
 What is fitted. The given fit is the member of its own annotator model (spam or
 Dawid–Skene without a hard component), as it is: its gold, its held-out temperature
 ``T`` and its starts are not redone. The other member (both, for a fit of another
-model) is fitted once to ``fit.ratings`` with the fit's options (starts, seed, prior,
-iterations) and **the fit's gold** (the gold items are observed in its EM and keep
-their gold class with probability 1), and without its own held-out calibration: its
-posterior is tempered by the fit's temperature, ``P^(1/T)`` renormalised per item
-(held-out tempering is most of a calibrated fit's time, and one temperature for the
-two members keeps their mean on one scale). That fit is kept with the given fit (for
-as long as the fit object lives), so ``next_batch`` and ``verification_batch`` on the
-same fit in one round fit the second model once.
+model) is fitted once to ``fit.ratings`` with the fit's prior, iterations and
+tolerance, **the fit's gold** (the gold items are observed in its EM and keep their
+gold class with probability 1), one EM start (from majority vote), and without its own
+held-out calibration: its posterior is tempered by the fit's temperature, ``P^(1/T)``
+renormalised per item. The member only scores (the published labels are the fit's,
+chosen over the fit's own starts); the random starts and the held-out tempering were
+most of its time (on web, 177 annotators and 5 classes, ten starts took 27 s against
+1.7 s for one, and the one-start ranking found 100 errors in the top 5% against 94;
+the same or more on the other four crowd sets of ``benchmarks/RESULTS.md``). That fit
+is kept with the given fit (for as long as the fit object lives), so ``next_batch``
+and ``verification_batch`` on the same fit in one round fit the second model once.
 
 In replays on four public crowd sets margin sampling saved more ratings with this
 mixture than with Dawid–Skene's own posterior on three and as many on the fourth; as
@@ -55,12 +58,12 @@ _OTHER: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def ensemble_models(fit: LatentClassFit) -> tuple[LatentClassModel, ...]:
-    """MACE's spam model and Dawid–Skene with ``fit``'s options, uncalibrated (new
-    instances; the fit's temperature is applied to their posteriors)."""
+    """MACE's spam model and Dawid–Skene with ``fit``'s prior, iterations and tolerance,
+    one start (majority vote), uncalibrated (new instances; the fit's temperature is
+    applied to their posteriors)."""
     m = fit.model
     return tuple(LatentClassModel(annotators, prior_strength=m.prior_strength,
-                                  max_iter=m.max_iter, tol=m.tol, n_starts=m.n_starts,
-                                  rng=m.rng)
+                                  max_iter=m.max_iter, tol=m.tol, n_starts=1, rng=m.rng)
                  for annotators in _MEMBERS)
 
 
