@@ -308,6 +308,25 @@ def test_command_line_next_verify_certify(tmp_path, capsys):
     direct = residual_errors(r, pd.Series(truth[design["item"]], index=design["item"]),
                              design=design)
     assert cert["upper"] == direct.upper and cert["estimate"] == pytest.approx(direct.estimate)
+    assert cert["looks"] == "any" and cert["look"] == 1
+    # the text says which bound it prints; --looks 1 is the one-look bound, --look counts
+    base = ["certify", str(tmp_path / "r.csv"), "--item", "id", "--verified",
+            str(tmp_path / "done.csv"), "--design", str(tmp_path / "checks.csv")]
+    assert main(base) == 0
+    assert "valid at every look (look 1 at 97.5%" in capsys.readouterr().out
+    verified = pd.Series(truth[design["item"]], index=design["item"])
+    for extra, kw in ((["--looks", "1"], {"looks": 1}), (["--look", "4"], {"look": 4}),
+                      (["--looks", "5", "--look", "2"], {"looks": 5, "look": 2})):
+        assert main([*base, *extra, "--format", "json"]) == 0
+        got = json.loads(capsys.readouterr().out)["sections"]["certificate"]["values"]
+        assert got["upper"] == residual_errors(r, verified, design=design, **kw).upper
+    assert main([*base, "--looks", "1"]) == 0
+    assert "one-look bound, valid for a single look" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main([*base, "--looks", "many"])
+    assert "--looks must be 'any' or a whole number of looks" in capsys.readouterr().err
+    assert main([*base, "--looks", "3", "--look", "4"]) == 1
+    assert "past the 3 look(s) declared in --looks" in capsys.readouterr().err
     # a checked item missing from the verified file: one line, exit 1
     pd.read_csv(tmp_path / "done.csv").iloc[1:].to_csv(tmp_path / "short.csv", index=False)
     assert main(["certify", str(tmp_path / "r.csv"), "--item", "id", "--verified",
@@ -454,3 +473,20 @@ def test_every_look_bound_covers_at_every_look_count():
         assert binomtest(covered, runs, 0.95, alternative="less").pvalue > 0.01, (t, covered)
     # the one-look bound, looked at 20 times, fails far more often than 5%
     assert failed[1][-1] / runs > 0.15
+
+
+def test_looks_are_checked():
+    r, truth = _data(500, seed=1)
+    fit = _fit(r)
+    ver = pd.Series(truth[:40], index=r.items[:40])
+    for looks, look, match in (("every", 1, "'any' or a number of looks"),
+                               (0, 1, "at least 1"), (True, 1, "at least 1"),
+                               ("any", 0, "the number of this look"),
+                               (3, 4, "past the 3 look")):
+        with pytest.raises(ValueError, match=match):
+            residual_errors(fit, ver, looks=looks, look=look)
+    # the bound only widens with the look, and the one-look bound is the narrowest
+    uppers = [residual_errors(fit, ver, look=t).upper for t in (1, 2, 5, 20)]
+    assert uppers == sorted(uppers)
+    assert residual_errors(fit, ver, looks=1).upper <= uppers[0]
+    assert residual_errors(fit, ver, looks=20, look=20).upper <= uppers[-1]
