@@ -734,7 +734,9 @@ def crowdlab_part() -> str:
            "|---|---|---|---|---|---|---|---|---|"]
     from _results import timeit
 
+    out[2] += f" Load average {os.getloadavg()[0]:.0f} on {os.cpu_count()} cores at the start."
     cases = [("simulated, 5 of 60 annotators, 3 classes", *_crowd_pool(20_000))]
+    verdict = []
     if _data_dir() is not None:
         for name in SETS:
             r, truth = load(name)
@@ -766,6 +768,15 @@ def crowdlab_part() -> str:
         out.append(f"| {name} | {r.n_items:,} | {t_ours:.2f} s | {t_lab:.2f} s | "
                    f"{t_ours / t_lab:.2f} | {t_old:.2f} s | {f_ours} / {f_lab} / {rand:.1f} | "
                    f"{w_ours} / {w_lab} | {w_ours - f_ours} / {w_lab - f_lab} |")
+        verdict.append((name, t_ours / t_lab, f_ours - f_lab, (w_ours - f_ours) - (w_lab - f_lab)))
+    name, ratio, more, left = verdict[0]
+    out += ["", f"Target (2e4 items: at most CROWDLAB's time, as many errors found): "
+            f"{'met' if ratio <= 1 and more >= 0 else 'missed'} ({ratio:.2f}× its time, "
+            f"{more:+d} errors found). Sets where CROWDLAB finds more in the top 5%: "
+            + (", ".join(f"{n} ({-m} more; wrong left after the checks {lf:+d} for goldnoise)"
+                         for n, _, m, lf in verdict if m < 0) or "none")
+            + "; slower than CROWDLAB on: "
+            + (", ".join(f"{n} ({x:.2f}×)" for n, x, _, _ in verdict if x > 1) or "none") + "."]
     return "\n".join(out)
 
 
