@@ -59,7 +59,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="at most this many rounds after the start")
     g.add_argument("--verify", type=count("--verify", 0), default=0,
                    help="expert checks per round (ranked + random), checked against the "
-                        "truth, with the 95%% bound on the wrong labels")
+                        "truth, with the 95%% bound on the wrong labels valid at every look "
+                        "(round t is look t + 1); checked items are gold from then on")
     g.add_argument("--model", choices=("spam", "confusion", "one-coin"), default="spam",
                    help="annotator model refitted every round: spam (MACE), confusion "
                         "(Dawid-Skene), one-coin")
@@ -135,6 +136,8 @@ def run(args: argparse.Namespace) -> Report:
             Column("claimed_accuracy", "claimed", ".4f"), Column("gamma", "gamma", ".4f"),
             Column("wrong_labels", "wrong labels")]
     if args.verify:
+        s.lines.append("wrong at most: the 95% bound valid at every look (round t is look "
+                       "t + 1), so stopping at the first round below a target is valid")
         cols += [Column("errors_upper", "wrong at most"),
                  Column("errors_upper_share", "share at most", ".4f")]
     s.tables.append(Table("rounds", cols, cmp.to_frame().to_dict(orient="records"), shown=20))

@@ -166,7 +166,8 @@ def next_batch(ratings: Any, *, size: int, policy: str = "margin",
         temperature (``verification_batch`` on the same fit reuses it). In replays on four public crowd sets margin saved more ratings with the
         mean than with the fit's own posterior on three (31.1%, 37.2% and 19.9% against
         26.1%, 34.4% and 10.5%) and as many on the fourth (49.0% against 49.1%;
-        ``benchmarks/RESULTS.md``).
+        ``benchmarks/RESULTS.md``; measured before the second model took one start and
+        the fit's temperature).
     cost : pandas.Series or array-like, optional
         Cost of one more rating per item (expected-error-reduction divides by it).
     exclude : sequence, optional

@@ -212,7 +212,7 @@ class ReplayResult(Result):
             last = self.rounds.iloc[-1]
             lines.append(f"  last certificate: at most {int(last['errors_upper'])} wrong labels "
                          f"({100 * last['errors_upper_share']:.2f}%) from "
-                         f"{self.verify_per_round} checks")
+                         f"{self.verify_per_round} checks (95%, valid at every look)")
         return "\n".join(lines)
 
     def __repr__(self) -> str:
