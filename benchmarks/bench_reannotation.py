@@ -460,8 +460,9 @@ def checks_part(seeds: int) -> str:
            "(`verification_batch(..., random_share=0)`); random: 5% × the error rate (what a "
            "random 5% finds in expectation). Errors are counted against the published labels "
            "(the fit's). Rankings: `rank=\"ensemble\"` (the default) is the mean of "
-           "1 − P(class = published label) under MACE's spam model and Dawid–Skene (both "
-           "`calibrate=\"held-out\"`, fitted to the same ratings); `rank=\"fit\"` is the fit's own "
+           "1 − P(class = published label) under MACE's spam model and Dawid–Skene (the fit "
+           "itself for its own model; the other fitted once to the same ratings, one start, "
+           "tempered by the fit's held-out temperature); `rank=\"fit\"` is the fit's own "
            "1 − label_posterior (the ranking before). All ratings: one fit; 3 per item: "
            f"{seeds} seeds of 3 random ratings per item, median [range].", "",
            "| set | fit, ranking | all ratings: found / random (×) | 3 per item: × median [range] |",
