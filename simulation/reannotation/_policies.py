@@ -163,8 +163,9 @@ def next_batch(ratings: Any, *, size: int, policy: str = "margin",
         model's and Dawid–Skene's, or the fit's own. The fit is the member of its own
         model (spam or Dawid–Skene) as it is; the other member is fitted once per fit
         object (one start, the fit's gold and prior), and tempered by the fit's held-out
-        temperature (``verification_batch`` on the same fit reuses it). In replays on four public crowd sets margin saved more ratings with the
-        mean than with the fit's own posterior on three (31.1%, 37.2% and 19.9% against
+        temperature (``verification_batch`` on the same fit reuses it). In replays on
+        four public crowd sets margin saved more ratings with the mean than with the
+        fit's own posterior on three (31.1%, 37.2% and 19.9% against
         26.1%, 34.4% and 10.5%) and as many on the fourth (49.0% against 49.1%;
         ``benchmarks/RESULTS.md``; measured before the second model took one start and
         the fit's temperature).
