@@ -27,11 +27,12 @@ is kept with the given fit (for as long as the fit object lives), so ``next_batc
 and ``verification_batch`` on the same fit in one round fit the second model once.
 
 In replays on four public crowd sets margin sampling saved more ratings with this
-mixture than with Dawid–Skene's own posterior on three and as many on the fourth; as
-the ranking of expert checks, the mixture's worst set finds 3.2× the errors of a random
-sample in the top 5%, the spam model's own 1.6× (it is ahead on rte and web, the mixture
-on dog and bluebird; ``benchmarks/RESULTS.md``, measured before the second member
-reused the fit's temperature).
+mixture than with Dawid–Skene's own posterior on three and as many on the fourth (run
+before the second member took one start and the fit's temperature). As the ranking of
+expert checks (with every rating), the mixture's worst of five crowd sets finds 3.2×
+the errors of a random sample in the top 5%, the spam model's own ranking 1.6×; the
+mixture finds as many as the spam model's own or more on all five (``benchmarks/
+RESULTS.md``).
 """
 
 from __future__ import annotations
