@@ -479,11 +479,12 @@ def test_looks_are_checked():
     r, truth = _data(500, seed=1)
     fit = _fit(r)
     ver = pd.Series(truth[:40], index=r.items[:40])
-    for looks, look, match in (("every", 1, "'any' or a number of looks"),
-                               (0, 1, "at least 1"), (True, 1, "at least 1"),
-                               ("any", 0, "the number of this look"),
-                               (3, 4, "past the 3 look")):
-        with pytest.raises(ValueError, match=match):
+    for looks, look, error, match in (
+            ("every", 1, ValueError, "'any' or a number of looks"),
+            (0, 1, ValueError, "`looks` must be >= 1"), (True, 1, TypeError, "whole number"),
+            ("any", 0, ValueError, "`look` must be >= 1"),
+            (3, 4, ValueError, "past the 3 look")):
+        with pytest.raises(error, match=match):
             residual_errors(fit, ver, looks=looks, look=look)
     # the bound only widens with the look, and the one-look bound is the narrowest
     uppers = [residual_errors(fit, ver, look=t).upper for t in (1, 2, 5, 20)]

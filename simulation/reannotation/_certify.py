@@ -64,6 +64,7 @@ from _goldnoise_lib.validation import (
     Option,
     Probability,
     Rng,
+    check_count,
     check_params,
     check_rng,
     validate_params,
@@ -325,17 +326,14 @@ def _check_looks(looks: Any, look: Any) -> tuple[Any, int]:
         if looks != ANY_LOOKS:
             raise ValueError(f"`looks` must be 'any' or a number of looks (1 for the one-look "
                              f"bound); got {looks!r}.")
-    elif isinstance(looks, bool) or not isinstance(looks, (int, np.integer)) or looks < 1:
-        raise ValueError(f"`looks` must be 'any' or a number of looks of at least 1 (1 for "
-                         f"the one-look bound); got {looks!r}.")
-    if isinstance(look, bool) or not isinstance(look, (int, np.integer)) or look < 1:
-        raise ValueError(f"`look` must be the number of this look, 1 for the first; got "
-                         f"{look!r}.")
+    else:
+        looks = check_count(looks, "looks", minimum=1)
+    look = check_count(look, "look", minimum=1)
     if looks != ANY_LOOKS and look > looks:
         raise ValueError(f"`look` ({look}) is past the {looks} look(s) declared in `looks`: "
                          "a bound for more looks than declared is not valid; pass "
                          "looks='any' (or declare more looks from the start).")
-    return (looks if looks == ANY_LOOKS else int(looks)), int(look)
+    return looks, look
 
 
 def _looks_text(looks: Any, look: int, look_level: float, method: str) -> str:
@@ -348,7 +346,7 @@ def _looks_text(looks: Any, look: int, look_level: float, method: str) -> str:
 
 
 @validate_params(confidence_level=ConfidenceLevel(),
-                 epsilon=Probability(optional=True))
+                 epsilon=Probability(optional=True), look=Count(1))
 def residual_errors(ratings_or_fit: Any, verified: Any, *, design: pd.DataFrame | None = None,
                     confidence_level: float = 0.95, epsilon: float | None = None,
                     looks: Any = ANY_LOOKS, look: int = 1) -> ResidualErrorResult:
