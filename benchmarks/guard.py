@@ -135,6 +135,23 @@ def cases() -> list[tuple[str, str, Callable[[], object], Callable[[], object]]]
                 lambda: detection_metrics(scores, is_err, n_resamples=0),
                 lambda: (average_precision_score(is_err, scores),
                          roc_auc_score(is_err, scores))))
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import dataclasses
+
+    from bench_reannotation import _crowd_pool, _crowdlab
+
+    from simulation import verification_batch
+
+    crowd, _ = _crowd_pool(20_000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        crowd_fit = LatentClassModel("spam", rng=0, calibrate="held-out").fit(crowd)
+    # a fresh copy of the fit per call: the second model of the ensemble is fitted each time
+    out.append(("verification_batch, ensemble ranking of a given fit, 2e4 × 5 of 60",
+                "cleanlab CROWDLAB",
+                lambda: verification_batch(dataclasses.replace(crowd_fit), size=1000,
+                                           random_share=0.0, rng=0),
+                lambda: _crowdlab(crowd)))
     tmp = Path(tempfile.mkdtemp())
     ids = np.arange(200_000)
     probs = rng.dirichlet(np.ones(10), size=200_000)

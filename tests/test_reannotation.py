@@ -35,10 +35,16 @@ def test_simple_random_sample_is_the_hypergeometric_bound():
         sample = np.sort(g.choice(500, s, replace=False))
         ver = pd.Series(truth[sample], index=r.items[sample])
         level = float(g.choice([0.8, 0.9, 0.95, 0.99]))
-        res = residual_errors(fit, ver, confidence_level=level)
+        # the level of look t: 1 - α/(t(t+1)) for any number of looks, 1 - α/L for L
+        # declared looks, the level itself for the one-look bound
+        looks, look = [("any", 1), ("any", 7), (1, 1), (5, 3)][int(g.integers(4))]
+        res = residual_errors(fit, ver, confidence_level=level, looks=looks, look=look)
+        a = 1 - level
+        spent = a / (look * (look + 1)) if looks == "any" else a / looks
         e = int((fit.label_codes[sample] != truth[sample]).sum())
         assert res.errors_found == e
-        assert res.upper == verified_sample_bound(500, s, e, alpha=level).max_errors
+        assert res.look_level == pytest.approx(1 - spent)
+        assert res.upper == verified_sample_bound(500, s, e, alpha=1 - spent).max_errors
         assert res.method == "exact"
         assert res.estimate == pytest.approx(e * 500 / s)
         assert res.upper_left == res.upper - e
@@ -61,7 +67,9 @@ def test_ranked_and_random_design():
     res = residual_errors(fit, ver, design=design)
     wrong = fit.label_codes[pos] != truth[pos]
     e_ranked, e_random = int(wrong[:30].sum()), int(wrong[30:].sum())
-    assert res.upper == e_ranked + verified_sample_bound(570, 30, e_random).max_errors
+    # the first look of a bound valid at every look spends half of α = 0.05
+    assert res.upper == e_ranked + verified_sample_bound(570, 30, e_random,
+                                                         alpha=0.975).max_errors
     assert res.estimate == pytest.approx(e_ranked + e_random * 570 / 30)
     assert res.strata.loc["ranked", "upper"] == e_ranked
     assert res.to_dict()["strata"][0]["stratum"] == "ranked"
@@ -107,13 +115,16 @@ def _slow_eer(pi, a):
     return max(before - after, 0.0)
 
 
-def _slow_ensemble_posterior(r, **options):
-    """Mean over spam and Dawid-Skene (fitted with ``options``) of the class posterior,
-    item by item from the fitted parameters (the definition of the ensemble)."""
+def _slow_ensemble_posterior(r, fit, **options):
+    """Mean over spam and Dawid-Skene of the class posterior, item by item from the
+    fitted parameters (the definition of the ensemble): the member of ``fit``'s own
+    model is ``fit``; the other is fitted with ``options`` (no calibration) and tempered
+    by ``fit``'s temperature."""
     out = np.zeros((r.n_items, r.n_categories))
     codes = r.codes
-    for model in (LatentClassModel("spam", **options), LatentClassModel("confusion", **options)):
-        f = model.fit(r)
+    for annotators in ("spam", "confusion"):
+        own = fit.model.annotators == annotators and fit.model.hard is None
+        f = fit if own else LatentClassModel(annotators, **options).fit(r)
         for i in range(r.n_items):
             logp = np.log(f.phi).copy()
             for j in range(codes.shape[1]):
@@ -127,14 +138,15 @@ def _slow_ensemble_posterior(r, **options):
                         p = f.competence[j] * (x == c) + (1 - f.competence[j]) \
                             * f.spam_distribution[j, x]
                     logp[c] += np.log(p)
-            logp /= f.temperature
+            logp /= fit.temperature
             post = np.exp(logp - logp.max())
             out[i] += post / post.sum() / 2
     return out
 
 
-def _slow_ensemble_p_wrong(r, labels, **options):
-    return 1 - _slow_ensemble_posterior(r, **options)[np.arange(r.n_items), labels]
+def _slow_ensemble_p_wrong(r, fit, **options):
+    labels = np.asarray(fit.label_codes)
+    return 1 - _slow_ensemble_posterior(r, fit, **options)[np.arange(r.n_items), labels]
 
 
 def test_ensemble_ranking_against_slow_reference():
@@ -145,8 +157,9 @@ def test_ensemble_ranking_against_slow_reference():
     fit = _fit(r)  # published labels from another model (one-coin)
     design = verification_batch(fit, size=r.n_items, random_share=0.0, rng=0)
     pos = r.items.get_indexer(design["item"])
-    # the members take the fit's own options (here: 2 starts, seed 0, no calibration)
-    slow = _slow_ensemble_p_wrong(r, np.asarray(fit.label_codes), rng=0, n_starts=2)
+    # the other members: the fit's prior and seed, one start (majority vote), no
+    # calibration, tempered by the fit's temperature
+    slow = _slow_ensemble_p_wrong(r, fit, rng=0, n_starts=1)
     np.testing.assert_allclose(design["p_wrong"], slow[pos], atol=1e-9)
     assert (np.diff(design["p_wrong"]) <= 1e-12).all()  # ranked by it, highest first
     # the default fit (spam, held-out) is reused, not refitted: same ranking either way
@@ -157,7 +170,7 @@ def test_ensemble_ranking_against_slow_reference():
         verification_batch(spam, size=30, random_share=0.0, rng=0)["p_wrong"])
     np.testing.assert_allclose(
         default["p_wrong"],
-        _slow_ensemble_p_wrong(r, np.asarray(spam.label_codes), rng=0, calibrate="held-out")[
+        _slow_ensemble_p_wrong(r, spam, rng=0, n_starts=1)[
             r.items.get_indexer(default["item"])], atol=1e-9)
     # rank="fit": the fit's own 1 - label_posterior
     own = verification_batch(fit, size=20, random_share=0.0, rank="fit", rng=0)
@@ -196,7 +209,7 @@ def test_policies_against_slow_references():
     # on the fit's own posterior, and on the mean of spam's and Dawid-Skene's (fitted
     # with the fit's options: seed 0, 2 starts), the default
     labels = np.asarray(fit.label_codes)
-    ens = _slow_ensemble_posterior(r, rng=0, n_starts=2)
+    ens = _slow_ensemble_posterior(r, fit, rng=0, n_starts=1)
     for posterior, post, right in (("fit", fit.class_posterior, fit.label_posterior),
                                    ("ensemble", ens, ens[np.arange(r.n_items), labels])):
         slow = {"uncertainty": [], "margin": []}
@@ -295,6 +308,25 @@ def test_command_line_next_verify_certify(tmp_path, capsys):
     direct = residual_errors(r, pd.Series(truth[design["item"]], index=design["item"]),
                              design=design)
     assert cert["upper"] == direct.upper and cert["estimate"] == pytest.approx(direct.estimate)
+    assert cert["looks"] == "any" and cert["look"] == 1
+    # the text says which bound it prints; --looks 1 is the one-look bound, --look counts
+    base = ["certify", str(tmp_path / "r.csv"), "--item", "id", "--verified",
+            str(tmp_path / "done.csv"), "--design", str(tmp_path / "checks.csv")]
+    assert main(base) == 0
+    assert "valid at every look (look 1 at 97.5%" in capsys.readouterr().out
+    verified = pd.Series(truth[design["item"]], index=design["item"])
+    for extra, kw in ((["--looks", "1"], {"looks": 1}), (["--look", "4"], {"look": 4}),
+                      (["--looks", "5", "--look", "2"], {"looks": 5, "look": 2})):
+        assert main([*base, *extra, "--format", "json"]) == 0
+        got = json.loads(capsys.readouterr().out)["sections"]["certificate"]["values"]
+        assert got["upper"] == residual_errors(r, verified, design=design, **kw).upper
+    assert main([*base, "--looks", "1"]) == 0
+    assert "one-look bound, valid for a single look" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main([*base, "--looks", "many"])
+    assert "--looks must be 'any' or a whole number of looks" in capsys.readouterr().err
+    assert main([*base, "--looks", "3", "--look", "4"]) == 1
+    assert "past the 3 look(s) declared in --looks" in capsys.readouterr().err
     # a checked item missing from the verified file: one line, exit 1
     pd.read_csv(tmp_path / "done.csv").iloc[1:].to_csv(tmp_path / "short.csv", index=False)
     assert main(["certify", str(tmp_path / "r.csv"), "--item", "id", "--verified",
@@ -345,3 +377,117 @@ def test_no_policy_asks_an_item_whose_ratings_keep_splitting_for_ever(policy, pa
     assert 0 not in set(batch["item"])
     score = next_batch(r, size=r.n_items, policy=policy, fit=fit, rng=0).set_index("item")
     assert score.loc[0, "score"] <= 1.0 / (2 * pairs + 1) + 1e-12
+
+
+def _gold_case():
+    """1,000 items, 3 noisy ratings each; gold on the 300 items a first ranking would
+    check (as after a first round of expert checks refitted as gold)."""
+    r, truth = _data(1000, k=3, acc=0.7, m=3, seed=21)
+    model = LatentClassModel("spam", rng=0, n_starts=2, calibrate="held-out")
+    first = model.fit(r)
+    checked = np.argsort(first.label_posterior, kind="stable")[:300]
+    gold = pd.Series(truth[checked], index=r.items[checked])
+    return r, truth, model.fit(r, gold=gold), set(gold.index)
+
+
+def test_gold_items_get_no_check_and_no_rating():
+    # Issue: the default two-model posterior refitted both members without the gold,
+    # so checks and ratings went back to the items the gold had settled.
+    r, truth, fit, gold = _gold_case()
+    assert fit.n_gold == 300
+    for rank in ("ensemble", "fit"):
+        for share in (0.0, 0.5):
+            batch = verification_batch(fit, size=100, random_share=share, rank=rank, rng=0)
+            assert gold.isdisjoint(batch["item"]), (rank, share)
+            if share:  # the design covers the other 700 items; the gold is a stratum apart
+                assert batch.groupby("stratum")["stratum_size"].first().sum() == 700
+    for posterior in ("ensemble", "fit"):
+        for policy in ("uniform", "random", "uncertainty", "margin",
+                       "expected-error-reduction", "hard"):
+            batch = next_batch(r, size=100, policy=policy, fit=fit, posterior=posterior, rng=0)
+            assert gold.isdisjoint(batch["item"]), (policy, posterior)
+    # the members of the ensemble keep the gold: P(label wrong) is 0 on every gold item
+    design = verification_batch(fit, size=700, random_share=0.0, rng=0)
+    assert len(design) == 700 and gold.isdisjoint(design["item"])
+    with pytest.raises(ValueError, match="without gold"):
+        verification_batch(fit, size=701, rng=0)
+
+
+def test_certificate_counts_the_gold_as_a_stratum():
+    r, truth, fit, gold = _gold_case()
+    design = verification_batch(fit, size=60, rng=3)
+    pos = r.items.get_indexer(design["item"])
+    ver = pd.Series(truth[pos], index=design["item"].to_numpy())
+    res = residual_errors(fit, ver, design=design)
+    assert res.strata.loc["gold", ["size", "checked", "errors", "upper"]].tolist() == [
+        300, 300, 0, 0]
+    wrong = fit.label_codes[pos] != truth[pos]
+    e_ranked = int(wrong[:30].sum())
+    e_random = int(wrong[30:].sum())
+    assert res.upper == e_ranked + verified_sample_bound(670, 30, e_random,
+                                                         alpha=0.975).max_errors
+    # checks of gold items passed again are counted once, in the gold stratum
+    g_items = list(gold)[:5]
+    again = pd.concat([ver, pd.Series(truth[r.items.get_indexer(g_items)], index=g_items)])
+    assert residual_errors(fit, again, design=design).upper == res.upper
+
+
+@pytest.mark.slow
+def test_every_look_bound_covers_at_every_look_count():
+    """The stopping rule checked after every round: a fresh simple random sample of
+    n = 40 of N = 400 items each look, the wrong labels K_t changing from look to look
+    (corrections, new ratings). A run fails by look L when some look t ≤ L had a bound
+    below its K_t. The bound valid at every look must keep P(fail by L) ≤ 5% for every
+    L ≤ 20; the one-look bound does not (which shows the check can fail)."""
+    n_items, n_checked, runs, looks = 400, 40, 2000, 20
+    r, _ = _data(n_items, seed=31)
+    fit = _fit(r)
+    labels = np.asarray(fit.label_codes)
+    sample = np.arange(n_checked)
+    memo = {}
+
+    def bound(errors, look, kind):
+        # the bound depends on the sample only through its errors: one call per value
+        key = (errors, look, kind)
+        if key not in memo:
+            true = labels[sample].copy()
+            true[:errors] = 1 - true[:errors]
+            ver = pd.Series(true, index=r.items[sample])
+            memo[key] = residual_errors(fit, ver, looks=kind, look=look if kind == "any"
+                                        else 1).upper
+        return memo[key]
+
+    g = np.random.default_rng(0)
+    failed = {"any": np.zeros(looks, dtype=int), 1: np.zeros(looks, dtype=int)}
+    for _ in range(runs):
+        k = int(g.integers(30, 80))
+        gone = {"any": False, 1: False}
+        for t in range(looks):
+            k = max(k + int(g.integers(-6, 3)), 5)  # mostly fewer wrong labels each round
+            e = int(g.hypergeometric(k, n_items - k, n_checked))
+            for kind in gone:
+                gone[kind] |= bound(e, t + 1, kind) < k
+                failed[kind][t] += gone[kind]
+    for t in range(looks):
+        covered = runs - int(failed["any"][t])
+        assert binomtest(covered, runs, 0.95, alternative="less").pvalue > 0.01, (t, covered)
+    # the one-look bound, looked at 20 times, fails far more often than 5%
+    assert failed[1][-1] / runs > 0.15
+
+
+def test_looks_are_checked():
+    r, truth = _data(500, seed=1)
+    fit = _fit(r)
+    ver = pd.Series(truth[:40], index=r.items[:40])
+    for looks, look, error, match in (
+            ("every", 1, ValueError, "'any' or a number of looks"),
+            (0, 1, ValueError, "`looks` must be >= 1"), (True, 1, TypeError, "whole number"),
+            ("any", 0, ValueError, "`look` must be >= 1"),
+            (3, 4, ValueError, "past the 3 look")):
+        with pytest.raises(error, match=match):
+            residual_errors(fit, ver, looks=looks, look=look)
+    # the bound only widens with the look, and the one-look bound is the narrowest
+    uppers = [residual_errors(fit, ver, look=t).upper for t in (1, 2, 5, 20)]
+    assert uppers == sorted(uppers)
+    assert residual_errors(fit, ver, looks=1).upper <= uppers[0]
+    assert residual_errors(fit, ver, looks=20, look=20).upper <= uppers[-1]

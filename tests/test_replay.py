@@ -321,3 +321,45 @@ def test_result_protocol_of_replay():
     assert "final_fit" not in d and len(d["rounds"]) == 3
     assert not hasattr(res, "confidence_interval")
     assert np.isnan(res.ratings_to_reach(2.0))  # never reached
+
+
+def test_goal_reached_by_some_seeds_has_a_median(tmp_path, capsys):
+    # Issue: with only some seeds at the goal, the median was NaN ("ratings to goal –").
+    x, truth = _pool(80, 6, seed=9)
+    cmp = compare_policies(x, truth=pd.Series(truth), policies=["uniform", "uncertainty"],
+                           seeds=3, batch_size=4, model=FAST)
+    t = cmp.to_frame()
+    best = t.groupby(["policy", "seed"])["accuracy"].max()
+    policy = next(p for p in cmp.policies if best[p].nunique() > 1)
+    goal = float(best[policy].max())  # reached by the best seed(s) only
+    reached = best[policy] >= goal - 1e-12
+    need = cmp.ratings_to_reach(goal)
+    assert need.loc[policy, "reached"] == reached.sum() < 3
+    assert need.loc[policy, "seeds"] == 3
+    first = [t[(t.policy == policy) & (t.seed == s) & (t.accuracy >= goal - 1e-12)]
+             ["ratings_spent"].min() for s in reached[reached].index.get_level_values("seed")]
+    assert need.loc[policy, "median"] == pytest.approx(np.median(first))
+    assert need.loc[policy, "low"] == min(first) and need.loc[policy, "high"] == max(first)
+    # the command line says how many seeds reached the goal
+    from goldnoise._cli import main
+
+    frame = pd.DataFrame(x, index=pd.Index(np.arange(80), name="id"),
+                         columns=[f"a{j}" for j in range(6)])
+    frame["gold"] = truth
+    frame.to_csv(tmp_path / "r.csv")
+    assert main(["replay", str(tmp_path / "r.csv"), "--item", "id", "--truth", "gold",
+                 "--policies", "uniform", "--seeds", "2", "--model", "one-coin", "--starts",
+                 "1", "--calibrate", "none"]) == 0
+    assert "uniform: goal reached by 2 of 2 seeds: median" in capsys.readouterr().out
+
+
+def test_checked_items_are_gold_in_later_rounds():
+    x, truth = _pool(120, 6, seed=3)
+    res = replay(x, truth=pd.Series(truth), policy="margin", batch_size=10, rounds=4,
+                 verify_per_round=10, model=FAST, rng=0)
+    fit = res.final_fit
+    # four rounds of ten checks each before the last fit: all gold in it, labels right
+    assert fit.n_gold == 40
+    known = np.asarray(fit.gold_codes) >= 0
+    assert (np.asarray(fit.label_codes)[known] == truth[known]).all()
+    assert res.rounds["errors_found"].notna().all()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from goldnoise._cli._common import as_option_message, probability, real
+from goldnoise._cli._common import as_option_message, count, probability, real
 from goldnoise._cli._input import add_ratings_arguments, load_ratings, read_labels_file
 from goldnoise.report import Column, Report, Section, Table
 
@@ -14,12 +14,30 @@ DESCRIPTION = (
     "among the published (fitted) labels of the whole data set: exact hypergeometric per "
     "random stratum, the ranked stratum counted, Horvitz-Thompson as the estimate. Without "
     "--design the checked items are taken as a simple random sample of all items.\n\n"
+    "The bound printed is valid at every look (--looks any, the default): checking after "
+    "every round and stopping the first time the bound is below --epsilon is a valid rule "
+    "at the confidence level, provided --look counts the looks (1 the first time, 2 the "
+    "second, ...). --looks N: valid for up to N looks declared in advance; --looks 1: the "
+    "one-look bound (narrower, valid only if the bound is computed once).\n\n"
     "Examples:\n"
     "  goldnoise certify ratings.csv --item id --verified done.csv --design checks.csv\n"
-    "  goldnoise certify ratings.csv --item id --verified done.csv --epsilon 0.02")
+    "  goldnoise certify ratings.csv --item id --verified done.csv --epsilon 0.02 --look 3")
 
 #: The library's parameter names as this verb's options, for its messages.
-OPTIONS = {"verified": "--verified", "design": "--design", "epsilon": "--epsilon"}
+OPTIONS = {"verified": "--verified", "design": "--design", "epsilon": "--epsilon",
+           "looks": "--looks", "look": "--look"}
+
+
+def _looks(text: str):
+    """An argparse type: ``any`` or a whole number of looks >= 1."""
+    if text.strip().lower() == "any":
+        return "any"
+    try:
+        return count("--looks", 1)(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(
+            f"--looks must be 'any' or a whole number of looks (1: the one-look bound); got "
+            f"{text!r}") from None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,6 +52,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="target share of wrong labels: say whether to stop")
     g.add_argument("--confidence-level", type=probability("--confidence-level"),
                    default=0.95, help="level of the bound (default: %(default)s)")
+    g.add_argument("--looks", type=_looks, default="any", metavar="any|N",
+                   help="the looks the bound must be valid for: any (default: every look, "
+                        "a stopping rule checked after every round), N (up to N looks "
+                        "declared in advance) or 1 (the one-look bound)")
+    g.add_argument("--look", type=count("--look", 1), default=1,
+                   help="which look this is: 1 the first time the bound is computed for "
+                        "this stopping decision, 2 the second, ... (default: %(default)s)")
 
 
 def run(args: argparse.Namespace) -> Report:
@@ -55,13 +80,15 @@ def run(args: argparse.Namespace) -> Report:
         design["item"] = [by_text.get(str(i), i) for i in design["item"]]
     try:
         res = residual_errors(r, verified, design=design,
-                              confidence_level=args.confidence_level, epsilon=args.epsilon)
+                              confidence_level=args.confidence_level, epsilon=args.epsilon,
+                              looks=args.looks, look=args.look)
     except (ValueError, TypeError) as exc:
         raise DataError(as_option_message(exc, OPTIONS)) from None
     report = Report("certify", f"goldnoise certify: {loaded.source}",
                     parameters={"source": loaded.source, "verified": args.verified,
                                 "design": args.design, "epsilon": args.epsilon,
-                                "confidence_level": args.confidence_level},
+                                "confidence_level": args.confidence_level,
+                                "looks": args.looks, "look": args.look},
                     primary="certificate/strata")
     s = report.add(Section("certificate", "Wrong labels left"))
     s.values.update({k: v for k, v in res.to_dict().items() if k != "strata"})

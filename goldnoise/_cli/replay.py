@@ -59,7 +59,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="at most this many rounds after the start")
     g.add_argument("--verify", type=count("--verify", 0), default=0,
                    help="expert checks per round (ranked + random), checked against the "
-                        "truth, with the 95%% bound on the wrong labels")
+                        "truth, with the 95%% bound on the wrong labels valid at every look "
+                        "(round t is look t + 1); checked items are gold from then on")
     g.add_argument("--model", choices=("spam", "confusion", "one-coin"), default="spam",
                    help="annotator model refitted every round: spam (MACE), confusion "
                         "(Dawid-Skene), one-coin")
@@ -107,26 +108,36 @@ def run(args: argparse.Namespace) -> Report:
                      "full_accuracy": cmp.full_accuracy, "goal": goal})
     s.lines += [line.strip() for line in cmp.summary().split("\n")]
     s.lines.append(f"goal: accuracy {goal:.4f} (every rating less one point); ratings to "
-                   "reach it per policy below (median and range over seeds)")
+                   "reach it per policy below (median and range over the seeds that reached "
+                   "it)")
+    for p in cmp.policies:
+        k, n = int(need.loc[p, "reached"]), int(need.loc[p, "seeds"])
+        at = ("" if k == 0 else f": median {need.loc[p, 'median']:,.0f} ratings "
+              f"[{need.loc[p, 'low']:,.0f}, {need.loc[p, 'high']:,.0f}]")
+        s.lines.append(f"  {p}: goal reached by {k} of {n} seeds{at}")
     s.notes += loaded.notes
     fin = cmp.final()
     rows = [{"policy": p, "accuracy": fin.loc[p, "accuracy"],
              "accuracy_low": fin.loc[p, "accuracy_low"],
              "accuracy_high": fin.loc[p, "accuracy_high"],
              "to_goal": need.loc[p, "median"], "to_goal_low": need.loc[p, "low"],
-             "to_goal_high": need.loc[p, "high"], "reached": need.loc[p, "reached"],
+             "to_goal_high": need.loc[p, "high"],
+             "reached": need.loc[p, "reached"], "seeds": need.loc[p, "seeds"],
              "saving": need.loc[p, "saving"]} for p in cmp.policies]
     s.tables.append(Table("policies", [
         Column("policy", align="<"), Column("accuracy", "accuracy at the end", ".4f"),
         Column("accuracy_low", "low", ".4f"), Column("accuracy_high", "high", ".4f"),
         Column("to_goal", "ratings to goal", ".0f"), Column("to_goal_low", "low", ".0f"),
-        Column("to_goal_high", "high", ".0f"), Column("reached", "seeds at goal", ".0f"),
+        Column("to_goal_high", "high", ".0f"), Column("reached", "goal reached by", ".0f"),
+        Column("seeds", "of seeds", ".0f"),
         Column("saving", "saving vs uniform", ".1%")], rows))
     cols = [Column("policy", align="<"), Column("seed"), Column("round"),
             Column("ratings_spent", "ratings"), Column("accuracy", "accuracy", ".4f"),
             Column("claimed_accuracy", "claimed", ".4f"), Column("gamma", "gamma", ".4f"),
             Column("wrong_labels", "wrong labels")]
     if args.verify:
+        s.lines.append("wrong at most: the 95% bound valid at every look (round t is look "
+                       "t + 1), so stopping at the first round below a target is valid")
         cols += [Column("errors_upper", "wrong at most"),
                  Column("errors_upper_share", "share at most", ".4f")]
     s.tables.append(Table("rounds", cols, cmp.to_frame().to_dict(orient="records"), shown=20))

@@ -18,8 +18,33 @@ of wrong published labels in the whole data set is bounded:
 For a design with one random stratum and no ranked one (a simple random sample)
 ``upper`` is exactly ``verified_sample_bound(N, n, e, alpha=c).max_errors``.
 ``upper_left = upper − (errors found)`` bounds the wrong labels that remain once
-the checked items are corrected. "Stop when ``upper_share`` ≤ ε" is a valid
-stopping rule at level ``c`` for one look at the data.
+the checked items are corrected. Items the fit knows (``fit(ratings, gold=...)``:
+gold, or items verified before and refitted as gold) are neither ranked nor drawn;
+they form a take-all stratum ``gold`` whose wrong labels are counted (0: a gold item
+keeps its gold class).
+
+**Looks.** A team that checks a fresh batch after every round and stops the first
+time ``upper_share ≤ ε`` looks at a bound many times; a bound at level ``c`` at each
+look fails at *some* look far more often than ``1 − c`` (10% of runs after 3 looks,
+27% after 10, measured on replays). The bound at look ``t`` is therefore taken at the
+level ``1 − α_t`` with ``Σ_t α_t ≤ α = 1 − c`` (a union bound over looks): whatever
+the labels, the batches and the rule by which the team stops, the probability that
+any look's bound falls below the wrong labels of its own round is at most ``α``, as
+each look's bound holds with probability ``1 − α_t`` given everything before it (its
+random stratum is drawn afresh). So "stop when the bound is below ε" is valid at
+level ``c`` however often one looks:
+
+* ``looks="any"`` (default): ``α_t = α / (t (t + 1))`` (sums to ``α`` over every
+  ``t ≥ 1``): valid for any number of looks, decided as one goes; look 1 spends
+  ``α/2``, look 10 ``α/110``;
+* ``looks=L``: ``α_t = α / L`` for ``t ≤ L`` (Bonferroni over ``L`` looks declared
+  in advance): valid for at most ``L`` looks;
+* ``looks=1``: the one-look bound, ``α_1 = α``: valid only when the data are looked
+  at once (or the stopping decision ignores every earlier bound).
+
+The hypergeometric bound grows slowly with its level (about as
+``sqrt(log(1/α_t))``), so the price of validity at every look is small; the widths
+against the one-look bound are in ``benchmarks/RESULTS.md``.
 """
 
 from __future__ import annotations
@@ -39,12 +64,13 @@ from _goldnoise_lib.validation import (
     Option,
     Probability,
     Rng,
+    check_count,
     check_params,
     check_rng,
     validate_params,
 )
 from noise_models import LatentClassFit, LatentClassModel, verified_sample_bound
-from simulation.reannotation._ensemble import POSTERIORS, ensemble_posterior
+from simulation.reannotation._ensemble import POSTERIORS, ensemble_posterior, gold_mask
 
 __all__ = ["ResidualErrorResult", "residual_errors", "verification_batch"]
 
@@ -55,6 +81,9 @@ DESIGN_COLUMNS = ("item", "stratum", "inclusion_probability", "stratum_size",
 
 #: The rankings of :func:`verification_batch`'s ranked stratum.
 RANKINGS = POSTERIORS
+
+#: ``looks=`` besides a number of looks declared in advance.
+ANY_LOOKS = "any"
 
 
 def _as_fit(ratings_or_fit: Any, fit: LatentClassFit | None = None) -> LatentClassFit:
@@ -76,8 +105,10 @@ def verification_batch(ratings: Any, *, size: int, fit: LatentClassFit | None = 
     The ranked stratum holds the items whose published label (``fit``'s) is most
     likely wrong. With ``rank="ensemble"`` (default) that probability is averaged
     over two latent-class models fitted to the same ratings with ``fit``'s options,
-    MACE's spam model and Dawid–Skene (``fit`` itself is one of them when it is one
-    of these models; the default fit is spam with ``calibrate="held-out"``):
+    MACE's spam model and Dawid–Skene (``fit`` itself, as it is, is the member of its
+    own model; the other is fitted once per fit object with ``fit``'s options and gold
+    and tempered by ``fit``'s held-out temperature; the default fit is spam with
+    ``calibrate="held-out"``):
 
     ``p_wrong_i = ½ · Σ_{M ∈ {spam, DS}} (1 − P_M(s_i = ŷ_i | x_i))``,
 
@@ -98,16 +129,20 @@ def verification_batch(ratings: Any, *, size: int, fit: LatentClassFit | None = 
         The ratings (fitted with the default model, MACE's spam model with
         ``calibrate="held-out"``), or a fit.
     size : int
-        Items to check (at most the number of items).
+        Items to check (at most the number of items without gold).
     fit : LatentClassFit, optional
-        The fit whose labels are published (default: fitted here).
+        The fit whose labels are published (default: fitted here). Its gold items
+        (``fit(ratings, gold=...)``: gold, or items verified before) are neither ranked
+        nor drawn: their class is known, and :func:`residual_errors` counts them as a
+        stratum of their own.
     random_share : float in [0, 1], default 0.5
         Share of the batch drawn at random from the items outside the ranked
         stratum (the rest, ``size − round(size · random_share)``, are the items with
         the highest ``p_wrong``, ties at random).
     rank : {"ensemble", "fit"}, default "ensemble"
         The ``p_wrong`` of the ranking: the mean over spam and Dawid–Skene (above;
-        fits one or two more models), or ``fit``'s ``1 − label_posterior``.
+        one more fit per fit object, shared with ``next_batch``), or ``fit``'s
+        ``1 − label_posterior``.
     rng : int or numpy.random.Generator, optional
 
     Returns
@@ -137,6 +172,10 @@ def verification_batch(ratings: Any, *, size: int, fit: LatentClassFit | None = 
     n = r.n_items
     if size > n:
         raise ValueError(f"`size` ({size}) exceeds the {n} items.")
+    known = gold_mask(f)
+    if size > n - known.sum():
+        raise ValueError(f"`size` ({size}) exceeds the {n - int(known.sum())} items without "
+                         "gold (gold items are not checked again).")
     gen = check_rng(rng)
     if rank == "fit":
         p_wrong = 1.0 - np.nan_to_num(np.asarray(f.label_posterior, dtype=np.float64), nan=0.0)
@@ -147,6 +186,7 @@ def verification_batch(ratings: Any, *, size: int, fit: LatentClassFit | None = 
     n_ranked = size - n_random
     # highest P(wrong) first; ties in a seeded random order
     order = np.lexsort((gen.random(n), -p_wrong))
+    order = order[~known[order]]  # gold items are not checked: their class is known
     ranked = order[:n_ranked]
     rest = order[n_ranked:]
     random = np.sort(gen.choice(rest, size=n_random, replace=False)) if n_random else rest[:0]
@@ -186,6 +226,14 @@ class ResidualErrorResult(Result):
     confidence_level : float
     method : str
         "exact" (at most one random stratum) or "bonferroni" (several).
+    looks : "any" or int
+        The looks the bound is valid for: ``"any"`` (every look), ``L`` (up to ``L``
+        declared looks) or ``1`` (the one-look bound).
+    look : int
+        Which look this bound is.
+    look_level : float
+        The level of this look's bound, ``1 − α_t`` (``confidence_level`` for the
+        one-look bound); ``confidence_level`` holds over all looks together.
     strata : pandas.DataFrame
         Per stratum: ``size``, ``checked``, ``errors``, ``inclusion_probability``,
         ``upper`` (its bound).
@@ -205,6 +253,9 @@ class ResidualErrorResult(Result):
     n_verified: int
     confidence_level: float
     method: str
+    looks: Any = ANY_LOOKS
+    look: int = 1
+    look_level: float = math.nan
     epsilon: float | None = None
     stop: bool | None = None
     strata: pd.DataFrame = field(default=None, repr=False)
@@ -222,8 +273,9 @@ class ResidualErrorResult(Result):
     def summary(self) -> str:
         lines = [
             f"Wrong published labels: at most {self.upper} of {self.n_items} "
-            f"({100 * self.upper_share:.2f}%) at {100 * self.confidence_level:g}% confidence "
-            f"({self.method}); Horvitz-Thompson estimate {self.estimate:.1f}",
+            f"({100 * self.upper_share:.2f}%) at {100 * self.confidence_level:g}% confidence, "
+            f"{_looks_text(self.looks, self.look, self.look_level, self.method)}; "
+            f"Horvitz-Thompson estimate {self.estimate:.1f}",
             f"  {self.errors_found} errors found among {self.n_verified} checked items; after "
             f"correcting them at most {self.upper_left} remain",
         ]
@@ -237,7 +289,7 @@ class ResidualErrorResult(Result):
         return (f"ResidualErrorResult(upper={self.upper} of {self.n_items} "
                 f"({self.upper_share:.4f}), estimate={self.estimate:.1f}, "
                 f"errors_found={self.errors_found}, n_verified={self.n_verified}, "
-                f"method={self.method!r})")
+                f"method={self.method!r}, looks={self.looks!r}, look={self.look})")
 
 
 def _verified_series(verified: Any) -> pd.Series:
@@ -252,12 +304,59 @@ def _verified_series(verified: Any) -> pd.Series:
     return verified
 
 
+def look_alpha(alpha: float, looks: Any, look: int) -> float:
+    """The error level spent at look ``look`` (see the module): ``α/(t(t+1))`` for
+    ``looks="any"``, ``α/L`` for ``L`` declared looks (``α`` for the one-look bound).
+
+    Examples
+    --------
+    >>> from simulation.reannotation._certify import look_alpha
+    >>> [round(look_alpha(0.05, "any", t), 6) for t in (1, 2, 10)]
+    [0.025, 0.008333, 0.000455]
+    >>> look_alpha(0.05, 5, 3), look_alpha(0.05, 1, 1)
+    (0.01, 0.05)
+    """
+    if looks == ANY_LOOKS:
+        return alpha / (look * (look + 1.0))
+    return alpha / looks
+
+
+def _check_looks(looks: Any, look: Any) -> tuple[Any, int]:
+    if isinstance(looks, str):
+        if looks != ANY_LOOKS:
+            raise ValueError(f"`looks` must be 'any' or a number of looks (1 for the one-look "
+                             f"bound); got {looks!r}.")
+    else:
+        looks = check_count(looks, "looks", minimum=1)
+    look = check_count(look, "look", minimum=1)
+    if looks != ANY_LOOKS and look > looks:
+        raise ValueError(f"`look` ({look}) is past the {looks} look(s) declared in `looks`: "
+                         "a bound for more looks than declared is not valid; pass "
+                         "looks='any' (or declare more looks from the start).")
+    return looks, look
+
+
+def _looks_text(looks: Any, look: int, look_level: float, method: str) -> str:
+    at = f"look {look} at {100 * look_level:.4g}%; {method}"
+    if looks == ANY_LOOKS:
+        return f"valid at every look ({at})"
+    if looks == 1:
+        return f"one-look bound, valid for a single look ({method})"
+    return f"valid for up to {looks} looks ({at})"
+
+
 @validate_params(confidence_level=ConfidenceLevel(),
-                 epsilon=Probability(optional=True))
+                 epsilon=Probability(optional=True), look=Count(1))
 def residual_errors(ratings_or_fit: Any, verified: Any, *, design: pd.DataFrame | None = None,
-                    confidence_level: float = 0.95,
-                    epsilon: float | None = None) -> ResidualErrorResult:
+                    confidence_level: float = 0.95, epsilon: float | None = None,
+                    looks: Any = ANY_LOOKS, look: int = 1) -> ResidualErrorResult:
     """An upper confidence bound on the wrong labels left, from checked items.
+
+    By default the bound is valid at every look: a team that computes it after every
+    round of checks (passing ``look=1, 2, …``) and stops the first time
+    ``upper_share ≤ epsilon`` stops wrongly with probability at most
+    ``1 − confidence_level`` over all its looks together (``looks="any"``).
+    ``looks=1`` gives the one-look bound (narrower; valid only for a single look).
 
     Parameters
     ----------
@@ -274,17 +373,31 @@ def residual_errors(ratings_or_fit: Any, verified: Any, *, design: pd.DataFrame 
     confidence_level : float, default 0.95
     epsilon : float, optional
         A target share of wrong labels: ``stop`` says whether the bound is within it.
+    looks : "any" or int, default "any"
+        How often the bound is looked at for one stopping decision. ``"any"``: valid
+        however many looks (look ``t`` spends ``α/(t(t+1))`` of ``α = 1 −
+        confidence_level``); an int ``L``: valid for at most ``L`` looks declared in
+        advance (``α/L`` each); ``1``: the one-look bound (``α``), valid only when the
+        bound is computed once.
+    look : int, default 1
+        Which look this is (1 for the first, ``t`` for the ``t``-th bound computed on
+        the way to one stopping decision). With ``looks`` other than 1, computing the
+        bound again without raising ``look`` spends ``α`` again and voids the
+        guarantee.
 
     Returns
     -------
     ResidualErrorResult
+        ``looks`` and ``look`` say which bound it is; ``look_level`` is the level of
+        this look's bound, ``1 − α_t``.
 
     Notes
     -----
     See the module docstring of ``simulation.reannotation._certify`` for the
     formulas: take-all strata are counted, each random stratum gets the exact
-    hypergeometric bound (Bonferroni over several random strata), the estimate
-    is Horvitz–Thompson.
+    hypergeometric bound at this look's level (Bonferroni over several random
+    strata), the estimate is Horvitz–Thompson; the fit's gold items are a take-all
+    stratum when the design leaves them out (as ``verification_batch`` does).
 
     Examples
     --------
@@ -300,29 +413,52 @@ def residual_errors(ratings_or_fit: Any, verified: Any, *, design: pd.DataFrame 
     >>> fit = LatentClassModel("one-coin", rng=0).fit(x)
     >>> sample = np.sort(g.choice(1000, 100, replace=False))
     >>> res = residual_errors(fit, pd.Series(truth[sample], index=sample))
-    >>> res.upper == verified_sample_bound(1000, 100, res.errors_found).max_errors
+    >>> res.upper == verified_sample_bound(1000, 100, res.errors_found, alpha=0.975).max_errors
+    True
+
+    The one-look bound is the hypergeometric bound at 95%:
+
+    >>> one = residual_errors(fit, pd.Series(truth[sample], index=sample), looks=1)
+    >>> one.upper == verified_sample_bound(1000, 100, one.errors_found).max_errors
     True
     """
     check_params(residual_errors, locals())
+    looks, look = _check_looks(looks, look)
     f = _as_fit(ratings_or_fit)
     r = f.ratings
     n = r.n_items
-    pos, true = labels_by_item(verified, r.items, r.categories, "verified")
+    label_codes = np.asarray(f.label_codes)
+    known = gold_mask(f)
     verified = _verified_series(verified)
-    wrong = pd.Series(np.asarray(f.label_codes)[pos] != true, index=verified.index)
+    gold_apart = (design is not None and known.any() and isinstance(design, pd.DataFrame)
+                  and "stratum_size" in design.columns and "stratum" in design.columns
+                  and int(design["stratum_size"].groupby(design["stratum"]).first().sum())
+                  == n - int(known.sum()))
+    if gold_apart:  # the gold items are their own take-all stratum, not checked again
+        verified = verified[~verified.index.isin(r.items[known])]
+    pos, true = labels_by_item(verified, r.items, r.categories, "verified")
+    wrong = pd.Series(label_codes[pos] != true, index=verified.index)
     if design is None:
         design = pd.DataFrame({"item": verified.index, "stratum": "random",
                                "inclusion_probability": len(verified) / n, "stratum_size": n,
                                "stratum_sample": len(verified)})
     design = _check_design(design, verified, n)
     level = float(confidence_level)
+    look_level = 1.0 - look_alpha(1.0 - level, looks, look)
     strata = []
     random_strata = design.loc[design["stratum_size"] > design["stratum_sample"],
                                "stratum"].unique()
     h_random = max(len(random_strata), 1)
-    per_level = 1.0 - (1.0 - level) / h_random
+    per_level = 1.0 - (1.0 - look_level) / h_random
     estimate = 0.0
     upper = 0
+    if gold_apart:
+        e = int((label_codes[known] != np.asarray(f.gold_codes)[known]).sum())
+        estimate += e
+        upper += e
+        strata.append({"stratum": "gold", "size": int(known.sum()),
+                       "checked": int(known.sum()), "errors": e,
+                       "inclusion_probability": 1.0, "upper": e})
     for name, part in design.groupby("stratum", sort=False):
         size = int(part["stratum_size"].iloc[0])
         checked = len(part)
@@ -337,7 +473,7 @@ def residual_errors(ratings_or_fit: Any, verified: Any, *, design: pd.DataFrame 
         strata.append({"stratum": name, "size": size, "checked": checked, "errors": e,
                        "inclusion_probability": pi, "upper": k_max})
     covered = int(design["stratum_size"].groupby(design["stratum"]).first().sum())
-    if covered != n:
+    if covered + (int(known.sum()) if gold_apart else 0) != n:
         raise ValueError(f"the design's strata cover {covered} items, the ratings have {n}: "
                          "pass the frame verification_batch returned for these ratings.")
     found = int(wrong.sum())
@@ -347,6 +483,7 @@ def residual_errors(ratings_or_fit: Any, verified: Any, *, design: pd.DataFrame 
         estimate=float(estimate), errors_found=found, n_items=n,
         n_verified=len(verified), confidence_level=level,
         method="exact" if len(random_strata) <= 1 else "bonferroni",
+        looks=looks, look=look, look_level=look_level,
         epsilon=epsilon, stop=None if epsilon is None else bool(share <= epsilon),
         strata=pd.DataFrame(strata).set_index("stratum"))
 

@@ -112,11 +112,13 @@ class PolicyComparisonResult(Result):
         Returns
         -------
         pandas.DataFrame
-            One row per policy: ``median``, ``low``, ``high`` over seeds (NaN where a
-            replay never reached the goal), ``reached`` (seeds that did), the saving
-            ``1 − policy / baseline`` on the same seed (``saving``, ``saving_low``,
-            ``saving_high``: median and range over seeds; NaN without the baseline),
-            and the ratings of each seed (``seed_<s>``).
+            One row per policy: ``reached`` (the seeds whose replay reached the goal)
+            and ``seeds`` (all seeds); ``median``, ``low``, ``high``: the median and
+            range of the ratings over the seeds that reached it (NaN when none did);
+            the saving ``1 − policy / baseline`` on the same seed (``saving``,
+            ``saving_low``, ``saving_high``: median and range over the seeds on which
+            both reached the goal; NaN without the baseline or such a seed), and the
+            ratings of each seed (``seed_<s>``, NaN where that replay never reached it).
 
         Examples
         --------
@@ -127,8 +129,8 @@ class PolicyComparisonResult(Result):
         >>> x = np.where(g.random((80, 5)) < 0.75, truth[:, None], 1 - truth[:, None])
         >>> cmp = compare_policies(x, truth=pd.Series(truth), policies=["uniform"], seeds=2,
         ...                        batch_size=40)
-        >>> cmp.ratings_to_reach(0.0)[["median", "reached", "saving"]].values.tolist()
-        [[240.0, 2.0, 0.0]]
+        >>> cmp.ratings_to_reach(0.0)[["median", "reached", "seeds", "saving"]].values.tolist()
+        [[240.0, 2.0, 2.0, 0.0]]
         """
         goal = self.full_accuracy - 0.01 if accuracy is None else float(accuracy)
         t = self.table
@@ -136,15 +138,15 @@ class PolicyComparisonResult(Result):
         first = ok.groupby(["policy", "seed"], sort=False)["ratings_spent"].min()
         wide = first.unstack("seed").reindex(index=list(self.policies),
                                              columns=list(self.seeds)).astype(float)
-        out = pd.DataFrame({"median": wide.median(axis=1, skipna=False),
-                            "low": wide.min(axis=1, skipna=False),
-                            "high": wide.max(axis=1, skipna=False),
-                            "reached": wide.notna().sum(axis=1).astype(float)})
+        out = pd.DataFrame({"median": wide.median(axis=1),
+                            "low": wide.min(axis=1), "high": wide.max(axis=1),
+                            "reached": wide.notna().sum(axis=1).astype(float),
+                            "seeds": float(len(self.seeds))})
         if baseline is not None and baseline in self.policies:
             save = 1.0 - wide.div(wide.loc[baseline], axis=1)
-            out["saving"] = save.median(axis=1, skipna=False)
-            out["saving_low"] = save.min(axis=1, skipna=False)
-            out["saving_high"] = save.max(axis=1, skipna=False)
+            out["saving"] = save.median(axis=1)
+            out["saving_low"] = save.min(axis=1)
+            out["saving_high"] = save.max(axis=1)
         else:
             out["saving"] = out["saving_low"] = out["saving_high"] = math.nan
         out = pd.concat([out, wide.rename(columns=lambda s: f"seed_{s}")], axis=1)

@@ -62,7 +62,12 @@ from _goldnoise_lib.validation import (
     validate_params,
 )
 from noise_models import EasyHardModel, LatentClassFit, LatentClassModel
-from simulation.reannotation._ensemble import POSTERIORS, ensemble_posterior, fit_posterior
+from simulation.reannotation._ensemble import (
+    POSTERIORS,
+    ensemble_posterior,
+    fit_posterior,
+    gold_mask,
+)
 
 __all__ = ["POLICIES", "expected_error_reduction", "next_batch"]
 
@@ -150,15 +155,20 @@ def next_batch(ratings: Any, *, size: int, policy: str = "margin",
         The model fitted when ``fit`` is not given (default: MACE's spam model with
         ``calibrate="held-out"``, ``rng=0``).
     fit : LatentClassFit, optional
-        A fit of ``ratings`` to use as it is.
+        A fit of ``ratings`` to use as it is (not refitted). Its gold items
+        (``fit(ratings, gold=...)``: gold, or items an expert has verified) are settled
+        and never chosen, whatever the policy.
     posterior : {"ensemble", "fit"}, default "ensemble"
         The class posterior the model-based policies read: the mean of MACE's spam
-        model's and Dawid–Skene's, both fitted with the fit's options (the fit is one
-        of them when it is one of these models; one more fit otherwise), or the fit's
-        own. In replays on four public crowd sets margin saved more ratings with the
-        mean than with the fit's own posterior on three (31.1%, 37.2% and 19.9% against
+        model's and Dawid–Skene's, or the fit's own. The fit is the member of its own
+        model (spam or Dawid–Skene) as it is; the other member is fitted once per fit
+        object (one start, the fit's gold and prior), and tempered by the fit's held-out
+        temperature (``verification_batch`` on the same fit reuses it). In replays on
+        four public crowd sets margin saved more ratings with the mean than with the
+        fit's own posterior on three (31.1%, 37.2% and 19.9% against
         26.1%, 34.4% and 10.5%) and as many on the fourth (49.0% against 49.1%;
-        ``benchmarks/RESULTS.md``).
+        ``benchmarks/RESULTS.md``; measured before the second model took one start and
+        the fit's temperature).
     cost : pandas.Series or array-like, optional
         Cost of one more rating per item (expected-error-reduction divides by it).
     exclude : sequence, optional
@@ -237,7 +247,7 @@ def next_batch(ratings: Any, *, size: int, policy: str = "margin",
         if hard is None or fit.model.annotators != "perfect":
             hard = EasyHardModel(rng=0).fit(r).posterior_hard
         score = np.asarray(hard, dtype=np.float64) / (n_ratings + 1.0)
-    eligible = np.ones(n, dtype=bool)
+    eligible = ~gold_mask(fit)  # a gold (or verified) item's class is known
     if exclude is not None:
         eligible &= ~r.items.isin(pd.Index(list(exclude)))
     order = _order(np.where(eligible, score, -np.inf), gen)

@@ -34,8 +34,13 @@ Per round the replay records:
 ``errors_upper``, ``errors_upper_share``, ``errors_found``
     with ``verify_per_round > 0``: a fresh expert-check design of that many items
     on the round's fit (:func:`~simulation.reannotation.verification_batch`,
-    ranked + random halves, ranked by the round's fit: ``rank="fit"``), checked against the truth, and its certificate
-    (:func:`~simulation.reannotation.residual_errors`, 95%).
+    ranked + random halves, ranked by the round's fit: ``rank="fit"``), checked
+    against the truth, and its certificate
+    (:func:`~simulation.reannotation.residual_errors`, 95%, valid at every look:
+    round ``t`` is look ``t + 1``, so "stop at the first round whose bound is below
+    ε" is a valid rule). The checked items are known from then on: every later
+    round's fit takes them as gold (``fit(ratings, gold=...)``), so they are not
+    checked again nor given more ratings, and their labels are the true ones.
 
 :func:`compare_policies` runs several policies on the same seeds: with one
 seed, every policy starts from the same ratings and meets each item's hidden
@@ -76,13 +81,14 @@ ROUND_COLUMNS = ("round", "ratings_spent", "accuracy", "claimed_accuracy", "gamm
 CERTIFICATE_COLUMNS = ("errors_upper", "errors_upper_share", "errors_found")
 
 
-def _refit(model: LatentClassModel, ratings: Any) -> Any:
-    """The round's fit. A replay refits every round on a few ratings per item, where
-    near-best EM starts often label some items differently: instead of a warning per
-    round, the table's ``unstable_starts`` counts such starts (``fit.unstable_starts()``)."""
+def _refit(model: LatentClassModel, ratings: Any, gold: pd.Series | None = None) -> Any:
+    """The round's fit (with the items checked so far as gold). A replay refits every
+    round on a few ratings per item, where near-best EM starts often label some items
+    otherwise: instead of a warning per round, the table's ``unstable_starts`` counts
+    such starts (``fit.unstable_starts()``)."""
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=UnstableStartsWarning)
-        return model.fit(ratings)
+        return model.fit(ratings, gold=gold)
 
 
 def fractional_accuracy(class_posterior: np.ndarray, truth_codes: np.ndarray) -> float:
@@ -206,7 +212,7 @@ class ReplayResult(Result):
             last = self.rounds.iloc[-1]
             lines.append(f"  last certificate: at most {int(last['errors_upper'])} wrong labels "
                          f"({100 * last['errors_upper_share']:.2f}%) from "
-                         f"{self.verify_per_round} checks")
+                         f"{self.verify_per_round} checks (95%, valid at every look)")
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -286,9 +292,11 @@ def replay(pool: Any, *, truth: Any, policy: str, start_ratings: int = 3, batch_
         At most this many rounds after the start.
     verify_per_round : int, default 0
         Expert checks per round: with ``> 0``, each round's fit gets a fresh
-        verification design of that many items (half ranked, half random), checked
-        against ``truth`` (which must then cover every item), and its 95% bound on
-        the wrong labels (:func:`residual_errors`).
+        verification design of that many items (half ranked, half random) among the
+        items not checked yet, checked against ``truth`` (which must then cover every
+        item), and its 95% bound on the wrong labels, valid at every look
+        (:func:`residual_errors`, look ``t + 1`` in round ``t``); the checked items
+        are gold in every later round's fit.
     model : LatentClassModel, optional
         The model refitted every round (default: as :func:`next_batch`, MACE's spam
         model with ``calibrate="held-out"``, ``rng=0``).
@@ -352,11 +360,12 @@ def replay(pool: Any, *, truth: Any, policy: str, start_ratings: int = 3, batch_
     rows = []
     t = 0
     batch_n = 0
+    checked: list[pd.Series] = []  # the items verified in earlier rounds: gold
     while True:
         shown = np.where(rank < level[:, None], codes, -1).astype(codes.dtype)
         current = Ratings(shown, r.categories, items=r.items, raters=r.raters,
                           ordered=r.ordered, category_values=r.category_values)
-        fit = _refit(model, current)
+        fit = _refit(model, current, pd.concat(checked) if checked else None)
         post = np.nan_to_num(np.asarray(fit.class_posterior, dtype=np.float64), nan=0.0)
         label_post = np.nan_to_num(np.asarray(fit.label_posterior, dtype=np.float64), nan=0.0)
         row = {"round": t, "ratings_spent": spent,
@@ -366,10 +375,18 @@ def replay(pool: Any, *, truth: Any, policy: str, start_ratings: int = 3, batch_
                "wrong_labels": int((np.asarray(fit.label_codes)[truth_pos] != truth_codes).sum()),
                "batch": batch_n, "unstable_starts": len(fit.unstable_starts())}
         if verify_per_round:
-            design = verification_batch(fit, size=verify_per_round, rank="fit", rng=gen)
-            cert = residual_errors(fit, truth_by_pos.loc[design["item"]], design=design)
-            row.update(errors_upper=cert.upper, errors_upper_share=cert.upper_share,
-                       errors_found=cert.errors_found)
+            size_v = min(verify_per_round, r.n_items - sum(map(len, checked)))
+            if size_v:
+                design = verification_batch(fit, size=size_v, rank="fit", rng=gen)
+                checks = truth_by_pos.loc[design["item"]]
+                cert = residual_errors(fit, checks, design=design, look=t + 1)
+                checked.append(checks)
+                row.update(errors_upper=cert.upper, errors_upper_share=cert.upper_share,
+                           errors_found=cert.errors_found)
+            else:  # every item checked: the labels are the truth
+                row.update(errors_upper=row["wrong_labels"],
+                           errors_upper_share=row["wrong_labels"] / r.n_items,
+                           errors_found=0)
         rows.append(row)
         open_items = level < available
         size = min(batch_size, int(open_items.sum()))
