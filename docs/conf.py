@@ -38,6 +38,9 @@ root_doc = "index"
 exclude_patterns = ["_build", "api/generated/*.md"]
 templates_path = ["_templates"]
 
+# Options are written with two hyphens: no smart dashes or quotes anywhere.
+smartquotes = False
+
 myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3
 
@@ -51,7 +54,8 @@ numpydoc_xref_param_type = False
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"goldnoise {release}"
-html_static_path = []
+html_static_path = ["_static"]
+html_css_files = ["goldnoise.css"]
 html_theme_options = {
     "navbar_align": "left",
     "show_toc_level": 2,

@@ -209,9 +209,9 @@ def _options(parser: argparse.ArgumentParser) -> nodes.Node:
 
 
 def _section(document, title: str, ident: str) -> nodes.section:
-    section = nodes.section(ids=[ident], names=[nodes.fully_normalize_name(ident)])
+    section = nodes.section(ids=[ident], names=[ident])
     section += nodes.title("", "", nodes.literal("", title))
-    document.note_implicit_target(section)
+    document.note_explicit_target(section)
     return section
 
 
@@ -269,10 +269,10 @@ class GoldnoisePackages(Directive):
 
     def run(self) -> list[nodes.Node]:
         where = canonical_names()
-        table = nodes.table(classes=["goldnoise-packages"])
+        table = nodes.table(classes=["goldnoise-packages", "colwidths-given"])
         group = nodes.tgroup(cols=3)
         table += group
-        for width in (20, 40, 40):
+        for width in (18, 37, 45):
             group += nodes.colspec(colwidth=width)
         head = nodes.thead()
         group += head
@@ -309,7 +309,41 @@ class GoldnoisePackages(Directive):
         return [table]
 
 
+class GoldnoiseVerbs(Directive):
+    """``.. goldnoise-verbs::`` -- one row per verb: its one-line help, linked to its reference."""
+
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        from goldnoise._cli._main import verb_modules
+
+        table = nodes.table(classes=["goldnoise-verbs"])
+        group = nodes.tgroup(cols=2)
+        table += group
+        group += nodes.colspec(colwidth=20)
+        group += nodes.colspec(colwidth=80)
+        head = nodes.thead()
+        row = nodes.row()
+        for text in ("verb", "what it answers"):
+            row += nodes.entry("", nodes.paragraph("", text))
+        head += row
+        group += head
+        body = nodes.tbody()
+        group += body
+        for name, module in verb_modules().items():
+            row = nodes.row()
+            link = addnodes.pending_xref("", refdomain="std", reftype="ref",
+                                         reftarget=f"cli-goldnoise-{name}", refexplicit=True,
+                                         refwarn=True)
+            link += nodes.literal("", f"goldnoise {name}")
+            row += nodes.entry("", nodes.paragraph("", "", link))
+            row += nodes.entry("", nodes.paragraph("", module.HELP))
+            body += row
+        return [table]
+
+
 def setup(app):
+    app.add_directive("goldnoise-verbs", GoldnoiseVerbs)
     app.add_directive("goldnoise-cli", GoldnoiseCli)
     app.add_directive("goldnoise-packages", GoldnoisePackages)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
