@@ -64,4 +64,5 @@ html_theme_options = {
     "footer_start": ["copyright"],
     "footer_end": [],
 }
-html_sidebars = {"changelog": [], "benchmarks": []}
+# Pages outside the guide and the API reference have no section navigation to show.
+html_sidebars = {name: [] for name in ("index", "cli", "benchmarks", "datasets", "changelog")}

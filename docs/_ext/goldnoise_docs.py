@@ -162,16 +162,8 @@ def _paragraphs(text: str) -> list[nodes.Node]:
 
 
 def _help_text(parser: argparse.ArgumentParser, action: argparse.Action) -> str:
-    formatter = parser._get_formatter()
-    text = formatter._expand_help(action) if action.help else ""
-    if type(formatter).__name__ == "_Formatter" or hasattr(formatter, "_get_help_string"):
-        try:
-            template = formatter._get_help_string(action)
-            text = template % {**vars(action), "prog": parser.prog,
-                               "default": action.default,
-                               "choices": ", ".join(map(str, action.choices or ()))}
-        except (TypeError, ValueError, KeyError):
-            pass
+    """The option's help as ``--help`` prints it (defaults filled in), on one line."""
+    text = parser._get_formatter()._expand_help(action) if action.help else ""
     return " ".join(text.split())
 
 
@@ -192,20 +184,31 @@ def _invocation(action: argparse.Action) -> str:
     return ", ".join(f"{o} {metavar}".rstrip() for o in action.option_strings)
 
 
-def _options(parser: argparse.ArgumentParser) -> nodes.Node:
-    dl = nodes.definition_list()
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction) or action.help == argparse.SUPPRESS:
+def _options(parser: argparse.ArgumentParser) -> list[nodes.Node]:
+    """Each argument group of ``parser`` (as ``--help`` groups them): a rubric, then its
+    options as a definition list."""
+    out: list[nodes.Node] = []
+    for group in parser._action_groups:
+        actions = [a for a in group._group_actions
+                   if not isinstance(a, argparse._SubParsersAction)
+                   and a.help != argparse.SUPPRESS]
+        if not actions:
             continue
-        item = nodes.definition_list_item()
-        term = nodes.term()
-        term += nodes.literal("", _invocation(action))
-        item += term
-        definition = nodes.definition()
-        definition += nodes.paragraph("", _help_text(parser, action))
-        item += definition
-        dl += item
-    return dl
+        if len(parser._action_groups) > 2 or group.title not in ("options",
+                                                                 "positional arguments"):
+            out.append(nodes.rubric("", group.title))
+        dl = nodes.definition_list()
+        for action in actions:
+            item = nodes.definition_list_item()
+            term = nodes.term()
+            term += nodes.literal("", _invocation(action))
+            item += term
+            definition = nodes.definition()
+            definition += nodes.paragraph("", _help_text(parser, action))
+            item += definition
+            dl += item
+        out.append(dl)
+    return out
 
 
 def _section(document, title: str, ident: str) -> nodes.section:
@@ -246,7 +249,7 @@ class GoldnoiseCli(Directive):
         out: list[nodes.Node] = _paragraphs(parser.description)
         usage = " ".join(parser.format_usage().split())
         out.append(nodes.literal_block(usage, usage))
-        out.append(_options(parser))
+        out += _options(parser)
         out += _paragraphs(parser.epilog)
         out += _verb_sections(self.state.document, parser, "goldnoise")
         return out
