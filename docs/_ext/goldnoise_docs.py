@@ -111,6 +111,7 @@ def api_page(package: str, where: dict[int, str]) -> str:
             continue
         home = next((sub for sub in subs if name in sub_all[sub]), package)
         groups[home].append(name)
+    reexported: list[tuple[str, str]] = []
     for group in [package, *subs]:
         names = groups[group]
         own = [n for n in names if where[id(getattr(module, n))] == f"{package}.{n}"]
@@ -119,7 +120,8 @@ def api_page(package: str, where: dict[int, str]) -> str:
         if group == package:
             if not names:
                 continue
-            lines += _heading("Names of the package itself" if subs else "Names", "-")
+            if own:
+                lines += _heading("Names of the package itself" if subs else "Names", "-")
         else:
             lines += [f".. _api-{group}:", "", *_heading(f"``{group}``", "-")]
             lines += [_first_paragraph(group), ""]
@@ -129,9 +131,16 @@ def api_page(package: str, where: dict[int, str]) -> str:
         if only_sub:
             lines += [f"Importable from ``{group}`` only:", ""]
             lines += _autosummary(group, only_sub)
-        if elsewhere:
+        if elsewhere and group != package:
             lines += ["Re-exported here, documented with the package that defines them:", ""]
             lines += _links(elsewhere)
+        elif elsewhere:
+            reexported = elsewhere
+    if reexported:
+        lines += _heading("Re-exported names", "-")
+        lines += [f"``import {package}`` also gives these names of the packages below it; each "
+                  "is documented with the package that defines it.", ""]
+        lines += _links(reexported)
     return GENERATED_NOTE + "\n".join(lines) + "\n"
 
 
