@@ -354,7 +354,43 @@ class GoldnoiseVerbs(Directive):
         return [table]
 
 
+def index_line(module: str, name: str) -> str | None:
+    """``NAME -- text`` of a package index (its docstring), continuation lines joined."""
+    doc = importlib.import_module(module).__doc__ or ""
+    lines = doc.splitlines()
+    for i, line in enumerate(lines):
+        head = line.strip().split("--", 1)
+        if len(head) == 2 and head[0].strip() == name:
+            text = [head[1].strip()]
+            indent = line.index("--") + 2
+            for more in lines[i + 1:]:
+                if more.strip() and len(more) - len(more.lstrip()) >= indent \
+                        and "--" not in more:
+                    text.append(more.strip())
+                else:
+                    break
+            return " ".join(text)
+    return None
+
+
+def _data_docstring(app, what, name, obj, options, lines) -> None:
+    """A constant (a tuple, a dict) has no docstring of its own: autodoc shows its type's.
+    Use the line of the package index that describes it instead."""
+    if what not in ("data", "attribute") or not lines:
+        return
+    doc = getattr(type(obj), "__doc__", None)
+    own = doc.strip().splitlines() if isinstance(doc, str) else []
+    first = next((line.strip() for line in lines if line.strip()), "")
+    if not own or first != own[0].strip():
+        return
+    module, _, short = name.rpartition(".")
+    text = index_line(module, short) if module else None
+    if text:
+        lines[:] = [text[0].upper() + text[1:].rstrip(".") + "."]
+
+
 def setup(app):
+    app.connect("autodoc-process-docstring", _data_docstring)
     app.add_directive("goldnoise-verbs", GoldnoiseVerbs)
     app.add_directive("goldnoise-cli", GoldnoiseCli)
     app.add_directive("goldnoise-packages", GoldnoisePackages)
