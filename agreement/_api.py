@@ -75,6 +75,7 @@ _PARAMS = """
     DegenerateDataWarning
         When chance agreement is 1 (e.g. one category only): the value is
         NaN.
+
 """
 _COUNTS_OK = ("\n        A count table (:meth:`Ratings.from_counts`) works too: this "
               "coefficient needs\n        no annotator identity.")

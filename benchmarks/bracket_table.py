@@ -8,7 +8,7 @@ agreed labels beside the bracket of :func:`noise_models.agreed_error_bracket`
 and beside what a verified random sample of 100 agreed items would prove.
 
 Run:  python benchmarks/bracket_table.py [path/to/shared/data]
-Prints the markdown table used in the README.
+Prints the markdown table used in docs/guide/bracket.md.
 """
 
 from __future__ import annotations

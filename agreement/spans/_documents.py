@@ -107,7 +107,7 @@ def document_statistics(spans: Spans, statistics: Sequence[str] | None = None, *
     statistics : sequence of str, optional
         ``"span_f1"`` (pooled over pairs and labels, as :func:`span_agreement`),
         ``"span_f1[LABEL]"`` (one label), ``"unitizing_alpha"``,
-        ``"unitizing_alpha_binary"``, ``"unitizing_alpha_coding"`` (α_u, |u|α, cuα of
+        ``"unitizing_alpha_binary"``, ``"unitizing_alpha_coding"`` (α_u, ``|u|α``, cuα of
         :func:`unitizing_alpha`) and ``"token_<coefficient>"`` for every coefficient
         of :func:`agreement.item_statistics` over tokens (token offsets and the
         documents' lengths needed). Default: span F1 pooled and per label, the three

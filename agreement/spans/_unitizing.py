@@ -220,7 +220,7 @@ class UnitizingAlphaResult(Result):
     alpha : float
         α_u: agreement on where the units are and what label they carry — the headline.
     binary_alpha : float
-        |u|α: agreement on where the units are, irrespective of their labels (the
+        ``|u|α``: agreement on where the units are, irrespective of their labels (the
         boundary part).
     coding_alpha : float
         cuα: agreement on the labels where units of different annotators meet (the
@@ -346,7 +346,7 @@ def unitizing_alpha(spans: Spans) -> UnitizingAlphaResult:
 
     The split (Krippendorff et al. 2016):
 
-    * ``binary_alpha`` (|u|α) — the same matrices with every label merged into one
+    * ``binary_alpha`` (``|u|α``) — the same matrices with every label merged into one
       value "unit": agreement on where units are, irrespective of labels;
     * ``coding_alpha`` (cuα) — the label × label block ``ℓ*`` of the coincidences
       (where units of two annotators meet), with expected coincidences as above from

@@ -39,7 +39,7 @@ class TransitionHeterogeneityResult(Result):
         P(ỹ = j | y = k). A class without instances has a row of NaN (listed
         in :attr:`notes`).
     class_counts : pandas.Series
-        N_k = |I_k|.
+        ``N_k = |I_k|``.
     class_nth : pandas.Series
         Each class's share of nth, (1/N) Σ_{i∈I_k} ‖p̄_i − p̄_k‖²; they sum to nth.
     class_spread : pandas.Series
@@ -100,7 +100,7 @@ def noise_transition_heterogeneity(soft: SoftLabels) -> TransitionHeterogeneityR
 
     Notes
     -----
-    With I_k = {i : y_i = k}, N_k = |I_k| and p̄_k = (1/N_k) Σ_{i∈I_k} p̄_i the
+    With ``I_k = {i : y_i = k}``, ``N_k = |I_k|`` and p̄_k = (1/N_k) Σ_{i∈I_k} p̄_i the
     average transition distribution of class k (CILN §IV-A2),
 
     .. math:: \\mathrm{nth} = \\frac{1}{N} \\sum_{k=1}^{K} \\sum_{i \\in I_k}

@@ -38,7 +38,7 @@ class TVDistanceResult(Result):
     Attributes
     ----------
     mean : float
-        Mean over instances of TV_i = ½ Σ_c |p_ic − h_ic|.
+        Mean over instances of ``TV_i = ½ Σ_c |p_ic − h_ic|``.
     std : float
         Standard deviation of the TV_i (``ddof=1``): their spread over
         instances. NaN (with a warning) for a single instance.
@@ -126,7 +126,7 @@ def tv_distance(soft: Any, reference: Any) -> TVDistanceResult:
 
     Notes
     -----
-    TV_i = ½ Σ_c |p_ic − h_ic| ∈ [0, 1] (SPEC §2.8; CILN §IV-B2 compares
+    ``TV_i = ½ Σ_c |p_ic − h_ic|`` ∈ [0, 1] (SPEC §2.8; CILN §IV-B2 compares
     benchmarks with CIFAR-10H this way). The paper prints "mean ± x" without
     saying what x is; its size (±0.002 over 10,000 images) fits the standard
     error of the mean, reported here as ``sem``, while ``std`` is the

@@ -81,7 +81,7 @@ def span_intervals(spans: Spans, statistics: Sequence[str] | None = None, *,
     spans : Spans
     statistics : sequence of str, optional
         Names as in :func:`agreement.spans.document_statistics` (default: span F1
-        pooled and per label, α_u, |u|α, cuα and, with token offsets, three token
+        pooled and per label, α_u, ``|u|α``, cuα and, with token offsets, three token
         coefficients).
     match : {"exact", "overlap", "iou"}, default "exact"
     threshold : float, default 0.5
