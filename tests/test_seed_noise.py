@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.stats import chisquare
+from scipy.stats import binomtest, chisquare
 
 from noise_models import SoftLabels, noise_rate, noise_transition_heterogeneity
 from simulation import (
@@ -174,13 +174,45 @@ def test_perturb_similar_bad_embeddings():
 
 
 def test_voter_votes_follow_the_pool():
-    # One item, two voters: votes are a multinomial with the voters' mean distribution.
+    # One item, two voters, vote="sample": votes are a multinomial with the voters' mean
+    # distribution.
     pool = np.array([[[0.7, 0.2, 0.1]], [[0.1, 0.3, 0.6]]])
-    soft = voter_labels(pool, n_votes=20_000, labels=[0], rng=4)
+    soft = voter_labels(pool, n_votes=20_000, labels=[0], vote="sample", rng=4)
     counts = soft.probs[0] * 20_000
     expected = pool.mean(axis=0)[0] * 20_000
     assert chisquare(counts, expected).pvalue > 1e-3
     assert soft.probs.sum(axis=1) == pytest.approx(1.0)
+    # the default, CILN's rule: a drawn voter votes its prediction (argmax), so the votes
+    # are a multinomial with the shares of voters predicting each class: (1/2, 0, 1/2)
+    arg = voter_labels(pool, n_votes=20_000, labels=[0], rng=4)
+    assert arg.probs[0, 1] == 0.0
+    assert binomtest(round(arg.probs[0, 0] * 20_000), 20_000, 0.5).pvalue > 1e-3
+
+
+def test_voter_hard_label_is_the_drawn_voters_prediction_as_in_ciln():
+    # CILN §III-A: "select one voter uniformly at random and use its prediction as the
+    # observed label". Voters that all give the true class 0.6 predict it: no noise
+    # (the sampling rule, once the default, gave a noise rate about 0.4).
+    g = np.random.default_rng(0)
+    n = 500
+    y = g.integers(0, 3, n)
+    probs = np.full((3, n, 3), 0.2)
+    probs[:, np.arange(n), y] = 0.6
+    soft = voter_labels(probs, n_votes=7, labels=y, rng=1)
+    assert noise_rate(soft).rate == 0.0
+    np.testing.assert_array_equal(soft.probs, np.eye(3)[y])
+    sampled = voter_labels(probs, n_votes=7, labels=y, vote="sample", rng=1)
+    assert 0.3 < noise_rate(sampled).rate < 0.5
+    # without labels the reference is a drawn voter's prediction; ties go to the lowest
+    # class, as in noise_models.sample_hard_labels
+    mixed = np.array([[[0.5, 0.5], [0.1, 0.9]], [[0.2, 0.8], [0.3, 0.7]]])
+    ref = voter_labels(mixed, n_votes=1, rng=3).reference_labels.to_numpy()
+    assert ref[1] == 1 and ref[0] in (0, 1)
+    firsts = {int(voter_labels(mixed, n_votes=1, rng=s).reference_labels.iloc[0])
+              for s in range(30)}
+    assert firsts == {0, 1}  # voter 1's tie -> 0, voter 2's prediction -> 1
+    with pytest.raises(ValueError, match="vote"):
+        voter_labels(mixed, n_votes=1, vote="mean")
 
 
 def test_voter_labels_from_model_scores_and_logits():
@@ -320,6 +352,18 @@ def test_cli_noise_voters_separability(tmp_path, capsys):
     assert status == 0, err
     values = json.loads(out)["sections"]["voters"]["values"]
     assert values["n_voters"] == 2 and 0 < values["delta"] < 1 and values["nth"] > 0
+    pool = np.stack([probs, probs[::-1]])
+    for vote in ("argmax", "sample"):
+        status, out, err = _run(capsys, "simulate", "voters", tmp_path / "m1.npz",
+                                tmp_path / "m2.npz", "--votes", "10", "--labels",
+                                tmp_path / "labels.csv", "--vote", vote, "--format", "json")
+        assert status == 0, err
+        got = json.loads(out)["sections"]["voters"]["values"]
+        want = voter_labels(pool, n_votes=10, labels=labels, vote=vote, rng=0)
+        assert got["vote"] == vote
+        assert got["delta"] == pytest.approx(noise_rate(want).rate, abs=1e-12)
+        if vote == "argmax":
+            assert got["delta"] == values["delta"]  # the default
 
     status, out, err = _run(capsys, "simulate", "separability", tmp_path / "m1.npz",
                             "--noisy", tmp_path / "noisy.csv", "--resamples", "100")

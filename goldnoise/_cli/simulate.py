@@ -52,7 +52,8 @@ SEPARABILITY_DESCRIPTION = (
 
 VOTERS_DESCRIPTION = (
     "Voter pools (CILN): each model's predicted distribution is a voter; per item, --votes "
-    "votes are drawn (a voter uniformly, then a class from its distribution). Writes the soft "
+    "votes are drawn: a voter uniformly, and its prediction (the most probable class, CILN's "
+    "rule), or with --vote sample a class drawn from its distribution. Writes the soft "
     "labels (vote shares) and the reference label per item, and reports the noise rate delta "
     "and nth when true labels are given.\n\n"
     "Examples:\n"
@@ -133,6 +134,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     v.add_argument("--id-column", default="id", metavar="NAME", help="id column of the files")
     v.add_argument("--model-column", metavar="NAME",
                    help="column naming the model of each row, for a file holding several")
+    v.add_argument("--vote", choices=("argmax", "sample"), default="argmax",
+                   help="how a drawn voter votes: its most probable class (argmax, CILN's "
+                        "rule; default) or a class drawn from its distribution (sample)")
     v.add_argument("--seed", type=count("--seed", 0), default=0, help="random seed")
     add_output_arguments(v)
 
@@ -303,7 +307,8 @@ def _run_voters(args: argparse.Namespace) -> Report:
                 raise DataError(f"labels {bad[:5]} are not classes of the scores "
                                 f"{list(known)[:10]}")
             truth = truth.map(lambda v: known[str(v)])
-        soft = voter_labels(scores, n_votes=args.votes, labels=truth, rng=args.seed)
+        soft = voter_labels(scores, n_votes=args.votes, labels=truth, vote=args.vote,
+                            rng=args.seed)
     except (TypeError, ValueError) as exc:
         raise DataError(" ".join(str(exc).split())) from None
     frame = soft.to_frame().reset_index()
@@ -312,9 +317,12 @@ def _run_voters(args: argparse.Namespace) -> Report:
                     primary="voters/items")
     s = report.add(Section("voters", "Voter-pool soft labels (CILN)"))
     s.values.update({"n_items": soft.n_instances, "n_voters": scores.n_models,
-                     "n_votes": args.votes})
+                     "n_votes": args.votes, "vote": args.vote})
+    how = ("each vote a drawn voter's most probable class" if args.vote == "argmax"
+           else "each vote a class drawn from a drawn voter's distribution")
     s.lines.append(f"{soft.n_instances} items, {scores.n_models} voters "
-                   f"({', '.join(map(str, scores.model_names))}), {args.votes} votes each")
+                   f"({', '.join(map(str, scores.model_names))}), {args.votes} votes each "
+                   f"({how})")
     if truth is not None:
         rate = noise_rate(soft)
         nth = noise_transition_heterogeneity(soft)
