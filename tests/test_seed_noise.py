@@ -468,6 +468,36 @@ def test_cli_noise_voters_separability(tmp_path, capsys):
     want = perturb_similar(pd.Series(labels, index=pd.Index(ids, name="item")), emb,
                            rate=0.2, sources={0: "a", 1: "a", 2: "b"}, rng=0)
     np.testing.assert_array_equal(noisy["changed"].to_numpy(), want.changed)
+    # the pool, the parents and the former construction on the command line
+    pool_ids = [f"p{i}" for i in range(30)]
+    pool_y = np.random.default_rng(5).integers(0, 4, 30)
+    pool_emb = np.random.default_rng(6).normal(size=(30, 6))
+    pd.DataFrame({"id": pool_ids, "label": pool_y}).to_csv(tmp_path / "pool.csv", index=False)
+    pframe = pd.DataFrame(pool_emb, columns=[f"e{j}" for j in range(6)])
+    pframe.insert(0, "id", pool_ids)
+    pframe.to_parquet(tmp_path / "pool_emb.parquet", index=False)
+    pd.DataFrame({"class": [0, 1, 3], "parent": ["P", "P", "P"]}).to_csv(
+        tmp_path / "parents.csv", index=False)
+    status, out, err = _run(capsys, "simulate", "noise", tmp_path / "labels.csv",
+                            tmp_path / "emb.parquet", "--rate", "0.2", "--pool",
+                            tmp_path / "pool.csv", tmp_path / "pool_emb.parquet", "--parents",
+                            tmp_path / "parents.csv", "--out", tmp_path / "noisy_pool.csv")
+    assert status == 0, err
+    got = pd.read_csv(tmp_path / "noisy_pool.csv")
+    want = perturb_similar(pd.Series(labels, index=pd.Index(ids, name="item")), emb, rate=0.2,
+                           pool_labels=pd.Series(pool_y, index=pool_ids),
+                           pool_embeddings=pool_emb, parents={0: "P", 1: "P", 3: "P"}, rng=0)
+    np.testing.assert_array_equal(got["changed"].to_numpy(), want.changed)
+    assert got["neighbour"].tolist() == want.to_frame()["neighbour"].tolist()
+    assert (got["label"] == got["clean"]).all()  # labels kept, inputs replaced
+    status, out, err = _run(capsys, "simulate", "noise", tmp_path / "labels.csv",
+                            tmp_path / "emb.parquet", "--rate", "0.2", "--method", "in-data",
+                            "--out", tmp_path / "noisy_old.csv")
+    assert status == 0, err
+    old = perturb_similar(pd.Series(labels, index=pd.Index(ids, name="item")), emb, rate=0.2,
+                          method="in-data", rng=0)
+    np.testing.assert_array_equal(pd.read_csv(tmp_path / "noisy_old.csv")["changed"],
+                                  old.changed)
 
     rng = np.random.default_rng(0)
     probs = rng.dirichlet(np.ones(3), size=120)
