@@ -116,3 +116,27 @@ def test_serial_build_never_loads_the_parallel_build_from_the_cache(tmp_path):
     assert second == {"hits": 0, "misses": 1, "total": 500}
     # ... and its own cached build serves the next process.
     assert _probe(0, tmp_path)["hits"] == 1
+
+
+def test_the_notice_says_first_run_or_a_new_kind_of_data(tmp_path):
+    # A fresh cache: "first run". The same kernel for another argument type, in a later
+    # process: "for this kind of data" (it was said "first run only" before).
+    from goldnoise._cli._compile import KIND_MESSAGE, MESSAGE
+
+    (tmp_path / "kmod.py").write_text(
+        "from numba import njit\n\n@njit(cache=True)\ndef twice(x):\n    return 2 * x\n")
+    code = ("import sys, io; sys.path[:0] = [{root!r}, {tmp!r}]\n"
+            "from goldnoise._cli._compile import compile_notice\n"
+            "import kmod\n"
+            "err = io.StringIO()\n"
+            "with compile_notice(err, after=0.0):\n"
+            "    kmod.twice({arg})\n"
+            "print(err.getvalue().strip())\n")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    said = []
+    for arg in ("3", "3", "2.5"):
+        done = subprocess.run([sys.executable, "-c", code.format(root=str(ROOT),
+                                                                 tmp=str(tmp_path), arg=arg)],
+                              env=env, capture_output=True, text=True, check=True)
+        said.append(done.stdout.strip())
+    assert said == [MESSAGE, "", KIND_MESSAGE]
