@@ -140,3 +140,29 @@ def test_the_notice_says_first_run_or_a_new_kind_of_data(tmp_path):
                               env=env, capture_output=True, text=True, check=True)
         said.append(done.stdout.strip())
     assert said == [MESSAGE, "", KIND_MESSAGE]
+
+
+def test_read_only_and_writable_inputs_share_one_specialisation():
+    # A read-only array (a pandas Index's values, a Ratings' codes) is another Numba type
+    # than a writable one: the α kernels compiled twice per data set (seconds each, the
+    # larger part of a first audit's compiling on 4-category data). The wrappers hand
+    # every input over as a read-only view.
+    from agreement import _kernels_alpha as ka
+
+    g = np.random.default_rng(0)
+    codes = g.integers(-1, 4, (50, 5)).astype(np.int8)
+    frozen = codes.copy()
+    frozen.flags.writeable = False
+    values = np.arange(4.0)
+    ro_values = values.copy()
+    ro_values.flags.writeable = False
+    out = []
+    for c, v in ((codes, values), (frozen, ro_values), (codes, ro_values), (frozen, values)):
+        out.append(ka.unit_sums(c, v, ka.KIND_INTERVAL, 4, parallel=False))
+        ka.gwet_se_sum(c, v, ka.KIND_INTERVAL, np.ones(4) / 4, 2.0, 0.5, 0.3, 0.2, 1.0,
+                       parallel=False)
+        ka.unit_terms(c, v, ka.KIND_INTERVAL, 4, parallel=False)
+    assert all(o[1] == out[0][1] for o in out)
+    for kernel in (ka._sums_serial, ka._gwet_se_serial, ka._unit_terms_serial):
+        int8 = [s for s in kernel.signatures if str(s[0].dtype) == "int8" and s[0].ndim == 2]
+        assert len(int8) == 1, (kernel, int8)
