@@ -198,7 +198,8 @@ def _sums_impl(codes, values, kind, delta, bits, small, weights, use_weights, ch
                     c = codes[i, j]
                     if c >= 0:
                         local[c] += w
-        n_c[b, :] = local
+        for c in range(m):  # element by element: an array assignment would compile
+            n_c[b, c] = local[c]  # Numba's shape-mismatch error path (seconds)
         d_o[b] = do
         n_units[b] = nu
 
