@@ -170,8 +170,8 @@ def test_read_only_and_writable_inputs_share_one_specialisation():
 
 def test_the_alpha_sums_compile_no_error_formatting(tmp_path):
     # `n_c[b, :] = local` made Numba compile its shape-mismatch error path (string
-    # formatting of shapes: about half of the kernel's compile, 5.3 s of CPU against 2.4 s
-    # measured). Element by element, nothing of it compiles.
+    # formatting of shapes: about half of the serial build's compile, 6.0-6.6 s of CPU
+    # against 3.0-3.7 s measured). Element by element, nothing of it compiles.
     code = ("import sys; sys.path.insert(0, {root!r})\n"
             "from numba.core import event\n"
             "names = []\n"
