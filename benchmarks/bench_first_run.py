@@ -33,7 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _results import write_section
 
 ROOT = Path(__file__).resolve().parents[1]
-CROWD = Path(os.environ.get("GOLDNOISE_SHARED_DATA", ROOT.parent / "shared" / "data")) / "crowd_gold"
+SHARED = Path(os.environ.get("GOLDNOISE_SHARED_DATA", ROOT.parent / "shared" / "data"))
+CROWD = SHARED / "crowd_gold"
 EXAMPLES = ("fleiss1971", "dawid_skene1979", "krippendorff2011", "hayes_krippendorff2007",
             "artstein_poesio2008")
 SETS = ("rte", "dog", "web", "sentiment", "bluebird")
