@@ -152,6 +152,15 @@ def cases() -> list[tuple[str, str, Callable[[], object], Callable[[], object]]]
                 lambda: verification_batch(dataclasses.replace(crowd_fit), size=1000,
                                            random_share=0.0, rng=0),
                 lambda: _crowdlab(crowd)))
+
+    wide = ag.Ratings.from_wide(_labels(10, 5000, 2, seed=7).astype(np.int8))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        wide_fit = LatentClassModel("spam", rng=0).fit(wide)
+    from noise_models import posterior_check
+
+    out.append(("held-out check, 10 × 5,000 annotators (5e4 ratings)", "Light's κ, same ratings",
+                lambda: posterior_check(wide_fit, rng=0), lambda: ag.light_kappa(wide)))
     tmp = Path(tempfile.mkdtemp())
     ids = np.arange(200_000)
     probs = rng.dirichlet(np.ones(10), size=200_000)

@@ -34,7 +34,9 @@ DESCRIPTION = (
 NOISE_DESCRIPTION = (
     "Similarity-based instance-dependent noise (NoisywikiHow): each item's most similar item of "
     "another class (cosine similarity of its embedding); within each noise source the RATE "
-    "share of items most similar to another class take that neighbour's class. Writes every "
+    "share of items most similar to another class are corrupted: with --pool (NoisywikiHow) "
+    "they keep their label and take the input of their most similar pool item, else they "
+    "take their neighbour's class (a changed item's neighbour is never changed). Writes every "
     "item with its new label, the clean one, and the provenance of each change (neighbour, "
     "similarity, source).\n\n"
     "Examples:\n"
@@ -52,7 +54,8 @@ SEPARABILITY_DESCRIPTION = (
 
 VOTERS_DESCRIPTION = (
     "Voter pools (CILN): each model's predicted distribution is a voter; per item, --votes "
-    "votes are drawn (a voter uniformly, then a class from its distribution). Writes the soft "
+    "votes are drawn: a voter uniformly, and its prediction (the most probable class, CILN's "
+    "rule), or with --vote sample a class drawn from its distribution. Writes the soft "
     "labels (vote shares) and the reference label per item, and reports the noise rate delta "
     "and nth when true labels are given.\n\n"
     "Examples:\n"
@@ -109,6 +112,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     n.add_argument("--sources", metavar="FILE",
                    help="noise sources: a file with a class column and a source column "
                         "(default: one source)")
+    n.add_argument("--pool", nargs=2, metavar=("POOL_LABELS", "POOL_EMBEDDINGS"),
+                   help="a separate pool of candidates (NoisywikiHow): its labels and its "
+                        "vectors, as LABELS and EMBEDDINGS; the hard cases keep their label "
+                        "and take a pool item's input")
+    n.add_argument("--parents", metavar="FILE",
+                   help="parent classes: a file with a class column and a parent column; an "
+                        "item of a class with a parent takes candidates of its sibling "
+                        "classes only")
+    n.add_argument("--method", choices=("published", "in-data"), default="published",
+                   help="published (default): NoisywikiHow's construction, each source "
+                        "round(RATE x size), no swaps; in-data: the construction of earlier "
+                        "versions (one count split over the sources, mutual neighbours swap)")
     n.add_argument("--id-column", default="id", metavar="NAME",
                    help="id column of LABELS and of the embeddings file")
     n.add_argument("--label-column", metavar="NAME",
@@ -133,6 +148,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     v.add_argument("--id-column", default="id", metavar="NAME", help="id column of the files")
     v.add_argument("--model-column", metavar="NAME",
                    help="column naming the model of each row, for a file holding several")
+    v.add_argument("--vote", choices=("argmax", "sample"), default="argmax",
+                   help="how a drawn voter votes: its most probable class (argmax, CILN's "
+                        "rule; default) or a class drawn from its distribution (sample)")
     v.add_argument("--seed", type=count("--seed", 0), default=0, help="random seed")
     add_output_arguments(v)
 
@@ -227,11 +245,26 @@ def _run_noise(args: argparse.Namespace) -> Report:
         # class names read from text files: match the labels' own values by their text
         by_text = {str(k): v for k, v in sources.items()}
         sources = {c: by_text.get(str(c)) for c in labels.unique() if str(c) in by_text}
+    parents = None
+    if args.parents is not None:
+        par = _id_label_series(args.parents, "class", None, "parent")
+        parents = {str(k): v for k, v in par.items()}
+    pool_labels = pool_embeddings = None
+    if args.pool is not None:
+        pool_labels = _id_label_series(args.pool[0], args.id_column, args.label_column,
+                                       "label")
+        pool_embeddings = args.pool[1]
+        if not Path(pool_embeddings).is_file():
+            raise DataError(f"no such file: {pool_embeddings}")
+    if parents is not None:  # class names read from text files: match them by their text
+        names = [*labels.unique(), *([] if pool_labels is None else pool_labels.unique())]
+        parents = {c: parents[str(c)] for c in names if str(c) in parents}
     if not Path(args.embeddings).is_file():
         raise DataError(f"no such file: {args.embeddings}")
     try:
         noisy = perturb_similar(labels, args.embeddings, rate=args.rate, sources=sources,
-                                rng=args.seed)
+                                pool_labels=pool_labels, pool_embeddings=pool_embeddings,
+                                parents=parents, method=args.method, rng=args.seed)
     except (TypeError, ValueError) as exc:
         raise DataError(" ".join(str(exc).split())) from None
     frame = noisy.to_frame().reset_index()
@@ -240,9 +273,11 @@ def _run_noise(args: argparse.Namespace) -> Report:
     s = report.add(Section("noise", "Similarity-based noise (NoisywikiHow)"))
     per = frame.groupby("noise_source")["changed"].agg(["size", "sum"]).reset_index()
     s.values.update({"n_items": len(frame), "n_changed": noisy.n_changed, "rate": args.rate})
-    s.lines.append(f"{noisy.n_changed} of {len(frame)} items changed to the class of their most "
-                   f"similar item of another class ({len(per)} noise source"
-                   f"{'s' if len(per) != 1 else ''})")
+    what = ("had their input replaced by their most similar pool item of another class "
+            "(labels kept)" if args.pool is not None
+            else "changed to the class of their most similar item of another class")
+    s.lines.append(f"{noisy.n_changed} of {len(frame)} items {what} ({len(per)} noise source"
+                   f"{'s' if len(per) != 1 else ''}; {args.method} construction)")
     s.tables.append(Table("sources", [Column("noise_source", "source", align="<"),
                                       Column("size", "items"), Column("sum", "changed")],
                           per.to_dict("records"), title="per noise source"))
@@ -251,13 +286,16 @@ def _run_noise(args: argparse.Namespace) -> Report:
             Column("label", "noisy", align="<"), Column("neighbour", "neighbour", align="<"),
             Column("similarity", "similarity", ".4f"), Column("noise_source", "source",
                                                               align="<")]
+    if "neighbour_class" in frame:
+        cols.insert(4, Column("neighbour_class", "its class", align="<"))
     s.tables.append(Table("changed", cols, changed.to_dict("records"),
                           title="changed items, most similar first", shown=10))
     s.tables.append(Table("items", [*cols, Column("changed", "changed")],
                           frame.to_dict("records"), title="every item, in the order of LABELS",
                           shown=5))
-    s.notes.append("the paper swaps the input for the neighbour's and keeps the label; with "
-                   "labels only, the label takes the neighbour's class")
+    if args.pool is None:
+        s.notes.append("the paper replaces the input by a pool item's and keeps the label; "
+                       "without a pool (--pool), the label takes the neighbour's class")
     return report
 
 
@@ -303,7 +341,8 @@ def _run_voters(args: argparse.Namespace) -> Report:
                 raise DataError(f"labels {bad[:5]} are not classes of the scores "
                                 f"{list(known)[:10]}")
             truth = truth.map(lambda v: known[str(v)])
-        soft = voter_labels(scores, n_votes=args.votes, labels=truth, rng=args.seed)
+        soft = voter_labels(scores, n_votes=args.votes, labels=truth, vote=args.vote,
+                            rng=args.seed)
     except (TypeError, ValueError) as exc:
         raise DataError(" ".join(str(exc).split())) from None
     frame = soft.to_frame().reset_index()
@@ -312,9 +351,12 @@ def _run_voters(args: argparse.Namespace) -> Report:
                     primary="voters/items")
     s = report.add(Section("voters", "Voter-pool soft labels (CILN)"))
     s.values.update({"n_items": soft.n_instances, "n_voters": scores.n_models,
-                     "n_votes": args.votes})
+                     "n_votes": args.votes, "vote": args.vote})
+    how = ("each vote a drawn voter's most probable class" if args.vote == "argmax"
+           else "each vote a class drawn from a drawn voter's distribution")
     s.lines.append(f"{soft.n_instances} items, {scores.n_models} voters "
-                   f"({', '.join(map(str, scores.model_names))}), {args.votes} votes each")
+                   f"({', '.join(map(str, scores.model_names))}), {args.votes} votes each "
+                   f"({how})")
     if truth is not None:
         rate = noise_rate(soft)
         nth = noise_transition_heterogeneity(soft)
