@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> Report:
 
     s.figures.append(posterior_figure(res, args.alpha))
     m = report.add(Section("margin", "Comparing two systems on the agreed items"))
-    margin, margin_note = capped_margin(res.agreed, res.gamma, args.alpha)
+    margin, margin_note = capped_margin(res, None, args.alpha)
     m.values.update({"margin": margin.margin, "share": margin.share, "sigma": margin.sigma,
                      "hard_items": margin.R, "method": margin.method})
     m.lines.append(f"two systems equally good on easy items can differ by chance by up to "

@@ -1,0 +1,92 @@
+"""What a new user ran into at the front door: the command line and the Python API agree.
+
+Each test here failed on the code before its fix (the defect is named in the docstring).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import special
+
+from noise_models import chance_margin, noise_bound
+
+
+def _run(capsys, *argv):
+    from goldnoise._cli import main
+
+    status = main([str(a) for a in argv])
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def _one_line(err: str, *needles: str) -> None:
+    lines = [x for x in err.strip().splitlines() if x.strip()]
+    assert len(lines) == 1, err
+    assert "Traceback" not in err
+    for n in needles:
+        assert n in err, (n, err)
+
+
+# --------------------------------------------------------------- bound beyond 2**63
+@pytest.mark.parametrize("d", [10 ** 6, 10 ** 8, 10 ** 10, 10 ** 12, 10 ** 13])
+@pytest.mark.parametrize("p", [0.05, 0.25, 0.5, 0.9])
+@pytest.mark.parametrize("alpha", [0.8, 0.95, 0.99, 0.999])
+def test_large_count_quantile_matches_the_incomplete_beta_search(d, p, alpha):
+    """The Cornish-Fisher quantile used beyond 2**53 equals the exact betainc search.
+
+    Where floats still hold every count (d <= 1e13, the quantile below 2**53) the search
+    over I_{1-p}(d + 1, j + 1) is exact; the expansion must give the same integer.
+    """
+    from noise_models.easy_hard import _posterior as P
+
+    n = 10 * d
+    fn = float(special.betainc(d + 1.0, n - d + 1.0, 1.0 - p))
+    exact = P._NegBinBackend(n, d, p, fn).first_cdf_above(alpha, True)
+    assert P._LargeNegBinBackend(n, d, p, fn).first_cdf_above(alpha, True) == exact
+
+
+def test_bound_beyond_int64_is_exact_integers(capsys):
+    """`goldnoise bound` with D beyond 2**63 failed: "Cannot cast ufunc 'subtract' input 0
+    from dtype('O')"; and t0 came out of floats (…009472, a multiple of 2**11)."""
+    n, d = 10 ** 20, 10 ** 19
+    res = noise_bound(n, d, 0.5)
+    assert isinstance(res.t0, int) and res.hidden_hard == res.t0 - d
+    # H - d ~ NB(d + 1, 1/2): mean d + 1, sd sqrt(2(d + 1)) = 4.472e9; the 95% point is
+    # mean + 1.6449 sd + (z^2 - 1)(1 + p)/(6 (1 - p)) ≈ 1e19 + 7,356,009,0xx.
+    sd = math.sqrt(2.0 * (d + 1))
+    assert abs((res.hidden_hard - d - 1) - special.ndtri(0.95) * sd) < 5
+    assert res.gamma == res.hidden_hard / (n - d)
+    status, out, err = _run(capsys, "bound", n, d, "0.5", "--json")
+    assert status == 0, err
+    rep = json.loads(out)
+    nb = rep["sections"]["noise_bound"]["values"]
+    assert nb["hidden_hard"] == res.hidden_hard and nb["t0"] == res.t0
+    # the margin's R is the exact hidden_hard, not gamma * agreed through floats
+    assert rep["sections"]["margin"]["values"]["hard_items"] == res.hidden_hard
+    status, out, err = _run(capsys, "bound", 2 ** 64 + 1, 2 ** 63 + 1, "0.3")
+    assert status == 0 and "gamma" in out, err
+
+
+@pytest.mark.parametrize("n,d", [(10 ** 9, 10 ** 8), (10 ** 9, 17), (10 ** 12, 10 ** 11)])
+def test_bound_at_a_billion_items(capsys, n, d):
+    status, out, err = _run(capsys, "bound", n, d, "0.5", "--json")
+    assert status == 0, err
+    res = noise_bound(n, d, 0.5)
+    assert json.loads(out)["sections"]["noise_bound"]["values"]["hidden_hard"] == \
+        res.hidden_hard
+
+
+def test_chance_margin_of_a_tiny_bound_applies_the_exact_rule(capsys):
+    """chance_margin(noise_bound(10, 9, 0.5)) gave 316% of the agreed set without a word;
+    the command line switched to the exact margin: both now apply the same rule."""
+    m = chance_margin(noise_bound(10, 9, 0.5))
+    assert m.method == "exact" and m.margin <= m.R and m.notes
+    status, out, err = _run(capsys, "bound", 10, 9, "0.5", "--json")
+    assert status == 0, err
+    cli = json.loads(out)["sections"]["margin"]
+    assert cli["values"]["margin"] == m.margin and cli["values"]["method"] == m.method
