@@ -90,3 +90,29 @@ def test_chance_margin_of_a_tiny_bound_applies_the_exact_rule(capsys):
     assert status == 0, err
     cli = json.loads(out)["sections"]["margin"]
     assert cli["values"]["margin"] == m.margin and cli["values"]["method"] == m.method
+
+
+# --------------------------------------------------------------- one seed for audit
+def test_audit_function_and_command_share_one_seed(capsys, tmp_path):
+    """goldnoise.audit(ratings) defaulted to rng=None, the command to --seed 0: different
+    latent-class numbers on the same data (Snow et al.'s RTE: -3689.46 vs -3689.22)."""
+    import inspect
+
+    import goldnoise
+    from simulation import simulate_annotations
+
+    assert inspect.signature(goldnoise.audit).parameters["rng"].default == 0
+    sim = simulate_annotations(120, 5, model="M2", error_rates=0.3, rng=4)
+    wide = pd.DataFrame(np.asarray(sim.ratings.to_wide()), columns=[f"a{k}" for k in range(5)])
+    wide.insert(0, "item", [f"i{k}" for k in range(120)])
+    path = tmp_path / "wide.csv"
+    wide.to_csv(path, index=False)
+    frame = wide.set_index("item")
+    status, out, err = _run(capsys, "audit", path, "--item", "item", "--json")
+    assert status == 0, err
+    cli = json.loads(out)["sections"]["latent_class"]["values"]
+    api = goldnoise.audit(frame).report.section("latent_class").values
+    assert api["log_likelihood"] == cli["log_likelihood"]
+    assert api["seed"] == cli["seed"] == 0
+    status, out, err = _run(capsys, "audit", path, "--item", "item")
+    assert "seed 0" in out
