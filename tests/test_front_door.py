@@ -116,3 +116,29 @@ def test_audit_function_and_command_share_one_seed(capsys, tmp_path):
     assert api["seed"] == cli["seed"] == 0
     status, out, err = _run(capsys, "audit", path, "--item", "item")
     assert "seed 0" in out
+
+
+# --------------------------------------------------------------- next_batch size > n
+def test_next_batch_warns_when_size_exceeds_the_items(capsys, tmp_path):
+    """next_batch(ratings, size=N) with N above the items returned them all without a word
+    (the command line added a note; the Python call did not)."""
+    from _goldnoise_lib.errors import GoldnoiseWarning
+    from simulation import next_batch
+
+    x = np.array([[0, 0, 0], [0, 1, 1], [1, 1, 1], [1, 0, 0]] * 3)
+    with pytest.warns(GoldnoiseWarning, match=r"`size` = 50 asks for more items than there "
+                                              r"are \(12\)") as rec:
+        batch = next_batch(x, size=50, policy="uniform", rng=0)
+    assert len(batch) == 12
+    assert rec[0].filename == __file__  # stacklevel points at the caller
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert len(next_batch(x, size=12, policy="uniform", rng=0)) == 12
+    path = tmp_path / "r.csv"
+    pd.DataFrame(x, columns=["a", "b", "c"]).to_csv(path, index_label="item")
+    status, out, err = _run(capsys, "next", path, "--item", "item", "--size", 50,
+                            "--policy", "uniform")
+    assert status == 0, err
+    assert out.count("asked for more items than there are") == 1
+    assert "asks for more items" not in out
