@@ -142,3 +142,57 @@ def test_next_batch_warns_when_size_exceeds_the_items(capsys, tmp_path):
     assert status == 0, err
     assert out.count("asked for more items than there are") == 1
     assert "asks for more items" not in out
+
+
+# --------------------------------------------------------------- the study planner's options
+def test_study_refuses_designs_it_cannot_simulate_in_reasonable_time(capsys):
+    """`goldnoise study fleiss_kappa --raters 100000` (or --categories 100000) ran past two
+    minutes without a word; now a one-line refusal, and the closed form still answers."""
+    from simulation import study_size, study_tradeoff
+
+    for extra in (["--raters", 100000], ["--categories", 100000], ["--tradeoff", 2, 5000]):
+        status, out, err = _run(capsys, "study", "fleiss_kappa", "--expected", "0.6",
+                                "--half-width", "0.1", *extra)
+        assert status == 2
+        _one_line(err, "would take hours")
+    with pytest.raises(ValueError, match="more than 1000 annotators"):
+        study_size("fleiss_kappa", expected=0.6, target=0.1, n_raters=100000)
+    with pytest.raises(ValueError, match="more than 500 categories"):
+        study_size("fleiss_kappa", expected=0.6, target=0.1, n_categories=100000)
+    with pytest.raises(ValueError, match="more than 1000 annotators"):
+        study_tradeoff("fleiss_kappa", expected=0.6, target=0.1, raters=[2, 5000])
+    # Bloch & Kraemer's closed form has no such limit
+    plan = study_size("krippendorff_alpha", minimum=0.8, n_raters=100000, method="closed-form")
+    assert plan.n_raters == 100000 and plan.n_items >= 2
+
+
+def test_study_explicit_options_win_or_conflict(capsys, tmp_path):
+    """`--categories 3 --shares 0.5 0.5` planned for 2 categories without a word, and
+    `--expected 0.3` with a pilot planned for the pilot's value although the help says
+    --expected wins."""
+    from simulation import study_size
+
+    status, out, err = _run(capsys, "study", "fleiss_kappa", "--expected", "0.6",
+                            "--half-width", "0.1", "--categories", 3, "--shares", "0.5", "0.5")
+    assert status == 2
+    _one_line(err, "--categories = 3", "2 shares")
+    with pytest.raises(ValueError, match="`n_categories` = 3"):
+        study_size("fleiss_kappa", expected=0.6, target=0.1, n_categories=3,
+                   category_shares=[0.5, 0.5])
+    rng = np.random.default_rng(0)
+    truth = rng.integers(0, 2, 60)
+    pilot = np.where(rng.random((60, 3)) < 0.8, truth[:, None], 1 - truth[:, None])
+    kw = dict(target=0.15, n_sims=50, n_bootstrap_sims=0, rng=0, method="simulation")
+    plan = study_size("fleiss_kappa", expected=0.3, pilot=pilot, **kw)
+    assert plan.expected == 0.3
+    assert any("0.3) is used, not the pilot's" in n for n in plan.notes)
+    plan = study_size("fleiss_kappa", expected=0.3, pilot=pilot, n_raters=4, **kw)
+    assert plan.n_raters == 4 and any("not the pilot's 3" in n for n in plan.notes)
+    assert study_size("fleiss_kappa", pilot=pilot, **kw).n_raters == 3
+    path = tmp_path / "pilot.csv"
+    pd.DataFrame(pilot, columns=["a", "b", "c"]).to_csv(path, index_label="item")
+    status, out, err = _run(capsys, "study", "fleiss_kappa", path, "--item", "item",
+                            "--expected", "0.3", "--half-width", "0.15", "--sims", 50,
+                            "--bootstrap-sims", 0, "--json")
+    assert status == 0, err
+    assert json.loads(out)["sections"]["plan"]["values"]["expected"] == 0.3

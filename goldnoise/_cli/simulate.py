@@ -288,6 +288,11 @@ def _run_voters(args: argparse.Namespace) -> Report:
     from noise_models import noise_rate, noise_transition_heterogeneity
     from simulation import load_scores, voter_labels
 
+    from pathlib import Path
+
+    for path in args.scores:  # every one, not only the first (a later one raised a traceback)
+        if not Path(path).is_file():
+            raise DataError(f"no such score file: {path}")
     items = _score_ids(args.scores[0], args.id_column)
     truth = None
     if args.labels is not None:
@@ -304,7 +309,7 @@ def _run_voters(args: argparse.Namespace) -> Report:
                                 f"{list(known)[:10]}")
             truth = truth.map(lambda v: known[str(v)])
         soft = voter_labels(scores, n_votes=args.votes, labels=truth, rng=args.seed)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OSError) as exc:
         raise DataError(" ".join(str(exc).split())) from None
     frame = soft.to_frame().reset_index()
     report = Report("simulate", f"goldnoise simulate voters: {scores.n_models} voters, "

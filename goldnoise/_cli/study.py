@@ -48,9 +48,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     d = parser.add_argument_group("design")
     d.add_argument("--expected", type=real("--expected", -1.0, 1.0), metavar="K",
                    help="the coefficient's expected value (a pilot file gives it otherwise)")
-    d.add_argument("--raters", type=count("--raters", 2), default=2, help="annotators per item")
-    d.add_argument("--categories", type=count("--categories", 2), default=2,
-                   help="equally likely categories (unless --shares)")
+    d.add_argument("--raters", type=count("--raters", 2), default=None,
+                   help="annotators per item (default: 2, or the pilot's; given, it wins over "
+                        "the pilot's)")
+    d.add_argument("--categories", type=count("--categories", 2), default=None,
+                   help="equally likely categories (default: 2; with --shares, as many as "
+                        "the shares)")
     d.add_argument("--shares", type=real("--shares", 0.0, 1.0), nargs="+", metavar="SHARE",
                    help="category shares, e.g. 0.7 0.2 0.1")
     d.add_argument("--missing", type=real("--missing", 0.0, 0.99), default=0.0,
@@ -220,4 +223,4 @@ def _cli_words(message: str) -> str:
     text = re.sub(r"`(\w+)`", lambda m: _OPTIONS.get(m.group(1), m.group(0)), text)
     text = re.sub(r"alternative='([\w-]+)'", r"--alternative \1", text)
     return text.replace("method='simulation'", "--method simulation").replace(
-        "n_raters=", "--raters ")
+        "n_raters=", "--raters ").replace("study_tradeoff shows", "--tradeoff shows")
