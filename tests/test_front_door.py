@@ -196,3 +196,28 @@ def test_study_explicit_options_win_or_conflict(capsys, tmp_path):
                             "--bootstrap-sims", 0, "--json")
     assert status == 0, err
     assert json.loads(out)["sections"]["plan"]["values"]["expected"] == 0.3
+
+
+# --------------------------------------------------------------- inputs never overwritten
+def test_output_through_a_hard_link_or_a_side_file_is_refused(capsys, tmp_path):
+    """`--out r_hardlink.csv` of `r.csv` overwrote the input (resolved paths differ), and
+    `fit lab.annotators.csv --out lab.csv` wrote its annotator table over its own input."""
+    import os
+
+    x = np.random.default_rng(0).integers(0, 2, (30, 3))
+    src = tmp_path / "r.csv"
+    pd.DataFrame(x, columns=["a", "b", "c"]).to_csv(src, index_label="item")
+    before = src.read_bytes()
+    link = tmp_path / "r_hardlink.csv"
+    os.link(src, link)
+    status, out, err = _run(capsys, "audit", src, "--item", "item", "--out", link)
+    assert status == 2
+    _one_line(err, "is one of the input files")
+    assert src.read_bytes() == before
+    side = tmp_path / "lab.annotators.csv"
+    side.write_bytes(before)
+    status, out, err = _run(capsys, "fit", side, "--item", "item", "--out",
+                            tmp_path / "lab.csv")
+    assert status == 2
+    _one_line(err, "lab.annotators.csv", "one of the input files")
+    assert side.read_bytes() == before and not (tmp_path / "lab.csv").exists()
