@@ -6,6 +6,7 @@ Each test here failed on the code before its fix (the defect is named in the doc
 from __future__ import annotations
 
 import json
+import re
 import math
 
 import numpy as np
@@ -221,3 +222,47 @@ def test_output_through_a_hard_link_or_a_side_file_is_refused(capsys, tmp_path):
     assert status == 2
     _one_line(err, "lab.annotators.csv", "one of the input files")
     assert side.read_bytes() == before and not (tmp_path / "lab.csv").exists()
+
+
+# --------------------------------------------------------------- metadata is not an annotator
+def test_a_column_sharing_no_value_with_the_others_is_not_an_annotator(capsys, tmp_path):
+    """Following the tool's own hints, a group column became an annotator (categories
+    FEMALE, MALE, a, b, c). A column whose values no other column uses is named, with
+    --drop."""
+    frame = pd.DataFrame({"site": ["north", "south"] * 5,
+                          "r1": list("aabbaabbab"), "r2": list("abbbaabbab"),
+                          "r3": list("aabbabbbab")})
+    path = tmp_path / "grouped.csv"
+    frame.to_csv(path, index_label="item")
+    status, out, err = _run(capsys, "audit", path, "--item", "item")
+    assert status == 1
+    _one_line(err, "column 'site' shares no value", "--drop site", str(path))
+    status, out, err = _run(capsys, "audit", path, "--item", "item", "--drop", "site",
+                            "--json")
+    assert status == 0, err
+    # numeric codes that overlap are annotators as usual
+    codes = pd.DataFrame({"r1": [1, 2, 3, 1, 2], "r2": [1, 2, 3, 3, 2], "r3": [1.0, 2, 3, 1, 2]})
+    codes.to_csv(tmp_path / "codes.csv", index_label="item")
+    status, out, err = _run(capsys, "audit", tmp_path / "codes.csv", "--item", "item")
+    assert status == 0, err
+
+
+def test_shared_files_after_the_hints_give_the_published_coefficients(capsys, shared_data):
+    """gwet_cac_raw_gender.csv and vcd_MSPatients_long.csv: the hints lead to --drop, and the
+    audit then gives the coefficients of the annotators alone. References: scikit-learn's
+    cohen_kappa_score on the Freq-expanded vcd table (0.256958, the SAS/FCE value printed to
+    four decimals: 0.2570); statsmodels' fleiss_kappa on Gwet's raters A-D (0.128889)."""
+    gender = shared_data / "gwet_cac_raw_gender.csv"
+    status, out, err = _run(capsys, "audit", gender, "--item", "Unnamed: 0")
+    assert status == 1
+    _one_line(err, "column 'Group'", "--drop Group")
+    ms = shared_data / "vcd_MSPatients_long.csv"
+    status, out, err = _run(capsys, "audit", ms, "--weight", "Freq")
+    assert status == 1
+    _one_line(err, "column 'Patients'", "--drop Patients")
+    status, out, err = _run(capsys, "audit", ms, "--weight", "Freq", "--drop", "Patients")
+    assert status == 0, err
+    assert re.search(r"Cohen's kappa\s+0\.2570\b", out)
+    status, out, err = _run(capsys, "audit", gender, "--item", "Unnamed: 0", "--drop", "Group")
+    assert status == 0, err
+    assert re.search(r"Fleiss' kappa\s+0\.1289\b", out)

@@ -313,6 +313,42 @@ def _weight_hint(frame: Any, path: Path) -> None:
                     f"that many items), not an annotator: add --weight {shlex.quote(str(col))}")
 
 
+def _metadata_hint(frame: Any, path: Path) -> None:
+    """A column whose values no other column uses is not an annotator (a group, a site...).
+
+    Annotators label from one set of categories; a column such as Gwet's ``Group``
+    (FEMALE/MALE beside raters' a/b/c) or the vcd table's ``Patients`` (Winnipeg/New
+    Orleans beside the neurologists' Certain...Doubtful) shares no value with the other
+    columns, while those share values among themselves. Judged on columns with 5 or more
+    labels, among 3 or more columns.
+    """
+    import itertools
+
+    if frame.shape[1] < 3:
+        return
+
+    def norm(v: Any) -> str:
+        return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
+
+    values = {c: {norm(v) for v in frame[c].dropna().unique()} for c in frame.columns}
+    for col in frame.columns:
+        if frame[col].notna().sum() < 5 or not values[col]:
+            continue
+        others = [c for c in frame.columns if c != col]
+        if any(values[col] & values[o] for o in others):
+            continue
+        if not any(values[a] & values[b] for a, b in itertools.combinations(others, 2)):
+            continue  # no two columns share values: nothing to tell annotators by
+        own = sorted(values[col])
+        theirs = sorted(set().union(*(values[o] for o in others)))
+        raise DataError(
+            f"{path}: column {col!r} shares no value with the other columns (its values "
+            f"{', '.join(own[:4])}{', ...' if len(own) > 4 else ''}; theirs "
+            f"{', '.join(theirs[:4])}{', ...' if len(theirs) > 4 else ''}), so it is not an "
+            f"annotator's labels but a group or other information about the items: add "
+            f"--drop {shlex.quote(str(col))}")
+
+
 def _expand_weights(frame: Any, col: Any, path: Path, notes: list[str]) -> Any:
     """Each row repeated as many times as its frequency in ``col`` (which is then dropped)."""
     import numpy as np
@@ -647,6 +683,7 @@ def load_ratings(args: argparse.Namespace) -> LoadedRatings:
             if args.layout == "counts":
                 ratings = Ratings.from_counts(frame)
             else:
+                _metadata_hint(frame, path)
                 ratings = Ratings.from_wide(_integral_floats(frame),
                                             normalize_labels=normalize)
     except CliError:
