@@ -266,3 +266,45 @@ def test_shared_files_after_the_hints_give_the_published_coefficients(capsys, sh
     status, out, err = _run(capsys, "audit", gender, "--item", "Unnamed: 0", "--drop", "Group")
     assert status == 0, err
     assert re.search(r"Fleiss' kappa\s+0\.1289\b", out)
+
+
+# --------------------------------------------------------------- simulate noise: the files
+def test_simulate_noise_checks_the_embeddings_file_and_applies_the_id_column(capsys,
+                                                                            tmp_path):
+    """All-zero embeddings from a file changed labels by undefined similarities (the array
+    was refused, the file was not); --id-column was not applied to the embeddings file, and a
+    wrong name fell back to the first column without a word."""
+    from simulation import perturb_similar
+
+    labels = pd.DataFrame({"doc": [f"d{k}" for k in range(6)], "label": list("aaabbb")})
+    labels.to_csv(tmp_path / "labels.csv", index=False)
+    zero = pd.DataFrame({"doc": labels["doc"], "x": 0.0, "y": 0.0})
+    zero.to_csv(tmp_path / "zero.csv", index=False)
+    status, out, err = _run(capsys, "simulate", "noise", tmp_path / "labels.csv",
+                            tmp_path / "zero.csv", "--rate", "0.5", "--id-column", "doc")
+    assert status == 1
+    _one_line(err, "all-zero rows")
+    # the Python function with the path refuses them too
+    zero.rename(columns={"doc": "id"}).to_csv(tmp_path / "zero_id.csv", index=False)
+    with pytest.raises(ValueError, match="all-zero rows"):
+        perturb_similar(pd.Series(list("aaabbb"), index=labels["doc"].rename("id")),
+                        tmp_path / "zero_id.csv", rate=0.5)
+    # vectors keyed by --id-column, in another order than the labels
+    rng = np.random.default_rng(0)
+    emb = pd.DataFrame(rng.normal(size=(6, 3)), columns=["x", "y", "z"])
+    emb.insert(0, "doc", labels["doc"])
+    shuffled = emb.sample(frac=1.0, random_state=1)
+    shuffled.to_csv(tmp_path / "emb.csv", index=False)
+    status, out, err = _run(capsys, "simulate", "noise", tmp_path / "labels.csv",
+                            tmp_path / "emb.csv", "--rate", "0.5", "--id-column", "doc",
+                            "--json")
+    assert status == 0, err
+    api = perturb_similar(labels.set_index("doc")["label"], emb.set_index("doc"), rate=0.5,
+                          rng=0)
+    rows = json.loads(out)["sections"]["noise"]["tables"]["items"]["rows"]
+    assert [r["label"] for r in rows] == api.labels.tolist()
+    # a wrong --id-column is an error, not the first column
+    status, out, err = _run(capsys, "simulate", "noise", tmp_path / "labels.csv",
+                            tmp_path / "emb.csv", "--rate", "0.5", "--id-column", "nope")
+    assert status == 1
+    _one_line(err, "no id column 'nope'")
