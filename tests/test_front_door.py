@@ -308,3 +308,18 @@ def test_simulate_noise_checks_the_embeddings_file_and_applies_the_id_column(cap
                             tmp_path / "emb.csv", "--rate", "0.5", "--id-column", "nope")
     assert status == 1
     _one_line(err, "no id column 'nope'")
+
+
+# --------------------------------------------------------------- consistency: a missing document
+def test_consistency_refuses_predictions_lacking_a_document(capsys, tmp_path):
+    """A predictions file lacking a probe document was scored (its gold spans counted as
+    misses, no note), while a score file lacking tokens was refused."""
+    doc = "-DOCSTART- O\n\n{} B-PER\nlives O\n\n"
+    (tmp_path / "gold.conll").write_text("".join(doc.format(n) for n in ("Jo", "Al", "Bo")))
+    (tmp_path / "a.conll").write_text("".join(doc.format(n) for n in ("Jo", "Al", "Bo")))
+    (tmp_path / "b.conll").write_text("".join(doc.format(n) for n in ("Jo", "Al")))
+    status, out, err = _run(capsys, "consistency", tmp_path / "a.conll", tmp_path / "b.conll",
+                            "--predictions", "conll", "--gold", tmp_path / "gold.conll",
+                            "--resamples", 50)
+    assert status == 1
+    _one_line(err, "predictions of 'b' lack 1 of the 3 documents", "[3]")
