@@ -322,4 +322,4 @@ def test_consistency_refuses_predictions_lacking_a_document(capsys, tmp_path):
                             "--predictions", "conll", "--gold", tmp_path / "gold.conll",
                             "--resamples", 50)
     assert status == 1
-    _one_line(err, "predictions of 'b' lack 1 of the 3 documents", "[3]")
+    _one_line(err, "b.conll lacks 1 of the 3 documents", "document 3")

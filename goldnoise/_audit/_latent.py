@@ -224,6 +224,7 @@ def latent_sections(f: Fitted, *, gold: Any = None, alpha: float, bracket: Any,
             " The best-likelihood")[0] + " Its share of wrong labels below is not to be "
             "trusted; try another model (--model one-coin or confusion).")
     s.values["seed"] = seed
+    s.values["starts"] = len(fit.start_objectives)
     s.lines += [
         f"{fit.n_iter} EM iterations, {state} (best of {len(fit.start_objectives)} starts, "
         f"seed {seed}); class shares "

@@ -162,8 +162,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, TypeError) as exc:
         if os.environ.get("GOLDNOISE_TRACEBACK"):
             raise
-        print(f"goldnoise: error: {_in_cli_words(exc)}", file=sys.stderr)
+        print(f"goldnoise: error: {_with_file(_in_cli_words(exc), args)}", file=sys.stderr)
         return 1
     return 0
+
+
+def _with_file(message: str, args: argparse.Namespace) -> str:
+    """A message that reached the top without naming a file gets the input file(s) named.
+
+    The readers name the file, line and what they expected; this is the net under them, so
+    that a library's own words (``invalid literal for int()``) never stand alone.
+    """
+    from goldnoise._cli._output import input_files
+
+    files = [str(p) for p in input_files(args)]
+    if not files or any(f in message for f in files) or any(
+            os.path.basename(f) in message for f in files):
+        return message
+    return f"{', '.join(files[:3])}: {message}"
 
 

@@ -84,16 +84,22 @@ def _render_any(report: Report, fmt: str) -> str:
 _OUTPUT_OPTIONS = ("out", "report", "plot")
 
 
-def _input_paths(args: argparse.Namespace) -> list[Path]:
-    """Every existing file a verb's arguments name (ratings, scores, labels, gold, ...)."""
+def input_files(args: argparse.Namespace) -> list[Path]:
+    """Every existing file a verb's arguments name (ratings, scores, labels, gold, ...), as
+    given."""
     found = []
     for key, value in vars(args).items():
         if key.startswith("_") or key in _OUTPUT_OPTIONS:
             continue
         for v in (value if isinstance(value, list) else [value]):
             if isinstance(v, (str, Path)) and str(v) and Path(v).is_file():
-                found.append(Path(v).resolve())
+                found.append(Path(v))
     return found
+
+
+def _input_paths(args: argparse.Namespace) -> list[Path]:
+    """:func:`input_files`, resolved."""
+    return [p.resolve() for p in input_files(args)]
 
 
 def _is_input(path: Path | str, inputs: list[Path]) -> bool:
