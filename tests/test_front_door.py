@@ -323,3 +323,75 @@ def test_consistency_refuses_predictions_lacking_a_document(capsys, tmp_path):
                             "--resamples", 50)
     assert status == 1
     _one_line(err, "b.conll lacks 1 of the 3 documents", "document 3")
+
+
+# --------------------------------------------------------------- planner: assurance
+def test_every_width_plan_says_whether_it_is_the_mean_or_an_assurance(capsys):
+    """Width plans gave a *mean* half-width: about half of the planned studies miss it,
+    and neither the plan nor the command said so."""
+    from simulation import study_size
+
+    kw = dict(expected=0.6, target=0.1, n_raters=3, n_sims=40, n_bootstrap_sims=0, rng=0)
+    mean = study_size("fleiss_kappa", **kw)
+    assert mean.assurance is None and 0.0 <= mean.reach_share <= 1.0
+    assert "mean 95% interval half-width" in mean.summary()
+    assert "about half of the studies" in mean.summary()
+    sure = study_size("fleiss_kappa", assurance=0.8, **kw)
+    assert sure.assurance == 0.8 and sure.reach_share >= 0.8
+    assert sure.n_items > mean.n_items
+    assert "in 80% of studies (assurance 0.8" in sure.summary()
+    assert sure.to_dict()["assurance"] == 0.8
+    for bad, exc, match in [(dict(assurance=1.0), ValueError, "`assurance`"),
+                            (dict(assurance="0.8"), TypeError, "`assurance`")]:
+        with pytest.raises(exc, match=match):
+            study_size("fleiss_kappa", **kw, **bad)
+    with pytest.raises(ValueError, match="goes with `target` only"):
+        study_size("fleiss_kappa", expected=0.6, null=0.4, power=0.8, assurance=0.8)
+    with pytest.raises(ValueError, match="found by simulation"):
+        study_size("cohen_kappa", expected=0.6, target=0.1, method="closed-form",
+                   assurance=0.8)
+    status, out, err = _run(capsys, "study", "fleiss_kappa", "--expected", "0.6",
+                            "--half-width", "0.1", "--raters", 3, "--sims", 60,
+                            "--bootstrap-sims", 0, "--assurance", "0.8")
+    assert status == 0, err
+    assert "in 80% of studies (assurance 0.8" in out and "reach target" in out
+    status, out, err = _run(capsys, "study", "cohen_kappa", "--expected", "0.6",
+                            "--half-width", "0.1", "--sims", 20, "--bootstrap-sims", 0)
+    assert status == 0, err
+    assert "mean 95% interval half-width" in out and "set --assurance" in out
+
+
+def _fleiss_half_widths(n_items, n_sims, seed):
+    """Half-widths of Fleiss' κ's 95% interval over studies drawn here, not by the planner:
+    3 annotators, two equally likely classes, an item "easy" (all three give its class)
+    with probability 0.6, else each annotator draws a class at random: κ = 0.6."""
+    from agreement import fleiss_kappa
+
+    g = np.random.default_rng(seed)
+    out = np.empty(n_sims)
+    for s in range(n_sims):
+        truth = g.integers(0, 2, n_items)
+        easy = g.random(n_items) < 0.6
+        x = np.where(easy[:, None], truth[:, None], g.integers(0, 2, (n_items, 3)))
+        ci = fleiss_kappa(x).confidence_interval(0.95)
+        out[s] = (ci.high - ci.low) / 2
+    return out
+
+
+@pytest.mark.slow
+def test_assurance_is_met_by_independently_simulated_studies():
+    """Check by simulation: at the size planned with assurance 0.8, studies drawn outside
+    the planner reach the half-width about 80% of the time (binomtest: not below 0.8);
+    at the mean plan's size about half do (significantly fewer than 80%)."""
+    from scipy.stats import binomtest
+
+    from simulation import study_size
+
+    kw = dict(expected=0.6, target=0.1, n_raters=3, n_sims=300, n_bootstrap_sims=0, rng=1)
+    sure = study_size("fleiss_kappa", assurance=0.8, **kw)
+    mean = study_size("fleiss_kappa", **kw)
+    k = int((_fleiss_half_widths(sure.n_items, 400, 11) <= 0.1).sum())
+    assert binomtest(k, 400, 0.8, alternative="less").pvalue > 0.01, k
+    k_mean = int((_fleiss_half_widths(mean.n_items, 400, 12) <= 0.1).sum())
+    assert binomtest(k_mean, 400, 0.8, alternative="less").pvalue < 1e-6, k_mean
+    assert 0.3 < k_mean / 400 < 0.7

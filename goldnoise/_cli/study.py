@@ -40,6 +40,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="largest expected half-width of the interval")
     g.add_argument("--width", type=real("--width", 0.0, 4.0), metavar="W",
                    help="largest expected full width of the interval (= 2 x half-width)")
+    g.add_argument("--assurance", type=real("--assurance", 0.0, 1.0), metavar="P",
+                   help="with --half-width/--width: plan for the size at which this share of "
+                        "studies (e.g. 0.8) reach the width; without it the *mean* half-width "
+                        "is planned for, which about half of the studies miss")
     g.add_argument("--null", type=real("--null", -1.0, 1.0), metavar="K0",
                    help="value under the null hypothesis (with --power)")
     g.add_argument("--power", type=probability("--power"), help="power wanted (with --null)")
@@ -122,7 +126,7 @@ def run(args: argparse.Namespace) -> Report:
               missing=args.missing, level=args.level, confidence_level=args.confidence_level,
               method=args.method, n_sims=args.sims, n_bootstrap_sims=args.bootstrap_sims,
               n_resamples=args.resamples, max_items=args.max_items, chance=args.chance,
-              pilot=pilot, rng=args.seed)
+              pilot=pilot, rng=args.seed, assurance=args.assurance)
     goals = [name for name, given in (("--half-width/--width", target is not None),
                                       ("--null/--power", args.null is not None
                                        or args.power is not None),
@@ -145,7 +149,7 @@ def run(args: argparse.Namespace) -> Report:
                                 if not k.startswith("_") and not callable(v)})
     s = report.add(Section("plan", "How many items"))
     s.values.update({k: v for k, v in plan.to_dict().items() if k != "table"})
-    s.lines.append(_headline(plan))
+    s.lines.append(_cli_words(_headline(plan)))
     s.lines.append(f"{plan.n_raters} annotators, {plan.n_categories} categories; about "
                    f"{plan.n_ratings:,.0f} ratings")
     if plan.n_range is not None:
@@ -157,6 +161,8 @@ def run(args: argparse.Namespace) -> Report:
     cols = [Column("stage", "stage", align="<"), Column("n_items", "items"),
             Column("interval", "interval", align="<"), Column("n_sims", "studies"),
             Column("coverage", "coverage", ".3f"), Column("mean_half_width", "half-width", ".4f")]
+    if "reach_share" in plan.table:
+        cols.append(Column("reach_share", "reach target", ".3f"))
     if "power" in plan.table:
         cols.append(Column("power", "power", ".3f"))
     if plan.goal != "minimum":
@@ -175,7 +181,7 @@ def run(args: argparse.Namespace) -> Report:
                                category_shares=args.shares, missing=args.missing,
                                level=args.level, confidence_level=args.confidence_level,
                                n_sims=args.sims, n_bootstrap_sims=0, max_items=args.max_items,
-                               chance=args.chance, rng=args.seed)
+                               chance=args.chance, rng=args.seed, assurance=args.assurance)
         except (TypeError, ValueError) as exc:
             raise UsageError(_cli_words(str(exc))) from None
         ts = report.add(Section("tradeoff", "More items or more annotators"))
@@ -194,8 +200,7 @@ def _headline(plan) -> str:
     if plan.goal == "minimum":
         return (f"{plan.n_items} values for alpha above {plan.minimum:g} at p = "
                 f"{plan.significance:g} (Bloch & Kraemer's closed form)")
-    what = (f"a {plan.confidence_level:.0%} interval half-width of at most {plan.target:g}"
-            if plan.goal == "width" else
+    what = (plan.width_goal() if plan.goal == "width" else
             f"power {plan.power:g} against {plan.null:g} at significance {plan.significance:g}")
     rec = "" if plan.recommended_interval is None else (
         f"; report the {plan.recommended_interval} interval (coverage {plan.coverage:.3f} at "
@@ -212,7 +217,7 @@ _OPTIONS = {"target": "--half-width", "expected": "--expected", "n_raters": "--r
             "missing": "--missing", "max_items": "--max-items", "null": "--null",
             "power": "--power", "minimum": "--minimum", "significance": "--significance",
             "level": "--level", "method": "--method", "pilot": "FILE", "chance": "--chance",
-            "n_sims": "--sims", "raters": "--tradeoff"}
+            "n_sims": "--sims", "raters": "--tradeoff", "assurance": "--assurance"}
 
 
 def _cli_words(message: str) -> str:
