@@ -198,8 +198,9 @@ def run(args: argparse.Namespace) -> Report:
 
 def _headline(plan) -> str:
     if plan.goal == "minimum":
-        return (f"{plan.n_items} values for alpha above {plan.minimum:g} at p = "
-                f"{plan.significance:g} (Bloch & Kraemer's closed form)")
+        return (f"{plan.n_items} items (units, each coded by all {plan.n_raters} coders) for "
+                f"alpha above {plan.minimum:g} at p = {plan.significance:g} (Bloch & "
+                "Kraemer's closed form)")
     what = (plan.width_goal() if plan.goal == "width" else
             f"power {plan.power:g} against {plan.null:g} at significance {plan.significance:g}")
     rec = "" if plan.recommended_interval is None else (

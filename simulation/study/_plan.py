@@ -864,8 +864,9 @@ def _bloch_kraemer_plan(coefficient: Any, minimum: Any, significance: float, n_r
         raise ValueError("`category_shares` must be one row of shares for `minimum`.")
     raw, info = cf.bloch_kraemer_size(minimum, significance, float(shares.min()), n_raters)
     n_items = math.ceil(raw - 1e-9)
-    notes.append("Krippendorff tabulates this size for two coders; with m coders z^2 is "
-                 "multiplied by m, as he advises")
+    notes.append("the size is in items (units), each coded by every coder, as the plan's "
+                 "other sizes; Krippendorff tabulates it for two coders, and with m coders z^2 "
+                 "is multiplied by m, as he advises")
     table = pd.DataFrame([{"n_items": n_items, "interval": None, "formula_value": raw}])
     return StudyPlan(
         coefficient=coefficient, goal="minimum", n_items=n_items, method="closed-form",
