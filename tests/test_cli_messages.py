@@ -146,3 +146,24 @@ def test_random_byte_damage(capsys, tmp_path, seed):
     status, out, err = _run(capsys, "audit", path, "--item", "item")
     if status != 0:
         _check(status, err, path)
+
+
+def test_a_design_cell_that_is_not_a_number(capsys, tmp_path):
+    """`certify --design` with a stratum size 'abc' said only "invalid literal for int() with
+    base 10: 'abc'"."""
+    import pandas as pd
+
+    g = np.random.default_rng(0)
+    ratings = tmp_path / "r.csv"
+    pd.DataFrame(g.integers(0, 2, (40, 3)), columns=list("abc")).to_csv(ratings,
+                                                                       index_label="item")
+    verified = tmp_path / "checked.csv"
+    pd.DataFrame({"item": range(3), "label": [0, 1, 0]}).to_csv(verified, index=False)
+    design = tmp_path / "design.csv"
+    pd.DataFrame({"item": range(3), "stratum": "random", "inclusion_probability": 0.5,
+                  "stratum_size": ["abc", 40, 40], "stratum_sample": 3}).to_csv(design,
+                                                                                index=False)
+    status, out, err = _run(capsys, "certify", ratings, "--item", "item", "--verified",
+                            verified, "--design", design)
+    _check(status, err, design)
+    assert "row 2: column 'stratum_size' holds 'abc', not a number" in err

@@ -10,7 +10,7 @@ import warnings
 from collections.abc import Sequence
 from types import ModuleType
 
-from goldnoise._cli._errors import CliError
+from goldnoise._cli._errors import CliError, DataError
 from goldnoise._cli._output import add_output_arguments, check_outputs, emit
 
 #: The verbs, in the order ``goldnoise --help`` lists them; each is ``goldnoise/_cli/<name>.py``.
@@ -151,7 +151,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         _quiet_stdout()
         return 0
     except CliError as exc:
-        print(f"goldnoise: error: {_in_cli_words(exc, one_line=False)}", file=sys.stderr)
+        text = _in_cli_words(exc, one_line=False)
+        if isinstance(exc, DataError) and "--" not in text:
+            text = _with_file(text, args)  # a data problem names its file
+        print(f"goldnoise: error: {text}", file=sys.stderr)
         return exc.exit_status
     except KeyboardInterrupt:
         print("goldnoise: interrupted", file=sys.stderr)

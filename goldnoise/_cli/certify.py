@@ -74,6 +74,16 @@ def run(args: argparse.Namespace) -> Report:
                 f"--design {args.design} lacks the column(s) {', '.join(missing)} (it has "
                 f"{', '.join(map(str, list(design.columns)[:8]))}): --design takes the file "
                 "`goldnoise verify --out` wrote, keyed by its 'item' column")
+        import pandas as pd
+
+        for col in ("inclusion_probability", "stratum_size", "stratum_sample"):
+            values = pd.to_numeric(design[col], errors="coerce")
+            bad = values.isna() & design[col].notna() | design[col].isna()
+            if bad.any():
+                row = int(bad.to_numpy().argmax())
+                raise DataError(f"--design {args.design}, row {row + 2}: column {col!r} holds "
+                                f"{design[col].iloc[row]!r}, not a number")
+            design[col] = values
         by_text = {str(i): i for i in r.items}
         design["item"] = [by_text.get(str(i), i) for i in design["item"]]
     try:
