@@ -190,6 +190,9 @@ def test_study_explicit_options_win_or_conflict(capsys, tmp_path):
     plan = study_size("fleiss_kappa", expected=0.3, pilot=pilot, n_raters=4, **kw)
     assert plan.n_raters == 4 and any("not the pilot's 3" in n for n in plan.notes)
     assert study_size("fleiss_kappa", pilot=pilot, **kw).n_raters == 3
+    plan = study_size("fleiss_kappa", pilot=pilot, missing=0.2, **kw)
+    assert any("20.0% missing ratings as given" in n for n in plan.notes)
+    assert plan.n_ratings == pytest.approx(plan.n_items * 3 * 0.8)
     path = tmp_path / "pilot.csv"
     pd.DataFrame(pilot, columns=["a", "b", "c"]).to_csv(path, index_label="item")
     status, out, err = _run(capsys, "study", "fleiss_kappa", path, "--item", "item",

@@ -60,8 +60,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "the shares)")
     d.add_argument("--shares", type=real("--shares", 0.0, 1.0), nargs="+", metavar="SHARE",
                    help="category shares, e.g. 0.7 0.2 0.1")
-    d.add_argument("--missing", type=real("--missing", 0.0, 0.99), default=0.0,
-                   help="share of ratings missing at random")
+    d.add_argument("--missing", type=real("--missing", 0.0, 0.99), default=None,
+                   help="share of ratings missing at random (default: 0, or the pilot's; "
+                        "given, it wins over the pilot's)")
     d.add_argument("--level", choices=("nominal", "ordinal", "interval", "ratio"),
                    help="Krippendorff's alpha: level of measurement")
     d.add_argument("--chance", choices=("shares", "uniform"), default="shares",

@@ -433,7 +433,8 @@ def _common_iv(coefficient: Any, expected: Any, n_raters: Any, n_categories: Any
 @validate_params(coefficient=Option(COEFFICIENTS), method=Option(_METHODS),
                  alternative=Option(_ALTERNATIVES), confidence_level=ConfidenceLevel(),
                  significance=Probability(open_low=True, open_high=True, optional=True),
-                 n_raters=Integer(2, optional=True), missing=Probability(open_high=True),
+                 n_raters=Integer(2, optional=True),
+                 missing=Probability(open_high=True, optional=True),
                  n_sims=Integer(10),
                  n_bootstrap_sims=Integer(0), n_resamples=Resamples(1),
                  max_items=Integer(_N_START), chance=Option(_CHANCE), rng=Rng(),
@@ -443,7 +444,8 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
                alternative: str = "greater", minimum: float | None = None,
                significance: float | None = None, n_raters: int | None = None,
                n_categories: int | None = None,
-               category_shares: Any = None, missing: float = 0.0, level: str | None = None,
+               category_shares: Any = None, missing: float | None = None,
+               level: str | None = None,
                confidence_level: float = 0.95, method: str = "auto", n_sims: int = 500,
                n_bootstrap_sims: int = 200, n_resamples: int = 499, max_items: int = 20_000,
                chance: str = "shares", pilot: Any = None, rng: Any = None,
@@ -508,8 +510,9 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
     category_shares : array_like, optional
         The categories' shares (summing to 1); for Cohen's κ with two
         categories, one row per annotator (two rows) for different marginals.
-    missing : float, default 0.0
-        Share of ratings missing at random.
+    missing : float, optional
+        Share of ratings missing at random (default 0, or the pilot's; a value
+        given wins over the pilot's, with a note).
     level : {"nominal", "ordinal", "interval", "ratio"}, optional
         Krippendorff's α's level (categories are the values 0, 1, ...).
     confidence_level : float, default 0.95
@@ -614,8 +617,13 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
     pilot_ci = None
     if pilot is not None:
         # What is given explicitly wins over what the pilot says (and the note says so).
-        p_expected, p_raters, category_shares, missing, pilot_ci, note = _from_pilot(
+        p_expected, p_raters, category_shares, p_missing, pilot_ci, note = _from_pilot(
             pilot, coefficient, level, confidence_level, category_shares)
+        if missing is not None and float(missing) != p_missing:
+            notes.append(f"{float(missing):.1%} missing ratings as given, not the pilot's "
+                         f"{p_missing:.1%}")
+        else:
+            missing = p_missing
         notes.append(note)
         if expected is not None and float(expected) != p_expected:
             notes.append(f"the expected value given ({float(expected):g}) is used, not the "
@@ -630,6 +638,8 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
             n_raters = p_raters
     if n_raters is None:
         n_raters = 2
+    if missing is None:
+        missing = 0.0
 
     if goal == "minimum":
         return _bloch_kraemer_plan(coefficient, minimum, significance, n_raters, n_categories,
@@ -965,7 +975,7 @@ def study_tradeoff(coefficient: str, *, expected: float, target: float,
     _check_simulable(rs[-1], 2)  # before the first plan, not after it
     for name, v in (("cost_per_rating", cost_per_rating), ("cost_per_item", cost_per_item)):
         _real(v, name, 0.0, math.inf)
-    missing = float(kwargs.get("missing", 0.0))
+    missing = float(kwargs.get("missing") or 0.0)
     rows = []
     for k in rs:
         plan = study_size(coefficient, expected=expected, target=target, n_raters=k,
