@@ -140,7 +140,10 @@ def run(args: argparse.Namespace) -> Report:
     try:
         plan = study_size(args.coefficient, **kw)
     except (TypeError, ValueError) as exc:
-        raise UsageError(_cli_words(str(exc))) from None
+        text = _cli_words(str(exc))
+        if source and source not in text:
+            text = f"the pilot {source}: {text}"  # what the pilot gave is part of the plan
+        raise UsageError(text) from None
 
     title = f"goldnoise study: {args.coefficient}"
     if source:
