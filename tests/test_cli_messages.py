@@ -167,3 +167,19 @@ def test_a_design_cell_that_is_not_a_number(capsys, tmp_path):
                             verified, "--design", design)
     _check(status, err, design)
     assert "row 2: column 'stratum_size' holds 'abc', not a number" in err
+
+
+def test_a_message_without_a_file_gets_the_input_named(tmp_path):
+    """The net under the readers: a library message that reaches the top without naming a
+    file is prefixed with the input file(s); one that names it is left alone."""
+    import argparse
+
+    from goldnoise._cli._main import _with_file
+
+    path = tmp_path / "ratings.csv"
+    path.write_text("item,a\n1,x\n")
+    args = argparse.Namespace(file=str(path), out=None, gold=None)
+    assert _with_file("invalid literal for int() with base 10: 'abc'", args) == \
+        f"{path}: invalid literal for int() with base 10: 'abc'"
+    assert _with_file(f"{path} is empty", args) == f"{path} is empty"
+    assert _with_file("nothing to read", argparse.Namespace(file=None)) == "nothing to read"
