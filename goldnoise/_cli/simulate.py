@@ -333,7 +333,10 @@ def _run_voters(args: argparse.Namespace) -> Report:
     items = _score_ids(args.scores[0], args.id_column)
     truth = None
     if args.labels is not None:
-        truth = _id_label_series(args.labels, args.id_column, None, "label")
+        # the default "id" may be absent from the labels file (its first column is then the
+        # id, as before); a name given must be there
+        truth = _id_label_series(args.labels, None if args.id_column == "id" else
+                                 args.id_column, None, "label")
         items = truth.index.to_numpy()
     try:
         scores = load_scores(list(args.scores), items=items, id_column=args.id_column,
