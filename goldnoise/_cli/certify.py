@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> Report:
             values = pd.to_numeric(design[col], errors="coerce")
             bad = values.isna() & design[col].notna() | design[col].isna()
             if bad.any():
-                row = int(bad.to_numpy().argmax())
+                row = list(bad).index(True)  # the first bad row
                 raise DataError(f"--design {args.design}, row {row + 2}: column {col!r} holds "
                                 f"{design[col].iloc[row]!r}, not a number")
             design[col] = values
