@@ -71,6 +71,9 @@ def test_bound_beyond_int64_is_exact_integers(capsys):
     assert rep["sections"]["margin"]["values"]["hard_items"] == res.hidden_hard
     status, out, err = _run(capsys, "bound", 2 ** 64 + 1, 2 ** 63 + 1, "0.3")
     assert status == 0 and "gamma" in out, err
+    # a tiny gamma is printed in significant digits, not as 0.0000: 125 / (1e20 - 100)
+    status, out, err = _run(capsys, "bound", 10 ** 20, 100, "0.5")
+    assert status == 0 and "gamma = 1.25e-18" in out, err
 
 
 @pytest.mark.parametrize("n,d", [(10 ** 9, 10 ** 8), (10 ** 9, 17), (10 ** 12, 10 ** 11)])
