@@ -183,3 +183,5 @@ def test_a_message_without_a_file_gets_the_input_named(tmp_path):
         f"{path}: invalid literal for int() with base 10: 'abc'"
     assert _with_file(f"{path} is empty", args) == f"{path} is empty"
     assert _with_file("nothing to read", argparse.Namespace(file=None)) == "nothing to read"
+    # a message about another file (one that does not exist) is not given this one's name
+    assert _with_file("no such file: other.csv", args) == "no such file: other.csv"

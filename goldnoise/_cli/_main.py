@@ -182,6 +182,8 @@ def _with_file(message: str, args: argparse.Namespace) -> str:
     if not files or any(f in message for f in files) or any(
             os.path.basename(f) in message for f in files):
         return message
+    if "no such file" in message or os.sep in message:
+        return message  # it names a file of its own (perhaps one that does not exist)
     return f"{', '.join(files[:3])}: {message}"
 
 
