@@ -124,8 +124,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="published (default): NoisywikiHow's construction, each source "
                         "round(RATE x size), no swaps; in-data: the construction of earlier "
                         "versions (one count split over the sources, mutual neighbours swap)")
-    n.add_argument("--id-column", default="id", metavar="NAME",
-                   help="id column of LABELS and of the embeddings file")
+    n.add_argument("--id-column", default=None, metavar="NAME",
+                   help="id column of LABELS and of the embeddings file (default: 'id'; for "
+                        "LABELS without one, its first column)")
     n.add_argument("--label-column", metavar="NAME",
                    help="label column of LABELS (default: the first column that is not the id)")
     n.add_argument("--seed", type=count("--seed", 0), default=0,
@@ -204,7 +205,11 @@ def _params(args: argparse.Namespace) -> dict:
             if not k.startswith("_") and k not in ("command", "format", "out", "quiet")}
 
 
-def _id_label_series(path: str, id_column: str, label_column: str | None, what: str):
+def _id_label_series(path: str, id_column: str | None, label_column: str | None, what: str,
+                     *, fallback: str = "id"):
+    """Ids and one label column of ``path``. ``id_column`` given must exist (a wrong name
+    used to fall back to the first column without a word); None looks for ``fallback``,
+    else takes the first column."""
     from pathlib import Path
 
     import pandas as pd
@@ -213,7 +218,12 @@ def _id_label_series(path: str, id_column: str, label_column: str | None, what: 
     from goldnoise._cli._input import read_table
 
     frame = read_table(Path(path))
-    ids = id_column if id_column in frame.columns else frame.columns[0]
+    if id_column is not None and id_column not in frame.columns:
+        raise DataError(f"{path} has no id column {id_column!r} (columns: "
+                        f"{', '.join(map(str, list(frame.columns)[:8]))}); name it with "
+                        "--id-column")
+    name = id_column if id_column is not None else fallback
+    ids = name if name in frame.columns else frame.columns[0]
     rest = [c for c in frame.columns if c != ids]
     if label_column is not None:
         if label_column not in frame.columns:
@@ -231,6 +241,29 @@ def _id_label_series(path: str, id_column: str, label_column: str | None, what: 
     return series
 
 
+def _embeddings_file(path: str, items, id_column: str):
+    """One vector per labelled item, in the labels' order, read by ``id_column``."""
+    from pathlib import Path
+
+    import numpy as np
+
+    from goldnoise._cli._errors import DataError
+    from simulation import load_scores
+
+    p = Path(path)
+    if p.suffix.lower() in (".csv", ".tsv", ".parquet"):
+        from goldnoise._cli._input import read_table
+
+        head = read_table(p)
+        if id_column not in head.columns:
+            raise DataError(f"{path} has no id column {id_column!r} (columns: "
+                            f"{', '.join(map(str, list(head.columns)[:8]))}); name it with "
+                            "--id-column")
+    ids = items.to_numpy() if p.suffix.lower() == ".npy" else None
+    scores = load_scores(p, items=items, kind="logits", ids=ids, id_column=id_column)
+    return np.asarray(scores.values[0], dtype=np.float64)
+
+
 def _run_noise(args: argparse.Namespace) -> Report:
     from pathlib import Path
 
@@ -240,7 +273,7 @@ def _run_noise(args: argparse.Namespace) -> Report:
     labels = _id_label_series(args.labels, args.id_column, args.label_column, "label")
     sources = None
     if args.sources is not None:
-        src = _id_label_series(args.sources, "class", None, "source")
+        src = _id_label_series(args.sources, None, None, "source", fallback="class")
         sources = {k: v for k, v in src.items()}
         # class names read from text files: match the labels' own values by their text
         by_text = {str(k): v for k, v in sources.items()}
@@ -262,10 +295,14 @@ def _run_noise(args: argparse.Namespace) -> Report:
     if not Path(args.embeddings).is_file():
         raise DataError(f"no such file: {args.embeddings}")
     try:
-        noisy = perturb_similar(labels, args.embeddings, rate=args.rate, sources=sources,
+        # Read here, by --id-column, and pass the vectors: perturb_similar then checks them
+        # as it checks an array (zero rows, NaN), which it did not for a path.
+        embeddings = _embeddings_file(args.embeddings, labels.index,
+                                      args.id_column or "id")
+        noisy = perturb_similar(labels, embeddings, rate=args.rate, sources=sources,
                                 pool_labels=pool_labels, pool_embeddings=pool_embeddings,
                                 parents=parents, method=args.method, rng=args.seed)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OSError) as exc:
         raise DataError(" ".join(str(exc).split())) from None
     frame = noisy.to_frame().reset_index()
     report = Report("simulate", f"goldnoise simulate noise: {args.labels}, rate {args.rate:g}",
@@ -326,10 +363,18 @@ def _run_voters(args: argparse.Namespace) -> Report:
     from noise_models import noise_rate, noise_transition_heterogeneity
     from simulation import load_scores, voter_labels
 
+    from pathlib import Path
+
+    for path in args.scores:  # every one, not only the first (a later one raised a traceback)
+        if not Path(path).is_file():
+            raise DataError(f"no such score file: {path}")
     items = _score_ids(args.scores[0], args.id_column)
     truth = None
     if args.labels is not None:
-        truth = _id_label_series(args.labels, args.id_column, None, "label")
+        # the default "id" may be absent from the labels file (its first column is then the
+        # id, as before); a name given must be there
+        truth = _id_label_series(args.labels, None if args.id_column == "id" else
+                                 args.id_column, None, "label")
         items = truth.index.to_numpy()
     try:
         scores = load_scores(list(args.scores), items=items, id_column=args.id_column,
@@ -343,7 +388,7 @@ def _run_voters(args: argparse.Namespace) -> Report:
             truth = truth.map(lambda v: known[str(v)])
         soft = voter_labels(scores, n_votes=args.votes, labels=truth, vote=args.vote,
                             rng=args.seed)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OSError) as exc:
         raise DataError(" ".join(str(exc).split())) from None
     frame = soft.to_frame().reset_index()
     report = Report("simulate", f"goldnoise simulate voters: {scores.n_models} voters, "

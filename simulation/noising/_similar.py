@@ -60,8 +60,9 @@ def _embeddings_iv(embeddings: Any, items: pd.Index, name: str = "embeddings") -
         path = Path(embeddings)
         ids = items.to_numpy() if path.suffix == ".npy" else None
         scores = load_scores(path, items=items, kind="logits", ids=ids)
-        return np.asarray(scores.values[0], dtype=np.float64)
-    if isinstance(embeddings, pd.DataFrame):
+        # on to the checks below (a file's all-zero rows were used without them)
+        arr = np.asarray(scores.values[0], dtype=np.float64)
+    elif isinstance(embeddings, pd.DataFrame):
         missing = items.difference(embeddings.index)
         if len(missing):
             raise ValueError(f"`{name}` lacks {len(missing)} of the labelled items, e.g. "
