@@ -34,7 +34,8 @@ def _number(value: Any, name: str) -> float:
     return float(value)
 
 
-def _candidates_iv(r: Any, candidates: Any) -> tuple[list[str], list[int], list[int]]:
+def _candidates_iv(r: Any, candidates: Any,
+                   humans_given: Any = None) -> tuple[list[str], list[int], list[int]]:
     if isinstance(candidates, str) or not isinstance(candidates, Sequence):
         candidates = [candidates]
     names = [str(x) for x in r.raters]
@@ -47,7 +48,18 @@ def _candidates_iv(r: Any, candidates: Any) -> tuple[list[str], list[int], list[
                          f"are {names[:12]}{' ...' if len(names) > 12 else ''}.")
     if len(set(cands)) != len(cands):
         raise ValueError(f"`candidates` names a rater twice: {cands}.")
-    humans = [j for j, n in enumerate(names) if n not in cands]
+    if humans_given is None:
+        humans = [j for j, n in enumerate(names) if n not in cands]
+    else:
+        wanted = [str(h) for h in ([humans_given] if isinstance(humans_given, str)
+                                   else humans_given)]
+        bad = [h for h in wanted if h not in names]
+        if bad:
+            raise ValueError(f"human {bad[0]!r} is not a rater of the ratings.")
+        both = [h for h in wanted if h in cands]
+        if both:
+            raise ValueError(f"{both[0]!r} is named both a human and a candidate.")
+        humans = [names.index(h) for h in dict.fromkeys(wanted)]
     if len(humans) < 2:
         raise ValueError(f"the judge audit needs two or more humans besides the candidates; "
                          f"got {len(humans)} ({[names[j] for j in humans]}).")
@@ -88,7 +100,7 @@ def _coefficient_iv(coefficient: str, level: str, r: Any) -> tuple[str, str | No
 def judge_audit(ratings: Any, candidates: Any, *, margin: float, coefficient: str = "auto",
                 level: str = "auto", epsilon: float | None = None, n_resamples: int = 1000,
                 confidence_level: float = 0.95, rng: Any = None,
-                latent_resamples: int = 100) -> JudgeAuditResult:
+                latent_resamples: int = 100, humans: Any = None) -> JudgeAuditResult:
     r"""Audit candidate annotators (judges): may one replace a human, join them, or neither?
 
     Parameters
@@ -122,6 +134,9 @@ def judge_audit(ratings: Any, candidates: Any, *, margin: float, coefficient: st
     latent_resamples : int, default 100
         Refits of the latent-class model for the annotators' accuracy
         intervals (:func:`simulation.annotator_intervals`); 0 for none.
+    humans : sequence of str, optional
+        The humans' rater names (default: every rater that is not a
+        candidate); raters in neither list are left out.
 
     Returns
     -------
@@ -178,11 +193,11 @@ def judge_audit(ratings: Any, candidates: Any, *, margin: float, coefficient: st
             raise ValueError(f"`epsilon` must be in [0, 1); got {epsilon!r}.")
     r = as_ratings(ratings)
     codes_all = r.require_raters("the judge audit")
-    cands, humans, cand_cols = _candidates_iv(r, candidates)
+    cands, human_cols, cand_cols = _candidates_iv(r, candidates, humans)
     coef, lvl = _coefficient_iv(coefficient, level, r)
-    names = [str(r.raters[j]) for j in humans] + cands
-    codes = np.ascontiguousarray(codes_all[:, humans + cand_cols]).astype(np.int64)
-    n_h = len(humans)
+    names = [str(r.raters[j]) for j in human_cols] + cands
+    codes = np.ascontiguousarray(codes_all[:, human_cols + cand_cols]).astype(np.int64)
+    n_h = len(human_cols)
     human_rated = (codes[:, :n_h] >= 0).any(axis=1)
     notes: list[str] = []
     for c, cand in enumerate(cands):
