@@ -222,3 +222,14 @@ def test_pandalm_against_the_published_and_independent_numbers(test_data):
     assert res.alt_test["advantage_probability"].tolist() == pytest.approx([0.76, 0.71],
                                                                            abs=5e-3)
     assert res.verdicts["verdict"].tolist() == ["neither", "neither"]
+
+
+def test_accuracy_interval_is_clopper_pearson():
+    from scipy.stats import binomtest
+
+    from goldnoise._judge._compare import _accuracy
+
+    for hits, n in ((0, 10), (3, 10), (10, 10), (713, 974)):
+        ci = binomtest(hits, n).proportion_ci(0.95, method="exact")
+        acc, lo, hi = _accuracy(hits, n, 0.95)
+        assert (acc, lo, hi) == pytest.approx((hits / n, ci.low, ci.high), abs=1e-9)

@@ -18,12 +18,15 @@ __all__ = ["compare_rows", "latent_rows"]
 
 
 def _accuracy(hits: int, n: int, confidence_level: float) -> tuple[float, float, float]:
-    from scipy.stats import binomtest
+    """The share and its exact (Clopper–Pearson) interval, from beta quantiles."""
+    from scipy.stats import beta
 
     if n == 0:
         return math.nan, math.nan, math.nan
-    ci = binomtest(hits, n).proportion_ci(confidence_level, method="exact")
-    return hits / n, float(ci.low), float(ci.high)
+    tail = (1.0 - confidence_level) / 2.0
+    low = 0.0 if hits == 0 else float(beta.ppf(tail, hits, n - hits + 1))
+    high = 1.0 if hits == n else float(beta.ppf(1.0 - tail, hits + 1, n - hits))
+    return hits / n, low, high
 
 
 def _kappa(a: np.ndarray, b: np.ndarray, r: Any, confidence_level: float) -> tuple[float, ...]:
