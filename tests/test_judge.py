@@ -233,3 +233,22 @@ def test_accuracy_interval_is_clopper_pearson():
         ci = binomtest(hits, n).proportion_ci(0.95, method="exact")
         acc, lo, hi = _accuracy(hits, n, 0.95)
         assert (acc, lo, hi) == pytest.approx((hits / n, ci.low, ci.high), abs=1e-9)
+
+
+def test_readme_judge_report_is_what_the_command_prints():
+    import os
+    import shlex
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    text = (root / "README.md").read_text()
+    section = text.split("## Can a model replace my annotators?", 1)[1]
+    command = section.split("```\n$ goldnoise ", 1)[1].split("\n", 1)[0]
+    printed = section.split("The judge report prints:\n\n```text\n", 1)[1].split("```", 1)[0]
+    out = subprocess.run([sys.executable, "-m", "goldnoise", *shlex.split(command)],
+                         capture_output=True, text=True, cwd=root, timeout=600,
+                         env={**os.environ, "PYTHONPATH": str(root)})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == printed
