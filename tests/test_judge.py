@@ -159,6 +159,9 @@ def test_result_protocol():
     res = gn.judge_audit(gn.Ratings.from_wide(x, raters=names), ["good", "poor"], margin=0.1,
                          epsilon=0.15, n_resamples=50, rng=0, latent_resamples=0)
     assert float(res) == res.human_reliability
+    assert res.confidence_interval() == (res.human_low, res.human_high)
+    with pytest.raises(ValueError, match="rerun judge_audit"):
+        res.confidence_interval(0.9)
     json.dumps(res.to_dict())  # plain values only
     frame = res.to_frame()
     assert list(frame.index) == ["good", "poor"]

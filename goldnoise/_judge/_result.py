@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from _goldnoise_lib.results import Result, plain_value
+from _goldnoise_lib.results import ConfidenceInterval, Result, plain_value
 
 __all__ = ["JudgeAuditResult"]
 
@@ -99,6 +99,21 @@ class JudgeAuditResult(Result):
     notes: tuple[str, ...] = ()
 
     _TABLES = ("swap", "join", "agreement", "confusion", "latent", "alt_test", "verdicts")
+
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
+        """The humans' own coefficient's interval (the headline's), at the level computed.
+
+        Another level needs the audit rerun with ``confidence_level=`` (every interval of
+        the result shares it).
+        """
+        if confidence_level is not None:
+            from _goldnoise_lib.validation import check_confidence_level
+
+            if check_confidence_level(confidence_level) != self.confidence_level:
+                raise ValueError(f"this audit's intervals are at {self.confidence_level:g}; "
+                                 f"rerun judge_audit with confidence_level="
+                                 f"{confidence_level!r}.")
+        return ConfidenceInterval(self.human_low, self.human_high)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain values; each table as a list of row dicts."""
