@@ -27,7 +27,7 @@ def _data(seed: int = 0, n: int = 60, missing: float = 0.2):
     return x, ["h1", "h2", "h3", "h4", "good", "poor"]
 
 
-@pytest.mark.parametrize("level", ["nominal", "interval"])
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval", "ratio"])
 def test_swap_and_join_equal_the_krippendorff_package(level):
     krippendorff = pytest.importorskip("krippendorff")
     x, names = _data()
@@ -49,6 +49,26 @@ def test_swap_and_join_equal_the_krippendorff_package(level):
         assert res.swap.loc[cand, "difference"] == pytest.approx(np.mean(swaps) - h, abs=1e-12)
         assert res.join.loc[cand, "with_candidate"] == pytest.approx(alpha([0, 1, 2, 3, c]),
                                                                      abs=1e-12)
+
+
+@pytest.mark.parametrize("coefficient", ["fleiss_kappa", "gwet_ac1", "conger_kappa",
+                                         "percent_agreement", "brennan_prediger"])
+def test_swap_with_other_coefficients_equals_their_functions(coefficient):
+    x, names = _data(9, n=80)
+    r = gn.Ratings.from_wide(x, raters=names)
+    res = gn.judge_audit(r, ["good"], margin=0.1, coefficient=coefficient, n_resamples=20,
+                         rng=0, latent_resamples=0, humans=["h1", "h2", "h3", "h4"])
+    fn = getattr(gn, coefficient)
+    keep = ~np.all(np.isnan(x[:, :4]), axis=1)
+
+    def value(cols):
+        return fn(gn.Ratings.from_wide(x[keep][:, cols], categories=[1.0, 2.0, 3.0, 4.0])).value
+
+    assert res.human_reliability == pytest.approx(value([0, 1, 2, 3]), abs=1e-12)
+    swaps = [value([j for j in range(4) if j != out] + [4]) for out in range(4)]
+    assert res.swap.loc["good", "with_candidate"] == pytest.approx(np.mean(swaps), abs=1e-12)
+    assert res.join.loc["good", "with_candidate"] == pytest.approx(value([0, 1, 2, 3, 4]),
+                                                                   abs=1e-12)
 
 
 def test_the_swap_interval_is_the_paired_bootstrap_of_the_difference():
