@@ -1,4 +1,4 @@
-"""judge_audit: may a candidate annotator (an LLM judge, a classifier) replace or join the humans?"""
+"""judge_audit: may a candidate annotator (an LLM judge, a classifier) replace or join humans?"""
 
 from __future__ import annotations
 
