@@ -95,3 +95,14 @@ def test_margin_is_required(tmp_path, capsys):
         _run(capsys, "judge", path, *ARGS, "--candidates", "judge")
     assert exc.value.code == 2
     assert "--margin" in capsys.readouterr().err
+
+
+def test_a_rater_kind_column_is_used_without_the_option(tmp_path, capsys):
+    path = _file(tmp_path)
+    status, out, err = _run(capsys, "judge", path, *ARGS, "--candidates", "judge",
+                            "--margin", "0.05", "--format", "json")
+    assert status == 0, err
+    report = json.loads(out)
+    assert report["sections"]["humans"]["values"]["humans"] == ["h0", "h1", "h2"]
+    assert any("rater_kind is 'human'" in n for n in report["notes"])
+    assert any("left out: other" in n for n in report["notes"])

@@ -46,7 +46,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "against experts, 0.15 skilled annotators, 0.1 crowd workers)")
     a.add_argument("--kind-column", metavar="COLUMN",
                    help="column saying which raters are humans (value 'human'); raters of "
-                        "another kind that are not candidates are left out")
+                        "another kind that are not candidates are left out. Without it, a "
+                        "column named rater_kind is used if FILE has one; else every rater "
+                        "that is not a candidate is a human")
     a.add_argument("--coefficient", default="auto",
                    choices=("auto", "krippendorff_alpha", "fleiss_kappa", "conger_kappa",
                             "gwet_ac1", "brennan_prediger", "percent_agreement"),
@@ -66,14 +68,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _humans(args: argparse.Namespace, raters: list[str]) -> list[str] | None:
-    """The humans named by --kind-column (None: every rater that is not a candidate)."""
-    if args.kind_column is None:
+    """The humans named by --kind-column (None: every rater that is not a candidate).
+
+    Without --kind-column, a column named ``rater_kind`` of FILE is used (and said).
+    """
+    if args.kind_column is None and args.file is None:
         return None
     from pathlib import Path
 
     from goldnoise._cli._input import read_table
 
     frame = read_table(Path(args.file), sep=args.sep)
+    if args.kind_column is None:
+        if "rater_kind" not in frame.columns:
+            return None
+        args.kind_column = "rater_kind"
+        args.kind_column_found = True
     if args.kind_column not in frame.columns:
         raise DataError(f"--kind-column {args.kind_column!r} is not a column of {args.file}; "
                         f"its columns are {', '.join(map(str, frame.columns))}")
@@ -122,6 +132,9 @@ def run(args: argparse.Namespace) -> Report:
         raise DataError(" ".join(str(exc).split())) from None
     report = judge_report(result, source=loaded.source)
     report.notes[:0] = loaded.notes
+    if getattr(args, "kind_column_found", False):
+        report.notes.append("the humans are the raters whose rater_kind is 'human' (the "
+                            "file's rater_kind column; --kind-column names another)")
     if humans is not None:
         left = [x for x in raters if x not in humans and x not in args.candidates]
         if left:

@@ -109,9 +109,9 @@ def judge_report(res: Any, *, source: str = "ratings") -> Report:
         Column("kappa", "Cohen's kappa", ".3f"),
         Column("kappa_iv", pct, align="<", data=False,
                cell=lambda r: _iv(r["kappa_low"], r["kappa_high"], ".3f")),
-    ], [{"candidate": c, "reference": ref, **{k: row[k] for k in (
-        "n_items", "accuracy", "accuracy_low", "accuracy_high", "kappa", "kappa_low",
-        "kappa_high")}} for (c, ref), row in res.agreement.iterrows()]))
+    ], [{"candidate": c, "reference": ref, "n_items": int(row["n_items"]), **{k: row[k] for k in (
+        "accuracy", "accuracy_low", "accuracy_high", "kappa", "kappa_low", "kappa_high")}}
+        for (c, ref), row in res.agreement.iterrows()]))
     g.lines.append("majority: strict majority of the humans; latent: the humans-only spam "
                    "fit's labels; both taken as fixed references")
     lat = report.add(Section("latent", "Inside the latent-class fit (spam model): accuracy, "
