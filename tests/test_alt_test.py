@@ -194,3 +194,35 @@ def test_bad_input():
         alt_test(s, "c", epsilon=0.1, scoring="rmse")
     with pytest.raises(ValueError, match="no human has 50 or more items"):
         alt_test(r, "c", epsilon=0.1, min_items=50)
+
+
+# Sottana et al. (2023, MIT; ../shared/data/judges/sottana2023): the data's README computes
+# the Alt-Test per criterion (negative RMSE, BY q = .05, 3 humans × 400 items) with the
+# authors' procedure: ω at ε = .1 / .2 and ρ, two decimals.
+SOTTANA = {
+    ("summarization", "relevance"): (1.00, 1.00, 0.83),
+    ("summarization", "fluency"): (0.00, 0.67, 0.76),
+    ("summarization", "coherence"): (0.00, 1.00, 0.73),
+    ("summarization", "consistency"): (0.67, 1.00, 0.82),
+    ("simplification", "semantics"): (0.33, 0.33, 0.73),
+    ("simplification", "fluency"): (0.33, 0.33, 0.79),
+    ("simplification", "simplicity"): (0.33, 0.67, 0.72),
+    ("gec", "semantics"): (0.00, 0.67, 0.82),
+    ("gec", "grammaticality"): (1.00, 1.00, 0.90),
+    ("gec", "overcorrection"): (1.00, 1.00, 0.93),
+}
+
+
+def test_sottana2023_as_its_readme_computes(shared_data):
+    folder = shared_data / "judges" / "sottana2023"
+    ratings = pd.read_csv(folder / "ratings.csv")
+    items = pd.read_csv(folder / "items.csv").set_index("item")
+    ratings = ratings.join(items[["task", "criterion"]], on="item")
+    for (task, criterion), (w1, w2, rho) in SOTTANA.items():
+        part = ratings[(ratings.task == task) & (ratings.criterion == criterion)]
+        r = Ratings.from_long(part, item="item", rater="rater", label="label")
+        a = alt_test(r, "gpt-4", epsilon=0.1, scoring="rmse")
+        b = alt_test(r, "gpt-4", epsilon=0.2, scoring="rmse")
+        got = (round(a.winning_rate, 2), round(b.winning_rate, 2),
+               round(a.advantage_probability, 2))
+        assert got == (w1, w2, rho), (task, criterion)
