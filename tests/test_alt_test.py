@@ -14,6 +14,8 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from agreement import Ratings, alt_test
@@ -226,3 +228,34 @@ def test_sottana2023_as_its_readme_computes(shared_data):
         got = (round(a.winning_rate, 2), round(b.winning_rate, 2),
                round(a.advantage_probability, 2))
         assert got == (w1, w2, rho), (task, criterion)
+
+
+@settings(max_examples=25)
+@given(seed=st.integers(0, 2**31 - 1), eps=st.sampled_from([0.0, 0.1, 0.2]))
+def test_invariances(seed, eps):
+    # ω and ρ do not depend on the order of items or humans, nor (accuracy scoring) on the
+    # category names; with numeric scoring, shifting every label leaves them unchanged.
+    x, cand, humans, _ = _random_data(seed % 1000, n=90, k=4, m=3, missing=0.2)
+    rng = np.random.default_rng(seed)
+    base = alt_test(Ratings.from_wide(np.column_stack([x, cand]), raters=[*humans, "j"]),
+                    "j", epsilon=eps)
+    perm_items = rng.permutation(len(x))
+    perm_humans = rng.permutation(4)
+    y = np.column_stack([x[:, perm_humans], cand])[perm_items]
+    moved = alt_test(Ratings.from_wide(y, raters=[*np.array(list(humans))[perm_humans], "j"]),
+                     "j", epsilon=eps)
+    assert moved.winning_rate == base.winning_rate
+    assert moved.advantage_probability == pytest.approx(base.advantage_probability)
+    names = np.array(["c", "a", "b"], dtype=object)
+    z = np.column_stack([x, cand])
+    text = np.where(np.isnan(z), None, names[np.nan_to_num(z, nan=1).astype(int) - 1])
+    renamed = alt_test(Ratings.from_wide(text, raters=[*humans, "j"]), "j", epsilon=eps)
+    assert renamed.winning_rate == base.winning_rate
+    assert renamed.advantage_probability == pytest.approx(base.advantage_probability)
+    for scoring in ("rmse", "abs"):
+        a = alt_test(Ratings.from_wide(z, raters=[*humans, "j"]), "j", epsilon=eps,
+                     scoring=scoring)
+        b = alt_test(Ratings.from_wide(z + 10.0, raters=[*humans, "j"]), "j", epsilon=eps,
+                     scoring=scoring)
+        assert (a.winning_rate, a.advantage_probability) == (b.winning_rate,
+                                                              b.advantage_probability)
