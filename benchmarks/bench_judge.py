@@ -79,6 +79,13 @@ PUBLISHED = {
 }
 
 
+def gn_floor() -> float:
+    """The humans' agreement below which judge_audit says no judge can be validated."""
+    from goldnoise._judge._audit import HUMAN_FLOOR
+
+    return HUMAN_FLOOR
+
+
 def ratings_of(folder: Path, dataset: str, llm: str) -> Ratings:
     humans = json.loads((folder / dataset / "human_annotations.json").read_text())
     llms = json.loads((folder / dataset / "llm_annotations.json").read_text())
@@ -109,6 +116,11 @@ def published_section(folder: Path, n_resamples: int) -> tuple[list[str], dict]:
             if res.passed:
                 counts["passes"] += 1
                 counts["passes_below_zero"] += bool(s["high"] < 0)
+                if s["high"] < 0:
+                    where = counts.setdefault("flagged", {})
+                    where[dataset] = where.get(dataset, 0) + 1
+                    counts.setdefault("flagged_low_humans", 0)
+                    counts["flagged_low_humans"] += bool(s["humans"] < gn_floor())
                 counts["passes_not_non_inferior"] += bool(not s["non_inferior"])
             rows.append(f"| {dataset} | {llm} | {SCORING[dataset]}, {EPSILON[dataset]:g} | "
                         f"{omega:.2f} / {rho:.2f} | {res.winning_rate:.2f} / "
@@ -200,7 +212,11 @@ def main() -> None:
         f"{counts['passes_not_non_inferior']} are not non-inferior at a margin of 0.05. The "
         "issue's reading of the same data counted 10 of 24. (The issue quotes α 0.567 → "
         "0.509 for gpt-4o-mini on framing; averaged over which of the 4 humans is replaced, "
-        "as here, it is 0.494.)",
+        "as here, it is 0.494.) "
+        + ", ".join(f"{d} {c}" for d, c in counts.get("flagged", {}).items())
+        + f": {counts.get('flagged_low_humans', 0)} of them on sets whose humans agree at "
+        f"α below {gn_floor():g} (where `judge_audit` would say no judge can be validated "
+        "against these humans).",
         "",
         *lines,
         "",
