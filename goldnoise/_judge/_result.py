@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 
 from _goldnoise_lib.results import ConfidenceInterval, Result, plain_value
+from _goldnoise_lib.validation import ConfidenceLevel, check_params, validate_params
 
 __all__ = ["JudgeAuditResult"]
 
@@ -100,16 +101,16 @@ class JudgeAuditResult(Result):
 
     _TABLES = ("swap", "join", "agreement", "confusion", "latent", "alt_test", "verdicts")
 
+    @validate_params(confidence_level=ConfidenceLevel(optional=True))
     def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
         """The humans' own coefficient's interval (the headline's), at the level computed.
 
         Another level needs the audit rerun with ``confidence_level=`` (every interval of
         the result shares it).
         """
+        check_params(JudgeAuditResult.confidence_interval, locals())
         if confidence_level is not None:
-            from _goldnoise_lib.validation import check_confidence_level
-
-            if check_confidence_level(confidence_level) != self.confidence_level:
+            if float(confidence_level) != self.confidence_level:
                 raise ValueError(f"this audit's intervals are at {self.confidence_level:g}; "
                                  f"rerun judge_audit with confidence_level="
                                  f"{confidence_level!r}.")
