@@ -25,6 +25,7 @@ VERBS: tuple[str, ...] = (
     "consistency",
     "detect",
     "crosscheck",
+    "judge",
     "next",
     "verify",
     "certify",
