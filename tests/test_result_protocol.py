@@ -210,6 +210,20 @@ def _spans_for_noise():
 CLASSES = _public_result_classes()
 
 
+def _private_keys(value, where="") -> list[str]:
+    """The keys starting with ``_`` at any depth of a ``to_dict()``."""
+    out = []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if str(k).startswith("_"):
+                out.append(f"{where}.{k}")
+            out += _private_keys(v, f"{where}.{k}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            out += _private_keys(v, f"{where}[{i}]")
+    return out
+
+
 def test_every_public_result_class_has_an_example():
     missing = sorted(set(CLASSES) - set(EXAMPLES))
     assert not missing, (f"public result classes without an example here: {missing}; add a "
@@ -239,7 +253,13 @@ def test_result_protocol(name):
     assert isinstance(d, dict) and d
     json.dumps(d, allow_nan=True)
     # to_frame, summary, notebook view
-    assert isinstance(res.to_frame(), pd.DataFrame)
+    frame = res.to_frame()
+    assert isinstance(frame, pd.DataFrame)
+    # no private key or column: not at any depth of to_dict, not in the frame
+    assert not _private_keys(d), _private_keys(d)
+    private = [c for c in [*frame.columns, *frame.index.names]
+               if isinstance(c, str) and c.startswith("_")]
+    assert not private, private
     text = res.summary()
     assert isinstance(text, str) and text
     page = res._repr_html_()

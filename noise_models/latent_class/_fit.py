@@ -424,14 +424,10 @@ class FitNoiseBoundResult(Result):
     model: str
     notes: tuple[str, ...] = field(default=())
 
-    def to_dict(self) -> dict[str, Any]:
-        """The fields as a plain dict."""
-        return {"gamma": self.gamma, "hidden_hard": self.hidden_hard, "agreed": self.agreed,
-                "n": self.n, "d": self.d, "p": self.p, "alpha": self.alpha,
-                "method": self.method, "model": self.model, "notes": "; ".join(self.notes)}
-
 
     _headline = "gamma"
+    _keys = ("gamma", "hidden_hard", "agreed", "n", "d", "p", "alpha", "method", "model",
+             "notes")
 
 
     def __repr__(self) -> str:

@@ -559,6 +559,8 @@ class DetectedErrorRateResult(Result):
     interval: ConfidenceInterval
 
     _headline = "rate"
+    _keys = ("rate", "n_top", "n_verified", "n_errors", "top_fraction", "confidence_level",
+             "low=interval.low", "high=interval.high")
 
     @validate_params(confidence_level=ConfidenceLevel(optional=True))
     def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
@@ -568,12 +570,6 @@ class DetectedErrorRateResult(Result):
             return self.interval
         return clopper_pearson(self.n_errors, self.n_verified,
                                check_confidence_level(confidence_level))
-
-    def to_dict(self) -> dict[str, Any]:
-        """The fields as a plain dict."""
-        d = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "interval"}
-        d["low"], d["high"] = self.interval
-        return d
 
 
     def __repr__(self) -> str:
