@@ -11,10 +11,12 @@ from __future__ import annotations
 import argparse
 import re
 import shlex
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from _goldnoise_lib.errors import GoldnoiseWarning
 from goldnoise._cli._errors import CliError, DataError, UsageError
 
 __all__ = ["EXAMPLES", "LoadedRatings", "add_ratings_arguments", "load_ratings",
@@ -481,13 +483,20 @@ def _load_export(path: Path, args: argparse.Namespace) -> LoadedRatings:
         raise UsageError("--from reads the tool's own layout; --layout, --transpose, --weight, "
                          "--drop and --rater do not apply")
     try:
-        ratings = Ratings.from_export(path, args.from_tool, item=args.item, label=args.label)
+        with warnings.catch_warnings(record=True) as caught:  # what the reader left out
+            warnings.simplefilter("always", GoldnoiseWarning)
+            ratings = Ratings.from_export(path, args.from_tool, item=args.item,
+                                          label=args.label)
     except (ValueError, KeyError, OSError, UnicodeDecodeError) as exc:
         text = _one_line(exc)
         raise DataError(text if str(path) in text else f"could not read {path}: {text}") from None
     gold_spec = getattr(args, "gold", None)
     gold = None if gold_spec is None else _gold_from_file(gold_spec, ratings.items, args.sep)
-    return LoadedRatings(ratings, f"{path} ({args.from_tool} export)", gold=gold)
+    notes = [_one_line(w.message) for w in caught if issubclass(w.category, GoldnoiseWarning)]
+    for w in caught:  # anything else goes on as it came
+        if not issubclass(w.category, GoldnoiseWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return LoadedRatings(ratings, f"{path} ({args.from_tool} export)", gold=gold, notes=notes)
 
 
 def _export_hint(path: Path) -> None:
