@@ -523,10 +523,15 @@ def load_scores(paths: Any, *, items: Any, id_column: str = "id", kind: str | No
             if model_column is not None:
                 raise ValueError(f"{path}: a .npy file has no model column.")
             table = _read_npy(path, kind, ids)
-        elif suffix.startswith(".jsonl"):
-            table = _read_jsonl(path, kind, id_column, model_column)
         else:
-            table = _read_tabular(path, suffix, kind, id_column, model_column, classes)
+            try:
+                table = (_read_jsonl(path, kind, id_column, model_column)
+                         if suffix.startswith(".jsonl") else
+                         _read_tabular(path, suffix, kind, id_column, model_column, classes))
+            except UnicodeDecodeError as exc:
+                raise ValueError(f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x});"
+                                 " save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8)."
+                                 ) from None
         kinds.add(table.kind)
         if len(kinds) > 1:
             raise ValueError(f"the files hold different kinds of scores: {sorted(kinds)}.")
