@@ -147,6 +147,13 @@ class LatentClassFit(Result):
 
     ``to_frame()``: one row per item: ``label``, ``label_posterior``, ``posterior_hard``, ``n_ratings``.
     """
+    #: ``to_dict()``: a scalar summary of the fit.
+    _keys = ("model=model.name", "n_items=ratings.n_items", "n_raters=ratings.n_raters",
+             "n_categories=ratings.n_categories", "pi", "phi", "log_likelihood",
+             "objective=_objective", "n_iter", "converged", "temperature", "n_gold")
+    _columns = {"label": "labels", "label_posterior": "label_posterior",
+                "posterior_hard": "posterior_hard", "n_ratings": "n_ratings"}
+    _index = "ratings.items"
 
     model: Any  # the LatentClassModel that made the fit (its module imports this one)
     ratings: Ratings
@@ -230,20 +237,9 @@ class LatentClassFit(Result):
         """Ratings per item."""
         return self.ratings.ratings_per_item
 
-    def to_frame(self) -> pd.DataFrame:
-        """One row per item (indexed by the item ids).
-
-        Columns ``label`` (original category names), ``label_posterior``,
-        ``posterior_hard`` (models with a hard component) and ``n_ratings``.
-        """
-        cols: dict[str, Any] = {
-            "label": self.ratings.categories[self.label_codes],
-            "label_posterior": self.label_posterior,
-        }
-        if self.posterior_hard is not None:
-            cols["posterior_hard"] = self.posterior_hard
-        cols["n_ratings"] = self.n_ratings
-        return pd.DataFrame(cols, index=self.ratings.items)
+    @property
+    def _objective(self) -> float:
+        return float(self.loglik[-1])
 
     def annotator_frame(self, gold: Any = None, *,
                         confidence_level: float = 0.95) -> pd.DataFrame:
@@ -350,17 +346,6 @@ class LatentClassFit(Result):
         """
         check_params(LatentClassFit.noise_bound, locals())
         return fit_noise_bound(self, alpha=alpha)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Scalar summary of the fit."""
-        return {
-            "model": self.model.name, "n_items": self.ratings.n_items,
-            "n_raters": self.ratings.n_raters, "n_categories": self.ratings.n_categories,
-            "pi": self.pi, "phi": self.phi.tolist(), "log_likelihood": self.log_likelihood,
-            "objective": float(self.loglik[-1]), "n_iter": self.n_iter,
-            "converged": self.converged, "temperature": self.temperature,
-            "n_gold": self.n_gold,
-        }
 
 
     def __repr__(self) -> str:
