@@ -87,6 +87,7 @@ class AuditResult(Result):
     bootstrap: pd.DataFrame | None = dataclasses.field(default=None, repr=False)
 
     _headline = "gamma"
+    _table = "agreement"
 
     @property
     def sections(self) -> dict[str, Section]:
@@ -96,10 +97,6 @@ class AuditResult(Result):
     def to_dict(self) -> dict[str, Any]:
         """The JSON report (``goldnoise audit --format json``), as plain Python values."""
         return self.report.to_json()
-
-    def to_frame(self) -> pd.DataFrame:
-        """The agreement table: one row per coefficient (index: its name)."""
-        return self.agreement.copy()
 
     def summary(self) -> str:
         """The report as text, as ``goldnoise audit`` prints it."""
