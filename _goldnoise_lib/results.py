@@ -38,8 +38,8 @@ and a shape the class declares in class attributes (all optional):
     every field shown in the repr (as plain values) except those named in
     ``_omit``, then the ``_records`` fields the repr leaves out.
 ``_records``
-    a name or a tuple of names of DataFrame fields that ``to_dict`` gives as a list of records (the index kept as
-    a column when it is not the default 0..n-1).
+    a name or a tuple of names of DataFrame fields that ``to_dict`` gives as a list
+    of records (the index kept as a column when it is not the default 0..n-1).
 ``_table``
     the DataFrame field that ``to_frame`` returns (a copy);
 ``_columns`` and ``_index``

@@ -39,8 +39,8 @@ def labelstudio_long(path: str | Path, *, control: str | None = None) -> pd.Data
 
     ``control`` names the choices control (``from_name``) when the project has
     several; annotations marked skipped in Label Studio (``was_cancelled``) are left
-    out, with a warning saying how many. A file of another shape is refused naming the task, the annotation and the
-    shape expected.
+    out, with a warning saying how many. A file of another shape is refused naming
+    the task, the annotation and the shape expected.
     """
     from agreement.spans._readers import _shape, _text
 
