@@ -79,9 +79,14 @@ def _close(got, want, where="", rel=1e-9):
         assert got == want and type(got) is type(want), (where, got, want)
 
 
+def _one_line_each(snapshot: dict) -> str:
+    """The snapshot as JSON with one line per result class."""
+    return "{\n" + ",\n".join(f"{json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}"
+                               for k, v in snapshot.items()) + "\n}\n"
+
+
 if os.environ.get("GOLDNOISE_WRITE_SNAPSHOT"):
-    SNAPSHOT.write_text(json.dumps({n: _capture(n) for n in sorted(EXAMPLES)}, indent=1,
-                                   ensure_ascii=False) + "\n")
+    SNAPSHOT.write_text(_one_line_each({n: _capture(n) for n in sorted(EXAMPLES)}))
 
 WANT = json.loads(SNAPSHOT.read_text())
 
