@@ -6,7 +6,7 @@ import glob
 import operator
 import os
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import numpy as np
@@ -61,6 +61,8 @@ class ShuffleReport(Result):
     """
 
     _headline = "share_moved"
+    _keys = ("shuffled", "rows", "rows_moved", "bytes_moved", "items", "items_split",
+             "partitions_in", "partitions_out", "share_moved")
 
     shuffled: bool
     rows: int
@@ -75,10 +77,6 @@ class ShuffleReport(Result):
     def share_moved(self) -> float:
         """``rows_moved / rows``."""
         return self.rows_moved / self.rows if self.rows else 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        """The fields and ``share_moved`` as plain values."""
-        return {**asdict(self), "share_moved": self.share_moved}
 
     def __str__(self) -> str:
         if not self.shuffled:

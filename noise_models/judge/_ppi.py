@@ -94,6 +94,7 @@ class PPIResult(Result):
     """
 
     _headline: ClassVar[str] = "estimate"
+    _records = ("strata",)
 
     estimate: float
     low: float
@@ -128,13 +129,6 @@ class PPIResult(Result):
         check_params(PPIResult.classical_interval, locals())
         return _interval(self.classical_estimate, self.classical_standard_error,
                          self.confidence_level if confidence_level is None else confidence_level)
-
-    def to_dict(self) -> dict[str, Any]:
-        out = {f.name: plain_value(getattr(self, f.name)) for f in dataclasses.fields(self)
-               if f.name != "strata"}
-        out["strata"] = (None if self.strata is None
-                         else plain_value(self.strata.to_dict("records")))
-        return out
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}({self.method}: {self.estimate:.4g} "
