@@ -98,6 +98,15 @@ def _judge_table():
     return table
 
 
+def _judge_panel():
+    # three humans and a judge on 60 items, each wrong one time in five
+    g = np.random.default_rng(7)
+    truth = g.integers(0, 3, 60)
+    wide = np.column_stack([np.where(g.random(60) < 0.2, g.integers(0, 3, 60), truth)
+                            for _ in range(4)])
+    return agreement.Ratings.from_wide(wide, raters=["h1", "h2", "h3", "judge"])
+
+
 def _pool_and_truth():
     g = np.random.default_rng(0)
     truth = g.integers(0, 2, 60)
@@ -167,6 +176,10 @@ EXAMPLES = {
     "PPIResult": lambda: noise_models.ppi_mean(*_judge_values()),
     "JudgeEstimateResult": lambda: noise_models.judge_estimate(_judge_table(), "judge",
                                                                category=1),
+    "AltTestResult": lambda: agreement.alt_test(_judge_panel(), "judge", epsilon=0.1),
+    "JudgeAuditResult": lambda: goldnoise.judge_audit(_judge_panel(), ["judge"], margin=0.1,
+                                                      n_resamples=50, latent_resamples=5,
+                                                      rng=0),
     "SimulatedAnnotations": lambda: simulation.simulate_annotations(50, 3, rng=0),
     "BootstrapResult": lambda: simulation.bootstrap(["fleiss_kappa", "gwet_ac1"], _ratings(),
                                                     n_resamples=199, rng=0),
