@@ -229,6 +229,38 @@ def remap_codes(raw: np.ndarray, table: np.ndarray, dtype) -> np.ndarray:
     return _remap_codes(raw, table, np.empty(raw.size, dtype=dtype))
 
 
+
+@njit(cache=True, error_model="numpy")
+def _scatter_long(item_codes, rater_codes, label_codes, out):
+    """``out[item, rater] = label`` row by row; the first repeated cell's row, or -1.
+
+    ``out`` starts at -2 (no row yet) so that a repeated (item, annotator) is seen
+    even when the first of its rows has a missing label (-1). Cells left at -2 are
+    set to -1 (not rated) at the end.
+    """
+    n = item_codes.size
+    for r in range(n):
+        i = item_codes[r]
+        j = rater_codes[r]
+        if out[i, j] != -2:
+            return r
+        out[i, j] = label_codes[r]
+    flat = out.reshape(-1)
+    for c in range(flat.size):
+        if flat[c] == -2:
+            flat[c] = -1
+    return -1
+
+
+def scatter_long(item_codes: np.ndarray, rater_codes: np.ndarray, label_codes: np.ndarray,
+                 n_items: int, n_raters: int) -> np.ndarray | None:
+    """Items × annotators codes from long rows (codes of each column), or None when
+    an (item, annotator) pair repeats. The codes keep ``label_codes``' dtype."""
+    out = np.full((n_items, n_raters), -2, dtype=label_codes.dtype)
+    first = _scatter_long(item_codes, rater_codes, label_codes, out)
+    return None if first >= 0 else out
+
+
 # --------------------------------------------------------------------------
 # Per-item statistics of the agreement coefficients.
 #
