@@ -231,6 +231,40 @@ def remap_codes(raw: np.ndarray, table: np.ndarray, dtype) -> np.ndarray:
 
 
 @njit(cache=True, error_model="numpy")
+def _dense_factorize(values, lo, span, codes, uniq):
+    """``pd.factorize`` of integers in ``lo .. lo + span - 1`` by a lookup table: codes in
+    order of first appearance; returns the number of distinct values."""
+    table = np.full(span, -1, dtype=np.int32)
+    nxt = 0
+    for r in range(values.size):
+        v = values[r]
+        c = table[v - lo]
+        if c < 0:
+            c = nxt
+            table[v - lo] = c
+            uniq[c] = v
+            nxt += 1
+        codes[r] = c
+    return nxt
+
+
+def dense_factorize(values: np.ndarray, wide: int = 1) -> tuple[np.ndarray, np.ndarray] | None:
+    """Codes (intp) and distinct values of integer ids, as ``pd.factorize`` gives them,
+    when their range is at most ``wide`` × their number (the int32 table is then at most
+    ``wide`` / 2 × the codes); None otherwise."""
+    if values.dtype.kind not in "iu" or values.size == 0:
+        return None
+    lo, hi = int_range(values)
+    span = int(hi) - int(lo) + 1
+    if span > max(wide * values.size, 1 << 16) or span >= 2**31:
+        return None
+    codes = np.empty(values.size, dtype=np.intp)
+    uniq = np.empty(min(span, values.size), dtype=values.dtype)
+    m = _dense_factorize(values, lo, span, codes, uniq)
+    return codes, uniq[:m].copy()
+
+
+@njit(cache=True, error_model="numpy")
 def _scatter_long(item_codes, rater_codes, label_codes, out):
     """``out[item, rater] = label`` row by row; the first repeated cell's row, or -1.
 

@@ -53,7 +53,7 @@ from agreement import _krippendorff as _kr
 from agreement._item_stats import SPECS, count_rows_from_counts
 from agreement._light import light, stats_from_sums
 from agreement._null import cohen_from_table, contingency
-from agreement._ratings import Ratings, _encode
+from agreement._ratings import Ratings, _encode, _factorize_ids
 from agreement._result import AgreementResult, with_clip_note
 from agreement._weights import Weights, weight_matrix
 
@@ -203,7 +203,8 @@ def ratings_chunk(frame: pd.DataFrame, schema: Ratings, *, item: Hashable = "ite
     """
     k = schema.n_raters
     dtype = schema.codes.dtype
-    item_codes, item_ids = pd.factorize(frame[item], sort=False)
+    # a chunk holds a share of the ids' range: a table up to 4 × its rows is still small
+    item_codes, item_ids = _factorize_ids(frame[item], wide=4)
     rater_codes = _positions(schema.raters, frame[rater])
     if np.any(rater_codes < 0):
         bad = frame[rater].to_numpy()[rater_codes < 0][0]

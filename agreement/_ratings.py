@@ -315,8 +315,8 @@ class Ratings:
             raise ShapeError("`frame` has no rows.")
         # One factorize per id column: its -1 is a missing id; its uniques, in order of
         # first appearance, are the items and the annotators.
-        item_codes, item_ids = pd.factorize(frame[item], sort=False)
-        rater_codes, rater_ids = pd.factorize(frame[rater], sort=False)
+        item_codes, item_ids = _factorize_ids(frame[item])
+        rater_codes, rater_ids = _factorize_ids(frame[rater])
         if item_codes.min() < 0 or rater_codes.min() < 0:
             raise ValueError("`frame` has missing item or annotator ids; drop those rows first.")
         if replicates not in ("error", "separate"):
@@ -903,6 +903,16 @@ def _warn_lookalikes(uniq: Sequence[Any]) -> None:
             "type, surrounding spaces or Unicode form. Pass `normalize_labels=True` to strip "
             "spaces, apply Unicode NFC and read numeric strings as numbers.",
             LabelWarning, stacklevel=4)
+
+
+def _factorize_ids(ids: pd.Series, wide: int = 1) -> tuple[np.ndarray, Any]:
+    """``pd.factorize(ids)``; integer ids in a range at most ``wide`` × their number by
+    a lookup table (faster, and without a hash table as large as the column)."""
+    if isinstance(ids.dtype, np.dtype) and ids.dtype.kind in "iu":
+        dense = _kernels.dense_factorize(ids.to_numpy(), wide)
+        if dense is not None:
+            return dense[0], pd.Index(dense[1])
+    return pd.factorize(ids, sort=False)
 
 
 def _has_lookalikes(labels: Sequence[Any]) -> bool:

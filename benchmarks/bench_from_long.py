@@ -121,7 +121,8 @@ def main() -> None:
         lines.append(f"| {spec} | {ids} | {labels} | {ours:.3f} s | {anchor:.3f} s | "
                      f"{ours / anchor:.2f} | {m} |")
     worst = max(r[3] / r[4] for r in rows)
-    lines += ["", f"Worst ratio {worst:.2f} — target ≤ 1.5 {'met' if worst <= 1.5 else 'missed'}."
+    verdict = "met" if worst <= 1.5 else "missed"
+    lines += ["", f"Worst ratio {worst:.2f} — target ≤ 1.5 {verdict}."
               f" Load average during the run: {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} on "
               "2 cores (shared machine: figures are noisy)."]
     write_section("from_long", "\n".join(lines))

@@ -66,6 +66,7 @@ def assert_same(frame, categories=None):
     assert list(got.categories) == list(want.categories)
     assert got.categories.dtype == want.categories.dtype
     assert list(got.items) == list(want.items) and list(got.raters) == list(want.raters)
+    assert got.items.dtype == pd.Index(frame["item"].unique()).dtype
     lab = frame["label"]
     declared = categories is not None or (isinstance(lab.dtype, pd.CategoricalDtype)
                                           and lab.cat.ordered)
@@ -89,9 +90,11 @@ def long_frames(draw):
     cells = draw(st.lists(st.tuples(st.integers(0, n_items - 1), st.integers(0, n_raters - 1),
                                      st.sampled_from(pool), st.booleans()),
                           min_size=1, max_size=14))
-    ids = draw(st.sampled_from(["int", "text"]))
-    item = [c[0] * 7 if ids == "int" else f"item {c[0]}" for c in cells]
-    rater = [c[1] if ids == "int" else f"w{c[1]}" for c in cells]
+    # integer ids in a narrow range (coded by a table), in a wide one (hashed), or text
+    ids = draw(st.sampled_from(["int", "wide", "text"]))
+    item = [c[0] * 7 if ids == "int" else c[0] * 10**12 - 5 if ids == "wide"
+            else f"item {c[0]}" for c in cells]
+    rater = [c[1] if ids != "text" else f"w{c[1]}" for c in cells]
     labels = [None if missing else lab for _, _, lab, missing in cells]
     if kind == "categorical":
         cats = draw(st.permutations(POOLS["text"][:4] + pool))
@@ -166,3 +169,16 @@ def test_all_missing_labels_refused():
                           "label": pd.Categorical([None, None], categories=["x"])})
     with pytest.raises(ValueError, match="every rating is missing"):
         Ratings.from_long(frame)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.int32, np.int64])
+def test_integer_ids_of_every_width_as_pandas_factorizes_them(dtype):
+    rng = np.random.default_rng(5)
+    item = rng.integers(0, 90, 400).astype(dtype)
+    rater = rng.integers(0, 6, 400).astype(dtype)
+    frame = pd.DataFrame({"item": item, "rater": rater, "label": rng.integers(0, 3, 400)})
+    frame = frame.drop_duplicates(["item", "rater"])
+    r = Ratings.from_long(frame)
+    for got, col in ((r.items, "item"), (r.raters, "rater")):
+        codes, uniques = pd.factorize(frame[col])
+        pd.testing.assert_index_equal(got, pd.Index(uniques, name=col))

@@ -441,7 +441,7 @@ def _gather(number: int, schema: Ratings, item: Hashable,
     per_row = frame.memory_usage(index=False, deep=True).sum() / rows + src.itemsize
     chunk = ratings_chunk(frame, schema, item=item, rater=rater, label=label)
     # Items whose ratings came from several input partitions.
-    item_codes = chunk.items.get_indexer(frame[item])
+    item_codes = _positions(chunk.items, cols[0])
     lo = np.full(chunk.n_items, np.iinfo(np.int32).max, dtype=np.int32)
     hi = np.full(chunk.n_items, -1, dtype=np.int32)
     np.minimum.at(lo, item_codes, src)
@@ -450,6 +450,19 @@ def _gather(number: int, schema: Ratings, item: Hashable,
              "items": chunk.n_items, "split": int(np.count_nonzero(lo != hi)),
              "ratings": chunk.n_ratings}
     return chunk, stats
+
+
+def _positions(index: pd.Index, ids: np.ndarray) -> np.ndarray:
+    """``index.get_indexer(ids)`` for ids that are all in ``index``; integer ids in a
+    range at most 4 × their number by a table."""
+    keys = index.to_numpy()
+    if ids.dtype.kind in "iu" and keys.dtype.kind in "iu" and len(keys):
+        lo, hi = int(keys.min()), int(keys.max())
+        if hi - lo < max(4 * ids.size, 1 << 16):
+            table = np.full(hi - lo + 1, -1, dtype=np.intp)
+            table[keys.astype(np.int64) - lo] = np.arange(len(keys))
+            return table[ids.astype(np.int64) - lo]
+    return index.get_indexer(ids)
 
 
 def _range(frame: pd.DataFrame, item: Hashable) -> tuple | None:

@@ -26,21 +26,22 @@ def _confident_counts_impl(probs, labels, t_eps, m):
     for b in prange(n_blocks):
         for i in range(b * _BLOCK, min(n, (b + 1) * _BLOCK)):
             n_conf = 0
-            first = -1
-            best = 0
-            top = probs[i, 0]
+            first = m
             for j in range(m):
-                p = probs[i, j]
-                if p >= t_eps[j]:
-                    n_conf += 1
-                    if first < 0:
-                        first = j
-                if p > top:
-                    top = p
-                    best = j
-            if n_conf > 0:
-                guess = best if n_conf > 1 else first
-                part[b, labels[i], guess] += 1
+                hit = probs[i, j] >= t_eps[j]
+                n_conf += hit
+                if hit and j < first:
+                    first = j
+            if n_conf == 1:
+                part[b, labels[i], first] += 1
+            elif n_conf > 1:  # several confident classes: the (first) argmax decides
+                best = 0
+                top = probs[i, 0]
+                for j in range(1, m):
+                    if probs[i, j] > top:
+                        top = probs[i, j]
+                        best = j
+                part[b, labels[i], best] += 1
     out = np.zeros((m, m), dtype=np.int64)
     for b in range(n_blocks):
         out += part[b]
