@@ -172,8 +172,10 @@ def _scale_cases(tmp: Path) -> list:
         folder = tmp / "long"
         folder.mkdir()
         long = frame(1_000_000, "int", "int").astype({"rater": np.int16, "label": np.int8})
-        for f, part in enumerate(np.array_split(long, 8)):
-            part.to_parquet(folder / f"part-{f}.parquet", index=False)
+        bounds = np.linspace(0, len(long), 9).astype(int)
+        for f in range(8):
+            long.iloc[bounds[f]:bounds[f + 1]].to_parquet(folder / f"part-{f}.parquet",
+                                                           index=False)
         out.append(("goldnoise.dask.read_ratings, 1e6 ratings in 8 files, synchronous",
                     "pd.read_parquet + Ratings.from_long",
                     lambda: read_ratings(str(folder), scheduler="synchronous"),
