@@ -69,8 +69,16 @@ class _Sorted:
     last: np.ndarray        # last item of a run of tied scores (bool)
     items: pd.Index         # item ids in the input order
 
+#: From this many items the scores are sorted by the radix kernel (same order).
+_RADIX_FROM = 50_000
+
+
 def _sort(scores: np.ndarray, is_error: np.ndarray, items: pd.Index) -> _Sorted:
-    order = np.argsort(-scores, kind="stable")
+    if len(scores) >= _RADIX_FROM and scores.dtype == np.float64 \
+            and np.isfinite(scores).all():
+        order = K.argsort_descending(scores)
+    else:
+        order = np.argsort(-scores, kind="stable")
     s = scores[order]
     last = np.empty(len(s), dtype=np.bool_)
     if len(s):
