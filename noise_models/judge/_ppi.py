@@ -34,7 +34,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from _goldnoise_lib.errors import EstimationWarning, ShapeError
 from _goldnoise_lib.results import ConfidenceInterval, Result, plain_value
@@ -154,6 +153,7 @@ class PPIResult(Result):
 
 def _interval(estimate: float, se: float, confidence_level: Any) -> ConfidenceInterval:
     level = check_confidence_level(confidence_level)
+    from scipy import stats  # loaded on first use: import goldnoise stays light
     z = float(stats.norm.isf((1.0 - level) / 2.0))
     return ConfidenceInterval(estimate - z * se, estimate + z * se)
 

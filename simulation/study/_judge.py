@@ -38,7 +38,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import (
@@ -368,6 +367,7 @@ def judge_plan(pilot: Any = None, candidate: Any = None, *, goal: str = "width",
     1131
     """
     check_params(judge_plan, locals())
+    from scipy import stats  # loaded on first use: import goldnoise stays light
     z = float(stats.norm.isf((1.0 - confidence_level) / 2.0))
     notes: list[str] = []
     r = None
