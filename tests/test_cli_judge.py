@@ -224,3 +224,29 @@ def test_estimate_of_a_label_that_is_not_there(tmp_path, capsys):
                             "--margin", "0.05", "--estimate", "7", "--labelled-share", "0.2")
     assert status == 1 and out == ""
     assert err.count("\n") == 1 and "--estimate '7' is not a label of the file" in err
+
+
+def test_readme_estimate_example_is_what_the_command_prints():
+    # README, "Can a model replace my annotators?": the --estimate example on PandaLM's set
+    # (tests/data/pandalm2023, Apache-2.0) shows the lines the command prints, in order.
+    import os
+    import shlex
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    text = (root / "README.md").read_text()
+    command = next(line for line in text.splitlines()
+                   if line.startswith("goldnoise judge tests/data") and "--estimate" in line)
+    shown = text.split("prints, after the audit:\n\n```text\n", 1)[1].split("```", 1)[0]
+    out = subprocess.run([sys.executable, "-m", *shlex.split(command)], capture_output=True,
+                         text=True, cwd=root, timeout=600,
+                         env={**os.environ, "PYTHONPATH": str(root)})
+    assert out.returncode == 0, out.stderr
+    printed = out.stdout.splitlines()
+    at = 0
+    for line in shown.splitlines():
+        if line == "...":
+            continue
+        at = printed.index(line, at) + 1  # ValueError: not printed (in this order)
