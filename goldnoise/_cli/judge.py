@@ -160,7 +160,7 @@ def _labelled(args: argparse.Namespace, r, humans: list[str] | None):
     cols = [k for k, x in enumerate(r.raters) if str(x) not in args.candidates
             and (humans is None or str(x) in humans)]
     rated = np.flatnonzero((r.codes[:, cols] >= 0).any(axis=1))
-    k = int(round(args.labelled_share * len(rated)))
+    k = round(args.labelled_share * len(rated))
     if k < 2:
         raise UsageError(f"--labelled-share {args.labelled_share:g} of the {len(rated)} "
                          f"human-rated items is {k}; the estimate needs 2 or more")

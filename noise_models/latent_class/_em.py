@@ -600,7 +600,7 @@ class _PatternRefits:
             q_fixed = np.where(tot > 0, own / np.where(tot > 0, tot, 1.0), 1.0 / m)
         elif hard == K.HARD_UNIFORM:
             q_fixed = np.full((k, m), 1.0 / m)
-        n_eff = int(round(float(weights[self.any_rated[present]].sum())))
+        n_eff = round(float(weights[self.any_rated[present]].sum()))
         parallel = rows.size >= K.PARALLEL_THRESHOLD
         self.model.rng = rng
         params, _, n_iter, conv, finals, disagree, _ = _run_starts(
