@@ -135,10 +135,10 @@ def cases() -> list[tuple[str, str, Callable[[], object], Callable[[], object]]]
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return judge_audit(judge_r, ["a", "b"], margin=0.05, n_resamples=1000, rng=0,
-                               latent_resamples=0)
+            return judge_audit(judge_r, ["a", "b"], margin=0.05, n_resamples=1000, rng=0)
 
-    out.append(("judge_audit swap + join, B = 1,000, 1e4 × (5 + 2)", "krippendorff α, once",
+    out.append(("judge_audit with its defaults (swap + join + 100 latent-class refits), "
+                "B = 1,000, 1e4 × (5 + 2)", "krippendorff α, once",
                 judge, lambda: krippendorff.alpha(reliability_data=judge_lab[:, :5].T,
                                                   level_of_measurement="nominal")))
     rng = np.random.default_rng(6)

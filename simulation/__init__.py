@@ -79,6 +79,9 @@ study_tradeoff        -- more items or more annotators: the cheapest design -> S
 judge_plan            -- once a judge labels every item: the human-labelled items (and
                          humans per item) for a PPI interval's half-width, or for the swap
                          test's non-inferiority power at a margin (SPEC §10) -> JudgePlan
+swap_test             -- may a candidate stand in for a human (swap) or join them: the
+                         coefficient's change, paired bootstrap intervals (SPEC §10; what
+                         goldnoise.judge_audit reports)            -> SwapTestResult
 
 Re-annotation and expert checks (simulation.reannotation, SPEC §6)
 -------------------------------------------------------------------
@@ -176,10 +179,12 @@ from simulation.study import (
     JudgePlan,
     StudyPlan,
     StudyTradeoff,
+    SwapTestResult,
     judge_plan,
     simulate_study,
     study_size,
     study_tradeoff,
+    swap_test,
 )
 
 __all__: list[str] = [
@@ -237,10 +242,12 @@ __all__ += [
     "JudgePlan",
     "StudyPlan",
     "StudyTradeoff",
+    "SwapTestResult",
     "judge_plan",
     "simulate_study",
     "study_size",
     "study_tradeoff",
+    "swap_test",
 ]
 
 # the seed benchmarks' noise constructions (SPEC §9)

@@ -150,7 +150,9 @@ def test_power_from_a_pilot_matches_the_given_path():
 def test_planned_power_is_reached_in_simulated_studies():
     # A judge exactly as accurate as each human: the swap difference is 0 in expectation.
     g = np.random.default_rng(2)
-    sw = swap_difference(_swap_study(g, 20_000), "judge", n_resamples=200, rng=0)
+    # 1,000 resamples: the pilot's SE from 200 varies by about 5% between seeds (0.0032 to
+    # 0.0034 here), 10% in the planned items, enough to move the power by several points
+    sw = swap_difference(_swap_study(g, 20_000), "judge", n_resamples=1000, rng=0)
     # margin 0.05 plans about 740 items; at a few hundred items the coefficients'
     # finite-sample bias lowers the power by a few points (the plan's note says so below 500)
     plan = judge_plan(goal="power", margin=0.05, difference=0.0,
@@ -189,3 +191,78 @@ def test_without_within_sd_only_the_pilot_design_is_planned():
     plan = judge_plan(target=0.03, correlation=0.6, sd=0.45, humans_per_item=(1, 2, 3))
     assert list(plan.table["humans_per_item"]) == [1]
     assert any("within-item SD is unknown" in n for n in plan.notes)
+
+
+# ----------------------------------------------------------- one swap test for both
+
+
+def _three_humans_and_judges(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, 3, n)
+
+    def noisy(p):
+        return np.where(rng.random(n) < p, rng.integers(0, 3, n), truth)
+
+    from agreement import Ratings
+
+    x = np.column_stack([noisy(0.2), noisy(0.2), noisy(0.25), noisy(0.15), noisy(0.6)])
+    return Ratings.from_wide(x, raters=["h1", "h2", "h3", "good", "poor"])
+
+
+def test_judge_audit_reports_simulation_swap_test():
+    # judge_audit's swap and join tables are simulation.swap_test's, with the audit's
+    # bootstrap seed (the first of the two it draws from rng): bit-identical.
+    import warnings
+
+    import goldnoise as gn
+    from simulation import swap_test
+
+    r = _three_humans_and_judges()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        audit = gn.judge_audit(r, ["good", "poor"], margin=0.05, n_resamples=200, rng=4,
+                               latent_resamples=0)
+    seed_boot = int(np.random.default_rng(4).integers(2**63, size=2)[0])
+    res = swap_test(r, ["good", "poor"], margin=0.05, n_resamples=200, rng=seed_boot)
+    cols = list(audit.swap.columns)
+    pd.testing.assert_frame_equal(res.swap[cols], audit.swap)
+    pd.testing.assert_frame_equal(res.join[cols], audit.join)
+    assert (res.humans, res.humans_low, res.humans_high) == (
+        audit.human_reliability, audit.human_low, audit.human_high)
+
+
+def test_judge_plan_swap_difference_is_the_swap_test_row():
+    from simulation import swap_test
+
+    r = _three_humans_and_judges(seed=1)
+    sw = swap_difference(r, "good", humans=["h1", "h2", "h3"], n_resamples=300, rng=9)
+    row = swap_test(r, "good", humans=["h1", "h2", "h3"], n_resamples=300, rng=9).swap.loc["good"]
+    assert (sw["difference"], sw["standard_error"], sw["low"], sw["high"]) == (
+        row["difference"], row["standard_error"], row["low"], row["high"])
+    assert (sw["n_items"], sw["humans"]) == (300, 3)
+
+
+def test_swap_test_result_protocol_and_bad_input():
+    from simulation import swap_test
+
+    r = _three_humans_and_judges(seed=2)
+    res = swap_test(r, ["good", "poor"], humans=["h1", "h2", "h3"], margin=0.05,
+                    n_resamples=100, rng=0)
+    assert float(res) == res.humans
+    assert tuple(res.confidence_interval()) == (res.humans_low, res.humans_high)
+    narrow = res.confidence_interval(0.5)  # the same replicates at another level
+    assert res.humans_low <= narrow.low <= narrow.high <= res.humans_high
+    d = res.to_dict()
+    assert "bootstrap" not in d
+    assert not any(k.startswith("_") for k in d)
+    assert [row["candidate"] for row in d["swap"]] == ["good", "poor"]
+    assert list(res.to_frame()["test"]) == ["swap", "swap", "join", "join"]
+    assert "swap good" in res.summary() and "<table" in res._repr_html_()
+    # the poor judge (errs 60% of the time) lowers agreement beyond any margin
+    assert res.swap.loc["poor", "high"] < 0 and not res.swap.loc["poor", "non_inferior"]
+    with pytest.raises(ValueError, match="not in the ratings"):
+        swap_test(r, "gpt", n_resamples=10)
+    with pytest.raises(ValueError, match="at least 2 humans"):
+        swap_test(r, "good", humans=["h1"], n_resamples=10)
+    with pytest.raises(ValueError, match="other than the candidates"):
+        swap_test(r, "good", humans=["h1", "good"], n_resamples=10)

@@ -68,7 +68,7 @@ PUBLIC = {
         "PoissonParts", "poisson_combine", "poisson_finalize", "poisson_partial",
         # planning an agreement study
         "StudyPlan", "StudyTradeoff", "simulate_study", "study_size", "study_tradeoff",
-        "JudgePlan", "judge_plan",
+        "JudgePlan", "judge_plan", "SwapTestResult", "swap_test",
         # the seed benchmarks' noise constructions
         "SeparabilityResult", "loss_separability", "overlap_coefficient", "perturb_similar",
         "voter_labels",

@@ -87,3 +87,76 @@ def test_accuracy_intervals_cover_the_true_accuracy():
     assert total == 400
     assert covered / total >= 0.93, covered / total
     assert binomtest(covered, total, 0.95, alternative="less").pvalue > 1e-3
+
+
+def _row_refit_params(model, ratings, counts, seed):
+    import copy
+
+    one = copy.copy(model)
+    one.rng = seed
+    fit = one.fit(ratings.take(np.repeat(np.arange(ratings.n_items), counts)))
+    return {"phi": fit.phi, "pi": fit.pi, "q": fit.q, "error_rate": fit.error_rate,
+            "confusion": fit.confusion, "competence": fit.competence,
+            "spam_distribution": fit.spam_distribution, "converged": fit.converged}
+
+
+@pytest.mark.parametrize(("annotators", "hard", "n_starts", "m", "missing"), [
+    ("one-coin", None, 1, 2, 0.0), ("spam", None, 1, 3, 0.2), ("confusion", None, 1, 3, 0.1),
+    ("one-coin", "marginal", 1, 3, 0.0), ("spam", "uniform", 3, 2, 0.1),
+    ("confusion", "marginal", 2, 3, 0.0), ("perfect", "free", 2, 3, 0.1),
+])
+def test_weighted_pattern_refits_equal_row_refits_bit_for_bit(annotators, hard, n_starts, m,
+                                                              missing):
+    # refit_resamples runs the EM over the distinct rows weighted by the items' counts:
+    # the very rows and integer weights the row refit's engine gets after merging its
+    # identical rows, so every parameter is equal bit for bit (not just to rounding).
+    sim = simulate_annotations(200, 4, model="M2", n_categories=m, hard_share=0.1,
+                               error_rates=[0.05, 0.15, 0.3, 0.45], missing=missing, rng=4)
+    model = LatentClassModel(annotators, hard, n_starts=n_starts)
+    gen = np.random.default_rng(5)
+    draws = [gen.multinomial(200, np.full(200, 1 / 200)) for _ in range(6)]
+    seeds = [int(s) for s in gen.integers(2**63, size=6)]
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fast = list(model.refit_resamples(sim.ratings, draws, seeds))
+        slow = [_row_refit_params(model, sim.ratings, c, s) for c, s in zip(draws, seeds,
+                                                                              strict=True)]
+    for a, b in zip(fast, slow, strict=True):
+        for key, value in b.items():
+            if value is None:
+                assert a[key] is None, key
+            else:
+                assert np.array_equal(np.asarray(a[key]), np.asarray(value)), key
+
+
+def test_refit_resamples_falls_back_to_the_rows_when_rows_are_all_distinct():
+    # 12 annotators, 4 categories: nearly every row distinct, so the fit does not merge
+    # rows; the refit of the rows runs instead, with the same result.
+    sim = simulate_annotations(60, 12, model="M2", n_categories=4, hard_share=0.0,
+                               error_rates=[0.2] * 12, rng=1)
+    model = LatentClassModel("one-coin", n_starts=1)
+    counts = np.random.default_rng(0).multinomial(60, np.full(60, 1 / 60))
+    (fast,) = model.refit_resamples(sim.ratings, [counts], [3])
+    slow = _row_refit_params(model, sim.ratings, counts, 3)
+    assert np.array_equal(fast["error_rate"], slow["error_rate"])
+    assert np.array_equal(fast["phi"], slow["phi"])
+
+
+def test_refit_resamples_refuses_counts_of_the_wrong_length():
+    sim = _sim(1, n=50)
+    with pytest.raises(ValueError, match="needs 50 counts"):
+        list(LatentClassModel("one-coin").refit_resamples(sim.ratings, [np.ones(49)], [0]))
+
+
+def test_a_warning_of_a_row_refit_is_a_warning_of_the_weighted_refit():
+    # a refit that stops at max_iter says so, as the refit of the rows does
+    sim = _sim(2, n=100)
+    model = LatentClassModel("confusion", max_iter=2, n_starts=1)
+    counts = np.random.default_rng(1).multinomial(100, np.full(100, 1 / 100))
+    with pytest.warns(Warning, match="did not converge") as fast:
+        list(model.refit_resamples(sim.ratings, [counts], [0]))
+    with pytest.warns(Warning, match="did not converge") as slow:
+        _row_refit_params(model, sim.ratings, counts, 0)
+    assert [str(w.message) for w in fast] == [str(w.message) for w in slow]

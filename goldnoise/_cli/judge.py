@@ -5,7 +5,10 @@ optionally the kind of rater) and renders :func:`goldnoise.judge_audit`'s
 report: the humans' own agreement, the swap and join tests with paired
 bootstrap intervals and a forest plot, the Alt-Test when ``--epsilon`` is
 given, each candidate against each human, the majority and the latent labels,
-and the candidates inside the latent-class fit.
+and the candidates inside the latent-class fit. With ``--estimate CATEGORY`` it adds
+:func:`noise_models.judge_estimate`'s prediction-powered prevalence of a class for
+each candidate (the judge's label on every item, the humans' labels on the items
+counted as human-labelled: ``--labelled FILE`` or a random ``--labelled-share``).
 """
 
 from __future__ import annotations
@@ -28,7 +31,9 @@ DESCRIPTION = (
     "Examples:\n"
     "  goldnoise judge ratings.csv --item item --rater rater --label label \\\n"
     "      --candidates gpt-4 --margin 0.05 --kind-column rater_kind\n"
-    "  goldnoise judge ratings.csv --candidates judge --margin 0.05 --epsilon 0.1 --plot figs")
+    "  goldnoise judge ratings.csv --candidates judge --margin 0.05 --epsilon 0.1 --plot figs\n"
+    "  goldnoise judge ratings.csv --candidates judge --margin 0.05 --estimate 1 \\\n"
+    "      --labelled-share 0.2 --seed 1")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -64,7 +69,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     a.add_argument("--confidence-level", type=probability("--confidence-level"), default=0.95,
                    help="level of the intervals")
     a.add_argument("--seed", type=count("--seed", 0), default=0,
-                   help="seed of the bootstrap and the latent-class starts")
+                   help="seed of the bootstrap, the latent-class starts and the "
+                        "--labelled-share draw")
+    e = parser.add_argument_group("prediction-powered estimate")
+    e.add_argument("--estimate", metavar="CATEGORY",
+                   help="also estimate the prevalence of this label over all items from each "
+                        "candidate's labels on every item and the humans' labels on the "
+                        "human-labelled items (PPI++), beside the humans-only interval")
+    e.add_argument("--truth", default="mean", choices=("mean", "majority", "posterior"),
+                   help="an item's human value: the share of its humans choosing CATEGORY, "
+                        "the majority's label, or the one-coin latent-class posterior")
+    e.add_argument("--labelled", metavar="FILE",
+                   help="the items counted as human-labelled: one item id a line (the "
+                        "humans' labels of other items are ignored)")
+    e.add_argument("--labelled-share", metavar="S", type=probability("--labelled-share"),
+                   help="count a random share S of the human-rated items as human-labelled "
+                        "(drawn with --seed): what the estimate would be with that budget")
 
 
 def _humans(args: argparse.Namespace, raters: list[str]) -> list[str] | None:
@@ -95,6 +115,87 @@ def _humans(args: argparse.Namespace, raters: list[str]) -> list[str] | None:
     kinds = frame[[rater, args.kind_column]].drop_duplicates()
     return [str(x) for x in kinds.loc[kinds[args.kind_column].astype(str).str.lower()
                                       == "human", rater] if str(x) in raters]
+
+
+def _category(r, text: str):
+    """The label of the ratings whose text is ``text`` (labels are read as numbers or text)."""
+    for c in r.categories:
+        if str(c) == text or (isinstance(c, (int, float)) and _number(text) == c):
+            return c
+    cats = [str(c) for c in r.categories]
+    raise DataError(f"--estimate {text!r} is not a label of the file; its labels are "
+                    f"{', '.join(cats[:12])}{' ...' if len(cats) > 12 else ''}")
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def _labelled(args: argparse.Namespace, r, humans: list[str] | None):
+    """The items counted as human-labelled: --labelled FILE, --labelled-share S, or None."""
+    if args.labelled is not None and args.labelled_share is not None:
+        raise UsageError("give --labelled FILE or --labelled-share S, not both")
+    if args.labelled is not None:
+        from pathlib import Path
+
+        path = Path(args.labelled)
+        try:
+            ids = [line.strip() for line in path.read_text().splitlines() if line.strip()]
+        except OSError as exc:
+            raise DataError(f"--labelled {args.labelled}: cannot read it ({exc.strerror})") \
+                from None
+        by_text = {str(x): x for x in r.items}
+        unknown = [x for x in ids if x not in by_text]
+        if unknown:
+            raise DataError(f"--labelled {args.labelled} names items that are not in the "
+                            f"ratings, e.g. {', '.join(unknown[:3])}; give one item id a line")
+        return [by_text[x] for x in dict.fromkeys(ids)]
+    if args.labelled_share is None:
+        return None
+    import numpy as np
+
+    cols = [k for k, x in enumerate(r.raters) if str(x) not in args.candidates
+            and (humans is None or str(x) in humans)]
+    rated = np.flatnonzero((r.codes[:, cols] >= 0).any(axis=1))
+    k = round(args.labelled_share * len(rated))
+    if k < 2:
+        raise UsageError(f"--labelled-share {args.labelled_share:g} of the {len(rated)} "
+                         f"human-rated items is {k}; the estimate needs 2 or more")
+    pick = np.sort(np.random.default_rng(args.seed).choice(rated, size=k, replace=False))
+    return list(r.items[pick])
+
+
+def _estimates(args: argparse.Namespace, r, humans: list[str] | None) -> dict:
+    """``judge_estimate`` for each candidate: {candidate: JudgeEstimateResult}."""
+    import warnings
+
+    from _goldnoise_lib.errors import EstimationWarning
+    from noise_models import judge_estimate
+
+    category = _category(r, args.estimate)
+    labelled = _labelled(args, r, humans)
+    people = humans if humans is not None else [str(x) for x in r.raters
+                                                if str(x) not in args.candidates]
+    out = {}
+    for cand in args.candidates:
+        try:
+            with warnings.catch_warnings():  # the weak-judge warning is in the result's notes
+                warnings.simplefilter("ignore", EstimationWarning)
+                out[cand] = judge_estimate(r, cand, category=category, truth=args.truth,
+                                           labelled=labelled, humans=people,
+                                           confidence_level=args.confidence_level,
+                                           rng=args.seed)
+        except ValueError as exc:
+            if "no judge-only items" in str(exc):
+                raise UsageError(f"--estimate: every item {cand!r} rated has human labels, so "
+                                 "its labels add nothing; say which items count as "
+                                 "human-labelled with --labelled-share S (a random share, "
+                                 "--seed) or --labelled FILE") from None
+            raise DataError(f"--estimate: {' '.join(str(exc).split())}") from None
+    return out
 
 
 def run(args: argparse.Namespace) -> Report:
@@ -132,6 +233,14 @@ def run(args: argparse.Namespace) -> Report:
         raise DataError(" ".join(str(exc).split())) from None
     report = judge_report(result, source=loaded.source)
     report.notes[:0] = loaded.notes
+    if args.estimate is not None:
+        from goldnoise._judge._report import estimate_section
+
+        estimates = _estimates(args, r, humans)
+        report.add(estimate_section(estimates))
+        report.companions.append("estimate/estimate")  # --out x.csv writes x.estimate.csv
+        report.notes.extend(f"{cand}: {note}" for cand, res in estimates.items()
+                            for note in res.notes)
     if getattr(args, "kind_column_found", False):
         report.notes.append("the humans are the raters whose rater_kind is 'human' (the "
                             "file's rater_kind column; --kind-column names another)")

@@ -7,7 +7,7 @@ from typing import Any
 
 from goldnoise.report import Column, Figure, Report, Section, Table
 
-__all__ = ["judge_report"]
+__all__ = ["estimate_section", "judge_report"]
 
 
 def _iv(lo: Any, hi: Any, fmt: str = "+.3f") -> str:
@@ -137,3 +137,37 @@ def judge_report(res: Any, *, source: str = "ratings") -> Report:
                          "the easy/hard model's posterior of the humans")
     report.notes.extend(res.notes)
     return report
+
+
+def estimate_section(estimates: dict) -> Section:
+    """The prediction-powered estimates, one row per candidate ({candidate: result})."""
+    first = next(iter(estimates.values()))
+    pct = f"{100 * first.confidence_level:g}%"
+    sec = Section("estimate", f"Prediction-powered estimate: {first.estimand} (human truth: "
+                              f"{first.truth})")
+    rows = [{"candidate": cand, "estimate": res.estimate, "low": res.low, "high": res.high,
+             "classical_estimate": res.classical_estimate, "classical_low": res.classical_low,
+             "classical_high": res.classical_high, "sample_size_gain": res.sample_size_gain,
+             "effective_n": res.effective_n, "correlation": res.correlation,
+             "n_labelled": res.n_labelled, "n_unlabelled": res.n_unlabelled,
+             "method": res.method, "weak_judge": bool(res.weak_judge)}
+            for cand, res in estimates.items()]
+    sec.tables.append(Table("estimate", [
+        Column("candidate", "candidate", align="<"), Column("estimate", "estimate", ".4f"),
+        Column("interval", f"{pct} interval", align="<", data=False,
+               cell=lambda r: _iv(r["low"], r["high"], ".4f")),
+        Column("classical_estimate", "humans only", ".4f"),
+        Column("classical_interval", pct, align="<", data=False,
+               cell=lambda r: _iv(r["classical_low"], r["classical_high"], ".4f")),
+        Column("sample_size_gain", "sample-size gain", ".3f"),
+        Column("effective_n", "worth (items)", ",.0f"),
+        Column("n_labelled", "labelled"), Column("n_unlabelled", "judge-only"),
+        Column("weak_judge", "weak judge"),
+    ], rows))
+    sec.lines.append(f"{first.method}: the judge's label on every item and one human value per "
+                     f"human-labelled item ({first.humans_per_item:.2g} humans on average); "
+                     "humans only = the same items' human values alone; the gain = how many "
+                     "human-labelled items each is worth with the judge's labels added")
+    sec.values.update({"category": first.category, "truth": first.truth,
+                       "estimates": {r["candidate"]: r["estimate"] for r in rows}})
+    return sec

@@ -1,11 +1,10 @@
-"""The swap and join tests: a coefficient with a candidate in a human's place, or added.
+"""The swap and join tests of ``judge_audit``: :func:`simulation.swap_test` on the audit's items.
 
-Every set of annotators compared (the humans; the humans with one of them
-replaced by a candidate, for each human and candidate; the humans with a
-candidate added) gets its per-item rows from :func:`agreement.item_statistics`
-on the same items; the rows sit side by side, items with the same labels are
-merged, and the bootstrap engine (:func:`simulation.bootstrap_rows`) resamples
-the items once for all of them, so every difference is paired.
+The computation (every set of annotators' per-item rows side by side, one paired
+bootstrap of the items) lives in :mod:`simulation` beside ``judge_plan``, which sizes
+a study from a pilot's swap difference; here the audit's codes (humans, then the
+candidates, items with a human rating) become ratings for it, and its tables keep
+the audit's columns.
 """
 
 from __future__ import annotations
@@ -16,9 +15,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from _goldnoise_lib import patterns as _patterns
+__all__ = ["SwapParts", "subset_ratings", "swap_test"]
 
-__all__ = ["SwapParts", "swap_test", "subset_ratings"]
+_COLUMNS = ["with_candidate", "humans", "difference", "low", "high", "non_inferior"]
 
 
 @dataclass
@@ -45,70 +44,15 @@ def subset_ratings(r: Any, codes: np.ndarray, columns: list[int], names: list[st
                    ordered=r.ordered, category_values=r.category_values)
 
 
-def _distinct(codes: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
-    """The first row of each distinct row of labels and how many items share it."""
-    keys = _patterns.row_keys(codes, m)
-    if keys is None:
-        keys = np.unique(codes, axis=0, return_inverse=True)[1].ravel()
-    _, first, freq = np.unique(keys, return_index=True, return_counts=True)
-    return first, freq.astype(np.int64)
-
-
 def swap_test(r: Any, codes: np.ndarray, names: list[str], n_humans: int,
               candidates: list[str], *, coefficient: str, level: str | None, margin: float,
               n_resamples: int, confidence_level: float, rng: Any) -> SwapParts:
     """``codes``: items × (humans, then candidates); items with a human rating only."""
-    from agreement import item_statistics
-    from simulation import bootstrap_rows
+    from simulation import swap_test as run
 
-    first, freq = _distinct(codes, r.n_categories)
-    rep = codes[first]
-    humans = list(range(n_humans))
-    sets: list[tuple[str, list[int]]] = [("humans", humans)]
-    for c, cand in enumerate(candidates):
-        col = n_humans + c
-        for h in humans:
-            sets.append((f"swap {cand} for {names[h]}", [x for x in humans if x != h] + [col]))
-        sets.append((f"join {cand}", humans + [col]))
-    stats, widths = [], []
-    for _, cols in sets:
-        sub = subset_ratings(r, rep, cols, names)
-        st = (item_statistics(sub, coefficient, level=level) if coefficient == "krippendorff_alpha"
-              else item_statistics(sub, coefficient))
-        stats.append(st)
-        widths.append(st.values.shape[1])
-    rows = np.concatenate([st.values for st in stats], axis=1)
-    bounds = np.cumsum([0, *widths])
-    k = len(candidates)
-    out_names = ["humans"] + [f"with {c}" for c in candidates] + [f"join {c}" for c in candidates]
-
-    def finalize(sums: np.ndarray) -> np.ndarray:
-        vals = [np.asarray(st.finalize(sums[..., bounds[i]:bounds[i + 1]]).value,
-                           dtype=np.float64) for i, st in enumerate(stats)]
-        v = np.stack(vals, axis=-1)
-        per = n_humans + 1  # each candidate: its swaps, then its join
-        swaps = [v[..., 1 + c * per: 1 + c * per + n_humans].mean(axis=-1) for c in range(k)]
-        joins = [v[..., 1 + c * per + n_humans] for c in range(k)]
-        return np.stack([v[..., 0], *swaps, *joins], axis=-1)
-
-    res = bootstrap_rows(rows, finalize, names=out_names, freq=freq, n_resamples=n_resamples,
-                         confidence_level=confidence_level, rng=rng)
-    notes = list(res.notes)
-
-    def table(kind: str) -> pd.DataFrame:
-        recs = []
-        for cand in candidates:
-            name = f"{'with' if kind == 'swap' else 'join'} {cand}"
-            d = res.difference(name, "humans")
-            notes.extend(n for n in d.notes if n not in notes)
-            low, high = float(d.interval.low[0]), float(d.interval.high[0])
-            recs.append({"candidate": cand,
-                         "with_candidate": float(res.estimate[out_names.index(name)]),
-                         "humans": float(res.estimate[0]), "difference": float(d.estimate[0]),
-                         "low": low, "high": high,
-                         "non_inferior": bool(np.isfinite(low) and low > -margin)})
-        return pd.DataFrame(recs).set_index("candidate")
-
-    return SwapParts(table("swap"), table("join"), float(res.estimate[0]),
-                     float(res.interval.low[0]), float(res.interval.high[0]),
-                     int(freq.sum()), notes, res)
+    sub = subset_ratings(r, codes, list(range(n_humans + len(candidates))), names)
+    res = run(sub, candidates, humans=names[:n_humans], coefficient=coefficient, level=level,
+              margin=margin, n_resamples=n_resamples, confidence_level=confidence_level,
+              rng=rng)
+    return SwapParts(res.swap[_COLUMNS], res.join[_COLUMNS], res.humans, res.humans_low,
+                     res.humans_high, res.n_items, list(res.notes), res.bootstrap)

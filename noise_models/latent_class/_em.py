@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from _goldnoise_lib import patterns as _patterns
 from _goldnoise_lib.errors import ConvergenceWarning, UnstableStartsWarning, plain
 from _goldnoise_lib.lazy import lazy_module
 from _goldnoise_lib.progress import progress
@@ -532,3 +533,101 @@ def _calibrate_held_out(fit: LatentClassFit, codes: np.ndarray,
         fit, class_posterior=_readonly(class_post),
         posterior_hard=None if hard_post is None else _readonly(hard_post),
         label_posterior=_readonly(label_post), temperature=t)
+
+
+class _PatternRefits:
+    """Refits of one model on resamples of ``r``'s items, by EM over weighted rating patterns.
+
+    A resample that repeats item ``i`` ``c_i`` times is fitted by the engine after
+    merging identical rows (:func:`K.merge_rows`): the distinct rows present, sorted by
+    their row key, each weighted by its number. Those rows are the distinct rows of
+    ``r`` (found once here) with a positive sum of their items' counts, in the same
+    key order, and the weights are the same integers (sums of whole numbers are
+    exact in float64), so the EM sees identical input and returns bit-identical
+    parameters -- without building, validating and merging the resampled rows, or
+    computing per-item posteriors nobody reads. Where the row refit would not merge
+    (rows too many or too long for a key) or would refuse the data, :meth:`params`
+    returns None and the caller refits the rows.
+    """
+
+    def __init__(self, model: Any, r: Ratings) -> None:
+        self.model, self.r = model, r
+        codes = np.ascontiguousarray(r.require_raters("`annotator_intervals`"))
+        self.m = r.n_categories
+        self.k = codes.shape[1]
+        self.em_model, self.hard = _em_codes(model)
+        self.groups = np.asarray(r.annotator_of, dtype=np.int64)
+        keys = (_patterns.row_keys(codes, int(self.m))
+                if model._merge_rows and codes.shape[0] >= 2 else None)
+        self.ok = keys is not None
+        if not self.ok:
+            return
+        _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        self.rows = np.ascontiguousarray(codes[first])
+        self.inverse = inverse.ravel()
+        n_rated = (self.rows >= 0).sum(axis=1)
+        self.any_rated = n_rated > 0
+        self.two_rated = n_rated >= 2
+        counts = np.zeros((len(self.rows), self.m))
+        for j in range(self.k):
+            ok = self.rows[:, j] >= 0
+            np.add.at(counts, (np.flatnonzero(ok), self.rows[ok, j]), 1.0)
+        self.mv = np.argmax(counts, axis=1)  # r.counts' majority vote of each row
+
+    def params(self, item_counts: np.ndarray, rng: Any) -> dict[str, Any] | None:
+        """The refit's parameters on the resample with these item counts (None: refit rows)."""
+        if not self.ok:
+            return None
+        n = int(item_counts.sum())
+        w_all = np.bincount(self.inverse, weights=item_counts, minlength=len(self.rows))
+        present = w_all > 0
+        if present.sum() > K.MERGE_RATIO * n or not np.any(self.two_rated & present):
+            return None
+        rows = np.ascontiguousarray(self.rows[present])
+        weights = w_all[present]
+        m, k, em_model, hard = self.m, self.k, self.em_model, self.hard
+        q_fixed = None
+        if hard == K.HARD_MARGINAL:
+            own = np.zeros((k, m))
+            for j in range(k):
+                ok = rows[:, j] >= 0
+                np.add.at(own[j], rows[ok, j], weights[ok])
+            if self.r.has_replicates:
+                pooled = np.zeros((int(self.groups.max()) + 1, m))
+                np.add.at(pooled, self.groups, own)
+                own = pooled[self.groups]
+            tot = own.sum(axis=1, keepdims=True)
+            q_fixed = np.where(tot > 0, own / np.where(tot > 0, tot, 1.0), 1.0 / m)
+        elif hard == K.HARD_UNIFORM:
+            q_fixed = np.full((k, m), 1.0 / m)
+        n_eff = round(float(weights[self.any_rated[present]].sum()))
+        parallel = rows.size >= K.PARALLEL_THRESHOLD
+        self.model.rng = rng
+        params, _, n_iter, conv, finals, disagree, _ = _run_starts(
+            self.model, rows, weights, k, m, q_fixed, n_eff, parallel, groups=self.groups,
+            tie=self.r.has_replicates, known=None)
+        logtab, logw = K.tables(em_model, hard, *params.args())
+        labels = K.posteriors(rows, logtab, logw, parallel=parallel)[2]
+        # the row refit's per-item labels and majority votes, as a multiset (order-free use)
+        reps = weights.astype(np.int64)
+        rated = self.any_rated[present]
+        item_labels = np.repeat(labels[rated], reps[rated])
+        item_mv = np.repeat(self.mv[present][rated], reps[rated])
+        if em_model == K.CONFUSION:
+            perm = _match_to(item_labels, item_mv, m)
+            if not np.array_equal(perm, np.arange(m)):
+                inv = np.argsort(perm)
+                params.phi[:] = params.phi[inv]
+                params.conf[:] = params.conf[:, inv, :]
+                item_labels = perm[item_labels]
+        _warn_if_degenerate(self.model, conv, n_iter, item_labels, item_mv, m, self.r)
+        _warn_if_unstable(self.model, finals, disagree)
+        has_hard = hard != K.HARD_NONE
+        return {"phi": params.phi.copy(),
+                "pi": float(params.pi[0]) if has_hard else None,
+                "q": params.q.copy() if has_hard else None,
+                "error_rate": params.eps.copy() if em_model == K.ONE_COIN else None,
+                "confusion": params.conf.copy() if em_model == K.CONFUSION else None,
+                "competence": params.theta.copy() if em_model == K.SPAM else None,
+                "spam_distribution": params.xi.copy() if em_model == K.SPAM else None,
+                "converged": bool(conv)}

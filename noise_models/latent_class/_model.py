@@ -10,7 +10,10 @@ memory (:mod:`noise_models.latent_class._em`) and over chunks
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
+
+import numpy as np
 
 from _goldnoise_lib.validation import (
     Integer,
@@ -310,6 +313,77 @@ class LatentClassModel:
         if known is not None:
             fit = _clamp_known(fit, known)
         return fit
+
+
+    def refit_resamples(self, ratings: Any, item_counts: Any,
+                        seeds: Any) -> Iterator[dict[str, Any]]:
+        """The parameters of refitting the model on resamples of the items.
+
+        For each vector of item counts ``c`` (how often each item of ``ratings`` is
+        drawn) and its seed, the parameters of ``self`` with ``rng=seed`` fitted to
+        ``ratings.take(np.repeat(np.arange(n_items), c))``. The rows are not built:
+        the EM runs over the distinct rows of labels of ``ratings``, each weighted by
+        the sum of its items' counts -- exactly what the fit of the resampled rows
+        gives its engine after merging identical rows, so the parameters (and
+        warnings) are the same, bit for bit. Where that fit would not merge rows
+        (nearly every row distinct) the rows are refitted.
+
+        Parameters
+        ----------
+        ratings : Ratings
+            The items resampled (annotator identity needed).
+        item_counts : iterable of array_like of int
+            One count per item for each resample (the bootstrap engine's multinomial
+            counts, for instance).
+        seeds : iterable of int or Generator
+            The ``rng`` of each refit (it draws the random starts).
+
+        Yields
+        ------
+        dict
+            ``phi``, ``pi``, ``q``, ``error_rate``, ``confusion``, ``competence``,
+            ``spam_distribution`` (None where the model has no such parameter, as on
+            :class:`LatentClassFit`) and ``converged``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from noise_models import LatentClassModel
+        >>> x = np.array([[0, 0, 1], [1, 1, 1], [0, 1, 0], [0, 0, 0]] * 30)
+        >>> model = LatentClassModel("one-coin", n_starts=1)
+        >>> counts = np.random.default_rng(0).multinomial(120, np.full(120, 1 / 120))
+        >>> (rep,) = model.refit_resamples(x, [counts], [0])
+        >>> refit = LatentClassModel("one-coin", n_starts=1, rng=0).fit(
+        ...     x[np.repeat(np.arange(120), counts)])
+        >>> bool(np.array_equal(rep["error_rate"], refit.error_rate))
+        True
+        """
+        import copy
+
+        from noise_models.latent_class._em import _PatternRefits
+
+        r = as_ratings(ratings)
+        model = copy.copy(self)
+        model.calibrate = None
+        refits = _PatternRefits(model, r)
+        rows = np.arange(r.n_items)
+        for counts, seed in zip(item_counts, seeds, strict=False):
+            counts = np.asarray(counts, dtype=np.int64)
+            if counts.shape != (r.n_items,) or (counts < 0).any():
+                raise ValueError(f"each item count vector needs {r.n_items} counts >= 0; got "
+                                 f"shape {counts.shape}.")
+            out = refits.params(counts, seed)
+            if out is None:
+                model.rng = seed
+                taken = r.take(np.repeat(rows, counts))
+                fit = _fit(model, taken, taken.require_raters("`refit_resamples`"))
+                out = {"phi": np.array(fit.phi), "pi": fit.pi,
+                       **{name: None if getattr(fit, name) is None
+                          else np.array(getattr(fit, name))
+                          for name in ("q", "error_rate", "confusion", "competence",
+                                       "spam_distribution")},
+                       "converged": bool(fit.converged)}
+            yield out
 
 
 class EasyHardModel(LatentClassModel):

@@ -49,6 +49,25 @@ def _with_accuracy(fit: Any) -> pd.DataFrame:
     return frame
 
 
+def _replicate_values(p: dict[str, Any], cats: list[str]) -> dict[str, np.ndarray]:
+    """The reliability columns of :func:`_with_accuracy` from a refit's parameters."""
+    out: dict[str, np.ndarray] = {}
+    phi = np.asarray(p["phi"], dtype=np.float64)
+    if p["error_rate"] is not None:
+        out["error_rate"] = np.asarray(p["error_rate"])
+        out["accuracy"] = 1.0 - np.asarray(p["error_rate"])
+    elif p["competence"] is not None:
+        theta = np.asarray(p["competence"])
+        out["competence"] = theta
+        out["accuracy"] = theta + (1.0 - theta) * (p["spam_distribution"] @ phi)
+    elif p["confusion"] is not None:
+        diag = np.diagonal(p["confusion"], axis1=1, axis2=2)
+        out["accuracy"] = diag @ phi
+        for i, c in enumerate(cats):
+            out[f"accuracy_{c}"] = p["confusion"][:, i, i]
+    return {k: np.asarray(v, dtype=np.float64) for k, v in out.items()}
+
+
 @validate_params(n_resamples=Resamples(1), confidence_level=ConfidenceLevel(), rng=Rng(),
                  method=Option(METHODS))
 def annotator_intervals(fit: Any, *, n_resamples: int = 200, confidence_level: float = 0.95,
@@ -130,15 +149,26 @@ def annotator_intervals(fit: Any, *, n_resamples: int = 200, confidence_level: f
     seeds = _resample.replicate_seeds(gen, n_resamples)
     rated = r.codes >= 0
     dist = np.full((n_resamples, len(names), r.n_raters), np.nan)
-    rows = np.arange(n)
+    # one seed per refit, drawn before the loop (the draws of the counts use `seeds`, not
+    # `gen`, so this is the sequence the refits always had)
+    refit_seeds = [int(gen.integers(2**63)) for _ in range(n_resamples)]
+    current: dict[str, np.ndarray] = {}
+
+    def draws() -> Any:  # the engine's counts of each resample, one at a time
+        for b in range(n_resamples):
+            current["counts"] = _resample.multinomial_counts(np.ones(n, dtype=np.int64),
+                                                             seeds[b:b + 1])[0]
+            yield current["counts"]
+
+    cats = [str(c) for c in r.categories]
+    # EM over the distinct rows weighted by the draws: the parameters of refitting the
+    # resampled rows, bit for bit (LatentClassModel.refit_resamples)
+    reps = refit.refit_resamples(r, draws(), refit_seeds)
     for b in progress(range(n_resamples), desc="annotator bootstrap"):
-        counts = _resample.multinomial_counts(np.ones(n, dtype=np.int64), seeds[b:b + 1])[0]
-        idx = np.repeat(rows, counts)
-        refit.rng = int(gen.integers(2**63))
-        rep = _with_accuracy(refit.fit(r.take(idx)))
-        seen = rated[idx].any(axis=0)
+        values = _replicate_values(next(reps), cats)
+        seen = rated[current["counts"] > 0].any(axis=0)
         for s, name in enumerate(names):
-            dist[b, s] = np.where(seen, rep[name].to_numpy(dtype=np.float64), np.nan)
+            dist[b, s] = np.where(seen, values[name], np.nan)
     est = frame[names].to_numpy(dtype=np.float64).T.ravel()  # (S * k,)
     flat = dist.reshape(n_resamples, -1)
     iv = confidence_intervals(est, flat, method=method, confidence_level=float(confidence_level),

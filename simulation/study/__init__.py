@@ -11,7 +11,10 @@ study_tradeoff   -- more items or more annotators: the cheapest design -> StudyT
 judge_plan       -- once a judge labels every item (SPEC §10): the human-labelled items
                     and humans per item for a PPI++ interval's half-width, or for the
                     swap test's non-inferiority power at a margin      -> JudgePlan
-StudyPlan, StudyTradeoff, JudgePlan -- the results
+swap_test        -- may a candidate stand in for a human (swap) or join them: the
+                    coefficient's change with paired bootstrap intervals (the test
+                    goldnoise.judge_audit reports and judge_plan sizes) -> SwapTestResult
+StudyPlan, StudyTradeoff, JudgePlan, SwapTestResult -- the results
 """
 
 from simulation.study._judge import JudgePlan, judge_plan
@@ -22,6 +25,7 @@ from simulation.study._plan import (
     study_size,
     study_tradeoff,
 )
+from simulation.study._swap import SwapTestResult, swap_test
 
-__all__ = ["JudgePlan", "StudyPlan", "StudyTradeoff", "judge_plan", "simulate_study",
-           "study_size", "study_tradeoff"]
+__all__ = ["JudgePlan", "StudyPlan", "StudyTradeoff", "SwapTestResult", "judge_plan",
+           "simulate_study", "study_size", "study_tradeoff", "swap_test"]

@@ -50,10 +50,9 @@ from _goldnoise_lib.validation import (
     check_number,
     check_params,
     check_probability,
-    check_rng,
     validate_params,
 )
-from agreement import Ratings, as_ratings, item_statistics
+from agreement import Ratings, as_ratings
 
 __all__ = ["JudgePlan", "judge_plan", "swap_difference"]
 
@@ -151,18 +150,6 @@ class JudgePlan(Result):
 
 
 # ----------------------------------------------------------------- the swap difference
-def _configurations(r: Ratings, j: int, h_cols: list[int]) -> list[Ratings]:
-    """The humans' ratings, then one set per human with that human replaced by the judge."""
-    codes = r.require_raters("the swap test")
-    out = []
-    for replaced in [None, *h_cols]:
-        cols = [j if c == replaced else c for c in h_cols]
-        out.append(Ratings(codes[:, cols], r.categories, items=r.items,
-                           raters=pd.Index([r.raters[c] for c in cols]), ordered=r.ordered,
-                           category_values=r.category_values))
-    return out
-
-
 def _rater_columns(r: Ratings, candidate: Any, humans: Any) -> tuple[int, list[int]]:
     raters = list(r.raters)
     if candidate not in raters:
@@ -188,29 +175,30 @@ def swap_difference(ratings: Any, candidate: Any, *, humans: Any = None,
     """The swap difference, its paired-bootstrap SE and percentile interval (a dict).
 
     ``difference`` = mean over humans h of coefficient(humans with h replaced by the
-    candidate) − coefficient(humans); the bootstrap resamples items once for every
-    configuration (paired), with each coefficient finalized from per-item sums.
+    candidate) − coefficient(humans), with its standard error and interval from the
+    swap test's paired bootstrap of the items (:func:`simulation.swap_test`, the one
+    ``goldnoise.judge_audit`` reports).
     """
+    from simulation.study._swap import swap_core
+
     r = as_ratings(ratings)
     j, h_cols = _rater_columns(r, candidate, humans)
     if len(h_cols) < 2:
         raise ValueError(f"the swap test needs at least 2 humans; got {len(h_cols)}.")
-    kw = {"level": level} if coefficient == "krippendorff_alpha" else {}
-    stats_ = [item_statistics(c, coefficient, **kw) for c in _configurations(r, j, h_cols)]
-    values = [float(s.finalize(s.sums()).value) for s in stats_]
-    diff = float(np.mean(values[1:]) - values[0])
-    g = check_rng(rng)
-    n = r.n_items
-    w = g.multinomial(n, np.full(n, 1.0 / n), size=n_resamples).astype(np.float64)
-    boot = np.array([np.asarray(s.finalize(s.sums(w)).value, dtype=np.float64)
-                     for s in stats_])
-    d_boot = boot[1:].mean(axis=0) - boot[0]
-    d_boot = d_boot[np.isfinite(d_boot)]
-    a = (1.0 - confidence_level) / 2.0
-    low, high = (np.quantile(d_boot, [a, 1.0 - a]) if d_boot.size else (math.nan, math.nan))
-    return {"difference": diff, "standard_error": float(np.std(d_boot, ddof=1)),
-            "low": float(low), "high": float(high), "n_items": n,
-            "humans": len(h_cols)}
+    codes = r.require_raters("the swap test")
+    cols = [*h_cols, j]
+    names = [r.raters[c] for c in cols]
+    sub = Ratings(np.ascontiguousarray(codes[:, cols]), r.categories,
+                  items=pd.RangeIndex(r.n_items, name="item"),
+                  raters=pd.Index(names, name="rater"), ordered=r.ordered,
+                  category_values=r.category_values)
+    res = swap_core(sub, sub.codes, names, len(h_cols), names[-1:], coefficient=coefficient,
+                    level=level, margin=0.0, n_resamples=int(n_resamples),
+                    confidence_level=float(confidence_level), rng=rng)
+    row = res.swap.iloc[0]
+    return {"difference": float(row["difference"]),
+            "standard_error": float(row["standard_error"]), "low": float(row["low"]),
+            "high": float(row["high"]), "n_items": r.n_items, "humans": len(h_cols)}
 
 
 # ----------------------------------------------------------------- width from a pilot
