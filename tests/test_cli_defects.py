@@ -296,13 +296,15 @@ def test_compile_notice_after_two_seconds_of_compiling():
 
     from numba.core import event
 
-    from goldnoise._cli._compile import MESSAGE, compile_notice
+    from goldnoise._cli._compile import MESSAGES, compile_notice
 
     slow = io.StringIO()
     with compile_notice(slow, after=0.05):
         with event.trigger_event("numba:compile", data={}):
             time.sleep(0.5)  # one compile outlasting the notice's delay
-    assert slow.getvalue().strip() == MESSAGE
+    # which of the two lines depends on whether kernels are cached already (first run or a
+    # new kind of data: test_the_notice_says_first_run_or_a_new_kind_of_data)
+    assert slow.getvalue().strip() in MESSAGES
     quick = io.StringIO()
     with compile_notice(quick, after=30.0):
         for _ in range(3):
