@@ -26,7 +26,7 @@ import math
 import numpy as np
 
 from _goldnoise_lib.lazy import lazy_module
-from _goldnoise_lib.threads import HISTOGRAM_PARALLEL_CELLS, use_parallel
+from _goldnoise_lib.threads import HISTOGRAM_PARALLEL_CELLS, kernel_input, use_parallel
 
 _k = lazy_module("_goldnoise_lib._pattern_kernels")
 numba = lazy_module("numba")
@@ -47,7 +47,7 @@ def _prepare(codes: np.ndarray) -> np.ndarray:
     codes = np.ascontiguousarray(codes)
     if codes.dtype not in (np.int8, np.int16):
         codes = np.ascontiguousarray(codes, dtype=np.int16)
-    return codes
+    return kernel_input(codes)
 
 
 # ------------------------------------------------------------------ row keys
@@ -62,7 +62,7 @@ def row_histogram(codes: np.ndarray, m: int, *, parallel: bool | None = None,
 
     The caller checks that ``n_row_keys(k, m)`` is small enough to hold.
     """
-    codes = np.ascontiguousarray(codes)
+    codes = kernel_input(codes)
     n, k = codes.shape
     size = n_row_keys(k, m)
     if use_parallel(codes.size, parallel,
@@ -78,7 +78,7 @@ def row_histogram(codes: np.ndarray, m: int, *, parallel: bool | None = None,
 
 def row_keys(codes: np.ndarray, m: int, *, parallel: bool | None = None) -> np.ndarray | None:
     """Each item's row key (int64), or None when ``(m + 1)^k`` exceeds 63 bits."""
-    codes = np.ascontiguousarray(codes)
+    codes = kernel_input(codes)
     n, k = codes.shape
     if n_row_keys(k, m) >= 2**63:
         return None

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 __all__ = ["HISTOGRAM_PARALLEL_CELLS", "PARALLEL_SUFFIX", "PARALLEL_THRESHOLD",
-           "serial_and_parallel", "use_parallel"]
+           "kernel_input", "serial_and_parallel", "use_parallel"]
 
 #: Appended to a kernel's name for its parallel build (and so to its cache files).
 PARALLEL_SUFFIX = "__parallel"
@@ -64,3 +64,23 @@ def serial_and_parallel(impl: Callable, **options: Any) -> tuple[Any, Any]:
     options = {"cache": True, **options}
     return (njit(**options)(impl),
             njit(parallel=True, **options)(_twin(impl, PARALLEL_SUFFIX)))
+
+
+def kernel_input(a: Any, dtype: Any = None) -> Any:
+    """A C-contiguous, read-only view of ``a`` (cast to ``dtype`` when given) for a
+    kernel's input argument.
+
+    Numba compiles one specialisation per argument *type*, and a read-only array is
+    another type than a writable one: a kernel called with the category values of a
+    pandas Index (read-only) and with a computed array (writable) compiled twice, for
+    seconds each. A read-only view costs no copy; a kernel never writes its inputs.
+    """
+    import numpy as np
+
+    a = np.ascontiguousarray(a, dtype=dtype)
+    if not a.flags.writeable:
+        return a
+    view = a.view()
+    view.flags.writeable = False
+    return view
+

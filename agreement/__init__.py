@@ -27,6 +27,12 @@ krippendorff_alpha  -- Krippendorff's α: nominal, ordinal, interval, ratio or G
 agreement_table     -- all of them side by side, with SEs and intervals
 category_kappas     -- κ of each category against the rest, SE under H0 and z (Fleiss 1971)
 
+Judges (may a model replace a human annotator?)
+------
+alt_test            -- the Alternative Annotator Test (Calderon, Reichart & Dror 2025):
+                       winning rate ω, advantage probability ρ, per-human t-tests with
+                       Benjamini–Yekutieli                       -> AltTestResult
+
 Spans (named entities, segments: agreement.spans)
 -----
 Spans               -- spans of several annotators (document, start, end, label, annotator)
@@ -88,6 +94,7 @@ from _goldnoise_lib.errors import (
     ShapeError,
     UnstableStartsWarning,
 )
+from agreement._alt_test import AltTestResult, alt_test
 from agreement._api import (
     brennan_prediger,
     cohen_kappa,
@@ -143,6 +150,7 @@ from agreement.spans import (
 __all__ = [
     "STATISTICS",
     "AgreementResult",
+    "AltTestResult",
     "ChunkedRatings",
     "CoefficientInfo",
     "ConfidenceInterval",
@@ -164,6 +172,7 @@ __all__ = [
     "UnitizingAlphaResult",
     "UnstableStartsWarning",
     "agreement_table",
+    "alt_test",
     "as_ratings",
     "brennan_prediger",
     "candidate_ratings",

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from _goldnoise_lib.threads import PARALLEL_THRESHOLD, serial_and_parallel
+from _goldnoise_lib.threads import PARALLEL_THRESHOLD, kernel_input, serial_and_parallel
 
 
 def _item_counts_impl(codes, m):
@@ -38,7 +38,7 @@ _item_counts_serial, _item_counts_parallel = serial_and_parallel(_item_counts_im
 
 def item_counts(codes: np.ndarray, m: int) -> np.ndarray:
     """Per-item category counts ``a[i, c]`` of an int code matrix (missing = -1)."""
-    codes = np.ascontiguousarray(codes)
+    codes = kernel_input(codes)
     if codes.size >= PARALLEL_THRESHOLD:
         return _item_counts_parallel(codes, m)
     return _item_counts_serial(codes, m)
@@ -185,7 +185,7 @@ def _int_range(flat):
 
 def int_range(flat: np.ndarray) -> tuple[int, int]:
     """Min and max of a non-empty integer array, in one pass."""
-    lo, hi = _int_range(flat)
+    lo, hi = _int_range(kernel_input(flat))
     return int(lo), int(hi)
 
 
@@ -196,6 +196,7 @@ def offset_small(flat: np.ndarray, lo: int, span: int) -> tuple[np.ndarray, np.n
     labels. None if some label is fractional.
     """
     out = np.empty(flat.size, dtype=np.int8)
+    flat = kernel_input(flat)  # read-only or not: one specialisation
     if flat.dtype.kind in "iu":
         mask = int(_offset_small_int(flat, lo, out))
     else:
@@ -594,8 +595,8 @@ def n_item_columns(family: str, k: int, m: int) -> int:
 
 
 def _call(family, what, codes, w, weighted, *extra, parallel=None, cells=None):
-    codes = np.ascontiguousarray(codes)
-    w = np.ascontiguousarray(w, dtype=np.float64)
+    codes = kernel_input(codes)
+    w = kernel_input(w, np.float64)
     n, k = codes.shape
     m = w.shape[0]
     block = blocking(n, n_item_columns(family, k, m) if cells is None else cells)

@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit, prange
 
 from _goldnoise_lib._pattern_kernels import packed_counts
-from _goldnoise_lib.threads import PARALLEL_THRESHOLD, serial_and_parallel
+from _goldnoise_lib.threads import PARALLEL_THRESHOLD, kernel_input, serial_and_parallel
 
 # How a unit's disagreement is computed from its values.
 KIND_NOMINAL = 0  # δ² = [c ≠ k]
@@ -198,7 +198,8 @@ def _sums_impl(codes, values, kind, delta, bits, small, weights, use_weights, ch
                     c = codes[i, j]
                     if c >= 0:
                         local[c] += w
-        n_c[b, :] = local
+        for c in range(m):  # element by element: an array assignment would compile
+            n_c[b, c] = local[c]  # Numba's shape-mismatch error path (seconds)
         d_o[b] = do
         n_units[b] = nu
 
@@ -307,7 +308,7 @@ def _prepare(codes: np.ndarray) -> np.ndarray:
     codes = np.ascontiguousarray(codes)
     if codes.dtype not in (np.int8, np.int16):
         codes = np.ascontiguousarray(codes, dtype=np.int16)
-    return codes
+    return kernel_input(codes)
 
 
 def _use_parallel(codes: np.ndarray, parallel: bool | None) -> bool:
@@ -316,8 +317,8 @@ def _use_parallel(codes: np.ndarray, parallel: bool | None) -> bool:
 
 def _weights_arg(weights, n):
     if weights is None:
-        return np.ones(1), False
-    w = np.ascontiguousarray(weights, dtype=np.float64)
+        return kernel_input(np.ones(1)), False
+    w = kernel_input(weights, np.float64)
     if w.shape != (n,):
         raise ValueError(f"`item_weights` must have shape ({n},); got {w.shape}.")
     return w, True
@@ -331,11 +332,11 @@ SMALL_M = 16
 
 def _metric(values, kind, k):
     """Kernel arguments ``(values, delta, bits, small)`` for k raters."""
-    v = np.ascontiguousarray(values, dtype=np.float64)
+    v = kernel_input(values, np.float64)
     m = v.size
     bits = max(1, int(k).bit_length())
     if m > SMALL_M or m * bits > 63:
-        return v, np.zeros((1, 1)), bits, False
+        return v, kernel_input(np.zeros((1, 1))), bits, False
     if kind == KIND_NOMINAL:
         delta = 1.0 - np.eye(m)
     elif kind == KIND_INTERVAL:
@@ -343,7 +344,7 @@ def _metric(values, kind, k):
     else:
         s = v[:, None] + v[None, :]
         delta = np.divide(v[:, None] - v[None, :], s, out=np.zeros_like(s), where=s != 0) ** 2
-    return v, np.ascontiguousarray(delta), bits, True
+    return v, kernel_input(delta, np.float64), bits, True
 
 
 def unit_sums(codes, values, kind, m, weights=None, *, parallel=None):
@@ -382,7 +383,7 @@ def gwet_se_sum(codes, values, kind, wpi, rbar, pa_p, pe, alpha_p, scale, *, par
     out = np.zeros(max(1, -(-n // chunk)))
     v, delta, bits, small = _metric(values, kind, codes.shape[1])
     fn = _gwet_se_parallel if _use_parallel(codes, parallel) else _gwet_se_serial
-    fn(codes, v, kind, delta, bits, small, np.ascontiguousarray(wpi, dtype=np.float64),
+    fn(codes, v, kind, delta, bits, small, kernel_input(wpi, np.float64),
        float(rbar), float(pa_p), float(pe), float(alpha_p), float(scale), chunk, out)
     return float(math.fsum(out))
 
@@ -401,5 +402,4 @@ def coincidences(codes, m, weights=None, *, parallel=None):
 
 def ratio_expected(values, n_c):
     """``g_c = Σ_k n_k δ²_ratio(c, k)`` for every category c."""
-    return _ratio_expected(np.ascontiguousarray(values, dtype=np.float64),
-                           np.ascontiguousarray(n_c, dtype=np.float64))
+    return _ratio_expected(kernel_input(values, np.float64), kernel_input(n_c, np.float64))

@@ -46,7 +46,7 @@ def separability_table() -> None:
             for name in ("uniform", "similar"):
                 noisy = (perturb_uniform(y.reshape(-1, 1), y, rate=rate, rng=0)
                          if name == "uniform" else perturb_similar(y, x + 1e-9, rate=rate,
-                                                                   rng=0))
+                                                                   method="in-data", rng=0))
                 given = noisy.labels.to_numpy().astype(int)
                 probs = cross_val_predict(make(), x / 16.0, given, cv=5,
                                           method="predict_proba")
@@ -71,7 +71,7 @@ def speed() -> None:
     labels = rng.integers(0, 158, n)  # NoisywikiHow has 158 classes
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     t = time.perf_counter()
-    noisy = perturb_similar(labels, emb, rate=0.2, rng=0)
+    noisy = perturb_similar(labels, emb, rate=0.2, method="in-data", rng=0)
     took = time.perf_counter() - t
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(f"perturb_similar, {n:,} items × {d} dimensions, 158 classes, rate 0.2: "

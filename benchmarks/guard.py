@@ -126,6 +126,21 @@ def cases() -> list[tuple[str, str, Callable[[], object], Callable[[], object]]]
                 lambda: bootstrap("fleiss_kappa", boot_r, n_resamples=1000, rng=0),
                 lambda: stats.bootstrap((per_item,), np.mean, n_resamples=1000,
                                         method="percentile", random_state=0)))
+    judge_lab = _labels(10_000, 7, 3, seed=7).astype(float)
+    judge_lab[np.random.default_rng(8).random(judge_lab.shape) < 0.1] = np.nan
+    judge_r = ag.Ratings.from_wide(judge_lab, raters=["h1", "h2", "h3", "h4", "h5", "a", "b"])
+
+    def judge():
+        from goldnoise import judge_audit
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return judge_audit(judge_r, ["a", "b"], margin=0.05, n_resamples=1000, rng=0,
+                               latent_resamples=0)
+
+    out.append(("judge_audit swap + join, B = 1,000, 1e4 × (5 + 2)", "krippendorff α, once",
+                judge, lambda: krippendorff.alpha(reliability_data=judge_lab[:, :5].T,
+                                                  level_of_measurement="nominal")))
     rng = np.random.default_rng(6)
     is_err = rng.random(1_000_000) < 0.05
     scores = rng.normal(size=1_000_000) + is_err
@@ -152,6 +167,15 @@ def cases() -> list[tuple[str, str, Callable[[], object], Callable[[], object]]]
                 lambda: verification_batch(dataclasses.replace(crowd_fit), size=1000,
                                            random_share=0.0, rng=0),
                 lambda: _crowdlab(crowd)))
+
+    wide = ag.Ratings.from_wide(_labels(10, 5000, 2, seed=7).astype(np.int8))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        wide_fit = LatentClassModel("spam", rng=0).fit(wide)
+    from noise_models import posterior_check
+
+    out.append(("held-out check, 10 × 5,000 annotators (5e4 ratings)", "Light's κ, same ratings",
+                lambda: posterior_check(wide_fit, rng=0), lambda: ag.light_kappa(wide)))
     tmp = Path(tempfile.mkdtemp())
     ids = np.arange(200_000)
     probs = rng.dirichlet(np.ones(10), size=200_000)

@@ -23,6 +23,10 @@ The public API of the three packages below it, re-exported in one namespace
 * :func:`audit` -- every section of ``goldnoise audit`` as one
   :class:`AuditResult` (its ``to_dict()`` is the JSON report of
   :mod:`goldnoise.report`, whose schema is a documented contract);
+* :func:`judge_audit` -- may a model (an LLM judge, a classifier) replace or join
+  the human annotators: the swap and join tests with paired bootstrap intervals,
+  the Alt-Test beside them, the judge inside the latent-class fit
+  (:class:`JudgeAuditResult`);
 * :mod:`goldnoise.datasets` -- bundled real data sets;
 * :mod:`goldnoise.dask` -- the statistics over partitioned Parquet on Dask (the
   ``dask`` extra; imported only on request).
@@ -44,6 +48,7 @@ from agreement import *  # noqa: F403
 from agreement import __all__ as _agreement_all
 from goldnoise import datasets, report
 from goldnoise._audit import AuditResult, audit
+from goldnoise._judge import JudgeAuditResult, judge_audit
 from goldnoise._version import __version__  # noqa: F401
 from noise_models import *  # noqa: F403
 from noise_models import __all__ as _noise_models_all
@@ -51,4 +56,4 @@ from simulation import *  # noqa: F403
 from simulation import __all__ as _simulation_all
 
 __all__ = [*_agreement_all, *_noise_models_all, *_simulation_all, "AuditResult", "audit",
-           "datasets", "report"]
+           "JudgeAuditResult", "datasets", "judge_audit", "report"]

@@ -25,6 +25,8 @@ Bootstrap (simulation.bootstrap)
 bootstrap        -- intervals of any coefficients from the same resamples of items:
                     percentile, basic, BCa; multinomial or Poisson keyed by item id
                                                                    -> BootstrapResult
+bootstrap_rows   -- the same over per-item rows the caller built (any finalize)
+                                                                   -> BootstrapResult
 poisson_partial, poisson_combine, poisson_finalize, PoissonParts
                  -- the Poisson bootstrap over chunks of items (larger than memory)
 
@@ -114,6 +116,7 @@ from simulation.bootstrap import (
     BootstrapResult,
     PoissonParts,
     bootstrap,
+    bootstrap_rows,
     poisson_combine,
     poisson_finalize,
     poisson_partial,
@@ -196,6 +199,7 @@ __all__ += [
     "BootstrapResult",
     "PoissonParts",
     "bootstrap",
+    "bootstrap_rows",
     "gamma_coverage",
     "poisson_combine",
     "poisson_finalize",

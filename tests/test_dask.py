@@ -401,7 +401,7 @@ def test_cli_transpose_then_dask_audits_do_not_crash(cache, tmp_path):
     from pathlib import Path
 
     from _goldnoise_lib.threads import PARALLEL_THRESHOLD
-    from goldnoise._cli._compile import MESSAGE
+    from goldnoise._cli._compile import KIND_MESSAGE, MESSAGE
 
     if cache == "fresh" and not os.environ.get("GOLDNOISE_FRESH_CACHE"):
         pytest.skip("compiles every kernel in an empty cache (minutes on 2 cores); "
@@ -427,6 +427,7 @@ def test_cli_transpose_then_dask_audits_do_not_crash(cache, tmp_path):
                 assert MESSAGE in done.stderr  # the first run says it is compiling
             if cache == "fresh" and rerun:
                 assert MESSAGE not in done.stderr, (args, done.stderr)  # all cached now
+                assert KIND_MESSAGE not in done.stderr, (args, done.stderr)
 
 
 def test_files_whose_label_types_differ_get_one_line(tmp_path, capsys):

@@ -254,6 +254,79 @@ def test_held_out_predictions_match_the_definition_even_where_a_rating_rules_a_s
     assert np.isfinite(check.log_score) and check.log_score > -5.0
 
 
+def _slow_check(fit, rng):
+    """The held-out check's scores, summed one held-out rating at a time from the
+    definition: the model by :func:`_slow_predictive`, the majority of the item's other
+    ratings and the annotator's other ratings, each add-one smoothed."""
+    from _goldnoise_lib.validation import check_rng
+    from noise_models.latent_class._em import HELD_OUT_MAX_ITEMS, heldout_folds
+
+    codes = np.asarray(fit.ratings.codes)
+    m = fit.ratings.n_categories
+    folds = heldout_folds(fit, codes, check_rng(rng), HELD_OUT_MAX_ITEMS, fit.gold_codes)
+    model = majority = marginal = total = 0.0
+    for f in folds:
+        pred = _slow_predictive(f, fit.temperature)
+        for h, (item, j, y, w) in enumerate(zip(f.held.items, f.held.annotator, f.held.label,
+                                                f.held.weight, strict=True)):
+            others = [x for jj, x in enumerate(f.rows[item]) if x >= 0 and jj != j]
+            mine = [x for ii, x in enumerate(codes[:, j]) if x >= 0]
+            model += w * math.log(max(pred[h, y], 1e-300))
+            majority += w * math.log((others.count(y) + 1.0) / (len(others) + m))
+            marginal += w * math.log((mine.count(y) - 1.0 + 1.0) / (len(mine) - 1.0 + m))
+            total += w
+    return model / total, majority / total, marginal / total
+
+
+@pytest.mark.parametrize("case", ["complete", "sparse", "many annotators", "gold"])
+def test_the_check_equals_a_slow_reference_from_its_definition(case):
+    # The baselines once looped over the annotator columns with a dense row per held-out
+    # rating (72 s of a 110 s audit at 10 items x 5,000 annotators); counted from the
+    # rated cells now, the three scores are those of the definition.
+    g = np.random.default_rng(7)
+    gold = None
+    if case == "many annotators":
+        truth = g.integers(0, 3, 6)
+        x = np.where(g.random((6, 300)) < 0.7, truth[:, None], g.integers(0, 3, (6, 300)))
+        r = Ratings.from_wide(x)
+    elif case == "sparse":
+        r, _ = _many_light_annotators(n=120, k=30, per=4, seed=2)
+    else:
+        r, truth = _independent(150, 4, 0.7, m=3, seed=12)
+        if case == "gold":
+            gold = pd.Series(r.categories[truth[:30]], index=r.items[:30])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnstableStartsWarning)
+        fit = LatentClassModel("spam", rng=0).fit(r, gold=gold)
+    check = posterior_check(fit, rng=3)
+    model, majority, marginal = _slow_check(fit, 3)
+    assert check.log_score == pytest.approx(model, rel=1e-9)
+    assert check.log_score_majority == pytest.approx(majority, rel=1e-12)
+    assert check.log_score_marginal == pytest.approx(marginal, rel=1e-12)
+
+
+def test_the_check_is_linear_in_the_ratings_with_thousands_of_annotators():
+    # 10 items x 2,000 annotators: the baselines once held a dense row of every
+    # annotator for each of the 20,000 held-out ratings (78 MB here, 2 GB at 5,000
+    # annotators, and a Python loop over the columns). Now memory per held-out rating is
+    # a few hundred bytes whatever the number of annotators (measured: 4.3 MB).
+    import tracemalloc
+
+    g = np.random.default_rng(0)
+    truth = g.integers(0, 2, 10)
+    x = np.where(g.random((10, 2000)) < 0.75, truth[:, None], g.integers(0, 2, (10, 2000)))
+    fit = LatentClassModel("spam", rng=0).fit(Ratings.from_wide(x))
+    posterior_check(fit, rng=0)  # compiled kernels and imports out of the measure
+    tracemalloc.start()
+    try:
+        check = posterior_check(fit, rng=0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert check.n_heldout == 20_000
+    assert peak < 1024 * check.n_heldout
+
+
 def test_the_check_says_so_when_the_temperature_reaches_its_bound():
     # Four items: each refit's tables come from three, and predict nothing; the
     # temperature runs to the top of its range, and the verdict says what that means.

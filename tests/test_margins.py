@@ -67,7 +67,7 @@ def test_inputs_from_gamma_and_from_a_bound():
     m = chance_margin(bound)
     assert (m.R, m.L) == (125, 900) and m.margin == chance_margin(125, L=900).margin
     assert chance_margin(10).share is None
-    assert m.to_dict()["R"] == 125 and m.to_frame().shape == (1, 7)
+    assert m.to_dict()["R"] == 125 and m.to_frame().shape == (1, 8)
     assert "margin=35.36 items" in repr(m)
 
 
@@ -94,3 +94,22 @@ def test_is_beyond_chance_validation():
         m.is_beyond_chance("3")
     with pytest.raises(ValueError, match="finite"):
         m.is_beyond_chance(float("nan"))
+
+
+def test_auto_switches_to_exact_where_chebyshev_exceeds_the_hard_items():
+    # noise_bound(10, 9, 0.5) leaves R = 1 hidden coin-flip among L = 1 agreed item:
+    # Chebyshev's sqrt(1/2)/sqrt(0.05) = 3.16 items (316% of L) is more than the one item
+    # two systems can differ on. The default applies the rule `goldnoise bound` applies:
+    # the exact binomial margin, with a note; an explicit "chebyshev" keeps Chebyshev.
+    bound = noise_bound(10, 9, 0.5)
+    m = chance_margin(bound)
+    assert (m.R, m.L, m.method) == (1, 1, "exact")
+    assert m.margin == chance_margin(bound, method="exact").margin == 1.0
+    assert m.notes and "Chebyshev margin (3.2 items) exceeds" in m.notes[0]
+    assert "note:" in repr(m) and "note:" in m.summary() and m.to_dict()["notes"] == list(m.notes)
+    cheb = chance_margin(bound, method="chebyshev")
+    assert cheb.method == "chebyshev" and cheb.margin == pytest.approx(math.sqrt(10))
+    assert cheb.notes == ()
+    # where Chebyshev stays within R the default is the paper's Chebyshev margin, no note
+    paper = chance_margin(noise_bound(1000, 100, 0.5))
+    assert paper.method == "chebyshev" and paper.notes == ()

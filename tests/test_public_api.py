@@ -29,6 +29,8 @@ PUBLIC = {
         "read_labelstudio", "span_agreement", "token_agreement", "token_ratings",
         "SpanRatings", "candidate_ratings",
         "DocumentStatistics", "UnitizingAlphaResult", "document_statistics", "unitizing_alpha",
+        # judges: the Alternative Annotator Test (SPEC §10)
+        "AltTestResult", "alt_test",
     },
     "noise_models": {
         "AnnotatorsNeededResult", "AttractorResult", "ChanceAgreementResult",
@@ -54,7 +56,7 @@ PUBLIC = {
     },
     "simulation": {
         "SimulatedAnnotations", "simulate_annotations",
-        "BootstrapResult", "bootstrap", "gamma_coverage", "verified_sample_coverage",
+        "BootstrapResult", "bootstrap", "bootstrap_rows", "gamma_coverage", "verified_sample_coverage",
         # model scores, noising, detection, cross-check
         "CrosscheckResult", "DetectedErrorRateResult", "DetectionResult", "ModelScores",
         "NoisyLabels", "Ranking", "ScorePrecisionWarning", "crosscheck", "crowd_majority",
@@ -83,7 +85,8 @@ PUBLIC = {
 }
 
 #: goldnoise's own names, beside the re-exports of the four packages.
-GOLDNOISE_OWN = {"AuditResult", "audit", "datasets", "report"}
+GOLDNOISE_OWN = {"AuditResult", "JudgeAuditResult", "audit", "datasets", "judge_audit",
+                 "report"}
 
 
 @pytest.mark.parametrize("package", sorted(PUBLIC))

@@ -210,6 +210,20 @@ def _spans_for_noise():
 CLASSES = _public_result_classes()
 
 
+def _private_keys(value, path="") -> list[str]:
+    """The keys starting with "_" anywhere in a nested dict/list."""
+    out = []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if str(k).startswith("_"):
+                out.append(path + str(k))
+            out += _private_keys(v, f"{path}{k}.")
+    elif isinstance(value, list):
+        for v in value[:50]:
+            out += _private_keys(v, path)
+    return out
+
+
 def test_every_public_result_class_has_an_example():
     missing = sorted(set(CLASSES) - set(EXAMPLES))
     assert not missing, (f"public result classes without an example here: {missing}; add a "
@@ -238,8 +252,12 @@ def test_result_protocol(name):
     d = res.to_dict()
     assert isinstance(d, dict) and d
     json.dumps(d, allow_nan=True)
-    # to_frame, summary, notebook view
-    assert isinstance(res.to_frame(), pd.DataFrame)
+    # nothing private leaks: no key (at any depth) nor column starts with "_"
+    assert not _private_keys(d), f"{name}.to_dict() leaks {_private_keys(d)}"
+    frame = res.to_frame()
+    assert isinstance(frame, pd.DataFrame)
+    private_columns = [c for c in frame.columns if str(c).startswith("_")]
+    assert not private_columns, f"{name}.to_frame() leaks columns {private_columns}"
     text = res.summary()
     assert isinstance(text, str) and text
     page = res._repr_html_()

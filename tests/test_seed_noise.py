@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.stats import chisquare
+from scipy.stats import binomtest, chisquare
 
 from noise_models import SoftLabels, noise_rate, noise_transition_heterogeneity
 from simulation import (
@@ -61,10 +61,27 @@ def test_nearest_other_class_equals_brute_force():
     np.testing.assert_array_equal(nb, want_nb)
 
 
+def _brute_force_allowed(labels, emb, pool_labels, pool_emb, ok):
+    """Most similar pool item whose class ``ok(item class, pool class)`` allows (float64);
+    -1 and NaN where none is allowed."""
+    unit = emb / np.linalg.norm(emb, axis=1, keepdims=True)
+    punit = pool_emb / np.linalg.norm(pool_emb, axis=1, keepdims=True)
+    nb, sim = np.full(len(labels), -1), np.full(len(labels), np.nan)
+    for i in range(len(labels)):
+        best = -np.inf
+        for j in range(len(pool_labels)):
+            if ok(labels[i], pool_labels[j]):
+                s = float(unit[i] @ punit[j])
+                if s > best:
+                    best, nb[i], sim[i] = s, j, s
+    return nb, sim
+
+
 @pytest.mark.parametrize("rate", [0.1, 0.2, 0.4, 0.6])
-def test_the_most_similar_items_are_changed(rate):
+def test_in_data_the_most_similar_items_are_changed(rate):
+    # method="in-data", the construction of earlier versions, unchanged
     labels, emb = _data(n=80, seed=int(rate * 10))
-    noisy = perturb_similar(labels, emb, rate=rate, rng=1)
+    noisy = perturb_similar(labels, emb, rate=rate, method="in-data", rng=1)
     nb, sim = _brute_force(labels, emb)
     count = int(np.floor(rate * 80 + 0.5))
     assert noisy.n_changed == count
@@ -77,6 +94,109 @@ def test_the_most_similar_items_are_changed(rate):
     frame = noisy.to_frame()
     np.testing.assert_allclose(frame["similarity"], sim, atol=1e-12)
     assert (frame.loc[noisy.changed, "protocol"] == "perturb_similar").all()
+    assert "neighbour_class" not in frame
+
+
+@pytest.mark.parametrize("rate", [0.1, 0.2, 0.4])
+def test_published_without_a_pool_changes_the_most_similar_and_never_swaps(rate):
+    # The default without a pool: per-source counts round(rate * size); no changed item's
+    # neighbour changes; an unchanged item ranked above a changed one of its source was
+    # passed over for that rule alone.
+    labels, emb = _data(n=90, seed=int(rate * 10))
+    sources = {0: "a", 1: "a", 2: "b"}
+    noisy = perturb_similar(labels, emb, rate=rate, sources=sources, rng=1)
+    nb, sim = _brute_force(labels, emb)
+    frame = noisy.to_frame()
+    np.testing.assert_allclose(frame["similarity"], sim, atol=1e-12)
+    np.testing.assert_array_equal(frame["neighbour"].to_numpy(dtype=int), nb)
+    np.testing.assert_array_equal(frame["neighbour_class"].to_numpy(dtype=int), labels[nb])
+    changed = noisy.changed
+    src = np.array([sources[c] for c in labels])
+    for name in ("a", "b"):
+        assert changed[src == name].sum() == np.floor(rate * (src == name).sum() + 0.5)
+    assert not changed[nb[changed]].any()  # no swaps, no chains
+    np.testing.assert_array_equal(noisy.labels.to_numpy()[changed], labels[nb[changed]])
+    np.testing.assert_array_equal(noisy.labels.to_numpy()[~changed], labels[~changed])
+    blocked = np.zeros(len(labels), bool)
+    blocked[nb[changed]] = True
+    for name in ("a", "b"):
+        here = src == name
+        floor = sim[changed & here].min()
+        above = np.flatnonzero(here & ~changed & (sim > floor + 1e-12))
+        assert all(blocked[i] or changed[nb[i]] for i in above)
+
+
+def test_mutual_neighbours_swap_only_in_data():
+    # Two tight pairs across the classes: items 0-2 and 1-3 are each other's nearest
+    # neighbour of the other class. At rate 0.5 "in-data" swaps both pairs' labels;
+    # the published construction keeps each changed item's neighbour clean.
+    emb = np.array([[1.0, 0.0], [0.0, 1.0], [0.99, 0.05], [0.05, 0.99],
+                    [0.7, 0.7], [0.6, 0.8], [0.8, 0.6], [0.65, 0.75]])
+    labels = np.array([0, 0, 1, 1, 0, 0, 1, 1])
+    old = perturb_similar(labels, emb, rate=0.5, method="in-data", rng=0)
+    nb = old.to_frame()["neighbour"].to_numpy()
+    swaps = [i for i in np.flatnonzero(old.changed) if old.changed[nb[i]] and nb[nb[i]] == i]
+    assert len(swaps) >= 2
+    new = perturb_similar(labels, emb, rate=0.5, rng=0)
+    nb_new = new.to_frame()["neighbour"].to_numpy(dtype=int)
+    assert new.n_changed == 4 and not new.changed[nb_new[new.changed]].any()
+
+
+def test_published_with_a_pool_and_parents_as_wu_et_al():
+    # A pool outside the data set (ids shared with the data are not candidates), a
+    # parent for the sub-category classes: the candidate is the most similar pool item
+    # of an allowed class; the hard cases (top round(rate * size) per source) keep their
+    # label and take the candidate's input.
+    g = np.random.default_rng(3)
+    labels = pd.Series(np.array(["s1", "s2", "s3", "b", "t"])[g.integers(0, 5, 60)],
+                       index=[f"x{i}" for i in range(60)])
+    emb = g.normal(size=(60, 4))
+    pool_cls = np.array(["s1", "s2", "s3", "b", "t", "other", "s9"])[g.integers(0, 7, 40)]
+    pool_ids = [f"p{i}" for i in range(38)] + ["x0", "x1"]  # two data items: not candidates
+    pool = pd.Series(pool_cls, index=pool_ids)
+    pool_emb = g.normal(size=(40, 4))
+    pool_emb[38:] = emb[:2]  # identical to the data items: would win if they were candidates
+    parents = {"s1": "S", "s2": "S", "s3": "S", "s9": "S"}
+    sources = {"s1": "SC", "s2": "SC", "s3": "SC", "b": "BCC", "t": "TC"}
+    noisy = perturb_similar(labels, emb, rate=0.2, sources=sources, pool_labels=pool,
+                            pool_embeddings=pool_emb, parents=parents, rng=0)
+
+    def ok(a, b):
+        if a == b:
+            return False
+        return parents.get(a) is None or parents.get(b) == parents[a]
+
+    nb, sim = _brute_force_allowed(labels.to_numpy(), emb, pool_cls[:38], pool_emb[:38], ok)
+    frame = noisy.to_frame()
+    np.testing.assert_allclose(frame["similarity"], sim, atol=1e-12)
+    assert frame["neighbour"].tolist() == [pool_ids[j] for j in nb]
+    assert frame["neighbour_class"].tolist() == pool_cls[nb].tolist()
+    sc = labels.isin(["s1", "s2", "s3"]).to_numpy()
+    assert set(pool_cls[nb[sc]]) <= {"s1", "s2", "s3", "s9"}  # siblings only
+    pd.testing.assert_series_equal(noisy.labels, labels.rename("label"), check_names=False)
+    src = np.array([sources[c] for c in labels])
+    for name in ("SC", "BCC", "TC"):
+        here = src == name
+        c = int(np.floor(0.2 * here.sum() + 0.5))
+        assert noisy.changed[here].sum() == c
+        top = np.sort(sim[here])[::-1][:c]
+        np.testing.assert_allclose(np.sort(sim[here & noisy.changed])[::-1], top)
+    with pytest.raises(ValueError, match="go together"):
+        perturb_similar(labels, emb, rate=0.2, pool_labels=pool)
+    with pytest.raises(ValueError, match="same encoder"):
+        perturb_similar(labels, emb, rate=0.2, pool_labels=pool, pool_embeddings=pool_emb[:, :3])
+    with pytest.raises(ValueError, match="belong to method='published'"):
+        perturb_similar(labels, emb, rate=0.2, parents=parents, method="in-data")
+
+
+def test_a_source_short_of_candidates_says_so():
+    # a parent with one child class: its items have no sibling candidate
+    labels = np.array([0, 0, 0, 1, 1, 1])
+    emb = np.random.default_rng(0).normal(size=(6, 3))
+    with pytest.warns(UserWarning, match="short by"):
+        noisy = perturb_similar(labels, emb, rate=1.0, parents={0: "A"}, rng=0)
+    assert noisy.changed[:3].sum() == 0 and np.isnan(noisy.similarity[:3]).all()
+    assert noisy.changed[3:].all()
 
 
 @settings(max_examples=40, deadline=None)
@@ -87,19 +207,26 @@ def test_exact_counts_per_source(n, rate, n_sources, seed):
     labels = np.arange(n) % 4
     emb = rng.normal(size=(n, 3))
     sources = {c: f"s{c % n_sources}" for c in range(4)}
-    noisy = perturb_similar(labels, emb, rate=rate, sources=sources, rng=seed)
-    total = int(np.floor(rate * n + 0.5))
-    assert noisy.n_changed == total
-    # split over the sources by largest remainders, in proportion to their sizes
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # high rates pass some over: counted
+        noisy = perturb_similar(labels, emb, rate=rate, sources=sources, rng=seed)
     src = noisy.to_frame()["noise_source"].to_numpy()
     names = pd.unique(src)
+    # published: each source its own round(rate * size), halves up
+    assert [int(noisy.changed[src == s].sum()) for s in names] == [
+        int(np.floor(rate * (src == s).sum() + 0.5)) for s in names]
+    # in-data: one total split over the sources by largest remainders
+    old = perturb_similar(labels, emb, rate=rate, sources=sources, method="in-data", rng=seed)
+    total = int(np.floor(rate * n + 0.5))
+    assert old.n_changed == total
     sizes = np.array([(src == s).sum() for s in names], float)
     raw = total * sizes / sizes.sum()
     parts = np.floor(raw).astype(int)
     rest = total - parts.sum()
     parts[np.argsort(-(raw - parts), kind="stable")[:rest]] += 1
-    got = [int(noisy.changed[src == s].sum()) for s in names]
-    assert got == parts.tolist()
+    assert [int(old.changed[src == s].sum()) for s in names] == parts.tolist()
 
 
 def test_seeded_and_ids_kept():
@@ -174,13 +301,45 @@ def test_perturb_similar_bad_embeddings():
 
 
 def test_voter_votes_follow_the_pool():
-    # One item, two voters: votes are a multinomial with the voters' mean distribution.
+    # One item, two voters, vote="sample": votes are a multinomial with the voters' mean
+    # distribution.
     pool = np.array([[[0.7, 0.2, 0.1]], [[0.1, 0.3, 0.6]]])
-    soft = voter_labels(pool, n_votes=20_000, labels=[0], rng=4)
+    soft = voter_labels(pool, n_votes=20_000, labels=[0], vote="sample", rng=4)
     counts = soft.probs[0] * 20_000
     expected = pool.mean(axis=0)[0] * 20_000
     assert chisquare(counts, expected).pvalue > 1e-3
     assert soft.probs.sum(axis=1) == pytest.approx(1.0)
+    # the default, CILN's rule: a drawn voter votes its prediction (argmax), so the votes
+    # are a multinomial with the shares of voters predicting each class: (1/2, 0, 1/2)
+    arg = voter_labels(pool, n_votes=20_000, labels=[0], rng=4)
+    assert arg.probs[0, 1] == 0.0
+    assert binomtest(round(arg.probs[0, 0] * 20_000), 20_000, 0.5).pvalue > 1e-3
+
+
+def test_voter_hard_label_is_the_drawn_voters_prediction_as_in_ciln():
+    # CILN §III-A: "select one voter uniformly at random and use its prediction as the
+    # observed label". Voters that all give the true class 0.6 predict it: no noise
+    # (the sampling rule, once the default, gave a noise rate about 0.4).
+    g = np.random.default_rng(0)
+    n = 500
+    y = g.integers(0, 3, n)
+    probs = np.full((3, n, 3), 0.2)
+    probs[:, np.arange(n), y] = 0.6
+    soft = voter_labels(probs, n_votes=7, labels=y, rng=1)
+    assert noise_rate(soft).rate == 0.0
+    np.testing.assert_array_equal(soft.probs, np.eye(3)[y])
+    sampled = voter_labels(probs, n_votes=7, labels=y, vote="sample", rng=1)
+    assert 0.3 < noise_rate(sampled).rate < 0.5
+    # without labels the reference is a drawn voter's prediction; ties go to the lowest
+    # class, as in noise_models.sample_hard_labels
+    mixed = np.array([[[0.5, 0.5], [0.1, 0.9]], [[0.2, 0.8], [0.3, 0.7]]])
+    ref = voter_labels(mixed, n_votes=1, rng=3).reference_labels.to_numpy()
+    assert ref[1] == 1 and ref[0] in (0, 1)
+    firsts = {int(voter_labels(mixed, n_votes=1, rng=s).reference_labels.iloc[0])
+              for s in range(30)}
+    assert firsts == {0, 1}  # voter 1's tie -> 0, voter 2's prediction -> 1
+    with pytest.raises(ValueError, match="vote"):
+        voter_labels(mixed, n_votes=1, vote="mean")
 
 
 def test_voter_labels_from_model_scores_and_logits():
@@ -309,6 +468,36 @@ def test_cli_noise_voters_separability(tmp_path, capsys):
     want = perturb_similar(pd.Series(labels, index=pd.Index(ids, name="item")), emb,
                            rate=0.2, sources={0: "a", 1: "a", 2: "b"}, rng=0)
     np.testing.assert_array_equal(noisy["changed"].to_numpy(), want.changed)
+    # the pool, the parents and the former construction on the command line
+    pool_ids = [f"p{i}" for i in range(30)]
+    pool_y = np.random.default_rng(5).integers(0, 4, 30)
+    pool_emb = np.random.default_rng(6).normal(size=(30, 6))
+    pd.DataFrame({"id": pool_ids, "label": pool_y}).to_csv(tmp_path / "pool.csv", index=False)
+    pframe = pd.DataFrame(pool_emb, columns=[f"e{j}" for j in range(6)])
+    pframe.insert(0, "id", pool_ids)
+    pframe.to_parquet(tmp_path / "pool_emb.parquet", index=False)
+    pd.DataFrame({"class": [0, 1, 3], "parent": ["P", "P", "P"]}).to_csv(
+        tmp_path / "parents.csv", index=False)
+    status, out, err = _run(capsys, "simulate", "noise", tmp_path / "labels.csv",
+                            tmp_path / "emb.parquet", "--rate", "0.2", "--pool",
+                            tmp_path / "pool.csv", tmp_path / "pool_emb.parquet", "--parents",
+                            tmp_path / "parents.csv", "--out", tmp_path / "noisy_pool.csv")
+    assert status == 0, err
+    got = pd.read_csv(tmp_path / "noisy_pool.csv")
+    want = perturb_similar(pd.Series(labels, index=pd.Index(ids, name="item")), emb, rate=0.2,
+                           pool_labels=pd.Series(pool_y, index=pool_ids),
+                           pool_embeddings=pool_emb, parents={0: "P", 1: "P", 3: "P"}, rng=0)
+    np.testing.assert_array_equal(got["changed"].to_numpy(), want.changed)
+    assert got["neighbour"].tolist() == want.to_frame()["neighbour"].tolist()
+    assert (got["label"] == got["clean"]).all()  # labels kept, inputs replaced
+    status, out, err = _run(capsys, "simulate", "noise", tmp_path / "labels.csv",
+                            tmp_path / "emb.parquet", "--rate", "0.2", "--method", "in-data",
+                            "--out", tmp_path / "noisy_old.csv")
+    assert status == 0, err
+    old = perturb_similar(pd.Series(labels, index=pd.Index(ids, name="item")), emb, rate=0.2,
+                          method="in-data", rng=0)
+    np.testing.assert_array_equal(pd.read_csv(tmp_path / "noisy_old.csv")["changed"],
+                                  old.changed)
 
     rng = np.random.default_rng(0)
     probs = rng.dirichlet(np.ones(3), size=120)
@@ -320,6 +509,18 @@ def test_cli_noise_voters_separability(tmp_path, capsys):
     assert status == 0, err
     values = json.loads(out)["sections"]["voters"]["values"]
     assert values["n_voters"] == 2 and 0 < values["delta"] < 1 and values["nth"] > 0
+    pool = np.stack([probs, probs[::-1]])
+    for vote in ("argmax", "sample"):
+        status, out, err = _run(capsys, "simulate", "voters", tmp_path / "m1.npz",
+                                tmp_path / "m2.npz", "--votes", "10", "--labels",
+                                tmp_path / "labels.csv", "--vote", vote, "--format", "json")
+        assert status == 0, err
+        got = json.loads(out)["sections"]["voters"]["values"]
+        want = voter_labels(pool, n_votes=10, labels=labels, vote=vote, rng=0)
+        assert got["vote"] == vote
+        assert got["delta"] == pytest.approx(noise_rate(want).rate, abs=1e-12)
+        if vote == "argmax":
+            assert got["delta"] == values["delta"]  # the default
 
     status, out, err = _run(capsys, "simulate", "separability", tmp_path / "m1.npz",
                             "--noisy", tmp_path / "noisy.csv", "--resamples", "100")

@@ -306,7 +306,10 @@ def _run(capsys, *argv):
 def test_cli_closed_forms(capsys):
     status, out, _ = _run(capsys, "study", "krippendorff_alpha", "--minimum", "0.8",
                           "--categories", "4")
-    assert status == 0 and "139 values" in out
+    # one unit throughout: items (units, each coded by every coder) and their ratings, not
+    # "139 values" beside "about 278 ratings"
+    assert status == 0 and "139 items (units, each coded by all 2 coders)" in out
+    assert "values" not in out and "about 278 ratings" in out
     status, out, _ = _run(capsys, "study", "cohen_kappa", "--expected", "0.85", "--null", "0.7",
                           "--power", "0.8", "--sims", "50", "--bootstrap-sims", "0",
                           "--format", "json")
@@ -343,3 +346,42 @@ def test_cli_bad_input_one_line(capsys, argv, match):
     assert match in err and len(err.strip().splitlines()) == 1
     assert "`" not in err.split("error:", 1)[1].replace("`cohen_kappa`", "").replace(
         "`fleiss_kappa`", "").replace("`conger_kappa`", "")
+
+
+def _flack_max_tau(mrg, kappa):
+    """R irr 0.84.1 `N2.cohen.kappa`'s MaxTau (Flack, Afifi, Lachenbruch & Schouten 1988),
+    ported line by line: the largest Fleiss-Cohen-Everitt SE of kappa over every agreement
+    table with marginals `mrg` (both raters) and the given kappa, by linear programming."""
+    from scipy.optimize import linprog
+
+    mrg = np.asarray(mrg, float)
+    d = len(mrg)
+    pie = float((mrg ** 2).sum())
+    pi0 = kappa + pie * (1 - kappa)
+    part1 = pi0 * (1 - pie) ** 2
+    part3 = (pi0 * pie - 2 * pie + pi0) ** 2
+    m = np.array([[-(1 - pi0) * 2 * mrg[i] * (2 * (1 - pie) - (1 - pi0) * 2 * mrg[i]) if i == j
+                   else (1 - pi0) ** 2 * (mrg[i] + mrg[j]) ** 2 for j in range(d)]
+                  for i in range(d)])
+    rows = [np.kron(np.eye(d)[i], np.ones(d)) for i in range(d)]
+    cols = [np.kron(np.ones(d), np.eye(d)[j]) for j in range(d)]
+    a_eq = np.array(rows + cols + [np.ones(d * d), np.eye(d).ravel()])
+    b_eq = np.r_[mrg, mrg, 1.0, pi0]
+    part2 = -linprog(-m.ravel(), A_eq=a_eq, b_eq=b_eq, bounds=[(0, None)] * d * d).fun
+    return math.sqrt(part1 + part2 - part3) / (1 - pie) ** 2
+
+
+@pytest.mark.parametrize("mrg, k1, k0", [([0.5, 0.5], 0.85, 0.7), ([0.3, 0.7], 0.6, 0.4),
+                                         ([0.2, 0.8], 0.8, 0.5)])
+def test_two_categories_match_flack_et_al(mrg, k1, k0):
+    """With two categories the agreement table is fixed by the marginals and kappa, so
+    Flack et al.'s worst case over tables (irr's N2.cohen.kappa) is Cantor's size: equal.
+    (With more categories N2.cohen.kappa maximises over tables and goldnoise simulates the
+    easy/hard model's table: the README names that difference.)"""
+    from scipy.stats import norm
+
+    t0, t1 = _flack_max_tau(mrg, k0), _flack_max_tau(mrg, k1)
+    flack = math.ceil(((norm.ppf(0.95) * t0 + norm.ppf(0.8) * t1) / (k0 - k1)) ** 2)
+    plan = study_size("cohen_kappa", expected=k1, null=k0, power=0.8, category_shares=mrg,
+                      method="closed-form", n_sims=10, n_bootstrap_sims=0, rng=0)
+    assert plan.n_items == flack

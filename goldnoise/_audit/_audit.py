@@ -139,7 +139,7 @@ def _gold_series(gold: Any) -> pd.Series | None:
 def audit(ratings: Any, *, model: str = "spam", hard: str | None = None,
           gold: Any = None, alpha: float = 0.95, confidence_level: float = 0.95,
           bootstrap: int | None = None, threshold: float | None = None, level: str = "auto",
-          latent: bool = True, n_starts: int = 10, rng: int | None = None,
+          latent: bool = True, n_starts: int = 10, rng: int | None = 0,
           labels_ordered: bool = False, source: str | None = None,
           notes: Sequence[str] = (), calibrate: str | None = None,
           verified: Any = None, coefficients: Sequence[str] | None = None) -> AuditResult:
@@ -181,9 +181,12 @@ def audit(ratings: Any, *, model: str = "spam", hard: str | None = None,
         Fit the latent-class model (and the bracket).
     n_starts : int, default 10
         EM starts of the latent-class fit.
-    rng : int, optional
-        Seed of the EM starts and of the bootstrap (the same seed, the same
-        numbers).
+    rng : int or None, default 0
+        Seed of the EM starts, of the held-out check and of the bootstrap (the
+        same seed, the same numbers). The default is ``goldnoise audit``'s
+        ``--seed`` default, so the function and the command give the same
+        numbers on the same data; the report prints it. ``None`` draws fresh
+        entropy.
     labels_ordered : bool, default False
         Whether the labels' order was declared by the data (an ordered
         categorical column).

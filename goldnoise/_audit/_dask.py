@@ -90,7 +90,7 @@ def dask_audit(lazy: Any, *, source: str | None, model: str, hard: str | None, g
             for s in latent_sections(
                     fitted, gold=None, alpha=alpha, bracket=None,
                     bracket_reason="the agreed-error bracket is not computed with --engine "
-                                   "dask"):
+                                   "dask", seed=rng):
                 report.add(s)
     return dict(gamma=float("nan") if bound is None else float(bound.gamma), report=report,
                 agreement=coefficient_frame(agreement), bound=bound, kappa_audit=None,

@@ -223,8 +223,11 @@ def latent_sections(f: Fitted, *, gold: Any = None, alpha: float, bracket: Any,
         s.lines.append("THE FIT COLLAPSED: " + collapsed[0].split(": ", 1)[-1].split(
             " The best-likelihood")[0] + " Its share of wrong labels below is not to be "
             "trusted; try another model (--model one-coin or confusion).")
+    s.values["seed"] = seed
+    s.values["starts"] = len(fit.start_objectives)
     s.lines += [
-        f"{fit.n_iter} EM iterations, {state}; class shares "
+        f"{fit.n_iter} EM iterations, {state} (best of {len(fit.start_objectives)} starts, "
+        f"seed {seed}); class shares "
         + ", ".join(f"{c} {v:.3f}" for c, v in zip(r.categories, fit.phi, strict=True)),
         f"labels likely wrong: {expected_wrong:.1f} of {r.n_items} expected "
         f"({pct(expected_wrong / r.n_items)}); {likely_wrong} items have a fitted label more "

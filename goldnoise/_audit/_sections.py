@@ -199,10 +199,12 @@ def posterior_figure(bound: Any, alpha: float) -> Any:
     if lo - d <= max(10, (hi - lo) // 5):
         lo = d
     # Every count while there are few; else 400 evenly spaced ones (drawn as a curve).
-    h = (np.arange(lo, hi + 1) if hi - lo <= 400 else
-         np.unique(np.linspace(lo, hi, 400).round().astype(np.int64)))
-    pmf = np.asarray(bound.posterior.pmf(h), dtype=float)
-    return hard_count_posterior(h.tolist(), pmf.tolist(), d=d, t0=t0, alpha=alpha)
+    # Python integers throughout: counts beyond int64 (n = 1e20) stay exact.
+    step = (hi - lo) / 399
+    h = (list(range(lo, hi + 1)) if hi - lo <= 400 else
+         sorted({lo + round(k * step) for k in range(400)}))
+    pmf = np.asarray(bound.posterior.pmf(np.array(h, dtype=object)), dtype=float)
+    return hard_count_posterior(h, pmf.tolist(), d=d, t0=t0, alpha=alpha)
 
 
 def kappa_section(r: Any, bound: Any, *, alpha: float, threshold: float | None,

@@ -43,15 +43,14 @@ def p_text(p: float) -> str:
 def capped_margin(L: Any, gamma: Any, alpha: float) -> tuple[Any, str | None]:
     """The paper's Chebyshev margin, or the exact one where Chebyshev exceeds the hard items.
 
-    Two systems can differ on at most R coin-flip items; with few of them Chebyshev's bound
-    says more than R (e.g. 3.2 items of 1). The exact binomial margin is then used and a
-    note says so.
+    ``L`` is the number of agreed items and ``gamma`` their noise bound, or ``L`` is a
+    ``NoiseBoundResult`` (then ``gamma`` is None and R is its exact ``hidden_hard``).
+    The rule is :func:`noise_models.chance_margin`'s ``method="auto"``: two systems can
+    differ on at most R coin-flip items; with few of them Chebyshev's bound says more
+    than R (e.g. 3.2 items of 1), and the exact binomial margin is used, with a note.
     """
     from noise_models import chance_margin
 
-    margin = chance_margin(L=L, gamma=gamma, alpha=alpha)
-    if margin.margin <= margin.R:
-        return margin, None
-    exact = chance_margin(L=L, gamma=gamma, alpha=alpha, method="exact")
-    return exact, (f"the Chebyshev margin ({margin.margin:.1f} items) exceeds the {margin.R} "
-                   "hard item(s) two systems can differ on; the exact binomial margin is shown")
+    margin = (chance_margin(L, alpha=alpha) if gamma is None
+              else chance_margin(L=L, gamma=gamma, alpha=alpha))
+    return margin, (margin.notes[0] if margin.notes else None)

@@ -16,6 +16,8 @@ Verbs (in the order of :data:`~goldnoise._cli._main.VERBS` and ``goldnoise --hel
                    several conditions, paired intervals of the differences, a verdict
 ``detect``      -- items ranked by how likely their label is wrong, from model scores
 ``crosscheck``  -- a model's label-error ranking beside the annotation model, a verdict
+``judge``       -- may a model replace or join the annotators: swap and join tests with
+                   paired intervals, the Alt-Test, the judge inside the latent-class fit
 ``next``        -- the items that get one more rating (re-annotation policies)
 ``verify``      -- items for expert checks: most likely wrong, and a random sample
 ``certify``     -- a bound on the wrong labels left, from expert-checked items

@@ -148,6 +148,7 @@ def read_table(path: Path, *, sep: str | None = None) -> Any:
         if suffix == ".parquet":
             return pd.read_parquet(path)
         if suffix in (".jsonl", ".ndjson"):
+            _check_json_lines(path)
             return pd.read_json(path, lines=True)
         if suffix in (".csv", ".tsv", ".txt"):
             default = {".csv": ",", ".tsv": "\t", ".txt": None}[suffix]
@@ -157,9 +158,8 @@ def read_table(path: Path, *, sep: str | None = None) -> Any:
             return pd.read_csv(path, sep=use)
     except pd.errors.EmptyDataError:
         raise DataError(f"{path} has no columns (is it empty?)") from None
-    except UnicodeDecodeError:
-        raise DataError(f"{path} is not a text table (it is not UTF-8 text; is it binary?)") \
-            from None
+    except UnicodeDecodeError as exc:
+        raise DataError(not_utf8(path, exc)) from None
     except pd.errors.ParserError as exc:
         raise DataError(f"could not read {path}: {_one_line(exc)}") from None
     except EOFError:
@@ -168,6 +168,42 @@ def read_table(path: Path, *, sep: str | None = None) -> Any:
     except (ValueError, OSError, ImportError) as exc:
         raise DataError(f"could not read {path}: {_one_line(exc)}") from None
     raise UsageError(f"unsupported file type {suffix or path.name!r}: use {SUFFIXES}")
+
+
+def not_utf8(path: Path, exc: UnicodeDecodeError) -> str:
+    """Where a file stops being UTF-8 text, as a line and column, and how to convert it."""
+    where = ""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+        data.decode("utf-8")
+    except UnicodeDecodeError as first:  # the first undecodable byte of the whole file
+        at = first.start
+        line = data.count(b"\n", 0, at) + 1
+        col = at - (data.rfind(b"\n", 0, at) + 1) + 1
+        where = f" (byte 0x{data[at:at + 1].hex()} on line {line}, column {col})"
+    except OSError:
+        pass
+    return (f"{path} is not UTF-8 text{where}: save it as UTF-8 (from Latin-1: iconv -f "
+            f"latin1 -t utf-8 {shlex.quote(str(path))} > new{path.suffix})")
+
+
+def _check_json_lines(path: Path) -> None:
+    """One JSON object per line, or a one-line error naming the line."""
+    import json
+
+    with open(path, encoding="utf-8") as fh:
+        for number, text in enumerate(fh, 1):
+            if not text.strip():
+                continue
+            try:
+                record = json.loads(text)
+            except ValueError:
+                raise DataError(f"{path}, line {number}: not JSON (expected one JSON object "
+                                f"per line): {text.strip()[:40]!r}") from None
+            if not isinstance(record, dict):
+                raise DataError(f"{path}, line {number}: a JSON {type(record).__name__}, not an "
+                                "object (expected one {\"column\": value, ...} per line)")
 
 
 def _one_line(exc: BaseException) -> str:
@@ -311,6 +347,42 @@ def _weight_hint(frame: Any, path: Path) -> None:
                 raise DataError(
                     f"{path}: column {col!r} looks like frequencies (each row standing for "
                     f"that many items), not an annotator: add --weight {shlex.quote(str(col))}")
+
+
+def _metadata_hint(frame: Any, path: Path) -> None:
+    """A column whose values no other column uses is not an annotator (a group, a site...).
+
+    Annotators label from one set of categories; a column such as Gwet's ``Group``
+    (FEMALE/MALE beside raters' a/b/c) or the vcd table's ``Patients`` (Winnipeg/New
+    Orleans beside the neurologists' Certain...Doubtful) shares no value with the other
+    columns, while those share values among themselves. Judged on columns with 5 or more
+    labels, among 3 or more columns.
+    """
+    import itertools
+
+    if frame.shape[1] < 3:
+        return
+
+    def norm(v: Any) -> str:
+        return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
+
+    values = {c: {norm(v) for v in frame[c].dropna().unique()} for c in frame.columns}
+    for col in frame.columns:
+        if frame[col].notna().sum() < 5 or not values[col]:
+            continue
+        others = [c for c in frame.columns if c != col]
+        if any(values[col] & values[o] for o in others):
+            continue
+        if not any(values[a] & values[b] for a, b in itertools.combinations(others, 2)):
+            continue  # no two columns share values: nothing to tell annotators by
+        own = sorted(values[col])
+        theirs = sorted(set().union(*(values[o] for o in others)))
+        raise DataError(
+            f"{path}: column {col!r} shares no value with the other columns (its values "
+            f"{', '.join(own[:4])}{', ...' if len(own) > 4 else ''}; theirs "
+            f"{', '.join(theirs[:4])}{', ...' if len(theirs) > 4 else ''}), so it is not an "
+            f"annotator's labels but a group or other information about the items: add "
+            f"--drop {shlex.quote(str(col))}")
 
 
 def _expand_weights(frame: Any, col: Any, path: Path, notes: list[str]) -> Any:
@@ -480,9 +552,16 @@ def _load_export(path: Path, args: argparse.Namespace) -> LoadedRatings:
     if args.layout != "wide" or args.transpose or args.weight or args.drop or args.rater:
         raise UsageError("--from reads the tool's own layout; --layout, --transpose, --weight, "
                          "--drop and --rater do not apply")
+    if args.item is not None and args.item == args.label:
+        raise UsageError(f"--item and --label both name column {args.item!r}: each must be "
+                         "a different column")
+    if path.is_file() and path.stat().st_size == 0:
+        raise DataError(f"{path} is empty")
     try:
         ratings = Ratings.from_export(path, args.from_tool, item=args.item, label=args.label)
-    except (ValueError, KeyError, OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        raise DataError(not_utf8(path, exc)) from None
+    except (ValueError, KeyError, TypeError, OSError) as exc:
         text = _one_line(exc)
         raise DataError(text if str(path) in text else f"could not read {path}: {text}") from None
     gold_spec = getattr(args, "gold", None)
@@ -636,17 +715,18 @@ def load_ratings(args: argparse.Namespace) -> LoadedRatings:
                 if g is not None and gold_spec is None and args.layout == "wide":
                     notes.append(f"column {g!r} is analysed as an annotator; if it holds gold "
                                  f"labels, add --gold {g}")
+            if frame.shape[1] == 0:  # before the hints, which read the columns
+                raise DataError(f"{path} has no annotator columns left")
             if args.item is None:
                 _wide_hints(frame, path, args.layout)
             elif args.layout == "wide" and len(frame) >= 2:
                 _count_table_hint(frame, path)
-            if frame.shape[1] == 0:
-                raise DataError(f"{path} has no annotator columns left")
             if frame.isna().all().all():
                 raise DataError(f"{path}: every label is missing")
             if args.layout == "counts":
                 ratings = Ratings.from_counts(frame)
             else:
+                _metadata_hint(frame, path)
                 ratings = Ratings.from_wide(_integral_floats(frame),
                                             normalize_labels=normalize)
     except CliError:

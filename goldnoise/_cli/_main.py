@@ -10,7 +10,7 @@ import warnings
 from collections.abc import Sequence
 from types import ModuleType
 
-from goldnoise._cli._errors import CliError
+from goldnoise._cli._errors import CliError, DataError
 from goldnoise._cli._output import add_output_arguments, check_outputs, emit
 
 #: The verbs, in the order ``goldnoise --help`` lists them; each is ``goldnoise/_cli/<name>.py``.
@@ -25,6 +25,7 @@ VERBS: tuple[str, ...] = (
     "consistency",
     "detect",
     "crosscheck",
+    "judge",
     "next",
     "verify",
     "certify",
@@ -151,7 +152,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         _quiet_stdout()
         return 0
     except CliError as exc:
-        print(f"goldnoise: error: {_in_cli_words(exc, one_line=False)}", file=sys.stderr)
+        text = _in_cli_words(exc, one_line=False)
+        if isinstance(exc, DataError) and "--" not in text:
+            text = _with_file(text, args)  # a data problem names its file
+        print(f"goldnoise: error: {text}", file=sys.stderr)
         return exc.exit_status
     except KeyboardInterrupt:
         print("goldnoise: interrupted", file=sys.stderr)
@@ -162,8 +166,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, TypeError) as exc:
         if os.environ.get("GOLDNOISE_TRACEBACK"):
             raise
-        print(f"goldnoise: error: {_in_cli_words(exc)}", file=sys.stderr)
+        print(f"goldnoise: error: {_with_file(_in_cli_words(exc), args)}", file=sys.stderr)
         return 1
     return 0
+
+
+def _with_file(message: str, args: argparse.Namespace) -> str:
+    """A message that reached the top without naming a file gets the input file(s) named.
+
+    The readers name the file, line and what they expected; this is the net under them, so
+    that a library's own words (``invalid literal for int()``) never stand alone.
+    """
+    from goldnoise._cli._output import input_files
+
+    files = [str(p) for p in input_files(args)]
+    if not files or any(f in message for f in files) or any(
+            os.path.basename(f) in message for f in files):
+        return message
+    if "no such file" in message or os.sep in message:
+        return message  # it names a file of its own (perhaps one that does not exist)
+    return f"{', '.join(files[:3])}: {message}"
 
 

@@ -84,30 +84,55 @@ def _render_any(report: Report, fmt: str) -> str:
 _OUTPUT_OPTIONS = ("out", "report", "plot")
 
 
-def _input_paths(args: argparse.Namespace) -> list[Path]:
-    """Every existing file a verb's arguments name (ratings, scores, labels, gold, ...)."""
+def input_files(args: argparse.Namespace) -> list[Path]:
+    """Every existing file a verb's arguments name (ratings, scores, labels, gold, ...), as
+    given."""
     found = []
     for key, value in vars(args).items():
         if key.startswith("_") or key in _OUTPUT_OPTIONS:
             continue
         for v in (value if isinstance(value, list) else [value]):
             if isinstance(v, (str, Path)) and str(v) and Path(v).is_file():
-                found.append(Path(v).resolve())
+                found.append(Path(v))
     return found
+
+
+def _input_paths(args: argparse.Namespace) -> list[Path]:
+    """:func:`input_files`, resolved."""
+    return [p.resolve() for p in input_files(args)]
+
+
+def _is_input(path: Path | str, inputs: list[Path]) -> bool:
+    """Whether ``path`` is one of ``inputs``: the same path, or the same file under another
+    name (a hard link, which resolved paths do not reveal)."""
+    import os
+
+    target = Path(path)
+    if target.resolve() in inputs:
+        return True
+    if not target.exists():
+        return False
+    for p in inputs:
+        try:
+            if os.path.samefile(target, p):
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def check_outputs(args: argparse.Namespace) -> None:
     """Before any work: refuse an output that would overwrite an input, or whose format
     cannot be told from its suffix."""
-    inputs = set(_input_paths(args))
+    inputs = _input_paths(args)
     out = getattr(args, "out", None)
     for key in ("out", "report"):
         value = getattr(args, key, None)
-        if value is not None and Path(value).resolve() in inputs:
+        if value is not None and _is_input(value, inputs):
             raise UsageError(f"--{key} {value} is one of the input files: it would be "
                              "overwritten; write the output to another file")
     plot = getattr(args, "plot", None)
-    if plot is not None and Path(plot).resolve() in inputs:
+    if plot is not None and _is_input(plot, inputs):
         raise UsageError(f"--plot {plot} is an input file; give a folder for the plots")
     if out is not None and _BY_SUFFIX.get(Path(out).suffix.lower()) is None \
             and getattr(args, "format", None) is None:
@@ -130,15 +155,23 @@ def emit(report: Report, args: argparse.Namespace, *, stdout: TextIO | None = No
         if out_fmt is None:
             raise UsageError(f"cannot tell the format of --out {out!r} from its suffix; add "
                              f"--format {{{','.join(FORMATS)}}}")
+        besides = []
+        if out_fmt in ("csv", "parquet") and report.primary is not None:
+            besides = [(table_path, path.with_name(f"{path.name.removesuffix(path.suffix)}."
+                                                   f"{table_path.split('/')[1]}{path.suffix}"))
+                       for table_path in report.companions]
+        inputs = _input_paths(args)
+        for _, beside in besides:  # before writing anything
+            if _is_input(beside, inputs):
+                raise UsageError(f"--out {out} would also write {beside}, one of the input "
+                                 "files, beside it; write the output to another name")
         if out_fmt == "parquet":
             _write_table(report, report.primary, path)
         else:
             _write(path, _render_any(report, out_fmt))
         print(f"goldnoise: wrote {path} ({out_fmt})", file=stderr)
-        if out_fmt in ("csv", "parquet") and report.primary is not None:
-            for table_path in report.companions:
-                beside = path.with_name(f"{path.name.removesuffix(path.suffix)}."
-                                        f"{table_path.split('/')[1]}{path.suffix}")
+        if besides:
+            for table_path, beside in besides:
                 if out_fmt == "csv":
                     _write(beside, render_table_csv(report.table(table_path)))
                 else:

@@ -26,6 +26,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the paper's confidence alpha of the bound")
 
 
+def _small(gamma: float) -> str:
+    """Four decimals, or three significant digits where four decimals would print 0.0000
+    (a billion items and beyond)."""
+    return f"{gamma:.4f}" if gamma == 0 or gamma >= 5e-5 else f"{gamma:.3g}"
+
+
 def run(args: argparse.Namespace) -> Report:
     from noise_models import noise_bound
 
@@ -52,14 +58,14 @@ def run(args: argparse.Namespace) -> Report:
         f"{res.agreed} of {res.n} items agreed on, {res.d} disagreed; a hard item comes out "
         f"agreed with chance p = {p_text(res.p)}",
         f"with confidence {res.alpha:g}, at most {res.hidden_hard} of the {res.agreed} agreed "
-        f"items are hidden coin-flips: gamma = {res.gamma:.4f} ({pct(res.gamma)})",
+        f"items are hidden coin-flips: gamma = {_small(res.gamma)} ({pct(res.gamma)})",
         f"(all hard items, agreed or not: at most t0 = {res.t0})",
     ]
     from goldnoise._audit._sections import posterior_figure
 
     s.figures.append(posterior_figure(res, args.alpha))
     m = report.add(Section("margin", "Comparing two systems on the agreed items"))
-    margin, margin_note = capped_margin(res.agreed, res.gamma, args.alpha)
+    margin, margin_note = capped_margin(res, None, args.alpha)
     m.values.update({"margin": margin.margin, "share": margin.share, "sigma": margin.sigma,
                      "hard_items": margin.R, "method": margin.method})
     m.lines.append(f"two systems equally good on easy items can differ by chance by up to "

@@ -40,6 +40,19 @@ def _looks(text: str):
             f"{text!r}") from None
 
 
+#: The columns of a design file that the certificate reads.
+DESIGN_NEEDS = ("item", "stratum", "inclusion_probability", "stratum_size", "stratum_sample")
+
+
+def _same_file(a: str, b: object) -> bool:
+    import os
+
+    try:
+        return os.path.samefile(a, str(b))
+    except OSError:
+        return False
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_ratings_arguments(parser, gold=False)
     g = parser.add_argument_group("certificate")
@@ -75,7 +88,27 @@ def run(args: argparse.Namespace) -> Report:
 
         if not Path(args.design).is_file():
             raise DataError(f"--design {args.design}: no such file")
+        if args.file is not None and _same_file(args.design, args.file):
+            raise DataError(f"--design {args.design} is the ratings file; --design takes the "
+                            "file `goldnoise verify --out` wrote (strata and inclusion "
+                            "probabilities), or leave it out for a simple random sample")
         design = read_table(Path(args.design))
+        missing = [c for c in DESIGN_NEEDS if c not in design.columns]
+        if missing:
+            raise DataError(
+                f"--design {args.design} lacks the column(s) {', '.join(missing)} (it has "
+                f"{', '.join(map(str, list(design.columns)[:8]))}): --design takes the file "
+                "`goldnoise verify --out` wrote, keyed by its 'item' column")
+        import pandas as pd
+
+        for col in ("inclusion_probability", "stratum_size", "stratum_sample"):
+            values = pd.to_numeric(design[col], errors="coerce")
+            bad = values.isna() & design[col].notna() | design[col].isna()
+            if bad.any():
+                row = list(bad).index(True)  # the first bad row
+                raise DataError(f"--design {args.design}, row {row + 2}: column {col!r} holds "
+                                f"{design[col].iloc[row]!r}, not a number")
+            design[col] = values
         by_text = {str(i): i for i in r.items}
         design["item"] = [by_text.get(str(i), i) for i in design["item"]]
     try:

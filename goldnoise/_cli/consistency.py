@@ -111,6 +111,17 @@ def _read(args: argparse.Namespace):
                              f"{names} (name them with --conditions)")
         both = read_conll([gold_path, *files], annotators=["gold", *names], scheme=args.scheme,
                           tag_column=args.tag_column)
+        # A file without a probe document would count that document's gold spans as
+        # misses: refuse it, as a score file lacking tokens is refused.
+        probe = [d for a, d in both.coverage if a == "gold"]
+        for name, f in zip(names, files, strict=True):
+            have = {d for a, d in both.coverage if a == name}
+            lacking = sorted((d for d in probe if d not in have), key=str)
+            if lacking:
+                raise DataError(f"{f} lacks {len(lacking)} of the {len(probe)} documents of "
+                                f"the probe set {gold_path} (e.g. document {lacking[0]}, "
+                                "counted from 1): predict every probe document (its spans "
+                                "would count as misses)")
         return _only(both, set(names)), _only(both, {"gold"}), names
     gold = _renumbered(read_conll(gold_path, annotators=["gold"], scheme=args.scheme,
                                   tag_column=args.tag_column), f"{gold_path.stem}:")

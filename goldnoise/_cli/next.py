@@ -43,10 +43,18 @@ def run(args: argparse.Namespace) -> Report:
     from goldnoise._cli._errors import DataError
     from simulation import next_batch
 
+    import warnings
+
+    from _goldnoise_lib.errors import GoldnoiseWarning
+
     loaded = load_ratings(args)
     try:
-        batch = next_batch(loaded.ratings, size=args.size, policy=args.policy,
-                           posterior=args.posterior, rng=args.seed)
+        with warnings.catch_warnings():
+            # the note below says it in the command's words
+            warnings.filterwarnings("ignore", message="`size` = .* asks for more items",
+                                    category=GoldnoiseWarning)
+            batch = next_batch(loaded.ratings, size=args.size, policy=args.policy,
+                               posterior=args.posterior, rng=args.seed)
     except ValueError as exc:
         raise DataError(f"{loaded.source}: {as_option_message(exc, OPTIONS)}") from None
     report = Report("next", f"goldnoise next: {loaded.source}",

@@ -34,7 +34,9 @@ DESCRIPTION = (
 NOISE_DESCRIPTION = (
     "Similarity-based instance-dependent noise (NoisywikiHow): each item's most similar item of "
     "another class (cosine similarity of its embedding); within each noise source the RATE "
-    "share of items most similar to another class take that neighbour's class. Writes every "
+    "share of items most similar to another class are corrupted: with --pool (NoisywikiHow) "
+    "they keep their label and take the input of their most similar pool item, else they "
+    "take their neighbour's class (a changed item's neighbour is never changed). Writes every "
     "item with its new label, the clean one, and the provenance of each change (neighbour, "
     "similarity, source).\n\n"
     "Examples:\n"
@@ -52,7 +54,8 @@ SEPARABILITY_DESCRIPTION = (
 
 VOTERS_DESCRIPTION = (
     "Voter pools (CILN): each model's predicted distribution is a voter; per item, --votes "
-    "votes are drawn (a voter uniformly, then a class from its distribution). Writes the soft "
+    "votes are drawn: a voter uniformly, and its prediction (the most probable class, CILN's "
+    "rule), or with --vote sample a class drawn from its distribution. Writes the soft "
     "labels (vote shares) and the reference label per item, and reports the noise rate delta "
     "and nth when true labels are given.\n\n"
     "Examples:\n"
@@ -109,8 +112,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     n.add_argument("--sources", metavar="FILE",
                    help="noise sources: a file with a class column and a source column "
                         "(default: one source)")
-    n.add_argument("--id-column", default="id", metavar="NAME",
-                   help="id column of LABELS and of the embeddings file")
+    n.add_argument("--pool", nargs=2, metavar=("POOL_LABELS", "POOL_EMBEDDINGS"),
+                   help="a separate pool of candidates (NoisywikiHow): its labels and its "
+                        "vectors, as LABELS and EMBEDDINGS; the hard cases keep their label "
+                        "and take a pool item's input")
+    n.add_argument("--parents", metavar="FILE",
+                   help="parent classes: a file with a class column and a parent column; an "
+                        "item of a class with a parent takes candidates of its sibling "
+                        "classes only")
+    n.add_argument("--method", choices=("published", "in-data"), default="published",
+                   help="published (default): NoisywikiHow's construction, each source "
+                        "round(RATE x size), no swaps; in-data: the construction of earlier "
+                        "versions (one count split over the sources, mutual neighbours swap)")
+    n.add_argument("--id-column", default=None, metavar="NAME",
+                   help="id column of LABELS and of the embeddings file (default: 'id'; for "
+                        "LABELS without one, its first column)")
     n.add_argument("--label-column", metavar="NAME",
                    help="label column of LABELS (default: the first column that is not the id)")
     n.add_argument("--seed", type=count("--seed", 0), default=0,
@@ -133,6 +149,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     v.add_argument("--id-column", default="id", metavar="NAME", help="id column of the files")
     v.add_argument("--model-column", metavar="NAME",
                    help="column naming the model of each row, for a file holding several")
+    v.add_argument("--vote", choices=("argmax", "sample"), default="argmax",
+                   help="how a drawn voter votes: its most probable class (argmax, CILN's "
+                        "rule; default) or a class drawn from its distribution (sample)")
     v.add_argument("--seed", type=count("--seed", 0), default=0, help="random seed")
     add_output_arguments(v)
 
@@ -186,7 +205,11 @@ def _params(args: argparse.Namespace) -> dict:
             if not k.startswith("_") and k not in ("command", "format", "out", "quiet")}
 
 
-def _id_label_series(path: str, id_column: str, label_column: str | None, what: str):
+def _id_label_series(path: str, id_column: str | None, label_column: str | None, what: str,
+                     *, fallback: str = "id"):
+    """Ids and one label column of ``path``. ``id_column`` given must exist (a wrong name
+    used to fall back to the first column without a word); None looks for ``fallback``,
+    else takes the first column."""
     from pathlib import Path
 
     import pandas as pd
@@ -195,7 +218,12 @@ def _id_label_series(path: str, id_column: str, label_column: str | None, what: 
     from goldnoise._cli._input import read_table
 
     frame = read_table(Path(path))
-    ids = id_column if id_column in frame.columns else frame.columns[0]
+    if id_column is not None and id_column not in frame.columns:
+        raise DataError(f"{path} has no id column {id_column!r} (columns: "
+                        f"{', '.join(map(str, list(frame.columns)[:8]))}); name it with "
+                        "--id-column")
+    name = id_column if id_column is not None else fallback
+    ids = name if name in frame.columns else frame.columns[0]
     rest = [c for c in frame.columns if c != ids]
     if label_column is not None:
         if label_column not in frame.columns:
@@ -213,6 +241,29 @@ def _id_label_series(path: str, id_column: str, label_column: str | None, what: 
     return series
 
 
+def _embeddings_file(path: str, items, id_column: str):
+    """One vector per labelled item, in the labels' order, read by ``id_column``."""
+    from pathlib import Path
+
+    import numpy as np
+
+    from goldnoise._cli._errors import DataError
+    from simulation import load_scores
+
+    p = Path(path)
+    if p.suffix.lower() in (".csv", ".tsv", ".parquet"):
+        from goldnoise._cli._input import read_table
+
+        head = read_table(p)
+        if id_column not in head.columns:
+            raise DataError(f"{path} has no id column {id_column!r} (columns: "
+                            f"{', '.join(map(str, list(head.columns)[:8]))}); name it with "
+                            "--id-column")
+    ids = items.to_numpy() if p.suffix.lower() == ".npy" else None
+    scores = load_scores(p, items=items, kind="logits", ids=ids, id_column=id_column)
+    return np.asarray(scores.values[0], dtype=np.float64)
+
+
 def _run_noise(args: argparse.Namespace) -> Report:
     from pathlib import Path
 
@@ -222,17 +273,36 @@ def _run_noise(args: argparse.Namespace) -> Report:
     labels = _id_label_series(args.labels, args.id_column, args.label_column, "label")
     sources = None
     if args.sources is not None:
-        src = _id_label_series(args.sources, "class", None, "source")
+        src = _id_label_series(args.sources, None, None, "source", fallback="class")
         sources = {k: v for k, v in src.items()}
         # class names read from text files: match the labels' own values by their text
         by_text = {str(k): v for k, v in sources.items()}
         sources = {c: by_text.get(str(c)) for c in labels.unique() if str(c) in by_text}
+    parents = None
+    if args.parents is not None:
+        par = _id_label_series(args.parents, "class", None, "parent")
+        parents = {str(k): v for k, v in par.items()}
+    pool_labels = pool_embeddings = None
+    if args.pool is not None:
+        pool_labels = _id_label_series(args.pool[0], args.id_column, args.label_column,
+                                       "label")
+        pool_embeddings = args.pool[1]
+        if not Path(pool_embeddings).is_file():
+            raise DataError(f"no such file: {pool_embeddings}")
+    if parents is not None:  # class names read from text files: match them by their text
+        names = [*labels.unique(), *([] if pool_labels is None else pool_labels.unique())]
+        parents = {c: parents[str(c)] for c in names if str(c) in parents}
     if not Path(args.embeddings).is_file():
         raise DataError(f"no such file: {args.embeddings}")
     try:
-        noisy = perturb_similar(labels, args.embeddings, rate=args.rate, sources=sources,
-                                rng=args.seed)
-    except (TypeError, ValueError) as exc:
+        # Read here, by --id-column, and pass the vectors: perturb_similar then checks them
+        # as it checks an array (zero rows, NaN), which it did not for a path.
+        embeddings = _embeddings_file(args.embeddings, labels.index,
+                                      args.id_column or "id")
+        noisy = perturb_similar(labels, embeddings, rate=args.rate, sources=sources,
+                                pool_labels=pool_labels, pool_embeddings=pool_embeddings,
+                                parents=parents, method=args.method, rng=args.seed)
+    except (TypeError, ValueError, OSError) as exc:
         raise DataError(" ".join(str(exc).split())) from None
     frame = noisy.to_frame().reset_index()
     report = Report("simulate", f"goldnoise simulate noise: {args.labels}, rate {args.rate:g}",
@@ -240,9 +310,11 @@ def _run_noise(args: argparse.Namespace) -> Report:
     s = report.add(Section("noise", "Similarity-based noise (NoisywikiHow)"))
     per = frame.groupby("noise_source")["changed"].agg(["size", "sum"]).reset_index()
     s.values.update({"n_items": len(frame), "n_changed": noisy.n_changed, "rate": args.rate})
-    s.lines.append(f"{noisy.n_changed} of {len(frame)} items changed to the class of their most "
-                   f"similar item of another class ({len(per)} noise source"
-                   f"{'s' if len(per) != 1 else ''})")
+    what = ("had their input replaced by their most similar pool item of another class "
+            "(labels kept)" if args.pool is not None
+            else "changed to the class of their most similar item of another class")
+    s.lines.append(f"{noisy.n_changed} of {len(frame)} items {what} ({len(per)} noise source"
+                   f"{'s' if len(per) != 1 else ''}; {args.method} construction)")
     s.tables.append(Table("sources", [Column("noise_source", "source", align="<"),
                                       Column("size", "items"), Column("sum", "changed")],
                           per.to_dict("records"), title="per noise source"))
@@ -251,13 +323,16 @@ def _run_noise(args: argparse.Namespace) -> Report:
             Column("label", "noisy", align="<"), Column("neighbour", "neighbour", align="<"),
             Column("similarity", "similarity", ".4f"), Column("noise_source", "source",
                                                               align="<")]
+    if "neighbour_class" in frame:
+        cols.insert(4, Column("neighbour_class", "its class", align="<"))
     s.tables.append(Table("changed", cols, changed.to_dict("records"),
                           title="changed items, most similar first", shown=10))
     s.tables.append(Table("items", [*cols, Column("changed", "changed")],
                           frame.to_dict("records"), title="every item, in the order of LABELS",
                           shown=5))
-    s.notes.append("the paper swaps the input for the neighbour's and keeps the label; with "
-                   "labels only, the label takes the neighbour's class")
+    if args.pool is None:
+        s.notes.append("the paper replaces the input by a pool item's and keeps the label; "
+                       "without a pool (--pool), the label takes the neighbour's class")
     return report
 
 
@@ -288,10 +363,18 @@ def _run_voters(args: argparse.Namespace) -> Report:
     from noise_models import noise_rate, noise_transition_heterogeneity
     from simulation import load_scores, voter_labels
 
+    from pathlib import Path
+
+    for path in args.scores:  # every one, not only the first (a later one raised a traceback)
+        if not Path(path).is_file():
+            raise DataError(f"no such score file: {path}")
     items = _score_ids(args.scores[0], args.id_column)
     truth = None
     if args.labels is not None:
-        truth = _id_label_series(args.labels, args.id_column, None, "label")
+        # the default "id" may be absent from the labels file (its first column is then the
+        # id, as before); a name given must be there
+        truth = _id_label_series(args.labels, None if args.id_column == "id" else
+                                 args.id_column, None, "label")
         items = truth.index.to_numpy()
     try:
         scores = load_scores(list(args.scores), items=items, id_column=args.id_column,
@@ -303,8 +386,9 @@ def _run_voters(args: argparse.Namespace) -> Report:
                 raise DataError(f"labels {bad[:5]} are not classes of the scores "
                                 f"{list(known)[:10]}")
             truth = truth.map(lambda v: known[str(v)])
-        soft = voter_labels(scores, n_votes=args.votes, labels=truth, rng=args.seed)
-    except (TypeError, ValueError) as exc:
+        soft = voter_labels(scores, n_votes=args.votes, labels=truth, vote=args.vote,
+                            rng=args.seed)
+    except (TypeError, ValueError, OSError) as exc:
         raise DataError(" ".join(str(exc).split())) from None
     frame = soft.to_frame().reset_index()
     report = Report("simulate", f"goldnoise simulate voters: {scores.n_models} voters, "
@@ -312,9 +396,12 @@ def _run_voters(args: argparse.Namespace) -> Report:
                     primary="voters/items")
     s = report.add(Section("voters", "Voter-pool soft labels (CILN)"))
     s.values.update({"n_items": soft.n_instances, "n_voters": scores.n_models,
-                     "n_votes": args.votes})
+                     "n_votes": args.votes, "vote": args.vote})
+    how = ("each vote a drawn voter's most probable class" if args.vote == "argmax"
+           else "each vote a class drawn from a drawn voter's distribution")
     s.lines.append(f"{soft.n_instances} items, {scores.n_models} voters "
-                   f"({', '.join(map(str, scores.model_names))}), {args.votes} votes each")
+                   f"({', '.join(map(str, scores.model_names))}), {args.votes} votes each "
+                   f"({how})")
     if truth is not None:
         rate = noise_rate(soft)
         nth = noise_transition_heterogeneity(soft)

@@ -40,6 +40,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="largest expected half-width of the interval")
     g.add_argument("--width", type=real("--width", 0.0, 4.0), metavar="W",
                    help="largest expected full width of the interval (= 2 x half-width)")
+    g.add_argument("--assurance", type=real("--assurance", 0.0, 1.0), metavar="P",
+                   help="with --half-width/--width: plan for the size at which this share of "
+                        "studies (e.g. 0.8) reach the width; without it the *mean* half-width "
+                        "is planned for, which about half of the studies miss")
     g.add_argument("--null", type=real("--null", -1.0, 1.0), metavar="K0",
                    help="value under the null hypothesis (with --power)")
     g.add_argument("--power", type=probability("--power"), help="power wanted (with --null)")
@@ -48,13 +52,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     d = parser.add_argument_group("design")
     d.add_argument("--expected", type=real("--expected", -1.0, 1.0), metavar="K",
                    help="the coefficient's expected value (a pilot file gives it otherwise)")
-    d.add_argument("--raters", type=count("--raters", 2), default=2, help="annotators per item")
-    d.add_argument("--categories", type=count("--categories", 2), default=2,
-                   help="equally likely categories (unless --shares)")
+    d.add_argument("--raters", type=count("--raters", 2), default=None,
+                   help="annotators per item (default: 2, or the pilot's; given, it wins over "
+                        "the pilot's)")
+    d.add_argument("--categories", type=count("--categories", 2), default=None,
+                   help="equally likely categories (default: 2; with --shares, as many as "
+                        "the shares)")
     d.add_argument("--shares", type=real("--shares", 0.0, 1.0), nargs="+", metavar="SHARE",
                    help="category shares, e.g. 0.7 0.2 0.1")
-    d.add_argument("--missing", type=real("--missing", 0.0, 0.99), default=0.0,
-                   help="share of ratings missing at random")
+    d.add_argument("--missing", type=real("--missing", 0.0, 0.99), default=None,
+                   help="share of ratings missing at random (default: 0, or the pilot's; "
+                        "given, it wins over the pilot's)")
     d.add_argument("--level", choices=("nominal", "ordinal", "interval", "ratio"),
                    help="Krippendorff's alpha: level of measurement")
     d.add_argument("--chance", choices=("shares", "uniform"), default="shares",
@@ -119,7 +127,7 @@ def run(args: argparse.Namespace) -> Report:
               missing=args.missing, level=args.level, confidence_level=args.confidence_level,
               method=args.method, n_sims=args.sims, n_bootstrap_sims=args.bootstrap_sims,
               n_resamples=args.resamples, max_items=args.max_items, chance=args.chance,
-              pilot=pilot, rng=args.seed)
+              pilot=pilot, rng=args.seed, assurance=args.assurance)
     goals = [name for name, given in (("--half-width/--width", target is not None),
                                       ("--null/--power", args.null is not None
                                        or args.power is not None),
@@ -132,7 +140,10 @@ def run(args: argparse.Namespace) -> Report:
     try:
         plan = study_size(args.coefficient, **kw)
     except (TypeError, ValueError) as exc:
-        raise UsageError(_cli_words(str(exc))) from None
+        text = _cli_words(str(exc))
+        if source and source not in text:
+            text = f"the pilot {source}: {text}"  # what the pilot gave is part of the plan
+        raise UsageError(text) from None
 
     title = f"goldnoise study: {args.coefficient}"
     if source:
@@ -142,7 +153,7 @@ def run(args: argparse.Namespace) -> Report:
                                 if not k.startswith("_") and not callable(v)})
     s = report.add(Section("plan", "How many items"))
     s.values.update({k: v for k, v in plan.to_dict().items() if k != "table"})
-    s.lines.append(_headline(plan))
+    s.lines.append(_cli_words(_headline(plan)))
     s.lines.append(f"{plan.n_raters} annotators, {plan.n_categories} categories; about "
                    f"{plan.n_ratings:,.0f} ratings")
     if plan.n_range is not None:
@@ -154,6 +165,8 @@ def run(args: argparse.Namespace) -> Report:
     cols = [Column("stage", "stage", align="<"), Column("n_items", "items"),
             Column("interval", "interval", align="<"), Column("n_sims", "studies"),
             Column("coverage", "coverage", ".3f"), Column("mean_half_width", "half-width", ".4f")]
+    if "reach_share" in plan.table:
+        cols.append(Column("reach_share", "reach target", ".3f"))
     if "power" in plan.table:
         cols.append(Column("power", "power", ".3f"))
     if plan.goal != "minimum":
@@ -172,7 +185,7 @@ def run(args: argparse.Namespace) -> Report:
                                category_shares=args.shares, missing=args.missing,
                                level=args.level, confidence_level=args.confidence_level,
                                n_sims=args.sims, n_bootstrap_sims=0, max_items=args.max_items,
-                               chance=args.chance, rng=args.seed)
+                               chance=args.chance, rng=args.seed, assurance=args.assurance)
         except (TypeError, ValueError) as exc:
             raise UsageError(_cli_words(str(exc))) from None
         ts = report.add(Section("tradeoff", "More items or more annotators"))
@@ -189,10 +202,10 @@ def run(args: argparse.Namespace) -> Report:
 
 def _headline(plan) -> str:
     if plan.goal == "minimum":
-        return (f"{plan.n_items} values for alpha above {plan.minimum:g} at p = "
-                f"{plan.significance:g} (Bloch & Kraemer's closed form)")
-    what = (f"a {plan.confidence_level:.0%} interval half-width of at most {plan.target:g}"
-            if plan.goal == "width" else
+        return (f"{plan.n_items} items (units, each coded by all {plan.n_raters} coders) for "
+                f"alpha above {plan.minimum:g} at p = {plan.significance:g} (Bloch & "
+                "Kraemer's closed form)")
+    what = (plan.width_goal() if plan.goal == "width" else
             f"power {plan.power:g} against {plan.null:g} at significance {plan.significance:g}")
     rec = "" if plan.recommended_interval is None else (
         f"; report the {plan.recommended_interval} interval (coverage {plan.coverage:.3f} at "
@@ -209,7 +222,7 @@ _OPTIONS = {"target": "--half-width", "expected": "--expected", "n_raters": "--r
             "missing": "--missing", "max_items": "--max-items", "null": "--null",
             "power": "--power", "minimum": "--minimum", "significance": "--significance",
             "level": "--level", "method": "--method", "pilot": "FILE", "chance": "--chance",
-            "n_sims": "--sims", "raters": "--tradeoff"}
+            "n_sims": "--sims", "raters": "--tradeoff", "assurance": "--assurance"}
 
 
 def _cli_words(message: str) -> str:
@@ -220,4 +233,4 @@ def _cli_words(message: str) -> str:
     text = re.sub(r"`(\w+)`", lambda m: _OPTIONS.get(m.group(1), m.group(0)), text)
     text = re.sub(r"alternative='([\w-]+)'", r"--alternative \1", text)
     return text.replace("method='simulation'", "--method simulation").replace(
-        "n_raters=", "--raters ")
+        "n_raters=", "--raters ").replace("study_tradeoff shows", "--tradeoff shows")

@@ -36,7 +36,7 @@ special = lazy_module("scipy.special")
 
 __all__ = ["ChanceMarginResult", "chance_margin"]
 
-_METHODS = ("chebyshev", "normal", "exact")
+_METHODS = ("auto", "chebyshev", "normal", "exact")
 
 
 @dataclass(frozen=True, repr=False)
@@ -60,6 +60,10 @@ class ChanceMarginResult(Result):
     alpha : float
         Probability that the chance difference stays within the margin.
     method : {"chebyshev", "normal", "exact"}
+        The bound the margin comes from (``method="auto"`` resolves to
+        ``"chebyshev"`` or ``"exact"``).
+    notes : tuple of str
+        Why the bound differs from the one asked for (empty otherwise).
 
     ``to_frame()``: one row of the scalar fields of :meth:`to_dict`.
     """
@@ -71,6 +75,7 @@ class ChanceMarginResult(Result):
     L: int | None
     alpha: float
     method: str
+    notes: tuple[str, ...] = ()
 
     _headline = "margin"
 
@@ -98,14 +103,29 @@ class ChanceMarginResult(Result):
     def to_dict(self) -> dict[str, Any]:
         """The fields as a plain dict."""
         return {"margin": self.margin, "share": self.share, "sigma": self.sigma, "R": self.R,
-                "L": self.L, "alpha": self.alpha, "method": self.method}
+                "L": self.L, "alpha": self.alpha, "method": self.method,
+                "notes": list(self.notes)}
 
+    def to_frame(self) -> Any:
+        """One row of the scalar fields (the notes joined by "; ")."""
+        import pandas as pd
 
+        row = {k: v for k, v in self.to_dict().items() if k != "notes"}
+        row["notes"] = "; ".join(self.notes)
+        return pd.DataFrame([row])
 
-    def __repr__(self) -> str:
+    def summary(self) -> str:
+        """The margin, its share of L and its bound, with the notes."""
+        return "\n".join([self._line()] + [f"  note: {n}" for n in self.notes])
+
+    def _line(self, notes: str = "") -> str:
         share = f" ({100 * self.share:.2f}% of L={self.L})" if self.share is not None else ""
         return (f"ChanceMarginResult(margin={self.margin:.4g} items{share}, sigma="
-                f"{self.sigma:.4g}, R={self.R}, alpha={self.alpha:g}, method={self.method!r})")
+                f"{self.sigma:.4g}, R={self.R}, alpha={self.alpha:g}, method={self.method!r}"
+                f"{notes})")
+
+    def __repr__(self) -> str:
+        return self._line("".join(f"; note: {n}" for n in self.notes))
 
 
 def _exact_margin(R: int, alpha: float) -> int:
@@ -129,7 +149,7 @@ def _exact_margin(R: int, alpha: float) -> int:
 @validate_params(L=Count(1, optional=True), gamma=Probability(optional=True), alpha=Alpha(),
                  method=Option(_METHODS))
 def chance_margin(R: Any = None, *, L: Any = None, gamma: Any = None, alpha: float = 0.95,
-                  method: str = "chebyshev") -> ChanceMarginResult:
+                  method: str = "auto") -> ChanceMarginResult:
     """Margin a difference between two systems must exceed to beat coin-flip noise (SPEC §2.7).
 
     Parameters
@@ -146,7 +166,13 @@ def chance_margin(R: Any = None, *, L: Any = None, gamma: Any = None, alpha: flo
         noise of 1e-9 ignored).
     alpha : float, default 0.95
         Probability that a chance difference stays within the margin, in (0, 1).
-    method : {"chebyshev", "normal", "exact"}, default "chebyshev"
+    method : {"auto", "chebyshev", "normal", "exact"}, default "auto"
+        ``"auto"``: the paper's Chebyshev margin, or the exact one where
+        Chebyshev's exceeds ``R`` (two systems cannot differ on more than the
+        R coin-flip items; e.g. ``noise_bound(10, 9, 0.5)`` leaves R = 1 and a
+        Chebyshev margin of 3.2 items, 316% of the agreed item): the result's
+        ``method`` says which, and its ``notes`` why -- the rule ``goldnoise
+        bound``/``audit`` apply;
         ``"chebyshev"``: ``σ / sqrt(1 − α)`` (the paper's, ≈ 4.5σ at 95%);
         ``"normal"``: ``z_{(1+α)/2} · σ`` (≈ 2σ, the paper's footnote 9);
         ``"exact"``: the smallest integer s with ``P(|S| <= s) >= α``.
@@ -217,13 +243,21 @@ def chance_margin(R: Any = None, *, L: Any = None, gamma: Any = None, alpha: flo
         x = g * L_
         R_ = round(x) if abs(x - round(x)) <= 1e-9 * max(1.0, x) else math.ceil(x)
     sigma = math.sqrt(R_ / 2.0)
-    if method == "chebyshev":
+    notes: tuple[str, ...] = ()
+    if method in ("chebyshev", "auto"):
         # Chebyshev: P(|S| > kσ) <= 1/k², so k = 1/sqrt(1 − α).
         margin = sigma / math.sqrt(1.0 - alpha)
+        if method == "auto":
+            method = "chebyshev"
+            if margin > R_:
+                notes = (f"the Chebyshev margin ({margin:.1f} items) exceeds the {R_} hard "
+                         "item(s) two systems can differ on; the exact binomial margin is "
+                         "given",)
+                method, margin = "exact", float(_exact_margin(R_, alpha))
     elif method == "normal":
         margin = float(special.ndtri(0.5 + alpha / 2.0)) * sigma
     else:
         margin = float(_exact_margin(R_, alpha))
     share = None if L_ is None else margin / L_
     return ChanceMarginResult(margin=margin, share=share, sigma=sigma, R=R_, L=L_, alpha=alpha,
-                              method=method)
+                              method=method, notes=notes)

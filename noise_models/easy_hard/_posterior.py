@@ -170,6 +170,10 @@ def check_prior(prior: Any, n: int) -> _Prior:
     )
 
 
+#: Beyond this, a float no longer holds every integer (2**53).
+_EXACT_FLOAT_INT = 2 ** 53
+
+
 # ----------------------------------------------------------------------- searching
 def _first_true(pred: Callable[[int], bool], lo: int, hi: int, guess: int) -> int:
     """Smallest j in [lo, hi] with ``pred(j)``; ``pred`` is monotone and ``pred(hi)`` holds."""
@@ -383,6 +387,92 @@ class _NegBinBackend(_Backend):
         return self.d + j
 
 
+class _LargeNegBinBackend(_NegBinBackend):
+    """The uniform prior when ``d + 1`` exceeds 2**53, where floats no longer hold the counts.
+
+    ``betainc(d + 1, j + 1, 1 - p)`` would see ``d`` and ``j`` rounded (by up to 1024 at
+    d = 1e19), so its quantile could be off by hundreds of items. Here ``H - d`` ~
+    NB(r = d + 1, 1 - p) has skewness ``(1 + p)/sqrt(r p)`` < 1e-7, and the Cornish--Fisher
+    expansion (to the 1/r terms, with the lattice's continuity correction) gives the
+    quantile to within ~1/sqrt(r) of an item: the mean ``r p / (1 - p)`` is taken as an
+    exact rational of the integer ``d`` and the float ``p``, and only the offset from it
+    (about z·sqrt(r p)/(1 - p) items, 1e-6 items of float error) is a float, so
+    ``t0`` is an exact integer. The pmf, cdf and sf are the Edgeworth series to the
+    skewness term (for display; the bound does not use them).
+    """
+
+    method = "negative-binomial closed form (Cornish-Fisher, exact integers beyond 2**53)"
+
+    def __init__(self, n: int, d: int, p: float, fn: float) -> None:
+        super().__init__(n, d, p, fn)
+        from fractions import Fraction
+
+        r = d + 1
+        self._mu = Fraction(r) * Fraction(p) / Fraction(1.0 - p)  # exact
+        rp = float(r) * p
+        self._sigma = math.sqrt(rp) / (1.0 - p)
+        self._g1 = (1.0 + p) / math.sqrt(rp)
+        self._g2 = 6.0 / float(r) + (1.0 - p) ** 2 / rp
+
+    def _t(self, j: Any) -> float:
+        """Standardised ``j + 1/2`` (continuity correction), from exact integers."""
+        return float(j - self._mu + 0.5) / self._sigma
+
+    def _edgeworth_cdf(self, t: float) -> float:
+        return float(special.ndtr(t) - self._g1 / 6.0 * (t * t - 1.0) * _phi(t))
+
+    def logpmf(self, h):
+        flat = np.asarray(h, dtype=object).ravel()
+        out = np.empty(flat.shape)
+        for k, v in enumerate(flat):
+            j = int(v) - self.d
+            if j < 0 or j > self.big_n:
+                out[k] = -math.inf
+                continue
+            t = float(j - self._mu) / self._sigma
+            dens = _phi(t) * (1.0 + self._g1 / 6.0 * (t ** 3 - 3.0 * t)) / self._sigma
+            out[k] = math.log(dens) - self.log_fn if dens > 0 else -math.inf
+        return out.reshape(np.shape(h))
+
+    def log_cdf(self, h):
+        j = h - self.d
+        if j < 0:
+            return -math.inf
+        if j >= self.big_n:
+            return 0.0
+        f = self._edgeworth_cdf(self._t(j))
+        return math.log(min(f, self.fn)) - self.log_fn if f > 0 else -math.inf
+
+    def log_sf(self, h):
+        j = h - self.d
+        if j < 0:
+            return 0.0
+        if j >= self.big_n:
+            return -math.inf
+        num = self.fn - self._edgeworth_cdf(self._t(j))
+        return math.log(num) - self.log_fn if num > 0 else -math.inf
+
+    def mean(self):
+        return float(self.d + self._mu)
+
+    def first_cdf_above(self, q, strict):
+        from fractions import Fraction
+
+        # F(j) > q·F(N): the Cornish-Fisher quantile x of the continuous expansion; F(j)
+        # is read at j + 1/2, so j is the first integer with j + 1/2 > x.
+        z = float(special.ndtri(q * self.fn))
+        g1, g2 = self._g1, self._g2
+        w = (z + g1 * (z * z - 1.0) / 6.0 + g2 * (z ** 3 - 3.0 * z) / 24.0
+             - g1 * g1 * (2.0 * z ** 3 - 5.0 * z) / 36.0)
+        x = self._mu + Fraction(self._sigma * w) - Fraction(1, 2)
+        j = math.floor(x) + 1 if strict else math.ceil(x)
+        return self.d + min(max(j, 0), self.big_n)
+
+
+def _phi(t: float) -> float:
+    return math.exp(-0.5 * t * t) / math.sqrt(2.0 * math.pi)
+
+
 class _BlockedBackend(_Backend):
     """Log terms over lo..hi in blocks of ``BLOCK``; subclasses supply each block's terms."""
 
@@ -571,6 +661,8 @@ def _backend_for(n: int, d: int, p: float, prior: _Prior, *, use_kernel: bool) -
     if prior.kind == _kernels.KIND_UNIFORM and not use_kernel:
         fn = float(special.betainc(d + 1.0, n - d + 1.0, 1.0 - p))
         if fn >= _TINY:
+            if d + 1 > _EXACT_FLOAT_INT:
+                return _LargeNegBinBackend(n, d, p, fn)
             return _NegBinBackend(n, d, p, fn)
         return _uniform_window(n, d, p)
     return _KernelBackend(n, d, p, prior)
@@ -624,11 +716,24 @@ class HardCountPosterior:
 
     def logpmf(self, h: npt.ArrayLike) -> Any:
         """Log of :meth:`pmf`."""
+        raw = np.asarray(h)
+        if raw.dtype == object and raw.size and all(
+                isinstance(v, numbers.Integral) for v in raw.ravel()):
+            # Python integers, maybe beyond int64 (n of 1e20): exact, not through floats
+            big = isinstance(self._backend, _LargeNegBinBackend)
+            out = np.array([self._backend.logpmf(np.array([int(v)], dtype=object))[0] if big
+                            else self._logpmf_int(int(v)) for v in raw.ravel()])
+            return _scalar_or_array(h, out.reshape(raw.shape))
         arr = np.asarray(h, dtype=np.float64)
         whole = arr == np.floor(arr)
         hh = np.where(whole & np.isfinite(arr), arr, -1).astype(np.int64)
         out = np.where(whole, self._backend.logpmf(hh), -np.inf)
         return _scalar_or_array(h, out)
+
+    def _logpmf_int(self, h: int) -> float:
+        if not -(2 ** 62) < h < 2 ** 62:
+            return -math.inf  # beyond int64 the small-d posterior has no mass left
+        return float(self._backend.logpmf(np.array([h], dtype=np.int64))[0])
 
     def pmf(self, h: npt.ArrayLike) -> Any:
         """``P(H = h | d)``."""

@@ -56,6 +56,15 @@ def reliability_table(confidence: np.ndarray, correct: np.ndarray, n_bins: int =
 
 
 # ------------------------------------------------------------------ the held-out check
+def _label_counts(codes: np.ndarray, m: int) -> np.ndarray:
+    """``out[i, y]``: how many cells of row ``i`` of ``codes`` hold label ``y`` (−1: none),
+    as floats; one pass over the rated cells."""
+    i, j = np.nonzero(codes >= 0)
+    flat = i * m + codes[i, j].astype(np.int64)
+    return np.bincount(flat, minlength=codes.shape[0] * m).reshape(codes.shape[0], m
+                                                                  ).astype(np.float64)
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class PosteriorCheckResult(Result):
     """How well a fit predicts ratings it was not shown (see :func:`posterior_check`).
@@ -200,25 +209,19 @@ def posterior_check(fit: LatentClassFit, *, rng: Any = None,
     label = np.concatenate([f.held.label for f in folds])
     annotator = np.concatenate([f.held.annotator for f in folds])
     w = np.concatenate([f.held.weight for f in folds])
-    sub = np.concatenate([f.rows[f.held.items] for f in folds])
     total = float(w.sum())
     rows = np.arange(len(label))
     p = np.maximum(pred[rows, label], 1e-300)
     log_score = float(np.dot(w, np.log(p)) / total)
     top = pred.argmax(axis=1)
     table, ece = reliability_table(pred[rows, top], top == label, weights=w)
-    # majority of the rest, add-one smoothed
-    counts = np.zeros((len(label), m))
-    for j in range(sub.shape[1]):
-        ok = sub[:, j] >= 0
-        counts[rows[ok], sub[ok, j]] += 1.0
+    # majority of the rest, add-one smoothed: each held-out rating's item label counts
+    # (counted once per distinct row of each fold, from its rated cells), less the rating
+    counts = np.concatenate([_label_counts(f.rows, m)[f.held.items] for f in folds])
     counts[rows, label] -= 1.0
     maj = (counts[rows, label] + 1.0) / (counts.sum(axis=1) + m)
     # the annotator's own label shares without this rating, add-one smoothed
-    own = np.zeros((codes.shape[1], m))
-    rated = codes >= 0
-    for j in range(codes.shape[1]):
-        own[j] = np.bincount(codes[rated[:, j], j], minlength=m)
+    own = _label_counts(codes.T, m)
     mine = own[annotator, label] - 1.0
     marg = (mine + 1.0) / (own[annotator].sum(axis=1) - 1.0 + m)
     ls_maj = float(np.dot(w, np.log(maj)) / total)

@@ -3,6 +3,9 @@
 bootstrap        -- percentile, basic and BCa intervals of one or several coefficients from
                     the same resamples (paired); multinomial or Poisson weights keyed by item id
                                                                         -> BootstrapResult
+bootstrap_rows   -- the same for statistics finalized from per-item rows the caller
+                    built (e.g. a coefficient of subsets of the annotators)
+                                                                        -> BootstrapResult
 BootstrapResult  -- estimate, standard_error, confidence_interval, bootstrap_distribution,
                     n_degenerate, .difference(a, b), .to_frame()
 
@@ -22,6 +25,7 @@ from simulation.bootstrap._partial import (
     poisson_partial,
 )
 from simulation.bootstrap._result import BootstrapResult
+from simulation.bootstrap._rows import bootstrap_rows
 
-__all__ = ["BootstrapResult", "PoissonParts", "bootstrap", "poisson_combine",
+__all__ = ["BootstrapResult", "PoissonParts", "bootstrap", "bootstrap_rows", "poisson_combine",
            "poisson_finalize", "poisson_partial"]

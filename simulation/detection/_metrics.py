@@ -6,7 +6,7 @@ import math
 import numbers
 import os
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -14,7 +14,7 @@ import pandas as pd
 
 from _goldnoise_lib.errors import DegenerateDataWarning
 from _goldnoise_lib.lazy import lazy_module
-from _goldnoise_lib.results import Result
+from _goldnoise_lib.results import Result, plain_value
 from _goldnoise_lib.validation import (
     ConfidenceLevel,
     Option,
@@ -571,10 +571,12 @@ class DetectedErrorRateResult(Result):
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as a plain dict."""
-        d = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "interval"}
-        d["low"], d["high"] = self.interval
+        # dataclasses.fields, not __dataclass_fields__: the latter also lists the
+        # ClassVar ``_headline`` of the base class.
+        d = {f.name: plain_value(getattr(self, f.name)) for f in fields(self)
+             if f.name != "interval"}
+        d["low"], d["high"] = (float(v) for v in self.interval)
         return d
-
 
     def __repr__(self) -> str:
         return (f"DetectedErrorRateResult({self.rate:.2%} of {self.n_verified} verified items "

@@ -58,8 +58,11 @@ class NoisyLabels(Result):
     clean : pandas.Series
         The reference labels the errors were injected into.
     neighbour, similarity, noise_source : ndarray, shape (n,), optional
-        :func:`perturb_similar` only: each item's most similar item of another
-        class (its id), their cosine similarity, and the item's noise source.
+        :func:`perturb_similar` only: each item's candidate, its most similar
+        item of another class (its id: a pool item or an item of the data set),
+        their cosine similarity, and the item's noise source.
+    neighbour_class : ndarray, shape (n,), optional
+        :func:`perturb_similar` (published method) only: the candidate's class.
 
     Examples
     --------
@@ -87,6 +90,7 @@ class NoisyLabels(Result):
     neighbour: np.ndarray | None = None
     similarity: np.ndarray | None = None
     noise_source: np.ndarray | None = None
+    neighbour_class: np.ndarray | None = None
 
     @property
     def is_error(self) -> pd.Series:
@@ -104,7 +108,8 @@ class NoisyLabels(Result):
 
     def to_frame(self) -> pd.DataFrame:
         """One row per item: ``label``, ``clean``, ``changed``, ``protocol``, ``source_annotator``
-        (and ``neighbour``, ``similarity``, ``noise_source`` from :func:`perturb_similar`)."""
+        (and ``neighbour``, ``similarity``, ``noise_source``, ``neighbour_class`` from
+        :func:`perturb_similar`)."""
         frame = pd.DataFrame({
             "label": self.labels.to_numpy(), "clean": self.clean.to_numpy(),
             "changed": self.changed,
@@ -117,6 +122,8 @@ class NoisyLabels(Result):
             frame["neighbour"] = self.neighbour
             frame["similarity"] = self.similarity
             frame["noise_source"] = self.noise_source
+        if self.neighbour_class is not None:
+            frame["neighbour_class"] = self.neighbour_class
         return frame
 
     def to_dict(self) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""Voter pools (CILN, Jiang et al.; SPEC §9): soft labels drawn from several models."""
+"""Voter pools (CILN: Islam, Kristiadi & Milani 2026, arXiv:2606.14965; SPEC §9): soft
+labels drawn from several models."""
 
 from __future__ import annotations
 
@@ -6,10 +7,21 @@ from typing import Any
 
 import numpy as np
 
-from _goldnoise_lib.validation import Rng, check_integer, check_params, check_rng, validate_params
+from _goldnoise_lib.validation import (
+    Option,
+    Rng,
+    check_integer,
+    check_params,
+    check_rng,
+    validate_params,
+)
 from noise_models import SoftLabels
 
-__all__ = ["voter_labels"]
+__all__ = ["VOTE_RULES", "voter_labels"]
+
+#: How a drawn voter votes: its prediction (most probable class, CILN's rule), or a class
+#: drawn from its distribution.
+VOTE_RULES = ("argmax", "sample")
 
 #: Item × vote × class cells drawn at once.
 _BLOCK_CELLS = 2**24
@@ -45,16 +57,27 @@ def _voters_iv(scores: Any) -> tuple[np.ndarray, Any, Any]:
     return values / sums[..., None], None, None
 
 
-@validate_params(rng=Rng())
-def voter_labels(scores: Any, *, n_votes: int, labels: Any = None,
+@validate_params(rng=Rng(), vote=Option(VOTE_RULES))
+def voter_labels(scores: Any, *, n_votes: int, labels: Any = None, vote: str = "argmax",
                  rng: Any = None) -> SoftLabels:
     """Soft labels from a pool of voters: each model's predicted distribution votes.
 
     For each item, ``n_votes`` votes are drawn: a voter (model) uniformly from the
-    pool, then a class from that voter's distribution for the item. The soft
-    label is the share of votes per class (CILN's p̄_i estimated from votes);
-    its expectation is the mean of the voters' distributions
-    (:meth:`noise_models.SoftLabels.from_voters`). δ, nth, TV and the attractor
+    pool, and that voter's vote for the item:
+
+    - ``vote="argmax"`` (default): its prediction, the most probable class of its
+      distribution (the lowest class on a tie). This is CILN's rule for a hard
+      label (§III-A: "select one voter uniformly at random and use its prediction
+      as the observed label", the protocol of PL-IDN); each vote is such a label.
+      The expected vote shares are the shares of the pool's voters that predict
+      each class, ``(1/M) Σ_m [argmax p_i^(m) = c]``.
+    - ``vote="sample"``: a class drawn from the voter's distribution. The
+      expected vote shares are then the mean of the voters' distributions, CILN's
+      soft label p̄_i (eq. (1); exactly: :meth:`noise_models.SoftLabels.from_voters`).
+      The two differ unless the voters are one-hot: a pool of models that all give
+      the true class 0.6 has no noise under CILN's rule and δ ≈ 0.4 under sampling.
+
+    The soft label is the share of votes per class. δ, nth, TV and the attractor
     class (:func:`noise_models.noise_rate`, ...) then apply unchanged.
 
     Parameters
@@ -66,8 +89,11 @@ def voter_labels(scores: Any, *, n_votes: int, labels: Any = None,
         Votes drawn per item (≥ 1).
     labels : array_like or pandas.Series, optional
         The items' true labels, kept as the soft labels' reference labels (so
-        that δ and nth measure the pool's noise against the truth). Default: one
-        of each item's votes, drawn uniformly — the sampled hard label.
+        that δ and nth measure the pool's noise against the truth). Default: the
+        item's first vote — with ``vote="argmax"``, CILN's hard label (a voter
+        drawn uniformly, its prediction).
+    vote : {"argmax", "sample"}, default "argmax"
+        How a drawn voter votes (above).
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -86,36 +112,49 @@ def voter_labels(scores: Any, *, n_votes: int, labels: Any = None,
 
     References
     ----------
-    .. [1] Jiang, Z. et al. Class-conditional and instance-dependent label noise
-       (CILN): voter pools and noise transition heterogeneity (SPEC §2.8, §9).
+    .. [1] Islam, S., Kristiadi, A. & Milani, M. (2026). Benchmarking
+       instance-dependent label noise with controlled corruptions (CILN).
+       arXiv:2606.14965, §II-B, §III-A.
 
     Examples
     --------
     >>> import numpy as np
     >>> pool = np.array([[[1.0, 0.0], [0.2, 0.8]],      # voter 1, two items
     ...                  [[1.0, 0.0], [0.6, 0.4]]])     # voter 2
-    >>> soft = voter_labels(pool, n_votes=1000, labels=[0, 1], rng=0)
+    >>> voter_labels(pool, n_votes=1000, labels=[0, 1], rng=0).probs.round(1)
+    array([[1. , 0. ],
+           [0.5, 0.5]])
+    >>> soft = voter_labels(pool, n_votes=1000, labels=[0, 1], vote="sample", rng=0)
     >>> soft.probs.round(1)
     array([[1. , 0. ],
            [0.4, 0.6]])
+
+    With ``"argmax"`` voter 1 votes 1 for the second item and voter 2 votes 0 (half
+    the votes each); with ``"sample"`` the votes follow the mean (0.4, 0.6).
     """
     check_params(voter_labels, locals())
     values, classes, items = _voters_iv(scores)
     n_votes = check_integer(n_votes, "n_votes", 1)
     gen = check_rng(rng)
     n_models, n, k = values.shape
-    cum = np.cumsum(values, axis=2)
-    cum[..., -1] = 1.0
+    if vote == "argmax":
+        top = values.argmax(axis=2)  # the first (lowest) class on a tie
+    else:
+        cum = np.cumsum(values, axis=2)
+        cum[..., -1] = 1.0
     counts = np.zeros((n, k), dtype=np.int64)
     first = np.empty(n, dtype=np.int64)
     block = max(1, _BLOCK_CELLS // max(n_votes * k, 1))
     for lo in range(0, n, block):
         hi = min(lo + block, n)
         voter = gen.integers(0, n_models, size=(hi - lo, n_votes))
-        u = gen.random((hi - lo, n_votes))
         rows = np.arange(lo, hi)[:, None]
-        votes = (u[..., None] >= cum[voter, rows]).sum(axis=2)  # inverse CDF
-        votes = np.minimum(votes, k - 1)
+        if vote == "argmax":
+            votes = top[voter, rows]
+        else:
+            u = gen.random((hi - lo, n_votes))
+            votes = (u[..., None] >= cum[voter, rows]).sum(axis=2)  # inverse CDF
+            votes = np.minimum(votes, k - 1)
         first[lo:hi] = votes[:, 0]
         np.add.at(counts, (np.repeat(np.arange(hi - lo), n_votes) + lo, votes.ravel()), 1)
     probs = counts / n_votes

@@ -48,11 +48,13 @@ against uniform.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from _goldnoise_lib.errors import GoldnoiseWarning
 from _goldnoise_lib.validation import (
     Count,
     Option,
@@ -126,6 +128,16 @@ def _order(score: np.ndarray, gen: np.random.Generator) -> np.ndarray:
     return np.lexsort((gen.random(score.size), -score))
 
 
+def _warn_size_above_items(size: int, ratings: Any) -> None:
+    """Warn (as ``goldnoise next`` notes) when ``size`` asks for more items than there are."""
+    from agreement import as_ratings
+
+    n = as_ratings(ratings).n_items
+    if size > n:
+        warnings.warn(f"`size` = {size} asks for more items than there are ({n}): every "
+                      "eligible item is in the batch", GoldnoiseWarning, stacklevel=3)
+
+
 @validate_params(size=Count(1), policy=Option(POLICIES), posterior=Option(POSTERIORS),
                  rng=Rng())
 def next_batch(ratings: Any, *, size: int, policy: str = "margin",
@@ -179,9 +191,15 @@ def next_batch(ratings: Any, *, size: int, policy: str = "margin",
     Returns
     -------
     pandas.DataFrame
-        ``size`` rows, best first: ``item``, ``score``, ``reason``, ``n_ratings``,
+        ``size`` rows (or every eligible item), best first: ``item``, ``score``, ``reason``, ``n_ratings``,
         ``label`` (published) and ``p_wrong`` (1 − P(label right) under the posterior
         the policy reads; the fit's own for uniform, random and hard).
+
+    Warns
+    -----
+    GoldnoiseWarning
+        When ``size`` is more than the number of items (every eligible item is
+        then in the batch; ``goldnoise next`` says the same in a note).
 
     Examples
     --------
@@ -197,6 +215,8 @@ def next_batch(ratings: Any, *, size: int, policy: str = "margin",
     """
     check_params(next_batch, locals())
     from agreement import as_ratings
+
+    _warn_size_above_items(size, fit.ratings if isinstance(fit, LatentClassFit) else ratings)
 
     if fit is None:
         r = as_ratings(ratings)

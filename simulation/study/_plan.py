@@ -78,7 +78,15 @@ class StudyPlan(Result):
     notes : tuple of str
     table : pandas.DataFrame
         One row per evaluated size and interval method: ``n_items``, ``interval``,
-        ``coverage`` (and its Wilson interval), ``mean_half_width``, ``power``, ...
+        ``coverage`` (and its Wilson interval), ``mean_half_width``, ``power``,
+        ``reach_share`` (width goals), ...
+    assurance : float or None
+        Width goals: the share of studies planned to reach the half-width
+        (``None``: the *mean* half-width is the target, which about half of the
+        studies miss).
+    reach_share : float
+        Width goals: the share of the simulated studies at ``n_items`` whose
+        analytic interval reached the half-width (NaN for closed forms).
 
     ``to_frame()`` returns ``table``; ``float(plan)`` is ``n_items``.
     """
@@ -107,6 +115,8 @@ class StudyPlan(Result):
     formula: str
     notes: tuple[str, ...]
     table: pd.DataFrame = dataclasses.field(repr=False, compare=False)
+    assurance: float | None = None
+    reach_share: float = math.nan
 
     def to_dict(self) -> dict[str, Any]:
         out = {f.name: plain_value(getattr(self, f.name)) for f in dataclasses.fields(self)
@@ -125,8 +135,8 @@ class StudyPlan(Result):
     def summary(self) -> str:
         lines = [f"{self.coefficient}: {self.n_items} items ({self.method})"]
         if self.goal == "width":
-            lines.append(f"  target: {self.confidence_level:.0%} interval half-width <= "
-                         f"{self.target:g} at an expected value of {self.expected:g}")
+            lines.append(f"  target: {self.width_goal()} at an expected value of "
+                         f"{self.expected:g}")
         elif self.goal == "power":
             lines.append(f"  target: power {self.power:g} to reject {self.null:g} at "
                          f"significance {self.significance:g} when the value is "
@@ -147,6 +157,20 @@ class StudyPlan(Result):
         lines.append(f"  {self.formula}")
         lines += [f"  * {n}" for n in self.notes]
         return "\n".join(lines)
+
+    def width_goal(self) -> str:
+        """The width goal in words: which half-width, and for which share of studies."""
+        if self.goal != "width":
+            return ""
+        reach = ("" if not math.isfinite(self.reach_share) else
+                 f"; {self.reach_share:.0%} of the simulated studies reach it")
+        if self.assurance is not None:
+            return (f"a {self.confidence_level:.0%} interval half-width of at most "
+                    f"{self.target:g} in {self.assurance:.0%} of studies (assurance "
+                    f"{self.assurance:g}{reach})")
+        return (f"a mean {self.confidence_level:.0%} interval half-width of at most "
+                f"{self.target:g} (no assurance: about half of the studies get a wider "
+                f"interval{reach}; set `assurance`, e.g. 0.8)")
 
     def plot(self, ax: Any = None) -> Any:
         """Half-width (and coverage) of the intervals against the number of items."""
@@ -231,8 +255,19 @@ def _range(coefficient: str) -> tuple[float, float]:
 
 def _shares_iv(category_shares: Any, n_categories: Any, n_raters: int) -> np.ndarray:
     if category_shares is None:
-        q = check_integer(n_categories, "n_categories", 2)
+        q = check_integer(2 if n_categories is None else n_categories, "n_categories", 2)
         return np.full(q, 1.0 / q)
+    shares = _shares_only(category_shares, n_raters)
+    if n_categories is not None:
+        q = check_integer(n_categories, "n_categories", 2)
+        if q != shares.shape[-1]:
+            raise ValueError(f"`n_categories` = {q} but `category_shares` gives "
+                             f"{shares.shape[-1]} shares: give one of them, or as many shares "
+                             "as categories.")
+    return shares
+
+
+def _shares_only(category_shares: Any, n_raters: int) -> np.ndarray:
     arr = np.asarray(category_shares, dtype=object)
     if arr.ndim == 2:
         rows = [check_shares(np.asarray(row, float), "category_shares") for row in
@@ -262,7 +297,7 @@ def _seed(rng: Any) -> int:
                  alternative=Option(_ALTERNATIVES), n_sims=Integer(1), n_resamples=Resamples(1),
                  chance=Option(_CHANCE), rng=Rng())
 def simulate_study(coefficient: str, *, n_items: int, expected: float, n_raters: int = 2,
-                   n_categories: int = 2, category_shares: Any = None, missing: float = 0.0,
+                   n_categories: int | None = None, category_shares: Any = None, missing: float = 0.0,
                    level: str | None = None, null: float | None = None,
                    alternative: str = "greater", significance: float = 0.05,
                    confidence_level: float = 0.95, bootstrap: bool = True, n_sims: int = 1000,
@@ -337,6 +372,30 @@ def simulate_study(coefficient: str, *, n_items: int, expected: float, n_raters:
                              methods)
 
 
+#: The largest designs the simulation plans for. Each simulated study draws every item's
+#: ratings and its (items x categories) counts, hundreds of studies per size: on a loaded
+#: 2-core machine the default search took 35 s at 400 annotators and 88 s at 2,000, and
+#: more than 5 minutes at 2,000 categories (growing about linearly in both).
+MAX_SIM_RATERS = 1_000
+MAX_SIM_CATEGORIES = 500
+
+
+def _check_simulable(n_raters: int, n_categories: int) -> None:
+    if n_raters > MAX_SIM_RATERS:
+        raise ValueError(
+            f"`n_raters` = {n_raters}: simulating studies with more than {MAX_SIM_RATERS} "
+            "annotators per item would take hours (every simulated study rates every item "
+            f"that often); plan with at most {MAX_SIM_RATERS} (study_tradeoff shows how the "
+            "size changes with the annotators), or use a closed form (Krippendorff's alpha "
+            "with `minimum`).")
+    if n_categories > MAX_SIM_CATEGORIES:
+        raise ValueError(
+            f"{n_categories} categories: simulating studies with more than "
+            f"{MAX_SIM_CATEGORIES} categories would take hours; merge rare categories, or use "
+            "a closed form (Krippendorff's alpha with `minimum` depends only on the smallest "
+            "share).")
+
+
 def _common_iv(coefficient: Any, expected: Any, n_raters: Any, n_categories: Any,
                category_shares: Any, missing: Any, level: Any, confidence_level: Any,
                rng: Any, chance: Any = "shares") -> dict:
@@ -360,6 +419,7 @@ def _common_iv(coefficient: Any, expected: Any, n_raters: Any, n_categories: Any
     if chance == "uniform" and (shares.ndim == 2 or level not in (None, "nominal")):
         raise ValueError("chance='uniform' needs one row of shares and, for Krippendorff's "
                          "alpha, the nominal level.")
+    _check_simulable(n_raters, shares.shape[-1])
     design = Design(coefficient, n_raters, shares, missing, _seed(rng), chance, level)
     if shares.ndim == 2:
         cf.cohen_table(expected, shares[0], shares[1])  # raises when κ is not reachable
@@ -373,23 +433,31 @@ def _common_iv(coefficient: Any, expected: Any, n_raters: Any, n_categories: Any
 @validate_params(coefficient=Option(COEFFICIENTS), method=Option(_METHODS),
                  alternative=Option(_ALTERNATIVES), confidence_level=ConfidenceLevel(),
                  significance=Probability(open_low=True, open_high=True, optional=True),
-                 n_raters=Integer(2), missing=Probability(open_high=True), n_sims=Integer(10),
+                 n_raters=Integer(2, optional=True),
+                 missing=Probability(open_high=True, optional=True),
+                 n_sims=Integer(10),
                  n_bootstrap_sims=Integer(0), n_resamples=Resamples(1),
-                 max_items=Integer(_N_START), chance=Option(_CHANCE), rng=Rng())
+                 max_items=Integer(_N_START), chance=Option(_CHANCE), rng=Rng(),
+                 assurance=Probability(open_low=True, open_high=True, optional=True))
 def study_size(coefficient: str, *, expected: float | None = None, target: float | None = None,
                null: float | None = None, power: float | None = None,
                alternative: str = "greater", minimum: float | None = None,
-               significance: float | None = None, n_raters: int = 2, n_categories: int = 2,
-               category_shares: Any = None, missing: float = 0.0, level: str | None = None,
+               significance: float | None = None, n_raters: int | None = None,
+               n_categories: int | None = None,
+               category_shares: Any = None, missing: float | None = None,
+               level: str | None = None,
                confidence_level: float = 0.95, method: str = "auto", n_sims: int = 500,
                n_bootstrap_sims: int = 200, n_resamples: int = 499, max_items: int = 20_000,
-               chance: str = "shares", pilot: Any = None, rng: Any = None) -> StudyPlan:
+               chance: str = "shares", pilot: Any = None, rng: Any = None,
+               assurance: float | None = None) -> StudyPlan:
     r"""Items an agreement study needs for an interval's width or a test's power.
 
     Three goals, one per call:
 
-    - ``target``: the expected half-width of the ``confidence_level`` interval
-      is at most ``target``;
+    - ``target``: the expected (mean) half-width of the ``confidence_level``
+      interval is at most ``target`` -- about half of the studies of that size
+      get a wider interval -- or, with ``assurance``, the ``assurance`` share
+      of studies (e.g. 0.8) get an interval at most ``target`` wide;
     - ``null`` and ``power``: a test of the coefficient against ``null``
       (``alternative``, at ``significance``, default 0.05) rejects with
       probability ``power`` when its value is ``expected``;
@@ -421,7 +489,8 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
         ``"cohen_kappa"``, ``"conger_kappa"``, ``"light_kappa"``,
         ``"brennan_prediger"``, ``"gwet_ac1"`` or ``"krippendorff_alpha"``.
     expected : float
-        The coefficient's assumed value (from a pilot when ``pilot`` is given).
+        The coefficient's assumed value (the pilot's when ``pilot`` is given and
+        ``expected`` is not; a value given wins, with a note).
     target : float, optional
         Half-width of the interval (> 0).
     null, power : float, optional
@@ -431,15 +500,19 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
         Smallest acceptable α (Bloch & Kraemer's goal).
     significance : float, optional
         Of the test (default 0.05).
-    n_raters : int, default 2
-        Annotators per item.
-    n_categories : int, default 2
-        Equally likely categories, unless ``category_shares`` is given.
+    n_raters : int, optional
+        Annotators per item (default 2, or the pilot's; a value given wins over
+        the pilot's, with a note). Simulation plans take at most 1,000.
+    n_categories : int, optional
+        Equally likely categories (default 2), unless ``category_shares`` is
+        given (a different number of shares is an error). Simulation plans take
+        at most 500.
     category_shares : array_like, optional
         The categories' shares (summing to 1); for Cohen's κ with two
         categories, one row per annotator (two rows) for different marginals.
-    missing : float, default 0.0
-        Share of ratings missing at random.
+    missing : float, optional
+        Share of ratings missing at random (default 0, or the pilot's; a value
+        given wins over the pilot's, with a note).
     level : {"nominal", "ordinal", "interval", "ratio"}, optional
         Krippendorff's α's level (categories are the values 0, 1, ...).
     confidence_level : float, default 0.95
@@ -463,6 +536,16 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
         the design, their coefficient value is ``expected``, and the ends of its
         interval give ``n_range``.
     rng : None, int or numpy.random.Generator
+    assurance : float, optional
+        Width goals only: plan for the size at which this share of studies, in
+        (0, 1), reach the half-width ``target`` (a study without an interval counts
+        as one that does not). Found by simulation (the closed form is of the
+        mean). Without it the mean half-width is the target, and only about half
+        of planned studies reach it: 48–50% of the simulated studies at the
+        size planned for Fleiss' κ = 0.6 (3 annotators), Krippendorff's α = 0.7
+        (2 annotators, 3 categories) and Cohen's κ = 0.6, half-width 0.1;
+        assurance 0.8 took 6–13% more items there, 0.9 9–17% (500 studies a
+        size).
 
     Returns
     -------
@@ -515,6 +598,15 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
     alternative = check_option(alternative, "alternative", _ALTERNATIVES)
     confidence_level = check_confidence_level(confidence_level)
     goal = _goal(target, null, power, minimum)
+    if assurance is not None:
+        if goal != "width":
+            raise ValueError("`assurance` is the share of studies reaching an interval's "
+                             "half-width: it goes with `target` only.")
+        assurance = check_probability(assurance, "assurance", open_low=True, open_high=True)
+        if method == "closed-form":
+            raise ValueError("the closed form gives the size for the mean half-width; a plan "
+                             "with `assurance` is found by simulation (method='simulation' "
+                             "or 'auto').")
     n_sims = check_integer(n_sims, "n_sims", 10)
     n_bootstrap_sims = check_integer(n_bootstrap_sims, "n_bootstrap_sims", 0)
     n_resamples = check_integer(n_resamples, "n_resamples", 1)
@@ -524,9 +616,30 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
     notes: list[str] = []
     pilot_ci = None
     if pilot is not None:
-        expected, n_raters, category_shares, missing, pilot_ci, note = _from_pilot(
+        # What is given explicitly wins over what the pilot says (and the note says so).
+        p_expected, p_raters, category_shares, p_missing, pilot_ci, note = _from_pilot(
             pilot, coefficient, level, confidence_level, category_shares)
+        if missing is not None and float(missing) != p_missing:
+            notes.append(f"{float(missing):.1%} missing ratings as given, not the pilot's "
+                         f"{p_missing:.1%}")
+        else:
+            missing = p_missing
         notes.append(note)
+        if expected is not None and float(expected) != p_expected:
+            notes.append(f"the expected value given ({float(expected):g}) is used, not the "
+                         f"pilot's {p_expected:.4f}")
+            pilot_ci = None  # the pilot's interval is about its own value
+        else:
+            expected = p_expected
+        if n_raters is not None and n_raters != p_raters:
+            notes.append(f"{n_raters} annotators per item as given, not the pilot's "
+                         f"{p_raters}")
+        else:
+            n_raters = p_raters
+    if n_raters is None:
+        n_raters = 2
+    if missing is None:
+        missing = 0.0
 
     if goal == "minimum":
         return _bloch_kraemer_plan(coefficient, minimum, significance, n_raters, n_categories,
@@ -552,7 +665,7 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
                              f"`null` = {null:g}; no size gives power otherwise.")
 
     closed_ok = (coefficient == "cohen_kappa" and shares.shape[-1] == 2 and p["missing"] == 0
-                 and chance == "shares")
+                 and chance == "shares" and assurance is None)
     if method == "closed-form" and not closed_ok:
         raise ValueError(
             f"no closed form for {coefficient} with this design: the closed forms are Cohen's "
@@ -577,10 +690,14 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
         if n not in store:
             st = run_studies(design, n, expected, count, bootstrap=False, n_resamples=1,
                              **sim_kw)
-            store[n] = st.row("analytic", expected, significance if goal == "power" else None)
+            store[n] = st.row("analytic", expected, significance if goal == "power" else None,
+                              target=target if goal == "width" else None,
+                              assurance=assurance)
         return store[n]
 
     def met(row: dict) -> bool:
+        if goal == "width" and assurance is not None:
+            return row["reach_share"] >= assurance
         if goal == "width":
             return row["degenerate"] < row["n_sims"] and row["mean_half_width"] <= target
         return row.get("power", 0.0) >= power
@@ -601,7 +718,8 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
         for n in sorted({max(2, n_items // 2), n_items, 2 * n_items}):
             evaluate(n)
     else:
-        n_items = _search(evaluate, met, max_items, goal, target=target, power=power)
+        n_items = _search(evaluate, met, max_items, goal, target=target, power=power,
+                          assured=assurance is not None)
         how = "simulation"
         formula = (f"simulation: {n_sims} studies per size on common random numbers ({n_quick} "
                    f"while doubling from {_N_START}), then bisection; the analytic "
@@ -647,7 +765,7 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
                                missing=p["missing"], level=p["level"],
                                confidence_level=confidence_level, method=method,
                                n_sims=n_sims, max_items=max_items, rng=rng, goal=goal,
-                               chance=chance)
+                               chance=chance, assurance=assurance)
     if at["degenerate"]:
         notes.append(f"{at['degenerate']} of {at['n_sims']} simulated studies at {n_items} "
                      "items had no analytic interval (e.g. one category only)")
@@ -660,7 +778,9 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
         significance=significance if goal == "power" else None,
         recommended_interval=recommended, half_width=float(half), achieved_power=achieved_power,
         coverage=float(cov), n_ratings=float(n_items * p["n_raters"] * (1 - p["missing"])),
-        n_range=n_range, formula=formula, notes=tuple(notes), table=table)
+        n_range=n_range, formula=formula, notes=tuple(notes), table=table,
+        assurance=assurance,
+        reach_share=float(rows[n_items].get("reach_share", math.nan)))
 
 
 def _goal(target: Any, null: Any, power: Any, minimum: Any) -> str:
@@ -677,7 +797,7 @@ def _goal(target: Any, null: Any, power: Any, minimum: Any) -> str:
 
 
 def _search(evaluate: Any, met: Any, max_items: int, goal: str, *, target: Any,
-            power: Any) -> int:
+            power: Any, assured: bool = False) -> int:
     """Smallest n meeting the goal: doubling (quick), a predicted bracket, bisection."""
     n, last_fail = _N_START, None
     while not met(evaluate(n, quick=True)):
@@ -693,7 +813,7 @@ def _search(evaluate: Any, met: Any, max_items: int, goal: str, *, target: Any,
         lo, hi = 1, n
     else:
         guess = _predict(evaluate(last_fail, quick=True), evaluate(n, quick=True), goal,
-                         target, power)
+                         target, power, assured)
         lo = max(last_fail, int(guess * 0.93))
         hi = min(n, max(lo + 1, math.ceil(guess * 1.07)))
         # Full-precision checks of the bracket; widen it where the quick pass misled.
@@ -716,12 +836,14 @@ def _search(evaluate: Any, met: Any, max_items: int, goal: str, *, target: Any,
     return hi
 
 
-def _predict(fail: dict, ok: dict, goal: str, target: Any, power: Any) -> float:
+def _predict(fail: dict, ok: dict, goal: str, target: Any, power: Any,
+             assured: bool = False) -> float:
     """Where the goal is met, from two sizes: width ∝ n^(−1/2); probit(power) ∝ √n."""
     n0, n1 = fail["n_items"], ok["n_items"]
     if goal == "width":
-        w = ok["mean_half_width"]
-        return n1 * (w / target) ** 2 if w > 0 else float(n1)
+        # with an assurance, the half-width that share of studies reach scales the same way
+        w = ok["assured_half_width"] if assured else ok["mean_half_width"]
+        return n1 * (w / target) ** 2 if 0 < w < math.inf else float(n1)
     from scipy.special import ndtri
 
     p0 = min(max(fail.get("power", 0.0), 1e-3), 1 - 1e-3)
@@ -752,8 +874,9 @@ def _bloch_kraemer_plan(coefficient: Any, minimum: Any, significance: float, n_r
         raise ValueError("`category_shares` must be one row of shares for `minimum`.")
     raw, info = cf.bloch_kraemer_size(minimum, significance, float(shares.min()), n_raters)
     n_items = math.ceil(raw - 1e-9)
-    notes.append("Krippendorff tabulates this size for two coders; with m coders z^2 is "
-                 "multiplied by m, as he advises")
+    notes.append("the size is in items (units), each coded by every coder, as the plan's "
+                 "other sizes; Krippendorff tabulates it for two coders, and with m coders z^2 "
+                 "is multiplied by m, as he advises")
     table = pd.DataFrame([{"n_items": n_items, "interval": None, "formula_value": raw}])
     return StudyPlan(
         coefficient=coefficient, goal="minimum", n_items=n_items, method="closed-form",
@@ -801,7 +924,7 @@ def _pilot_range(ci: Any, coefficient: str, target: Any, null: Any, power: Any,
                               category_shares=kw["shares"], n_raters=kw["n_raters"],
                               missing=kw["missing"], level=kw["level"],
                               confidence_level=kw["confidence_level"], method=kw["method"],
-                              chance=kw["chance"],
+                              chance=kw["chance"], assurance=kw["assurance"],
                               n_sims=kw["n_sims"], n_bootstrap_sims=0,
                               max_items=kw["max_items"], rng=kw["rng"])
             sizes.append(plan.n_items)
@@ -849,9 +972,10 @@ def study_tradeoff(coefficient: str, *, expected: float, target: float,
         raise ValueError(f"`{coefficient}` is defined for two raters only; a trade-off of "
                          "raters needs a multi-rater coefficient such as `fleiss_kappa`.")
     rs = sorted({check_integer(k, "raters", 2) for k in np.atleast_1d(raters).tolist()})
+    _check_simulable(rs[-1], 2)  # before the first plan, not after it
     for name, v in (("cost_per_rating", cost_per_rating), ("cost_per_item", cost_per_item)):
         _real(v, name, 0.0, math.inf)
-    missing = float(kwargs.get("missing", 0.0))
+    missing = float(kwargs.get("missing") or 0.0)
     rows = []
     for k in rs:
         plan = study_size(coefficient, expected=expected, target=target, n_raters=k,

@@ -46,7 +46,8 @@ class SimulatedStudies:
         self.high = high
         self.pvalue = pvalue
 
-    def row(self, method: str, truth: float, significance: float | None) -> dict:
+    def row(self, method: str, truth: float, significance: float | None,
+            target: float | None = None, assurance: float | None = None) -> dict:
         lo, hi = self.low[method], self.high[method]
         ok = np.isfinite(lo) & np.isfinite(hi)
         n = len(lo)
@@ -61,6 +62,17 @@ class SimulatedStudies:
             "median_half_width": float(np.median(half)) if half.size else math.nan,
             "degenerate": int(n - ok.sum()),
         }
+        if target is not None:
+            # The share of studies whose interval is at most `target` wide (half-width), a
+            # study without an interval counting as one that is not; and the half-width
+            # that the `assurance` share of studies reach (inf when they do not).
+            out["reach_share"] = float(np.sum(half <= target + 1e-12)) / n if n else math.nan
+            if assurance is not None:
+                every = np.full(n, np.inf)
+                every[ok] = half
+                out["assured_half_width"] = float(np.quantile(every, assurance,
+                                                              method="higher")) if n else \
+                    math.nan
         if self.pvalue is not None and method == "analytic" and significance is not None:
             p = self.pvalue
             out["power"] = float(np.mean(np.isfinite(p) & (p < significance)))

@@ -1,0 +1,139 @@
+"""The report of ``goldnoise judge``: a :class:`JudgeAuditResult` as sections, tables, a plot."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from goldnoise.report import Column, Figure, Report, Section, Table
+
+__all__ = ["judge_report"]
+
+
+def _iv(lo: Any, hi: Any, fmt: str = "+.3f") -> str:
+    if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
+        return "-"
+    return f"[{lo:{fmt}}, {hi:{fmt}}]"
+
+
+def _forest(res: Any):
+    """Each candidate's swap (and join) difference with its interval; 0 and −margin marked."""
+    def draw(fig: Any) -> None:
+        ax = fig.add_subplot(1, 1, 1)
+        cands = list(res.candidates)
+        for i, cand in enumerate(cands):
+            for table, dy, marker, colour, label in ((res.swap, 0.12, "o", "C0", "swap"),
+                                                     (res.join, -0.12, "s", "C1", "join")):
+                row = table.loc[cand]
+                y = len(cands) - 1 - i + dy
+                ax.errorbar([row["difference"]], [y],
+                            xerr=[[row["difference"] - row["low"]],
+                                  [row["high"] - row["difference"]]],
+                            fmt=marker, color=colour, capsize=4,
+                            label=label if i == 0 else None)
+        ax.axvline(0.0, color="0.3", lw=1)
+        ax.axvline(-res.margin, color="C3", ls="--", lw=1.2,
+                   label=f"margin -{res.margin:g}")
+        ax.set_yticks(range(len(cands)))
+        ax.set_yticklabels(cands[::-1])
+        ax.set_ylim(-0.6, len(cands) - 0.4)
+        ax.set_xlabel(f"change of {res.coefficient} ({100 * res.confidence_level:g}% paired "
+                      "bootstrap interval)")
+        ax.legend(loc="best", fontsize=8)
+    return Figure("forest", "Swap and join: change of agreement", draw,
+                  size=(6.4, 1.6 + 0.7 * len(res.candidates)))
+
+
+def judge_report(res: Any, *, source: str = "ratings") -> Report:
+    """The report of one :class:`JudgeAuditResult` (what ``goldnoise judge`` prints)."""
+    pct = f"{100 * res.confidence_level:g}%"
+    name = res.coefficient if res.level is None else f"{res.coefficient} ({res.level})"
+    report = Report("judge", f"goldnoise judge: {source}",
+                    parameters={"source": source, "coefficient": res.coefficient,
+                                "level": res.level, "margin": res.margin,
+                                "epsilon": res.epsilon, "n_resamples": res.n_resamples,
+                                "confidence_level": res.confidence_level},
+                    primary="swap/swap")
+    h = report.add(Section("humans", "The humans alone"))
+    h.lines.append(f"{len(res.humans)} humans ({', '.join(res.humans)}) on {res.n_items} "
+                   f"items: {name} {res.human_reliability:.3f}, {pct} interval "
+                   f"{_iv(res.human_low, res.human_high, '.3f')}")
+    if not res.validated:
+        h.lines.append("the humans barely agree (below 0.4): a judge cannot be validated "
+                       "against humans who do not agree with each other")
+    h.values.update({"coefficient": res.coefficient, "level": res.level,
+                     "value": res.human_reliability, "low": res.human_low,
+                     "high": res.human_high, "validated": res.validated,
+                     "n_items": res.n_items, "humans": list(res.humans)})
+    v = report.add(Section("verdicts", "May a candidate replace a human, join them, or neither?"))
+    for cand, row in res.verdicts.iterrows():
+        v.lines.append(f"{cand}: {row['verdict']} -- {row['reason']}")
+    v.values["verdicts"] = {c: r["verdict"] for c, r in res.verdicts.iterrows()}
+    s = report.add(Section("swap", f"Swap (a human replaced, averaged over which) and join "
+                                   f"(added): the change of {name}, margin {res.margin:g}"))
+    rows = []
+    for cand in res.candidates:
+        for kind, table in (("swap", res.swap), ("join", res.join)):
+            r = table.loc[cand]
+            rows.append({"candidate": cand, "test": kind,
+                         "with_candidate": r["with_candidate"], "humans": r["humans"],
+                         "difference": r["difference"], "low": r["low"], "high": r["high"],
+                         "non_inferior": bool(r["non_inferior"])})
+    s.tables.append(Table("swap", [
+        Column("candidate", "candidate", align="<"), Column("test", "test", align="<"),
+        Column("with_candidate", "with it", ".3f"), Column("humans", "humans", ".3f"),
+        Column("difference", "difference", "+.3f"),
+        Column("interval", f"{pct} interval", align="<", data=False,
+               cell=lambda r: _iv(r["low"], r["high"])),
+        Column("non_inferior", "within margin"),
+    ], rows))
+    s.figures.append(_forest(res))
+    s.lines.append("paired bootstrap over items: every set of annotators from the same "
+                   "resamples; within margin = the interval's low end above -margin")
+    if res.alt_test is not None:
+        a = report.add(Section("alt_test", f"Alternative Annotator Test (epsilon "
+                                           f"{res.epsilon:g})"))
+        a.tables.append(Table("alt_test", [
+            Column("candidate", "candidate", align="<"),
+            Column("winning_rate", "omega", ".2f"),
+            Column("advantage_probability", "rho", ".2f"), Column("passed", "passes")],
+            [{"candidate": c, **{k: r[k] for k in ("winning_rate", "advantage_probability")},
+              "passed": bool(r["passed"])} for c, r in res.alt_test.iterrows()]))
+    g = report.add(Section("agreement", "Each candidate against each human, the humans' "
+                                        "majority and the latent labels"))
+    g.tables.append(Table("agreement", [
+        Column("candidate", "candidate", align="<"), Column("reference", "against", align="<"),
+        Column("n_items", "items"), Column("accuracy", "accuracy", ".3f"),
+        Column("acc_iv", f"{pct} (exact)", align="<", data=False,
+               cell=lambda r: _iv(r["accuracy_low"], r["accuracy_high"], ".3f")),
+        Column("kappa", "Cohen's kappa", ".3f"),
+        Column("kappa_iv", pct, align="<", data=False,
+               cell=lambda r: _iv(r["kappa_low"], r["kappa_high"], ".3f")),
+    ], [{"candidate": c, "reference": ref, "n_items": int(row["n_items"]), **{k: row[k] for k in (
+        "accuracy", "accuracy_low", "accuracy_high", "kappa", "kappa_low", "kappa_high")}}
+        for (c, ref), row in res.agreement.iterrows()]))
+    g.lines.append("majority: strict majority of the humans; latent: the humans-only spam "
+                   "fit's labels; both taken as fixed references")
+    lat = report.add(Section("latent", "Inside the latent-class fit (spam model): accuracy, "
+                                       "and on easy and hard items"))
+    if res.latent is None:
+        lat.undefined("the latent-class model could not be fitted (see notes)")
+    else:
+        has_iv = "accuracy_low" in res.latent.columns
+        cols = [Column("annotator", "annotator", align="<"), Column("kind", "kind", align="<"),
+                Column("accuracy", "accuracy", ".3f")]
+        if has_iv:
+            cols.append(Column("acc_iv", pct, align="<", data=False,
+                               cell=lambda r: _iv(r["accuracy_low"], r["accuracy_high"],
+                                                  ".3f")))
+        cols += [Column("accuracy_easy", "on easy", ".3f"),
+                 Column("accuracy_hard", "on hard", ".3f")]
+        keep = ["kind", "accuracy", "accuracy_easy", "accuracy_hard", "hard_share"] + (
+            ["accuracy_low", "accuracy_high"] if has_iv else [])
+        lat.tables.append(Table("latent", cols, [
+            {"annotator": who, **{k: row[k] for k in keep}}
+            for who, row in res.latent.iterrows()]))
+        lat.lines.append("easy/hard: agreement with the humans-only latent labels, weighted by "
+                         "the easy/hard model's posterior of the humans")
+    report.notes.extend(res.notes)
+    return report

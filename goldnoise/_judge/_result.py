@@ -1,0 +1,187 @@
+"""JudgeAuditResult: may a candidate replace a human annotator, join them, or neither."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+import pandas as pd
+
+from _goldnoise_lib.results import ConfidenceInterval, Result, plain_value
+from _goldnoise_lib.validation import ConfidenceLevel, check_params, validate_params
+
+__all__ = ["JudgeAuditResult"]
+
+
+def _f(x: Any, fmt: str = ".3f") -> str:
+    return "NaN" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, fmt)
+
+
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
+class JudgeAuditResult(Result):
+    """The audit of one or more candidate annotators (judges) against the humans.
+
+    Attributes
+    ----------
+    human_reliability : float
+        The coefficient of the humans alone (the headline value).
+    human_low, human_high : float
+        Its bootstrap interval (percentile, items resampled).
+    validated : bool
+        False when the humans barely agree (``human_reliability`` below
+        :data:`HUMAN_FLOOR`, 0.4): a judge cannot be validated against them.
+    coefficient, level : str
+        The coefficient (and Krippendorff's level of measurement, or None).
+    margin : float
+        The non-inferiority margin δ on the coefficient's scale.
+    epsilon : float or None
+        The Alt-Test's ε (None: no Alt-Test).
+    confidence_level : float
+    n_resamples : int
+    n_items : int
+        Items with at least one human rating (the items of the swap test).
+    humans, candidates : tuple of str
+    swap : pandas.DataFrame
+        One row per candidate: ``with_candidate`` (the coefficient with the
+        candidate in one human's place, averaged over which human),
+        ``humans``, ``difference``, ``low``, ``high`` (paired bootstrap over
+        items) and ``non_inferior`` (``low > −margin``).
+    join : pandas.DataFrame
+        The same with the candidate added to all the humans.
+    agreement : pandas.DataFrame
+        Index (candidate, reference), reference = each human, ``"majority"``
+        (strict majority of the humans) and ``"latent"`` (the humans-only
+        spam fit's labels): ``n_items``, ``accuracy`` with an exact interval,
+        ``kappa`` (Cohen's) with its analytic interval.
+    confusion : pandas.DataFrame
+        Long confusion counts: candidate, reference, candidate_label,
+        reference_label, count.
+    latent : pandas.DataFrame or None
+        Every annotator (index) inside the spam latent-class fit of humans
+        and candidates: ``kind``, ``accuracy`` with ``accuracy_low`` and
+        ``accuracy_high`` (bootstrap, refitted), the spam parameters, and
+        ``accuracy_easy`` / ``accuracy_hard`` (agreement with the humans-only
+        latent labels weighted by the easy/hard model's posterior) and
+        ``hard_share``. None when the fit was not possible (see notes).
+    alt_test : pandas.DataFrame or None
+        With ``epsilon``: ``winning_rate``, ``advantage_probability``,
+        ``passed`` per candidate.
+    verdicts : pandas.DataFrame
+        One row per candidate: ``verdict`` (``"replace"``, ``"join"``,
+        ``"neither"`` or ``"not validated"``) and ``reason`` in words.
+    notes : tuple of str
+
+    ``to_frame()``: the swap table with the join, Alt-Test and verdict columns.
+    """
+
+    _headline = "human_reliability"
+
+    human_reliability: float
+    human_low: float
+    human_high: float
+    validated: bool
+    coefficient: str
+    level: str | None
+    margin: float
+    epsilon: float | None
+    confidence_level: float
+    n_resamples: int
+    n_items: int
+    humans: tuple[str, ...]
+    candidates: tuple[str, ...]
+    swap: pd.DataFrame = dataclasses.field(repr=False)
+    join: pd.DataFrame = dataclasses.field(repr=False)
+    agreement: pd.DataFrame = dataclasses.field(repr=False)
+    confusion: pd.DataFrame = dataclasses.field(repr=False)
+    latent: pd.DataFrame | None = dataclasses.field(repr=False)
+    alt_test: pd.DataFrame | None = dataclasses.field(repr=False)
+    verdicts: pd.DataFrame = dataclasses.field(repr=False)
+    notes: tuple[str, ...] = ()
+
+    _TABLES = ("swap", "join", "agreement", "confusion", "latent", "alt_test", "verdicts")
+
+    @validate_params(confidence_level=ConfidenceLevel(optional=True))
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
+        """The humans' own coefficient's interval (the headline's), at the level computed.
+
+        Another level needs the audit rerun with ``confidence_level=`` (every interval of
+        the result shares it).
+        """
+        check_params(JudgeAuditResult.confidence_interval, locals())
+        if confidence_level is not None:
+            if float(confidence_level) != self.confidence_level:
+                raise ValueError(f"this audit's intervals are at {self.confidence_level:g}; "
+                                 f"rerun judge_audit with confidence_level="
+                                 f"{confidence_level!r}.")
+        return ConfidenceInterval(self.human_low, self.human_high)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain values; each table as a list of row dicts."""
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            if f.name in self._TABLES:
+                out[f.name] = (None if v is None
+                               else plain_value(v.reset_index().to_dict(orient="records")))
+            else:
+                out[f.name] = plain_value(v)
+        return out
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per candidate: swap, join, Alt-Test and the verdict."""
+        out = self.swap.copy()
+        join = self.join.rename(columns=lambda c: f"join_{c}").drop(columns="join_humans")
+        out = out.join(join)
+        if self.alt_test is not None:
+            out = out.join(self.alt_test)
+        return out.join(self.verdicts)
+
+    def summary(self) -> str:
+        """In words: whether each candidate may replace a human, may join, or neither, and why."""
+        pct = f"{100 * self.confidence_level:g}%"
+        name = self.coefficient if self.level is None else f"{self.coefficient} ({self.level})"
+        lines = [f"Judge audit: {len(self.candidates)} candidate(s) against "
+                 f"{len(self.humans)} humans on {self.n_items} items ({name}, margin "
+                 f"{self.margin:g}, {self.n_resamples} resamples)",
+                 f"Humans alone: {_f(self.human_reliability)} [{_f(self.human_low)}, "
+                 f"{_f(self.human_high)}]"
+                 + ("" if self.validated else " -- too low to validate a judge against")]
+        for cand, row in self.verdicts.iterrows():
+            lines.append(f"{cand}: {row['verdict'].upper()} -- {row['reason']}")
+        lines.append(f"Swap (one human replaced, averaged) and join (added), {pct} paired "
+                     "intervals of the difference:")
+        for cand in self.candidates:
+            s, j = self.swap.loc[cand], self.join.loc[cand]
+            lines.append(f"  {cand}: swap {_f(s['with_candidate'])} - {_f(s['humans'])} = "
+                         f"{_f(s['difference'], '+.3f')} [{_f(s['low'], '+.3f')}, "
+                         f"{_f(s['high'], '+.3f')}]; join {_f(j['with_candidate'])}, "
+                         f"{_f(j['difference'], '+.3f')} [{_f(j['low'], '+.3f')}, "
+                         f"{_f(j['high'], '+.3f')}]")
+        if self.alt_test is not None:
+            for cand, row in self.alt_test.iterrows():
+                lines.append(f"  Alt-Test {cand}: omega {_f(row['winning_rate'], '.2f')}, rho "
+                             f"{_f(row['advantage_probability'], '.2f')}, "
+                             f"{'passes' if row['passed'] else 'fails'}")
+        lines.append("Agreement with references (accuracy, Cohen's kappa):")
+        for (cand, ref), row in self.agreement.iterrows():
+            lines.append(f"  {cand} vs {ref}: {int(row['n_items'])} items, accuracy "
+                         f"{_f(row['accuracy'])} [{_f(row['accuracy_low'])}, "
+                         f"{_f(row['accuracy_high'])}], kappa {_f(row['kappa'])} "
+                         f"[{_f(row['kappa_low'])}, {_f(row['kappa_high'])}]")
+        if self.latent is not None:
+            lines.append("Inside the latent-class fit (spam model; accuracy on easy / hard "
+                         "items from the easy/hard posterior of the humans):")
+            for who, row in self.latent.iterrows():
+                iv = (f" [{_f(row['accuracy_low'])}, {_f(row['accuracy_high'])}]"
+                      if "accuracy_low" in row else "")
+                lines.append(f"  {who} ({row['kind']}): accuracy {_f(row['accuracy'])}{iv}; "
+                             f"easy {_f(row['accuracy_easy'])}, hard "
+                             f"{_f(row['accuracy_hard'])}")
+        lines += [f"note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        verdicts = ", ".join(f"{c}: {v}" for c, v in self.verdicts["verdict"].items())
+        return (f"JudgeAuditResult(human_reliability={self.human_reliability:.4g}, "
+                f"{verdicts})")
