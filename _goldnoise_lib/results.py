@@ -28,8 +28,28 @@ names its headline field in ``_headline``. It then has, with one meaning everywh
 
 Each class documents the shape of its ``to_frame()`` in its docstring.
 
-Subclasses override what differs (usually ``to_dict`` for arrays, ``to_frame``
-for per-row tables, ``summary`` for a readable text); everything else is shared.
+The base writes ``to_dict``, ``to_frame`` and ``summary`` from the dataclass fields
+and a shape the class declares in class attributes (all optional):
+
+``_keys`` and ``_omit``
+    the keys of ``to_dict`` in order, each ``"name"`` (a field or property) or
+    ``"key=path"`` (a dotted path of attributes, e.g. ``"low=interval.low"``); a
+    ``notes`` tuple is given as one ``"; "``-joined string. Without ``_keys``:
+    every field shown in the repr (as plain values) except those named in
+    ``_omit``, then the ``_records`` fields the repr leaves out.
+``_records``
+    a name or a tuple of names of DataFrame fields that ``to_dict`` gives as a list
+    of records (the index kept as a column when it is not the default 0..n-1).
+``_table``
+    the DataFrame field that ``to_frame`` returns (a copy);
+``_columns`` and ``_index``
+    or the table ``to_frame`` builds: ``{"column": "path"}`` (a path whose value is
+    ``None`` leaves its column out) with the index at ``_index``.
+
+Without a table ``to_frame`` is one row of the scalar values of ``to_dict``, and
+``summary`` lists them. A class overrides a method only where its output differs
+from these shapes (usually ``summary`` for a readable text). No key or column
+starts with ``_``.
 """
 
 from __future__ import annotations
@@ -95,12 +115,40 @@ def plain_value(value: Any) -> Any:
     return value
 
 
+def _names(names: str | tuple[str, ...]) -> tuple[str, ...]:
+    return (names,) if isinstance(names, str) else names
+
+
 @dataclasses.dataclass(frozen=True, eq=False, repr=False)
 class Result:
     """Base of every result class (see the module docstring for the protocol)."""
 
     #: Name of the field that ``float(result)`` returns.
     _headline: ClassVar[str] = ""
+    #: The declared shape (see the module docstring).
+    _keys: ClassVar[tuple[str, ...] | None] = None
+    _omit: ClassVar[str | tuple[str, ...]] = ()
+    _records: ClassVar[str | tuple[str, ...]] = ()
+    _table: ClassVar[str] = ""
+    _columns: ClassVar[dict[str, str]] = {}
+    _index: ClassVar[str] = ""
+
+    def _path(self, path: str) -> Any:
+        value: Any = self
+        for name in path.split("."):
+            value = None if value is None else getattr(value, name)
+        return value
+
+    def _plain_field(self, name: str, value: Any) -> Any:
+        if name in _names(self._records) and value is not None:
+            import pandas as pd
+
+            if not (isinstance(value.index, pd.RangeIndex)
+                    and value.index.name is None and value.index.start == 0
+                    and value.index.step == 1):
+                value = value.reset_index()
+            return plain_value(value.to_dict(orient="records"))
+        return plain_value(value)
 
     def __float__(self) -> float:
         if not self._headline:
@@ -108,14 +156,32 @@ class Result:
         return float(getattr(self, self._headline))
 
     def to_dict(self) -> dict[str, Any]:
-        """The fields as plain Python values (arrays as lists), ready for JSON."""
-        return {f.name: plain_value(getattr(self, f.name))
-                for f in dataclasses.fields(self) if f.repr}
+        """The declared keys as plain Python values (arrays as lists), ready for JSON."""
+        if self._keys is None:  # the shown fields, then the tables kept out of the repr
+            names = [f.name for f in dataclasses.fields(self)
+                     if f.repr and f.name not in _names(self._omit)]
+            names += [n for n in _names(self._records) if n not in names]
+            return {n: self._plain_field(n, getattr(self, n)) for n in names}
+        out = {}
+        for spec in self._keys:
+            key, _, path = spec.partition("=")
+            value = self._path(path or key)
+            if key == "notes" and isinstance(value, (tuple, list)):
+                value = "; ".join(value)
+            out[key] = self._plain_field(key, value)
+        return out
 
     def to_frame(self) -> Any:
-        """One row of the scalar fields of :meth:`to_dict` (a class with a table overrides)."""
+        """The declared table, or one row of the scalar values of :meth:`to_dict`."""
         import pandas as pd
 
+        if self._table:
+            return self._path(self._table).copy()
+        if self._columns:
+            cols = {c: self._path(p) for c, p in self._columns.items()}
+            index = self._path(self._index) if self._index else None
+            return pd.DataFrame({c: v for c, v in cols.items() if v is not None},
+                                index=index)
         row = {k: v for k, v in self.to_dict().items()
                if v is None or isinstance(v, (int, float, str, bool))}
         return pd.DataFrame([row])

@@ -16,11 +16,14 @@ task or row, and the fix.
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+
+from _goldnoise_lib.errors import GoldnoiseWarning
 
 __all__ = ["labelstudio_long", "mturk_long", "prodigy_long"]
 
@@ -35,9 +38,9 @@ def labelstudio_long(path: str | Path, *, control: str | None = None) -> pd.Data
     """Label Studio's JSON export of a classification project as long ratings.
 
     ``control`` names the choices control (``from_name``) when the project has
-    several; annotations cancelled in Label Studio (``was_cancelled``) are left out.
-    A file of another shape is refused naming the task, the annotation and the
-    shape expected.
+    several; annotations marked skipped in Label Studio (``was_cancelled``) are left
+    out, with a warning saying how many. A file of another shape is refused naming
+    the task, the annotation and the shape expected.
     """
     from agreement.spans._readers import _shape, _text
 
@@ -50,6 +53,7 @@ def labelstudio_long(path: str | Path, *, control: str | None = None) -> pd.Data
         raise ValueError(f"{path}: a Label Studio export is a list of tasks (JSON objects).")
     checked = []  # (task id, [(annotator, [choices results])])
     controls = set()
+    skipped = 0
     for t, task in enumerate(tasks):
         tid = task.get("id", t + 1)
         where = f"{path}: task {tid!r}" if not isinstance(tid, (int, str)) else \
@@ -72,6 +76,7 @@ def labelstudio_long(path: str | Path, *, control: str | None = None) -> pd.Data
                 raise ValueError(f"{at}: {_shape(ann)}; expected an object with "
                                  "'completed_by' and 'result'.")
             if ann.get("was_cancelled"):
+                skipped += 1
                 continue
             result = ann.get("result") or []
             if not isinstance(result, list) or not all(isinstance(r, dict) for r in result):
@@ -126,6 +131,10 @@ def labelstudio_long(path: str | Path, *, control: str | None = None) -> pd.Data
         raise ValueError(f"{path}: no classification (a result of type 'choices') in the "
                          "export; span projects are read by `goldnoise spans --from "
                          "labelstudio`.")
+    if skipped:
+        warnings.warn(f"{path}: {skipped} annotation(s) marked skipped (was_cancelled) are "
+                      "left out: a skipped task was not annotated.", GoldnoiseWarning,
+                      stacklevel=4)
     return _frame(rows, path)
 
 
@@ -135,43 +144,61 @@ def prodigy_long(path: str | Path) -> pd.DataFrame:
     Choice tasks (``accept`` holds the selected option): the item is the input
     (``_input_hash``) and the label the option. Binary tasks (a ``label`` with
     ``answer`` accept/reject): the item is the task (``_task_hash``: an input and
-    its label) and the label the answer. ``ignore`` answers are left out.
+    its label) and the label the answer. ``ignore`` answers are left out. A
+    malformed record is refused in one line naming the file, the line and the
+    value expected.
     """
+    from agreement.spans._readers import _text
+
     path = Path(path)
     rows = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
+    for lineno, line in enumerate(_text(path).splitlines(), 1):
+        if not line.strip():
+            continue
+        at = f"{path}, line {lineno}"
+        try:
+            eg = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{at}: not JSON ({exc.msg}).") from None
+        if not isinstance(eg, dict):
+            raise ValueError(f"{at}: a Prodigy answer is a JSON object.")
+        answer = eg.get("answer")
+        if answer == "ignore":
+            continue
+        who = eg.get("_annotator_id", eg.get("_session_id"))
+        if who is None:
+            raise ValueError(f"{at}: no _annotator_id or _session_id: "
+                             "export with the annotators' sessions (prodigy db-out).")
+        who = _scalar(who, at, "the annotator (_annotator_id)")
+        if "accept" in eg and isinstance(eg["accept"], list) and "options" in eg:
+            if answer != "accept":
                 continue
-            try:
-                eg = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}, line {lineno}: not JSON ({exc.msg}).") from None
-            if not isinstance(eg, dict):
-                raise ValueError(f"{path}, line {lineno}: a Prodigy answer is a JSON object.")
-            answer = eg.get("answer")
-            if answer == "ignore":
-                continue
-            who = eg.get("_annotator_id", eg.get("_session_id"))
-            if who is None:
-                raise ValueError(f"{path}, line {lineno}: no _annotator_id or _session_id: "
-                                 "export with the annotators' sessions (prodigy db-out).")
-            if "accept" in eg and isinstance(eg["accept"], list) and "options" in eg:
-                if answer != "accept":
-                    continue
-                if len(eg["accept"]) != 1:
-                    raise ValueError(f"{path}, line {lineno}: {len(eg['accept'])} options "
-                                     "accepted; goldnoise reads one label per item and "
-                                     "annotator (a single-choice task).")
-                item = eg.get("_input_hash", eg.get("text"))
-                rows.append((item, who, eg["accept"][0]))
-            elif "label" in eg and answer in ("accept", "reject"):
-                rows.append((eg.get("_task_hash", (eg.get("_input_hash"), eg["label"])), who,
-                             answer))
-            else:
-                raise ValueError(f"{path}, line {lineno}: neither a choice task (options and "
-                                 "accept) nor a binary one (label and answer).")
+            if len(eg["accept"]) != 1:
+                raise ValueError(f"{at}: {len(eg['accept'])} options accepted; goldnoise "
+                                 "reads one label per item and annotator (a single-choice "
+                                 "task).")
+            item = _scalar(eg.get("_input_hash", eg.get("text")), at,
+                           "the input (_input_hash or text)")
+            rows.append((item, who, _scalar(eg["accept"][0], at, "the accepted option")))
+        elif "label" in eg and answer in ("accept", "reject"):
+            label = _scalar(eg["label"], at, "the label")
+            item = (_scalar(eg["_task_hash"], at, "the task (_task_hash)")
+                    if "_task_hash" in eg else
+                    (_scalar(eg.get("_input_hash"), at, "the input (_input_hash)"), label))
+            rows.append((item, who, answer))
+        else:
+            raise ValueError(f"{at}: neither a choice task (options and "
+                             "accept) nor a binary one (label and answer).")
     return _frame(rows, path)
+
+
+def _scalar(value: Any, at: str, what: str) -> Any:
+    """``value`` if it is a number or text (an id or a label), else a one-line refusal."""
+    from agreement.spans._readers import _shape
+
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise ValueError(f"{at}: {what} is {_shape(value)}; expected a number or text.")
+    return value
 
 
 def mturk_long(path: str | Path, *, item: Hashable | None = None,

@@ -230,6 +230,72 @@ def remap_codes(raw: np.ndarray, table: np.ndarray, dtype) -> np.ndarray:
     return _remap_codes(raw, table, np.empty(raw.size, dtype=dtype))
 
 
+
+@njit(cache=True, error_model="numpy")
+def _dense_factorize(values, lo, span, codes, uniq):
+    """``pd.factorize`` of integers in ``lo .. lo + span - 1`` by a lookup table: codes in
+    order of first appearance; returns the number of distinct values."""
+    table = np.full(span, -1, dtype=np.int32)
+    nxt = 0
+    for r in range(values.size):
+        v = values[r]
+        c = table[v - lo]
+        if c < 0:
+            c = nxt
+            table[v - lo] = c
+            uniq[c] = v
+            nxt += 1
+        codes[r] = c
+    return nxt
+
+
+def dense_factorize(values: np.ndarray, wide: int = 1) -> tuple[np.ndarray, np.ndarray] | None:
+    """Codes (intp) and distinct values of integer ids, as ``pd.factorize`` gives them,
+    when their range is at most ``wide`` × their number (the int32 table is then at most
+    ``wide`` / 2 × the codes); None otherwise."""
+    if values.dtype.kind not in "iu" or values.size == 0:
+        return None
+    lo, hi = int_range(values)
+    span = int(hi) - int(lo) + 1
+    if span > max(wide * values.size, 1 << 16) or span >= 2**31:
+        return None
+    codes = np.empty(values.size, dtype=np.intp)
+    uniq = np.empty(min(span, values.size), dtype=values.dtype)
+    m = _dense_factorize(values, lo, span, codes, uniq)
+    return codes, uniq[:m].copy()
+
+
+@njit(cache=True, error_model="numpy")
+def _scatter_long(item_codes, rater_codes, label_codes, out):
+    """``out[item, rater] = label`` row by row; the first repeated cell's row, or -1.
+
+    ``out`` starts at -2 (no row yet) so that a repeated (item, annotator) is seen
+    even when the first of its rows has a missing label (-1). Cells left at -2 are
+    set to -1 (not rated) at the end.
+    """
+    n = item_codes.size
+    for r in range(n):
+        i = item_codes[r]
+        j = rater_codes[r]
+        if out[i, j] != -2:
+            return r
+        out[i, j] = label_codes[r]
+    flat = out.reshape(-1)
+    for c in range(flat.size):
+        if flat[c] == -2:
+            flat[c] = -1
+    return -1
+
+
+def scatter_long(item_codes: np.ndarray, rater_codes: np.ndarray, label_codes: np.ndarray,
+                 n_items: int, n_raters: int) -> np.ndarray | None:
+    """Items × annotators codes from long rows (codes of each column), or None when
+    an (item, annotator) pair repeats. The codes keep ``label_codes``' dtype."""
+    out = np.full((n_items, n_raters), -2, dtype=label_codes.dtype)
+    first = _scatter_long(item_codes, rater_codes, label_codes, out)
+    return None if first >= 0 else out
+
+
 # --------------------------------------------------------------------------
 # Per-item statistics of the agreement coefficients.
 #

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -136,42 +136,15 @@ def light(r: Ratings, wts: Weights, n_pop: float | None,
     ng = onehot.sum(axis=1)
     valid = ng > 0
     n_raters = int(valid.sum())
-    if n_raters < 2:
-        raise ValueError(
-            f"`light_kappa` needs at least two annotators with ratings; got {n_raters}."
-        )
-    if n2 == 0:
-        raise ValueError(
-            f"`light_kappa`: no item has two or more ratings ({k} annotator column(s)), so "
-            "there is no observed agreement. Agreement needs at least two ratings of some item."
-        )
     p = np.divide(onehot, ng[:, None], out=np.zeros_like(onehot), where=valid[:, None])
     pa = agree / both
     pe = np.einsum("pc,cl,pl->p", p[ja], w, p[jb])
     q = 1.0 - pe
     ok = (both >= MIN_COMMON_ITEMS) & (q > PE_TOL)
-    n_co, n_ok = int(both.size), int(ok.sum())
-    notes: list[str] = list(wts.notes)
-    if k - n_raters:
-        notes.append(f"{k - n_raters} annotator(s) without ratings ignored")
-    if n < r.n_items:
-        notes.append(f"{r.n_items - n} item(s) without ratings dropped")
-    notes.append(
-        f"mean of the pairwise Cohen's kappas over {n_ok} of the {n_co} annotator pairs that "
-        f"co-rated items (a pair needs {MIN_COMMON_ITEMS} or more items rated by both and "
-        f"chance agreement below 1; {n_raters * (n_raters - 1) // 2 - n_co} pairs never "
-        "co-rated); observed and expected are the means of the pairs' PA and PE")
-    common = dict(coefficient="Light's kappa", n_items=n, n_pairable=n2, n_raters=n_raters,
-                  n_categories=m, ci_method="t", weights=wts.name)
-    if n_ok == 0:
-        warnings.warn(
-            f"Light's kappa is undefined: none of the {n_co} annotator pairs that co-rated "
-            f"items has a Cohen's kappa (each needs {MIN_COMMON_ITEMS} or more items rated by "
-            "both and chance agreement below 1); NaN returned.",
-            DegenerateDataWarning, stacklevel=4)
-        notes.append(f"undefined: 0 of {n_co} co-rating pairs usable")
-        return AgreementResult(value=math.nan, observed=math.nan, expected=math.nan,
-                               standard_error=math.nan, notes=tuple(notes), **common)
+    n_ok = int(ok.sum())
+    notes, common, undefined = _checked(r, wts, k, n_raters, n, n2, n_ok, int(both.size))
+    if undefined is not None:
+        return undefined
     kap = (pa[ok] - pe[ok]) / q[ok]
     value = float(kap.mean())
     se = _standard_error(st, w, p, ng, ja[ok], jb[ok], both[ok], pe[ok], kap, value, n,
@@ -199,6 +172,30 @@ def _light_triangle(r: Ratings, codes: np.ndarray, wts: Weights,
     onehot, n, n2, sk, spa, spe, n_ok, n_co, ss_of = _kl.triangle_light(
         codes, m, wts.matrix, MIN_COMMON_ITEMS, PE_TOL)
     n_raters = int((onehot.sum(axis=1) > 0).sum())
+    notes, common, undefined = _checked(r, wts, k, n_raters, n, n2, n_ok, n_co)
+    if undefined is not None:
+        return undefined
+    value = sk / n_ok
+    se = math.nan
+    if n >= 2:
+        if n_pop is not None and n_pop < n:
+            raise ValueError(
+                f"`n_population` ({n_pop:g}) must be at least the number of rated items ({n}).")
+        se = math.sqrt(max(variance(ss_of(value, n), n, "gwet", n_pop), 0.0))
+    else:
+        warnings.warn("the standard error of Light's kappa needs at least two rated items; "
+                      "NaN returned.", DegenerateDataWarning, stacklevel=4)
+        notes.append("standard error undefined: fewer than two rated items")
+    if n_pop is not None:
+        notes.append(f"finite-population correction for N = {n_pop:g}")
+    return AgreementResult(value=value, observed=spa / n_ok, expected=spe / n_ok,
+                           standard_error=se, notes=tuple(notes), **common)
+
+
+def _checked(r: Ratings, wts: Weights, k: int, n_raters: int, n: int, n2: int, n_ok: int,
+             n_co: int) -> tuple[list[str], dict[str, Any], AgreementResult | None]:
+    """The checks, notes and shared fields of both ways to Light's κ; with no usable pair
+    (``n_ok == 0``) also its undefined result."""
     if n_raters < 2:
         raise ValueError(
             f"`light_kappa` needs at least two annotators with ratings; got {n_raters}.")
@@ -217,31 +214,17 @@ def _light_triangle(r: Ratings, codes: np.ndarray, wts: Weights,
         f"chance agreement below 1; {n_raters * (n_raters - 1) // 2 - n_co} pairs never "
         "co-rated); observed and expected are the means of the pairs' PA and PE")
     common = dict(coefficient="Light's kappa", n_items=n, n_pairable=n2, n_raters=n_raters,
-                  n_categories=m, ci_method="t", weights=wts.name)
-    if n_ok == 0:
-        warnings.warn(
-            f"Light's kappa is undefined: none of the {n_co} annotator pairs that co-rated "
-            f"items has a Cohen's kappa (each needs {MIN_COMMON_ITEMS} or more items rated by "
-            "both and chance agreement below 1); NaN returned.",
-            DegenerateDataWarning, stacklevel=4)
-        notes.append(f"undefined: 0 of {n_co} co-rating pairs usable")
-        return AgreementResult(value=math.nan, observed=math.nan, expected=math.nan,
-                               standard_error=math.nan, notes=tuple(notes), **common)
-    value = sk / n_ok
-    se = math.nan
-    if n >= 2:
-        if n_pop is not None and n_pop < n:
-            raise ValueError(
-                f"`n_population` ({n_pop:g}) must be at least the number of rated items ({n}).")
-        se = math.sqrt(max(variance(ss_of(value, n), n, "gwet", n_pop), 0.0))
-    else:
-        warnings.warn("the standard error of Light's kappa needs at least two rated items; "
-                      "NaN returned.", DegenerateDataWarning, stacklevel=4)
-        notes.append("standard error undefined: fewer than two rated items")
-    if n_pop is not None:
-        notes.append(f"finite-population correction for N = {n_pop:g}")
-    return AgreementResult(value=value, observed=spa / n_ok, expected=spe / n_ok,
-                           standard_error=se, notes=tuple(notes), **common)
+                  n_categories=r.n_categories, ci_method="t", weights=wts.name)
+    if n_ok:
+        return notes, common, None
+    warnings.warn(
+        f"Light's kappa is undefined: none of the {n_co} annotator pairs that co-rated "
+        f"items has a Cohen's kappa (each needs {MIN_COMMON_ITEMS} or more items rated by "
+        "both and chance agreement below 1); NaN returned.",
+        DegenerateDataWarning, stacklevel=5)
+    notes.append(f"undefined: 0 of {n_co} co-rating pairs usable")
+    return notes, common, AgreementResult(value=math.nan, observed=math.nan, expected=math.nan,
+                                          standard_error=math.nan, notes=tuple(notes), **common)
 
 
 def _standard_error(st: PairStats, w, p, ng, a, b, both, pe, kap, value, n, n_ok, ok,

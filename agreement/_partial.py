@@ -53,7 +53,7 @@ from agreement import _krippendorff as _kr
 from agreement._item_stats import SPECS, count_rows_from_counts
 from agreement._light import light, stats_from_sums
 from agreement._null import cohen_from_table, contingency
-from agreement._ratings import Ratings, _encode
+from agreement._ratings import Ratings, _encode, _factorize_ids
 from agreement._result import AgreementResult, with_clip_note
 from agreement._weights import Weights, weight_matrix
 
@@ -203,26 +203,42 @@ def ratings_chunk(frame: pd.DataFrame, schema: Ratings, *, item: Hashable = "ite
     """
     k = schema.n_raters
     dtype = schema.codes.dtype
-    item_codes, item_ids = pd.factorize(frame[item], sort=False)
-    rater_codes = schema.raters.get_indexer(frame[rater])
+    # a chunk holds a share of the ids' range: a table up to 4 × its rows is still small
+    item_codes, item_ids = _factorize_ids(frame[item], wide=4)
+    rater_codes = _positions(schema.raters, frame[rater])
     if np.any(rater_codes < 0):
         bad = frame[rater].to_numpy()[rater_codes < 0][0]
         raise ValueError(f"annotator {bad!r} is not in the schema's annotators.")
     labels = frame[label]
     present = labels.notna().to_numpy()
-    label_codes = schema.categories.get_indexer(labels[present])
-    if np.any(label_codes < 0):
-        bad = labels[present].to_numpy()[label_codes < 0][0]
+    label_codes = _positions(schema.categories, labels)
+    if np.any((label_codes < 0) & present):
+        bad = labels.to_numpy()[(label_codes < 0) & present][0]
         raise ValueError(f"label {bad!r} is not among the schema's categories.")
-    ii, jj = item_codes[present], rater_codes[present]
-    key = ii.astype(np.int64) * k + jj
-    if np.unique(key).size != key.size:
+    if not present.all():  # a row without a label is no rating (nor a repeat)
+        item_codes, rater_codes, label_codes = (item_codes[present], rater_codes[present],
+                                                label_codes[present])
+    codes = _kernels.scatter_long(item_codes, rater_codes, label_codes.astype(dtype),
+                                  len(item_ids), k)
+    if codes is None:
         raise ValueError("an annotator rated the same item more than once in this chunk.")
-    codes = np.full((len(item_ids), k), -1, dtype=dtype)
-    codes[ii, jj] = label_codes
     return Ratings(codes, schema.categories, items=pd.Index(item_ids, name="item"),
                    raters=schema.raters, ordered=schema.ordered,
                    category_values=schema.category_values)
+
+
+def _positions(index: pd.Index, values: pd.Series) -> np.ndarray:
+    """``index.get_indexer(values)``; integer ids in a small range by one table lookup."""
+    raw = values.to_numpy()
+    keys = index.to_numpy()
+    if raw.dtype.kind in "iu" and keys.dtype.kind in "iu" and len(keys) and raw.size:
+        lo = min(int(keys.min()), int(raw.min()))
+        hi = max(int(keys.max()), int(raw.max()))
+        if hi - lo < 1 << 20:
+            table = np.full(hi - lo + 1, -1, dtype=np.intp)
+            table[keys.astype(np.int64) - lo] = np.arange(len(keys))
+            return table[raw.astype(np.int64) - lo]
+    return index.get_indexer(values)
 
 
 # ------------------------------------------------------------------- partials

@@ -313,26 +313,51 @@ class Ratings:
                 )
         if len(frame) == 0:
             raise ShapeError("`frame` has no rows.")
-        if frame[item].isna().any() or frame[rater].isna().any():
+        # One factorize per id column: its -1 is a missing id; its uniques, in order of
+        # first appearance, are the items and the annotators.
+        item_codes, item_ids = _factorize_ids(frame[item])
+        rater_codes, rater_ids = _factorize_ids(frame[rater])
+        if item_codes.min() < 0 or rater_codes.min() < 0:
             raise ValueError("`frame` has missing item or annotator ids; drop those rows first.")
         if replicates not in ("error", "separate"):
             raise ValueError(
                 f"`replicates` must be 'error' or 'separate'; got {replicates!r}."
             )
         normalize = _check_flag(normalize_labels)
-        dup = frame.duplicated(subset=[item, rater])
+        # A repeated (item, annotator) is found while the codes are scattered; the label
+        # coding runs first, so its errors and warnings wait until the repeats are known
+        # (a repeat is reported first, as it always was).
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", LabelWarning)
+            try:
+                codes_flat, cats, declared_order = _long_labels(frame[label], categories,
+                                                                normalize)
+                label_error = None
+            except (ValueError, TypeError) as err:
+                label_error = err
+        codes = None
+        if label_error is None:
+            codes = _kernels.scatter_long(item_codes, rater_codes, codes_flat,
+                                          len(item_ids), len(rater_ids))
         annotator_of = None
-        if dup.any() and replicates == "error":
-            first = [plain(v) for v in frame.loc[dup, [item, rater]].iloc[0].tolist()]
-            raise ValueError(
-                f"annotator {first[1]!r} rated item {first[0]!r} more than once "
-                f"({int(dup.sum())} repeated (item, annotator) pairs). Pass "
-                "`replicates='separate'` to keep each replicate as its own column, or drop "
-                "the repeats."
-            )
-        item_codes, item_ids = pd.factorize(frame[item], sort=False)
-        rater_codes, rater_ids = pd.factorize(frame[rater], sort=False)
-        if dup.any():
+        if codes is None:  # repeats, or a label error (which a repeat reported first)
+            dup = frame.duplicated(subset=[item, rater])
+            if dup.any() and replicates == "error":
+                first = [plain(v) for v in frame.loc[dup, [item, rater]].iloc[0].tolist()]
+                raise ValueError(
+                    f"annotator {first[1]!r} rated item {first[0]!r} more than once "
+                    f"({int(dup.sum())} repeated (item, annotator) pairs). Pass "
+                    "`replicates='separate'` to keep each replicate as its own column, or "
+                    "drop the repeats."
+                )
+        for w in caught:
+            if issubclass(w.category, LabelWarning):
+                warnings.warn(w.message, w.category, stacklevel=2)
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        if label_error is not None:
+            raise label_error
+        if codes is None:
             # The r-th rating of (item, annotator) goes to column (annotator, r).
             rep = frame.groupby([item, rater], sort=False).cumcount().to_numpy()
             per = np.zeros(len(rater_ids), dtype=np.int64)
@@ -344,19 +369,10 @@ class Ratings:
             annotator_of = np.repeat(np.arange(len(rater_ids)), per)
             annotator_ids = pd.Index(rater_ids, name="rater")
             rater_index = pd.MultiIndex.from_tuples(cols, names=["rater", "replicate"])
-            rater_codes = col_codes
-        labels = frame[label]
-        if categories is None and isinstance(labels.dtype, pd.CategoricalDtype):
-            categories = list(labels.cat.categories)
-            declared_order = bool(labels.cat.ordered)
+            codes = np.full((len(item_ids), len(rater_index)), -1, dtype=codes_flat.dtype)
+            codes[item_codes, col_codes] = codes_flat
         else:
-            declared_order = categories is not None
-        lab = labels.to_numpy(dtype=object) if labels.dtype.kind not in "iufb" else labels.to_numpy()
-        codes_flat, cats = _encode(lab.reshape(-1, 1), categories, normalize=normalize)
-        if annotator_of is None:
             rater_index = pd.Index(rater_ids, name="rater")
-        codes = np.full((len(item_ids), len(rater_index)), -1, dtype=codes_flat.dtype)
-        codes[item_codes, rater_codes] = codes_flat[:, 0]
         ordered = declared_order or cats.dtype.kind in "iuf"
         out = cls(codes, cats, items=pd.Index(item_ids, name="item"),
                   raters=rater_index, ordered=ordered)
@@ -887,6 +903,65 @@ def _warn_lookalikes(uniq: Sequence[Any]) -> None:
             "type, surrounding spaces or Unicode form. Pass `normalize_labels=True` to strip "
             "spaces, apply Unicode NFC and read numeric strings as numbers.",
             LabelWarning, stacklevel=4)
+
+
+def _factorize_ids(ids: pd.Series, wide: int = 1) -> tuple[np.ndarray, Any]:
+    """``pd.factorize(ids)``; integer ids in a range at most ``wide`` × their number by
+    a lookup table (faster, and without a hash table as large as the column)."""
+    if isinstance(ids.dtype, np.dtype) and ids.dtype.kind in "iu":
+        dense = _kernels.dense_factorize(ids.to_numpy(), wide)
+        if dense is not None:
+            return dense[0], pd.Index(dense[1])
+    return pd.factorize(ids, sort=False)
+
+
+def _has_lookalikes(labels: Sequence[Any]) -> bool:
+    keys = [_lookalike_key(v) for v in labels]
+    return len(set(keys)) < len(keys)
+
+
+def _long_labels(labels: pd.Series, categories: Sequence[Any] | None,
+                 normalize: bool) -> tuple[np.ndarray, pd.Index, bool]:
+    """The label column of long data: 1-D codes (-1 missing), the categories, and
+    whether their order was declared.
+
+    Text labels (and a categorical of text) are coded from their distinct values
+    (one ``pd.factorize``, or the categorical's own codes), never label by label;
+    the codes and categories are those of :func:`_encode` on the whole column,
+    which every other column still goes through.
+    """
+    if categories is None and isinstance(labels.dtype, pd.CategoricalDtype):
+        categories = list(labels.cat.categories)
+        declared_order = bool(labels.cat.ordered)
+        if not normalize and all(isinstance(c, str) for c in categories):
+            cats = _declared(categories)
+            raw = labels.cat.codes.to_numpy()
+            if raw.size == 0 or raw.max() < 0:
+                raise ValueError("every rating is missing: there is nothing to measure.")
+            if _has_lookalikes(categories):  # only then: which of them occur, in order
+                _warn_lookalikes(list(cats[pd.unique(raw[raw >= 0])]))
+            return raw.astype(_code_dtype(len(cats)), copy=False), cats, declared_order
+    else:
+        declared_order = categories is not None
+    if not normalize and labels.dtype.kind not in "iufb":
+        raw, uniques = pd.factorize(labels, sort=False)
+        uniq = np.asarray(uniques, dtype=object)
+        if uniq.size and all(isinstance(v, str) for v in uniq):
+            _warn_lookalikes(uniq)
+            if categories is None:
+                cats = pd.Index(_sort_labels(uniq), name="category", dtype=object)
+            else:
+                cats = _declared(categories)
+            where = cats.get_indexer(pd.Index(uniq, dtype=object))
+            if np.any(where < 0):
+                bad = plain(uniq[where < 0][0])
+                raise ValueError(f"label {bad!r} is not among `categories` {list(cats)}; add "
+                                 "it or fix the data.")
+            table = np.append(where, -1).astype(_code_dtype(len(cats)))
+            return table[raw], cats, declared_order
+    lab = labels.to_numpy(dtype=object) if labels.dtype.kind not in "iufb" else labels.to_numpy()
+    codes, cats = _encode(lab.reshape(-1, 1), categories, normalize=normalize)
+    return np.ascontiguousarray(codes[:, 0]), cats, declared_order
 
 
 def _parse_number(text: str) -> int | float | None:

@@ -262,18 +262,6 @@ class AgreementResult(Result):
             p = float(ref.cdf(z))
         return TestResult(float(z), min(p, 1.0), float(se), null, method, dist, alternative)
 
-    def to_dict(self) -> dict[str, Any]:
-        """Plain dict of the fields (for a DataFrame row)."""
-        out = {}
-        for f in fields(self):
-            if f.name == "_null_se":
-                out["null_standard_error"] = self.null_standard_error
-            else:
-                out[f.name] = getattr(self, f.name)
-        out["notes"] = "; ".join(self.notes)
-        out["value_range"] = list(self.value_range)
-        return out
-
 
     def __repr__(self) -> str:
         ci = self.confidence_interval()
@@ -286,3 +274,6 @@ class AgreementResult(Result):
         )
 
     _headline = "value"
+    _keys = ("coefficient", "value", "observed", "expected", "n_items", "n_pairable", "n_raters",
+             "n_categories", "standard_error", "ci_method", "weights", "notes",
+             "null_standard_error", "value_range")

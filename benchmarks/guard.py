@@ -185,6 +185,52 @@ def cases() -> list[tuple[str, str, Callable[[], object], Callable[[], object]]]
     out.append(("load_scores, parquet 2e5 × 10", "pandas.read_parquet",
                 lambda: load_scores(tmp / "scores.parquet", items=ids),
                 lambda: pd.read_parquet(tmp / "scores.parquet")))
+    out.extend(_scale_cases(tmp))
+    return out
+
+
+def _scale_cases(tmp: Path) -> list:
+    """Long files, the Dask reader and confident learning (issue 34)."""
+    import pandas as pd
+
+    from agreement import Ratings
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_detection import cl_problem
+    from bench_from_long import factorize_all, frame
+
+    out = []
+    for ids, labels in (("string", "categorical"), ("int", "int")):
+        long = frame(1_000_000, ids, labels)
+        out.append((f"Ratings.from_long, 1e6 shuffled rows, {ids} ids, {labels} labels",
+                    "pd.factorize × 3", lambda long=long: Ratings.from_long(long),
+                    lambda long=long: factorize_all(long)))
+    try:
+        from goldnoise.dask import read_ratings
+    except ImportError:  # the dask extra is not installed
+        read_ratings = None
+    if read_ratings is not None:
+        folder = tmp / "long"
+        folder.mkdir()
+        long = frame(1_000_000, "int", "int").astype({"rater": np.int16, "label": np.int8})
+        bounds = np.linspace(0, len(long), 9).astype(int)
+        for f in range(8):
+            long.iloc[bounds[f]:bounds[f + 1]].to_parquet(folder / f"part-{f}.parquet",
+                                                           index=False)
+        out.append(("goldnoise.dask.read_ratings, 1e6 ratings in 8 files, synchronous",
+                    "pd.read_parquet + Ratings.from_long",
+                    lambda: read_ratings(str(folder), scheduler="synchronous"),
+                    lambda: Ratings.from_long(pd.read_parquet(folder))))
+    from cleanlab.filter import find_label_issues
+
+    from simulation import label_error_ranking
+    from simulation.scores import ModelScores
+
+    labels_cl, probs = cl_problem(100_000, 100)
+    scores_cl = ModelScores.from_arrays(probs, kind="probs")
+    out.append(("confident learning, 1e5 × 100", "cleanlab find_label_issues",
+                lambda: label_error_ranking(scores_cl, labels_cl, method="confident_learning"),
+                lambda: find_label_issues(labels_cl, probs, filter_by="prune_by_noise_rate")))
     return out
 
 

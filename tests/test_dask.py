@@ -448,3 +448,39 @@ def test_files_whose_label_types_differ_get_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "every file must store it with one type" in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_several_senders_and_receivers_equal_in_memory(data, monkeypatch):
+    # Small splitting tasks: every input partition is its own sender, pieces cross over.
+    from goldnoise.dask import _reader
+
+    monkeypatch.setattr(_reader, "ROWS_PER_SPLIT", 250)
+    frame, glob, mem = data
+    lazy = read_ratings(glob, npartitions=4, scheduler="synchronous")
+    rep = lazy.shuffle_report
+    assert rep.shuffled and (rep.partitions_in, rep.partitions_out) == (5, 4)
+    assert (lazy.n_items, lazy.n_ratings) == (mem.n_items, mem.n_ratings)
+    assert rep.items_split > 0.9 * mem.n_items
+    _check_all(lazy, mem)
+
+
+def test_ids_of_mixed_integer_widths_and_text_ids(tmp_path, monkeypatch):
+    # One file stores the item ids as int32, another as int64: a hash that depended on
+    # the width would split an item in two (more items than in memory).
+    from goldnoise.dask import _reader
+
+    monkeypatch.setattr(_reader, "ROWS_PER_SPLIT", 200)
+    frame = _long(n_items=150, seed=5)
+    folder = tmp_path / "widths"
+    folder.mkdir()
+    half = len(frame) // 2
+    frame.iloc[:half].astype({"item": np.int32}).to_parquet(folder / "a.parquet", index=False)
+    frame.iloc[half:].to_parquet(folder / "b.parquet", index=False)
+    mem = Ratings.from_long(frame)
+    lazy = read_ratings(str(folder), npartitions=3, scheduler="synchronous")
+    assert (lazy.n_items, lazy.n_ratings) == (mem.n_items, mem.n_ratings)
+    _same(agreement.fleiss_kappa(lazy), agreement.fleiss_kappa(mem))
+    text = frame.assign(item="item-" + frame["item"].astype(str))
+    lazy = read_ratings(text, npartitions=3, scheduler="synchronous")
+    assert lazy.n_items == mem.n_items
+    _same(agreement.conger_kappa(lazy), agreement.conger_kappa(Ratings.from_long(text)))

@@ -310,6 +310,66 @@ def test_confident_learning_equals_cleanlab(name):
     assert (np.diff(r.scores[: r.n_flagged]) <= 0).all()
 
 
+def _cl_reference(labels, probs):
+    """Prune by noise rate from the paper's steps, in plain numpy, item by item where the
+    kernels work in one pass (the confident joint from goldnoise's calibration)."""
+    from simulation.detection._confident import _EPS, _prune_counts, _round_rows
+
+    n, m = probs.shape
+    counts = np.bincount(labels, minlength=m)
+    t = np.array([probs[labels == j, j].mean() if counts[j] else 2.0 for j in range(m)])
+    t = np.maximum(t, 2e-6)
+    cj = np.zeros((m, m), dtype=np.int64)
+    for i in range(n):
+        conf = [j for j in range(m) if probs[i, j] >= t[j] - _EPS]
+        if conf:
+            cj[labels[i], int(np.argmax(probs[i])) if len(conf) > 1 else conf[0]] += 1
+    np.fill_diagonal(cj, np.maximum(np.diagonal(cj), 1))
+    cal = cj / np.maximum(cj.sum(axis=1), 1e-100)[:, None] * counts[:, None]
+    cal = cal / cal.sum() * counts.sum()
+    prune = _prune_counts(_round_rows(cal))
+    mask = np.zeros(n, dtype=bool)
+    for k in range(m):
+        members = np.flatnonzero(labels == k)
+        if members.size <= 1:
+            continue
+        for j in range(m):
+            if j != k and prune[j, k] > 0:
+                margin = probs[members, j] - probs[members, k]
+                mask[members[np.argsort(-margin)[:prune[j, k]]]] = True
+    for i in np.flatnonzero(mask):
+        row = probs[i].copy()
+        row[labels[i]] += _EPS
+        mask[i] = np.argmax(row) != labels[i]
+    return mask
+
+
+@pytest.mark.parametrize("decimals", [None, 2, 1])
+def test_confident_learning_kernels_equal_the_reference(decimals):
+    # 5000 × 60: the parallel builds; rounded probabilities put ties at the cuts, where
+    # numpy's order decides (the kernels hand those pairs back to it).
+    labels, probs = _noisy_probs(11, n=5000, m=60, noise=0.2, sharp=2.5)
+    if decimals is not None:
+        probs = np.round(probs, decimals)
+    from simulation.detection._confident import confident_learning
+
+    got = confident_learning(labels, probs)
+    assert got.sum() > 0
+    np.testing.assert_array_equal(got, _cl_reference(labels, probs))
+    serial = confident_learning(labels[:1000], probs[:1000])  # below the parallel size
+    np.testing.assert_array_equal(serial, _cl_reference(labels[:1000], probs[:1000]))
+
+
+@given(st.lists(st.sampled_from([0.0, -0.0, 1.5, -2.25, 3.0, 1e-310, -1e-310, np.inf,
+                                 -np.inf, 7.0]), min_size=0, max_size=60),
+       st.integers(0, 2**31 - 1))
+def test_radix_argsort_equals_numpy_stable(values, seed):
+    rng = np.random.default_rng(seed)
+    scores = np.array(values + list(rng.normal(size=rng.integers(0, 40))), dtype=np.float64)
+    np.testing.assert_array_equal(K.argsort_descending(scores),
+                                  np.argsort(-scores, kind="stable"))
+
+
 def test_rank_scores_equal_cleanlab_quality_scores():
     rank = pytest.importorskip("cleanlab.rank", reason="cleanlab is not installed")
     labels, probs = _noisy_probs(4)

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from agreement import Ratings, fleiss_kappa
+from agreement import GoldnoiseWarning, Ratings, fleiss_kappa
 
 # Three annotators label four items; the same table written by each tool.
 TABLE = {  # item -> labels of annotators a, b, c (None: not labelled)
@@ -98,9 +98,24 @@ def _same(r: Ratings, expected: Ratings) -> None:
 
 
 def test_labelstudio_choices(tmp_path):
-    r = Ratings.from_export(_labelstudio(tmp_path / "ls.json", cancelled=True), "labelstudio")
+    with pytest.warns(GoldnoiseWarning, match=r"ls.json: 4 annotation\(s\) marked skipped"):
+        r = Ratings.from_export(_labelstudio(tmp_path / "ls.json", cancelled=True),
+                                "labelstudio")
     _same(r, _expected())
-    assert len(r.raters) == 3  # the cancelled annotation is left out
+    assert len(r.raters) == 3  # the cancelled annotations are left out
+
+
+def test_cli_audit_says_how_many_skipped_annotations_it_left_out(tmp_path, capsys):
+    path = _labelstudio(tmp_path / "ls.json", cancelled=True)
+    status, out, err = _cli(capsys, "audit", path, "--from", "labelstudio", "--no-latent",
+                            "--json")
+    assert status == 0, err
+    notes = json.loads(out)["sections"]["data"]["notes"]
+    assert any("4 annotation(s) marked skipped (was_cancelled) are left out" in n
+               for n in notes), notes
+    status, out, err = _cli(capsys, "audit", _labelstudio(tmp_path / "all.json"), "--from",
+                            "labelstudio", "--no-latent", "--json")
+    assert not any("skipped" in n for n in json.loads(out)["sections"]["data"]["notes"])
 
 
 def test_labelstudio_several_controls_and_multiple_choices(tmp_path):

@@ -610,8 +610,10 @@ def test_annotator_accuracy_on_gold_has_its_exact_interval():
         row = table.iloc[j]
         assert row["n_gold"] == rated.sum()
         assert row["gold_accuracy"] == pytest.approx(right / rated.sum(), abs=1e-15)
+        # binomtest root-finds the Clopper–Pearson ends; annotator_frame takes them as
+        # beta quantiles: the same numbers to the root-finder's tolerance.
         assert (row["gold_accuracy_low"], row["gold_accuracy_high"]) == pytest.approx(
-            (ci.low, ci.high), abs=1e-15)
+            (ci.low, ci.high), abs=1e-12)
     assert "gold_accuracy" not in fit.annotator_frame().columns
     with pytest.raises(ValueError, match="not in the ratings"):
         fit.annotator_frame(gold={"nope": 1})
@@ -728,3 +730,18 @@ def test_guide_rte_sections_are_what_the_command_prints(shared_data):
         env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
     assert out.returncode == 0, out.stderr
     assert block.strip("\n") in out.stdout
+
+
+def test_annotator_gold_intervals_at_the_ends_match_binomtest():
+    # An annotator right on every gold item, one wrong on every one, one in between, one
+    # who rated no gold item: Clopper–Pearson's ends (0 and 1) and scipy's exact interval.
+    x = pd.DataFrame({"a": [0, 1, 0, 1, 0, 1], "b": [1, 0, 1, 0, 1, 0],
+                      "c": [0, 1, 1, 1, 0, 0], "d": [np.nan, np.nan, np.nan, np.nan, 0, 1]})
+    fit = LatentClassModel("one-coin", rng=0).fit(Ratings.from_wide(x))
+    table = fit.annotator_frame(gold={0: 0, 1: 1, 2: 0, 3: 1}, confidence_level=0.9)
+    for j, right in enumerate((4, 0, 3)):
+        ci = binomtest(right, 4).proportion_ci(0.9, method="exact")
+        assert (table.iloc[j]["gold_accuracy_low"], table.iloc[j]["gold_accuracy_high"]) == \
+            pytest.approx((ci.low, ci.high), abs=1e-12)
+    assert table.iloc[0]["gold_accuracy_high"] == 1.0 and table.iloc[1]["gold_accuracy_low"] == 0
+    assert table.iloc[3]["n_gold"] == 0 and np.isnan(table.iloc[3]["gold_accuracy_low"])

@@ -180,8 +180,11 @@ def test_result_protocol():
                          epsilon=0.15, n_resamples=50, rng=0, latent_resamples=0)
     assert float(res) == res.human_reliability
     assert res.confidence_interval() == (res.human_low, res.human_high)
-    with pytest.raises(ValueError, match="rerun judge_audit"):
-        res.confidence_interval(0.9)
+    # another level comes from the same replicates: nested in the audit's own interval
+    narrow = res.confidence_interval(0.5)
+    assert res.human_low <= narrow.low <= narrow.high <= res.human_high
+    assert (narrow.low, narrow.high) != (res.human_low, res.human_high)
+    assert "bootstrap" not in res.to_dict()
     json.dumps(res.to_dict())  # plain values only
     frame = res.to_frame()
     assert list(frame.index) == ["good", "poor"]

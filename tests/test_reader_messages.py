@@ -233,6 +233,51 @@ def test_labelstudio_classification_reader(tmp_path, capsys, name, content):
     _assert_clear(err, "export.json")
 
 
+def _choice(**changes):
+    eg = {"text": "x", "options": [{"id": "pos"}, {"id": "neg"}], "accept": ["pos"],
+          "answer": "accept", "_input_hash": 1, "_annotator_id": "a"}
+    eg.update(changes)
+    return json.dumps(eg)
+
+
+def _binary(**changes):
+    eg = {"text": "x", "label": "POS", "answer": "accept", "_input_hash": 1, "_task_hash": 7,
+          "_annotator_id": "a"}
+    eg.update(changes)
+    return json.dumps(eg)
+
+
+#: Malformed Prodigy classification answers (``Ratings.from_export(..., "prodigy")``).
+AUDIT_PRODIGY = [
+    ("annotator-dict", _choice(_annotator_id={"name": "a"})),
+    ("annotator-list", _binary(_annotator_id=["a"])),
+    ("accepted-option-dict", _choice(accept=[{"id": "pos"}])),
+    ("accepted-option-null", _choice(accept=[None])),
+    ("input-hash-list", _choice(_input_hash=[1, 2])),
+    ("no-input", _choice(_input_hash=None, text=None)),
+    ("label-list", _binary(label=["POS"])),
+    ("task-hash-dict", _binary(_task_hash={"h": 7})),
+    ("record-list", "[1, 2]"),
+    ("latin1", _choice(text="Peña").encode("latin-1")),
+]
+
+
+@pytest.mark.parametrize("name, content", AUDIT_PRODIGY, ids=[c[0] for c in AUDIT_PRODIGY])
+def test_prodigy_classification_reader(tmp_path, capsys, name, content):
+    path = tmp_path / "answers.jsonl"
+    if isinstance(content, bytes):
+        path.write_bytes(content.replace(b"\\u00f1", "ñ".encode("latin-1")) + b"\n")
+    else:
+        path.write_text(content + "\n", encoding="utf-8")
+    with pytest.raises(ValueError) as info:
+        Ratings.from_export(path, "prodigy")
+    _assert_clear(str(info.value), "answers.jsonl")
+    assert "line 1" in str(info.value)
+    status, err = _cli(["audit", str(path), "--from", "prodigy"], capsys)
+    assert status == 1, err
+    _assert_clear(err, "answers.jsonl")
+
+
 @pytest.mark.parametrize("which", ["gold", "scores", "conll-predictions"])
 def test_command_line_consistency_names_a_file_that_is_not_utf8(tmp_path, capsys, which):
     gold = tmp_path / "probe.conll"

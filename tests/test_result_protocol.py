@@ -98,6 +98,15 @@ def _judge_table():
     return table
 
 
+def _judge_panel():
+    # three humans and a judge on 60 items, each wrong one time in five
+    g = np.random.default_rng(7)
+    truth = g.integers(0, 3, 60)
+    wide = np.column_stack([np.where(g.random(60) < 0.2, g.integers(0, 3, 60), truth)
+                            for _ in range(4)])
+    return agreement.Ratings.from_wide(wide, raters=["h1", "h2", "h3", "judge"])
+
+
 def _pool_and_truth():
     g = np.random.default_rng(0)
     truth = g.integers(0, 2, 60)
@@ -167,6 +176,10 @@ EXAMPLES = {
     "PPIResult": lambda: noise_models.ppi_mean(*_judge_values()),
     "JudgeEstimateResult": lambda: noise_models.judge_estimate(_judge_table(), "judge",
                                                                category=1),
+    "AltTestResult": lambda: agreement.alt_test(_judge_panel(), "judge", epsilon=0.1),
+    "JudgeAuditResult": lambda: goldnoise.judge_audit(_judge_panel(), ["judge"], margin=0.1,
+                                                      n_resamples=50, latent_resamples=5,
+                                                      rng=0),
     "SimulatedAnnotations": lambda: simulation.simulate_annotations(50, 3, rng=0),
     "BootstrapResult": lambda: simulation.bootstrap(["fleiss_kappa", "gwet_ac1"], _ratings(),
                                                     n_resamples=199, rng=0),
@@ -210,17 +223,17 @@ def _spans_for_noise():
 CLASSES = _public_result_classes()
 
 
-def _private_keys(value, path="") -> list[str]:
-    """The keys starting with "_" anywhere in a nested dict/list."""
+def _private_keys(value, where="") -> list[str]:
+    """The keys starting with ``_`` at any depth of a ``to_dict()``."""
     out = []
     if isinstance(value, dict):
         for k, v in value.items():
             if str(k).startswith("_"):
-                out.append(path + str(k))
-            out += _private_keys(v, f"{path}{k}.")
+                out.append(f"{where}.{k}")
+            out += _private_keys(v, f"{where}.{k}")
     elif isinstance(value, list):
-        for v in value[:50]:
-            out += _private_keys(v, path)
+        for i, v in enumerate(value):
+            out += _private_keys(v, f"{where}[{i}]")
     return out
 
 
@@ -252,12 +265,14 @@ def test_result_protocol(name):
     d = res.to_dict()
     assert isinstance(d, dict) and d
     json.dumps(d, allow_nan=True)
-    # nothing private leaks: no key (at any depth) nor column starts with "_"
-    assert not _private_keys(d), f"{name}.to_dict() leaks {_private_keys(d)}"
+    # to_frame, summary, notebook view
     frame = res.to_frame()
     assert isinstance(frame, pd.DataFrame)
-    private_columns = [c for c in frame.columns if str(c).startswith("_")]
-    assert not private_columns, f"{name}.to_frame() leaks columns {private_columns}"
+    # no private key or column: not at any depth of to_dict, not in the frame
+    assert not _private_keys(d), _private_keys(d)
+    private = [c for c in [*frame.columns, *frame.index.names]
+               if isinstance(c, str) and c.startswith("_")]
+    assert not private, private
     text = res.summary()
     assert isinstance(text, str) and text
     page = res._repr_html_()

@@ -362,3 +362,19 @@ def test_integer_ids_far_apart_take_the_hashed_path(tmp_path, truth):
     frame.iloc[:-1].to_parquet(tmp_path / "short.parquet")
     with pytest.raises(ValueError, match="lacks 1 of the items: 0"):
         load_scores(tmp_path / "short.parquet", items=ids)
+
+
+@pytest.mark.parametrize("name", ["m.csv", "m.tsv", "m.jsonl"])
+def test_a_score_file_that_is_not_utf8_is_refused_naming_the_file(tmp_path, name):
+    sep = "\t" if name.endswith(".tsv") else ","
+    text = ('{"id": "a", "probs": [0.9, 0.1]}\n{"id": "Peña", "probs": [0.1, 0.9]}\n'
+            if name.endswith(".jsonl")
+            else f"id{sep}pos{sep}neg\na{sep}0.9{sep}0.1\nPeña{sep}0.1{sep}0.9\n")
+    path = tmp_path / name
+    path.write_bytes(text.encode("latin-1"))
+    with pytest.raises(ValueError) as info:
+        load_scores(path, items=["a", "Peña"])
+    message = str(info.value)
+    assert message.startswith(f"{path}, line ") and "not UTF-8 text (byte 0xf1)" in message
+    assert "\n" not in message
+    assert "codec can't decode" not in message

@@ -103,15 +103,8 @@ class SpanAgreementResult(Result):
     notes: tuple[str, ...] = ()
 
     _headline = "f1"
-
-    def to_dict(self) -> dict[str, Any]:
-        d = super().to_dict()
-        d["pairs"] = self.pairs.reset_index().to_dict(orient="records")
-        d["by_label"] = self.by_label.reset_index().to_dict(orient="records")
-        return d
-
-    def to_frame(self) -> pd.DataFrame:
-        return self.pairs.copy()
+    _records = ("pairs", "by_label")
+    _table = "pairs"
 
     def summary(self) -> str:
         f1 = f"{self.f1:.4f}" if np.isfinite(self.f1) else "undefined"

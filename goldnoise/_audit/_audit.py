@@ -87,6 +87,7 @@ class AuditResult(Result):
     bootstrap: pd.DataFrame | None = dataclasses.field(default=None, repr=False)
 
     _headline = "gamma"
+    _table = "agreement"
 
     @property
     def sections(self) -> dict[str, Section]:
@@ -96,10 +97,6 @@ class AuditResult(Result):
     def to_dict(self) -> dict[str, Any]:
         """The JSON report (``goldnoise audit --format json``), as plain Python values."""
         return self.report.to_json()
-
-    def to_frame(self) -> pd.DataFrame:
-        """The agreement table: one row per coefficient (index: its name)."""
-        return self.agreement.copy()
 
     def summary(self) -> str:
         """The report as text, as ``goldnoise audit`` prints it."""
@@ -289,17 +286,18 @@ def _memory_audit(r: Any, *, source: str | None, model: str, hard: str | None, g
                                 "level": level, "bootstrap": bootstrap, "seed": rng},
                     primary="agreement/coefficients")
     report.add(data_section(r, labels_ordered=labels_ordered, notes=notes))
-    agreement = report.add(agreement_section(r, level=level, confidence_level=confidence_level,
-                                             labels_ordered=labels_ordered,
-                                             coefficients=coefficients))
+    section, coefficients_rows = agreement_section(
+        r, level=level, confidence_level=confidence_level, labels_ordered=labels_ordered,
+        coefficients=coefficients)
+    report.add(section)
     boot = None
     if bootstrap is not None:
         from goldnoise._audit._bootstrap import bootstrap_section
 
-        analytic = {row["coefficient"]: row for t in agreement.tables for row in t.rows}
-        section = report.add(bootstrap_section(r, analytic, n_resamples=bootstrap, seed=rng,
-                                               confidence_level=confidence_level))
-        rows = [row for t in section.tables for row in t.rows]
+        analytic = {row["coefficient"]: row for row in coefficients_rows}
+        section, rows = bootstrap_section(r, analytic, n_resamples=bootstrap, seed=rng,
+                                          confidence_level=confidence_level)
+        report.add(section)
         boot = pd.DataFrame(rows).set_index("coefficient") if rows else None
     section, bound = bound_section(r, alpha=alpha)
     report.add(section)
@@ -324,7 +322,8 @@ def _memory_audit(r: Any, *, source: str | None, model: str, hard: str | None, g
     if gold is not None:
         report.add(gold_section(fitted, r, gold))
     return dict(gamma=float("nan") if bound is None else float(bound.gamma), report=report,
-                agreement=coefficient_frame(agreement), bound=bound, kappa_audit=kappa_audit,
+                agreement=coefficient_frame(coefficients_rows), bound=bound,
+                kappa_audit=kappa_audit,
                 margin=margin, fit=None if fitted is None else fitted.fit, bracket=bracket,
                 bootstrap=boot)
 

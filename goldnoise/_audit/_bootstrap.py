@@ -37,8 +37,12 @@ def _interval(lo: Any, hi: Any) -> str:
 
 
 def bootstrap_section(ratings: Any, analytic: dict[str, dict], *, n_resamples: int,
-                      seed: int | None, confidence_level: float) -> Section:
-    """``analytic``: the agreement section's rows by display name (value, SE, CI)."""
+                      seed: int | None, confidence_level: float
+                      ) -> tuple[Section, list[dict[str, Any]]]:
+    """The bootstrap section and its rows (one dict per coefficient).
+
+    ``analytic``: the agreement section's rows by display name (value, SE, CI).
+    """
     from simulation import bootstrap
 
     pct_label = f"{100 * confidence_level:g}%"
@@ -61,7 +65,7 @@ def bootstrap_section(ratings: Any, analytic: dict[str, dict], *, n_resamples: i
         if name.startswith(ALPHA_PREFIX):
             groups.append(([name], ["krippendorff_alpha"], name[len(ALPHA_PREFIX):-1]))
     if not groups:
-        return s.undefined("no coefficient of the agreement table is defined on these data")
+        return s.undefined("no coefficient of the agreement table is defined on these data"), []
     rows = []
     total = n_resamples * len(groups)
     with progress(total, "bootstrap") as update:
@@ -100,4 +104,4 @@ def bootstrap_section(ratings: Any, analytic: dict[str, dict], *, n_resamples: i
     ], rows))
     s.lines.append("items resampled with replacement; every coefficient from the same "
                    "resamples (Krippendorff's alpha: units, both disagreements recomputed)")
-    return s
+    return s, rows

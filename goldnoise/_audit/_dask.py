@@ -69,10 +69,10 @@ def dask_audit(lazy: Any, *, source: str | None, model: str, hard: str | None, g
                     primary="agreement/coefficients")
     data = report.add(_data_section(lazy))
     data.notes += notes
-    agreement = report.add(agreement_section(lazy, level=level,
-                                             confidence_level=confidence_level,
-                                             labels_ordered=labels_ordered,
-                                             coefficients=coefficients))
+    section, coefficients_rows = agreement_section(
+        lazy, level=level, confidence_level=confidence_level, labels_ordered=labels_ordered,
+        coefficients=coefficients)
+    report.add(section)
     section, bound = _bound_section(lazy, alpha)
     report.add(section)
     report.add(Section("kappa_audit", "The kappa claim, read through the model").undefined(
@@ -93,5 +93,5 @@ def dask_audit(lazy: Any, *, source: str | None, model: str, hard: str | None, g
                                    "dask", seed=rng):
                 report.add(s)
     return dict(gamma=float("nan") if bound is None else float(bound.gamma), report=report,
-                agreement=coefficient_frame(agreement), bound=bound, kappa_audit=None,
+                agreement=coefficient_frame(coefficients_rows), bound=bound, kappa_audit=None,
                 margin=margin, fit=fit, bracket=None, bootstrap=None)

@@ -73,40 +73,53 @@ def _hard_posterior(f: Fitted) -> Any:
 
 
 def annotator_rows(f: Fitted, gold: Any = None) -> list[dict[str, Any]]:
-    """Per annotator: ratings, the model's accuracy estimate, agreement with the fitted labels."""
+    """Per annotator: ratings, the model's accuracy estimate, agreement with the fitted labels.
+
+    The counts, the fitted parameters and the accuracy on gold come from
+    :meth:`LatentClassFit.annotator_frame`; agreement with the fitted labels is added here.
+    """
     import numpy as np
 
     fit = f.fit
     r = fit.ratings
+    known = _known_gold(r, gold)
+    frame = fit.annotator_frame(gold=known)
+    n_rated = frame["n_ratings"].to_numpy()
     codes = r.codes
-    rated = codes >= 0
-    n_rated = rated.sum(axis=0)
-    same = (codes == fit.label_codes[:, None]) & rated
+    same = (codes == fit.label_codes[:, None]) & (codes >= 0)
     agree = np.divide(same.sum(axis=0), n_rated, out=np.full(r.n_raters, np.nan),
                       where=n_rated > 0)
-    if fit.competence is not None:
-        estimate, what = fit.competence, "competence"
-    elif fit.confusion is not None:
-        estimate = np.einsum("c,jcc->j", fit.phi, fit.confusion)
-        what = "accuracy"
-    elif fit.error_rate is not None:
-        estimate, what = 1.0 - fit.error_rate, "accuracy"
-    else:
-        estimate, what = None, None
-    gold_codes = _gold_codes(r, gold)
+    estimate, what = None, None
+    if "competence" in frame:
+        estimate, what = frame["competence"].to_numpy(), "competence"
+    elif fit.confusion is not None:  # the annotator's accuracy averaged over the classes
+        diagonal = frame[[f"accuracy_{c}" for c in r.categories]].to_numpy()
+        estimate, what = np.einsum("c,jc->j", fit.phi, diagonal), "accuracy"
+    elif "error_rate" in frame:
+        estimate, what = 1.0 - frame["error_rate"].to_numpy(), "accuracy"
     rows = []
     for j, name in enumerate(r.raters):
         row: dict[str, Any] = {"annotator": name, "n_ratings": int(n_rated[j])}
         if estimate is not None:
             row[what] = float(estimate[j])
         row["agreement_with_labels"] = float(agree[j])
-        if gold_codes is not None:
-            has = rated[:, j] & (gold_codes >= 0)
-            row["gold_accuracy"] = (float(np.mean(codes[has, j] == gold_codes[has]))
-                                    if has.any() else math.nan)
+        if gold is not None:
+            row["gold_accuracy"] = (math.nan if known is None
+                                    else float(frame["gold_accuracy"].iloc[j]))
         rows.append(row)
     rows.sort(key=lambda row: (-row["n_ratings"], str(row["annotator"])))
     return rows
+
+
+def _known_gold(r: Any, gold: Any) -> Any:
+    """The gold labels of rated items among the categories (None when there are none)."""
+    import pandas as pd
+
+    codes = _gold_codes(r, gold)
+    if codes is None or not (codes >= 0).any():
+        return None
+    has = codes >= 0
+    return pd.Series(r.categories[codes[has]], index=pd.Index(r.items)[has], dtype=object)
 
 
 def _interval_cell(what: str):

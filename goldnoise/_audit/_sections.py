@@ -80,7 +80,9 @@ def _alpha_rows(ratings: Any, levels: list[str], confidence_level: float) -> dic
 
 
 def agreement_section(r: Any, *, level: str, confidence_level: float,
-                      labels_ordered: bool = False, coefficients: Any = None) -> Section:
+                      labels_ordered: bool = False, coefficients: Any = None
+                      ) -> tuple[Section, list[dict[str, Any]]]:
+    """The agreement section and its rows (one dict per defined coefficient)."""
     from agreement import agreement_table
 
     s = Section("agreement", "Agreement")
@@ -139,7 +141,7 @@ def agreement_section(r: Any, *, level: str, confidence_level: float,
     else:
         s.notes += skipped
     s.notes += [n for n in notes if "undefined on these data (NaN" not in n]
-    return s
+    return s, done
 
 
 def bound_section(r: Any, *, alpha: float) -> tuple[Section, Any]:
@@ -256,12 +258,11 @@ def margin_section(bound: Any, *, alpha: float) -> tuple[Section, Any]:
     return s, margin
 
 
-def coefficient_frame(section: Section) -> Any:
-    """The agreement section's coefficients as a frame indexed by name."""
+def coefficient_frame(rows: list[dict[str, Any]]) -> Any:
+    """The rows of :func:`agreement_section` as a frame indexed by the coefficient's name."""
     import pandas as pd
 
     cols = ["value", "standard_error", "ci_low", "ci_high", "ci_method", "observed", "expected"]
-    rows = [row for t in section.tables if t.key == "coefficients" for row in t.rows]
     frame = pd.DataFrame([{k: row.get(k) for k in ["coefficient", *cols]} for row in rows],
                          columns=["coefficient", *cols])
     return frame.set_index("coefficient")

@@ -11,10 +11,12 @@ from __future__ import annotations
 import argparse
 import re
 import shlex
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from _goldnoise_lib.errors import GoldnoiseWarning
 from goldnoise._cli._errors import CliError, DataError, UsageError
 
 __all__ = ["EXAMPLES", "LoadedRatings", "add_ratings_arguments", "load_ratings",
@@ -558,7 +560,10 @@ def _load_export(path: Path, args: argparse.Namespace) -> LoadedRatings:
     if path.is_file() and path.stat().st_size == 0:
         raise DataError(f"{path} is empty")
     try:
-        ratings = Ratings.from_export(path, args.from_tool, item=args.item, label=args.label)
+        with warnings.catch_warnings(record=True) as caught:  # what the reader left out
+            warnings.simplefilter("always", GoldnoiseWarning)
+            ratings = Ratings.from_export(path, args.from_tool, item=args.item,
+                                          label=args.label)
     except UnicodeDecodeError as exc:
         raise DataError(not_utf8(path, exc)) from None
     except (ValueError, KeyError, TypeError, OSError) as exc:
@@ -566,7 +571,11 @@ def _load_export(path: Path, args: argparse.Namespace) -> LoadedRatings:
         raise DataError(text if str(path) in text else f"could not read {path}: {text}") from None
     gold_spec = getattr(args, "gold", None)
     gold = None if gold_spec is None else _gold_from_file(gold_spec, ratings.items, args.sep)
-    return LoadedRatings(ratings, f"{path} ({args.from_tool} export)", gold=gold)
+    notes = [_one_line(w.message) for w in caught if issubclass(w.category, GoldnoiseWarning)]
+    for w in caught:  # anything else goes on as it came
+        if not issubclass(w.category, GoldnoiseWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return LoadedRatings(ratings, f"{path} ({args.from_tool} export)", gold=gold, notes=notes)
 
 
 def _export_hint(path: Path) -> None:

@@ -242,7 +242,7 @@ def judge_audit(ratings: Any, candidates: Any, *, margin: float, coefficient: st
         n_resamples=int(n_resamples), n_items=parts.n_items, humans=tuple(names[:n_h]),
         candidates=tuple(cands), swap=parts.swap, join=parts.join, agreement=agreement,
         confusion=confusion, latent=latent_table, alt_test=alt, verdicts=verdicts,
-        notes=tuple(dict.fromkeys(notes)))
+        notes=tuple(dict.fromkeys(notes)), bootstrap=parts.bootstrap)
 
 
 def _alt_tests(r: Any, codes: np.ndarray, names: list[str], n_h: int, cands: list[str],

@@ -71,6 +71,10 @@ class JudgeAuditResult(Result):
         One row per candidate: ``verdict`` (``"replace"``, ``"join"``,
         ``"neither"`` or ``"not validated"``) and ``reason`` in words.
     notes : tuple of str
+    bootstrap : simulation.BootstrapResult or None
+        The paired bootstrap behind every interval (the humans' coefficient is its
+        first statistic); :meth:`confidence_interval` reads other levels from it.
+        Not part of ``to_dict()``.
 
     ``to_frame()``: the swap table with the join, Alt-Test and verdict columns.
     """
@@ -98,28 +102,34 @@ class JudgeAuditResult(Result):
     alt_test: pd.DataFrame | None = dataclasses.field(repr=False)
     verdicts: pd.DataFrame = dataclasses.field(repr=False)
     notes: tuple[str, ...] = ()
+    bootstrap: Any = dataclasses.field(default=None, repr=False)
 
     _TABLES = ("swap", "join", "agreement", "confusion", "latent", "alt_test", "verdicts")
 
     @validate_params(confidence_level=ConfidenceLevel(optional=True))
     def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
-        """The humans' own coefficient's interval (the headline's), at the level computed.
+        """The humans' own coefficient's interval (the headline's).
 
-        Another level needs the audit rerun with ``confidence_level=`` (every interval of
-        the result shares it).
+        At the audit's level by default; another level is read from the same bootstrap
+        replicates (the tables keep the audit's level).
         """
         check_params(JudgeAuditResult.confidence_interval, locals())
-        if confidence_level is not None:
-            if float(confidence_level) != self.confidence_level:
-                raise ValueError(f"this audit's intervals are at {self.confidence_level:g}; "
-                                 f"rerun judge_audit with confidence_level="
-                                 f"{confidence_level!r}.")
-        return ConfidenceInterval(self.human_low, self.human_high)
+        if (confidence_level is None or float(confidence_level) == self.confidence_level
+                or self.bootstrap is None):
+            if confidence_level is not None and self.bootstrap is None:
+                raise ValueError(f"this audit's intervals are at {self.confidence_level:g} "
+                                 "and its replicates were not kept; rerun judge_audit with "
+                                 f"confidence_level={confidence_level!r}.")
+            return ConfidenceInterval(self.human_low, self.human_high)
+        iv = self.bootstrap.confidence_interval(float(confidence_level))
+        return ConfidenceInterval(float(iv.low[0]), float(iv.high[0]))
 
     def to_dict(self) -> dict[str, Any]:
         """Plain values; each table as a list of row dicts."""
         out: dict[str, Any] = {}
         for f in dataclasses.fields(self):
+            if f.name == "bootstrap":
+                continue
             v = getattr(self, f.name)
             if f.name in self._TABLES:
                 out[f.name] = (None if v is None

@@ -32,6 +32,7 @@ class SwapParts:
     humans_high: float
     n_items: int
     notes: list[str]
+    bootstrap: Any = None  # the engine's BootstrapResult (humans' coefficient first)
 
 
 def subset_ratings(r: Any, codes: np.ndarray, columns: list[int], names: list[str]) -> Any:
@@ -110,4 +111,4 @@ def swap_test(r: Any, codes: np.ndarray, names: list[str], n_humans: int,
 
     return SwapParts(table("swap"), table("join"), float(res.estimate[0]),
                      float(res.interval.low[0]), float(res.interval.high[0]),
-                     int(freq.sum()), notes)
+                     int(freq.sum()), notes, res)

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import glob
-import operator
 import os
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import numpy as np
@@ -61,6 +60,8 @@ class ShuffleReport(Result):
     """
 
     _headline = "share_moved"
+    _keys = ("shuffled", "rows", "rows_moved", "bytes_moved", "items", "items_split",
+             "partitions_in", "partitions_out", "share_moved")
 
     shuffled: bool
     rows: int
@@ -75,10 +76,6 @@ class ShuffleReport(Result):
     def share_moved(self) -> float:
         """``rows_moved / rows``."""
         return self.rows_moved / self.rows if self.rows else 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        """The fields and ``share_moved`` as plain values."""
-        return {**asdict(self), "share_moved": self.share_moved}
 
     def __str__(self) -> str:
         if not self.shuffled:
@@ -175,26 +172,6 @@ class DaskRatings:
                 f"{self.npartitions} partitions)")
 
 
-def _tag(frame: pd.DataFrame, number: int) -> pd.DataFrame:
-    return frame.assign(**{_SRC: np.int32(number)})
-
-
-def _encode(frame: pd.DataFrame, number: int, schema: Ratings, item: Hashable,
-            rater: Hashable, label: Hashable) -> tuple[Ratings | None, dict[str, int]]:
-    """One output partition: its coded chunk and what the shuffle moved into it."""
-    rows = len(frame)
-    if rows == 0:
-        return None, {"rows": 0, "moved": 0, "bytes": 0, "items": 0, "split": 0, "ratings": 0}
-    src = frame[_SRC].to_numpy()
-    moved = src != number
-    per_row = frame.memory_usage(index=False, deep=True).sum() / rows
-    split = int((frame.groupby(item, sort=False)[_SRC].nunique() > 1).sum())
-    chunk = ratings_chunk(frame, schema, item=item, rater=rater, label=label)
-    stats = {"rows": rows, "moved": int(moved.sum()), "bytes": int(per_row * moved.sum()),
-             "items": chunk.n_items, "split": split, "ratings": chunk.n_ratings}
-    return chunk, stats
-
-
 class _RowGroup:
     """Reads one row group of one Parquet file (picklable, for ``dd.from_map``)."""
 
@@ -224,7 +201,9 @@ def _type_class(kind: Any) -> Any:
 
 
 def _read_parquet(source: Any, columns: list, storage_options: dict):
-    """One partition per row group of every file matched (paths, directories, globs)."""
+    """One partition per row group of every file matched (paths, directories, globs),
+    and each row group's (min, max) item id from the file's statistics (None where a
+    file has none)."""
     sources = [source] if not isinstance(source, (list, tuple)) else list(source)
     paths: list[str] = []
     for src in map(str, sources):
@@ -239,12 +218,14 @@ def _read_parquet(source: Any, columns: list, storage_options: dict):
     if not files:
         raise FileNotFoundError(f"no Parquet file matches {source!r}.")
     parts = []
+    ranges: list = []
     seen: dict = {}  # column -> (arrow type, first file with it)
     for of in files:
         with of as f:
             meta = pq.ParquetFile(f)
             schema = meta.schema_arrow
             parts.extend((of, g) for g in range(meta.num_row_groups))
+            ranges.extend(_item_range(meta, g, columns[0]) for g in range(meta.num_row_groups))
         missing = [c for c in columns if c not in schema.names]
         if missing:
             raise KeyError(f"columns {missing} are not in {of.path}; its columns are "
@@ -258,7 +239,22 @@ def _read_parquet(source: Any, columns: list, storage_options: dict):
                     f"{of.path}: every file must store it with one type (write them again "
                     "with one type, e.g. the labels as strings everywhere).")
     empty = schema.empty_table().select(columns).to_pandas()
-    return dd.from_map(_RowGroup(columns), parts, meta=empty, enforce_metadata=False)
+    return dd.from_map(_RowGroup(columns), parts, meta=empty, enforce_metadata=False), ranges
+
+
+def _item_range(meta: Any, group: int, item: Hashable) -> tuple | None:
+    """(min, max, rows) of the item column in one row group, from its statistics."""
+    rg = meta.metadata.row_group(group)
+    if rg.num_rows == 0:
+        return (None, None, 0)
+    for c in range(rg.num_columns):
+        col = rg.column(c)
+        if col.path_in_schema == str(item):
+            st = col.statistics
+            if st is None or not st.has_min_max or st.null_count:
+                return None
+            return (st.min, st.max, rg.num_rows)
+    return None
 
 
 def _read_iv(source: Any, item, rater, label, shuffle, npartitions, storage_options):
@@ -274,12 +270,13 @@ def _read_iv(source: Any, item, rater, label, shuffle, npartitions, storage_opti
     if len(set(columns)) != 3:
         raise ValueError(f"`item`, `rater` and `label` must be three different columns; got "
                          f"{columns}.")
+    ranges = None
     if isinstance(source, dd.DataFrame):
         frame = source
     elif isinstance(source, pd.DataFrame):
         frame = dd.from_pandas(source, npartitions=npartitions or 1, sort=False)
     elif isinstance(source, (str, list, tuple)) or hasattr(source, "__fspath__"):
-        frame = _read_parquet(source, columns, storage_options or {})
+        frame, ranges = _read_parquet(source, columns, storage_options or {})
     else:
         raise TypeError("`path_or_glob` must be a path, a glob, a list of paths, or a "
                         f"pandas/Dask DataFrame; got {type(source).__name__}.")
@@ -287,7 +284,7 @@ def _read_iv(source: Any, item, rater, label, shuffle, npartitions, storage_opti
     if missing:
         raise KeyError(f"columns {missing} are not in the data; columns are "
                        f"{list(frame.columns)}. Pass `item=`, `rater=`, `label=`.")
-    return frame[columns]
+    return frame[columns], ranges
 
 
 def read_ratings(path_or_glob: Any, *, item: Hashable = "item", rater: Hashable = "rater",
@@ -310,11 +307,14 @@ def read_ratings(path_or_glob: Any, *, item: Hashable = "item", rater: Hashable 
         :meth:`agreement.Ratings.from_long`. Default: the labels found.
     shuffle : {"auto", True, False}, default "auto"
         Bring each item's ratings into one partition with a shuffle on the item
-        column. ``"auto"`` first checks (one pass over the item column) whether
-        they already are, and shuffles only if not; ``False`` trusts that they
-        are (wrong results otherwise: a split item counts as two items).
+        column. ``"auto"`` skips it when the partitions' item ranges do not
+        overlap (files written sorted or range-partitioned by item; read from the
+        Parquet statistics, or by one pass over the item column) and shuffles
+        otherwise; ``False`` trusts that each item is in one partition (wrong
+        results otherwise: a split item counts as two items).
     npartitions : int, optional
-        Partitions after the shuffle (default: as many as read).
+        Partitions after the shuffle (default: one per splitting task, about
+        four million ratings each).
     scheduler : optional
         Dask scheduler for every computation on these ratings
         (``"synchronous"``, ``"threads"``, ``"processes"``, a
@@ -340,13 +340,18 @@ def read_ratings(path_or_glob: Any, *, item: Hashable = "item", rater: Hashable 
 
     Notes
     -----
-    Three passes before any statistic: the distinct labels and annotators
-    (the schema every chunk is coded with, so that partial sums add up); with
-    ``shuffle="auto"`` the per-partition and global distinct items; then the
-    shuffle and the coding of each output partition into a
-    :class:`agreement.Ratings` chunk, which is persisted. Statistics then map
-    over the persisted chunks: memory per worker is bounded by its partitions,
-    never by the data set.
+    The data are read once. Each splitting task reads a run of input partitions
+    (about four million ratings), notes their distinct labels and annotators
+    (the schema every chunk is coded with, so that partial sums add up) and
+    cuts its rows into one piece per output partition by a hash of the item
+    id; each output partition gathers its pieces (plain column arrays: the
+    shuffle moves no DataFrames and no more tasks than senders × receivers)
+    and codes them into an :class:`agreement.Ratings` chunk, which is
+    persisted. Statistics then map over the persisted chunks: memory per
+    worker is bounded by its partitions, never by the data set. Count-table
+    statistics send only per-chunk sums up the tree; annotator-identity
+    statistics and each EM iteration of a latent-class fit reuse the same
+    persisted chunks (the ratings move once).
 
     Examples
     --------
@@ -364,50 +369,171 @@ def read_ratings(path_or_glob: Any, *, item: Hashable = "item", rater: Hashable 
     ...     __import__("agreement").Ratings.from_long(long)).value, 4)
     True
     """
-    frame = _read_iv(path_or_glob, item, rater, label, shuffle, npartitions, storage_options)
+    frame, ranges = _read_iv(path_or_glob, item, rater, label, shuffle, npartitions,
+                             storage_options)
     # A local scheduler named by string cannot run distributed's p2p shuffle (which the
     # shuffle, and dask's distinct counts, pick when a client exists in this process).
     config = {"dataframe.shuffle.method": "tasks"} if isinstance(scheduler, str) else {}
     with dask.config.set(config):
-        return _read(frame, item, rater, label, categories, shuffle, npartitions, scheduler)
+        return _read(frame, ranges, item, rater, label, categories, shuffle, npartitions,
+                     scheduler)
 
 
-def _read(frame, item, rater, label, categories, shuffle, npartitions, scheduler) -> DaskRatings:
-    n_in = frame.npartitions
-    n_out = int(npartitions) if npartitions is not None else n_in
+#: Ratings per splitting task (and, by default, per output partition): few tasks and
+#: few pieces (senders × receivers), each task's memory a few hundred MB at most.
+ROWS_PER_SPLIT = 4_000_000
+#: Splitting tasks when the number of rows is not known before reading.
+SPLITS = 16
+
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing of integer ids
+
+
+def _hash_bucket(ids: np.ndarray, n_out: int) -> np.ndarray:
+    """Output partition of each row from its item id: the same in every process and
+    for every integer width (files may store the ids as int32 in one, int64 in
+    another); other ids through pandas' stable hash."""
+    if ids.dtype.kind in "iub":
+        mixed = ids.astype(np.uint64) * _GOLDEN  # wraps: a multiplicative hash
+        return ((mixed >> np.uint64(32)) % np.uint64(n_out)).astype(np.intp)
+    values = ids.astype(np.float64) if ids.dtype.kind == "f" else np.asarray(ids, dtype=object)
+    return (pd.util.hash_array(values) % np.uint64(n_out)).astype(np.intp)
+
+
+def _split(first: int, n_out: int, item: Hashable, rater: Hashable, label: Hashable,
+           *frames: pd.DataFrame) -> tuple:
+    """Some consecutive input partitions, numbered from ``first``: their distinct labels
+    and annotators (for the schema), then their rows cut into ``n_out`` pieces by a
+    hash of the item id (one piece, uncut, when ``n_out`` is 1). A piece is a tuple
+    of column arrays (item, annotator, label, number of the input partition)."""
+    frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    src = np.repeat(np.arange(first, first + len(frames), dtype=np.int32),
+                    [len(f) for f in frames])
+    info = {"labels": frame[label].drop_duplicates(),
+            "raters": pd.Series(pd.unique(frame[rater].dropna()))}
+    cols = [frame[c].to_numpy() for c in (item, rater, label)] + [src]
+    if n_out == 1 or len(frame) == 0:
+        return (info, tuple(cols), *[tuple(c[:0] for c in cols)] * (n_out - 1))
+    bucket = _hash_bucket(cols[0], n_out)
+    small = np.uint16 if n_out < 2**16 else np.intp
+    order = np.argsort(bucket.astype(small), kind="stable")  # a radix sort
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(bucket, minlength=n_out))])
+    cols = [c[order] for c in cols]
+    return (info, *[tuple(c[bounds[j]:bounds[j + 1]] for c in cols) for j in range(n_out)])
+
+
+def _gather(number: int, schema: Ratings, item: Hashable,
+            rater: Hashable, label: Hashable, *pieces: tuple) -> tuple[Ratings | None, dict]:
+    """One output partition from its pieces: its coded chunk and what moved into it."""
+    cols = [np.concatenate([p[c] for p in pieces]) if len(pieces) > 1 else pieces[0][c]
+            for c in range(4)]
+    rows = len(cols[0])
+    if rows == 0:
+        return None, {"rows": 0, "moved": 0, "bytes": 0, "items": 0, "split": 0, "ratings": 0}
+    frame = pd.DataFrame({name: pd.Series(col, copy=False)
+                          for name, col in zip((item, rater, label), cols, strict=False)})
+    if frame[item].isna().any() or frame[rater].isna().any():
+        raise ValueError("the data have missing item or annotator ids; drop those rows first.")
+    src = cols[3]
+    moved = int(np.count_nonzero(src != number))
+    per_row = frame.memory_usage(index=False, deep=True).sum() / rows + src.itemsize
+    chunk = ratings_chunk(frame, schema, item=item, rater=rater, label=label)
+    # Items whose ratings came from several input partitions.
+    item_codes = _positions(chunk.items, cols[0])
+    lo = np.full(chunk.n_items, np.iinfo(np.int32).max, dtype=np.int32)
+    hi = np.full(chunk.n_items, -1, dtype=np.int32)
+    np.minimum.at(lo, item_codes, src)
+    np.maximum.at(hi, item_codes, src)
+    stats = {"rows": rows, "moved": moved, "bytes": int(per_row * moved),
+             "items": chunk.n_items, "split": int(np.count_nonzero(lo != hi)),
+             "ratings": chunk.n_ratings}
+    return chunk, stats
+
+
+def _positions(index: pd.Index, ids: np.ndarray) -> np.ndarray:
+    """``index.get_indexer(ids)`` for ids that are all in ``index``; integer ids in a
+    range at most 4 × their number by a table."""
+    keys = index.to_numpy()
+    if ids.dtype.kind in "iu" and keys.dtype.kind in "iu" and len(keys):
+        lo, hi = int(keys.min()), int(keys.max())
+        if hi - lo < max(4 * ids.size, 1 << 16):
+            table = np.full(hi - lo + 1, -1, dtype=np.intp)
+            table[keys.astype(np.int64) - lo] = np.arange(len(keys))
+            return table[ids.astype(np.int64) - lo]
+    return index.get_indexer(ids)
+
+
+def _range(frame: pd.DataFrame, item: Hashable) -> tuple | None:
+    ids = frame[item]
+    if len(ids) == 0:
+        return (None, None, 0)
+    if ids.isna().any():
+        return None
+    return (ids.min(), ids.max(), len(ids))
+
+
+def _disjoint(ranges: list) -> bool:
+    """Whether the partitions' item ranges overlap nowhere (each item in one partition)."""
+    spans = [r for r in ranges if r is None or r[2] > 0]
+    if any(r is None for r in spans):
+        return False
+    try:
+        spans.sort(key=lambda r: r[0])
+        return all(a[1] < b[0] for a, b in zip(spans, spans[1:]))
+    except TypeError:  # ids of several types: no order to rely on
+        return False
+
+
+def _read(frame, ranges, item, rater, label, categories, shuffle, npartitions,
+          scheduler) -> DaskRatings:
+    parts = frame.to_delayed()
+    n_in = len(parts)
+    grouped = shuffle is False
+    if shuffle == "auto":
+        if ranges is None:  # no file statistics: one pass over the item column
+            ranges = list(dask.compute(*[delayed(_range)(p, item) for p in parts],
+                                       scheduler=scheduler))
+        grouped = _disjoint(ranges)
+    if grouped:
+        # Every item's ratings are in one input partition: each is its own output.
+        n_out = n_in
+        splits = [delayed(_split, pure=False, nout=2)(i, 1, item, rater, label, p)
+                  for i, p in enumerate(parts)]
+    else:
+        rows = None if ranges is None or any(r is None for r in ranges) else \
+            sum(r[2] for r in ranges)
+        n_split = SPLITS if rows is None else max(1, -(-rows // ROWS_PER_SPLIT))
+        per = -(-n_in // min(n_split, n_in))  # input partitions per splitting task
+        groups = [list(range(a, min(a + per, n_in))) for a in range(0, n_in, per)]
+        n_out = int(npartitions) if npartitions is not None else len(groups)
+        splits = [delayed(_split, pure=False, nout=n_out + 1)(
+            g[0], n_out, item, rater, label, *[parts[i] for i in g]) for g in groups]
+    # The input is read once: the split pieces are kept until the chunks are built.
+    splits = [list(s) for s in splits]
+    flat = dask.persist(*[d for s in splits for d in s], scheduler=scheduler)
+    width = len(splits[0])
+    splits = [flat[i:i + width] for i in range(0, len(flat), width)]
+    infos = dask.compute(*[s[0] for s in splits], scheduler=scheduler)
     # Annotators in order of first appearance over the partitions in order, as
     # Ratings.from_long on the whole table: the annotator columns (and so the random
     # starts of a latent-class fit) are then the same as in memory.
-    first_seen = frame[rater].map_partitions(lambda s: pd.Series(pd.unique(s.dropna())),
-                                             meta=(rater, frame[rater].dtype))
-    labels, raters = dask.compute(frame[label].drop_duplicates(), first_seen,
-                                  scheduler=scheduler)
+    labels = pd.concat([i["labels"] for i in infos], ignore_index=True)
+    raters = pd.concat([i["raters"] for i in infos], ignore_index=True)
     schema = ratings_schema(labels, pd.unique(raters), categories=categories)
-
-    grouped = False
-    if shuffle == "auto":
-        per_part = frame[item].map_partitions(lambda s: pd.Series([s.nunique()]),
-                                              meta=(item, "int64"))
-        local, total = dask.compute(per_part.sum(), frame[item].nunique(),
-                                    scheduler=scheduler)
-        grouped = int(local) == int(total)
-    elif shuffle is False:
-        grouped = True
     if grouped:
-        n_out = n_in
-    parts = frame.to_delayed()
-    tagged = dd.from_delayed([delayed(_tag)(p, i) for i, p in enumerate(parts)],
-                             meta=_tag(frame._meta, 0), verify_meta=False)
-    out = tagged if grouped else tagged.shuffle(on=item, npartitions=n_out)
-    encoded = [delayed(_encode, pure=False)(p, j, schema, item, rater, label)
-               for j, p in enumerate(out.to_delayed())]
-    encoded = list(dask.persist(*encoded, scheduler=scheduler))
-    stats = dask.compute(*[delayed(operator.itemgetter(1))(e) for e in encoded],
-                         scheduler=scheduler)
-    chunks = list(dask.persist(*[delayed(operator.itemgetter(0))(e)
-                                 for e, s in zip(encoded, stats, strict=True) if s["rows"] > 0],
-                               scheduler=scheduler))
-    del encoded
+        encoded = [delayed(_gather, pure=False, nout=2)(j, schema, item, rater, label,
+                                                        s[1])
+                   for j, s in enumerate(splits)]
+    else:
+        encoded = [delayed(_gather, pure=False, nout=2)(
+            j, schema, item, rater, label, *[s[1 + j] for s in splits])
+            for j in range(n_out)]
+    encoded = [list(e) for e in encoded]
+    persisted = dask.persist(*[d for e in encoded for d in e], scheduler=scheduler)
+    del splits, flat
+    chunks_all, stat_parts = persisted[0::2], persisted[1::2]
+    stats = dask.compute(*stat_parts, scheduler=scheduler)
+    chunks = [c for c, s in zip(chunks_all, stats, strict=True) if s["rows"] > 0]
     if not chunks:
         raise ValueError("the data have no rows.")
     total = {key: sum(s[key] for s in stats) for key in stats[0]}

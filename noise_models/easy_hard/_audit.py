@@ -162,6 +162,7 @@ class KappaRangeResult(Result):
     category_shares: np.ndarray
 
     _headline = "most_likely"
+    _keys = ("lowest", "most_likely", "highest", "n", "agreed", "n_raters")
 
     def count_table(self, which: str = "most_likely") -> pd.DataFrame:
         """The constructed items × categories count table behind one of the three values.
@@ -175,11 +176,6 @@ class KappaRangeResult(Result):
                              f"{which!r}.")
         table = _pattern_table(self.n, self.agreed, self.n_raters, self.category_shares, which)
         return pd.DataFrame(table, columns=pd.RangeIndex(table.shape[1], name="category"))
-
-    def to_dict(self) -> dict[str, Any]:
-        """Scalar fields as a plain dict."""
-        return {"lowest": self.lowest, "most_likely": self.most_likely, "highest": self.highest,
-                "n": self.n, "agreed": self.agreed, "n_raters": self.n_raters}
 
 
 
@@ -335,6 +331,9 @@ class KappaAuditResult(Result):
     notes: tuple[str, ...] = field(default=())
 
     _headline = "gamma"
+    _keys = ("kappa", "kappa_low=kappa_interval.low", "kappa_high=kappa_interval.high", "n",
+             "n_raters", "p", "easy_items", "expected_agreed", "agreed", "point_noise", "gamma",
+             "alpha", "confidence_level", "threshold", "threshold_in_interval", "notes")
 
     @validate_params(confidence_level=ConfidenceLevel(optional=True))
     def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
@@ -349,19 +348,6 @@ class KappaAuditResult(Result):
         if self.kappa_result is None:
             return ConfidenceInterval(math.nan, math.nan)
         return self.kappa_result.confidence_interval(level)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Scalar fields as a plain dict."""
-        ci = self.kappa_interval
-        return {
-            "kappa": self.kappa, "kappa_low": None if ci is None else ci.low,
-            "kappa_high": None if ci is None else ci.high, "n": self.n,
-            "n_raters": self.n_raters, "p": self.p, "easy_items": self.easy_items,
-            "expected_agreed": self.expected_agreed, "agreed": self.agreed,
-            "point_noise": self.point_noise, "gamma": self.gamma, "alpha": self.alpha,
-            "confidence_level": self.confidence_level, "threshold": self.threshold, "threshold_in_interval": self.threshold_in_interval,
-            "notes": "; ".join(self.notes),
-        }
 
 
 

@@ -86,14 +86,10 @@ class ChanceAgreementResult(Result):
         vals = self.p_items[self.eligible]
         return bool(vals.size and np.ptp(vals) > 1e-12 * max(float(vals.max()), 1e-300))
 
-    def to_dict(self) -> dict[str, Any]:
-        """Scalar fields as a plain dict (arrays and ``q`` left out)."""
-        return {"p": self.p, "n_items": self.n_items, "n_disagreed": self.n_disagreed,
-                "n_raters": self.n_raters, "source": self.source, "pooled": self.pooled,
-                "heterogeneous": self.heterogeneous, "notes": "; ".join(self.notes)}
-
 
     _headline = "p"
+    _keys = ("p", "n_items", "n_disagreed", "n_raters", "source", "pooled", "heterogeneous",
+             "notes")
 
 
     def __repr__(self) -> str:

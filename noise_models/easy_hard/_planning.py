@@ -61,6 +61,7 @@ class AnnotatorsNeededResult(Result):
 
     ``to_frame()``: one row per k = 2..max_raters (the :attr:`table`).
     """
+    _omit = _table = "table"
 
     n_raters: int | None
     table: pd.DataFrame
@@ -68,15 +69,6 @@ class AnnotatorsNeededResult(Result):
     easy_items: float
     gamma: float
     alpha: float
-
-    def to_dict(self) -> dict[str, Any]:
-        """Scalar fields as a plain dict (the table left out)."""
-        return {"n_raters": self.n_raters, "n": self.n, "easy_items": self.easy_items,
-                "gamma": self.gamma, "alpha": self.alpha}
-
-    def to_frame(self) -> pd.DataFrame:
-        """The per-k table."""
-        return self.table.copy()
 
 
     def __repr__(self) -> str:

@@ -55,6 +55,9 @@ class AttractorResult(Result):
 
     ``to_frame()``: one row per class: ``clean_share``, ``noisy_share``, ``gain_pp``.
     """
+    _keys = ("attractor", "gain_pp", "purity", "assigned", "n_instances", "notes")
+    _columns = {"clean_share": "clean_shares", "noisy_share": "noisy_shares",
+                "gain_pp": "gains_pp"}
 
     attractor: Any
     gain_pp: float
@@ -65,17 +68,6 @@ class AttractorResult(Result):
     clean_shares: pd.Series
     n_instances: int
     notes: tuple[str, ...] = field(default=())
-
-    def to_dict(self) -> dict[str, Any]:
-        """The headline numbers as a plain dict."""
-        return {"attractor": self.attractor, "gain_pp": self.gain_pp, "purity": self.purity,
-                "assigned": self.assigned, "n_instances": self.n_instances,
-                "notes": "; ".join(self.notes)}
-
-    def to_frame(self) -> pd.DataFrame:
-        """Per-class table: ``clean_share``, ``noisy_share`` and ``gain_pp``."""
-        return pd.DataFrame({"clean_share": self.clean_shares, "noisy_share": self.noisy_shares,
-                             "gain_pp": self.gains_pp})
 
 
     def __repr__(self) -> str:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -58,12 +57,6 @@ class LabelEntropyResult(Result):
     values: pd.Series
     base: float
 
-    def to_dict(self) -> dict[str, Any]:
-        """The headline numbers as a plain dict."""
-        return {"entropy": self.entropy, "max_entropy": self.max_entropy,
-                "normalized": self.normalized, "instance_mean": self.instance_mean,
-                "base": self.base}
-
     def to_frame(self) -> pd.DataFrame:
         """Per-class table: ``share`` and its entropy term ``−s log s``."""
         s = self.class_shares.to_numpy()
@@ -71,6 +64,7 @@ class LabelEntropyResult(Result):
         return pd.DataFrame({"share": s, "entropy_term": terms}, index=self.class_shares.index)
 
     _headline = "entropy"
+    _keys = ("entropy", "max_entropy", "normalized", "instance_mean", "base")
 
 
     def __repr__(self) -> str:

@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -43,15 +42,9 @@ class NoiseRateResult(Result):
     class_counts: pd.Series
     n_instances: int
 
-    def to_dict(self) -> dict[str, Any]:
-        """The headline numbers as a plain dict."""
-        return {"noise_rate": self.rate, "n_instances": self.n_instances}
-
-    def to_frame(self) -> pd.DataFrame:
-        """Per-class table: ``count`` and ``noise_rate``."""
-        return pd.DataFrame({"count": self.class_counts, "noise_rate": self.class_rates})
-
     _headline = "rate"
+    _keys = ("noise_rate=rate", "n_instances")
+    _columns = {"count": "class_counts", "noise_rate": "class_rates"}
 
 
     def __repr__(self) -> str:

@@ -66,12 +66,8 @@ class TransitionHeterogeneityResult(Result):
         return {"nth": self.nth, "n_instances": self.n_instances,
                 "n_classes": len(self.class_counts), "notes": "; ".join(self.notes)}
 
-    def to_frame(self) -> pd.DataFrame:
-        """Per-class table: ``count``, ``nth`` (the class's share) and ``spread``."""
-        return pd.DataFrame({"count": self.class_counts, "nth": self.class_nth,
-                             "spread": self.class_spread})
-
     _headline = "nth"
+    _columns = {"count": "class_counts", "nth": "class_nth", "spread": "class_spread"}
 
 
     def __repr__(self) -> str:

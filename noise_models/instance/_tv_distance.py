@@ -58,16 +58,9 @@ class TVDistanceResult(Result):
     values: pd.Series
     n_instances: int
 
-    def to_dict(self) -> dict[str, Any]:
-        """The headline numbers as a plain dict."""
-        return {"tv_mean": self.mean, "tv_std": self.std, "tv_sem": self.sem,
-                "n_instances": self.n_instances}
-
-    def to_frame(self) -> pd.DataFrame:
-        """Per-instance table with one column ``tv``."""
-        return self.values.rename("tv").to_frame()
-
     _headline = "mean"
+    _keys = ("tv_mean=mean", "tv_std=std", "tv_sem=sem", "n_instances")
+    _columns = {"tv": "values"}
 
 
     def __repr__(self) -> str:

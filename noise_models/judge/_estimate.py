@@ -11,7 +11,7 @@ items and on the items no human rated.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import pandas as pd

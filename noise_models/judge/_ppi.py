@@ -34,7 +34,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from _goldnoise_lib.errors import EstimationWarning, ShapeError
 from _goldnoise_lib.results import ConfidenceInterval, Result, plain_value
@@ -94,6 +93,7 @@ class PPIResult(Result):
     """
 
     _headline: ClassVar[str] = "estimate"
+    _records = ("strata",)
 
     estimate: float
     low: float
@@ -129,13 +129,6 @@ class PPIResult(Result):
         return _interval(self.classical_estimate, self.classical_standard_error,
                          self.confidence_level if confidence_level is None else confidence_level)
 
-    def to_dict(self) -> dict[str, Any]:
-        out = {f.name: plain_value(getattr(self, f.name)) for f in dataclasses.fields(self)
-               if f.name != "strata"}
-        out["strata"] = (None if self.strata is None
-                         else plain_value(self.strata.to_dict("records")))
-        return out
-
     def __repr__(self) -> str:
         return (f"{type(self).__name__}({self.method}: {self.estimate:.4g} "
                 f"[{self.low:.4g}, {self.high:.4g}], gain {self.sample_size_gain:.3g})")
@@ -160,6 +153,7 @@ class PPIResult(Result):
 
 def _interval(estimate: float, se: float, confidence_level: Any) -> ConfidenceInterval:
     level = check_confidence_level(confidence_level)
+    from scipy import stats  # loaded on first use: import goldnoise stays light
     z = float(stats.norm.isf((1.0 - level) / 2.0))
     return ConfidenceInterval(estimate - z * se, estimate + z * se)
 

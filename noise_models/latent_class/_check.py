@@ -111,14 +111,7 @@ class PosteriorCheckResult(Result):
     reliability: pd.DataFrame = field(repr=False)
 
     _headline = "log_score"
-
-    def to_dict(self) -> dict[str, Any]:
-        d = super().to_dict()
-        d["reliability"] = self.reliability.to_dict(orient="records")
-        return d
-
-    def to_frame(self) -> pd.DataFrame:
-        return self.reliability.copy()
+    _records = _table = "reliability"
 
     @property
     def worse_than_baseline(self) -> bool:
@@ -312,16 +305,8 @@ class CalibrationResult(Result):
     slope: float = float("nan")
 
     _headline = "ece"
-
-    def to_dict(self) -> dict[str, Any]:
-        d = super().to_dict()
-        d["reliability"] = self.reliability.to_dict(orient="records")
-        d.pop("recalibrated", None)
-        d.pop("recalibrated_label_posterior", None)
-        return d
-
-    def to_frame(self) -> pd.DataFrame:
-        return self.reliability.copy()
+    _records = _table = "reliability"
+    _omit = ("recalibrated", "recalibrated_label_posterior")
 
     @validate_params(confidence_level=ConfidenceLevel(optional=True))
     def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:

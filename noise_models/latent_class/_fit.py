@@ -147,6 +147,13 @@ class LatentClassFit(Result):
 
     ``to_frame()``: one row per item: ``label``, ``label_posterior``, ``posterior_hard``, ``n_ratings``.
     """
+    #: ``to_dict()``: a scalar summary of the fit.
+    _keys = ("model=model.name", "n_items=ratings.n_items", "n_raters=ratings.n_raters",
+             "n_categories=ratings.n_categories", "pi", "phi", "log_likelihood",
+             "objective=_objective", "n_iter", "converged", "temperature", "n_gold")
+    _columns = {"label": "labels", "label_posterior": "label_posterior",
+                "posterior_hard": "posterior_hard", "n_ratings": "n_ratings"}
+    _index = "ratings.items"
 
     model: Any  # the LatentClassModel that made the fit (its module imports this one)
     ratings: Ratings
@@ -230,20 +237,9 @@ class LatentClassFit(Result):
         """Ratings per item."""
         return self.ratings.ratings_per_item
 
-    def to_frame(self) -> pd.DataFrame:
-        """One row per item (indexed by the item ids).
-
-        Columns ``label`` (original category names), ``label_posterior``,
-        ``posterior_hard`` (models with a hard component) and ``n_ratings``.
-        """
-        cols: dict[str, Any] = {
-            "label": self.ratings.categories[self.label_codes],
-            "label_posterior": self.label_posterior,
-        }
-        if self.posterior_hard is not None:
-            cols["posterior_hard"] = self.posterior_hard
-        cols["n_ratings"] = self.n_ratings
-        return pd.DataFrame(cols, index=self.ratings.items)
+    @property
+    def _objective(self) -> float:
+        return float(self.loglik[-1])
 
     def annotator_frame(self, gold: Any = None, *,
                         confidence_level: float = 0.95) -> pd.DataFrame:
@@ -351,17 +347,6 @@ class LatentClassFit(Result):
         check_params(LatentClassFit.noise_bound, locals())
         return fit_noise_bound(self, alpha=alpha)
 
-    def to_dict(self) -> dict[str, Any]:
-        """Scalar summary of the fit."""
-        return {
-            "model": self.model.name, "n_items": self.ratings.n_items,
-            "n_raters": self.ratings.n_raters, "n_categories": self.ratings.n_categories,
-            "pi": self.pi, "phi": self.phi.tolist(), "log_likelihood": self.log_likelihood,
-            "objective": float(self.loglik[-1]), "n_iter": self.n_iter,
-            "converged": self.converged, "temperature": self.temperature,
-            "n_gold": self.n_gold,
-        }
-
 
     def __repr__(self) -> str:
         phi = ", ".join(f"{c}: {v:.3f}" for c, v in zip(self.ratings.categories, self.phi, strict=True))
@@ -424,14 +409,10 @@ class FitNoiseBoundResult(Result):
     model: str
     notes: tuple[str, ...] = field(default=())
 
-    def to_dict(self) -> dict[str, Any]:
-        """The fields as a plain dict."""
-        return {"gamma": self.gamma, "hidden_hard": self.hidden_hard, "agreed": self.agreed,
-                "n": self.n, "d": self.d, "p": self.p, "alpha": self.alpha,
-                "method": self.method, "model": self.model, "notes": "; ".join(self.notes)}
-
 
     _headline = "gamma"
+    _keys = ("gamma", "hidden_hard", "agreed", "n", "d", "p", "alpha", "method", "model",
+             "notes")
 
 
     def __repr__(self) -> str:
@@ -652,8 +633,13 @@ def _mixture_bound(p_a, e_a, p_d, e_d, alpha: float) -> tuple[int, str]:
 
 
 def _gold_accuracy(r: Ratings, gold: Any, level: float) -> dict[str, np.ndarray]:
-    """Each annotator's accuracy on the gold items they rated, with its exact interval."""
-    from scipy.stats import binomtest
+    """Each annotator's accuracy on the gold items they rated, with its exact interval.
+
+    The Clopper–Pearson interval as its beta quantiles, all annotators at once (what
+    ``scipy.stats.binomtest(...).proportion_ci(method="exact")`` finds by root-finding,
+    one annotator at a time).
+    """
+    from scipy.stats import beta
 
     from _goldnoise_lib.labels import labels_by_item
 
@@ -665,9 +651,12 @@ def _gold_accuracy(r: Ratings, gold: Any, level: float) -> dict[str, np.ndarray]
     acc = np.full(len(n), np.nan)
     low = np.full(len(n), np.nan)
     high = np.full(len(n), np.nan)
-    for j in np.flatnonzero(n):
-        acc[j] = right[j] / n[j]
-        ci = binomtest(int(right[j]), int(n[j])).proportion_ci(level, method="exact")
-        low[j], high[j] = ci.low, ci.high
+    some = n > 0
+    k, m = right[some].astype(float), n[some].astype(float)
+    tail = (1.0 - level) / 2
+    acc[some] = k / m
+    with np.errstate(invalid="ignore"):  # a zero shape at the ends: 0 or 1 instead
+        low[some] = np.where(k == 0, 0.0, beta.ppf(tail, k, m - k + 1))
+        high[some] = np.where(k == m, 1.0, beta.ppf(1 - tail, k + 1, m - k))
     return {"n_gold": n, "gold_accuracy": acc, "gold_accuracy_low": low,
             "gold_accuracy_high": high}

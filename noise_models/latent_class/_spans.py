@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 import pandas as pd
 
-from _goldnoise_lib.results import Result, plain_value
+from _goldnoise_lib.results import Result
 from noise_models.easy_hard import noise_bound
 from noise_models.latent_class._fit import LatentClassFit
 from noise_models.latent_class._model import LatentClassModel
@@ -76,13 +76,8 @@ class SpanNoiseResult(Result):
     fit: LatentClassFit | None = dataclasses.field(repr=False, compare=False, default=None)
 
     _headline: ClassVar[str] = "expected_wrong"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {f.name: plain_value(getattr(self, f.name)) for f in dataclasses.fields(self)
-                if f.name not in ("likely_wrong", "fit")}
-
-    def to_frame(self) -> pd.DataFrame:
-        return self.likely_wrong.copy()
+    _omit = ("likely_wrong", "fit")
+    _table = "likely_wrong"
 
     def summary(self) -> str:
         lines = [f"{self.n_candidates} candidate spans, {self.n_agreed} agreed"]

@@ -192,6 +192,8 @@ class SubsetConsistencyResult(Result):
 
     ``to_frame()``: the :attr:`f1` table.
     """
+    _records = ("f1", "differences", "controls")
+    _table = "f1"
 
     f1: pd.DataFrame = field(repr=False)
     differences: pd.DataFrame = field(repr=False)
@@ -204,16 +206,9 @@ class SubsetConsistencyResult(Result):
     notes: tuple[str, ...] = ()
     controls: pd.DataFrame = field(repr=False, default=None)
 
-    def to_frame(self) -> pd.DataFrame:
-        return self.f1.copy()
-
     def to_dict(self) -> dict[str, Any]:
         d = super().to_dict()
-        d["f1"] = self.f1.reset_index().to_dict(orient="records")
-        d["differences"] = self.differences.to_dict(orient="records")
-        d["controls"] = ([] if self.controls is None
-                         else self.controls.to_dict(orient="records"))
-        return d
+        return d if self.controls is not None else {**d, "controls": []}
 
     def summary(self) -> str:
         pct = f"{100 * self.confidence_level:g}%"

@@ -13,6 +13,10 @@ import warnings
 import numpy as np
 
 from _goldnoise_lib.errors import DegenerateDataWarning
+from _goldnoise_lib.lazy import lazy_module
+
+# Numba kernels, imported at first use.
+_K = lazy_module("simulation.detection._confident_kernels")
 
 __all__ = ["confident_joint", "confident_learning"]
 
@@ -41,7 +45,18 @@ def _round_rows(mat: np.ndarray) -> np.ndarray:
     return np.vstack([_round_keeping_total(row) for row in mat])
 
 
-def confident_joint(labels: np.ndarray, probs: np.ndarray) -> np.ndarray:
+def _by_label(labels: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Items grouped by given label, ascending within each (a stable sort), the
+    group starts and the label counts."""
+    counts = np.bincount(labels, minlength=m)
+    order = np.argsort(labels, kind="stable")
+    starts = np.concatenate([[0], np.cumsum(counts)])
+    return order, starts, counts
+
+
+def confident_joint(labels: np.ndarray, probs: np.ndarray,
+                    grouped: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+                    ) -> np.ndarray:
     """The calibrated confident joint ``C[given, true]`` (Northcutt et al. 2021, eq. 1–2).
 
     An item counts as confidently of class ``j`` when ``p_j ≥ t_j``, with
@@ -51,17 +66,13 @@ def confident_joint(labels: np.ndarray, probs: np.ndarray) -> np.ndarray:
     (calibration), rounded keeping the row totals.
     """
     _n, m = probs.shape
-    counts = np.bincount(labels, minlength=m)
+    order, starts, counts = grouped if grouped is not None else _by_label(labels, m)
     thresholds = np.full(m, _ABSENT_THRESHOLD)
     for j in np.flatnonzero(counts):
-        thresholds[j] = probs[labels == j, j].mean()
+        # the items labelled j in ascending order: numpy's mean of the same values
+        thresholds[j] = probs[order[starts[j]:starts[j + 1]], j].mean()
     thresholds = np.maximum(thresholds, _MIN_THRESHOLD)
-    confident = probs >= thresholds - _EPS
-    n_conf = confident.sum(axis=1)
-    guess = np.where(n_conf > 1, probs.argmax(axis=1), confident.argmax(axis=1))
-    keep = n_conf > 0
-    cj = np.zeros((m, m), dtype=np.int64)
-    np.add.at(cj, (labels[keep], guess[keep]), 1)
+    cj = _K.confident_counts(probs, labels, thresholds - _EPS)
     np.fill_diagonal(cj, np.maximum(np.diagonal(cj), 1))
     # calibration (Northcutt et al. 2021, eq. 2): rows sum to the label counts, total n
     rows = np.maximum(cj.sum(axis=1), 1e-100)
@@ -90,29 +101,22 @@ def confident_learning(labels: np.ndarray, probs: np.ndarray) -> np.ndarray:
     largest margin ``p_j − p_k`` are flagged; an item whose given label is
     its argmax (within 1e-6) is never flagged.
     """
-    n, m = probs.shape
-    prune = _prune_counts(confident_joint(labels, probs))
-    mask = np.zeros(n, dtype=bool)
-    few_classes = []
-    for k in range(m):
-        members = np.flatnonzero(labels == k)
-        if members.size <= 1:
-            if members.size == 1:
-                few_classes.append(k)
-            continue
-        pk = probs[members]
-        flags = np.zeros(members.size, dtype=bool)
-        for j in range(m):
-            num = int(prune[j, k])
-            if j != k and num > 0:
-                margin = pk[:, j] - pk[:, k]
-                flags[np.argsort(-margin)[:num]] = True
-        mask[members] = flags
+    _n, m = probs.shape
+    probs = np.ascontiguousarray(probs, dtype=np.float64)
+    labels = np.asarray(labels, dtype=np.int64)
+    grouped = _by_label(labels, m)
+    order, starts, counts = grouped
+    prune = _prune_counts(confident_joint(labels, probs, grouped))
+    mask, ties = _K.prune_flags(probs, order, starts, prune)
+    for k, j in zip(*np.nonzero(ties), strict=True):
+        # the cut falls inside tied margins: numpy's order decides, as it always did
+        members = order[starts[k]:starts[k + 1]]
+        margin = probs[members, j] - probs[members, k]
+        mask[members[np.argsort(-margin)[:int(prune[j, k])]]] = True
+    few_classes = [int(k) for k in np.flatnonzero(counts == 1)]
     if few_classes:
         warnings.warn(
             f"classes {few_classes} have a single labelled item: confident learning cannot "
             "flag it.", DegenerateDataWarning, stacklevel=3)
-    bumped = probs.copy()
-    bumped[np.arange(n), labels] += _EPS
-    mask[bumped.argmax(axis=1) == labels] = False
+    _K.unflag_argmax(probs, labels, mask, _EPS)
     return mask

@@ -219,3 +219,48 @@ def stratified_bootstrap(y, last, hashes, k, first, n_rep, cdf, n_chunks):
             _replicate(first + np.uint64(r), y, last, hashes, k, cdf, pw, pp, pn, gtp, gp, gn,
                        gfp, out[r])
     return out
+
+
+_RADIX_BITS = 11
+_RADIX = 1 << _RADIX_BITS
+
+
+@njit(cache=True, error_model="numpy")
+def _radix_argsort(keys):
+    """Stable argsort of unsigned 64-bit keys: least significant digit first, 11 bits a
+    pass (a pass whose digit is the same for every key is skipped)."""
+    n = keys.size
+    idx = np.arange(n)
+    k = keys.copy()
+    idx2 = np.empty(n, dtype=idx.dtype)
+    k2 = np.empty(n, dtype=np.uint64)
+    mask = np.uint64(_RADIX - 1)
+    for p in range(6):
+        shift = np.uint64(p * _RADIX_BITS)
+        counts = np.zeros(_RADIX + 1, dtype=np.int64)
+        for i in range(n):
+            counts[np.intp((k[i] >> shift) & mask) + 1] += 1
+        if counts.max() == n:
+            continue
+        for d in range(_RADIX):
+            counts[d + 1] += counts[d]
+        for i in range(n):
+            d = np.intp((k[i] >> shift) & mask)
+            pos = counts[d]
+            counts[d] = pos + 1
+            k2[pos] = k[i]
+            idx2[pos] = idx[i]
+        k, k2 = k2, k
+        idx, idx2 = idx2, idx
+    return idx
+
+
+def argsort_descending(scores: np.ndarray) -> np.ndarray:
+    """``np.argsort(-scores, kind="stable")`` for finite float64 scores, by a radix sort:
+    the same order (ties, and -0.0 with 0.0, in index order)."""
+    neg = np.negative(scores, dtype=np.float64) + 0.0  # -0.0 -> 0.0: they tie, as in numpy
+    bits = neg.view(np.uint64)
+    top = np.uint64(1 << 63)
+    # order-preserving map of IEEE doubles to unsigned integers
+    keys = np.where(bits & top, ~bits, bits | top)
+    return _radix_argsort(keys)

@@ -6,7 +6,7 @@ import math
 import numbers
 import os
 import warnings
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -14,7 +14,7 @@ import pandas as pd
 
 from _goldnoise_lib.errors import DegenerateDataWarning
 from _goldnoise_lib.lazy import lazy_module
-from _goldnoise_lib.results import Result, plain_value
+from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import (
     ConfidenceLevel,
     Option,
@@ -69,8 +69,16 @@ class _Sorted:
     last: np.ndarray        # last item of a run of tied scores (bool)
     items: pd.Index         # item ids in the input order
 
+#: From this many items the scores are sorted by the radix kernel (same order).
+_RADIX_FROM = 50_000
+
+
 def _sort(scores: np.ndarray, is_error: np.ndarray, items: pd.Index) -> _Sorted:
-    order = np.argsort(-scores, kind="stable")
+    if len(scores) >= _RADIX_FROM and scores.dtype == np.float64 \
+            and np.isfinite(scores).all():
+        order = K.argsort_descending(scores)
+    else:
+        order = np.argsort(-scores, kind="stable")
     s = scores[order]
     last = np.empty(len(s), dtype=np.bool_)
     if len(s):
@@ -559,6 +567,8 @@ class DetectedErrorRateResult(Result):
     interval: ConfidenceInterval
 
     _headline = "rate"
+    _keys = ("rate", "n_top", "n_verified", "n_errors", "top_fraction", "confidence_level",
+             "low=interval.low", "high=interval.high")
 
     @validate_params(confidence_level=ConfidenceLevel(optional=True))
     def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
@@ -569,14 +579,6 @@ class DetectedErrorRateResult(Result):
         return clopper_pearson(self.n_errors, self.n_verified,
                                check_confidence_level(confidence_level))
 
-    def to_dict(self) -> dict[str, Any]:
-        """The fields as a plain dict."""
-        # dataclasses.fields, not __dataclass_fields__: the latter also lists the
-        # ClassVar ``_headline`` of the base class.
-        d = {f.name: plain_value(getattr(self, f.name)) for f in fields(self)
-             if f.name != "interval"}
-        d["low"], d["high"] = (float(v) for v in self.interval)
-        return d
 
     def __repr__(self) -> str:
         return (f"DetectedErrorRateResult({self.rate:.2%} of {self.n_verified} verified items "

@@ -67,6 +67,13 @@ class SimulatedAnnotations(Result):
 
     ``to_frame()``: one row per item: ``true_label``, ``is_hard``, ``hardness``, ``n_ratings``.
     """
+    #: ``to_dict()``: sizes, parameters and realised counts.
+    _keys = ("model", "n_items=ratings.n_items", "n_raters=ratings.n_raters",
+             "n_categories=ratings.n_categories", "pi", "phi", "n_hard",
+             "n_ratings=ratings.n_ratings")
+    _columns = {"true_label": "true_labels", "is_hard": "is_hard", "hardness": "hardness",
+                "n_ratings": "ratings.ratings_per_item"}
+    _index = "ratings.items"
 
     ratings: Ratings
     true_class: np.ndarray
@@ -79,27 +86,15 @@ class SimulatedAnnotations(Result):
     confusion: np.ndarray
 
     @property
+    def n_hard(self) -> int:
+        """Items drawn hard."""
+        return int(self.is_hard.sum())
+
+    @property
     def true_labels(self) -> pd.Series:
         """Each item's class in the category names, indexed by the item ids."""
         return pd.Series(self.ratings.categories[self.true_class], index=self.ratings.items,
                          name="true_label")
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row per item: ``true_label``, ``is_hard``, ``hardness``, ``n_ratings``."""
-        return pd.DataFrame({
-            "true_label": self.ratings.categories[self.true_class],
-            "is_hard": self.is_hard, "hardness": self.hardness,
-            "n_ratings": self.ratings.ratings_per_item,
-        }, index=self.ratings.items)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Scalar summary: sizes, parameters and realised counts."""
-        return {
-            "model": self.model, "n_items": self.ratings.n_items,
-            "n_raters": self.ratings.n_raters, "n_categories": self.ratings.n_categories,
-            "pi": self.pi, "phi": self.phi.tolist(), "n_hard": int(self.is_hard.sum()),
-            "n_ratings": self.ratings.n_ratings,
-        }
 
     def __repr__(self) -> str:
         r = self.ratings

@@ -42,6 +42,7 @@ class SimulatedSpans(Result):
 
     ``to_frame()``: the annotators' spans (``Spans.frame``).
     """
+    _table = "spans.frame"
 
     spans: Spans = field(repr=False)
     truth: Spans = field(repr=False)
@@ -51,9 +52,6 @@ class SimulatedSpans(Result):
     independent: bool
     n_documents: int
     n_annotators: int
-
-    def to_frame(self) -> pd.DataFrame:
-        return self.spans.frame.copy()
 
     def __repr__(self) -> str:
         return (f"SimulatedSpans({len(self.spans)} spans by {self.n_annotators} annotators in "

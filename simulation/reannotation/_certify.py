@@ -261,14 +261,7 @@ class ResidualErrorResult(Result):
     strata: pd.DataFrame = field(default=None, repr=False)
 
     _headline = "upper"
-
-    def to_dict(self) -> dict[str, Any]:
-        d = super().to_dict()
-        d["strata"] = self.strata.reset_index().to_dict(orient="records")
-        return d
-
-    def to_frame(self) -> pd.DataFrame:
-        return self.strata.copy()
+    _records = _table = "strata"
 
     def summary(self) -> str:
         lines = [

@@ -65,14 +65,7 @@ class PolicyComparisonResult(Result):
     full_unstable_starts: int = 0
 
     _headline: ClassVar[str] = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        d = super().to_dict()
-        d["table"] = self.table.to_dict(orient="records")
-        return d
-
-    def to_frame(self) -> pd.DataFrame:
-        return self.table.copy()
+    _records = _table = "table"
 
     def final(self) -> pd.DataFrame:
         """Per policy: the last round's accuracy and ratings, median and range over seeds.

@@ -172,14 +172,7 @@ class ReplayResult(Result):
     final_fit: Any = field(default=None, repr=False)
 
     _headline: ClassVar[str] = "accuracy"
-
-    def to_dict(self) -> dict[str, Any]:
-        d = super().to_dict()
-        d["rounds"] = self.to_frame().to_dict(orient="records")
-        return d
-
-    def to_frame(self) -> pd.DataFrame:
-        return self.rounds.copy()
+    _records = _table = "rounds"
 
     def ratings_to_reach(self, accuracy: float) -> float:
         """Ratings spent when the accuracy first reaches ``accuracy`` (NaN: never).

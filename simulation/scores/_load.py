@@ -426,6 +426,20 @@ def _load_scores_iv(paths: Any, items: Any, id_column: Any, kind: Any, model_col
     return entries, idx, shown
 
 
+def _not_utf8(path: Path) -> str:
+    """The one-line refusal of a text score file that is not UTF-8: its line and byte."""
+    opener = gzip.open if path.name.lower().endswith(".gz") else open
+    with opener(path, "rb") as fh:
+        raw = fh.read()
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        return (f"{path}, line {line}: not UTF-8 text (byte 0x{raw[exc.start]:02x}); save the "
+                "file as UTF-8 (e.g. iconv -f latin1 -t utf-8).")
+    return f"{path}: not UTF-8 text; save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8)."
+
+
 @validate_params(kind=Option(KINDS, optional=True))
 def load_scores(paths: Any, *, items: Any, id_column: str = "id", kind: str | None = None,
                 model_column: str | None = None, classes: Sequence[Any] | None = None,
@@ -523,10 +537,13 @@ def load_scores(paths: Any, *, items: Any, id_column: str = "id", kind: str | No
             if model_column is not None:
                 raise ValueError(f"{path}: a .npy file has no model column.")
             table = _read_npy(path, kind, ids)
-        elif suffix.startswith(".jsonl"):
-            table = _read_jsonl(path, kind, id_column, model_column)
         else:
-            table = _read_tabular(path, suffix, kind, id_column, model_column, classes)
+            try:
+                table = (_read_jsonl(path, kind, id_column, model_column)
+                         if suffix.startswith(".jsonl") else
+                         _read_tabular(path, suffix, kind, id_column, model_column, classes))
+            except UnicodeDecodeError:
+                raise ValueError(_not_utf8(path)) from None
         kinds.add(table.kind)
         if len(kinds) > 1:
             raise ValueError(f"the files hold different kinds of scores: {sorted(kinds)}.")

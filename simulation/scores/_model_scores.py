@@ -152,6 +152,7 @@ class ModelScores(Result):
 
     ``to_frame()``: one row per (model, item), one column per class (or ``loss``).
     """
+    _keys = ("kind", "n_models", "n_items", "n_classes", "model_names")
 
     values: np.ndarray
     model_names: tuple[str, ...]
@@ -298,11 +299,6 @@ class ModelScores(Result):
         index = pd.MultiIndex.from_product([list(self.model_names), self.items],
                                            names=["model", "item"])
         return pd.DataFrame(data, index=index, columns=cols)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Scalar summary."""
-        return {"kind": self.kind, "n_models": self.n_models, "n_items": self.n_items,
-                "n_classes": self.n_classes, "model_names": list(self.model_names)}
 
     def __repr__(self) -> str:
         names = list(self.model_names)

@@ -38,9 +38,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-from _goldnoise_lib.results import Result, plain_value
+from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import (
     ConfidenceLevel,
     Option,
@@ -107,6 +106,7 @@ class JudgePlan(Result):
     """
 
     _headline: ClassVar[str] = "n_items"
+    _records = _table = "table"
 
     goal: str
     n_items: int
@@ -126,16 +126,6 @@ class JudgePlan(Result):
     formula: str
     notes: tuple[str, ...]
     table: pd.DataFrame = dataclasses.field(repr=False, compare=False)
-
-    def to_dict(self) -> dict[str, Any]:
-        out = {f.name: plain_value(getattr(self, f.name)) for f in dataclasses.fields(self)
-               if f.name != "table"}
-        out["table"] = plain_value(self.table.to_dict("records"))
-        return out
-
-    def to_frame(self) -> pd.DataFrame:
-        """The per-design (width) or per-size (power) table."""
-        return self.table.copy()
 
     def __repr__(self) -> str:
         return (f"JudgePlan(goal={self.goal!r}, n_items={self.n_items}, "
@@ -377,6 +367,7 @@ def judge_plan(pilot: Any = None, candidate: Any = None, *, goal: str = "width",
     1131
     """
     check_params(judge_plan, locals())
+    from scipy import stats  # loaded on first use: import goldnoise stays light
     z = float(stats.norm.isf((1.0 - confidence_level) / 2.0))
     notes: list[str] = []
     r = None

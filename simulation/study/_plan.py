@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from _goldnoise_lib.results import Result, plain_value
+from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import (
     ConfidenceLevel,
     Integer,
@@ -92,6 +92,7 @@ class StudyPlan(Result):
     """
 
     _headline: ClassVar[str] = "n_items"
+    _records = _table = "table"
 
     coefficient: str
     goal: str
@@ -117,16 +118,6 @@ class StudyPlan(Result):
     table: pd.DataFrame = dataclasses.field(repr=False, compare=False)
     assurance: float | None = None
     reach_share: float = math.nan
-
-    def to_dict(self) -> dict[str, Any]:
-        out = {f.name: plain_value(getattr(self, f.name)) for f in dataclasses.fields(self)
-               if f.name != "table"}
-        out["table"] = plain_value(self.table.to_dict("records"))
-        return out
-
-    def to_frame(self) -> pd.DataFrame:
-        """The table over sizes and interval methods (one row each)."""
-        return self.table.copy()
 
     def __repr__(self) -> str:
         return (f"StudyPlan({self.coefficient}, goal={self.goal!r}, n_items={self.n_items}, "
@@ -218,21 +209,13 @@ class StudyTradeoff(Result):
     """
 
     _headline: ClassVar[str] = "n_raters"
+    _records = _table = "table"
 
     coefficient: str
     n_raters: int
     n_items: int
     cost: float
     table: pd.DataFrame = dataclasses.field(repr=False, compare=False)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"coefficient": self.coefficient, "n_raters": self.n_raters,
-                "n_items": self.n_items, "cost": self.cost,
-                "table": plain_value(self.table.to_dict("records"))}
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row per number of annotators."""
-        return self.table.copy()
 
 
 # ----------------------------------------------------------------------------- validation

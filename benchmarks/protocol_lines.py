@@ -1,0 +1,43 @@
+"""Count the hand-written result-protocol lines: the ``to_dict``, ``to_frame`` and
+``summary`` methods of the classes deriving from ``Result``, and the lines of their
+declared shapes (``_keys``, ``_omit``, ``_records``, ``_table``, ``_columns``, ``_index``).
+
+    python benchmarks/protocol_lines.py [ROOT] [-v]
+"""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+import sys
+
+SHAPE = ("_keys", "_omit", "_records", "_table", "_columns", "_index")
+METHODS = ("to_dict", "to_frame", "summary")
+
+
+def count(root: pathlib.Path, verbose: bool = False) -> dict[str, int]:
+    totals = dict.fromkeys((*METHODS, "declared shape"), 0)
+    for path in sorted(root.rglob("*.py")):
+        if {"tests", "benchmarks", ".git"} & set(path.parts) or path.name == "results.py":
+            continue
+        for cls in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(cls, ast.ClassDef) or "Result" not in {
+                    getattr(b, "id", getattr(b, "attr", "")) for b in cls.bases}:
+                continue
+            for node in cls.body:
+                n = node.end_lineno - node.lineno + 1
+                if isinstance(node, ast.FunctionDef) and node.name in METHODS:
+                    totals[node.name] += n + len(node.decorator_list)
+                    if verbose:
+                        print(f"{n:4} {path.relative_to(root)}:{cls.name}.{node.name}")
+                elif isinstance(node, ast.Assign) and any(
+                        getattr(t, "id", "") in SHAPE for t in node.targets):
+                    totals["declared shape"] += n
+    return totals
+
+
+if __name__ == "__main__":
+    args = [a for a in sys.argv[1:] if a != "-v"]
+    totals = count(pathlib.Path(args[0] if args else "."), "-v" in sys.argv)
+    print(", ".join(f"{k} {v}" for k, v in totals.items()),
+          f"(methods {sum(totals[m] for m in METHODS)})")

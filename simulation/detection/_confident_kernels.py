@@ -1,0 +1,160 @@
+"""Numba kernels of confident learning: one pass over the probabilities per step.
+
+The arithmetic is the numpy code's, element for element (the same comparisons
+``p >= t - eps``, the same first-index argmax, the same margins ``p_j - p_k``,
+the same ``p + eps`` bump), so the flags are bit-identical to it; integer
+counts only are summed across threads, so they never depend on the thread count.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from _goldnoise_lib.threads import serial_and_parallel, use_parallel
+
+__all__ = ["confident_counts", "prune_flags", "unflag_argmax"]
+
+_BLOCK = 1 << 14  # items per block of the confident joint's partial counts
+_FEW = 32  # up to this many flags per pair, a running top list; beyond, a partition
+
+
+def _confident_counts_impl(probs, labels, t_eps, m):
+    n = probs.shape[0]
+    n_blocks = (n + _BLOCK - 1) // _BLOCK
+    part = np.zeros((n_blocks, m, m), dtype=np.int64)
+    for b in prange(n_blocks):
+        for i in range(b * _BLOCK, min(n, (b + 1) * _BLOCK)):
+            n_conf = 0
+            first = m
+            for j in range(m):
+                hit = probs[i, j] >= t_eps[j]
+                n_conf += hit
+                if hit and j < first:
+                    first = j
+            if n_conf == 1:
+                part[b, labels[i], first] += 1
+            elif n_conf > 1:  # several confident classes: the (first) argmax decides
+                best = 0
+                top = probs[i, 0]
+                for j in range(1, m):
+                    if probs[i, j] > top:
+                        top = probs[i, j]
+                        best = j
+                part[b, labels[i], best] += 1
+    out = np.zeros((m, m), dtype=np.int64)
+    for b in range(n_blocks):
+        out += part[b]
+    return out
+
+
+_counts_serial, _counts_parallel = serial_and_parallel(_confident_counts_impl,
+                                                       error_model="numpy")
+
+
+def confident_counts(probs: np.ndarray, labels: np.ndarray, t_eps: np.ndarray) -> np.ndarray:
+    """The confident joint before calibration: ``C[given, confident true]``."""
+    m = probs.shape[1]
+    fn = _counts_parallel if use_parallel(probs.size) else _counts_serial
+    return fn(probs, labels.astype(np.int64, copy=False), t_eps, m)
+
+
+def _prune_flags_impl(probs, order, starts, prune, flags, ties):
+    m = probs.shape[1]
+    for k in prange(m):
+        lo = starts[k]
+        size = starts[k + 1] - lo
+        if size <= 1:
+            continue
+        # the class's rows, transposed: each class's column is contiguous
+        block = np.empty((m, size), dtype=np.float64)
+        for t in range(size):
+            i = order[lo + t]
+            for j in range(m):
+                block[j, t] = probs[i, j]
+        margin = np.empty(size, dtype=np.float64)
+        top = np.empty(_FEW, dtype=np.float64)
+        for j in range(m):
+            num = prune[j, k]
+            if j == k or num <= 0:
+                continue
+            if num >= size:
+                for t in range(size):
+                    flags[order[lo + t]] = True
+                continue
+            for t in range(size):
+                margin[t] = block[j, t] - block[k, t]
+            # v: the num-th largest margin; everything above it is among the num largest
+            if num <= _FEW:
+                filled = 0
+                for t in range(size):
+                    x = margin[t]
+                    if filled < num:
+                        pos = filled
+                        filled += 1
+                    elif x > top[num - 1]:
+                        pos = num - 1
+                    else:
+                        continue
+                    while pos > 0 and top[pos - 1] < x:
+                        top[pos] = top[pos - 1]
+                        pos -= 1
+                    top[pos] = x
+                v = top[num - 1]
+            else:
+                v = np.partition(margin, size - num)[size - num]
+            above = 0
+            equal = 0
+            for t in range(size):
+                if margin[t] > v:
+                    above += 1
+                elif margin[t] == v:
+                    equal += 1
+            if above + equal != num:  # ties straddle the cut: the caller sorts as numpy does
+                ties[k, j] = True
+                continue
+            for t in range(size):
+                if margin[t] >= v:
+                    flags[order[lo + t]] = True
+
+
+_prune_serial, _prune_parallel = serial_and_parallel(_prune_flags_impl, error_model="numpy")
+
+
+def prune_flags(probs: np.ndarray, order: np.ndarray, starts: np.ndarray,
+                prune: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Flags of prune by noise rate, and the (class, other class) pairs whose cut falls
+    inside a run of tied margins (left for the caller to order exactly as before)."""
+    n, m = probs.shape
+    flags = np.zeros(n, dtype=np.bool_)
+    ties = np.zeros((m, m), dtype=np.bool_)
+    fn = _prune_parallel if use_parallel(probs.size) else _prune_serial
+    fn(probs, order, starts, prune.astype(np.int64), flags, ties)
+    return flags, ties
+
+
+def _unflag_impl(probs, labels, rows, eps, flags):
+    m = probs.shape[1]
+    for t in prange(rows.size):
+        i = rows[t]
+        lab = labels[i]
+        best = 0
+        top = probs[i, 0] + eps if lab == 0 else probs[i, 0]
+        for j in range(1, m):
+            p = probs[i, j] + eps if j == lab else probs[i, j]
+            if p > top:
+                top = p
+                best = j
+        if best == lab:
+            flags[i] = False
+
+
+_unflag_serial, _unflag_parallel = serial_and_parallel(_unflag_impl, error_model="numpy")
+
+
+def unflag_argmax(probs: np.ndarray, labels: np.ndarray, flags: np.ndarray, eps: float) -> None:
+    """Unflag (in place) every flagged item whose given label, bumped by ``eps``, is the
+    argmax of its row."""
+    rows = np.flatnonzero(flags)
+    fn = _unflag_parallel if use_parallel(rows.size * probs.shape[1]) else _unflag_serial
+    fn(probs, labels.astype(np.int64, copy=False), rows, eps, flags)
