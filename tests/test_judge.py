@@ -261,7 +261,10 @@ def test_accuracy_interval_is_clopper_pearson():
         assert (acc, lo, hi) == pytest.approx((hits / n, ci.low, ci.high), abs=1e-9)
 
 
-def test_readme_judge_report_is_what_the_command_prints():
+def test_guide_judge_report_is_what_the_command_prints():
+    # The guide page's report runs on the repository's tests/data file, so it is checked
+    # here (from the repository's root) rather than by tests/test_readme.py's console blocks,
+    # which run in an empty folder.
     import os
     import shlex
     import subprocess
@@ -269,9 +272,8 @@ def test_readme_judge_report_is_what_the_command_prints():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
-    text = (root / "README.md").read_text()
-    section = text.split("## Can a model replace my annotators?", 1)[1]
-    command = section.split("```\n$ goldnoise ", 1)[1].split("\n", 1)[0]
+    section = (root / "docs" / "guide" / "judge.md").read_text()
+    command = section.split("```bash\ngoldnoise ", 1)[1].split("\n", 1)[0]
     printed = section.split("The judge report prints:\n\n```text\n", 1)[1].split("```", 1)[0]
     out = subprocess.run([sys.executable, "-m", "goldnoise", *shlex.split(command)],
                          capture_output=True, text=True, cwd=root, timeout=600,
