@@ -49,6 +49,7 @@ __all__ = [
     "Resamples",
     "Rng",
     "check_alpha",
+    "check_candidate_columns",
     "check_confidence_level",
     "check_count",
     "check_integer",
@@ -219,6 +220,35 @@ def check_resamples(value: Any, name: str = "n_resamples", *, minimum: int = 0) 
     only a function whose whole output is the replicates passes ``minimum=1``.
     """
     return check_integer(value, name, minimum)
+
+
+def check_candidate_columns(raters: Any, candidate: Any, humans: Any,
+                            where: str = "the ratings") -> tuple[int, list[int]]:
+    """The column of a judge (``candidate``) and of the humans it is measured against.
+
+    ``humans=None`` takes every other rater; a string is one name. Raises
+    ``ValueError`` for a candidate that is not a rater, a human that is not a rater,
+    the candidate among the humans (a judge cannot be its own truth), or no human.
+    """
+    raters = list(raters)
+    if candidate not in raters:
+        raise ValueError(f"`candidate` {candidate!r} is not a rater of {where}; the raters "
+                         f"are {raters[:10]}{' ...' if len(raters) > 10 else ''}.")
+    j = raters.index(candidate)
+    if humans is None:
+        h_cols = [k for k in range(len(raters)) if k != j]
+    else:
+        humans = [humans] if isinstance(humans, (str, bytes)) else list(humans)
+        bad = [h for h in humans if h not in raters]
+        if bad:
+            raise ValueError(f"`humans` names raters not in {where}: {bad[:5]}.")
+        if candidate in humans:
+            raise ValueError(f"`humans` includes the candidate {candidate!r}; a judge cannot "
+                             "be its own truth.")
+        h_cols = [raters.index(h) for h in dict.fromkeys(humans)]
+    if not h_cols:
+        raise ValueError(f"there is no human rater: {where} hold the candidate only.")
+    return j, h_cols
 
 
 # ----------------------------------------------------- constraints declared as data

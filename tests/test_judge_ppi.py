@@ -460,3 +460,21 @@ def test_posterior_coverage_three_classes():
     for h in hits:
         assert stats.binomtest(int(h), n_reps, 0.93, alternative="less").pvalue > 0.01, hits
         assert stats.binomtest(int(h), n_reps, 0.95).pvalue > 0.001, hits
+
+
+def test_judge_estimate_and_judge_plan_resolve_judge_and_humans_alike():
+    # one rule (the shared validation layer) for which columns are the judge and the humans
+    from _goldnoise_lib.validation import check_candidate_columns
+
+    raters = ["h1", "h2", "judge", "other"]
+    assert check_candidate_columns(raters, "judge", None) == (2, [0, 1, 3])
+    assert check_candidate_columns(raters, "judge", "h2") == (2, [1])
+    assert check_candidate_columns(raters, "judge", ["h2", "h1", "h2"]) == (2, [1, 0])
+    with pytest.raises(ValueError, match="is not a rater of the pilot"):
+        check_candidate_columns(raters, "gpt", None, where="the pilot")
+    with pytest.raises(ValueError, match="raters not in the ratings"):
+        check_candidate_columns(raters, "judge", ["h3"])
+    with pytest.raises(ValueError, match="its own truth"):
+        check_candidate_columns(raters, "judge", ["h1", "judge"])
+    with pytest.raises(ValueError, match="no human rater"):
+        check_candidate_columns(["judge"], "judge", None)

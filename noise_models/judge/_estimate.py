@@ -21,6 +21,7 @@ from _goldnoise_lib.validation import (
     ConfidenceLevel,
     Option,
     Rng,
+    check_candidate_columns,
     check_params,
     validate_params,
 )
@@ -258,25 +259,7 @@ def judge_estimate(ratings: Any, candidate: Any, *, category: Any = None,
     r = as_ratings(ratings)
     codes = r.require_raters("`judge_estimate`")
     raters = list(r.raters)
-    if candidate not in raters:
-        raise ValueError(f"`candidate` {candidate!r} is not a rater of the ratings; the raters "
-                         f"are {raters[:10]}{' ...' if len(raters) > 10 else ''}.")
-    j = raters.index(candidate)
-    if humans is None:
-        h_cols = [k for k in range(len(raters)) if k != j]
-    else:
-        if isinstance(humans, (str, bytes)):
-            humans = [humans]
-        humans = list(humans)
-        bad = [h for h in humans if h not in raters]
-        if bad:
-            raise ValueError(f"`humans` names raters not in the ratings: {bad[:5]}.")
-        if candidate in humans:
-            raise ValueError(f"`humans` includes the candidate {candidate!r}; a judge cannot "
-                             "be its own truth.")
-        h_cols = [raters.index(h) for h in dict.fromkeys(humans)]
-    if not h_cols:
-        raise ValueError("there is no human rater: the ratings hold the candidate only.")
+    j, h_cols = check_candidate_columns(raters, candidate, humans)
     tuned = _check_flag(tuned, "tuned")
     cats = list(r.categories)
     if category is None:

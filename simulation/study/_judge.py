@@ -46,6 +46,7 @@ from _goldnoise_lib.validation import (
     Probability,
     Resamples,
     Rng,
+    check_candidate_columns,
     check_count,
     check_number,
     check_params,
@@ -151,21 +152,7 @@ class JudgePlan(Result):
 
 # ----------------------------------------------------------------- the swap difference
 def _rater_columns(r: Ratings, candidate: Any, humans: Any) -> tuple[int, list[int]]:
-    raters = list(r.raters)
-    if candidate not in raters:
-        raise ValueError(f"`candidate` {candidate!r} is not a rater of the pilot; the raters "
-                         f"are {raters[:10]}{' ...' if len(raters) > 10 else ''}.")
-    j = raters.index(candidate)
-    if humans is None:
-        h_cols = [k for k in range(len(raters)) if k != j]
-    else:
-        humans = [humans] if isinstance(humans, (str, bytes)) else list(humans)
-        bad = [h for h in humans if h not in raters or h == candidate]
-        if bad:
-            raise ValueError(f"`humans` must name raters of the pilot other than the "
-                             f"candidate; got {bad[:5]}.")
-        h_cols = [raters.index(h) for h in dict.fromkeys(humans)]
-    return j, h_cols
+    return check_candidate_columns(r.raters, candidate, humans, where="the pilot")
 
 
 def swap_difference(ratings: Any, candidate: Any, *, humans: Any = None,
