@@ -74,6 +74,7 @@ ppi_mean        -- prediction-powered estimate of a mean: PPI, PPI++ (tuned λ),
 judge_estimate  -- a class's prevalence or the mean rating over all items: the judge on
                    every item, humans (mean, majority or posterior) on some
                                                                    -> JudgeEstimateResult
+labelled_sample -- a random share of the human-rated items, to count as labelled -> list
 
 Larger than memory (SPEC §3): each statistic as partial -> combine -> finalize
 ------------------------------------------------------------------------------
@@ -128,7 +129,13 @@ from noise_models.instance import (
     soft_partial,
     tv_distance,
 )
-from noise_models.judge import JudgeEstimateResult, PPIResult, judge_estimate, ppi_mean
+from noise_models.judge import (
+    JudgeEstimateResult,
+    PPIResult,
+    judge_estimate,
+    labelled_sample,
+    ppi_mean,
+)
 from noise_models.latent_class import (
     CalibrationResult,
     EasyHardModel,
@@ -208,7 +215,7 @@ __all__ += [
 ]
 
 # a judge beside the annotators: prediction-powered estimates (SPEC §10)
-__all__ += ["JudgeEstimateResult", "PPIResult", "judge_estimate", "ppi_mean"]
+__all__ += ["JudgeEstimateResult", "PPIResult", "judge_estimate", "labelled_sample", "ppi_mean"]
 
 # larger than memory: partial -> combine -> finalize (SPEC §3); noise_bound and
 # LatentClassModel.fit also accept a chunked ratings object (agreement.ChunkedRatings)

@@ -48,7 +48,7 @@ PUBLIC = {
         # spans as items (SPEC §7)
         "SpanNoiseResult", "span_noise",
         # a judge beside the annotators: prediction-powered estimates (SPEC §10)
-        "JudgeEstimateResult", "PPIResult", "judge_estimate", "ppi_mean",
+        "JudgeEstimateResult", "PPIResult", "judge_estimate", "labelled_sample", "ppi_mean",
         # larger than memory: partial -> combine -> finalize
         "ChanceSums", "EMState", "EStepSums", "SoftLabelSums", "chance_combine",
         "chance_finalize", "chance_items", "chance_partial", "em_combine", "em_finalize",

@@ -155,17 +155,13 @@ def _labelled(args: argparse.Namespace, r, humans: list[str] | None):
         return [by_text[x] for x in dict.fromkeys(ids)]
     if args.labelled_share is None:
         return None
-    import numpy as np
+    from noise_models import labelled_sample
 
-    cols = [k for k, x in enumerate(r.raters) if str(x) not in args.candidates
-            and (humans is None or str(x) in humans)]
-    rated = np.flatnonzero((r.codes[:, cols] >= 0).any(axis=1))
-    k = round(args.labelled_share * len(rated))
-    if k < 2:
-        raise UsageError(f"--labelled-share {args.labelled_share:g} of the {len(rated)} "
-                         f"human-rated items is {k}; the estimate needs 2 or more")
-    pick = np.sort(np.random.default_rng(args.seed).choice(rated, size=k, replace=False))
-    return list(r.items[pick])
+    try:
+        return labelled_sample(r, args.labelled_share, candidates=args.candidates,
+                               humans=humans, rng=args.seed)
+    except ValueError as exc:
+        raise UsageError(f"--labelled-share: {' '.join(str(exc).split())}") from None
 
 
 def _estimates(args: argparse.Namespace, r, humans: list[str] | None) -> dict:

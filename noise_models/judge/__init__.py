@@ -6,13 +6,14 @@ ppi_mean         -- prediction-powered estimate of a mean from labelled values, 
 judge_estimate   -- a class's prevalence or the mean rating over all items from ratings:
                     the judge on every item, humans on some, one value per item (their
                     mean, majority or latent-class posterior)        -> JudgeEstimateResult
+labelled_sample  -- a random share of the human-rated items, to count as labelled -> list
 PPIResult, JudgeEstimateResult -- the results: estimate, confidence_interval(), the
                     human-only interval, the effective sample-size gain
 
 Modules: ``_ppi`` (the estimator and its result), ``_estimate`` (ratings to item values).
 """
 
-from noise_models.judge._estimate import JudgeEstimateResult, judge_estimate
+from noise_models.judge._estimate import JudgeEstimateResult, judge_estimate, labelled_sample
 from noise_models.judge._ppi import PPIResult, ppi_mean
 
-__all__ = ["JudgeEstimateResult", "PPIResult", "judge_estimate", "ppi_mean"]
+__all__ = ["JudgeEstimateResult", "PPIResult", "judge_estimate", "labelled_sample", "ppi_mean"]

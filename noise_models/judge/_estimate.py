@@ -23,6 +23,7 @@ from _goldnoise_lib.validation import (
     Rng,
     check_candidate_columns,
     check_params,
+    check_probability,
     validate_params,
 )
 from agreement import Ratings, as_ratings
@@ -72,6 +73,62 @@ class JudgeEstimateResult(PPIResult):
         return "\n".join([f"{self.estimand} (judge {self.candidate!s}, human truth: "
                           f"{self.truth}; {self.humans_per_item:.2g} humans per labelled item)",
                           *self._lines()])
+
+
+def labelled_sample(ratings: Any, share: float, *, candidates: Any, humans: Any = None,
+                    rng: Any = None) -> list:
+    """A random share of the human-rated items, to count as human-labelled.
+
+    For ``judge_estimate(..., labelled=)`` when the humans rated every item the judge
+    rated (a validation set): ``round(share × n)`` of the ``n`` items with a rating by
+    a human (any rater not in ``candidates``, or one of ``humans``), drawn without
+    replacement.
+
+    Parameters
+    ----------
+    ratings : Ratings or array_like
+    share : float
+        In (0, 1].
+    candidates : str or sequence
+        The judges (their ratings do not make an item human-rated).
+    humans : sequence, optional
+        The humans; default every rater not in ``candidates``.
+    rng : None, int, SeedSequence or Generator
+
+    Returns
+    -------
+    list
+        The drawn item ids, in the ratings' order.
+
+    Raises
+    ------
+    ValueError
+        ``share`` outside (0, 1], or fewer than 2 items drawn.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from noise_models import labelled_sample
+    >>> x = np.array([[0, 1, 0], [1, 1, 1], [0, 0, 1], [1, 0, 0]])
+    >>> labelled_sample(x, 0.5, candidates=[2], rng=0)
+    [2, 3]
+    """
+    r = as_ratings(ratings)
+    share = check_probability(share, "share")
+    if share == 0:
+        raise ValueError("`share` must be in (0, 1]; got 0.")
+    cands = {str(c) for c in ([candidates] if isinstance(candidates, (str, bytes))
+                              else candidates)}
+    wanted = None if humans is None else {str(h) for h in humans}
+    cols = [k for k, x in enumerate(r.raters) if str(x) not in cands
+            and (wanted is None or str(x) in wanted)]
+    rated = np.flatnonzero((r.require_raters("`labelled_sample`")[:, cols] >= 0).any(axis=1))
+    k = round(share * len(rated))
+    if k < 2:
+        raise ValueError(f"`share` {share:g} of the {len(rated)} human-rated items is {k}; "
+                         "the estimate needs 2 or more.")
+    pick = np.sort(np.random.default_rng(rng).choice(rated, size=k, replace=False))
+    return list(r.items[pick])
 
 
 def _item_mask(labelled: Any, items: pd.Index) -> np.ndarray:
