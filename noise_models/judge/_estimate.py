@@ -75,6 +75,7 @@ class JudgeEstimateResult(PPIResult):
                           *self._lines()])
 
 
+@validate_params(rng=Rng())
 def labelled_sample(ratings: Any, share: float, *, candidates: Any, humans: Any = None,
                     rng: Any = None) -> list:
     """A random share of the human-rated items, to count as human-labelled.
@@ -113,6 +114,7 @@ def labelled_sample(ratings: Any, share: float, *, candidates: Any, humans: Any 
     >>> labelled_sample(x, 0.5, candidates=[2], rng=0)
     [2, 3]
     """
+    check_params(labelled_sample, locals())
     r = as_ratings(ratings)
     share = check_probability(share, "share")
     if share == 0:
