@@ -14,7 +14,10 @@ Compared on the same two files:
   with goldnoise's ``token_agreement`` both from the decoded spans (the default)
   and from the raw tags (``tags="raw"``); the two readings agree on files whose
   tags are valid BIO, and differ where an ``I-`` has no ``B-`` before it (the
-  result's notes then say so).
+  result's notes then say so);
+- the original retagged IOB1 (as the shared task published it: ``I-`` opens a span,
+  ``B-`` only between two adjacent spans of one label), pooled F1 against seqeval's
+  default (conlleval) reading of the same tags.
 
 Run: ``PYTHONPATH=. python benchmarks/crosscheck_conll.py ORIGINAL CONLLPP``
 (each file a CoNLL-2003 test file; skipped with a message when a path is missing).
@@ -23,11 +26,14 @@ Run: ``PYTHONPATH=. python benchmarks/crosscheck_conll.py ORIGINAL CONLLPP``
 from __future__ import annotations
 
 import sys
+import tempfile
+import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _results import write_section
 
+from _goldnoise_lib.errors import GoldnoiseWarning
 from agreement.spans import read_conll, span_agreement, token_agreement
 
 
@@ -45,6 +51,24 @@ def _sentences(path: Path) -> list[list[str]]:
     if cur:
         out.append(cur)
     return out
+
+
+def _to_iob1(path: Path, out: Path) -> None:
+    """The same file tagged IOB1 (as the shared task's eng.testb was published):
+    ``B-`` only where a span follows a span of the same label."""
+    lines, prev = [], "O"
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("-DOCSTART-"):
+            lines.append(line)
+            prev = "O"
+            continue
+        cols = line.split()
+        tag = cols[-1]
+        if tag.startswith("B-") and not (prev != "O" and prev[2:] == tag[2:]):
+            cols[-1] = "I-" + tag[2:]
+        prev = tag
+        lines.append(" ".join(cols))
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def main(original: Path, conllpp: Path) -> str:
@@ -72,6 +96,15 @@ def main(original: Path, conllpp: Path) -> str:
                 f"sklearn cohen_kappa_score, raw tags | {k_ref:.6f} |")
     rows.append(f"| token Cohen's κ (`tags=\"raw\"`) | {k_raw:.6f} | "
                 f"sklearn cohen_kappa_score, raw tags | {k_ref:.6f} |")
+    with tempfile.TemporaryDirectory() as tmp:
+        iob1 = Path(tmp) / "original_iob1.txt"
+        _to_iob1(original, iob1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", GoldnoiseWarning)  # IOB1's orphan I- tags
+            f1_iob1 = span_agreement(read_conll([iob1, conllpp])).f1
+        a1 = _sentences(iob1)
+    rows.append(f"| pooled span F1, original retagged IOB1 | {f1_iob1:.6f} | "
+                f"seqeval default micro F1, IOB1 | {f1_score(a1, b):.6f} |")
     body = ("CoNLL-2003 English test set, original against CoNLL++ (each file one "
             f"annotator; {len(flat_a)} tokens, {len(a)} sentences): goldnoise's span "
             "readers and statistics beside seqeval 1.2 and scikit-learn on the same "
