@@ -260,7 +260,7 @@ def test_token_agreement_says_when_an_invalid_I_tag_was_rewritten_and_reads_raw_
 
     # a starts a PER with I- (no B- before it); b writes B-
     (tmp_path / "t.conll").write_text("Ada I-PER B-PER\nmet O O\n\nBob B-PER O\n\nin O O\n")
-    with pytest.warns(GoldnoiseWarning, match="continues no PER span"):
+    with pytest.warns(GoldnoiseWarning, match="1 I- tag.*continue no span.*I-PER"):
         s = read_conll(tmp_path / "t.conll", annotators=["a", "b"])
     kappa = "Cohen's kappa"
     derived = token_agreement(s)
@@ -282,3 +282,23 @@ def test_token_agreement_says_when_an_invalid_I_tag_was_rewritten_and_reads_raw_
     with pytest.raises(ValueError, match="tags='raw' needs the tags as written"):
         token_agreement(Spans(s.frame, coverage=s.coverage, unit="token", lengths=s.lengths),
                         tags="raw")
+
+
+def test_read_conll_decodes_each_sentence_so_IOB1_files_read_as_seqeval_reads_them(tmp_path):
+    # The original CoNLL-2003 files are IOB1: a span starts with I-, B- only between two
+    # adjacent spans of one label. A LOC ending sentence 1 and a LOC opening sentence 2
+    # are two spans (seqeval and conlleval decode sentence by sentence); decoding the
+    # whole document as one tag sequence merged them into one span across the blank line.
+    from _goldnoise_lib.errors import GoldnoiseWarning
+
+    (tmp_path / "iob1.conll").write_text(
+        "-DOCSTART- -X- -X- O\n\nin IN I-PP O\nBonn NNP I-NP I-LOC\n\n"
+        "Cologne NNP I-NP I-LOC\nand CC O O\nKoeln NNP I-NP I-LOC\nBerlin NNP I-NP B-LOC\n")
+    with pytest.warns(GoldnoiseWarning) as record:
+        s = read_conll(tmp_path / "iob1.conll")
+    got = sorted(map(tuple, s.frame[["start", "end", "label"]].to_numpy().tolist()))
+    assert got == [(1, 2, "LOC"), (2, 3, "LOC"), (4, 5, "LOC"), (5, 6, "LOC")]
+    # one warning for the file, counting its orphan I- tags (3), not one per token
+    msgs = [str(w.message) for w in record if issubclass(w.category, GoldnoiseWarning)]
+    assert len(msgs) == 1 and "3 I- tag(s) continue no span" in msgs[0]
+    assert "document 1, token 2, I-LOC" in msgs[0]

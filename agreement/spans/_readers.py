@@ -43,6 +43,19 @@ def decode_tags(tags: Sequence[str], *, scheme: str = "BIO", where: str = "tags"
     >>> decode_tags(["S-ORG", "B-PER", "E-PER"], scheme="BIOES")
     [(0, 1, 'ORG'), (1, 3, 'PER')]
     """
+    orphans: list[tuple[int, str]] = []
+    spans = _decode(tags, scheme, where, orphans)
+    for i, tag in orphans:
+        label = tag.partition("-")[2]
+        warnings.warn(f"{where}: token {i + 1} ({tag}) continues no {label} span; read "
+                      f"as B-{label}.", GoldnoiseWarning, stacklevel=2)
+    return spans
+
+
+def _decode(tags: Sequence[str], scheme: str, where: str,
+            orphans: list[tuple[int, str]]) -> list[tuple[int, int, str]]:
+    """:func:`decode_tags` without its warnings: each ``I-``/``E-`` tag that continues
+    no span is appended to ``orphans`` as ``(token index, tag)``."""
     if scheme not in _SCHEMES:
         raise ValueError(f"`scheme` must be one of {_SCHEMES}; got {scheme!r}.")
     spans: list[tuple[int, int, str]] = []
@@ -70,8 +83,7 @@ def decode_tags(tags: Sequence[str], *, scheme: str = "BIO", where: str = "tags"
                     cur = None
                 continue
             if scheme != "IO":
-                warnings.warn(f"{where}: token {i + 1} ({tag}) continues no {label} span; read "
-                              f"as B-{label}.", GoldnoiseWarning, stacklevel=2)
+                orphans.append((i, tag))
             if cur is not None:
                 spans.append((cur[0], i, cur[1]))
             if prefix == "E":
@@ -180,8 +192,12 @@ def read_conll(paths: str | Path | Sequence[str | Path], *, annotators: Sequence
       last column.
 
     A ``-DOCSTART-`` line starts a new document; without any, each sentence is a
-    document. Offsets are token positions within the document. The tags as written
-    and the sentences' lengths are kept (``Spans.tags``, ``Spans.sentences``).
+    document. Offsets are token positions within the document; tags are decoded
+    sentence by sentence (:func:`decode_tags`), so no span crosses a blank line, as
+    CoNLL's evaluation reads them. An ``I-`` tag that continues no span starts one:
+    the IOB1 tagging of the original CoNLL-2003 files reads as published (one warning
+    a file says how many such tags it holds). The tags as written and the sentences'
+    lengths are kept (``Spans.tags``, ``Spans.sentences``).
 
     Examples
     --------
@@ -300,6 +316,8 @@ def read_conll(paths: str | Path | Sequence[str | Path], *, annotators: Sequence
         tags_of = {}
         seen_tags: dict[str, str] = {}  # one string object per distinct tag
         sentences = {}
+        orphans: dict[Any, tuple[int, int, str]] = {}
+        orphan_count: dict[Any, int] = {}
         for di, doc in enumerate(docs):
             doc_id = f"{path.stem}:{di + 1}" if len(files) == 1 else di + 1
             lengths[doc_id] = len(doc)
@@ -308,9 +326,28 @@ def read_conll(paths: str | Path | Sequence[str | Path], *, annotators: Sequence
                 coverage.append((name, doc_id))
                 tags = [r[col] for r in doc]
                 tags_of[(name, doc_id)] = tuple(map(seen_tags.setdefault, tags, tags))
-                for start, end, label in decode_tags(tags, scheme=scheme,
-                                                     where=f"{path}, document {di + 1}"):
-                    rows.append((doc_id, start, end, label, name))
+                found: list[tuple[int, str]] = []
+                offset = 0
+                for n_tok in doc_sents[di]:  # a span never crosses a sentence boundary
+                    part: list[tuple[int, str]] = []
+                    for start, end, label in _decode(tags[offset:offset + n_tok], scheme,
+                                                     f"{path}, document {di + 1}", part):
+                        rows.append((doc_id, offset + start, offset + end, label, name))
+                    found += [(offset + i, tag) for i, tag in part]
+                    offset += n_tok
+                if found and name not in orphans:
+                    orphans[name] = (di + 1, *found[0])
+                orphan_count[name] = orphan_count.get(name, 0) + len(found)
+        for name, (doc_no, i, tag) in orphans.items():
+            label = tag.partition("-")[2]
+            who = f" (tag column of {name!r})" if len(names) > 1 else ""
+            warnings.warn(
+                f"{path}{who}: {orphan_count[name]} I- tag(s) continue no span of their "
+                f"label (first: document {doc_no}, token {i + 1}, {tag}); each is read as "
+                f"the start of a span (B-{label}), as CoNLL's evaluation reads them — the "
+                "IOB1 tagging of the original CoNLL-2003 files, where B- only separates "
+                "two adjacent spans of one label, is read correctly this way.",
+                GoldnoiseWarning, stacklevel=2)
         frame = pd.DataFrame(rows, columns=["document", "start", "end", "label", "annotator"])
         parts.append(Spans(frame, coverage=coverage, unit="token", lengths=lengths,
                            tags=tags_of, sentences=sentences))

@@ -205,7 +205,7 @@ def run(args: argparse.Namespace) -> Report:
                                             Column("estimate", fmt=".4f"),
                                             Column("standard_error", "SE", ".4f"),
                                             Column("low", fmt=".4f"), Column("high", fmt=".4f")],
-                              rows, title="every statistic, documents resampled"))
+                              rows, title=f"every statistic, {unit} resampled"))
         b.notes += list(intervals.notes)
     if args.bootstrap and intervals is None:
         report.add(Section("bootstrap", "Intervals")).undefined(

@@ -269,7 +269,8 @@ class ResidualErrorResult(Result):
             f"({100 * self.upper_share:.2f}%) at {100 * self.confidence_level:g}% confidence, "
             f"{_looks_text(self.looks, self.look, self.look_level, self.method)}; "
             f"Horvitz-Thompson estimate {self.estimate:.1f}",
-            f"  {self.errors_found} errors found among {self.n_verified} checked items; after "
+            f"  {self.errors_found} {'error' if self.errors_found == 1 else 'errors'} found among "
+            f"{self.n_verified} checked {'item' if self.n_verified == 1 else 'items'}; after "
             f"correcting them at most {self.upper_left} remain",
         ]
         if self.epsilon is not None:
