@@ -34,7 +34,7 @@ and a shape the class declares in class attributes (all optional):
 ``_keys`` and ``_omit``
     the keys of ``to_dict`` in order, each ``"name"`` (a field or property) or
     ``"key=path"`` (a dotted path of attributes or positions, e.g.
-    ``"low=interval.low"``, ``"n=draws.shape.0"``); a
+    ``"low=interval.low"``, ``"n=draws.shape.0"``; a method on the path is called); a
     ``notes`` tuple is given as one ``"; "``-joined string. Without ``_keys``:
     every field shown in the repr (as plain values) except those named in
     ``_omit``, then the ``_records`` fields the repr leaves out.
@@ -65,6 +65,7 @@ its output differs from these shapes. No key or column starts with ``_``.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import math
 import string
 from typing import Any, ClassVar, NamedTuple
@@ -193,6 +194,7 @@ class Result:
         for name in path.split("."):
             value = (None if value is None else value[int(name)] if name.isdigit()
                      else getattr(value, name))
+            value = value() if inspect.ismethod(value) or inspect.isbuiltin(value) else value
         return value
 
     def _plain_field(self, name: str, value: Any) -> Any:
