@@ -185,13 +185,9 @@ class BootstrapResult(Result):
                                self.confidence_level, self.scheme, self.n_items, notes, jk,
                                self.jackknife_weights, None)
 
-    def to_frame(self) -> pd.DataFrame:
-        """One row per statistic: estimate, standard_error, low, high, n_degenerate."""
-        return pd.DataFrame({
-            "estimate": self.estimate, "standard_error": self.standard_error,
-            "low": self.confidence_interval.low, "high": self.confidence_interval.high,
-            "n_degenerate": self.n_degenerate,
-        }, index=pd.Index(self.statistics, name="statistic"))
+    _columns = {"estimate": "estimate", "standard_error": "standard_error", "low": "interval.low",
+                "high": "interval.high", "n_degenerate": "n_degenerate"}
+    _index = "statistic=statistics"
 
     def to_dict(self) -> dict[str, Any]:
         """Plain Python values, one entry per statistic (for JSON)."""
@@ -207,7 +203,6 @@ class BootstrapResult(Result):
                        "n_degenerate": int(self.n_degenerate[s])}
                 for s, name in enumerate(self.statistics)},
         }
-
 
     def __repr__(self) -> str:
         pct = f"{100 * self.confidence_level:g}%"
