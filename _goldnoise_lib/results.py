@@ -52,7 +52,7 @@ and a shape the class declares in class attributes (all optional):
     the result's fields and properties (``"AUROC {auroc:.3f} [{auroc_interval.low:.3f}]"``;
     the format ``g%`` writes ``0.95`` as ``95%``, and a true/false value formatted
     as ``"{passed:passes|fails}"`` gives the text before or after ``|``, which may
-    hold fields itself). A line naming a value that is
+    hold fields itself; ``{rounds.iloc[-1][errors]}`` reads the last row). A line naming a value that is
     ``None`` is left out. A pair ``(path, template)`` writes the template once per
     row of a DataFrame (its columns by name, the row's label as ``{name}``), once per
     element of a sequence (as ``{}``), or once if the value is true.
@@ -64,6 +64,7 @@ its output differs from these shapes. No key or column starts with ``_``.
 
 from __future__ import annotations
 
+import _string
 import dataclasses
 import inspect
 import math
@@ -145,10 +146,18 @@ class _Names:
 
 class _Template(string.Formatter):
     def get_field(self, field_name: str, args: Any, kwargs: Any) -> Any:
-        value, key = super().get_field(field_name, args, kwargs)
+        first, rest = _string.formatter_field_name_split(field_name)
+        value = self.get_value(first, args, kwargs)
+        for is_attr, key in rest:  # as str.format, and [-1] is the last element
+            if value is None:
+                raise _Absent
+            if is_attr:
+                value = getattr(value, key)
+            else:
+                value = value[int(key) if str(key).lstrip("-").isdigit() else key]
         if value is None:
             raise _Absent
-        return value, key
+        return value, first
 
     def get_value(self, key: Any, args: Any, kwargs: Any) -> Any:
         return args[key] if isinstance(key, int) else kwargs[key]

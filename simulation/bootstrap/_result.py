@@ -137,7 +137,7 @@ class BootstrapResult(Result):
         return dataclasses.replace(self, method=method,
                                    interval=ConfidenceInterval(iv.low, iv.high))
 
-    def _index(self, stat: Any) -> int:
+    def _position(self, stat: Any) -> int:
         name = _name(stat)
         if name not in self.statistics:
             raise ValueError(f"unknown statistic {name!r}; this result has {list(self.statistics)}.")
@@ -167,7 +167,7 @@ class BootstrapResult(Result):
         >>> d.statistics, bool(d.confidence_interval.low[0] > 0)
         (('gwet_ac1 - fleiss_kappa',), True)
         """
-        i, j = self._index(a), self._index(b)
+        i, j = self._position(a), self._position(b)
         est = self.estimate[[i]] - self.estimate[[j]]
         dist = self.bootstrap_distribution[:, [i]] - self.bootstrap_distribution[:, [j]]
         jk = None if self.jackknife is None else self.jackknife[:, [i]] - self.jackknife[:, [j]]
