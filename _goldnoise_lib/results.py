@@ -50,12 +50,13 @@ and a shape the class declares in class attributes (all optional):
 ``_summary``
     the lines of ``summary``, each a template of :meth:`str.format` whose names are
     the result's fields and properties (``"AUROC {auroc:.3f} [{auroc_interval.low:.3f}]"``;
-    the format ``g%`` writes ``0.95`` as ``95%``, and a true/false value formatted
-    as ``"{passed:passes|fails}"`` gives the text before or after ``|``, which may
-    hold fields itself; ``{rounds.iloc[-1][errors]}`` reads the last row). A line naming a value that is
-    ``None`` is left out. A pair ``(path, template)`` writes the template once per
-    row of a DataFrame (its columns by name, the row's label as ``{name}``), once per
-    element of a sequence (as ``{}``), or once if the value is true.
+    ``{rounds.iloc[-1][errors]}`` reads the last row; the format ``g%`` writes
+    ``0.95`` as ``95%``; a true/false value formatted as ``"{passed:passes|fails}"``
+    gives the text before or after ``|``, which may hold fields itself). A line
+    naming a value that is ``None`` is left out. A pair ``(path, template)`` writes
+    the template once per row of a DataFrame (its columns by name, the row's label
+    as ``{name}``), once per element of a sequence (as ``{}``), or once if the value
+    is true.
 
 Without a table ``to_frame`` is one row of the scalar values of ``to_dict``, and
 without ``_summary`` ``summary`` lists them. A class overrides a method only where

@@ -113,8 +113,8 @@ class PosteriorCheckResult(Result):
     _headline = "log_score"
     _records = _table = "reliability"
     _summary = ("Held-out ratings: {n_heldout}",
-                "  log score: model {log_score:.4f}, majority of the rest {log_score_majority:.4f}, "
-                "annotator's marginal {log_score_marginal:.4f}",
+                "  log score: model {log_score:.4f}, majority of the rest "
+                "{log_score_majority:.4f}, annotator's marginal {log_score_marginal:.4f}",
                 "  accuracy of the predicted rating {accuracy:.4f}, ECE {ece:.4f}", "  {verdict}")
 
     @property

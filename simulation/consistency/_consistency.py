@@ -210,12 +210,13 @@ class SubsetConsistencyResult(Result):
         d = super().to_dict()
         return d if self.controls is not None else {**d, "controls": []}
 
-    _summary = ("Span F1 on the probe set ({n_documents} documents; {confidence_level:g%} {method} "
-                "intervals, documents resampled)",
+    _summary = ("Span F1 on the probe set ({n_documents} documents; {confidence_level:g%} "
+                "{method} intervals, documents resampled)",
                 ("f1", "  {name}: F1 {f1:.4f} [{low:.4f}, {high:.4f}]"),
-                ("differences", "  {first} - {second}: {difference:+.4f} [{low:+.4f}, {high:+.4f}]"),
-                ("controls", "  control {control} of {condition}: labels {labels:+.4f} [{low:+.4f}, "
-                 "{high:+.4f}] of the gap {gap:+.4f} to {reference}"),
+                ("differences",
+                 "  {first} - {second}: {difference:+.4f} [{low:+.4f}, {high:+.4f}]"),
+                ("controls", "  control {control} of {condition}: labels {labels:+.4f} "
+                 "[{low:+.4f}, {high:+.4f}] of the gap {gap:+.4f} to {reference}"),
                 "{verdict}")
 
     def __repr__(self) -> str:

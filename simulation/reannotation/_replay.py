@@ -192,13 +192,13 @@ class ReplayResult(Result):
         hit = t.loc[t["accuracy"] >= accuracy - 1e-12, "ratings_spent"]
         return float(hit.iloc[0]) if len(hit) else math.nan
 
-    _summary = ("Replay of {policy!r}: {n_rounds} rounds of {batch_size} items after {start_ratings} "
-                "ratings per item ({n_items} items)",
+    _summary = ("Replay of {policy!r}: {n_rounds} rounds of {batch_size} items after "
+                "{start_ratings} ratings per item ({n_items} items)",
                 "  accuracy {rounds.iloc[0][accuracy]:.4f} at {rounds.iloc[0][ratings_spent]:d} "
                 "ratings -> {accuracy:.4f} at {ratings_spent} of {ratings_available} (claimed "
                 "{claimed_accuracy:.4f}; against {n_truth} true labels)",
-                ("verify_per_round", "  last certificate: at most {rounds.iloc[-1][errors_upper]:d} "
-                 "wrong labels ({rounds.iloc[-1][errors_upper_share]:.2%}) from {verify_per_round} "
+                ("verify_per_round", "  last certificate: at most "
+                 "{rounds.iloc[-1][errors_upper]:d} wrong labels ({rounds.iloc[-1][errors_upper_share]:.2%}) from {verify_per_round} "
                  "checks (95%, valid at every look)"))
 
     def __repr__(self) -> str:
