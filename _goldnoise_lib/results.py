@@ -33,7 +33,8 @@ and a shape the class declares in class attributes (all optional):
 
 ``_keys`` and ``_omit``
     the keys of ``to_dict`` in order, each ``"name"`` (a field or property) or
-    ``"key=path"`` (a dotted path of attributes, e.g. ``"low=interval.low"``); a
+    ``"key=path"`` (a dotted path of attributes or positions, e.g.
+    ``"low=interval.low"``, ``"n=draws.shape.0"``; a method on the path is called); a
     ``notes`` tuple is given as one ``"; "``-joined string. Without ``_keys``:
     every field shown in the repr (as plain values) except those named in
     ``_omit``, then the ``_records`` fields the repr leaves out.
@@ -44,18 +45,31 @@ and a shape the class declares in class attributes (all optional):
     the DataFrame field that ``to_frame`` returns (a copy);
 ``_columns`` and ``_index``
     or the table ``to_frame`` builds: ``{"column": "path"}`` (a path whose value is
-    ``None`` leaves its column out) with the index at ``_index``.
+    ``None`` leaves its column out) with the index at ``_index`` (``"name=path"``
+    names it).
+``_summary``
+    the lines of ``summary``, each a template of :meth:`str.format` whose names are
+    the result's fields and properties (``"AUROC {auroc:.3f} [{auroc_interval.low:.3f}]"``;
+    ``{rounds.iloc[-1][errors]}`` reads the last row; the format ``g%`` writes
+    ``0.95`` as ``95%``; a true/false value formatted as ``"{passed:passes|fails}"``
+    gives the text before or after ``|``, which may hold fields itself). A line
+    naming a value that is ``None`` is left out. A pair ``(path, template)`` writes
+    the template once per row of a DataFrame (its columns by name, the row's label
+    as ``{name}``), once per element of a sequence (as ``{}``), or once if the value
+    is true.
 
 Without a table ``to_frame`` is one row of the scalar values of ``to_dict``, and
-``summary`` lists them. A class overrides a method only where its output differs
-from these shapes (usually ``summary`` for a readable text). No key or column
-starts with ``_``.
+without ``_summary`` ``summary`` lists them. A class overrides a method only where
+its output differs from these shapes. No key or column starts with ``_``.
 """
 
 from __future__ import annotations
 
+import _string
 import dataclasses
+import inspect
 import math
+import string
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
@@ -115,6 +129,57 @@ def plain_value(value: Any) -> Any:
     return value
 
 
+class _Absent(Exception):
+    """A template names a value that is ``None``: its line is left out."""
+
+
+class _Names:
+    """The names a summary template reads: a row's columns first, then the result's."""
+
+    def __init__(self, result: Any, row: Any = None) -> None:
+        self.result, self.row = result, row
+
+    def __getitem__(self, key: str) -> Any:
+        if self.row is not None and key in self.row:
+            return self.row[key]
+        return getattr(self.result, key)
+
+
+class _Template(string.Formatter):
+    def get_field(self, field_name: str, args: Any, kwargs: Any) -> Any:
+        first, rest = _string.formatter_field_name_split(field_name)
+        value = self.get_value(first, args, kwargs)
+        for is_attr, key in rest:  # as str.format, and [-1] is the last element
+            if value is None:
+                raise _Absent
+            if is_attr:
+                value = getattr(value, key)
+            else:
+                value = value[int(key) if str(key).lstrip("-").isdigit() else key]
+        if value is None:
+            raise _Absent
+        return value, first
+
+    def get_value(self, key: Any, args: Any, kwargs: Any) -> Any:
+        return args[key] if isinstance(key, int) else kwargs[key]
+
+    def format_field(self, value: Any, spec: str) -> str:
+        if isinstance(value, (bool, np.bool_)) and "|" in spec:  # "if true|if false"
+            return spec.split("|")[0 if value else 1]
+        if spec.endswith("g%"):  # 0.95 as "95%"
+            return format(100 * value, spec[:-1]) + "%"
+        if spec.endswith("d") and isinstance(value, float) and math.isfinite(value):
+            value = int(value)
+        return format(value, spec)
+
+
+def _fill(template: str, names: _Names, *args: Any) -> list[str]:
+    try:
+        return [_Template().vformat(template, args, names)]
+    except _Absent:
+        return []
+
+
 def _names(names: str | tuple[str, ...]) -> tuple[str, ...]:
     return (names,) if isinstance(names, str) else names
 
@@ -132,11 +197,14 @@ class Result:
     _table: ClassVar[str] = ""
     _columns: ClassVar[dict[str, str]] = {}
     _index: ClassVar[str] = ""
+    _summary: ClassVar[tuple[str | tuple[str, str], ...]] = ()
 
     def _path(self, path: str) -> Any:
         value: Any = self
         for name in path.split("."):
-            value = None if value is None else getattr(value, name)
+            value = (None if value is None else value[int(name)] if name.isdigit()
+                     else getattr(value, name))
+            value = value() if inspect.ismethod(value) or inspect.isbuiltin(value) else value
         return value
 
     def _plain_field(self, name: str, value: Any) -> Any:
@@ -179,7 +247,9 @@ class Result:
             return self._path(self._table).copy()
         if self._columns:
             cols = {c: self._path(p) for c, p in self._columns.items()}
-            index = self._path(self._index) if self._index else None
+            name, _, path = self._index.rpartition("=")
+            index = pd.Index(self._path(path), name=name) if name else (
+                self._path(path) if path else None)
             return pd.DataFrame({c: v for c, v in cols.items() if v is not None},
                                 index=index)
         row = {k: v for k, v in self.to_dict().items()
@@ -187,7 +257,9 @@ class Result:
         return pd.DataFrame([row])
 
     def summary(self) -> str:
-        """A few lines of text: the class name and the scalar fields."""
+        """A few lines of text: the declared lines, or the class name and the scalar fields."""
+        if self._summary:
+            return "\n".join(self._summary_lines())
         lines = [type(self).__name__]
         for k, v in self.to_dict().items():
             if isinstance(v, float):
@@ -195,6 +267,24 @@ class Result:
             elif v is None or isinstance(v, (int, str, bool)):
                 lines.append(f"  {k}: {v}")
         return "\n".join(lines)
+
+    def _summary_lines(self) -> list[str]:
+        lines, names = [], _Names(self)
+        for spec in self._summary:
+            if isinstance(spec, str):
+                lines += _fill(spec, names)
+                continue
+            path, template = spec
+            value = self._path(path)
+            if hasattr(value, "iterrows"):
+                for label, row in value.iterrows():
+                    lines += _fill(template, _Names(self, {"name": label, **row}))
+            elif isinstance(value, (tuple, list)):
+                for v in value:
+                    lines += _fill(template, names, v)
+            elif value:
+                lines += _fill(template, names)
+        return lines
 
     def _repr_html_(self) -> str:
         return result_html(self)

@@ -80,37 +80,16 @@ class AltTestResult(Result):
     table: pd.DataFrame = dataclasses.field(repr=False)
     notes: tuple[str, ...] = ()
 
-    def to_dict(self) -> dict[str, Any]:
-        """Plain Python values; the per-human table as a list of rows."""
-        from _goldnoise_lib.results import plain_value
-
-        out = {f.name: plain_value(getattr(self, f.name)) for f in dataclasses.fields(self)
-               if f.name != "table"}
-        out["table"] = plain_value(self.table.reset_index().to_dict(orient="records"))
-        return out
-
-    def to_frame(self) -> pd.DataFrame:
-        """The per-human table (one row per human)."""
-        return self.table.copy()
-
-    def summary(self) -> str:
-        """The verdict, ω, ρ and the per-human table in words."""
-        verdict = "passes" if self.passed else "fails"
-        lines = [f"Alt-Test of {self.candidate!r} against {self.n_humans} humans "
-                 f"({self.scoring} scoring, epsilon {self.epsilon:g}, BY q {self.q:g}, "
-                 f"{self.n_items} items): {verdict}",
-                 f"  winning rate omega = {self.winning_rate:.2f} (passes at >= 0.50), "
-                 f"advantage probability rho = {self.advantage_probability:.2f}"]
-        for name, row in self.table.iterrows():
-            if not row["tested"]:
-                lines.append(f"  {name}: not tested ({int(row['n_items'])} items)")
-                continue
-            lines.append(f"  {name}: {int(row['n_items'])} items, candidate wins "
-                         f"{row['candidate_win_rate']:.2f}, human wins "
-                         f"{row['human_win_rate']:.2f}, p = {row['p_value']:.3g}"
-                         f"{' -> candidate wins' if row['candidate_wins'] else ''}")
-        lines += [f"  note: {n}" for n in self.notes]
-        return "\n".join(lines)
+    _records = _table = "table"
+    _summary = (
+        "Alt-Test of {candidate!r} against {n_humans} humans ({scoring} scoring, epsilon "
+        "{epsilon:g}, BY q {q:g}, {n_items} items): {passed:passes|fails}",
+        "  winning rate omega = {winning_rate:.2f} (passes at >= 0.50), advantage probability "
+        "rho = {advantage_probability:.2f}",
+        ("table", "{tested:  {name}: {n_items:d} items, candidate wins {candidate_win_rate:.2f}, "
+         "human wins {human_win_rate:.2f}, p = {p_value:.3g}{candidate_wins: -> candidate wins|}"
+         "|  {name}: not tested ({n_items:d} items)}"),
+        ("notes", "  note: {}"))
 
     def __repr__(self) -> str:
         return (f"AltTestResult(winning_rate={self.winning_rate:.4g}, "

@@ -147,18 +147,9 @@ def light(r: Ratings, wts: Weights, n_pop: float | None,
         return undefined
     kap = (pa[ok] - pe[ok]) / q[ok]
     value = float(kap.mean())
+    _standard_error_checks(n, n_pop, notes, stacklevel=5)
     se = _standard_error(st, w, p, ng, ja[ok], jb[ok], both[ok], pe[ok], kap, value, n,
                          n_ok, ok, n_pop)
-    if n < 2:
-        warnings.warn("the standard error of Light's kappa needs at least two rated items; "
-                      "NaN returned.", DegenerateDataWarning, stacklevel=4)
-        notes.append("standard error undefined: fewer than two rated items")
-    if n_pop is not None:
-        if n_pop < n:
-            raise ValueError(
-                f"`n_population` ({n_pop:g}) must be at least the number of rated items ({n})."
-            )
-        notes.append(f"finite-population correction for N = {n_pop:g}")
     return AgreementResult(value=value, observed=float(pa[ok].mean()),
                            expected=float(pe[ok].mean()), standard_error=se,
                            notes=tuple(notes), **common)
@@ -176,20 +167,25 @@ def _light_triangle(r: Ratings, codes: np.ndarray, wts: Weights,
     if undefined is not None:
         return undefined
     value = sk / n_ok
-    se = math.nan
-    if n >= 2:
-        if n_pop is not None and n_pop < n:
-            raise ValueError(
-                f"`n_population` ({n_pop:g}) must be at least the number of rated items ({n}).")
-        se = math.sqrt(max(variance(ss_of(value, n), n, "gwet", n_pop), 0.0))
-    else:
+    _standard_error_checks(n, n_pop, notes, stacklevel=5)
+    se = math.sqrt(max(variance(ss_of(value, n), n, "gwet", n_pop), 0.0)) if n >= 2 else math.nan
+    return AgreementResult(value=value, observed=spa / n_ok, expected=spe / n_ok,
+                           standard_error=se, notes=tuple(notes), **common)
+
+
+def _standard_error_checks(n: int, n_pop: float | None, notes: list[str], *,
+                           stacklevel: int) -> None:
+    """Both ways to Light's κ: the finite population holds the rated items; the standard
+    error needs two of them (a warning and a note otherwise)."""
+    if n_pop is not None and n_pop < n:
+        raise ValueError(
+            f"`n_population` ({n_pop:g}) must be at least the number of rated items ({n}).")
+    if n < 2:
         warnings.warn("the standard error of Light's kappa needs at least two rated items; "
-                      "NaN returned.", DegenerateDataWarning, stacklevel=4)
+                      "NaN returned.", DegenerateDataWarning, stacklevel=stacklevel)
         notes.append("standard error undefined: fewer than two rated items")
     if n_pop is not None:
         notes.append(f"finite-population correction for N = {n_pop:g}")
-    return AgreementResult(value=value, observed=spa / n_ok, expected=spe / n_ok,
-                           standard_error=se, notes=tuple(notes), **common)
 
 
 def _checked(r: Ratings, wts: Weights, k: int, n_raters: int, n: int, n2: int, n_ok: int,

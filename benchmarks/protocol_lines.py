@@ -1,6 +1,7 @@
 """Count the hand-written result-protocol lines: the ``to_dict``, ``to_frame`` and
 ``summary`` methods of the classes deriving from ``Result``, and the lines of their
-declared shapes (``_keys``, ``_omit``, ``_records``, ``_table``, ``_columns``, ``_index``).
+declared shapes (``_keys``, ``_omit``, ``_records``, ``_table``, ``_columns``, ``_index``,
+``_summary``).
 
     python benchmarks/protocol_lines.py [ROOT] [-v]
 """
@@ -11,7 +12,7 @@ import ast
 import pathlib
 import sys
 
-SHAPE = ("_keys", "_omit", "_records", "_table", "_columns", "_index")
+SHAPE = ("_keys", "_omit", "_records", "_table", "_columns", "_index", "_summary")
 METHODS = ("to_dict", "to_frame", "summary")
 
 
@@ -30,8 +31,9 @@ def count(root: pathlib.Path, verbose: bool = False) -> dict[str, int]:
                     totals[node.name] += n + len(node.decorator_list)
                     if verbose:
                         print(f"{n:4} {path.relative_to(root)}:{cls.name}.{node.name}")
-                elif isinstance(node, ast.Assign) and any(
-                        getattr(t, "id", "") in SHAPE for t in node.targets):
+                elif isinstance(node, (ast.Assign, ast.AnnAssign)) and any(
+                        getattr(t, "id", "") in SHAPE
+                        for t in getattr(node, "targets", [getattr(node, "target", None)])):
                     totals["declared shape"] += n
     return totals
 

@@ -308,3 +308,50 @@ def test_interval_fields_kept_readable():
     rate = _detected_error_rate()
     assert rate.confidence_interval() == rate.interval
     assert not math.isnan(rate.confidence_interval(0.5).low)
+
+
+def test_the_declared_shape_writes_the_protocol():
+    """The base writes to_dict, to_frame and summary from the declared shape alone."""
+
+    @dataclasses.dataclass(frozen=True)
+    class Toy(Result):
+        _keys = ("n", "first=items.0", "rows=table.shape.0", "total=table.x.sum", "notes")
+        _columns = {"x": "table.x", "k": "table.k", "gone": "missing"}
+        _index = "row=table.index"
+        _summary = ("Toy of {n} items: {passed:passes|fails} at {level:g%} ({share:.1%})",
+                    "  optional {missing:.2f}",
+                    ("table", "  {name}: {x:.1f} ({k:d}){flag: flagged|}"),
+                    ("table", "{flag:  {name} is flagged|  {name} is not}"),
+                    ("items", "  item {}"),
+                    ("passed", "  shown because passed"),
+                    ("missing", "  never shown"),
+                    ("notes", "  note: {}"))
+
+        n: int
+        passed: bool
+        level: float
+        share: float
+        table: pd.DataFrame
+        items: tuple
+        missing: float | None = None
+        notes: tuple = ("one", "two")
+
+    table = pd.DataFrame({"x": [1.0, 2.5], "k": [3.0, 4.0], "flag": [True, False]},
+                         index=["a", "b"])
+    toy = Toy(3, True, 0.95, 0.125, table, ("i", "j"))
+    assert toy.summary() == "\n".join([
+        "Toy of 3 items: passes at 95% (12.5%)",
+        "  a: 1.0 (3) flagged", "  b: 2.5 (4)",
+        "  a is flagged", "  b is not",
+        "  item i", "  item j",
+        "  shown because passed",
+        "  note: one", "  note: two"])
+    assert toy.to_dict() == {"n": 3, "first": "i", "rows": 2, "total": 3.5,
+                             "notes": "one; two"}
+    frame = toy.to_frame()
+    assert list(frame.columns) == ["x", "k"] and frame.index.name == "row"
+    assert frame.index.tolist() == ["a", "b"] and frame["x"].tolist() == [1.0, 2.5]
+    failed = dataclasses.replace(toy, passed=False, missing=0.5, items=())
+    assert failed.summary().splitlines()[:2] == ["Toy of 3 items: fails at 95% (12.5%)",
+                                                 "  optional 0.50"]
+    assert "shown because passed" not in failed.summary()

@@ -108,17 +108,13 @@ class SpanRatings(Result):
     n_candidates: int
 
     _headline = "n_candidates"
+    _keys = ("n_candidates", "match", "threshold", "none_label", "n_agreed=ratings.agreed.sum",
+             "n_annotators=ratings.n_raters")
 
     def to_frame(self) -> pd.DataFrame:
         wide = self.ratings.to_wide()
         wide.index = self.candidates.index
         return pd.concat([self.candidates, wide], axis=1)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"n_candidates": self.n_candidates, "match": self.match,
-                "threshold": self.threshold, "none_label": self.none_label,
-                "n_agreed": int(self.ratings.agreed.sum()),
-                "n_annotators": int(self.ratings.n_raters)}
 
     def likely_wrong(self, fit: Any, *, top: int | None = None) -> pd.DataFrame:
         """Every span (and every "no entity" rating), most likely wrong first, from a fit.

@@ -257,6 +257,12 @@ class UnitizingAlphaResult(Result):
     notes: tuple[str, ...] = ()
 
     _headline = "alpha"
+    _summary = ("Krippendorff's unitizing alpha: {alpha:.4f} ({n_annotators} annotators, "
+                "{n_documents} documents, pairable length {length})",
+                "  where the units are (|u|alpha, labels ignored): {binary_alpha:.4f}",
+                "  which label, where units meet (cu-alpha):       {coding_alpha:.4f}",
+                "  1 - alpha_u = {boundary_disagreement:.4f} (unit vs gap) + "
+                "{label_disagreement:.4f} (label vs label)", ("notes", "  note: {}"))
 
     def to_dict(self) -> dict[str, Any]:
         d = super().to_dict()
@@ -268,16 +274,6 @@ class UnitizingAlphaResult(Result):
         return pd.DataFrame({"value": [self.alpha, self.binary_alpha, self.coding_alpha]},
                             index=pd.Index(["alpha", "binary_alpha", "coding_alpha"],
                                            name="coefficient"))
-
-    def summary(self) -> str:
-        lines = [f"Krippendorff's unitizing alpha: {self.alpha:.4f} ({self.n_annotators} "
-                 f"annotators, {self.n_documents} documents, pairable length {self.length})",
-                 f"  where the units are (|u|alpha, labels ignored): {self.binary_alpha:.4f}",
-                 f"  which label, where units meet (cu-alpha):       {self.coding_alpha:.4f}",
-                 f"  1 - alpha_u = {self.boundary_disagreement:.4f} (unit vs gap) + "
-                 f"{self.label_disagreement:.4f} (label vs label)"]
-        lines += [f"  note: {n}" for n in self.notes]
-        return "\n".join(lines)
 
     def __repr__(self) -> str:
         return (f"UnitizingAlphaResult(alpha={self.alpha:.4f}, binary_alpha="

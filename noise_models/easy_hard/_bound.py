@@ -98,18 +98,9 @@ class NoiseBoundResult(Result):
     chance: ChanceAgreementResult | None = None
     notes: tuple[str, ...] = field(default=())
 
-    def to_dict(self) -> dict[str, Any]:
-        """Scalar fields as a plain dict (the posterior left out)."""
-        return {
-            "gamma": self.gamma, "t0": self.t0, "hidden_hard": self.hidden_hard, "n": self.n,
-            "d": self.d, "agreed": self.agreed, "p": self.p, "alpha": self.alpha,
-            "prior": self.posterior._prior.describe(), "method": self.method,
-            "notes": "; ".join(self.notes),
-        }
-
-
+    _keys = ("gamma", "t0", "hidden_hard", "n", "d", "agreed", "p", "alpha",
+             "prior=posterior._prior.describe", "method", "notes")
     _headline = "gamma"
-
 
     def __repr__(self) -> str:
         return (

@@ -100,12 +100,6 @@ class ChanceMarginResult(Result):
             raise ValueError(f"`difference` must be finite; got {difference!r}.")
         return abs(diff) > self.margin
 
-    def to_dict(self) -> dict[str, Any]:
-        """The fields as a plain dict."""
-        return {"margin": self.margin, "share": self.share, "sigma": self.sigma, "R": self.R,
-                "L": self.L, "alpha": self.alpha, "method": self.method,
-                "notes": list(self.notes)}
-
     def to_frame(self) -> Any:
         """One row of the scalar fields (the notes joined by "; ")."""
         import pandas as pd

@@ -10,7 +10,6 @@ over chunks.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -61,11 +60,7 @@ class TransitionHeterogeneityResult(Result):
     n_instances: int
     notes: tuple[str, ...] = field(default=())
 
-    def to_dict(self) -> dict[str, Any]:
-        """The headline numbers as a plain dict."""
-        return {"nth": self.nth, "n_instances": self.n_instances,
-                "n_classes": len(self.class_counts), "notes": "; ".join(self.notes)}
-
+    _keys = ("nth", "n_instances", "n_classes=class_counts.size", "notes")
     _headline = "nth"
     _columns = {"count": "class_counts", "nth": "class_nth", "spread": "class_spread"}
 

@@ -112,20 +112,15 @@ class PosteriorCheckResult(Result):
 
     _headline = "log_score"
     _records = _table = "reliability"
+    _summary = ("Held-out ratings: {n_heldout}",
+                "  log score: model {log_score:.4f}, majority of the rest "
+                "{log_score_majority:.4f}, annotator's marginal {log_score_marginal:.4f}",
+                "  accuracy of the predicted rating {accuracy:.4f}, ECE {ece:.4f}", "  {verdict}")
 
     @property
     def worse_than_baseline(self) -> bool:
         """True when a baseline predicts the held-out ratings better than the model."""
         return self.log_score < max(self.log_score_majority, self.log_score_marginal)
-
-    def summary(self) -> str:
-        return "\n".join([
-            f"Held-out ratings: {self.n_heldout}",
-            f"  log score: model {self.log_score:.4f}, majority of the rest "
-            f"{self.log_score_majority:.4f}, annotator's marginal {self.log_score_marginal:.4f}",
-            f"  accuracy of the predicted rating {self.accuracy:.4f}, ECE {self.ece:.4f}",
-            f"  {self.verdict}",
-        ])
 
     def __repr__(self) -> str:
         return (f"PosteriorCheckResult(log_score={self.log_score:.4f}, majority="

@@ -78,19 +78,11 @@ class SpanNoiseResult(Result):
     _headline: ClassVar[str] = "expected_wrong"
     _omit = ("likely_wrong", "fit")
     _table = "likely_wrong"
-
-    def summary(self) -> str:
-        lines = [f"{self.n_candidates} candidate spans, {self.n_agreed} agreed"]
-        if self.gamma is None:
-            lines.append(f"gamma undefined: {self.gamma_note}")
-        else:
-            lines.append(f"gamma {self.gamma:.4f}: at most {self.hidden_hard} of the "
-                         f"{self.n_agreed} agreed spans are coin-flips (confidence "
-                         f"{self.alpha:g}, p = {self.p:.4f})")
-        if self.expected_wrong is not None:
-            lines.append(f"{self.model}: {self.expected_wrong:.1f} of {self.n_ratings} "
-                         "ratings expected wrong")
-        return "\n".join(lines)
+    _summary = ("{n_candidates} candidate spans, {n_agreed} agreed",
+                "gamma undefined: {gamma_note}",
+                "gamma {gamma:.4f}: at most {hidden_hard} of the {n_agreed} agreed spans are "
+                "coin-flips (confidence {alpha:g}, p = {p:.4f})",
+                "{model}: {expected_wrong:.1f} of {n_ratings} ratings expected wrong")
 
 
 def span_noise(spans: Any, *, match: str = "exact", threshold: float = 0.5,

@@ -137,7 +137,7 @@ class BootstrapResult(Result):
         return dataclasses.replace(self, method=method,
                                    interval=ConfidenceInterval(iv.low, iv.high))
 
-    def _index(self, stat: Any) -> int:
+    def _position(self, stat: Any) -> int:
         name = _name(stat)
         if name not in self.statistics:
             raise ValueError(f"unknown statistic {name!r}; this result has {list(self.statistics)}.")
@@ -167,7 +167,7 @@ class BootstrapResult(Result):
         >>> d.statistics, bool(d.confidence_interval.low[0] > 0)
         (('gwet_ac1 - fleiss_kappa',), True)
         """
-        i, j = self._index(a), self._index(b)
+        i, j = self._position(a), self._position(b)
         est = self.estimate[[i]] - self.estimate[[j]]
         dist = self.bootstrap_distribution[:, [i]] - self.bootstrap_distribution[:, [j]]
         jk = None if self.jackknife is None else self.jackknife[:, [i]] - self.jackknife[:, [j]]
@@ -185,13 +185,9 @@ class BootstrapResult(Result):
                                self.confidence_level, self.scheme, self.n_items, notes, jk,
                                self.jackknife_weights, None)
 
-    def to_frame(self) -> pd.DataFrame:
-        """One row per statistic: estimate, standard_error, low, high, n_degenerate."""
-        return pd.DataFrame({
-            "estimate": self.estimate, "standard_error": self.standard_error,
-            "low": self.confidence_interval.low, "high": self.confidence_interval.high,
-            "n_degenerate": self.n_degenerate,
-        }, index=pd.Index(self.statistics, name="statistic"))
+    _columns = {"estimate": "estimate", "standard_error": "standard_error", "low": "interval.low",
+                "high": "interval.high", "n_degenerate": "n_degenerate"}
+    _index = "statistic=statistics"
 
     def to_dict(self) -> dict[str, Any]:
         """Plain Python values, one entry per statistic (for JSON)."""
@@ -207,7 +203,6 @@ class BootstrapResult(Result):
                        "n_degenerate": int(self.n_degenerate[s])}
                 for s, name in enumerate(self.statistics)},
         }
-
 
     def __repr__(self) -> str:
         pct = f"{100 * self.confidence_level:g}%"

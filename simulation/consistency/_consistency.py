@@ -210,22 +210,14 @@ class SubsetConsistencyResult(Result):
         d = super().to_dict()
         return d if self.controls is not None else {**d, "controls": []}
 
-    def summary(self) -> str:
-        pct = f"{100 * self.confidence_level:g}%"
-        lines = [f"Span F1 on the probe set ({self.n_documents} documents; {pct} {self.method} "
-                 "intervals, documents resampled)"]
-        for c, row in self.f1.iterrows():
-            lines.append(f"  {c}: F1 {row['f1']:.4f} [{row['low']:.4f}, {row['high']:.4f}]")
-        for _, row in self.differences.iterrows():
-            lines.append(f"  {row['first']} - {row['second']}: {row['difference']:+.4f} "
-                         f"[{row['low']:+.4f}, {row['high']:+.4f}]")
-        if self.controls is not None:
-            for _, row in self.controls.iterrows():
-                lines.append(f"  control {row['control']} of {row['condition']}: labels "
-                             f"{row['labels']:+.4f} [{row['low']:+.4f}, {row['high']:+.4f}] "
-                             f"of the gap {row['gap']:+.4f} to {row['reference']}")
-        lines.append(self.verdict)
-        return "\n".join(lines)
+    _summary = ("Span F1 on the probe set ({n_documents} documents; {confidence_level:g%} "
+                "{method} intervals, documents resampled)",
+                ("f1", "  {name}: F1 {f1:.4f} [{low:.4f}, {high:.4f}]"),
+                ("differences",
+                 "  {first} - {second}: {difference:+.4f} [{low:+.4f}, {high:+.4f}]"),
+                ("controls", "  control {control} of {condition}: labels {labels:+.4f} "
+                 "[{low:+.4f}, {high:+.4f}] of the gap {gap:+.4f} to {reference}"),
+                "{verdict}")
 
     def __repr__(self) -> str:
         best = ", ".join(f"{c}: {v:.4f}" for c, v in self.f1["f1"].items())

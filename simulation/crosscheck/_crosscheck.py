@@ -98,13 +98,8 @@ class CrosscheckResult(Result):
                 "auroc_posterior", "ap_posterior", "spearman", "flagged_agreed_share",
                 "n_flagged_agreed")
 
-    def to_dict(self) -> dict[str, Any]:
-        """Scalar results, the bracket's two ends and the verdict."""
-        d = {k: getattr(self, k) for k in self._SCALARS}
-        d.update(optimistic=self.bracket.optimistic, gamma=self.bracket.pessimistic,
-                 alpha=self.alpha, model=self.model_name,
-                 annotation_model=self.annotation_model, verdict=self.verdict)
-        return d
+    _keys = (*_SCALARS, "optimistic=bracket.optimistic", "gamma=bracket.pessimistic", "alpha",
+             "model=model_name", "annotation_model", "verdict")
 
     def to_frame(self) -> pd.DataFrame:
         """One row per quantity: ``value`` and what it means."""

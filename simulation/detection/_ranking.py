@@ -118,10 +118,7 @@ class Ranking(Result):
             cols["flagged"] = np.arange(len(self.items)) < len(self.flagged)
         return pd.DataFrame(cols)
 
-    def to_dict(self) -> dict[str, Any]:
-        """Scalar summary."""
-        return {"method": self.method, "model": self.model, "n_items": len(self.items),
-                "n_flagged": self.n_flagged if self.flagged is not None else None}
+    _keys = ("method", "model", "n_items=items.size", "n_flagged=flagged.size")
 
     def __repr__(self) -> str:
         head = ", ".join(repr(x) for x in self.items[:3].tolist())

@@ -119,13 +119,13 @@ class SeparabilityResult(Result):
         lo, hi = np.quantile(dist, [a, 1 - a])
         return ConfidenceInterval(float(lo), float(hi))
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"auroc": self.auroc, "auroc_low": self.auroc_interval.low,
-                "auroc_high": self.auroc_interval.high, "overlap": self.overlap,
-                "overlap_low": self.overlap_interval.low,
-                "overlap_high": self.overlap_interval.high, "n_noisy": self.n_noisy,
-                "n_clean": self.n_clean, "bins": self.bins,
-                "n_resamples": int(self.bootstrap.bootstrap_distribution.shape[0])}
+    _keys = ("auroc", "auroc_low=auroc_interval.low", "auroc_high=auroc_interval.high", "overlap",
+             "overlap_low=overlap_interval.low", "overlap_high=overlap_interval.high", "n_noisy",
+             "n_clean", "bins", "n_resamples=bootstrap.bootstrap_distribution.shape.0")
+    _summary = ("loss separates {n_noisy} noisy from {n_clean} clean items: AUROC {auroc:.3f} "
+                "[{auroc_interval.low:.3f}, {auroc_interval.high:.3f}], overlap {overlap:.3f} "
+                "[{overlap_interval.low:.3f}, {overlap_interval.high:.3f}] "
+                "({bootstrap.confidence_level:.0%} bootstrap intervals)",)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per statistic: ``statistic``, ``estimate``, ``low``, ``high``."""
@@ -133,14 +133,6 @@ class SeparabilityResult(Result):
             "statistic": ["auroc", "overlap"], "estimate": [self.auroc, self.overlap],
             "low": [self.auroc_interval.low, self.overlap_interval.low],
             "high": [self.auroc_interval.high, self.overlap_interval.high]})
-
-    def summary(self) -> str:
-        level = self.bootstrap.confidence_level
-        return (f"loss separates {self.n_noisy} noisy from {self.n_clean} clean items: AUROC "
-                f"{self.auroc:.3f} [{self.auroc_interval.low:.3f}, "
-                f"{self.auroc_interval.high:.3f}], overlap {self.overlap:.3f} "
-                f"[{self.overlap_interval.low:.3f}, {self.overlap_interval.high:.3f}] "
-                f"({level:.0%} bootstrap intervals)")
 
     def __repr__(self) -> str:
         return (f"SeparabilityResult(auroc={self.auroc:.4f}, overlap={self.overlap:.4f}, "

@@ -192,21 +192,14 @@ class ReplayResult(Result):
         hit = t.loc[t["accuracy"] >= accuracy - 1e-12, "ratings_spent"]
         return float(hit.iloc[0]) if len(hit) else math.nan
 
-    def summary(self) -> str:
-        first = self.rounds.iloc[0]
-        lines = [
-            f"Replay of {self.policy!r}: {self.n_rounds} rounds of {self.batch_size} items "
-            f"after {self.start_ratings} ratings per item ({self.n_items} items)",
-            f"  accuracy {first['accuracy']:.4f} at {int(first['ratings_spent'])} ratings -> "
-            f"{self.accuracy:.4f} at {self.ratings_spent} of {self.ratings_available} "
-            f"(claimed {self.claimed_accuracy:.4f}; against {self.n_truth} true labels)",
-        ]
-        if self.verify_per_round:
-            last = self.rounds.iloc[-1]
-            lines.append(f"  last certificate: at most {int(last['errors_upper'])} wrong labels "
-                         f"({100 * last['errors_upper_share']:.2f}%) from "
-                         f"{self.verify_per_round} checks (95%, valid at every look)")
-        return "\n".join(lines)
+    _summary = ("Replay of {policy!r}: {n_rounds} rounds of {batch_size} items after "
+                "{start_ratings} ratings per item ({n_items} items)",
+                "  accuracy {rounds.iloc[0][accuracy]:.4f} at {rounds.iloc[0][ratings_spent]:d} "
+                "ratings -> {accuracy:.4f} at {ratings_spent} of {ratings_available} (claimed "
+                "{claimed_accuracy:.4f}; against {n_truth} true labels)",
+                ("verify_per_round", "  last certificate: at most "
+                 "{rounds.iloc[-1][errors_upper]:d} wrong labels ({rounds.iloc[-1][errors_upper_share]:.2%}) from {verify_per_round} "
+                 "checks (95%, valid at every look)"))
 
     def __repr__(self) -> str:
         return (f"ReplayResult(policy={self.policy!r}, accuracy={self.accuracy:.4f}, "

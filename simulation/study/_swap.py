@@ -90,29 +90,19 @@ class SwapTestResult(Result):
         iv = self.bootstrap.confidence_interval(float(confidence_level))
         return ConfidenceInterval(float(iv.low[0]), float(iv.high[0]))
 
-    def to_dict(self) -> dict[str, Any]:
-        out = {f.name: plain_value(getattr(self, f.name)) for f in dataclasses.fields(self)
-               if f.name not in ("swap", "join", "bootstrap")}
-        for name in ("swap", "join"):
-            out[name] = plain_value(getattr(self, name).reset_index().to_dict("records"))
-        return out
+    _omit = _records = ("swap", "join")
+    _summary = ("Swap and join tests ({coefficient}, margin {margin:g}): the humans {humans:.3f}, "
+                "{confidence_level:g%} [{humans_low:.3f}, {humans_high:.3f}] on {n_items} items",
+                ("swap", "  swap {name}: {with_candidate:.3f}, difference {difference:+.3f} "
+                 "[{low:+.3f}, {high:+.3f}]{non_inferior: within margin|}"),
+                ("join", "  join {name}: {with_candidate:.3f}, difference {difference:+.3f} "
+                 "[{low:+.3f}, {high:+.3f}]{non_inferior: within margin|}"),
+                ("notes", "  * {}"))
 
     def to_frame(self) -> pd.DataFrame:
         """The swap and join rows, one table (column ``test``)."""
         return pd.concat([self.swap.reset_index().assign(test="swap"),
                           self.join.reset_index().assign(test="join")], ignore_index=True)
-
-    def summary(self) -> str:
-        pct = f"{100 * self.confidence_level:g}%"
-        lines = [f"Swap and join tests ({self.coefficient}, margin {self.margin:g}): the "
-                 f"humans {self.humans:.3f}, {pct} [{self.humans_low:.3f}, "
-                 f"{self.humans_high:.3f}] on {self.n_items} items"]
-        for kind, table in (("swap", self.swap), ("join", self.join)):
-            for cand, row in table.iterrows():
-                lines.append(f"  {kind} {cand}: {row['with_candidate']:.3f}, difference "
-                             f"{row['difference']:+.3f} [{row['low']:+.3f}, {row['high']:+.3f}]"
-                             f"{' within margin' if row['non_inferior'] else ''}")
-        return "\n".join(lines + [f"  * {n}" for n in self.notes])
 
     def __repr__(self) -> str:
         return (f"SwapTestResult(humans={self.humans:.4g}, candidates="
