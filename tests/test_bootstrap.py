@@ -10,8 +10,9 @@ import scipy.stats
 import agreement as ag
 from agreement import DegenerateDataWarning, Ratings
 from simulation import BootstrapResult, bootstrap
-from simulation.bootstrap import _engine, _resample
-from simulation.bootstrap._intervals import acceleration, confidence_intervals
+from _goldnoise_lib.resampling import weights as _resample
+from agreement import _bootstrap as _engine
+from _goldnoise_lib.resampling.intervals import acceleration, confidence_intervals
 
 COUNT = ["percent_agreement", "fleiss_kappa", "brennan_prediger", "gwet_ac1"]
 RATER = ["conger_kappa", "light_kappa"]
@@ -358,7 +359,7 @@ def test_keyed_poisson_matches_a_pure_python_reference():
 
 
 def test_serial_and_parallel_builds_agree():
-    from simulation.bootstrap import _kernels
+    from _goldnoise_lib.resampling import _kernels
 
     rng = np.random.default_rng(0)
     freq = rng.integers(1, 50, size=30)
@@ -411,7 +412,7 @@ def test_parallel_kernels_load_from_the_cache(tmp_path):
     code = (
         "import numpy as np\n"
         "from simulation import bootstrap\n"
-        "from simulation.bootstrap import _kernels as K\n"
+        "from _goldnoise_lib.resampling import _kernels as K\n"
         "x = np.random.default_rng(0).integers(0, 3, size=(3000, 5))\n"
         "bootstrap(['fleiss_kappa', 'krippendorff_alpha'], x, n_resamples=2000, rng=0)\n"
         "bootstrap('fleiss_kappa', x, n_resamples=300, scheme='poisson', rng=0)\n"

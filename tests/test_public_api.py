@@ -31,6 +31,9 @@ PUBLIC = {
         "DocumentStatistics", "UnitizingAlphaResult", "document_statistics", "unitizing_alpha",
         # judges: the Alternative Annotator Test (SPEC §10)
         "AltTestResult", "alt_test",
+        # the bootstrap over items and documents (the resampling core's public faces)
+        "BootstrapResult", "bootstrap", "bootstrap_rows", "span_intervals",
+        "PoissonParts", "poisson_combine", "poisson_finalize", "poisson_partial",
     },
     "noise_models": {
         "AnnotatorsNeededResult", "AttractorResult", "ChanceAgreementResult",
@@ -47,6 +50,8 @@ PUBLIC = {
         "CalibrationResult", "PosteriorCheckResult", "calibration", "posterior_check",
         # spans as items (SPEC §7)
         "SpanNoiseResult", "span_noise",
+        # annotator reliability with intervals (SPEC §5)
+        "annotator_intervals",
         # a judge beside the annotators: prediction-powered estimates (SPEC §10)
         "JudgeEstimateResult", "PPIResult", "judge_estimate", "labelled_sample", "ppi_mean",
         # larger than memory: partial -> combine -> finalize
@@ -75,7 +80,7 @@ PUBLIC = {
         # re-annotation, expert checks and the certificate
         "ResidualErrorResult", "next_batch", "residual_errors", "verification_batch",
         "PolicyComparisonResult", "ReplayResult", "compare_policies", "replay",
-        # annotator reliability with intervals (SPEC §5)
+        # annotator reliability with intervals (SPEC §5; deprecated alias of noise_models')
         "annotator_intervals",
         # label consistency across subsets of span annotations (SPEC §7)
         "SubsetConsistencyResult", "subset_consistency",

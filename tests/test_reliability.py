@@ -8,7 +8,7 @@ from scipy.stats import binomtest
 
 from noise_models import LatentClassModel
 from simulation import annotator_intervals, simulate_annotations
-from simulation.bootstrap import _resample
+from _goldnoise_lib.resampling import weights as _resample
 
 
 def _sim(seed, n=300, rates=(0.05, 0.15, 0.3, 0.45), missing=0.0, m=2):
