@@ -152,7 +152,11 @@ def annotator_intervals(fit: Any, *, n_resamples: int = 200, confidence_level: f
     refit_seeds = (int(gen.integers(2**63)) for _ in range(n_resamples))
     # EM over the distinct rows weighted by the draws: the parameters of refitting the
     # resampled rows, bit for bit (LatentClassModel.refit_resamples), one resample at a time
-    reps = refit.refit_resamples(r, iter(lambda: current["counts"], None), refit_seeds)
+    def draws() -> Any:  # the core's counts of the resample being refitted
+        while True:
+            yield current["counts"]
+
+    reps = refit.refit_resamples(r, draws(), refit_seeds)
 
     def one_refit(counts: np.ndarray) -> np.ndarray:  # (1, n) -> (1, S * k)
         current["counts"] = counts[0]
