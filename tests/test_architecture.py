@@ -1,4 +1,10 @@
-"""The shape of the code: import direction, nothing compiled at import, the public API."""
+"""The shape of the code: import direction, nothing compiled at import, the public API.
+
+Two walls are checked the same way (every import, in functions too, and every
+``lazy_module`` string): between the top-level packages, only public names or the
+shared layer ``_goldnoise_lib`` cross; between sibling subpackages of one package, only
+a subpackage's face (its ``__init__`` and ``__all__``).
+"""
 
 from __future__ import annotations
 
@@ -302,6 +308,96 @@ def test_private_reach_detector_sees_each_form():
     assert _cross_package_private(
         "simulation.x", "from agreement import fleiss_kappa\nimport _goldnoise_lib.lazy\n"
         "from simulation._x import y\n", modules) == set()
+
+
+def _sibling_private(name: str, source: str, modules: dict[str, Path]) -> set[str]:
+    """What module ``name`` reaches in a sibling subpackage that is not its face.
+
+    The siblings are the direct children of one package (``simulation.detection`` and
+    ``simulation.scores``; ``goldnoise._cli`` and ``goldnoise._audit``): a module of one
+    child may import another child that is a subpackage only through its ``__init__``
+    and the names in its ``__all__`` -- never its modules, never a private name. Every
+    ``import``, ``from ... import`` (at module level or inside a function) and every
+    ``lazy_module("pkg.sub._mod")`` string counts. Sibling modules of a package
+    (``agreement._api`` and ``agreement._kernels``) are one topic's private parts and
+    may import each other.
+    """
+    parts = name.split(".")
+    if len(parts) < 2:
+        return set()
+    top, child = parts[0], parts[1]
+    found: set[str] = set()
+
+    def check(target: str, imported: str | None = None) -> None:
+        tp = target.split(".")
+        if tp[0] != top or len(tp) < 2 or tp[1] == child:
+            return
+        if not (ROOT / top / tp[1] / "__init__.py").exists():
+            return  # a sibling module of the package, not a subpackage
+        if any(p.startswith("_") for p in tp[2:]):
+            found.add(target if imported is None else f"{target}.{imported}")
+            return
+        if imported is None or imported == "*" or f"{target}.{imported}" in modules:
+            if imported is not None and imported.startswith("_"):
+                found.add(f"{target}.{imported}")
+            return
+        exported = _declared_all(modules[target]) if target in modules else None
+        if imported.startswith("_") or (exported is not None and imported not in exported):
+            found.add(f"{target}.{imported}")
+
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                check(alias.name)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            for alias in node.names:
+                check(node.module, alias.name)
+        elif (isinstance(node, ast.Call) and getattr(node.func, "id",
+                                                    getattr(node.func, "attr", None)) == "lazy_module"
+              and node.args and isinstance(node.args[0], ast.Constant)
+              and isinstance(node.args[0].value, str)):
+            check(node.args[0].value)
+    return found
+
+
+def test_imports_between_sibling_subpackages_reach_only_their_faces():
+    # no private name crosses between the subpackages of one package (simulation's topics,
+    # goldnoise's _cli, _audit and _judge, agreement and agreement.spans, noise_models')
+    modules = _all_modules()
+    reaches = {(name, target) for name, path in modules.items()
+               for target in _sibling_private(name, path.read_text(), modules)}
+    assert reaches == set()
+
+
+def test_sibling_reach_detector_sees_each_form():
+    modules = _all_modules()
+    assert _sibling_private("simulation.detection.x",
+                            "from simulation.scores._ensemble import item_loss\n",
+                            modules) == {"simulation.scores._ensemble.item_loss"}
+    assert _sibling_private("simulation.detection.x",
+                            "def g():\n    import simulation.scores._load\n",
+                            modules) == {"simulation.scores._load"}
+    assert _sibling_private("simulation.crosscheck.x",
+                            'K = lazy_module("simulation.detection._kernels")\n',
+                            modules) == {"simulation.detection._kernels"}
+    assert _sibling_private("simulation.crosscheck.x",
+                            "from simulation.scores import _secret, ModelScores\n",
+                            modules) == {"simulation.scores._secret"}
+    assert _sibling_private("goldnoise._cli.x", "from goldnoise._audit import _latent\n",
+                            modules) == {"goldnoise._audit._latent"}
+    assert _sibling_private("goldnoise._cli.x", "from goldnoise._audit import not_exported\n",
+                            modules) == {"goldnoise._audit.not_exported"}
+    assert _sibling_private("agreement._x", "from agreement.spans._readers import f\n",
+                            modules) == {"agreement.spans._readers.f"}
+    assert _sibling_private(
+        "simulation.detection.x",
+        "from simulation.scores import ModelScores\nfrom simulation.detection._ranking import r\n"
+        "from agreement._kernels import k\nimport _goldnoise_lib.resampling.weights\n",
+        modules) == set()
+    assert _sibling_private("goldnoise._cli.x", "from goldnoise._audit import pct\n"
+                            "from goldnoise.report import Section\n", modules) == set()
+    assert _sibling_private("agreement.spans.x", "from agreement._kernels import k\n",
+                            modules) == set()
 
 
 def _assignments_into_other_modules(source: str) -> list[str]:

@@ -7,7 +7,6 @@ import warnings
 from pathlib import Path
 
 from _goldnoise_lib.errors import DegenerateDataWarning
-
 from goldnoise._cli._common import count, probability
 from goldnoise.report import Column, Report, Section, Table
 

@@ -14,6 +14,7 @@ import pandas as pd
 
 from _goldnoise_lib.errors import DegenerateDataWarning
 from _goldnoise_lib.lazy import lazy_module
+from _goldnoise_lib.messages import few
 from _goldnoise_lib.resampling import BootstrapResult, bootstrap_refit
 from _goldnoise_lib.resampling import weights as _resample
 from _goldnoise_lib.resampling.intervals import confidence_intervals
@@ -33,7 +34,6 @@ from _goldnoise_lib.validation import (
 )
 from agreement import ConfidenceInterval
 from simulation.detection._ranking import Ranking
-from simulation.scores._model_scores import few
 
 # the engine's resample schemes, stratified by the truth here
 SCHEMES = ("poisson", "multinomial")
