@@ -15,7 +15,7 @@ from scipy.special import softmax
 from sklearn.metrics import average_precision_score, roc_auc_score
 from statsmodels.stats.proportion import proportion_confint
 
-from _goldnoise_lib.errors import DegenerateDataWarning
+from agreement import DegenerateDataWarning
 from simulation import (
     ModelScores,
     Ranking,
@@ -418,8 +418,8 @@ def test_ranking_feeds_detection_metrics_with_cl_first():
 @pytest.mark.parametrize("scheme", ["multinomial", "poisson"])
 def test_detection_metrics_draw_the_engines_weights(scheme):
     # the engine knows nothing of detection; detection draws the engine's weights
-    from simulation import BootstrapResult, bootstrap
     from _goldnoise_lib.resampling import weights as _resample
+    from simulation import BootstrapResult, bootstrap
 
     s, y = _tied_data(8, n=300)
     det = detection_metrics(s, y, n_resamples=50, scheme=scheme, rng=4)

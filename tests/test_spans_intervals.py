@@ -206,7 +206,7 @@ def test_vectorised_matching_equals_the_assignment_group_by_group(rows, match, t
 
 
 def test_fewer_than_ten_documents_resample_sentences_or_are_refused(tmp_path, capsys):
-    from _goldnoise_lib.errors import GoldnoiseWarning
+    from agreement import GoldnoiseWarning
     from goldnoise._cli import main
 
     # one document (one -DOCSTART-) of 12 sentences, as a Label Studio CoNLL export writes
