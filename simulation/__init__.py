@@ -1,11 +1,13 @@
 """What simulates or plans: labels with known truth and the checks built on them (SPEC §3, §6, §8, §9).
 
 One public subpackage per topic, every public name also importable from here. The
-subpackages stand on three floors, each using only the floors below it:
+subpackages stand on three floors, each importing only subpackages on the floors below
+it, and only through their ``__init__`` (tests/test_architecture.py):
 
-    floor 3   crosscheck                                   the cross-check of a model
-    floor 2   detection  consistency  noising  study       findings from scores, noise, plans
-    floor 1   generators  calibration  scores  reannotation   labels, coverage, scores, re-rating
+    floor 3   crosscheck                      a model's ranking beside the annotation model
+    floor 2   detection  consistency  noising  label errors found, consistency, noise made
+    floor 1   scores  generators  calibration  study  reannotation
+              model scores, labels with known truth, coverage, planning, re-annotation
 
 The bootstrap is not here: every package resamples through one core below them all
 (``_goldnoise_lib.resampling``); its public faces sit beside what they resample:

@@ -208,6 +208,35 @@ def test_simulation_holds_these_topics():
     assert subpackages == SIMULATION_TOPICS
 
 
+# The floors of simulation's index (its docstring draws them): a subpackage imports only
+# subpackages on lower floors.
+SIMULATION_FLOORS = {"crosscheck": 3, "detection": 2, "consistency": 2, "noising": 2,
+                     "scores": 1, "generators": 1, "calibration": 1, "study": 1,
+                     "reannotation": 1}
+
+
+def test_simulation_floors_are_the_indexed_ones():
+    import simulation
+
+    modules = _all_modules()
+    below: dict[str, set[str]] = {t: set() for t in SIMULATION_FLOORS}
+    for name, path in modules.items():
+        parts = name.split(".")
+        if parts[0] != "simulation" or len(parts) < 2:
+            continue
+        for target in _module_imports(name, path, modules):
+            tp = target.split(".")
+            if tp[0] == "simulation" and len(tp) > 1 and tp[1] != parts[1]:
+                below[parts[1]].add(tp[1])
+    def floor(topic: str) -> int:
+        return 1 + max((floor(t) for t in below[topic]), default=0)
+
+    assert {t: floor(t) for t in below} == SIMULATION_FLOORS
+    for topic, level in SIMULATION_FLOORS.items():
+        line = next(ln for ln in simulation.__doc__.splitlines() if f"floor {level}" in ln)
+        assert topic in line or topic in simulation.__doc__.split(line)[1].splitlines()[0]
+
+
 @pytest.mark.parametrize("package", SIMULATION_TOPICS)
 def test_simulation_topic_subpackages_are_public(package):
     # Each topic of simulation is a public subpackage whose names simulation re-exports.
