@@ -135,3 +135,19 @@ def test_goldnoise_own_names():
     assert set(goldnoise.report.__all__) == {
         "REPORT_SCHEMA", "SCHEMA_ID", "Column", "Figure", "Report", "Section", "Table",
         "render", "render_html_fragment"}
+
+
+def test_deprecated_simulation_aliases_are_the_same_objects():
+    # The bootstrap's names moved beside what they resample (agreement, noise_models);
+    # simulation keeps them as aliases of the same objects (its index says so).
+    import agreement
+    import noise_models
+    import simulation
+
+    for name in ["BootstrapResult", "PoissonParts", "bootstrap", "bootstrap_rows",
+                 "poisson_combine", "poisson_finalize", "poisson_partial", "span_intervals"]:
+        assert getattr(simulation, name) is getattr(agreement, name)
+    assert simulation.annotator_intervals is noise_models.annotator_intervals
+    assert agreement.span_intervals is importlib.import_module("agreement.spans").span_intervals
+    assert noise_models.annotator_intervals is importlib.import_module(
+        "noise_models.latent_class").annotator_intervals

@@ -11,6 +11,7 @@ import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agreement import span_intervals
 from agreement.spans import (
     Spans,
     document_statistics,
@@ -19,7 +20,7 @@ from agreement.spans import (
     token_agreement,
     unitizing_alpha,
 )
-from simulation import simulate_spans, span_intervals
+from simulation import simulate_spans
 
 
 @pytest.fixture(scope="module")

@@ -388,7 +388,7 @@ def detection_metrics(scores: Any, is_error: Any, *, k: int | None = None,
     rng : None, int, numpy.random.Generator, optional
         Seed of the bootstrap.
     method : {"percentile", "basic"}, default "percentile"
-        Interval of the bootstrap engine (:func:`simulation.bootstrap`'s
+        Interval of the bootstrap engine (:func:`agreement.bootstrap`'s
         conventions, clipped to [0, 1]).
     scheme : {"poisson", "multinomial"}, default "poisson"
         The engine's resample weights, stratified by ``is_error``:
@@ -421,7 +421,7 @@ def detection_metrics(scores: Any, is_error: Any, *, k: int | None = None,
     The bootstrap is by default the stratified Poisson bootstrap: in
     replicate ``r`` item ``i`` gets the bootstrap engine's Poisson(1) weight
     keyed by ``(seed, item id, r)`` (SPEC §3; the same weights
-    :func:`simulation.bootstrap` gives that item with ``scheme="poisson"``),
+    :func:`agreement.bootstrap` gives that item with ``scheme="poisson"``),
     and the weights of the errors and of the non-errors are rescaled to the
     sizes of the two strata, so every replicate holds as many errors (in
     weight) as the data. The weights depend neither on the scores nor on the
