@@ -27,8 +27,8 @@ Aliases kept for compatibility (deprecated: import them from their home)
 bootstrap, bootstrap_rows, BootstrapResult, poisson_partial, poisson_combine,
 poisson_finalize, PoissonParts, span_intervals  -- from agreement
 annotator_intervals                            -- from noise_models
-(the subpackages simulation.bootstrap, simulation.spans and simulation.reliability are
-gone: these names are the same objects as at their homes)
+(the same objects as at their homes; the modules simulation.bootstrap, simulation.spans
+and simulation.reliability, once subpackages, are deprecated alias modules of them)
 
 Calibration (simulation.calibration)
 ------------------------------------
@@ -109,6 +109,10 @@ crosscheck            -- model loss vs disagreement and the latent-class posteri
                          flagged agreed items vs γ, a verdict      -> CrosscheckResult
 """
 
+# the deprecated alias modules first, so that the function `bootstrap` bound below wins
+import simulation.bootstrap
+import simulation.reliability
+import simulation.spans
 from agreement import (  # deprecated aliases: their home is agreement
     BootstrapResult,
     PoissonParts,

@@ -148,6 +148,15 @@ def test_deprecated_simulation_aliases_are_the_same_objects():
                  "poisson_combine", "poisson_finalize", "poisson_partial", "span_intervals"]:
         assert getattr(simulation, name) is getattr(agreement, name)
     assert simulation.annotator_intervals is noise_models.annotator_intervals
+    # the modules that were subpackages are deprecated alias modules of the same objects
+    from simulation.bootstrap import bootstrap_rows
+    from simulation.reliability import annotator_intervals
+    from simulation.spans import span_intervals
+
+    assert bootstrap_rows is agreement.bootstrap_rows
+    assert span_intervals is agreement.span_intervals
+    assert annotator_intervals is noise_models.annotator_intervals
+    assert simulation.bootstrap is agreement.bootstrap  # the function, not the module
     assert agreement.span_intervals is importlib.import_module("agreement.spans").span_intervals
     assert noise_models.annotator_intervals is importlib.import_module(
         "noise_models.latent_class").annotator_intervals
