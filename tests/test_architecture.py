@@ -503,16 +503,18 @@ PRIVATE_IMPORTS_IN_TESTS = {
     # kernels and the resampling core against slow references from the definitions
     "test_bootstrap.py": "the resampling core's weights, kernels and intervals against "
                          "references (Efron & Tibshirani's acceleration, multinomial law)",
-    "test_bracket.py": "posterior kernels against a pure-Python enumeration",
+    "test_bracket.py": "the mixture bound's paths against the per-item posterior",
     "test_coefficients_properties.py": "coefficient kernels and per-item rows against the "
                                        "definitions (hypothesis)",
     "test_detection.py": "detection kernels, confident learning's steps and the keyed "
                          "Poisson weights against references",
-    "test_instance_dependence.py": "instance-noise kernels against the definitions",
-    "test_krippendorff.py": "α kernels against the published tables and a reference",
+    "test_instance_dependence.py": "instance-noise row kernels: serial and parallel builds, "
+                                   "and without JIT",
+    "test_krippendorff.py": "α from sums, counts and coincidences against published values",
     "test_krippendorff_properties.py": "α kernels against a reference (hypothesis)",
-    "test_latent_class.py": "EM kernels against a reference EM",
-    "test_noise_bound.py": "γ and the posterior kernel against the paper's formulas",
+    "test_latent_class.py": "the E-step kernels' serial and parallel builds, the warning of "
+                            "a degenerate fit",
+    "test_noise_bound.py": "the posterior kernel path against the log-space sum",
     "test_noise_bound_posterior.py": "the hard-count posterior kernel against enumeration",
     "test_light_kappa.py": "Light's κ's triangle path forced (DENSE_MAX_PAIRS) against the "
                           "dense one",
@@ -534,7 +536,7 @@ PRIVATE_IMPORTS_IN_TESTS = {
     "test_calibration.py": "the coverage simulation's inner steps against a reference",
     "test_cli_defects.py": "the hints' wording shared by the command line",
     "test_cli_messages.py": "the file-argument wrapper of the command line",
-    "test_cli_simulation.py": "the audit's progress wrapper",
+    "test_cli_simulation.py": "the audit's progress bar (on a terminal only)",
     "test_coefficients.py": "Ratings internals (coding of labels)",
     "test_front_door.py": "the posterior's two negative-binomial backends (exact search, "
                           "Cornish-Fisher beyond 2**53) against each other",
