@@ -23,4 +23,9 @@ results     -- ``Result``: the one protocol of result objects (to_dict, to_frame
                _repr_html_, confidence_interval)
 validation  -- the checks of shared options (counts, integers, numbers, probabilities,
                the paper's α, shares, random generators)
+messages    -- ``few``, ``json_shape``, ``utf8_text``: how a reader's message names the
+               offending values, a JSON value, a file that is not UTF-8
+resampling  -- the one bootstrap below every package: ``bootstrap_sums`` (resample
+               per-item sums, finalize), ``bootstrap_refit`` (recompute per resample's
+               counts), ``BootstrapResult``; weights, kernels and intervals (its index)
 """

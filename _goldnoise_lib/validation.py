@@ -24,7 +24,7 @@ declared options (``Constraint.invalid_examples``) and expects the same error.
 
 The number of bootstrap resamples follows one rule everywhere: a whole number
 ``>= 0`` where **0 means "no bootstrap"** (point estimates only, no intervals);
-a function whose only output is the replicates (``simulation.bootstrap``) has
+a function whose only output is the replicates (``agreement.bootstrap``) has
 nothing to return without them and asks for ``>= 1`` with the same check.
 """
 

@@ -27,6 +27,21 @@ krippendorff_alpha  -- Krippendorff's α: nominal, ordinal, interval, ratio or G
 agreement_table     -- all of them side by side, with SEs and intervals
 category_kappas     -- κ of each category against the rest, SE under H0 and z (Fleiss 1971)
 
+Bootstrap over items (SPEC §3; resampled by the core below every package,
+``_goldnoise_lib.resampling``)
+----------------------------------------------------------------------------
+bootstrap        -- percentile, basic and BCa intervals of one or several coefficients from
+                    the same resamples (paired); multinomial or Poisson weights keyed by
+                    item id                                        -> BootstrapResult
+bootstrap_rows   -- the same for statistics finalized from per-item rows the caller
+                    built (e.g. a coefficient of a subset of the annotators)
+                                                                   -> BootstrapResult
+BootstrapResult  -- estimate, standard_error, interval, bootstrap_distribution,
+                    n_degenerate, .difference(a, b), .with_method(m), .to_frame()
+poisson_partial, poisson_combine, poisson_finalize, PoissonParts
+                 -- the Poisson bootstrap over chunks of items (larger than memory;
+                    bootstrap(..., scheme="poisson") runs them over a chunked ratings object)
+
 Judges (may a model replace a human annotator?)
 ------
 alt_test            -- the Alternative Annotator Test (Calderon, Reichart & Dror 2025):
@@ -44,6 +59,8 @@ unitizing_alpha     -- Krippendorff's α_u with |u|α, cuα and its boundary/lab
                                                                    -> UnitizingAlphaResult
 document_statistics -- per-document rows of every span statistic (bootstrap over documents)
                                                                    -> DocumentStatistics
+span_intervals      -- those statistics with intervals from the same resamples of documents
+                                                                   -> BootstrapResult
 read_conll, read_brat, read_labelstudio, read_jsonl, decode_tags -- the readers
 
 Weights
@@ -94,6 +111,7 @@ from _goldnoise_lib.errors import (
     ShapeError,
     UnstableStartsWarning,
 )
+from _goldnoise_lib.resampling import BootstrapResult
 from agreement._alt_test import AltTestResult, alt_test
 from agreement._api import (
     brennan_prediger,
@@ -105,6 +123,13 @@ from agreement._api import (
     light_kappa,
     percent_agreement,
     scott_pi,
+)
+from agreement._bootstrap import bootstrap, bootstrap_rows
+from agreement._bootstrap_chunks import (
+    PoissonParts,
+    poisson_combine,
+    poisson_finalize,
+    poisson_partial,
 )
 from agreement._category import category_kappas
 from agreement._chunked import ChunkedRatings
@@ -142,6 +167,7 @@ from agreement.spans import (
     read_jsonl,
     read_labelstudio,
     span_agreement,
+    span_intervals,
     token_agreement,
     token_ratings,
     unitizing_alpha,
@@ -151,6 +177,7 @@ __all__ = [
     "STATISTICS",
     "AgreementResult",
     "AltTestResult",
+    "BootstrapResult",
     "ChunkedRatings",
     "CoefficientInfo",
     "ConfidenceInterval",
@@ -163,6 +190,7 @@ __all__ = [
     "ItemStatistics",
     "LabelWarning",
     "PartialSums",
+    "PoissonParts",
     "Ratings",
     "ShapeError",
     "SpanAgreementResult",
@@ -174,6 +202,8 @@ __all__ = [
     "agreement_table",
     "alt_test",
     "as_ratings",
+    "bootstrap",
+    "bootstrap_rows",
     "brennan_prediger",
     "candidate_ratings",
     "category_kappas",
@@ -192,6 +222,9 @@ __all__ = [
     "named_weights",
     "partial_sums",
     "percent_agreement",
+    "poisson_combine",
+    "poisson_finalize",
+    "poisson_partial",
     "ratings_chunk",
     "ratings_schema",
     "read_brat",
@@ -200,6 +233,7 @@ __all__ = [
     "read_labelstudio",
     "scott_pi",
     "span_agreement",
+    "span_intervals",
     "token_agreement",
     "token_ratings",
     "unitizing_alpha",

@@ -42,7 +42,8 @@ def labelstudio_long(path: str | Path, *, control: str | None = None) -> pd.Data
     out, with a warning saying how many. A file of another shape is refused naming
     the task, the annotation and the shape expected.
     """
-    from agreement.spans._readers import _shape, _text
+    from _goldnoise_lib.messages import json_shape as _shape
+    from _goldnoise_lib.messages import utf8_text as _text
 
     path = Path(path)
     try:
@@ -148,7 +149,7 @@ def prodigy_long(path: str | Path) -> pd.DataFrame:
     malformed record is refused in one line naming the file, the line and the
     value expected.
     """
-    from agreement.spans._readers import _text
+    from _goldnoise_lib.messages import utf8_text as _text
 
     path = Path(path)
     rows = []
@@ -194,7 +195,7 @@ def prodigy_long(path: str | Path) -> pd.DataFrame:
 
 def _scalar(value: Any, at: str, what: str) -> Any:
     """``value`` if it is a number or text (an id or a label), else a one-line refusal."""
-    from agreement.spans._readers import _shape
+    from _goldnoise_lib.messages import json_shape as _shape
 
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise ValueError(f"{at}: {what} is {_shape(value)}; expected a number or text.")

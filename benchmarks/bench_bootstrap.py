@@ -33,8 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _results import timeit, write_section
 
-from agreement import as_ratings
-from simulation import bootstrap
+from agreement import as_ratings, bootstrap
 
 B = 1000
 STATS = ["fleiss_kappa", "gwet_ac1", "krippendorff_alpha"]

@@ -25,9 +25,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _results import timeit, write_section
 
-from agreement import fleiss_kappa
+from agreement import fleiss_kappa, span_intervals
 from agreement.spans import span_agreement, token_ratings, unitizing_alpha
-from simulation import simulate_spans, span_intervals
+from simulation import simulate_spans
 
 TARGET = 2.0
 

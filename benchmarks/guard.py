@@ -60,8 +60,9 @@ def _labels(n: int, k: int, m: int, seed: int = 0) -> np.ndarray:
 def cases() -> list[tuple[str, str, Callable[[], object], Callable[[], object]]]:
     """(name, anchor, goldnoise call, anchor call) for every hot path."""
     import agreement as ag
+    from agreement import bootstrap
     from noise_models import LatentClassModel, noise_bound
-    from simulation import bootstrap, detection_metrics, load_scores
+    from simulation import detection_metrics, load_scores
 
     out = []
     lab = _labels(1_000_000, 5, 5)

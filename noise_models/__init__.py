@@ -40,6 +40,9 @@ LatentClassModel      -- the latent-class family, one EM engine: annotators "per
 EasyHardModel         -- the paper's M1, LatentClassModel("perfect", "free") (why here: above)
 LatentClassFit        -- labels, per-item posteriors, parameters; .noise_bound(alpha)
                                                                    -> FitNoiseBoundResult
+annotator_intervals   -- each annotator's accuracy and reliability parameters with a
+                         bootstrap interval over items (the fit refitted per resample)
+                                                                   -> DataFrame
 posterior_check       -- the fit predicts held-out ratings: log score, reliability, ECE,
                          against two baselines (SPEC §5)           -> PosteriorCheckResult
 calibration           -- the fit against verified labels: ECE, claimed vs verified accuracy,
@@ -149,6 +152,7 @@ from noise_models.latent_class import (
     SpanNoiseResult,
     VerifiedSampleBoundResult,
     agreed_error_bracket,
+    annotator_intervals,
     calibration,
     em_combine,
     em_finalize,
@@ -207,6 +211,7 @@ __all__ += [
     "SpanNoiseResult",
     "VerifiedSampleBoundResult",
     "agreed_error_bracket",
+    "annotator_intervals",
     "calibration",
     "posterior_check",
     "sample_size_needed",

@@ -1,10 +1,18 @@
-"""Labels with known truth, resampling, and the checks built on them (SPEC §3, §6, §8, §9).
+"""What simulates or plans: labels with known truth and the checks built on them (SPEC §3, §6, §8, §9).
 
-One public subpackage per topic; every public name is also importable from here:
-the generators, the bootstrap engine, coverage calibration of the bounds, model
-scores from files, noising protocols, label-error detection, the cross-check of a
-model against the annotation model, study planning, and re-annotation with expert
-checks.
+One public subpackage per topic, every public name also importable from here. The
+subpackages stand on three floors, each importing only subpackages on the floors below
+it, and only through their ``__init__`` (tests/test_architecture.py):
+
+    floor 3   crosscheck                      a model's ranking beside the annotation model
+    floor 2   detection  consistency  noising  label errors found, consistency, noise made
+    floor 1   scores  generators  calibration  study  reannotation
+              model scores, labels with known truth, coverage, planning, re-annotation
+
+The bootstrap is not here: every package resamples through one core below them all
+(``_goldnoise_lib.resampling``); its public faces sit beside what they resample:
+``agreement.bootstrap``, ``agreement.bootstrap_rows``, ``agreement.span_intervals``,
+``noise_models.annotator_intervals``.
 
 Generators (simulation.generators)
 ----------------------------------
@@ -14,21 +22,13 @@ simulate_annotations  -- labels under the easy/hard model M1 or M2 with the hidd
 simulate_spans        -- span annotations with boundary, label and missed-span errors and
                          the true spans                            -> SimulatedSpans
 
-Spans with intervals (simulation.spans, SPEC §7)
-------------------------------------------------
-span_intervals   -- span F1 (pooled, per label), α_u, |u|α, cuα and token coefficients
-                    with intervals from the same resamples of documents
-                                                                   -> BootstrapResult
-
-Bootstrap (simulation.bootstrap)
---------------------------------
-bootstrap        -- intervals of any coefficients from the same resamples of items:
-                    percentile, basic, BCa; multinomial or Poisson keyed by item id
-                                                                   -> BootstrapResult
-bootstrap_rows   -- the same over per-item rows the caller built (any finalize)
-                                                                   -> BootstrapResult
-poisson_partial, poisson_combine, poisson_finalize, PoissonParts
-                 -- the Poisson bootstrap over chunks of items (larger than memory)
+Aliases kept for compatibility (deprecated: import them from their home)
+------------------------------------------------------------------------
+bootstrap, bootstrap_rows, BootstrapResult, poisson_partial, poisson_combine,
+poisson_finalize, PoissonParts, span_intervals  -- from agreement
+annotator_intervals                            -- from noise_models
+(the same objects as at their homes; the modules simulation.bootstrap, simulation.spans
+and simulation.reliability, once subpackages, are deprecated alias modules of them)
 
 Calibration (simulation.calibration)
 ------------------------------------
@@ -96,12 +96,6 @@ replay                -- a policy replayed on real data with more ratings than i
 compare_policies      -- several policies on the same seeds: one table, a plot
                                                                    -> PolicyComparisonResult
 
-Annotator reliability with intervals (simulation.reliability)
--------------------------------------------------------------
-annotator_intervals   -- each annotator's accuracy and reliability parameters with a
-                         bootstrap interval over items (the fit refitted per resample)
-                                                                   -> DataFrame
-
 Label consistency across subsets (simulation.consistency, SPEC §7)
 -------------------------------------------------------------------
 subset_consistency    -- span F1 on a probe set of models trained under several
@@ -115,7 +109,11 @@ crosscheck            -- model loss vs disagreement and the latent-class posteri
                          flagged agreed items vs γ, a verdict      -> CrosscheckResult
 """
 
-from simulation.bootstrap import (
+# the deprecated alias modules first, so that the function `bootstrap` bound below wins
+import simulation.bootstrap
+import simulation.reliability
+import simulation.spans
+from agreement import (  # deprecated aliases: their home is agreement
     BootstrapResult,
     PoissonParts,
     bootstrap,
@@ -123,7 +121,9 @@ from simulation.bootstrap import (
     poisson_combine,
     poisson_finalize,
     poisson_partial,
+    span_intervals,
 )
+from noise_models import annotator_intervals  # deprecated alias: its home is noise_models
 from simulation.calibration import gamma_coverage, verified_sample_coverage
 from simulation.consistency import SubsetConsistencyResult, subset_consistency
 from simulation.crosscheck import CrosscheckResult, crosscheck
@@ -166,7 +166,6 @@ from simulation.reannotation import (
     residual_errors,
     verification_batch,
 )
-from simulation.reliability import annotator_intervals
 from simulation.scores import (
     ModelScores,
     ScorePrecisionWarning,
@@ -174,7 +173,6 @@ from simulation.scores import (
     item_loss,
     load_scores,
 )
-from simulation.spans import span_intervals
 from simulation.study import (
     JudgePlan,
     StudyPlan,

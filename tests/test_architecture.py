@@ -1,4 +1,10 @@
-"""The shape of the code: import direction, nothing compiled at import, the public API."""
+"""The shape of the code: import direction, nothing compiled at import, the public API.
+
+Two walls are checked the same way (every import, in functions too, and every
+``lazy_module`` string): between the top-level packages, only public names or the
+shared layer ``_goldnoise_lib`` cross; between sibling subpackages of one package, only
+a subpackage's face (its ``__init__`` and ``__all__``).
+"""
 
 from __future__ import annotations
 
@@ -147,20 +153,18 @@ def test_no_import_cycles():
     assert _import_cycles(graph) == []
 
 
-def test_the_bootstrap_engine_knows_nothing_of_its_clients():
-    # simulation.bootstrap resamples; detection, the cross-check and the study planner
-    # use its weights. The engine imports none of them (in functions neither), nor do
-    # lazy_module strings name them.
+def test_the_resampling_core_knows_no_statistic():
+    # _goldnoise_lib.resampling resamples for every package (coefficients, spans, detection,
+    # separability, consistency, annotator refits); it imports nothing above _goldnoise_lib
+    # (in functions neither), nor do lazy_module strings name anything above it.
     modules = _all_modules()
-    engine = {n: p for n, p in modules.items() if n.startswith("simulation.bootstrap")}
-    assert engine
-    clients = ("simulation.detection", "simulation.crosscheck", "simulation.study",
-               "simulation.reannotation", "goldnoise")
-    reaches = {(n, t) for n, p in engine.items() for t in _module_imports(n, p, modules)
-               if t.startswith(clients)}
-    strings = {(n, t) for n, p in engine.items()
+    core = {n: p for n, p in modules.items() if n.startswith("_goldnoise_lib.resampling")}
+    assert {"_goldnoise_lib.resampling.sums", "_goldnoise_lib.resampling.refit"} <= set(core)
+    reaches = {(n, t) for n, p in core.items() for t in _module_imports(n, p, modules)
+               if not t.startswith("_goldnoise_lib")}
+    strings = {(n, t) for n, p in core.items()
                for t in re.findall(r'lazy_module\("([^"]+)"\)', p.read_text())
-               if t.startswith(clients)}
+               if t.split(".")[0] in LAYERS[1:]}
     assert reaches | strings == set()
 
 
@@ -190,7 +194,50 @@ def test_topic_subpackages_are_public(package):
         noise_models.__all__)
 
 
-@pytest.mark.parametrize("package", ["generators", "bootstrap", "calibration", "spans"])
+SIMULATION_TOPICS = ["calibration", "consistency", "crosscheck", "detection", "generators",
+                     "noising", "reannotation", "scores", "study"]
+
+
+# public in the subpackage only (the policies' names, for `next_batch(policy=...)`)
+SUBPACKAGE_ONLY = {"reannotation": {"POLICIES"}}
+
+
+def test_simulation_holds_these_topics():
+    # what simulates or plans; the bootstrap lives in the core below every package
+    subpackages = sorted(p.parent.name for p in (ROOT / "simulation").glob("*/__init__.py"))
+    assert subpackages == SIMULATION_TOPICS
+
+
+# The floors of simulation's index (its docstring draws them): a subpackage imports only
+# subpackages on lower floors.
+SIMULATION_FLOORS = {"crosscheck": 3, "detection": 2, "consistency": 2, "noising": 2,
+                     "scores": 1, "generators": 1, "calibration": 1, "study": 1,
+                     "reannotation": 1}
+
+
+def test_simulation_floors_are_the_indexed_ones():
+    import simulation
+
+    modules = _all_modules()
+    below: dict[str, set[str]] = {t: set() for t in SIMULATION_FLOORS}
+    for name, path in modules.items():
+        parts = name.split(".")
+        if parts[0] != "simulation" or len(parts) < 2:
+            continue
+        for target in _module_imports(name, path, modules):
+            tp = target.split(".")
+            if tp[0] == "simulation" and len(tp) > 1 and tp[1] != parts[1]:
+                below[parts[1]].add(tp[1])
+    def floor(topic: str) -> int:
+        return 1 + max((floor(t) for t in below[topic]), default=0)
+
+    assert {t: floor(t) for t in below} == SIMULATION_FLOORS
+    for topic, level in SIMULATION_FLOORS.items():
+        line = next(ln for ln in simulation.__doc__.splitlines() if f"floor {level}" in ln)
+        assert topic in line or topic in simulation.__doc__.split(line)[1].splitlines()[0]
+
+
+@pytest.mark.parametrize("package", SIMULATION_TOPICS)
 def test_simulation_topic_subpackages_are_public(package):
     # Each topic of simulation is a public subpackage whose names simulation re-exports.
     import importlib
@@ -199,7 +246,7 @@ def test_simulation_topic_subpackages_are_public(package):
 
     sub = importlib.import_module(f"simulation.{package}")
     assert sub.__all__ and sub.__doc__
-    for name in sub.__all__:
+    for name in set(sub.__all__) - SUBPACKAGE_ONLY.get(package, set()):
         assert getattr(simulation, name) is getattr(sub, name)
         assert name in sub.__doc__  # the subpackage's docstring indexes its topic
 
@@ -292,6 +339,96 @@ def test_private_reach_detector_sees_each_form():
         "from simulation._x import y\n", modules) == set()
 
 
+def _sibling_private(name: str, source: str, modules: dict[str, Path]) -> set[str]:
+    """What module ``name`` reaches in a sibling subpackage that is not its face.
+
+    The siblings are the direct children of one package (``simulation.detection`` and
+    ``simulation.scores``; ``goldnoise._cli`` and ``goldnoise._audit``): a module of one
+    child may import another child that is a subpackage only through its ``__init__``
+    and the names in its ``__all__`` -- never its modules, never a private name. Every
+    ``import``, ``from ... import`` (at module level or inside a function) and every
+    ``lazy_module("pkg.sub._mod")`` string counts. Sibling modules of a package
+    (``agreement._api`` and ``agreement._kernels``) are one topic's private parts and
+    may import each other.
+    """
+    parts = name.split(".")
+    if len(parts) < 2:
+        return set()
+    top, child = parts[0], parts[1]
+    found: set[str] = set()
+
+    def check(target: str, imported: str | None = None) -> None:
+        tp = target.split(".")
+        if tp[0] != top or len(tp) < 2 or tp[1] == child:
+            return
+        if not (ROOT / top / tp[1] / "__init__.py").exists():
+            return  # a sibling module of the package, not a subpackage
+        if any(p.startswith("_") for p in tp[2:]):
+            found.add(target if imported is None else f"{target}.{imported}")
+            return
+        if imported is None or imported == "*" or f"{target}.{imported}" in modules:
+            if imported is not None and imported.startswith("_"):
+                found.add(f"{target}.{imported}")
+            return
+        exported = _declared_all(modules[target]) if target in modules else None
+        if imported.startswith("_") or (exported is not None and imported not in exported):
+            found.add(f"{target}.{imported}")
+
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                check(alias.name)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            for alias in node.names:
+                check(node.module, alias.name)
+        elif (isinstance(node, ast.Call) and getattr(node.func, "id",
+                                                    getattr(node.func, "attr", None)) == "lazy_module"
+              and node.args and isinstance(node.args[0], ast.Constant)
+              and isinstance(node.args[0].value, str)):
+            check(node.args[0].value)
+    return found
+
+
+def test_imports_between_sibling_subpackages_reach_only_their_faces():
+    # no private name crosses between the subpackages of one package (simulation's topics,
+    # goldnoise's _cli, _audit and _judge, agreement and agreement.spans, noise_models')
+    modules = _all_modules()
+    reaches = {(name, target) for name, path in modules.items()
+               for target in _sibling_private(name, path.read_text(), modules)}
+    assert reaches == set()
+
+
+def test_sibling_reach_detector_sees_each_form():
+    modules = _all_modules()
+    assert _sibling_private("simulation.detection.x",
+                            "from simulation.scores._ensemble import item_loss\n",
+                            modules) == {"simulation.scores._ensemble.item_loss"}
+    assert _sibling_private("simulation.detection.x",
+                            "def g():\n    import simulation.scores._load\n",
+                            modules) == {"simulation.scores._load"}
+    assert _sibling_private("simulation.crosscheck.x",
+                            'K = lazy_module("simulation.detection._kernels")\n',
+                            modules) == {"simulation.detection._kernels"}
+    assert _sibling_private("simulation.crosscheck.x",
+                            "from simulation.scores import _secret, ModelScores\n",
+                            modules) == {"simulation.scores._secret"}
+    assert _sibling_private("goldnoise._cli.x", "from goldnoise._audit import _latent\n",
+                            modules) == {"goldnoise._audit._latent"}
+    assert _sibling_private("goldnoise._cli.x", "from goldnoise._audit import not_exported\n",
+                            modules) == {"goldnoise._audit.not_exported"}
+    assert _sibling_private("agreement._x", "from agreement.spans._readers import f\n",
+                            modules) == {"agreement.spans._readers.f"}
+    assert _sibling_private(
+        "simulation.detection.x",
+        "from simulation.scores import ModelScores\nfrom simulation.detection._ranking import r\n"
+        "from agreement._kernels import k\nimport _goldnoise_lib.resampling.weights\n",
+        modules) == set()
+    assert _sibling_private("goldnoise._cli.x", "from goldnoise._audit import pct\n"
+                            "from goldnoise.report import Section\n", modules) == set()
+    assert _sibling_private("agreement.spans.x", "from agreement._kernels import k\n",
+                            modules) == set()
+
+
 def _assignments_into_other_modules(source: str) -> list[str]:
     """Module-level statements that write into another module's globals."""
     tree = ast.parse(source)
@@ -356,3 +493,112 @@ def test_global_assignment_detector_sees_each_form():
         "from agreement import _chunked\n_chunked.register_runner('a', f)\n"
     ) == ["_chunked.register_runner"]
     assert _assignments_into_other_modules("X = 1\nclass A:\n    pass\nA.y = 2\n") == []
+
+
+# Test files that import private code (a module with a private part, the shared layer
+# `_goldnoise_lib`, or a private name), each with why. Every other test file imports
+# public names only: a package's `__all__`, or the command line's face
+# `goldnoise._cli` (its `__all__`: main, the verbs, the parser, the compile notice).
+PRIVATE_IMPORTS_IN_TESTS = {
+    # kernels and the resampling core against slow references from the definitions
+    "test_bootstrap.py": "the resampling core's weights, kernels and intervals against "
+                         "references (Efron & Tibshirani's acceleration, multinomial law)",
+    "test_bracket.py": "the mixture bound's paths against the per-item posterior",
+    "test_coefficients_properties.py": "coefficient kernels and per-item rows against the "
+                                       "definitions (hypothesis)",
+    "test_detection.py": "detection kernels, confident learning's steps and the keyed "
+                         "Poisson weights against references",
+    "test_instance_dependence.py": "instance-noise row kernels: serial and parallel builds, "
+                                   "and without JIT",
+    "test_krippendorff.py": "α from sums, counts and coincidences against published values",
+    "test_krippendorff_properties.py": "α kernels against a reference (hypothesis)",
+    "test_latent_class.py": "the E-step kernels' serial and parallel builds, the warning of "
+                            "a degenerate fit",
+    "test_noise_bound.py": "the posterior kernel path against the log-space sum",
+    "test_noise_bound_posterior.py": "the hard-count posterior kernel against enumeration",
+    "test_light_kappa.py": "Light's κ's triangle path forced (DENSE_MAX_PAIRS) against the "
+                          "dense one",
+    "test_variance.py": "the linearization (delta-method) SE at a coefficient's sums",
+    "test_consistency.py": "replicates against the core's resamples recomputed by hand",
+    "test_reliability.py": "replicates against refits on the core's resamples",
+    # the shared private layer's own contract
+    "test_kernel_cache.py": "the threads layer's serial/parallel builds and their caches",
+    "test_progress.py": "the progress layer's switch",
+    "test_result_protocol.py": "the Result base every result class derives from",
+    "test_validation_vocabulary.py": "the shared validation vocabulary",
+    "test_honest_posteriors.py": "the held-out folds and temperature map of the EM",
+    "test_judge_ppi.py": "the PPI influence function against its definition",
+    "test_dask.py": "the threads layer's threshold and the Dask reader's partitions",
+    # private helpers checked against a published table or an exact reference
+    "test_alt_test.py": "Benjamini-Yekutieli against statsmodels",
+    "test_audit.py": "the mode allocation of the κ audit against enumeration",
+    "test_audit_api.py": "the bundled examples' names as the command line knows them",
+    "test_calibration.py": "the coverage simulation's inner steps against a reference",
+    "test_cli_defects.py": "the hints' wording shared by the command line",
+    "test_cli_messages.py": "the file-argument wrapper of the command line",
+    "test_cli_simulation.py": "the audit's progress bar (on a terminal only)",
+    "test_coefficients.py": "Ratings internals (coding of labels)",
+    "test_front_door.py": "the posterior's two negative-binomial backends (exact search, "
+                          "Cornish-Fisher beyond 2**53) against each other",
+    "test_judge.py": "the swap parts, verdict rules and accuracy of the judge audit",
+    "test_judge_plan.py": "the planner's paired swap difference against krippendorff",
+    "test_reannotation.py": "expected error reduction against enumeration",
+    "test_replay.py": "fractional accuracy against a count by hand",
+    "test_seed_noise.py": "the nearest-other-class step of NoisywikiHow's construction "
+                         "against brute force",
+    "test_study_size.py": "the closed forms (Cantor 1996, the FCE unit variance) and the "
+                          "design against published tables",
+    "test_weights_and_tests.py": "the public null-hypothesis SE against the null-SE "
+                                "helpers on the same tables",
+}
+
+
+def _private_imports(path: Path) -> set[str]:
+    cli = ROOT / "goldnoise" / "_cli" / "__init__.py"
+    cli_face = _declared_all(cli) or set()
+    found: set[str] = set()
+
+    def check(module: str, names: list[str]) -> None:
+        parts = module.split(".")
+        if parts[0] not in LAYERS:
+            return
+        if module == "goldnoise._cli" and set(names) <= cli_face:
+            return
+        if parts[0] == "_goldnoise_lib" or any(p.startswith("_") and not p.startswith("__")
+                                               for p in parts):
+            found.add(module)
+            return
+        found.update(f"{module}.{n}" for n in names if n.startswith("_")
+                     and not n.startswith("__"))
+
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                check(alias.name, [])
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            check(node.module, [a.name for a in node.names])
+    return found
+
+
+def test_tests_import_public_names():
+    # 33.6: tests use the public API except where private code is compared with a slow
+    # reference (the list above says why for each file); a new private import must be
+    # listed here, with its reason, or go through a public name.
+    files = {p.name for p in (ROOT / "tests").glob("test_*.py") if _private_imports(p)}
+    assert files == set(PRIVATE_IMPORTS_IN_TESTS)
+
+
+def test_private_import_detector_sees_each_form(tmp_path):
+    cases = {
+        "from agreement._kernels import f\n": {"agreement._kernels"},
+        "def t():\n    import noise_models.latent_class._em\n": {"noise_models.latent_class._em"},
+        "from agreement import _secret\n": {"agreement._secret"},
+        "from _goldnoise_lib import validation\n": {"_goldnoise_lib"},
+        "from goldnoise._cli._main import VERBS\n": {"goldnoise._cli._main"},
+        "from goldnoise._cli import main, VERBS\nfrom agreement import fleiss_kappa\n"
+        "import goldnoise\nfrom goldnoise import __version__\n": set(),
+    }
+    for source, expected in cases.items():
+        path = tmp_path / "test_x.py"
+        path.write_text(source)
+        assert _private_imports(path) == expected, source

@@ -8,10 +8,10 @@ import pytest
 import scipy.stats
 
 import agreement as ag
-from agreement import DegenerateDataWarning, Ratings
-from simulation import BootstrapResult, bootstrap
-from simulation.bootstrap import _engine, _resample
-from simulation.bootstrap._intervals import acceleration, confidence_intervals
+from _goldnoise_lib.resampling import weights as _resample
+from _goldnoise_lib.resampling.intervals import acceleration, confidence_intervals
+from agreement import BootstrapResult, DegenerateDataWarning, Ratings, bootstrap
+from agreement import _bootstrap as _engine
 
 COUNT = ["percent_agreement", "fleiss_kappa", "brennan_prediger", "gwet_ac1"]
 RATER = ["conger_kappa", "light_kappa"]
@@ -358,7 +358,7 @@ def test_keyed_poisson_matches_a_pure_python_reference():
 
 
 def test_serial_and_parallel_builds_agree():
-    from simulation.bootstrap import _kernels
+    from _goldnoise_lib.resampling import _kernels
 
     rng = np.random.default_rng(0)
     freq = rng.integers(1, 50, size=30)
@@ -411,7 +411,7 @@ def test_parallel_kernels_load_from_the_cache(tmp_path):
     code = (
         "import numpy as np\n"
         "from simulation import bootstrap\n"
-        "from simulation.bootstrap import _kernels as K\n"
+        "from _goldnoise_lib.resampling import _kernels as K\n"
         "x = np.random.default_rng(0).integers(0, 3, size=(3000, 5))\n"
         "bootstrap(['fleiss_kappa', 'krippendorff_alpha'], x, n_resamples=2000, rng=0)\n"
         "bootstrap('fleiss_kappa', x, n_resamples=300, scheme='poisson', rng=0)\n"
@@ -501,3 +501,42 @@ def test_interval_properties(values, estimate, level):
     beyond = confidence_intervals(np.array([0.99]), np.full((50, 1), 0.9), method="basic",
                                   confidence_level=level, bounds=[(-np.inf, 1.0)])
     assert (beyond.low[0], beyond.high[0]) == (1.0, 1.0) and beyond.clipped[0]
+
+
+def test_the_cores_two_entry_points_draw_the_same_resamples():
+    # bootstrap_sums (rows summed by the kernel) and bootstrap_refit (the statistic recomputed
+    # from each resample's counts) draw the same multinomial counts from the same seed, so a
+    # mean gets the same replicates either way; the blocks of bootstrap_refit change nothing.
+    from _goldnoise_lib.resampling import bootstrap_refit, bootstrap_sums
+
+    x = np.random.default_rng(3).normal(size=150)
+    rows = np.column_stack([np.ones(150), x])
+    by_sums = bootstrap_sums(rows, lambda s: s[..., 1:] / s[..., :1], names=["mean"],
+                             n_resamples=300, rng=5)
+
+    def mean(counts):
+        return (counts @ x / counts.sum(axis=1))[:, None]
+
+    for block in (1, 7, None):
+        by_refit = bootstrap_refit(mean, 150, names=["mean"], estimate=[x.mean()],
+                                   n_resamples=300, rng=5, block=block)
+        np.testing.assert_allclose(by_refit.bootstrap_distribution,
+                                   by_sums.bootstrap_distribution, rtol=0, atol=1e-12)
+        assert by_refit.estimate[0] == pytest.approx(by_sums.estimate[0], abs=1e-15)
+
+
+def test_bootstrap_refit_resamples_within_strata():
+    from _goldnoise_lib.resampling import bootstrap_refit
+
+    strata = np.repeat([0, 1], [30, 70])
+    seen = []
+
+    def share(counts):
+        seen.append(counts)
+        return (counts[:, :30].sum(axis=1) / counts.sum(axis=1))[:, None]
+
+    res = bootstrap_refit(share, 100, names=["share"], estimate=[0.3], n_resamples=50,
+                          rng=0, strata=strata, bounds=[[0.0, 1.0]])
+    counts = np.concatenate(seen)
+    assert (counts[:, :30].sum(axis=1) == 30).all() and (counts.sum(axis=1) == 100).all()
+    assert (res.bootstrap_distribution == 0.3).all() and res.notes == ()

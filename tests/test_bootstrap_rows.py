@@ -1,12 +1,11 @@
-"""simulation.bootstrap_rows: the engine over rows the caller built."""
+"""agreement.bootstrap_rows: the engine over rows the caller built."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from agreement import item_statistics
-from simulation import bootstrap, bootstrap_rows
+from agreement import bootstrap, bootstrap_rows, item_statistics
 
 
 def test_equals_the_engine_on_a_coefficients_rows():

@@ -23,7 +23,7 @@ import pandas as pd
 import pytest
 
 from agreement import UnstableStartsWarning
-from goldnoise._cli._compile import MESSAGES
+from goldnoise._cli import MESSAGES
 from goldnoise.datasets import load_dawid_skene1979, load_fleiss1971
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -296,7 +296,7 @@ def test_compile_notice_after_two_seconds_of_compiling():
 
     from numba.core import event
 
-    from goldnoise._cli._compile import MESSAGES, compile_notice
+    from goldnoise._cli import MESSAGES, compile_notice
 
     slow = io.StringIO()
     with compile_notice(slow, after=0.05):
@@ -420,8 +420,8 @@ def test_every_hint_of_the_library_reads_as_an_existing_option():
     # Each Python-parameter hint the library prints has a command-line rendering, and the
     # option it names exists.
     from agreement import Ratings
+    from goldnoise._cli import build_parser
     from goldnoise._cli._common import CLI_HINTS, in_cli_words
-    from goldnoise._cli._main import build_parser
 
     messages = []
     with pytest.raises(ValueError) as exc:

@@ -13,8 +13,7 @@ import pandas as pd
 import pytest
 
 from agreement import Ratings
-from goldnoise._cli import main
-from goldnoise._cli._compile import MESSAGES
+from goldnoise._cli import MESSAGES, main
 from goldnoise.datasets import load_fleiss1971
 from simulation import bootstrap, gamma_coverage, verified_sample_coverage
 

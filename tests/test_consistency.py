@@ -12,7 +12,7 @@ import pytest
 from agreement.spans import Spans, read_conll
 from noise_models import noise_bound
 from simulation import load_scores, subset_consistency
-from simulation.bootstrap import _resample
+from _goldnoise_lib.resampling import weights as _resample
 from simulation.scores import ModelScores
 
 COLUMNS = ["document", "start", "end", "label", "annotator"]

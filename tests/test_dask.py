@@ -401,7 +401,7 @@ def test_cli_transpose_then_dask_audits_do_not_crash(cache, tmp_path):
     from pathlib import Path
 
     from _goldnoise_lib.threads import PARALLEL_THRESHOLD
-    from goldnoise._cli._compile import KIND_MESSAGE, MESSAGE
+    from goldnoise._cli import KIND_MESSAGE, MESSAGE
 
     if cache == "fresh" and not os.environ.get("GOLDNOISE_FRESH_CACHE"):
         pytest.skip("compiles every kernel in an empty cache (minutes on 2 cores); "

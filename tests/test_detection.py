@@ -15,7 +15,7 @@ from scipy.special import softmax
 from sklearn.metrics import average_precision_score, roc_auc_score
 from statsmodels.stats.proportion import proportion_confint
 
-from _goldnoise_lib.errors import DegenerateDataWarning
+from agreement import DegenerateDataWarning
 from simulation import (
     ModelScores,
     Ranking,
@@ -89,7 +89,7 @@ def test_weighted_metrics_equal_recomputation_on_resampled_items(seed):
 
 
 def _hashes(seed, srt):
-    from simulation.bootstrap import _resample
+    from _goldnoise_lib.resampling import weights as _resample
 
     return _resample.item_hashes(seed, _resample.item_keys(srt.items))[srt.order]
 
@@ -114,7 +114,7 @@ def test_kernel_replicates_are_weighted_recomputations():
 def test_detection_weights_are_the_engines_keyed_poisson_weights():
     # one keyed Poisson(1) generator: before rescaling, a detection replicate weighs each
     # item exactly as the bootstrap engine does for the same seed, item id and replicate
-    from simulation.bootstrap import _resample
+    from _goldnoise_lib.resampling import weights as _resample
 
     ids = pd.Index([f"doc{i}" for i in range(300)])
     s, y = _tied_data(4, n=300)
@@ -130,7 +130,7 @@ def test_detection_weights_are_the_engines_keyed_poisson_weights():
 def test_poisson_weights_are_poisson_one():
     from scipy.stats import chisquare, poisson
 
-    from simulation.bootstrap import _resample
+    from _goldnoise_lib.resampling import weights as _resample
 
     y = np.zeros(200_000, np.uint8)
     h = _resample.item_hashes(7, np.arange(200_000))
@@ -418,8 +418,8 @@ def test_ranking_feeds_detection_metrics_with_cl_first():
 @pytest.mark.parametrize("scheme", ["multinomial", "poisson"])
 def test_detection_metrics_draw_the_engines_weights(scheme):
     # the engine knows nothing of detection; detection draws the engine's weights
+    from _goldnoise_lib.resampling import weights as _resample
     from simulation import BootstrapResult, bootstrap
-    from simulation.bootstrap import _resample
 
     s, y = _tied_data(8, n=300)
     det = detection_metrics(s, y, n_resamples=50, scheme=scheme, rng=4)

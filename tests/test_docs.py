@@ -148,7 +148,7 @@ def test_the_packages_table_lists_every_name(site):
         for name in module.__all__:
             if type(getattr(module, name)).__name__ != "module":
                 assert name in text, f"{package}.{name}"
-    from goldnoise._cli._main import VERBS
+    from goldnoise._cli import VERBS
 
     for verb in VERBS:
         assert f"goldnoise {verb}" in text, verb

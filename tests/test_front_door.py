@@ -6,8 +6,8 @@ Each test here failed on the code before its fix (the defect is named in the doc
 from __future__ import annotations
 
 import json
-import re
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -126,7 +126,7 @@ def test_audit_function_and_command_share_one_seed(capsys, tmp_path):
 def test_next_batch_warns_when_size_exceeds_the_items(capsys, tmp_path):
     """next_batch(ratings, size=N) with N above the items returned them all without a word
     (the command line added a note; the Python call did not)."""
-    from _goldnoise_lib.errors import GoldnoiseWarning
+    from agreement import GoldnoiseWarning
     from simulation import next_batch
 
     x = np.array([[0, 0, 0], [0, 1, 1], [1, 1, 1], [1, 0, 0]] * 3)

@@ -18,8 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
-from _goldnoise_lib.errors import EstimationWarning, ShapeError, UnstableStartsWarning
-from agreement import Ratings
+from agreement import EstimationWarning, Ratings, ShapeError, UnstableStartsWarning
 from noise_models import LatentClassModel, judge_estimate, ppi_mean
 
 ppi_py = pytest.importorskip("ppi_py")

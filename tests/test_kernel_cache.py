@@ -121,12 +121,12 @@ def test_serial_build_never_loads_the_parallel_build_from_the_cache(tmp_path):
 def test_the_notice_says_first_run_or_a_new_kind_of_data(tmp_path):
     # A fresh cache: "first run". The same kernel for another argument type, in a later
     # process: "for this kind of data" (it was said "first run only" before).
-    from goldnoise._cli._compile import KIND_MESSAGE, MESSAGE
+    from goldnoise._cli import KIND_MESSAGE, MESSAGE
 
     (tmp_path / "kmod.py").write_text(
         "from numba import njit\n\n@njit(cache=True)\ndef twice(x):\n    return 2 * x\n")
     code = ("import sys, io; sys.path[:0] = [{root!r}, {tmp!r}]\n"
-            "from goldnoise._cli._compile import compile_notice\n"
+            "from goldnoise._cli import compile_notice\n"
             "import kmod\n"
             "err = io.StringIO()\n"
             "with compile_notice(err, after=0.0):\n"

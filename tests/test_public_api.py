@@ -31,6 +31,9 @@ PUBLIC = {
         "DocumentStatistics", "UnitizingAlphaResult", "document_statistics", "unitizing_alpha",
         # judges: the Alternative Annotator Test (SPEC §10)
         "AltTestResult", "alt_test",
+        # the bootstrap over items and documents (the resampling core's public faces)
+        "BootstrapResult", "bootstrap", "bootstrap_rows", "span_intervals",
+        "PoissonParts", "poisson_combine", "poisson_finalize", "poisson_partial",
     },
     "noise_models": {
         "AnnotatorsNeededResult", "AttractorResult", "ChanceAgreementResult",
@@ -47,6 +50,8 @@ PUBLIC = {
         "CalibrationResult", "PosteriorCheckResult", "calibration", "posterior_check",
         # spans as items (SPEC §7)
         "SpanNoiseResult", "span_noise",
+        # annotator reliability with intervals (SPEC §5)
+        "annotator_intervals",
         # a judge beside the annotators: prediction-powered estimates (SPEC §10)
         "JudgeEstimateResult", "PPIResult", "judge_estimate", "labelled_sample", "ppi_mean",
         # larger than memory: partial -> combine -> finalize
@@ -75,7 +80,7 @@ PUBLIC = {
         # re-annotation, expert checks and the certificate
         "ResidualErrorResult", "next_batch", "residual_errors", "verification_batch",
         "PolicyComparisonResult", "ReplayResult", "compare_policies", "replay",
-        # annotator reliability with intervals (SPEC §5)
+        # annotator reliability with intervals (SPEC §5; deprecated alias of noise_models')
         "annotator_intervals",
         # label consistency across subsets of span annotations (SPEC §7)
         "SubsetConsistencyResult", "subset_consistency",
@@ -130,3 +135,28 @@ def test_goldnoise_own_names():
     assert set(goldnoise.report.__all__) == {
         "REPORT_SCHEMA", "SCHEMA_ID", "Column", "Figure", "Report", "Section", "Table",
         "render", "render_html_fragment"}
+
+
+def test_deprecated_simulation_aliases_are_the_same_objects():
+    # The bootstrap's names moved beside what they resample (agreement, noise_models);
+    # simulation keeps them as aliases of the same objects (its index says so).
+    import agreement
+    import noise_models
+    import simulation
+
+    for name in ["BootstrapResult", "PoissonParts", "bootstrap", "bootstrap_rows",
+                 "poisson_combine", "poisson_finalize", "poisson_partial", "span_intervals"]:
+        assert getattr(simulation, name) is getattr(agreement, name)
+    assert simulation.annotator_intervals is noise_models.annotator_intervals
+    # the modules that were subpackages are deprecated alias modules of the same objects
+    from simulation.bootstrap import bootstrap_rows
+    from simulation.reliability import annotator_intervals
+    from simulation.spans import span_intervals
+
+    assert bootstrap_rows is agreement.bootstrap_rows
+    assert span_intervals is agreement.span_intervals
+    assert annotator_intervals is noise_models.annotator_intervals
+    assert simulation.bootstrap is agreement.bootstrap  # the function, not the module
+    assert agreement.span_intervals is importlib.import_module("agreement.spans").span_intervals
+    assert noise_models.annotator_intervals is importlib.import_module(
+        "noise_models.latent_class").annotator_intervals

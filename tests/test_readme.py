@@ -238,7 +238,7 @@ def test_every_input_option_and_layout_is_documented():
 
 
 def test_readme_lists_every_verb_and_points_to_the_guide():
-    from goldnoise._cli._main import VERBS
+    from goldnoise._cli import VERBS
 
     text = README.read_text()
     for verb in VERBS:

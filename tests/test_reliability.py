@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest
 
-from noise_models import LatentClassModel
-from simulation import annotator_intervals, simulate_annotations
-from simulation.bootstrap import _resample
+from _goldnoise_lib.resampling import weights as _resample
+from noise_models import LatentClassModel, annotator_intervals
+from simulation import simulate_annotations
 
 
 def _sim(seed, n=300, rates=(0.05, 0.15, 0.3, 0.45), missing=0.0, m=2):

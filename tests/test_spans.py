@@ -219,7 +219,7 @@ def test_token_agreement_is_the_coefficients_on_the_bio_table(tmp_path):
 
 
 def test_annotators_who_marked_nothing_agree_there_is_no_entity(tmp_path, capsys):
-    from _goldnoise_lib.errors import DegenerateDataWarning
+    from agreement import DegenerateDataWarning
     from agreement.spans import unitizing_alpha
     from goldnoise._cli import main
 
@@ -254,8 +254,7 @@ def test_annotators_who_marked_nothing_agree_there_is_no_entity(tmp_path, capsys
 
 
 def test_token_agreement_says_when_an_invalid_I_tag_was_rewritten_and_reads_raw_tags(tmp_path):
-    from _goldnoise_lib.errors import GoldnoiseWarning
-    from agreement import Ratings, cohen_kappa
+    from agreement import GoldnoiseWarning, Ratings, cohen_kappa
     from agreement.spans import token_agreement, token_ratings
 
     # a starts a PER with I- (no B- before it); b writes B-

@@ -11,6 +11,7 @@ import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agreement import span_intervals
 from agreement.spans import (
     Spans,
     document_statistics,
@@ -19,7 +20,7 @@ from agreement.spans import (
     token_agreement,
     unitizing_alpha,
 )
-from simulation import simulate_spans, span_intervals
+from simulation import simulate_spans
 
 
 @pytest.fixture(scope="module")
@@ -206,7 +207,7 @@ def test_vectorised_matching_equals_the_assignment_group_by_group(rows, match, t
 
 
 def test_fewer_than_ten_documents_resample_sentences_or_are_refused(tmp_path, capsys):
-    from _goldnoise_lib.errors import GoldnoiseWarning
+    from agreement import GoldnoiseWarning
     from goldnoise._cli import main
 
     # one document (one -DOCSTART-) of 12 sentences, as a Label Studio CoNLL export writes

@@ -14,6 +14,9 @@ unitizing_alpha  -- Krippendorff's α_u and its split: |u|α (where the units ar
 document_statistics -- per-document rows and finalize of every span statistic (span F1,
                     per label, α_u, token coefficients): the bootstrap over documents
                                                                    -> DocumentStatistics
+span_intervals   -- span F1 (pooled, per label), α_u, |u|α, cuα and token coefficients
+                    with intervals from the same resamples of documents
+                                                                   -> BootstrapResult
 
 Noise (SPEC §7: candidate spans as the items of every label-noise model)
 -----
@@ -30,7 +33,8 @@ read_labelstudio -- Label Studio JSON export (several annotators' annotations pe
 read_jsonl       -- doccano or Prodigy JSONL
 
 Modules: ``_spans`` (the container), ``_readers``, ``_agreement``, ``_unitizing`` (α_u),
-``_documents`` (per-document rows), ``_candidates``.
+``_documents`` (per-document rows), ``_intervals`` (span_intervals: those rows resampled by
+the resampling core, ``_goldnoise_lib.resampling``), ``_candidates``.
 """
 
 from agreement.spans._agreement import (
@@ -42,6 +46,7 @@ from agreement.spans._agreement import (
 )
 from agreement.spans._candidates import SpanRatings, candidate_ratings
 from agreement.spans._documents import DocumentStatistics, document_statistics
+from agreement.spans._intervals import span_intervals
 from agreement.spans._readers import (
     decode_tags,
     read_brat,
@@ -55,4 +60,4 @@ from agreement.spans._unitizing import UnitizingAlphaResult, unitizing_alpha
 __all__ = ["MATCHES", "DocumentStatistics", "SpanAgreementResult", "SpanRatings", "Spans",
            "UnitizingAlphaResult", "candidate_ratings", "decode_tags", "document_statistics",
            "read_brat", "read_conll", "read_jsonl", "read_labelstudio", "span_agreement",
-           "token_agreement", "token_ratings", "unitizing_alpha"]
+           "span_intervals", "token_agreement", "token_ratings", "unitizing_alpha"]

@@ -20,6 +20,8 @@ from typing import Any
 import pandas as pd
 
 from _goldnoise_lib.errors import GoldnoiseWarning
+from _goldnoise_lib.messages import json_shape as _shape
+from _goldnoise_lib.messages import utf8_text as _text
 from agreement.spans._spans import MAX_OFFSET, Spans
 
 __all__ = ["decode_tags", "read_brat", "read_conll", "read_jsonl", "read_labelstudio"]
@@ -109,29 +111,6 @@ def _decode(tags: Sequence[str], scheme: str, where: str,
 
 
 _TAG = re.compile(r"^(O|[BIESLU]-.+)$")
-
-
-def _text(path: Path) -> str:
-    """The file's text; a file that is not UTF-8 is refused naming its line and byte."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raw = path.read_bytes()
-        line = raw[:exc.start].count(b"\n") + 1
-        raise ValueError(f"{path}, line {line}: not UTF-8 text (byte 0x{raw[exc.start]:02x}); "
-                         "save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8).") from None
-
-
-def _shape(value: Any) -> str:
-    """A short description of a JSON value for messages: ``5 (a number)``, ``a list``."""
-    kinds = {dict: "an object", list: "a list", str: "text", bool: "true/false",
-             type(None): "null", int: "a number", float: "a number"}
-    kind = kinds.get(type(value), type(value).__name__)
-    if isinstance(value, (dict, list)):
-        return kind
-    short = not isinstance(value, str) or len(value) < 40
-    text = repr(value) if short else repr(value[:37]) + "…"
-    return f"{text} ({kind})"
 
 
 def _offset(value: Any, where: str, what: str = "an offset") -> int:

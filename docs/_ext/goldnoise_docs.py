@@ -34,10 +34,12 @@ GENERATED_NOTE = (".. This file is written by docs/_ext/goldnoise_docs.py at eve
 # -- the API reference ------------------------------------------------------------------------
 
 def public_subpackages(package: str) -> list[str]:
-    """The public subpackages and submodules of ``package`` (names without ``_``), sorted."""
+    """The public subpackages and submodules of ``package`` (names without ``_``), sorted;
+    deprecated alias modules (docstring starting "Deprecated") are left out."""
     module = importlib.import_module(package)
     return sorted(f"{package}.{info.name}" for info in pkgutil.iter_modules(module.__path__)
-                  if not info.name.startswith("_"))
+                  if not info.name.startswith("_") and not (importlib.import_module(
+                      f"{package}.{info.name}").__doc__ or "").startswith("Deprecated"))
 
 
 def _is_module(obj: object) -> bool:

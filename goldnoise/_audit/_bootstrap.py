@@ -43,7 +43,7 @@ def bootstrap_section(ratings: Any, analytic: dict[str, dict], *, n_resamples: i
 
     ``analytic``: the agreement section's rows by display name (value, SE, CI).
     """
-    from simulation import bootstrap
+    from agreement import bootstrap
 
     pct_label = f"{100 * confidence_level:g}%"
     s = Section("bootstrap", f"Bootstrap over items ({n_resamples} resamples"

@@ -263,7 +263,7 @@ def latent_sections(f: Fitted, *, gold: Any = None, alpha: float, bracket: Any,
     intervals = None
     if bootstrap and (fit.competence is not None or fit.confusion is not None
                       or fit.error_rate is not None):
-        from simulation import annotator_intervals
+        from noise_models import annotator_intervals
 
         intervals = annotator_intervals(fit, n_resamples=bootstrap, rng=seed)
         s.notes.append(f"annotator intervals: 95% percentile, {bootstrap} bootstrap resamples "

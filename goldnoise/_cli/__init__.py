@@ -73,6 +73,10 @@ subparsers in ``add_arguments`` and dispatches in ``run``.
 
 from __future__ import annotations
 
+from goldnoise._cli._compile import KIND_MESSAGE, MESSAGE, MESSAGES, compile_notice
 from goldnoise._cli._main import VERBS, build_parser, main
 
-__all__ = ["VERBS", "build_parser", "main"]
+# The command line's face (tests drive the command through it): the verbs, the parser,
+# ``main``, and the notice printed while kernels compile.
+__all__ = ["KIND_MESSAGE", "MESSAGE", "MESSAGES", "VERBS", "build_parser", "compile_notice",
+           "main"]

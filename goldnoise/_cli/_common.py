@@ -6,7 +6,7 @@ import argparse
 import math
 import re
 
-from goldnoise._audit._text import capped_margin, capture_notes, p_text, pct, plural
+from goldnoise._audit import capped_margin, capture_notes, p_text, pct, plural
 
 __all__ = ["CLI_HINTS", "add_model_arguments", "as_option_message", "capped_margin",
            "capture_notes", "count", "in_cli_words", "p_text", "pct", "plural", "probability",
@@ -61,7 +61,7 @@ def count(name: str, minimum: int = 0):
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     """The latent-class options of ``audit`` and ``fit``."""
-    from goldnoise._audit._latent import MODELS
+    from goldnoise._audit import MODELS
 
     g = parser.add_argument_group("latent-class model")
     g.add_argument("--model", choices=MODELS, default="spam",

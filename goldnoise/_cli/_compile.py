@@ -37,7 +37,7 @@ def _cached_before(dispatcher: object = None) -> bool:
     from pathlib import Path
 
     try:
-        if dispatcher is not None and dispatcher._cache._cache_file._load_index():  # noqa: SLF001
+        if dispatcher is not None and dispatcher._cache._cache_file._load_index():
             return True
     except Exception:  # not a cached kernel, an unreadable index: look at the folders
         pass

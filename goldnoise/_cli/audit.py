@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 
 from agreement import STATISTICS
-from goldnoise._audit._audit import LEVELS
+from goldnoise._audit import LEVELS
 from goldnoise._cli._common import (
     add_model_arguments,
     as_option_message,

@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> Report:
         f"items are hidden coin-flips: gamma = {_small(res.gamma)} ({pct(res.gamma)})",
         f"(all hard items, agreed or not: at most t0 = {res.t0})",
     ]
-    from goldnoise._audit._sections import posterior_figure
+    from goldnoise._audit import posterior_figure
 
     s.figures.append(posterior_figure(res, args.alpha))
     m = report.add(Section("margin", "Comparing two systems on the agreed items"))

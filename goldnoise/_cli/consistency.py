@@ -160,10 +160,8 @@ def _name_the_undecodable(paths) -> None:
 
 
 def run(args: argparse.Namespace) -> Report:
-    from goldnoise._cli._errors import DataError
+    from goldnoise._cli._errors import DataError, UsageError
     from simulation import subset_consistency
-
-    from goldnoise._cli._errors import UsageError
 
     controls = {}
     for spec in args.control or []:

@@ -29,7 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> Report:
-    from goldnoise._audit._latent import fit_report
+    from goldnoise._audit import fit_report
     from goldnoise._cli._errors import DataError
 
     check_model_arguments(args)

@@ -196,7 +196,7 @@ def _estimates(args: argparse.Namespace, r, humans: list[str] | None) -> dict:
 
 def run(args: argparse.Namespace) -> Report:
     from goldnoise import judge_audit
-    from goldnoise._judge._report import judge_report
+    from goldnoise._judge import judge_report
 
     if args.example is not None and args.kind_column is not None:
         raise UsageError("--kind-column reads FILE; it does not go with --example")
@@ -230,7 +230,7 @@ def run(args: argparse.Namespace) -> Report:
     report = judge_report(result, source=loaded.source)
     report.notes[:0] = loaded.notes
     if args.estimate is not None:
-        from goldnoise._judge._report import estimate_section
+        from goldnoise._judge import estimate_section
 
         estimates = _estimates(args, r, humans)
         report.add(estimate_section(estimates))

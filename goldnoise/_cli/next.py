@@ -40,12 +40,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> Report:
-    from goldnoise._cli._errors import DataError
-    from simulation import next_batch
-
     import warnings
 
     from _goldnoise_lib.errors import GoldnoiseWarning
+    from goldnoise._cli._errors import DataError
+    from simulation import next_batch
 
     loaded = load_ratings(args)
     try:

@@ -137,7 +137,7 @@ def run(args: argparse.Namespace) -> Report:
         Column("annotations", "annotations"),
     ], rows, title="per number of annotators k (expected outcome, counts rounded to whole "
                    "items)"))
-    from goldnoise._audit._figures import gamma_by_k
+    from goldnoise._audit import gamma_by_k
 
     s.figures.append(gamma_by_k([r["k"] for r in rows], [r["gamma"] for r in rows],
                                 args.gamma, res.n_raters))

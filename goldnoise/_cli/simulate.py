@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from goldnoise._audit._progress import progress
+from goldnoise._audit import progress
 from goldnoise._cli._common import count, probability, real
 from goldnoise._cli._errors import UsageError
 from goldnoise._cli._output import add_output_arguments
@@ -359,11 +359,11 @@ def _score_ids(path: str, id_column: str):
 
 
 def _run_voters(args: argparse.Namespace) -> Report:
+    from pathlib import Path
+
     from goldnoise._cli._errors import DataError
     from noise_models import noise_rate, noise_transition_heterogeneity
     from simulation import load_scores, voter_labels
-
-    from pathlib import Path
 
     for path in args.scores:  # every one, not only the first (a later one raised a traceback)
         if not Path(path).is_file():

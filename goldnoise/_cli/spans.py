@@ -7,7 +7,6 @@ import warnings
 from pathlib import Path
 
 from _goldnoise_lib.errors import DegenerateDataWarning
-
 from goldnoise._cli._common import count, probability
 from goldnoise.report import Column, Report, Section, Table
 
@@ -122,7 +121,7 @@ def run(args: argparse.Namespace) -> Report:
             res = span_agreement(spans, match=args.match, threshold=args.threshold)
             ua = unitizing_alpha(spans)
         if args.bootstrap and len(spans):
-            from simulation import span_intervals
+            from agreement import span_intervals
 
             with warnings.catch_warnings():
                 # the fallback to sentences is a note of the bootstrap section

@@ -159,7 +159,7 @@ def judge_audit(ratings: Any, candidates: Any, *, margin: float, coefficient: st
 
     on the items with a human rating; its interval is the percentile
     interval of the paired bootstrap over items (every set from the same
-    resamples: :func:`simulation.bootstrap_rows`). Join: :math:`A(H \cup c) -
+    resamples: :func:`agreement.bootstrap_rows`). Join: :math:`A(H \cup c) -
     A(H)`. The verdict: ``"replace"`` when the swap difference is
     non-inferior at δ; else ``"join"`` when the join difference is; else
     ``"neither"``; ``"not validated"`` whenever the humans' own coefficient

@@ -110,8 +110,7 @@ def latent_rows(r: Any, codes: np.ndarray, names: list[str], n_humans: int, *,
     import warnings
 
     from _goldnoise_lib.errors import ConvergenceWarning
-    from noise_models import EasyHardModel, LatentClassModel
-    from simulation import annotator_intervals
+    from noise_models import EasyHardModel, LatentClassModel, annotator_intervals
 
     notes: list[str] = []
     full = subset_all(r, codes, names)

@@ -14,6 +14,9 @@ LatentClassModel      -- the latent-class family, one EM engine: annotators "per
 EasyHardModel         -- the paper's M1, LatentClassModel("perfect", "free")
 LatentClassFit        -- labels, per-item posteriors, parameters; .noise_bound(alpha)
                                                                    -> FitNoiseBoundResult
+annotator_intervals   -- each annotator's accuracy and reliability parameters with a
+                         bootstrap interval over items (the fit refitted per resample by
+                         the resampling core, ``_goldnoise_lib.resampling``) -> DataFrame
 
 How sure the fit should be (SPEC §5)
 ------------------------------------
@@ -47,7 +50,7 @@ Modules: ``_model`` (the model classes, ``EasyHardModel`` included; ``fit`` choo
 between ``_em``, the EM driver in memory, and ``_partial``, the EM over chunks),
 ``_fit`` (the fit and its γ bound), ``_tempering`` (held-out tempering of the
 posteriors), ``_check`` (posterior_check, calibration), ``_bracket``, ``_verified``,
-``_spans`` (span_noise);
+``_spans`` (span_noise), ``_intervals`` (annotator_intervals);
 ``_kernels`` holds the EM engine's Numba kernels. Imports run ``_kernels`` <- ``_fit``
 <- ``_tempering`` <- ``_em`` <- ``_partial`` <- ``_model`` <- ``_bracket``, and
 ``_em`` <- ``_check``.
@@ -61,6 +64,7 @@ from noise_models.latent_class._check import (
     posterior_check,
 )
 from noise_models.latent_class._fit import FitNoiseBoundResult, LatentClassFit
+from noise_models.latent_class._intervals import annotator_intervals
 from noise_models.latent_class._model import EasyHardModel, LatentClassModel
 from noise_models.latent_class._partial import (
     EMState,
@@ -89,6 +93,7 @@ __all__: list[str] = [
     "SpanNoiseResult",
     "VerifiedSampleBoundResult",
     "agreed_error_bracket",
+    "annotator_intervals",
     "calibration",
     "em_combine",
     "em_finalize",

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from _goldnoise_lib.errors import GoldnoiseWarning
+from _goldnoise_lib.resampling import BootstrapResult, bootstrap_sums
 from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import (
     ConfidenceLevel,
@@ -32,10 +33,7 @@ from _goldnoise_lib.validation import (
     check_params,
     validate_params,
 )
-from agreement import ConfidenceInterval
 from agreement.spans import Spans, decode_tags
-from simulation.bootstrap import BootstrapResult, _resample
-from simulation.bootstrap._intervals import confidence_intervals
 from simulation.scores import ModelScores, load_scores
 
 __all__ = ["SubsetConsistencyResult", "subset_consistency"]
@@ -367,24 +365,14 @@ def subset_consistency(predictions: Any, gold: Spans, *, conditions: Any, scheme
     rows = np.array([[v for c in names for v in _counts(gold_spans[d], per_condition[c][d])]
                      for d in docs], dtype=np.float64)
     n = len(docs)
-    freq = np.ones(n, dtype=np.int64)
     total = rows.sum(axis=0)
-    estimate = _f1(total)
-    seeds = _resample.replicate_seeds(rng, n_resamples)
-    dist = _f1(_resample.multinomial_sums(freq, rows, seeds))
-    jackknife = _f1(total[None, :] - rows)
-    bounds = np.tile([0.0, 1.0], (len(names), 1))
-    iv = confidence_intervals(estimate, dist, method=method, confidence_level=confidence_level,
-                              jackknife=jackknife, jackknife_weights=freq, bounds=bounds)
-    n_deg = np.count_nonzero(~np.isfinite(dist), axis=0).astype(np.int64)
-    for c, k in zip(names, n_deg, strict=True):
-        if k:
-            notes.append(f"{c}: F1 undefined on {k} of {n_resamples} resamples (no span drawn), "
-                         "left out")
-    boot = BootstrapResult(tuple(names), estimate, iv.standard_error,
-                           ConfidenceInterval(iv.low, iv.high), dist, n_deg, method,
-                           float(confidence_level), "multinomial", n, tuple(notes), jackknife,
-                           freq, bounds)
+    boot = bootstrap_sums(rows, _f1, names=names, n_resamples=n_resamples, rng=rng,
+                          method=method, confidence_level=confidence_level,
+                          bounds=np.tile([0.0, 1.0], (len(names), 1)),
+                          degenerate="F1 undefined: no span drawn", notes=notes, n_items=n,
+                          stacklevel=2)
+    estimate, iv = boot.estimate, boot.interval
+    notes = list(boot.notes)
     sums = total.reshape(len(names), 3)
     with np.errstate(invalid="ignore", divide="ignore"):
         precision = np.where(sums[:, 0] + sums[:, 1] > 0,

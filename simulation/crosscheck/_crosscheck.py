@@ -12,6 +12,7 @@ import pandas as pd
 
 from _goldnoise_lib.errors import DegenerateDataWarning
 from _goldnoise_lib.labels import match_labels
+from _goldnoise_lib.messages import few
 from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import Alpha, check_params, validate_params
 from agreement import Ratings, as_ratings
@@ -21,14 +22,8 @@ from noise_models import (
     LatentClassModel,
     agreed_error_bracket,
 )
-from simulation.detection._metrics import (
-    DetectionResult,
-    detection_metrics,
-    detection_replicates,
-)
-from simulation.detection._ranking import Ranking
-from simulation.scores._ensemble import item_loss, label_codes
-from simulation.scores._model_scores import ModelScores, few
+from simulation.detection import DetectionResult, Ranking, detection_metrics, detection_replicates
+from simulation.scores import ModelScores, item_loss
 
 __all__ = ["CrosscheckResult", "crosscheck"]
 
@@ -329,7 +324,7 @@ def crosscheck(scores: Any, labels: Any, ratings: Any, *, fit: LatentClassFit | 
             model_flags = loss > math.log(2.0)
         else:
             probs = s.probabilities()[0]
-            codes = label_codes(pd.Series(cats[lab], index=r.items), s)
+            codes = s.label_codes(pd.Series(cats[lab], index=r.items))
             model_flags = probs.argmax(axis=1) != codes
             # columns of the model in the category order of the ratings
             col = match_labels(np.asarray(cats, dtype=object), s.classes)

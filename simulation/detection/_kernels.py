@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit, prange
 
 # One keyed Poisson(1) generator for the package: the bootstrap engine's.
-from simulation.bootstrap._kernels import POISSON_CDF, keyed_poisson
+from _goldnoise_lib.resampling._kernels import POISSON_CDF, keyed_poisson
 
 __all__ = ["POISSON_CDF", "metrics_weighted", "poisson_weights", "stratified_bootstrap"]
 
@@ -193,7 +193,7 @@ def stratified_bootstrap(y, last, hashes, k, first, n_rep, cdf, n_chunks):
     """Metrics of replicates ``first .. first + n_rep − 1``, parallel over chunks of them.
 
     ``hashes`` are the items' keyed hashes in score order
-    (``simulation.bootstrap``'s ``item_hashes(seed, item keys)``): replicate
+    (the resampling core's ``item_hashes(seed, item keys)``): replicate
     ``r`` weighs an item by the engine's Poisson(1) draw keyed by
     ``(seed, item id, r)``, rescaled within errors and within non-errors to
     the strata's sizes. The weights do not depend on the order of the items,

@@ -14,6 +14,11 @@ import pandas as pd
 
 from _goldnoise_lib.errors import DegenerateDataWarning
 from _goldnoise_lib.lazy import lazy_module
+from _goldnoise_lib.messages import few
+from _goldnoise_lib.resampling import BootstrapResult, bootstrap_refit
+from _goldnoise_lib.resampling import weights as _resample
+from _goldnoise_lib.resampling.intervals import confidence_intervals
+from _goldnoise_lib.resampling.result import result_from_replicates
 from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import (
     ConfidenceLevel,
@@ -28,11 +33,7 @@ from _goldnoise_lib.validation import (
     validate_params,
 )
 from agreement import ConfidenceInterval
-from simulation.bootstrap import _resample
-from simulation.bootstrap._intervals import confidence_intervals
-from simulation.bootstrap._result import BootstrapResult
 from simulation.detection._ranking import Ranking
-from simulation.scores._model_scores import few
 
 # the engine's resample schemes, stratified by the truth here
 SCHEMES = ("poisson", "multinomial")
@@ -164,42 +165,36 @@ def clopper_pearson(successes: int, trials: int, confidence_level: float) -> Con
 def bootstrap_result(estimate: np.ndarray, dist: np.ndarray, *, method: str,
                      confidence_level: float, scheme: str, n_items: int,
                      names: tuple[str, ...] = METRICS) -> BootstrapResult:
-    """The bootstrap engine's result from detection replicates (its interval code)."""
-    bounds = _BOUNDS[: len(names)]
-    iv = confidence_intervals(estimate, dist, method=method, confidence_level=confidence_level,
-                              bounds=bounds)
-    n_deg = np.count_nonzero(~np.isfinite(dist), axis=0).astype(np.int64)
-    notes = [f"{nm}: {n_deg[s]} of {dist.shape[0]} resamples undefined, left out"
-             for s, nm in enumerate(names) if n_deg[s]]
-    notes += [f"{nm}: interval clipped to [0, 1]" for s, nm in enumerate(names) if iv.clipped[s]]
-    return BootstrapResult(tuple(names), np.asarray(estimate, dtype=np.float64),
-                           iv.standard_error, ConfidenceInterval(iv.low, iv.high), dist, n_deg,
-                           method, confidence_level, scheme, n_items, tuple(notes), None, None,
-                           bounds)
+    """The resampling core's result from detection replicates (intervals clipped to [0, 1])."""
+    return result_from_replicates(names, estimate, dist, method=method,
+                                  confidence_level=confidence_level, scheme=scheme,
+                                  n_items=n_items, bounds=_BOUNDS[: len(names)])
+
+
+def _multinomial_boot(srt: _Sorted, truth: np.ndarray, k: int, point: np.ndarray, rng: Any,
+                      n_resamples: int, method: str, level: float) -> BootstrapResult:
+    """Stratified multinomial replicates: the core's counts within errors and non-errors."""
+    cols = list(_COLS)
+
+    def metrics(counts: np.ndarray) -> np.ndarray:
+        w = np.ascontiguousarray(counts.astype(np.float64)[:, srt.order])
+        return K.metrics_weighted(srt.y, srt.last, w, float(k))[:, cols]
+
+    return bootstrap_refit(metrics, len(srt.y), names=METRICS, estimate=point[cols],
+                           n_resamples=n_resamples, rng=rng, method=method,
+                           confidence_level=level, strata=truth, bounds=_BOUNDS,
+                           block=max(1, _BLOCK_CELLS // max(len(srt.y), 1)))
 
 
 # replicates per block of multinomial weights (bounds the memory of the weight matrix)
 _BLOCK_CELLS = 2**24
 
 
-def _multinomial_replicates(srt: _Sorted, truth: np.ndarray, k: int, rng: Any,
-                            n_resamples: int) -> np.ndarray:
-    """Stratified multinomial replicates: the engine's counts within errors and non-errors."""
-    n = len(srt.y)
-    seeds = _resample.replicate_seeds(rng, n_resamples)
-    out = np.empty((n_resamples, K.N_METRICS))
-    block = max(1, _BLOCK_CELLS // max(n, 1))
-    for lo in range(0, n_resamples, block):
-        hi = min(lo + block, n_resamples)
-        w = _resample.multinomial_counts(np.ones(n, dtype=np.int64), seeds[lo:hi],
-                                         strata=truth).astype(np.float64)
-        out[lo:hi] = K.metrics_weighted(srt.y, srt.last, np.ascontiguousarray(w[:, srt.order]),
-                                        float(k))
-    return out
-
-
 def _replicates(srt: _Sorted, k: int, rng: Any, n_resamples: int) -> np.ndarray:
-    """Stratified Poisson replicates with the engine's weights keyed by (seed, item id, r)."""
+    """Stratified Poisson replicates with the core's weights keyed by (seed, item id, r).
+
+    One fused kernel draws each item's keyed Poisson weight (the core's
+    ``keyed_poisson``) as it sweeps the sorted items: no weight matrix is built."""
     n = len(srt.y)
     threads = max(1, min(os.cpu_count() or 1, n_resamples))
     if n_resamples * n < _PARALLEL_MIN:
@@ -393,7 +388,7 @@ def detection_metrics(scores: Any, is_error: Any, *, k: int | None = None,
     rng : None, int, numpy.random.Generator, optional
         Seed of the bootstrap.
     method : {"percentile", "basic"}, default "percentile"
-        Interval of the bootstrap engine (:func:`simulation.bootstrap`'s
+        Interval of the bootstrap engine (:func:`agreement.bootstrap`'s
         conventions, clipped to [0, 1]).
     scheme : {"poisson", "multinomial"}, default "poisson"
         The engine's resample weights, stratified by ``is_error``:
@@ -426,7 +421,7 @@ def detection_metrics(scores: Any, is_error: Any, *, k: int | None = None,
     The bootstrap is by default the stratified Poisson bootstrap: in
     replicate ``r`` item ``i`` gets the bootstrap engine's Poisson(1) weight
     keyed by ``(seed, item id, r)`` (SPEC §3; the same weights
-    :func:`simulation.bootstrap` gives that item with ``scheme="poisson"``),
+    :func:`agreement.bootstrap` gives that item with ``scheme="poisson"``),
     and the weights of the errors and of the non-errors are rescaled to the
     sizes of the two strata, so every replicate holds as many errors (in
     weight) as the data. The weights depend neither on the scores nor on the
@@ -469,13 +464,12 @@ def detection_metrics(scores: Any, is_error: Any, *, k: int | None = None,
     boot = None
     if n_resamples:
         if scheme == "poisson":
-            raw = _replicates(srt, k, rng, n_resamples)
+            dist = np.ascontiguousarray(_replicates(srt, k, rng, n_resamples)[:, list(_COLS)])
+            boot = bootstrap_result(point[list(_COLS)], dist, method=method,
+                                    confidence_level=level, scheme=scheme, n_items=n)
         else:
-            raw = _multinomial_replicates(srt, truth, k, rng, n_resamples)
-        dist = np.ascontiguousarray(raw[:, list(_COLS)])
-        reps = pd.DataFrame(dist, columns=list(METRICS))
-        boot = bootstrap_result(point[list(_COLS)], dist, method=method,
-                                confidence_level=level, scheme=scheme, n_items=n)
+            boot = _multinomial_boot(srt, truth, k, point, rng, n_resamples, method, level)
+        reps = pd.DataFrame(boot.bootstrap_distribution, columns=list(METRICS))
         intervals = {m: ConfidenceInterval(float(boot.confidence_interval.low[s]),
                                            float(boot.confidence_interval.high[s]))
                      for s, m in enumerate(METRICS)}

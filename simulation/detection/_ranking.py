@@ -11,8 +11,7 @@ import pandas as pd
 from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import Option, check_params, validate_params
 from simulation.detection._confident import confident_learning
-from simulation.scores._ensemble import item_loss, label_codes
-from simulation.scores._model_scores import ModelScores
+from simulation.scores import ModelScores, item_loss
 
 __all__ = ["METHODS", "Ranking", "label_error_ranking"]
 
@@ -234,7 +233,7 @@ def label_error_ranking(scores: ModelScores, labels: Any, *,
         score = loss
     else:
         probs = s.probabilities()[0]
-        codes = label_codes(labels, s)
+        codes = s.label_codes(labels)
         p_label = probs[np.arange(s.n_items), codes]
         if method == "self_confidence":
             score = 1.0 - p_label

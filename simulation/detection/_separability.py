@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from _goldnoise_lib.resampling import BootstrapResult, bootstrap_refit
 from _goldnoise_lib.results import ConfidenceInterval, Result
 from _goldnoise_lib.validation import (
     ConfidenceLevel,
@@ -18,9 +19,7 @@ from _goldnoise_lib.validation import (
     check_params,
     validate_params,
 )
-from simulation.bootstrap import _resample
-from simulation.bootstrap._result import BootstrapResult
-from simulation.detection._metrics import bootstrap_result, detection_replicates
+from simulation.detection._metrics import detection_replicates
 
 __all__ = ["SeparabilityResult", "loss_separability", "overlap_coefficient"]
 
@@ -259,21 +258,19 @@ def loss_separability(scores: Any, labels: Any, is_noisy: Any, *, bins: int = 30
     ones = np.ones((1, n))
     point = np.array([detection_replicates(loss, noisy, ones)["auroc"].iloc[0],
                       overlap(ones)[0]])
-    seeds = _resample.replicate_seeds(rng, n_resamples)
-    dist = np.empty((n_resamples, 2))
-    block = max(1, _BLOCK_CELLS // n)
-    for lo in range(0, n_resamples, block):
-        hi = min(lo + block, n_resamples)
-        w = _resample.multinomial_counts(np.ones(n, dtype=np.int64), seeds[lo:hi],
-                                         strata=noisy).astype(np.float64)
-        dist[lo:hi, 0] = detection_replicates(loss, noisy, w)["auroc"].to_numpy()
-        dist[lo:hi, 1] = overlap(w)
-    boot = bootstrap_result(point, dist, method="percentile", confidence_level=level,
-                            scheme="multinomial", n_items=n, names=("auroc", "overlap"))
+
+    def replicate(counts: np.ndarray) -> np.ndarray:
+        w = counts.astype(np.float64)
+        return np.column_stack([detection_replicates(loss, noisy, w)["auroc"].to_numpy(),
+                                overlap(w)])
+
+    boot = bootstrap_refit(replicate, n, names=("auroc", "overlap"), estimate=point,
+                           n_resamples=n_resamples, rng=rng, method="percentile",
+                           confidence_level=level, strata=noisy,
+                           bounds=np.tile([0.0, 1.0], (2, 1)), block=max(1, _BLOCK_CELLS // n))
     # The overlap's plug-in estimate sits below its resamples' spread (a sum of minima of
     # noisy histograms is biased down): its interval is the basic one, which reflects that.
-    basic = bootstrap_result(point, dist, method="basic", confidence_level=level,
-                             scheme="multinomial", n_items=n, names=("auroc", "overlap"))
+    basic = boot.with_method("basic")
     ci = ConfidenceInterval(np.array([boot.confidence_interval.low[0],
                                       basic.confidence_interval.low[1]]),
                             np.array([boot.confidence_interval.high[0],

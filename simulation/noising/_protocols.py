@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from _goldnoise_lib.messages import few
 from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import (
     Probability,
@@ -27,7 +28,6 @@ from _goldnoise_lib.validation import (
     validate_params,
 )
 from agreement import Ratings, as_ratings
-from simulation.scores._model_scores import few
 
 __all__ = [
     "PROTOCOLS",

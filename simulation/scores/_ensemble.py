@@ -5,11 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-from _goldnoise_lib.labels import match_labels
 from _goldnoise_lib.validation import Option, check_params, validate_params
-from simulation.scores._model_scores import ModelScores, few
+from simulation.scores._model_scores import ModelScores
 
 __all__ = ["ensemble", "item_loss", "label_codes"]
 
@@ -26,44 +24,9 @@ def _check_scores(scores: Any, name: str = "scores") -> ModelScores:
 
 
 def label_codes(labels: Any, scores: ModelScores) -> np.ndarray:
-    """Column codes of the given labels, in the order of ``scores.items``.
-
-    A Series indexed by item ids is aligned by id; anything else is taken in
-    the order of ``scores.items`` and must have one label per item.
-    """
-    if scores.classes is None:
-        raise ValueError("these scores are per-item losses: they have no classes to match "
-                         "labels to.")
-    if isinstance(labels, pd.Series):
-        if not labels.index.is_unique:
-            dup = labels.index[labels.index.duplicated()].unique()
-            raise ValueError(f"`labels` repeats the item ids {few(dup.to_numpy())}.")
-        missing = scores.items.difference(labels.index)
-        if len(missing):
-            raise ValueError(
-                f"`labels` lacks {len(missing)} of the scored items: {few(missing.to_numpy())}."
-            )
-        values = labels.reindex(scores.items).to_numpy()
-    else:
-        values = np.asarray(labels)
-        if values.ndim != 1:
-            raise ValueError(f"`labels` must be one-dimensional; got shape {values.shape}.")
-        if len(values) != scores.n_items:
-            raise ValueError(
-                f"`labels` has {len(values)} entries for {scores.n_items} scored items; pass a "
-                "Series indexed by item id to align by id."
-            )
-    classes = scores.classes
-    # 2, 2.0 and "2" are one label (class names read from a file's header are text)
-    codes = match_labels(values, classes)
-    bad = codes < 0
-    if bad.any():
-        rows = np.flatnonzero(bad)
-        raise ValueError(
-            f"`labels` has values that are not among the classes {list(classes)[:10]}: "
-            f"{few(pd.unique(values[rows]))} (items {few(scores.items[rows].to_numpy())})."
-        )
-    return codes.astype(np.intp)
+    """Column codes of the given labels, in the order of ``scores.items``
+    (:meth:`ModelScores.label_codes`)."""
+    return scores.label_codes(labels)
 
 
 @validate_params(how=Option(_HOW))

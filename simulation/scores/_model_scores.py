@@ -11,6 +11,8 @@ import numpy as np
 import pandas as pd
 
 from _goldnoise_lib.errors import GoldnoiseWarning
+from _goldnoise_lib.labels import match_labels
+from _goldnoise_lib.messages import few
 from _goldnoise_lib.results import Result
 from agreement import Ratings
 
@@ -20,21 +22,10 @@ KINDS = ("probs", "logits", "loss")
 # Rows of probabilities must sum to 1 within this absolute tolerance (float32
 # softmax outputs of 1000 classes sum to 1 within ~1e-5; float16 ones within ~1e-3).
 PROB_TOLERANCE = 1e-3
-# How many offending ids or rows an error message names.
-_SHOWN = 5
 
 
 class ScorePrecisionWarning(GoldnoiseWarning):
     """Scores were stored in a low-precision type (float16): ties and rounding ahead."""
-
-
-def few(values: Sequence[Any] | np.ndarray, total: int | None = None) -> str:
-    """A short list of offending ids or rows for an error message."""
-    vals = list(values[:_SHOWN])
-    total = len(values) if total is None else total
-    text = ", ".join(repr(v.item() if isinstance(v, np.generic) else v) for v in vals)
-    more = f" and {total - len(vals)} more" if total > len(vals) else ""
-    return f"{text}{more}"
 
 
 def items_index(items: Any) -> pd.Index:
@@ -287,6 +278,52 @@ class ModelScores(Result):
         z = self.values - self.values.max(axis=-1, keepdims=True)
         e = np.exp(z)
         return e / e.sum(axis=-1, keepdims=True)
+
+    def label_codes(self, labels: Any) -> np.ndarray:
+        """The class column of each item's label, in the order of :attr:`items`.
+
+        A Series indexed by item ids is aligned by id; anything else is taken in
+        the order of the items and must have one label per item.
+
+        Examples
+        --------
+        >>> s = ModelScores.from_arrays([[[0.9, 0.1], [0.2, 0.8]]], kind="probs")
+        >>> s.label_codes([1, 0]).tolist()
+        [1, 0]
+        """
+        if self.classes is None:
+            raise ValueError("these scores are per-item losses: they have no classes to match "
+                             "labels to.")
+        if isinstance(labels, pd.Series):
+            if not labels.index.is_unique:
+                dup = labels.index[labels.index.duplicated()].unique()
+                raise ValueError(f"`labels` repeats the item ids {few(dup.to_numpy())}.")
+            missing = self.items.difference(labels.index)
+            if len(missing):
+                raise ValueError(
+                    f"`labels` lacks {len(missing)} of the scored items: {few(missing.to_numpy())}."
+                )
+            values = labels.reindex(self.items).to_numpy()
+        else:
+            values = np.asarray(labels)
+            if values.ndim != 1:
+                raise ValueError(f"`labels` must be one-dimensional; got shape {values.shape}.")
+            if len(values) != self.n_items:
+                raise ValueError(
+                    f"`labels` has {len(values)} entries for {self.n_items} scored items; pass a "
+                    "Series indexed by item id to align by id."
+                )
+        classes = self.classes
+        # 2, 2.0 and "2" are one label (class names read from a file's header are text)
+        codes = match_labels(values, classes)
+        bad = codes < 0
+        if bad.any():
+            rows = np.flatnonzero(bad)
+            raise ValueError(
+                f"`labels` has values that are not among the classes {list(classes)[:10]}: "
+                f"{few(pd.unique(values[rows]))} (items {few(self.items[rows].to_numpy())})."
+            )
+        return codes.astype(np.intp)
 
     def to_frame(self) -> pd.DataFrame:
         """Long DataFrame: one row per (model, item), one column per class (or ``loss``)."""

@@ -92,7 +92,7 @@ def run_studies(design: Design, n_items: int, expected: float, n_sims: int, *,
     high = {m: np.full(n_sims, np.nan) for m in INTERVAL_METHODS}
     pvalue = np.full(n_sims, np.nan) if null is not None else None
     if bootstrap:
-        from simulation.bootstrap import bootstrap as boot
+        from agreement import bootstrap as boot
     import agreement
 
     with warnings.catch_warnings():

@@ -211,8 +211,7 @@ def swap_core(r: Any, codes: np.ndarray, names: list[Any], n_humans: int,
               candidates: list[Any], *, coefficient: str, level: str | None, margin: float,
               n_resamples: int, confidence_level: float, rng: Any) -> SwapTestResult:
     """``codes``: items × (humans, then candidates), ``r`` their ratings' categories."""
-    from agreement import item_statistics
-    from simulation.bootstrap import bootstrap_rows
+    from agreement import bootstrap_rows, item_statistics
 
     first, freq = _distinct(codes, r.n_categories)
     rep = codes[first]

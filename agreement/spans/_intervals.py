@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 
 from _goldnoise_lib.errors import GoldnoiseWarning
-
+from _goldnoise_lib.resampling import BootstrapResult, bootstrap_sums
+from _goldnoise_lib.resampling.intervals import METHODS
 from _goldnoise_lib.validation import (
     ConfidenceLevel,
     Option,
@@ -20,10 +21,9 @@ from _goldnoise_lib.validation import (
     check_params,
     validate_params,
 )
-from agreement.spans import MATCHES, Spans, document_statistics
-from simulation.bootstrap import BootstrapResult, _resample
-from simulation.bootstrap._intervals import METHODS
-from simulation.bootstrap._result import result_from_sums
+from agreement.spans._agreement import MATCHES
+from agreement.spans._documents import document_statistics
+from agreement.spans._spans import Spans
 
 __all__ = ["MIN_DOCUMENTS", "span_intervals"]
 
@@ -123,7 +123,8 @@ def span_intervals(spans: Spans, statistics: Sequence[str] | None = None, *,
 
     Examples
     --------
-    >>> from simulation import simulate_spans, span_intervals
+    >>> from agreement import span_intervals
+    >>> from simulation import simulate_spans
     >>> sim = simulate_spans(100, n_annotators=2, rng=0)
     >>> res = span_intervals(sim.spans, ["span_f1", "unitizing_alpha"], n_resamples=500,
     ...                      rng=1)
@@ -155,10 +156,6 @@ def span_intervals(spans: Spans, statistics: Sequence[str] | None = None, *,
         notes.append(msg)
         spans = split
     ds = document_statistics(spans, statistics, match=match, threshold=threshold)
-    rows = np.ascontiguousarray(ds.values)
-    freq = np.ones(rows.shape[0], dtype=np.int64)
-    seeds = _resample.replicate_seeds(rng, n_resamples)
-    sums = _resample.multinomial_sums(freq, rows, seeds)
-    return result_from_sums(ds.statistics, ds.finalize, rows, freq, sums, method=method,
-                            confidence_level=confidence_level, scheme="multinomial",
-                            n_items=int(rows.shape[0]), notes=notes, stacklevel=2)
+    return bootstrap_sums(ds.values, ds.finalize, names=ds.statistics, n_resamples=n_resamples,
+                          rng=rng, method=method, confidence_level=confidence_level,
+                          notes=notes, stacklevel=2)

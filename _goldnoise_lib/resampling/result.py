@@ -1,4 +1,4 @@
-"""The result of :func:`simulation.bootstrap`."""
+"""The result of every bootstrap: :class:`BootstrapResult`, and its assembly from summed rows."""
 
 from __future__ import annotations
 
@@ -12,13 +12,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from _goldnoise_lib.results import CallableInterval, Result
+from _goldnoise_lib.errors import DegenerateDataWarning
+from _goldnoise_lib.resampling import weights as _resample
+from _goldnoise_lib.resampling.intervals import confidence_intervals
+from _goldnoise_lib.results import CallableInterval, ConfidenceInterval, Result
 from _goldnoise_lib.validation import check_confidence_level
-from agreement import ConfidenceInterval, DegenerateDataWarning
-from simulation.bootstrap import _resample
-from simulation.bootstrap._intervals import confidence_intervals
 
-__all__ = ["BootstrapResult"]
+__all__ = ["BootstrapResult", "coefficient_bounds", "result_from_replicates", "result_from_sums"]
+
+#: Why a coefficient's replicate may be undefined (the notes say it).
+DEGENERATE = "chance agreement 1 or no pairable item"
 
 
 def _name(stat: Any) -> str:
@@ -118,7 +121,7 @@ class BootstrapResult(Result):
         Examples
         --------
         >>> from agreement import Ratings
-        >>> from simulation import bootstrap
+        >>> from agreement import bootstrap
         >>> r = Ratings.from_wide([[0, 0], [1, 1], [0, 1], [1, 1], [0, 0], [1, 0]] * 5)
         >>> res = bootstrap(["fleiss_kappa"], r, n_resamples=200, rng=1)
         >>> res.with_method("bca").method
@@ -159,7 +162,7 @@ class BootstrapResult(Result):
         Examples
         --------
         >>> import numpy as np
-        >>> from simulation import bootstrap
+        >>> from agreement import bootstrap
         >>> x = np.random.default_rng(0).integers(0, 2, size=(200, 3))
         >>> x[:120] = x[:120, :1]  # 120 unanimous items
         >>> res = bootstrap(["gwet_ac1", "fleiss_kappa"], x, n_resamples=999, rng=1)
@@ -227,37 +230,41 @@ def coefficient_bounds(names) -> np.ndarray:
 def result_from_sums(names: tuple[str, ...], finalize: Callable[[np.ndarray], np.ndarray],
                      rows: np.ndarray, freq: np.ndarray, replicate_sums: np.ndarray, *,
                      method: str, confidence_level: float, scheme: str, n_items: int,
-                     notes: list[str], stacklevel: int) -> BootstrapResult:
+                     notes: list[str], stacklevel: int, bounds: np.ndarray | None = None,
+                     degenerate: str = DEGENERATE) -> BootstrapResult:
     """The :class:`BootstrapResult` of statistics finalized from sums of distinct rows.
 
     ``rows`` (P, C) are the distinct item rows and ``freq`` (P,) their counts;
     ``replicate_sums`` (B, C) the row sums of every replicate. The estimate is
     ``finalize(freq @ rows)``; the leave-one-item-out jackknife subtracts one
     row from that total (items sharing a row share their value: O(P)).
-    Shared by the in-memory engine and the chunked (Poisson) path.
+    ``bounds`` (S, 2) clip the intervals (default: a coefficient's range,
+    :func:`coefficient_bounds`); ``degenerate`` says why a replicate may be
+    undefined, in the notes. Shared by every bootstrap of summed rows.
     """
     total = _resample.replicate_sums(freq[None, :], rows)[0]
     estimate = finalize(total)
     jackknife = finalize(total[None, :] - rows)
     dist = finalize(replicate_sums)
-    bounds = coefficient_bounds(names)
+    what = "coefficient" if bounds is None else "statistic"
+    bounds = coefficient_bounds(names) if bounds is None else np.asarray(bounds, dtype=np.float64)
     iv = confidence_intervals(estimate, dist, method=method, confidence_level=confidence_level,
                               jackknife=jackknife, jackknife_weights=freq, bounds=bounds)
     n_deg = np.count_nonzero(~np.isfinite(dist), axis=0)
     n_resamples = dist.shape[0]
     for s, name in enumerate(names):
         if not np.isfinite(estimate[s]):
-            warnings.warn(f"{name} is undefined on these data (chance agreement 1 or no "
-                          "pairable item): its estimate, SE and interval are NaN.",
+            warnings.warn(f"{name} is undefined on these data ({degenerate}): its estimate, SE "
+                          "and interval are NaN.",
                           DegenerateDataWarning, stacklevel=stacklevel + 1)
             notes.append(f"{name}: undefined on the full sample")
             continue
         if n_deg[s]:
-            notes.append(f"{name}: {n_deg[s]} of {n_resamples} resamples degenerate (chance "
-                         "agreement 1 or no pairable item), left out of the SE and interval")
+            notes.append(f"{name}: {n_deg[s]} of {n_resamples} resamples degenerate "
+                         f"({degenerate}), left out of the SE and interval")
         if iv.clipped[s]:
             lo, hi = bounds[s]
-            notes.append(f"{name}: interval clipped to the coefficient's range "
+            notes.append(f"{name}: interval clipped to the {what}'s range "
                          f"[{lo:g}, {hi:g}]")
         if method == "bca" and not np.isfinite(iv.acceleration[s]):
             notes.append(f"{name}: BCa acceleration undefined (every leave-one-item-out value "
@@ -266,3 +273,29 @@ def result_from_sums(names: tuple[str, ...], finalize: Callable[[np.ndarray], np
                            ConfidenceInterval(iv.low, iv.high), dist, n_deg.astype(np.int64),
                            method, confidence_level, scheme, n_items, tuple(notes),
                            jackknife, freq, bounds)
+
+
+def result_from_replicates(names: tuple[str, ...], estimate: np.ndarray, dist: np.ndarray, *,
+                           method: str, confidence_level: float, scheme: str, n_items: int,
+                           bounds: np.ndarray | None = None,
+                           notes: list[str] | None = None) -> BootstrapResult:
+    """The :class:`BootstrapResult` of replicates computed by the caller (no jackknife).
+
+    For statistics that are not functions of summed rows (a ranking's AUROC, a
+    refitted model's parameters): ``estimate`` (S,) on the full sample and
+    ``dist`` (B, S) on the resamples; NaN replicates are counted, named in the
+    notes and left out; intervals are clipped to ``bounds`` (S, 2), noted.
+    """
+    estimate = np.asarray(estimate, dtype=np.float64)
+    iv = confidence_intervals(estimate, dist, method=method, confidence_level=confidence_level,
+                              bounds=bounds)
+    n_deg = np.count_nonzero(~np.isfinite(dist), axis=0).astype(np.int64)
+    notes = list(notes or [])
+    notes += [f"{nm}: {n_deg[s]} of {dist.shape[0]} resamples undefined, left out"
+              for s, nm in enumerate(names) if n_deg[s]]
+    if bounds is not None:
+        notes += [f"{nm}: interval clipped to [{bounds[s][0]:g}, {bounds[s][1]:g}]"
+                  for s, nm in enumerate(names) if iv.clipped[s]]
+    return BootstrapResult(tuple(names), estimate, iv.standard_error,
+                           ConfidenceInterval(iv.low, iv.high), dist, n_deg, method,
+                           confidence_level, scheme, n_items, tuple(notes), None, None, bounds)

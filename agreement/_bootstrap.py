@@ -1,38 +1,14 @@
-"""The bootstrap engine: resampling items over per-item sufficient statistics.
+"""The bootstrap of agreement coefficients: their per-item rows, resampled by the core.
 
 Every agreement coefficient is ``finalize(Σ_i s_i)`` over per-item rows
-``s_i`` (:func:`agreement.item_statistics`). A bootstrap replicate draws items
-with replacement; item ``i`` drawn ``c_i`` times contributes ``c_i s_i``, so
-the replicate is ``finalize(c @ S)``: no coefficient is ever recomputed from
-labels. Items with the same rating pattern have the same row, so the engine
-merges them: with ``f_p`` items of pattern ``p``, drawing n items with
-replacement is a multinomial over the P distinct patterns (probabilities
-``f_p / n``), exact and O(P) per replicate however large n is.
-
-Internal contract (for other statistics built on this engine)
--------------------------------------------------------------
-A statistic that is a function of resample weights can reuse the parts:
-
-* weights — :mod:`simulation.bootstrap._resample`:
-  ``replicate_seeds(rng, B)`` then ``multinomial_counts(freq, seeds, strata)``
-  (int64, B × P; ``freq`` = ones for plain items, ``strata`` e.g. ``is_error``
-  for the stratified bootstrap), or ``multinomial_sums(freq, rows, seeds)`` when
-  the statistic is a function of weighted row sums (never stores the counts);
-  ``poisson_seed(rng)``, ``item_keys(ids)`` and ``poisson_weights(seed, keys, B,
-  first=b0)`` for Poisson(1) weights keyed by (seed, item id, replicate). The
-  same seeds give the same weights whatever the block of replicates or the
-  thread count, so replicates can be computed in blocks.
-* partitions — ``poisson_pattern_counts(seed, keys, rows, B)`` per chunk,
-  ``combine_pattern_counts(parts)`` (exact integer sums by distinct row) and
-  ``replicate_sums(counts, patterns)``: bit-identical to the whole data in one
-  piece, in any order and any split (``poisson_replicate_sums`` does all three
-  for one chunk; per-chunk sums of it add up to rounding).
-* intervals — :func:`simulation.bootstrap._intervals.confidence_intervals`
-  ``(estimate (S,), distribution (B, S), method=, confidence_level=,
-  jackknife=(n, S), jackknife_weights=(n,), bounds=(S, 2))`` for any
-  statistic; NaN replicates are left out (count and report them).
-* result — :class:`simulation.bootstrap._result.BootstrapResult` takes the
-  arrays (with the jackknife, so that ``difference`` supports BCa).
+``s_i`` (:func:`agreement.item_statistics`). Items with the same rating
+pattern have the same row, so they are merged: with ``f_p`` items of pattern
+``p``, drawing n items with replacement is a multinomial over the P distinct
+patterns (probabilities ``f_p / n``), exact and O(P) per replicate however
+large n is. This module builds those rows (the plan) and hands them to the
+resampling core's ``bootstrap_sums`` (:mod:`_goldnoise_lib.resampling`), which
+draws the replicates and assembles the :class:`BootstrapResult`;
+``bootstrap_rows`` is the same entry for rows the caller built.
 
 The leave-one-item-out jackknife for BCa is the total sums minus one item's
 row, one finalize per distinct pattern: O(P) finalize steps, never O(n²).
@@ -40,13 +16,16 @@ row, one finalize per distinct pattern: O(P) finalize steps, never O(n²).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
 from _goldnoise_lib import patterns as _patterns
+from _goldnoise_lib.resampling import BootstrapResult, bootstrap_sums
+from _goldnoise_lib.resampling import weights as resample_keys
+from _goldnoise_lib.resampling.intervals import METHODS
 from _goldnoise_lib.validation import (
     ConfidenceLevel,
     Option,
@@ -58,24 +37,14 @@ from _goldnoise_lib.validation import (
     check_resamples,
     validate_params,
 )
-from agreement import (
-    ChunkedRatings,
-    Ratings,
-    as_ratings,
-    coefficient_info,
-    item_statistics,
-)
-from simulation.bootstrap import _partial, _resample
-from simulation.bootstrap._intervals import METHODS
-from simulation.bootstrap._result import BootstrapResult, result_from_sums
+from agreement import _bootstrap_chunks as _partial
+from agreement._chunked import ChunkedRatings
+from agreement._item_stats import coefficient_info, item_statistics
+from agreement._ratings import Ratings, as_ratings
 
-# Imported at first use: scipy and Numba would double the time of `import goldnoise`.
-
-__all__ = ["bootstrap"]
+__all__ = ["bootstrap", "bootstrap_rows"]
 
 SCHEMES = ("multinomial", "poisson")
-# Replicates per block (progress reports; bounded memory of the Poisson counts).
-_BLOCK = 256
 
 
 class _Plan(NamedTuple):
@@ -198,33 +167,7 @@ def replicates_from_multiplicity(plan: _Plan, multiplicity: npt.ArrayLike) -> np
     counts = np.zeros((mult.shape[0], plan.freq.size))
     for b in range(mult.shape[0]):
         counts[b] = np.bincount(plan.groups, weights=mult[b], minlength=plan.freq.size)
-    return _finalize(plan, _resample.replicate_sums(counts, plan.rows))
-
-
-def _replicate_sums(plan: _Plan, scheme: str, n_resamples: int, rng: Any,
-                    progress: Callable[[int], None] | None) -> np.ndarray:
-    sums = np.empty((n_resamples, plan.rows.shape[1]))
-    if scheme == "multinomial":
-        seeds = _resample.replicate_seeds(rng, n_resamples)
-    else:
-        seed = _resample.poisson_seed(rng)
-        keys = _resample.item_keys(plan.ratings.items)
-    if scheme == "multinomial":  # no counts stored: blocks only to report progress
-        block = _BLOCK if progress is not None else n_resamples
-    else:  # bounded memory of the B × P counts
-        block = max(1, min(n_resamples, (1 << 24) // plan.freq.size,
-                           _BLOCK if progress is not None else n_resamples))
-    for lo in range(0, n_resamples, block):
-        hi = min(n_resamples, lo + block)
-        if scheme == "multinomial":
-            sums[lo:hi] = _resample.multinomial_sums(plan.freq, plan.rows, seeds[lo:hi])
-        else:
-            counts = _resample.poisson_counts(seed, keys, plan.groups, plan.freq.size, hi - lo,
-                                              first=lo)
-            sums[lo:hi] = _resample.replicate_sums(counts, plan.rows)
-        if progress is not None:
-            progress(hi - lo)
-    return sums
+    return _finalize(plan, resample_keys.replicate_sums(counts, plan.rows))
 
 
 @validate_params(n_resamples=Resamples(1), method=Option(METHODS), confidence_level=ConfidenceLevel(),
@@ -323,7 +266,7 @@ def bootstrap(
     Examples
     --------
     >>> import numpy as np
-    >>> from simulation import bootstrap
+    >>> from agreement import bootstrap
     >>> x = np.random.default_rng(0).integers(0, 3, size=(300, 4))
     >>> x[:200] = x[:200, :1]  # 200 unanimous items
     >>> res = bootstrap(["fleiss_kappa", "krippendorff_alpha"], x, n_resamples=999, rng=1)
@@ -340,11 +283,12 @@ def bootstrap(
     specs, r, n_resamples, method, confidence_level, scheme = _bootstrap_iv(
         statistics, ratings, n_resamples, method, confidence_level, scheme, weights, level)
     plan, notes = _plan(specs, r, weights, level)
-    return result_from_sums(
-        plan.names, lambda sums: _finalize(plan, sums), plan.rows, plan.freq,
-        _replicate_sums(plan, scheme, n_resamples, rng, _progress), method=method,
-        confidence_level=confidence_level, scheme=scheme, n_items=int(plan.kept.size),
-        notes=notes, stacklevel=2)
+    keys = resample_keys.item_keys(plan.ratings.items) if scheme == "poisson" else None
+    return bootstrap_sums(
+        plan.rows, lambda sums: _finalize(plan, sums), names=plan.names, freq=plan.freq,
+        n_resamples=n_resamples, rng=rng, method=method, confidence_level=confidence_level,
+        scheme=scheme, keys=keys, groups=plan.groups, notes=notes,
+        n_items=int(plan.kept.size), progress=_progress, stacklevel=2)
 
 
 def _bootstrap_chunked(statistics, ratings, n_resamples, method, confidence_level, scheme, rng,
@@ -358,7 +302,7 @@ def _bootstrap_chunked(statistics, ratings, n_resamples, method, confidence_leve
             "chunked ratings are resampled with `scheme='poisson'` (each item's weight keyed by "
             "its id, so that no chunk needs the others); the multinomial scheme draws n items "
             "from the whole data at once.")
-    seed = _resample.poisson_seed(rng)
+    seed = resample_keys.poisson_seed(rng)
     parts = ratings.map_reduce(
         lambda chunk: _partial.poisson_partial(chunk, specs, seed, n_resamples,
                                                weights=weights, level=level),
@@ -366,3 +310,60 @@ def _bootstrap_chunked(statistics, ratings, n_resamples, method, confidence_leve
     return _partial.poisson_finalize(parts, specs, ratings.schema, method=method,
                                      confidence_level=confidence_level, weights=weights,
                                      level=level, stacklevel=4)
+
+
+@validate_params(n_resamples=Resamples(1), method=Option(METHODS),
+                 confidence_level=ConfidenceLevel(), rng=Rng())
+def bootstrap_rows(rows: npt.ArrayLike, finalize: Callable[[np.ndarray], np.ndarray], *,
+                   names: Sequence[str], freq: npt.ArrayLike | None = None,
+                   n_resamples: int = 9999, method: str = "percentile",
+                   confidence_level: float = 0.95, rng: Any = None) -> BootstrapResult:
+    """Bootstrap statistics that are functions of summed per-item rows (items resampled).
+
+    Parameters
+    ----------
+    rows : array_like, shape (P, C)
+        Per-item rows (or the distinct rows, with ``freq``), e.g. the
+        :func:`agreement.item_statistics` rows of several coefficients side
+        by side.
+    finalize : callable
+        Maps summed rows ``(..., C)`` to the statistics ``(..., S)``; called
+        on the total, on every replicate (``(B, C)``) and on the jackknife.
+    names : sequence of str
+        The S statistics' names.
+    freq : array_like of int, shape (P,), optional
+        Items sharing each row (default one each).
+    n_resamples : int, default 9999
+    method : {"percentile", "basic", "bca"}, default "percentile"
+    confidence_level : float, default 0.95
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    BootstrapResult
+        Paired: :meth:`BootstrapResult.difference` gives any two statistics'
+        difference from the same resamples.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from agreement import bootstrap_rows
+    >>> x = np.random.default_rng(0).normal(size=(200, 1))
+    >>> rows = np.column_stack([np.ones(200), x[:, 0]])  # n, Σx
+    >>> res = bootstrap_rows(rows, lambda s: s[..., 1:] / s[..., :1], names=["mean"],
+    ...                      n_resamples=999, rng=1)
+    >>> bool(res.interval.low[0] < x.mean() < res.interval.high[0])
+    True
+    """
+    check_params(bootstrap_rows, locals())
+    rows = np.ascontiguousarray(rows, dtype=np.float64)
+    if rows.ndim != 2 or rows.shape[0] == 0:
+        raise ValueError(f"`rows` must be a non-empty 2-d array (items × columns); got shape "
+                         f"{rows.shape}.")
+    freq = (np.ones(rows.shape[0], dtype=np.int64) if freq is None
+            else np.ascontiguousarray(freq, dtype=np.int64))
+    if freq.shape != (rows.shape[0],) or (freq < 0).any():
+        raise ValueError("`freq` must give a non-negative count for each row of `rows`.")
+    return bootstrap_sums(rows, finalize, names=[str(n) for n in names], freq=freq,
+                          n_resamples=int(n_resamples), rng=rng, method=method,
+                          confidence_level=float(confidence_level), stacklevel=2)

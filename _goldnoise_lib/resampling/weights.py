@@ -1,6 +1,6 @@
 """Resample weights: multinomial (plain or stratified) and Poisson keyed by item id.
 
-These are the engine's reusable parts (see :mod:`simulation.bootstrap._engine`
+These are the resampling core's reusable parts (see :mod:`_goldnoise_lib.resampling`
 for the contract). Every function is deterministic given its seeds: the
 multinomial ones take one seed per replicate (:func:`replicate_seeds`), the
 Poisson ones one seed for the whole run (:func:`poisson_seed`) plus the
@@ -21,7 +21,7 @@ from _goldnoise_lib.lazy import lazy_module
 from _goldnoise_lib.validation import check_rng
 
 # Imported at first use: scipy and Numba would double the time of `import goldnoise`.
-_kernels = lazy_module("simulation.bootstrap._kernels")
+_kernels = lazy_module("_goldnoise_lib.resampling._kernels")
 
 
 __all__ = [

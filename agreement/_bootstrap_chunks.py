@@ -25,6 +25,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from _goldnoise_lib.resampling import BootstrapResult
+from _goldnoise_lib.resampling import weights as _resample
+from _goldnoise_lib.resampling.intervals import METHODS
+from _goldnoise_lib.resampling.result import result_from_sums
 from _goldnoise_lib.validation import (
     ConfidenceLevel,
     Option,
@@ -32,10 +36,8 @@ from _goldnoise_lib.validation import (
     check_params,
     validate_params,
 )
-from agreement import Ratings, coefficient_info, item_statistics
-from simulation.bootstrap import _resample
-from simulation.bootstrap._intervals import METHODS
-from simulation.bootstrap._result import BootstrapResult, result_from_sums
+from agreement._item_stats import coefficient_info, item_statistics
+from agreement._ratings import Ratings
 
 __all__ = ["PoissonParts", "poisson_combine", "poisson_finalize", "poisson_partial"]
 
@@ -76,7 +78,7 @@ def poisson_partial(chunk: Ratings, statistics: Any, seed: int, n_resamples: int
 
     >>> import numpy as np
     >>> from agreement import Ratings
-    >>> from simulation import poisson_combine, poisson_partial
+    >>> from agreement import poisson_combine, poisson_partial
     >>> r = Ratings.from_wide(np.random.default_rng(0).integers(0, 3, size=(50, 3)))
     >>> specs = ["fleiss_kappa"]
     >>> whole = poisson_partial(r, specs, seed=7, n_resamples=20)
@@ -110,7 +112,7 @@ def poisson_combine(a: PoissonParts, b: PoissonParts) -> PoissonParts:
     See :func:`poisson_partial`.
 
     >>> import numpy as np
-    >>> from simulation import PoissonParts, poisson_combine
+    >>> from agreement import PoissonParts, poisson_combine
     >>> a = PoissonParts(np.array([[1.0]]), np.array([2]), np.array([[3]]), 2)
     >>> poisson_combine(a, a).counts.tolist(), poisson_combine(a, a).freq.tolist()
     ([[6]], [4])
@@ -135,7 +137,7 @@ def poisson_finalize(parts: PoissonParts, statistics: Any, schema: Ratings, *, m
     --------
     >>> import numpy as np
     >>> from agreement import Ratings
-    >>> from simulation import poisson_combine, poisson_finalize, poisson_partial
+    >>> from agreement import poisson_combine, poisson_finalize, poisson_partial
     >>> r = Ratings.from_wide(np.random.default_rng(0).integers(0, 3, size=(50, 3)))
     >>> specs = ["fleiss_kappa"]
     >>> parts = poisson_combine(poisson_partial(r.take(range(20)), specs, 7, 99),

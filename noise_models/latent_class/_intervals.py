@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from _goldnoise_lib.progress import progress
+from _goldnoise_lib.resampling import bootstrap_refit
 from _goldnoise_lib.validation import (
     ConfidenceLevel,
     Option,
@@ -16,8 +16,6 @@ from _goldnoise_lib.validation import (
     check_params,
     validate_params,
 )
-from simulation.bootstrap import _resample
-from simulation.bootstrap._intervals import confidence_intervals
 
 __all__ = ["annotator_intervals"]
 
@@ -74,7 +72,7 @@ def annotator_intervals(fit: Any, *, n_resamples: int = 200, confidence_level: f
                         method: str = "percentile", rng: Any = None) -> pd.DataFrame:
     """Each annotator's reliability with a bootstrap interval over items.
 
-    Items are drawn with replacement with the bootstrap engine's multinomial
+    Items are drawn with replacement with the resampling core's multinomial
     counts (the same draw for every annotator: the intervals are paired), the
     model is refitted on each resample (the fit's settings, one start: the
     majority-vote start), and each parameter's interval is taken from its
@@ -119,7 +117,8 @@ def annotator_intervals(fit: Any, *, n_resamples: int = 200, confidence_level: f
     Examples
     --------
     >>> from noise_models import LatentClassModel
-    >>> from simulation import annotator_intervals, simulate_annotations
+    >>> from noise_models import annotator_intervals
+    >>> from simulation import simulate_annotations
     >>> sim = simulate_annotations(300, 4, model="M2", n_categories=2, hard_share=0.0,
     ...                            error_rates=[0.05, 0.15, 0.3, 0.45], rng=2)
     >>> fit = LatentClassModel("one-coin", rng=0).fit(sim.ratings)
@@ -133,7 +132,7 @@ def annotator_intervals(fit: Any, *, n_resamples: int = 200, confidence_level: f
     3          0.60          0.55           0.65
     """
     check_params(annotator_intervals, locals())
-    from noise_models import LatentClassModel
+    from noise_models.latent_class._model import LatentClassModel
 
     frame = _with_accuracy(fit)
     names = _reliability(frame)
@@ -144,37 +143,36 @@ def annotator_intervals(fit: Any, *, n_resamples: int = 200, confidence_level: f
     refit = LatentClassModel(model.annotators, model.hard, prior_strength=model.prior_strength,
                              max_iter=model.max_iter, tol=model.tol, n_starts=1)
     r = fit.ratings
-    n = r.n_items
     gen = np.random.default_rng(rng)
-    seeds = _resample.replicate_seeds(gen, n_resamples)
     rated = r.codes >= 0
-    dist = np.full((n_resamples, len(names), r.n_raters), np.nan)
-    # one seed per refit, drawn before the loop (the draws of the counts use `seeds`, not
-    # `gen`, so this is the sequence the refits always had)
-    refit_seeds = [int(gen.integers(2**63)) for _ in range(n_resamples)]
+    cats = [str(c) for c in r.categories]
     current: dict[str, np.ndarray] = {}
-
-    def draws() -> Any:  # the engine's counts of each resample, one at a time
-        for b in range(n_resamples):
-            current["counts"] = _resample.multinomial_counts(np.ones(n, dtype=np.int64),
-                                                             seeds[b:b + 1])[0]
+    # one seed per refit, drawn from `gen` once the core has drawn the resamples' seeds
+    # (the counts come from those seeds, not from `gen`): the sequence the refits always had
+    refit_seeds = (int(gen.integers(2**63)) for _ in range(n_resamples))
+    # EM over the distinct rows weighted by the draws: the parameters of refitting the
+    # resampled rows, bit for bit (LatentClassModel.refit_resamples), one resample at a time
+    def draws() -> Any:  # the core's counts of the resample being refitted
+        while True:
             yield current["counts"]
 
-    cats = [str(c) for c in r.categories]
-    # EM over the distinct rows weighted by the draws: the parameters of refitting the
-    # resampled rows, bit for bit (LatentClassModel.refit_resamples)
     reps = refit.refit_resamples(r, draws(), refit_seeds)
-    for b in progress(range(n_resamples), desc="annotator bootstrap"):
+
+    def one_refit(counts: np.ndarray) -> np.ndarray:  # (1, n) -> (1, S * k)
+        current["counts"] = counts[0]
         values = _replicate_values(next(reps), cats)
-        seen = rated[current["counts"] > 0].any(axis=0)
-        for s, name in enumerate(names):
-            dist[b, s] = np.where(seen, values[name], np.nan)
+        seen = rated[counts[0] > 0].any(axis=0)
+        return np.concatenate([np.where(seen, values[name], np.nan) for name in names])[None]
+
     est = frame[names].to_numpy(dtype=np.float64).T.ravel()  # (S * k,)
-    flat = dist.reshape(n_resamples, -1)
-    iv = confidence_intervals(est, flat, method=method, confidence_level=float(confidence_level),
-                              bounds=np.tile([0.0, 1.0], (est.size, 1)))
-    low = iv.low.reshape(len(names), r.n_raters)
-    high = iv.high.reshape(len(names), r.n_raters)
+    labels = [f"{name}[{j}]" for name in names for j in range(r.n_raters)]
+    boot = bootstrap_refit(one_refit, r.n_items, names=labels, estimate=est,
+                           n_resamples=n_resamples, rng=gen, method=method,
+                           confidence_level=float(confidence_level),
+                           bounds=np.tile([0.0, 1.0], (est.size, 1)), block=1,
+                           desc="annotator bootstrap")
+    low = boot.interval.low.reshape(len(names), r.n_raters)
+    high = boot.interval.high.reshape(len(names), r.n_raters)
     out = frame.copy()
     for s, name in enumerate(names):
         at = out.columns.get_loc(name) + 1
