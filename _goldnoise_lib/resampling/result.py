@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from _goldnoise_lib.errors import DegenerateDataWarning
 from _goldnoise_lib.resampling import weights as _resample

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from _goldnoise_lib import patterns as _patterns
-from _goldnoise_lib.results import ConfidenceInterval, Result, plain_value
+from _goldnoise_lib.results import ConfidenceInterval, Result
 from _goldnoise_lib.validation import (
     ConfidenceLevel,
     Resamples,
