@@ -288,7 +288,7 @@ def test_read_conll_decodes_each_sentence_so_IOB1_files_read_as_seqeval_reads_th
     # adjacent spans of one label. A LOC ending sentence 1 and a LOC opening sentence 2
     # are two spans (seqeval and conlleval decode sentence by sentence); decoding the
     # whole document as one tag sequence merged them into one span across the blank line.
-    from _goldnoise_lib.errors import GoldnoiseWarning
+    from agreement import GoldnoiseWarning
 
     (tmp_path / "iob1.conll").write_text(
         "-DOCSTART- -X- -X- O\n\nin IN I-PP O\nBonn NNP I-NP I-LOC\n\n"
