@@ -360,6 +360,44 @@ def test_confident_learning_kernels_equal_the_reference(decimals):
     np.testing.assert_array_equal(serial, _cl_reference(labels[:1000], probs[:1000]))
 
 
+def _pair_noise_probs(seed, n=4000, m=6, noise=0.3, tiny=3):
+    """Flips concentrated on one other class (many items to flag per pair: the
+    partition path, beyond the running top lists), and a class of two items."""
+    rng = np.random.default_rng(seed)
+    true = rng.integers(0, m - 1, size=n)
+    true[:tiny] = m - 1
+    logits = rng.normal(size=(n, m))
+    logits[np.arange(n), true] += 1.5
+    probs = softmax(logits, axis=1)
+    labels = true.copy()
+    flip = rng.random(n) < noise
+    labels[flip] = (labels[flip] + 1) % (m - 1)
+    labels[:tiny] = 0  # the tiny class's items given another label
+    labels[tiny:tiny + 2] = m - 1  # and two items of a big class given the tiny one
+    return labels, probs
+
+
+@pytest.mark.parametrize("decimals", [None, 2])
+def test_confident_learning_kernels_many_flags_per_pair(decimals):
+    from simulation.detection._confident import _by_label, _prune_counts, confident_joint
+    from simulation.detection._confident import confident_learning
+    from simulation.detection._confident_kernels import _FEW
+
+    labels, probs = _pair_noise_probs(5)
+    if decimals is not None:
+        probs = np.round(probs, decimals)
+    prune = _prune_counts(confident_joint(labels, probs, _by_label(labels, probs.shape[1])))
+    off = prune[~np.eye(len(prune), dtype=bool)]
+    assert off.max() > _FEW  # the partition path runs
+    got = confident_learning(labels, probs)
+    np.testing.assert_array_equal(got, _cl_reference(labels, probs))
+    cleanlab_filter = pytest.importorskip(
+        "cleanlab.filter", reason="cleanlab (AGPL-3, test reference only) is not installed")
+    want = cleanlab_filter.find_label_issues(labels, probs, filter_by="prune_by_noise_rate",
+                                             n_jobs=1)
+    np.testing.assert_array_equal(got, want)
+
+
 @given(st.lists(st.sampled_from([0.0, -0.0, 1.5, -2.25, 3.0, 1e-310, -1e-310, np.inf,
                                  -np.inf, 7.0]), min_size=0, max_size=60),
        st.integers(0, 2**31 - 1))
