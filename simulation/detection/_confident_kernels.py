@@ -93,39 +93,51 @@ def _prune_flags_impl(probs, order, starts, prune, flags, ties):
             continue
         # the num + 1 largest margins p_j - p_k of each pair, with their items: the
         # num-th is the cut v, and the cut falls inside tied margins exactly when the
-        # (num + 1)-th equals it
-        top = np.empty((n_few, _FEW + 1), dtype=np.float64)
-        who = np.empty((n_few, _FEW + 1), dtype=np.int64)
-        filled = np.zeros(n_few, dtype=np.int64)
-        cap = np.empty(n_few, dtype=np.int64)
+        # (num + 1)-th equals it. thr[j]: the margin a new item must beat to enter j's
+        # list (-inf while it fills, +inf for the classes without a list), so that a row
+        # is one branch-free pass of comparisons, and the lists are touched only on a hit.
+        top = np.empty((m, _FEW + 1), dtype=np.float64)
+        who = np.empty((m, _FEW + 1), dtype=np.int64)
+        filled = np.zeros(m, dtype=np.int64)
+        cap = np.zeros(m, dtype=np.int64)
+        thr = np.full(m, np.inf)
         for a in range(n_few):
-            cap[a] = prune[few[a], k] + 1  # <= size: num < size
+            cap[few[a]] = prune[few[a], k] + 1  # <= size: num < size
+            thr[few[a]] = -np.inf
         for t in range(size):
             i = order[lo + t]
             pk = probs[i, k]
-            for a in range(n_few):
-                x = probs[i, few[a]] - pk
-                c = cap[a]
-                if filled[a] < c:
-                    pos = filled[a]
-                    filled[a] += 1
-                elif x > top[a, c - 1]:
-                    pos = c - 1
-                else:
+            hits = 0
+            for j in range(m):
+                hits += probs[i, j] - pk > thr[j]
+            if hits == 0:
+                continue
+            for j in range(m):
+                x = probs[i, j] - pk
+                if not x > thr[j]:
                     continue
-                while pos > 0 and top[a, pos - 1] < x:
-                    top[a, pos] = top[a, pos - 1]
-                    who[a, pos] = who[a, pos - 1]
+                c = cap[j]
+                if filled[j] < c:
+                    pos = filled[j]
+                    filled[j] += 1
+                else:
+                    pos = c - 1
+                while pos > 0 and top[j, pos - 1] < x:
+                    top[j, pos] = top[j, pos - 1]
+                    who[j, pos] = who[j, pos - 1]
                     pos -= 1
-                top[a, pos] = x
-                who[a, pos] = i
+                top[j, pos] = x
+                who[j, pos] = i
+                if filled[j] == c:
+                    thr[j] = top[j, c - 1]
         for a in range(n_few):
-            num = cap[a] - 1
-            if top[a, num] == top[a, num - 1]:  # ties straddle the cut: the caller sorts
-                ties[k, few[a]] = True
+            j = few[a]
+            num = cap[j] - 1
+            if top[j, num] == top[j, num - 1]:  # ties straddle the cut: the caller sorts
+                ties[k, j] = True
                 continue
             for r in range(num):
-                flags[who[a, r]] = True
+                flags[who[j, r]] = True
         if n_many == 0:
             continue
         margin = np.empty(size, dtype=np.float64)
