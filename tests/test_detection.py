@@ -408,6 +408,26 @@ def test_radix_argsort_equals_numpy_stable(values, seed):
                                   np.argsort(-scores, kind="stable"))
 
 
+@pytest.mark.parametrize("n", [500, 60_000])  # numpy's sort, then the radix kernel
+def test_ranking_order_is_the_stable_sort_of_flag_then_score(n):
+    # the ranking's order: flagged first, each part by score (ties, and -0.0 with 0.0, in
+    # input order), as a stable argsort of the exact (flagged, score) key
+    from simulation.detection._ranking import Ranking, _flag_key
+
+    rng = np.random.default_rng(n)
+    values = np.round(rng.normal(size=n), 2)  # many ties
+    values[:50] = 0.0
+    values[50:100] = -0.0
+    mask = rng.random(n) < 0.1
+    items = pd.Index(rng.permutation(n) + 7, name="item")
+    r = Ranking.from_scores(pd.Series(values, index=items), flagged=items[mask])
+    want = np.argsort(-_flag_key(values, mask), kind="stable")
+    assert r.items.equals(items[want])
+    assert r.flagged.equals(items[want][: mask.sum()])
+    plain = Ranking.from_scores(pd.Series(values, index=items))
+    assert plain.items.equals(items[np.argsort(-values, kind="stable")])
+
+
 def test_rank_scores_equal_cleanlab_quality_scores():
     rank = pytest.importorskip("cleanlab.rank", reason="cleanlab is not installed")
     labels, probs = _noisy_probs(4)
