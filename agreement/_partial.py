@@ -254,9 +254,44 @@ def _moments(rows: np.ndarray, mult: np.ndarray | None) -> tuple[np.ndarray, np.
     return mult @ rows, rows.T @ (mult[:, None] * rows)
 
 
+# The last count table's patterns: the statistics of one pass read the same chunk in turn.
+_LAST_PATTERNS: tuple = (None, None)
+
+
+def _count_patterns(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The distinct rows of a count table and how many items have each (exact integers),
+    or None when they are not few (more than half the items, or keys beyond 62 bits)."""
+    global _LAST_PATTERNS
+    last = _LAST_PATTERNS  # one read: another thread may replace it
+    if last[0] is counts and not counts.flags.writeable:
+        return last[1]
+    found = _find_count_patterns(counts)
+    _LAST_PATTERNS = (counts, found)
+    return found
+
+
+def _find_count_patterns(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    n, m = counts.shape
+    if n < 64:
+        return None
+    base = int(counts.max(initial=0)) + 1
+    if m * math.log2(base) > 62:
+        return None
+    weights = base ** np.arange(m, dtype=np.int64)
+    keys = counts.astype(np.int64) @ weights
+    codes, uniq = pd.factorize(keys, sort=False)
+    if len(uniq) > n // 2:
+        return None
+    rows = (np.asarray(uniq)[:, None] // weights[None, :]) % base
+    return rows, np.bincount(codes, minlength=len(uniq)).astype(np.float64)
+
+
 def _coefficient_rows(family: str, r: Ratings, wts: Weights):
     """Per-item (or per-pattern, with multiplicities) rows of a chunk."""
     if family == "count" and not r.has_raters:
+        few = _count_patterns(r.counts)
+        if few is not None:  # few distinct count vectors: their rows, weighted
+            return count_rows_from_counts(few[0], wts.matrix, wts.weighted), few[1]
         return count_rows_from_counts(r.counts, wts.matrix, wts.weighted), None
     visit = _co._plan(family, r, wts)
     if visit.rows is not None:
@@ -270,6 +305,9 @@ def _alpha_rows(r: Ratings, level: str):
     hist = None
     if r.has_raters and r.n_items:
         hist = _patterns.count_histogram(r.codes, m)
+    if hist is None and not r.has_raters:
+        few = _count_patterns(r.counts)
+        hist = None if few is None else (None, *few)
     if hist is not None:
         _, a, mult = hist
     else:

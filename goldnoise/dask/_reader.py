@@ -544,6 +544,30 @@ FAN_IN = 8
 MAX_MASK_RATERS = 64
 
 
+#: Integer ids are grouped through a table over their range when it is at most this many
+#: times their number (and 2**28 entries): no hashing.
+DENSE_RANGE = 64
+
+
+def _group_ids(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, distinct ids)`` with ``distinct[codes] == ids``, in no particular order:
+    integer ids in a range at most :data:`DENSE_RANGE` × their number through a table
+    (two vectorised passes), others by ``pd.factorize``."""
+    if ids.dtype.kind in "iu" and ids.size:
+        lo, hi = int(ids.min()), int(ids.max())
+        span = hi - lo + 1
+        if span <= min(max(DENSE_RANGE * ids.size, 1 << 20), 1 << 28):
+            off = (ids - lo) if lo else ids
+            present = np.zeros(span, dtype=np.bool_)
+            present[off] = True
+            distinct = np.flatnonzero(present)
+            table = np.empty(span, dtype=np.int32 if distinct.size < 2**31 else np.intp)
+            table[distinct] = np.arange(distinct.size, dtype=table.dtype)
+            return table[off], (distinct + lo).astype(ids.dtype, copy=False)
+    codes, uniq = pd.factorize(ids, sort=False)
+    return codes, np.asarray(uniq)
+
+
 def _count_piece(schema: Ratings, piece: tuple) -> tuple:
     """One split piece summed by item: ``(ids, counts, masks)``, the piece's distinct item
     ids, their category counts (int32, items × categories) and which annotators rated
@@ -556,7 +580,7 @@ def _count_piece(schema: Ratings, piece: tuple) -> tuple:
                 None if k > MAX_MASK_RATERS else np.zeros(0, dtype=np.uint64))
     if pd.isna(item).any() or pd.isna(rater).any():
         raise ValueError("the data have missing item or annotator ids; drop those rows first.")
-    codes, ids = pd.factorize(item, sort=False)
+    codes, ids = _group_ids(item)
     labels = pd.Series(label, copy=False)
     present = labels.notna().to_numpy()
     lab = _positions(schema.categories, labels.to_numpy())
@@ -564,7 +588,7 @@ def _count_piece(schema: Ratings, piece: tuple) -> tuple:
         bad = labels.to_numpy()[(lab < 0) & present][0]
         raise ValueError(f"label {bad!r} is not among the schema's categories.")
     n = len(ids)
-    ic = codes[present] if not present.all() else codes
+    ic = (codes[present] if not present.all() else codes).astype(np.intp)
     counts = np.bincount(ic * m + lab[present] if not present.all() else ic * m + lab,
                          minlength=n * m).reshape(n, m).astype(np.int32)
     masks = None
@@ -585,25 +609,27 @@ def _count_pieces(schema: Ratings, *pieces: tuple) -> tuple:
 
 
 def _merge_counts(*parts: tuple) -> tuple:
-    """Counts of several pieces of one bucket, added up by item id (items in order of
-    first appearance)."""
+    """Counts of several pieces of one bucket, added up by item id."""
     parts = [p for p in parts if len(p[0])] or list(parts[:1])
     if len(parts) == 1:
         return parts[0]
     ids = np.concatenate([p[0] for p in parts])
     counts = np.concatenate([p[1] for p in parts])
     with_masks = all(p[2] is not None for p in parts)
-    codes, uniq = pd.factorize(ids, sort=False)
+    codes, uniq = _group_ids(ids)
     if len(uniq) == len(ids):  # no item in two pieces
         return (ids, counts, np.concatenate([p[2] for p in parts]) if with_masks else None)
-    order = np.argsort(codes, kind="stable")
-    starts = np.flatnonzero(np.r_[True, np.diff(codes[order]) != 0])
-    summed = np.add.reduceat(counts[order].astype(np.int64), starts, axis=0)
+    n, m = len(uniq), counts.shape[1]
+    # one weighted histogram over (item, category) cells: float64 sums of int32 counts
+    # are exact (below 2**53)
+    cells = (codes.astype(np.intp)[:, None] * m + np.arange(m)).ravel()
+    summed = np.bincount(cells, weights=counts.ravel(), minlength=n * m).reshape(n, m)
     if summed.max(initial=0) > np.iinfo(np.int32).max:
         raise ValueError("an item has more than 2**31 - 1 ratings in one category.")
     masks = None
     if with_masks:
-        masks = np.bitwise_or.reduceat(np.concatenate([p[2] for p in parts])[order], starts)
+        masks = np.zeros(n, dtype=np.uint64)
+        np.bitwise_or.at(masks, codes, np.concatenate([p[2] for p in parts]))
     return (np.asarray(uniq), summed.astype(np.int32), masks)
 
 
