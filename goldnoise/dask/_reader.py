@@ -380,15 +380,18 @@ def read_ratings(path_or_glob: Any, *, item: Hashable = "item", rater: Hashable 
     Returns
     -------
     DaskRatings
-        Coded chunks persisted in the workers' memory (``k`` bytes per item
-        for ``k`` annotators), the schema and the :class:`ShuffleReport`.
+        The per-item category counts persisted in the workers' memory, the
+        schema, and the rows cut by item ready to be brought together when a
+        statistic needs each item's ratings.
 
     Raises
     ------
     KeyError
         If a named column is missing.
     ValueError
-        For invalid options, or an annotator who rated an item twice.
+        For invalid options, or an annotator who rated an item twice (found
+        here with up to 64 annotators, else when the items' ratings are
+        brought together).
     TypeError
         For an unreadable ``path_or_glob``.
 
@@ -398,14 +401,20 @@ def read_ratings(path_or_glob: Any, *, item: Hashable = "item", rater: Hashable 
     (about four million ratings), notes their distinct labels and annotators
     (the schema every chunk is coded with, so that partial sums add up) and
     cuts its rows into one piece per output partition by a hash of the item
-    id; each output partition gathers its pieces (plain column arrays: the
-    shuffle moves no DataFrames and no more tasks than senders × receivers)
-    and codes them into an :class:`agreement.Ratings` chunk, which is
-    persisted. Statistics then map over the persisted chunks: memory per
-    worker is bounded by its partitions, never by the data set. Count-table
-    statistics send only per-chunk sums up the tree; annotator-identity
-    statistics and each EM iteration of a latent-class fit reuse the same
-    persisted chunks (the ratings move once).
+    id; the pieces stay where they were made. Each piece is then summed by
+    item where it lives (its items' category counts, and which annotators
+    rated each), and each output partition's sums are added up a tree of
+    fan-in eight into a count chunk, which is persisted: the count-table
+    statistics (percent agreement, Fleiss, Scott, Brennan–Prediger, Gwet,
+    Krippendorff's α) run on these, and no rating moves. The first statistic
+    that needs the annotators' identity (Cohen, Conger, Light, γ, a
+    latent-class fit, the bootstrap), or :meth:`DaskRatings.partition_by_item`,
+    has each output partition gather its pieces (plain column arrays: no more
+    tasks than senders × receivers) and code them into an
+    :class:`agreement.Ratings` chunk, which is persisted and reused by every
+    later statistic and each EM iteration (the ratings move once). Memory per
+    worker is bounded by its partitions, never by the data set; only sums
+    travel up the trees.
 
     Examples
     --------
