@@ -555,7 +555,7 @@ MAX_MASK_RATERS = 64
 
 #: Integer ids are grouped through a table over their range when it is at most this many
 #: times their number (and 2**28 entries): no hashing.
-DENSE_RANGE = 64
+DENSE_RANGE = 16
 
 
 def _group_ids(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
