@@ -23,7 +23,7 @@ def _confident_counts_impl(probs, labels, t_eps, m):
     n = probs.shape[0]
     n_blocks = (n + _BLOCK - 1) // _BLOCK
     part = np.zeros((n_blocks, m, m), dtype=np.int64)
-    for b in prange(n_blocks):
+    for b in range(n_blocks):
         for i in range(b * _BLOCK, min(n, (b + 1) * _BLOCK)):
             # how many classes are confident: a branch-free count over the row
             n_conf = 0
@@ -50,15 +50,18 @@ def _confident_counts_impl(probs, labels, t_eps, m):
     return out
 
 
-_counts_serial, _counts_parallel = serial_and_parallel(_confident_counts_impl,
-                                                       error_model="numpy")
+_counts_serial = serial_and_parallel(_confident_counts_impl, error_model="numpy")[0]
 
 
 def confident_counts(probs: np.ndarray, labels: np.ndarray, t_eps: np.ndarray) -> np.ndarray:
-    """The confident joint before calibration: ``C[given, confident true]``."""
+    """The confident joint before calibration: ``C[given, confident true]``.
+
+    Always the serial build: its row pass runs at memory speed (about 0.04 s for
+    1e6 × 100 on this project's 2-core machine), where the parallel build measured
+    0.04-0.7 s on the same data on a shared machine.
+    """
     m = probs.shape[1]
-    fn = _counts_parallel if use_parallel(probs.size) else _counts_serial
-    return fn(probs, labels.astype(np.int64, copy=False), t_eps, m)
+    return _counts_serial(probs, labels.astype(np.int64, copy=False), t_eps, m)
 
 
 def _prune_flags_impl(probs, order, starts, prune, flags, ties):
