@@ -574,3 +574,21 @@ def test_cluster_count_statistics_without_shuffle(data, cluster_client):
     assert lazy.partition_by_item() is lazy and lazy.partitioned_by_item
     _same(agreement.conger_kappa(lazy), agreement.conger_kappa(mem))
     _same_bound(noise_bound(lazy), noise_bound(mem))
+
+
+@pytest.mark.parametrize("k", [12, 40])  # the annotator bits in 16 and 64 bits
+def test_count_chunks_of_wider_masks_equal_memory_and_refuse_repeats(k):
+    rng = np.random.default_rng(k)
+    n = 200
+    raters = np.array([rng.choice(k, size=4, replace=False) for _ in range(n)])
+    long = pd.DataFrame({"item": np.repeat(np.arange(n), 4), "rater": raters.ravel(),
+                         "label": rng.integers(0, 3, size=4 * n)}
+                        ).sample(frac=1.0, random_state=2)
+    lazy = read_ratings(long, npartitions=3, scheduler="synchronous")
+    assert lazy._count_chunks is not None
+    _same(agreement.fleiss_kappa(lazy), agreement.fleiss_kappa(Ratings.from_long(long)))
+    assert not lazy.partitioned_by_item
+    dup = pd.concat([long, long.iloc[:1].assign(label=(long["label"].iloc[0] + 1) % 3)])
+    with pytest.raises(ValueError, match="more than once"):
+        read_ratings(dup.sample(frac=1.0, random_state=3), npartitions=3,
+                     scheduler="synchronous")

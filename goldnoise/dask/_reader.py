@@ -585,8 +585,8 @@ def _count_piece(schema: Ratings, piece: tuple) -> tuple:
     item, rater, label = piece[0], piece[1], piece[2]
     m, k = schema.n_categories, schema.n_raters
     if len(item) == 0:
-        return (item, np.zeros((0, m), dtype=np.int32),
-                None if k > MAX_MASK_RATERS else np.zeros(0, dtype=np.uint64))
+        return (item, np.zeros((0, m), dtype=np.uint8),
+                None if k > MAX_MASK_RATERS else np.zeros(0, dtype=_mask_dtype(k)))
     if pd.isna(item).any() or pd.isna(rater).any():
         raise ValueError("the data have missing item or annotator ids; drop those rows first.")
     codes, ids = _group_ids(item)
@@ -599,17 +599,31 @@ def _count_piece(schema: Ratings, piece: tuple) -> tuple:
     n = len(ids)
     ic = (codes[present] if not present.all() else codes).astype(np.intp)
     counts = np.bincount(ic * m + lab[present] if not present.all() else ic * m + lab,
-                         minlength=n * m).reshape(n, m).astype(np.int32)
+                         minlength=n * m).reshape(n, m)
     masks = None
     if k <= MAX_MASK_RATERS:
         rc = _positions(schema.raters, rater)
         if np.any(rc < 0):
             raise ValueError(f"annotator {rater[rc < 0][0]!r} is not in the schema's "
                              "annotators.")
-        bits = np.left_shift(np.uint64(1), rc[present].astype(np.uint64))
-        masks = np.zeros(n, dtype=np.uint64)
+        kind = _mask_dtype(k)
+        bits = np.left_shift(np.uint64(1), rc[present].astype(np.uint64)).astype(kind)
+        masks = np.zeros(n, dtype=kind)
         np.bitwise_or.at(masks, ic, bits)
-    return (np.asarray(ids), counts, masks)
+    return (np.asarray(ids), _narrow(counts), masks)
+
+
+def _mask_dtype(k: int) -> type:
+    """The narrowest unsigned integer with a bit per annotator (``k`` ≤ 64)."""
+    return np.uint8 if k <= 8 else np.uint16 if k <= 16 else np.uint32 if k <= 32 \
+        else np.uint64
+
+
+def _narrow(counts: np.ndarray) -> np.ndarray:
+    """Counts in the narrowest unsigned integer that holds them (the pieces travel)."""
+    top = int(counts.max(initial=0))
+    kind = np.uint8 if top < 1 << 8 else np.uint16 if top < 1 << 16 else np.int32
+    return counts.astype(kind)
 
 
 def _count_pieces(schema: Ratings, *pieces: tuple) -> tuple:
@@ -637,9 +651,10 @@ def _merge_counts(*parts: tuple) -> tuple:
         raise ValueError("an item has more than 2**31 - 1 ratings in one category.")
     masks = None
     if with_masks:
-        masks = np.zeros(n, dtype=np.uint64)
-        np.bitwise_or.at(masks, codes, np.concatenate([p[2] for p in parts]))
-    return (np.asarray(uniq), summed.astype(np.int32), masks)
+        bits = np.concatenate([p[2] for p in parts])
+        masks = np.zeros(n, dtype=bits.dtype)
+        np.bitwise_or.at(masks, codes, bits)
+    return (np.asarray(uniq), _narrow(summed), masks)
 
 
 _BYTE_BITS = np.array([bin(b).count("1") for b in range(256)], dtype=np.int64)
@@ -647,9 +662,10 @@ _BYTE_BITS = np.array([bin(b).count("1") for b in range(256)], dtype=np.int64)
 
 def _popcount(masks: np.ndarray) -> np.ndarray:
     """Set bits of each uint64 (``np.bitwise_count`` from numpy 2.0; a byte table before)."""
+    masks = np.ascontiguousarray(masks, dtype=np.uint64)
     if hasattr(np, "bitwise_count"):
         return np.bitwise_count(masks).astype(np.int64)
-    return _BYTE_BITS[np.ascontiguousarray(masks).view(np.uint8).reshape(-1, 8)].sum(axis=1)
+    return _BYTE_BITS[masks.view(np.uint8).reshape(-1, 8)].sum(axis=1)
 
 
 def _count_chunk(schema: Ratings, *parts: tuple) -> tuple[Ratings | None, dict]:
