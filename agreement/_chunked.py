@@ -7,7 +7,13 @@ rating of an item in one chunk, and offers
   categories (codes, values, order) and the annotators shared by all chunks;
 * ``map_reduce(partial, combine)``: apply ``partial`` to each chunk (a
   :class:`~agreement.Ratings` coded with the schema) and fold the results
-  with ``combine``; the engine decides where and in which tree order.
+  with ``combine``; the engine decides where and in which tree order;
+* optionally ``map_reduce_counts(partial, combine)``: the same over chunks
+  that hold only each item's category counts (a :class:`~agreement.Ratings`
+  without annotator identity, ``codes`` None), which an engine can sum up
+  a tree without bringing an item's ratings together. The count-table
+  statistics (percent agreement, Fleiss, Scott, Brennan–Prediger, Gwet,
+  Krippendorff's α) use it when it is there, ``map_reduce`` otherwise.
 
 The public functions (:func:`~agreement.fleiss_kappa`, …) recognise such an
 object by duck typing (:func:`is_chunked`) and run partial → combine →

@@ -254,9 +254,44 @@ def _moments(rows: np.ndarray, mult: np.ndarray | None) -> tuple[np.ndarray, np.
     return mult @ rows, rows.T @ (mult[:, None] * rows)
 
 
+# The last count table's patterns: the statistics of one pass read the same chunk in turn.
+_LAST_PATTERNS: tuple = (None, None)
+
+
+def _count_patterns(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The distinct rows of a count table and how many items have each (exact integers),
+    or None when they are not few (more than half the items, or keys beyond 62 bits)."""
+    global _LAST_PATTERNS
+    last = _LAST_PATTERNS  # one read: another thread may replace it
+    if last[0] is counts and not counts.flags.writeable:
+        return last[1]
+    found = _find_count_patterns(counts)
+    _LAST_PATTERNS = (counts, found)
+    return found
+
+
+def _find_count_patterns(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    n, m = counts.shape
+    if n < 64:
+        return None
+    base = int(counts.max(initial=0)) + 1
+    if m * math.log2(base) > 62:
+        return None
+    weights = base ** np.arange(m, dtype=np.int64)
+    keys = counts.astype(np.int64) @ weights
+    codes, uniq = pd.factorize(keys, sort=False)
+    if len(uniq) > n // 2:
+        return None
+    rows = (np.asarray(uniq)[:, None] // weights[None, :]) % base
+    return rows, np.bincount(codes, minlength=len(uniq)).astype(np.float64)
+
+
 def _coefficient_rows(family: str, r: Ratings, wts: Weights):
     """Per-item (or per-pattern, with multiplicities) rows of a chunk."""
     if family == "count" and not r.has_raters:
+        few = _count_patterns(r.counts)
+        if few is not None:  # few distinct count vectors: their rows, weighted
+            return count_rows_from_counts(few[0], wts.matrix, wts.weighted), few[1]
         return count_rows_from_counts(r.counts, wts.matrix, wts.weighted), None
     visit = _co._plan(family, r, wts)
     if visit.rows is not None:
@@ -270,6 +305,9 @@ def _alpha_rows(r: Ratings, level: str):
     hist = None
     if r.has_raters and r.n_items:
         hist = _patterns.count_histogram(r.codes, m)
+    if hist is None and not r.has_raters:
+        few = _count_patterns(r.counts)
+        hist = None if few is None else (None, *few)
     if hist is not None:
         _, a, mult = hist
     else:
@@ -585,15 +623,26 @@ def _fleiss_null(sums: PartialSums) -> float:
 
 
 # ----------------------------------------- the public functions over chunks
+def _counts_suffice(name: str) -> bool:
+    """Whether a statistic reads only each item's category counts (α at every level and
+    the count family: percent agreement, Fleiss, Scott, Brennan–Prediger, Gwet)."""
+    return name == "krippendorff_alpha" or SPECS[name].family == "count"
+
+
 def _map_reduce_many(ratings: Any, jobs: list[tuple[str, dict]]) -> list[PartialSums]:
-    """One pass over the chunks computing the partials of several statistics."""
+    """One pass over the chunks computing the partials of several statistics: over the
+    engine's count chunks (``map_reduce_counts``, when it has them) if every statistic
+    reads only the category counts, else over its chunks of ratings."""
     def partial(chunk: Ratings) -> tuple:
         return tuple(partial_sums(chunk, name, **opts) for name, opts in jobs)
 
     def combine(a: tuple, b: tuple) -> tuple:
         return tuple(combine_sums(x, y) for x, y in zip(a, b, strict=True))
 
-    return list(ratings.map_reduce(partial, combine))
+    run = ratings.map_reduce
+    if all(_counts_suffice(name) for name, _ in jobs):
+        run = getattr(ratings, "map_reduce_counts", run)
+    return list(run(partial, combine))
 
 
 def coefficient_over_chunks(name: str, ratings: Any, *, weights: Any = None,
@@ -624,25 +673,37 @@ def alpha_over_chunks(ratings: Any, *, level: str | None = None,
     return finalize_sums(sums, _stacklevel=4)
 
 
-def table_over_chunks(ratings: Any, *, weights: Any = None) -> dict[str, PartialSums]:
-    """The sums of every row of :func:`~agreement.agreement_table`, in one pass.
+def table_over_chunks(ratings: Any, *, weights: Any = None,
+                      names: Any = None) -> dict[str, PartialSums]:
+    """The sums of every row of :func:`~agreement.agreement_table`, in two passes.
 
     Keyed by the coefficient's name, and ``"krippendorff_alpha:<level>"`` for α;
-    a coefficient whose per-item vector is too long to carry is left out.
+    a coefficient whose per-item vector is too long to carry is left out, and so
+    is one not in ``names`` (default: all).
     """
     schema = ratings.schema
     weight_matrix(weights, schema)
     jobs: list[tuple[str, dict]] = []
     for name in SPECS:
+        if names is not None and name not in names:
+            continue
         ncol = _kernels.n_item_columns(SPECS[name].family, schema.n_raters,
                                        schema.n_categories)
         if ncol <= MAX_COLUMNS:
             jobs.append((name, {"weights": weights}))
     levels = ["nominal"] + (["ordinal", "interval"] if schema.ordered else [])
+    if names is not None and "krippendorff_alpha" not in names:
+        levels = []
     for lvl in levels:
         if lvl != "ordinal" or schema.n_categories <= MAX_ORDINAL_CATEGORIES:
             jobs.append(("krippendorff_alpha", {"level": lvl}))
-    sums = _map_reduce_many(ratings, jobs)
+    # two passes: the count-table statistics over the count chunks, the others (the
+    # annotators' identity) over the chunks of ratings
+    on_counts = [j for j in jobs if _counts_suffice(j[0])]
+    on_ratings = [j for j in jobs if not _counts_suffice(j[0])]
+    sums = [*(_map_reduce_many(ratings, on_counts) if on_counts else []),
+            *(_map_reduce_many(ratings, on_ratings) if on_ratings else [])]
+    jobs = on_counts + on_ratings
     out: dict[str, PartialSums] = {}
     for (name, opts), s in zip(jobs, sums, strict=True):
         key = name if name != "krippendorff_alpha" else f"{name}:{opts['level']}"

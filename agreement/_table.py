@@ -157,9 +157,10 @@ def agreement_table(ratings: Any, *, weights: Any = None,
     level = check_confidence_level(confidence_level)
     wanted = _wanted(coefficients)
     if is_chunked(ratings):
-        # One pass over the chunks for every row; each row is finalized from its sums.
+        # One pass over the count chunks for the count-table rows and one over the chunks
+        # of ratings for the others; each row is finalized from its sums.
         r = ratings.schema
-        sums = table_over_chunks(ratings, weights=weights)
+        sums = table_over_chunks(ratings, weights=weights, names=wanted)
 
         def run(fn, _ratings, **kwargs):
             key = fn.__name__ if "level" not in kwargs else f"{fn.__name__}:{kwargs['level']}"

@@ -222,6 +222,16 @@ def _scale_cases(tmp: Path) -> list:
                     "pd.read_parquet + Ratings.from_long",
                     lambda: read_ratings(str(folder), scheduler="synchronous"),
                     lambda: Ratings.from_long(pd.read_parquet(folder))))
+        from agreement import agreement_table
+
+        count_rows = ["percent_agreement", "fleiss_kappa", "brennan_prediger", "gwet_ac1",
+                      "krippendorff_alpha"]
+        lazy = read_ratings(str(folder), scheduler="synchronous")
+        mem = Ratings.from_long(pd.read_parquet(folder))
+        out.append(("Dask count-table rows of agreement_table (from the counts), 1e6 ratings",
+                    "the same rows in memory",
+                    lambda: agreement_table(lazy, coefficients=count_rows),
+                    lambda: agreement_table(mem, coefficients=count_rows)))
     from cleanlab.filter import find_label_issues
 
     from simulation import label_error_ranking

@@ -484,3 +484,111 @@ def test_ids_of_mixed_integer_widths_and_text_ids(tmp_path, monkeypatch):
     lazy = read_ratings(text, npartitions=3, scheduler="synchronous")
     assert lazy.n_items == mem.n_items
     _same(agreement.conger_kappa(lazy), agreement.conger_kappa(Ratings.from_long(text)))
+
+
+# --------------------------- the count-table statistics: a tree reduction, no shuffle
+COUNT_TABLE = ["percent_agreement", "fleiss_kappa", "scott_pi", "brennan_prediger", "gwet_ac1",
+               "krippendorff_alpha"]
+
+
+def test_count_statistics_move_no_rating(data):
+    # Fleiss, Brennan-Prediger, Gwet and α come from the per-item category counts summed up
+    # a tree: the ratings are not brought together by item (no item chunk is built).
+    frame, glob, mem = data
+    lazy = read_ratings(glob, npartitions=3, scheduler="synchronous")
+    assert not lazy.partitioned_by_item
+    assert (lazy.n_items, lazy.n_ratings) == (mem.n_items, mem.n_ratings)
+    for name in ("percent_agreement", "fleiss_kappa", "brennan_prediger", "gwet_ac1"):
+        fn = getattr(agreement, name)
+        _same(fn(lazy, weights="quadratic"), fn(mem, weights="quadratic"))
+    for level in LEVELS:
+        _same(agreement.krippendorff_alpha(lazy, level=level),
+              agreement.krippendorff_alpha(mem, level=level))
+    got = agreement_table(lazy, coefficients=COUNT_TABLE[:2] + COUNT_TABLE[3:])
+    want = agreement_table(mem, coefficients=COUNT_TABLE[:2] + COUNT_TABLE[3:])
+    pd.testing.assert_frame_equal(got, want, rtol=RTOL, atol=1e-14)
+    assert not lazy.partitioned_by_item
+    # An annotator-identity statistic brings each item's ratings together, once.
+    _same(agreement.conger_kappa(lazy), agreement.conger_kappa(mem))
+    assert lazy.partitioned_by_item
+    chunks = lazy._chunks
+    assert lazy.shuffle_report.shuffled and lazy.shuffle_report.rows == len(frame)
+    _same(agreement.light_kappa(lazy), agreement.light_kappa(mem))
+    assert lazy._chunks is chunks  # reused, not rebuilt
+
+
+def test_count_chunks_are_per_item_counts(data):
+    frame, glob, mem = data
+    lazy = read_ratings(glob, npartitions=4, scheduler="synchronous")
+    import dask
+
+    chunks = dask.compute(*lazy._count_chunks, scheduler="synchronous")
+    assert all(c.codes is None for c in chunks)
+    got = pd.concat([pd.DataFrame(c.counts, index=c.items) for c in chunks]).sort_index()
+    want = pd.DataFrame(mem.counts, index=mem.items).sort_index()
+    assert got.index.is_unique
+    np.testing.assert_array_equal(got.to_numpy(), want.to_numpy())
+
+
+def test_repeated_rating_in_two_files_is_refused(tmp_path):
+    # The same annotator rated item 1 in two files: the counts alone would count it twice.
+    folder = tmp_path / "dup"
+    folder.mkdir()
+    pd.DataFrame({"item": [1, 2], "rater": ["a", "a"], "label": ["x", "y"]}).to_parquet(
+        folder / "a.parquet", index=False)
+    pd.DataFrame({"item": [1, 2, 1], "rater": ["a", "b", "b"], "label": ["y", "y", "x"]}
+                 ).to_parquet(folder / "b.parquet", index=False)
+    with pytest.raises(ValueError, match="more than once"):
+        read_ratings(str(folder), scheduler="synchronous")
+
+
+def test_many_annotators_count_statistics_use_item_chunks():
+    # Beyond 64 annotators the count reduction cannot rule out a repeated rating: the
+    # count-table statistics run on the item chunks, still equal to memory.
+    rng = np.random.default_rng(4)
+    n, k = 300, 70
+    raters = np.array([rng.choice(k, size=5, replace=False) for _ in range(n)])
+    long = pd.DataFrame({"item": np.repeat(np.arange(n), 5), "rater": raters.ravel(),
+                         "label": rng.integers(0, 3, size=5 * n)}
+                        ).sample(frac=1.0, random_state=1)
+    lazy = read_ratings(long, npartitions=3, scheduler="synchronous")
+    assert lazy._count_chunks is None and lazy.n_items == n
+    mem = Ratings.from_long(long)
+    _same(agreement.fleiss_kappa(lazy), agreement.fleiss_kappa(mem))
+    assert lazy.partitioned_by_item
+    dup = pd.concat([long, long.iloc[:1]])
+    with pytest.raises(ValueError, match="more than once"):
+        agreement.fleiss_kappa(read_ratings(dup, npartitions=2, scheduler="synchronous"))
+
+
+def test_cluster_count_statistics_without_shuffle(data, cluster_client):
+    # On a LocalCluster (two worker processes): the count-table statistics from the tree
+    # of counts, then γ and the annotator statistics on the item chunks built once.
+    frame, glob, mem = data
+    lazy = read_ratings(glob, npartitions=3)
+    got = agreement_table(lazy, coefficients=COUNT_TABLE[:2] + COUNT_TABLE[3:])
+    pd.testing.assert_frame_equal(
+        got, agreement_table(mem, coefficients=COUNT_TABLE[:2] + COUNT_TABLE[3:]),
+        rtol=RTOL, atol=1e-14)
+    assert not lazy.partitioned_by_item
+    assert lazy.partition_by_item() is lazy and lazy.partitioned_by_item
+    _same(agreement.conger_kappa(lazy), agreement.conger_kappa(mem))
+    _same_bound(noise_bound(lazy), noise_bound(mem))
+
+
+@pytest.mark.parametrize("k", [12, 40])  # the annotator bits in 16 and 64 bits
+def test_count_chunks_of_wider_masks_equal_memory_and_refuse_repeats(k):
+    rng = np.random.default_rng(k)
+    n = 200
+    raters = np.array([rng.choice(k, size=4, replace=False) for _ in range(n)])
+    long = pd.DataFrame({"item": np.repeat(np.arange(n), 4), "rater": raters.ravel(),
+                         "label": rng.integers(0, 3, size=4 * n)}
+                        ).sample(frac=1.0, random_state=2)
+    lazy = read_ratings(long, npartitions=3, scheduler="synchronous")
+    assert lazy._count_chunks is not None
+    _same(agreement.fleiss_kappa(lazy), agreement.fleiss_kappa(Ratings.from_long(long)))
+    assert not lazy.partitioned_by_item
+    dup = pd.concat([long, long.iloc[:1].assign(label=(long["label"].iloc[0] + 1) % 3)])
+    with pytest.raises(ValueError, match="more than once"):
+        read_ratings(dup.sample(frac=1.0, random_state=3), npartitions=3,
+                     scheduler="synchronous")

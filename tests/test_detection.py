@@ -360,6 +360,44 @@ def test_confident_learning_kernels_equal_the_reference(decimals):
     np.testing.assert_array_equal(serial, _cl_reference(labels[:1000], probs[:1000]))
 
 
+def _pair_noise_probs(seed, n=4000, m=6, noise=0.3, tiny=3):
+    """Flips concentrated on one other class (many items to flag per pair: the
+    partition path, beyond the running top lists), and a class of two items."""
+    rng = np.random.default_rng(seed)
+    true = rng.integers(0, m - 1, size=n)
+    true[:tiny] = m - 1
+    logits = rng.normal(size=(n, m))
+    logits[np.arange(n), true] += 1.5
+    probs = softmax(logits, axis=1)
+    labels = true.copy()
+    flip = rng.random(n) < noise
+    labels[flip] = (labels[flip] + 1) % (m - 1)
+    labels[:tiny] = 0  # the tiny class's items given another label
+    labels[tiny:tiny + 2] = m - 1  # and two items of a big class given the tiny one
+    return labels, probs
+
+
+@pytest.mark.parametrize("decimals", [None, 2])
+def test_confident_learning_kernels_many_flags_per_pair(decimals):
+    from simulation.detection._confident import _by_label, _prune_counts, confident_joint
+    from simulation.detection._confident import confident_learning
+    from simulation.detection._confident_kernels import _FEW
+
+    labels, probs = _pair_noise_probs(5)
+    if decimals is not None:
+        probs = np.round(probs, decimals)
+    prune = _prune_counts(confident_joint(labels, probs, _by_label(labels, probs.shape[1])))
+    off = prune[~np.eye(len(prune), dtype=bool)]
+    assert off.max() > _FEW  # the partition path runs
+    got = confident_learning(labels, probs)
+    np.testing.assert_array_equal(got, _cl_reference(labels, probs))
+    cleanlab_filter = pytest.importorskip(
+        "cleanlab.filter", reason="cleanlab (AGPL-3, test reference only) is not installed")
+    want = cleanlab_filter.find_label_issues(labels, probs, filter_by="prune_by_noise_rate",
+                                             n_jobs=1)
+    np.testing.assert_array_equal(got, want)
+
+
 @given(st.lists(st.sampled_from([0.0, -0.0, 1.5, -2.25, 3.0, 1e-310, -1e-310, np.inf,
                                  -np.inf, 7.0]), min_size=0, max_size=60),
        st.integers(0, 2**31 - 1))
@@ -368,6 +406,26 @@ def test_radix_argsort_equals_numpy_stable(values, seed):
     scores = np.array(values + list(rng.normal(size=rng.integers(0, 40))), dtype=np.float64)
     np.testing.assert_array_equal(K.argsort_descending(scores),
                                   np.argsort(-scores, kind="stable"))
+
+
+@pytest.mark.parametrize("n", [500, 60_000])  # numpy's sort, then the radix kernel
+def test_ranking_order_is_the_stable_sort_of_flag_then_score(n):
+    # the ranking's order: flagged first, each part by score (ties, and -0.0 with 0.0, in
+    # input order), as a stable argsort of the exact (flagged, score) key
+    from simulation.detection._ranking import Ranking, _flag_key
+
+    rng = np.random.default_rng(n)
+    values = np.round(rng.normal(size=n), 2)  # many ties
+    values[:50] = 0.0
+    values[50:100] = -0.0
+    mask = rng.random(n) < 0.1
+    items = pd.Index(rng.permutation(n) + 7, name="item")
+    r = Ranking.from_scores(pd.Series(values, index=items), flagged=items[mask])
+    want = np.argsort(-_flag_key(values, mask), kind="stable")
+    assert r.items.equals(items[want])
+    assert r.flagged.equals(items[want][: mask.sum()])
+    plain = Ranking.from_scores(pd.Series(values, index=items))
+    assert plain.items.equals(items[np.argsort(-values, kind="stable")])
 
 
 def test_rank_scores_equal_cleanlab_quality_scores():

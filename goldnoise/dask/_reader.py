@@ -88,31 +88,49 @@ class ShuffleReport(Result):
 
 
 class DaskRatings:
-    """Ratings held by Dask as coded chunks, each with every rating of its items.
+    """Ratings held by Dask: per-item category counts, and each item's ratings on demand.
 
     Made by :func:`read_ratings`. The public goldnoise functions accept it in
     place of in-memory ratings (it implements :class:`agreement.ChunkedRatings`).
+    Two persisted forms, each built once:
+
+    * the count chunks: every item's category counts (``a[i, c]``), from the
+      partitions' own counts added up a tree (no rating moves), built by
+      :func:`read_ratings`; the count-table statistics (percent agreement,
+      Fleiss, Scott, Brennan–Prediger, Gwet, Krippendorff's α) run on them;
+    * the item chunks: every rating of an item in one partition, coded (a
+      shuffle on the item column), built at the first statistic that needs
+      the annotators' identity (Cohen, Conger, Light, γ, a latent-class fit,
+      the bootstrap) or by :meth:`partition_by_item`, then reused by every
+      statistic and every EM iteration.
 
     Attributes
     ----------
     schema : Ratings
         Categories and annotators shared by every chunk (no items).
     shuffle_report : ShuffleReport
+        What bringing each item's ratings together moved (builds the item
+        chunks if they are not built yet).
     n_items, n_ratings, npartitions : int
+        ``npartitions``: partitions of the item chunks.
     """
 
-    def __init__(self, chunks: list, schema: Ratings, report: ShuffleReport, n_items: int,
-                 n_ratings: int, scheduler: Any) -> None:
-        self._chunks = chunks
+    def __init__(self, schema: Ratings, count_chunks: list, n_items: int, n_ratings: int,
+                 build_items: Callable[[], tuple[list, ShuffleReport]], npartitions: int,
+                 scheduler: Any) -> None:
         self.schema = schema
-        self.shuffle_report = report
         self.n_items = n_items
         self.n_ratings = n_ratings
+        self._count_chunks = count_chunks  # None: counts alone cannot be trusted (see _counted)
+        self._build_items = build_items
+        self._chunks: list | None = None
+        self._report: ShuffleReport | None = None
+        self._npartitions = npartitions
         self._scheduler = scheduler
 
     @property
     def npartitions(self) -> int:
-        return len(self._chunks)
+        return self._npartitions if self._chunks is None else len(self._chunks)
 
     @property
     def n_raters(self) -> int:
@@ -134,8 +152,29 @@ class DaskRatings:
     def n_categories(self) -> int:
         return self.schema.n_categories
 
+    @property
+    def partitioned_by_item(self) -> bool:
+        """Whether the item chunks are built (each item's ratings in one partition)."""
+        return self._chunks is not None
+
+    def partition_by_item(self) -> DaskRatings:
+        """Build the item chunks now (once: later calls return at once); returns ``self``.
+
+        The statistics that need them build them at first use; call this to time
+        or schedule that step yourself.
+        """
+        if self._chunks is None:
+            self._chunks, self._report = self._build_items()
+            self._build_items = None  # the split pieces it held are released
+        return self
+
+    @property
+    def shuffle_report(self) -> ShuffleReport:
+        self.partition_by_item()
+        return self._report
+
     def map_reduce(self, partial: Callable[[Ratings], T], combine: Callable[[T, T], T]) -> T:
-        """``partial`` on every chunk where it lives, then ``combine`` up a binary tree.
+        """``partial`` on every item chunk where it lives, then ``combine`` up a binary tree.
 
         Parameters
         ----------
@@ -149,7 +188,21 @@ class DaskRatings:
         The combined result, computed with the scheduler given to
         :func:`read_ratings` (default: the active client, if any).
         """
-        parts = [delayed(partial, pure=False)(c) for c in self._chunks]
+        self.partition_by_item()
+        return self._tree(self._chunks, partial, combine)
+
+    def map_reduce_counts(self, partial: Callable[[Ratings], T],
+                          combine: Callable[[T, T], T]) -> T:
+        """As :meth:`map_reduce`, over count chunks (``Ratings`` without annotator
+        identity: ``counts`` only, ``codes`` is None): for partials that read only each
+        item's category counts. Runs on the item chunks when there are no count chunks
+        (more than 64 annotators: a repeated rating would not show in the counts)."""
+        if self._count_chunks is None:
+            return self.map_reduce(partial, combine)
+        return self._tree(self._count_chunks, partial, combine)
+
+    def _tree(self, chunks: list, partial: Callable, combine: Callable) -> Any:
+        parts = [delayed(partial, pure=False)(c) for c in chunks]
         while len(parts) > 1:
             nxt = [delayed(combine, pure=False)(parts[i], parts[i + 1])
                    for i in range(0, len(parts) - 1, 2)]
@@ -159,7 +212,8 @@ class DaskRatings:
         return dask.compute(parts[0], scheduler=self._scheduler)[0]
 
     def map_chunks(self, fn: Callable[[Ratings], T]) -> list[T]:
-        """``fn`` on every chunk, results gathered in chunk order (small results only)."""
+        """``fn`` on every item chunk, results gathered in chunk order (small results only)."""
+        self.partition_by_item()
         out = dask.compute(*[delayed(fn, pure=False)(c) for c in self._chunks],
                            scheduler=self._scheduler)
         return list(out)
@@ -326,15 +380,18 @@ def read_ratings(path_or_glob: Any, *, item: Hashable = "item", rater: Hashable 
     Returns
     -------
     DaskRatings
-        Coded chunks persisted in the workers' memory (``k`` bytes per item
-        for ``k`` annotators), the schema and the :class:`ShuffleReport`.
+        The per-item category counts persisted in the workers' memory, the
+        schema, and the rows cut by item ready to be brought together when a
+        statistic needs each item's ratings.
 
     Raises
     ------
     KeyError
         If a named column is missing.
     ValueError
-        For invalid options, or an annotator who rated an item twice.
+        For invalid options, or an annotator who rated an item twice (found
+        here with up to 64 annotators, else when the items' ratings are
+        brought together).
     TypeError
         For an unreadable ``path_or_glob``.
 
@@ -344,14 +401,20 @@ def read_ratings(path_or_glob: Any, *, item: Hashable = "item", rater: Hashable 
     (about four million ratings), notes their distinct labels and annotators
     (the schema every chunk is coded with, so that partial sums add up) and
     cuts its rows into one piece per output partition by a hash of the item
-    id; each output partition gathers its pieces (plain column arrays: the
-    shuffle moves no DataFrames and no more tasks than senders × receivers)
-    and codes them into an :class:`agreement.Ratings` chunk, which is
-    persisted. Statistics then map over the persisted chunks: memory per
-    worker is bounded by its partitions, never by the data set. Count-table
-    statistics send only per-chunk sums up the tree; annotator-identity
-    statistics and each EM iteration of a latent-class fit reuse the same
-    persisted chunks (the ratings move once).
+    id; the pieces stay where they were made. Each piece is then summed by
+    item where it lives (its items' category counts, and which annotators
+    rated each), and each output partition's sums are added up a tree of
+    fan-in eight into a count chunk, which is persisted: the count-table
+    statistics (percent agreement, Fleiss, Scott, Brennan–Prediger, Gwet,
+    Krippendorff's α) run on these, and no rating moves. The first statistic
+    that needs the annotators' identity (Cohen, Conger, Light, γ, a
+    latent-class fit, the bootstrap), or :meth:`DaskRatings.partition_by_item`,
+    has each output partition gather its pieces (plain column arrays: no more
+    tasks than senders × receivers) and code them into an
+    :class:`agreement.Ratings` chunk, which is persisted and reused by every
+    later statistic and each EM iteration (the ratings move once). Memory per
+    worker is bounded by its partitions, never by the data set; only sums
+    travel up the trees.
 
     Examples
     --------
@@ -484,6 +547,153 @@ def _disjoint(ranges: list) -> bool:
         return False
 
 
+#: Count pieces added up per task of the count reduction (the tree's fan-in).
+FAN_IN = 8
+#: Most annotators whose repeats the count reduction checks (one 64-bit mask per item).
+MAX_MASK_RATERS = 64
+
+
+#: Integer ids are grouped through a table over their range when it is at most this many
+#: times their number (and 2**28 entries): no hashing.
+DENSE_RANGE = 16
+
+
+def _group_ids(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, distinct ids)`` with ``distinct[codes] == ids``, in no particular order:
+    integer ids in a range at most :data:`DENSE_RANGE` × their number through a table
+    (two vectorised passes), others by ``pd.factorize``."""
+    if ids.dtype.kind in "iu" and ids.size:
+        lo, hi = int(ids.min()), int(ids.max())
+        span = hi - lo + 1
+        if span <= min(max(DENSE_RANGE * ids.size, 1 << 20), 1 << 28):
+            off = (ids - lo) if lo else ids
+            present = np.zeros(span, dtype=np.bool_)
+            present[off] = True
+            distinct = np.flatnonzero(present)
+            table = np.empty(span, dtype=np.int32 if distinct.size < 2**31 else np.intp)
+            table[distinct] = np.arange(distinct.size, dtype=table.dtype)
+            return table[off], (distinct + lo).astype(ids.dtype, copy=False)
+    codes, uniq = pd.factorize(ids, sort=False)
+    return codes, np.asarray(uniq)
+
+
+def _count_piece(schema: Ratings, piece: tuple) -> tuple:
+    """One split piece summed by item: ``(ids, counts, masks)``, the piece's distinct item
+    ids, their category counts (int32, items × categories) and which annotators rated
+    each (bit j: annotator j; ``None`` beyond 64 annotators). Rows without a label
+    register their item with no rating, as :meth:`Ratings.from_long` does."""
+    item, rater, label = piece[0], piece[1], piece[2]
+    m, k = schema.n_categories, schema.n_raters
+    if len(item) == 0:
+        return (item, np.zeros((0, m), dtype=np.uint8),
+                None if k > MAX_MASK_RATERS else np.zeros(0, dtype=_mask_dtype(k)))
+    if pd.isna(item).any() or pd.isna(rater).any():
+        raise ValueError("the data have missing item or annotator ids; drop those rows first.")
+    codes, ids = _group_ids(item)
+    labels = pd.Series(label, copy=False)
+    present = labels.notna().to_numpy()
+    lab = _positions(schema.categories, labels.to_numpy())
+    if np.any((lab < 0) & present):
+        bad = labels.to_numpy()[(lab < 0) & present][0]
+        raise ValueError(f"label {bad!r} is not among the schema's categories.")
+    n = len(ids)
+    ic = (codes[present] if not present.all() else codes).astype(np.intp)
+    counts = np.bincount(ic * m + lab[present] if not present.all() else ic * m + lab,
+                         minlength=n * m).reshape(n, m)
+    masks = None
+    if k <= MAX_MASK_RATERS:
+        rc = _positions(schema.raters, rater)
+        if np.any(rc < 0):
+            raise ValueError(f"annotator {rater[rc < 0][0]!r} is not in the schema's "
+                             "annotators.")
+        kind = _mask_dtype(k)
+        bits = np.left_shift(np.uint64(1), rc[present].astype(np.uint64)).astype(kind)
+        masks = np.zeros(n, dtype=kind)
+        np.bitwise_or.at(masks, ic, bits)
+    return (np.asarray(ids), _narrow(counts), masks)
+
+
+def _mask_dtype(k: int) -> type:
+    """The narrowest unsigned integer with a bit per annotator (``k`` ≤ 64)."""
+    return np.uint8 if k <= 8 else np.uint16 if k <= 16 else np.uint32 if k <= 32 \
+        else np.uint64
+
+
+def _narrow(counts: np.ndarray) -> np.ndarray:
+    """Counts in the narrowest unsigned integer that holds them (the pieces travel)."""
+    top = int(counts.max(initial=0))
+    kind = np.uint8 if top < 1 << 8 else np.uint16 if top < 1 << 16 else np.int32
+    return counts.astype(kind)
+
+
+def _count_pieces(schema: Ratings, *pieces: tuple) -> tuple:
+    """:func:`_count_piece` of each piece of one splitting task (one per bucket)."""
+    return tuple(_count_piece(schema, p) for p in pieces)
+
+
+def _merge_counts(*parts: tuple) -> tuple:
+    """Counts of several pieces of one bucket, added up by item id."""
+    parts = [p for p in parts if len(p[0])] or list(parts[:1])
+    if len(parts) == 1:
+        return parts[0]
+    ids = np.concatenate([p[0] for p in parts])
+    counts = np.concatenate([p[1] for p in parts])
+    with_masks = all(p[2] is not None for p in parts)
+    codes, uniq = _group_ids(ids)
+    if len(uniq) == len(ids):  # no item in two pieces
+        return (ids, counts, np.concatenate([p[2] for p in parts]) if with_masks else None)
+    n, m = len(uniq), counts.shape[1]
+    # one weighted histogram over (item, category) cells: float64 sums of int32 counts
+    # are exact (below 2**53)
+    cells = (codes.astype(np.intp)[:, None] * m + np.arange(m)).ravel()
+    summed = np.bincount(cells, weights=counts.ravel(), minlength=n * m).reshape(n, m)
+    if summed.max(initial=0) > np.iinfo(np.int32).max:
+        raise ValueError("an item has more than 2**31 - 1 ratings in one category.")
+    masks = None
+    if with_masks:
+        bits = np.concatenate([p[2] for p in parts])
+        masks = np.zeros(n, dtype=bits.dtype)
+        np.bitwise_or.at(masks, codes, bits)
+    return (np.asarray(uniq), _narrow(summed), masks)
+
+
+_BYTE_BITS = np.array([bin(b).count("1") for b in range(256)], dtype=np.int64)
+
+
+def _popcount(masks: np.ndarray) -> np.ndarray:
+    """Set bits of each uint64 (``np.bitwise_count`` from numpy 2.0; a byte table before)."""
+    masks = np.ascontiguousarray(masks, dtype=np.uint64)
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(masks).astype(np.int64)
+    return _BYTE_BITS[masks.view(np.uint8).reshape(-1, 8)].sum(axis=1)
+
+
+def _count_chunk(schema: Ratings, *parts: tuple) -> tuple[Ratings | None, dict]:
+    """One bucket's count chunk (a :class:`Ratings` of counts, the schema's annotators)
+    from its merged pieces, and its sizes; refuses an annotator who rated an item twice
+    (the item's ratings outnumber its distinct annotators)."""
+    ids, counts, masks = _merge_counts(*parts)
+    if len(ids) == 0:
+        return None, {"items": 0, "ratings": 0, "checked": masks is not None}
+    per_item = counts.sum(axis=1, dtype=np.int64)
+    if masks is not None and np.any(_popcount(masks) < per_item):
+        raise ValueError("an annotator rated the same item more than once in this chunk.")
+    chunk = Ratings(None, schema.categories, items=pd.Index(ids, name="item"),
+                    raters=schema.raters, counts=counts, ordered=schema.ordered,
+                    category_values=schema.category_values)
+    return chunk, {"items": len(ids), "ratings": int(per_item.sum()),
+                   "checked": masks is not None}
+
+
+def _tree_counts(schema: Ratings, leaves: list) -> Any:
+    """A bucket's count pieces added up a tree of fan-in :data:`FAN_IN`; the root codes
+    the count chunk."""
+    while len(leaves) > FAN_IN:
+        leaves = [delayed(_merge_counts, pure=False)(*leaves[i:i + FAN_IN])
+                  for i in range(0, len(leaves), FAN_IN)]
+    return delayed(_count_chunk, pure=False, nout=2)(schema, *leaves)
+
+
 def _read(frame, ranges, item, rater, label, categories, shuffle, npartitions,
           scheduler) -> DaskRatings:
     parts = frame.to_delayed()
@@ -508,7 +718,8 @@ def _read(frame, ranges, item, rater, label, categories, shuffle, npartitions,
         n_out = int(npartitions) if npartitions is not None else len(groups)
         splits = [delayed(_split, pure=False, nout=n_out + 1)(
             g[0], n_out, item, rater, label, *[parts[i] for i in g]) for g in groups]
-    # The input is read once: the split pieces are kept until the chunks are built.
+    # The input is read once: the split pieces (the rows cut by a hash of the item id)
+    # stay where they were made until the item chunks are built from them, if ever.
     splits = [list(s) for s in splits]
     flat = dask.persist(*[d for s in splits for d in s], scheduler=scheduler)
     width = len(splits[0])
@@ -520,27 +731,51 @@ def _read(frame, ranges, item, rater, label, categories, shuffle, npartitions,
     labels = pd.concat([i["labels"] for i in infos], ignore_index=True)
     raters = pd.concat([i["raters"] for i in infos], ignore_index=True)
     schema = ratings_schema(labels, pd.unique(raters), categories=categories)
-    if grouped:
-        encoded = [delayed(_gather, pure=False, nout=2)(j, schema, item, rater, label,
-                                                        s[1])
-                   for j, s in enumerate(splits)]
+    # The count chunks: each splitting task's pieces summed by item where they are, then
+    # each bucket's sums added up a tree; only these per-item counts travel.
+    n_buckets = width - 1
+    if n_buckets == 1:
+        summed = [[delayed(_count_piece, pure=False)(schema, s[1])] for s in splits]
     else:
-        encoded = [delayed(_gather, pure=False, nout=2)(
-            j, schema, item, rater, label, *[s[1 + j] for s in splits])
-            for j in range(n_out)]
-    encoded = [list(e) for e in encoded]
-    persisted = dask.persist(*[d for e in encoded for d in e], scheduler=scheduler)
-    del splits, flat
-    chunks_all, stat_parts = persisted[0::2], persisted[1::2]
-    stats = dask.compute(*stat_parts, scheduler=scheduler)
-    chunks = [c for c, s in zip(chunks_all, stats, strict=True) if s["rows"] > 0]
-    if not chunks:
+        summed = [list(delayed(_count_pieces, pure=False, nout=n_buckets)(schema, *s[1:]))
+                  for s in splits]
+    if grouped:
+        roots = [_tree_counts(schema, [x[0]]) for x in summed]
+    else:
+        roots = [_tree_counts(schema, [x[b] for x in summed]) for b in range(n_buckets)]
+    roots = [list(r) for r in roots]
+    persisted = dask.persist(*[d for r in roots for d in r], scheduler=scheduler)
+    stats = dask.compute(*persisted[1::2], scheduler=scheduler)
+    count_chunks = [c for c, st in zip(persisted[0::2], stats, strict=True) if st["items"]]
+    if not count_chunks:
         raise ValueError("the data have no rows.")
-    total = {key: sum(s[key] for s in stats) for key in stats[0]}
-    report = ShuffleReport(shuffled=not grouped, rows=total["rows"],
-                           rows_moved=0 if grouped else total["moved"],
-                           bytes_moved=0 if grouped else total["bytes"], items=total["items"],
-                           items_split=0 if grouped else total["split"],
-                           partitions_in=n_in, partitions_out=n_out)
-    n_ratings = int(total["ratings"])
-    return DaskRatings(chunks, schema, report, int(total["items"]), n_ratings, scheduler)
+    checked = all(st["checked"] for st in stats)
+
+    def build_items(splits=splits) -> tuple[list, ShuffleReport]:
+        if grouped:
+            encoded = [delayed(_gather, pure=False, nout=2)(j, schema, item, rater, label,
+                                                            s[1])
+                       for j, s in enumerate(splits)]
+        else:
+            encoded = [delayed(_gather, pure=False, nout=2)(
+                j, schema, item, rater, label, *[s[1 + j] for s in splits])
+                for j in range(n_out)]
+        encoded = [list(e) for e in encoded]
+        done = dask.persist(*[d for e in encoded for d in e], scheduler=scheduler)
+        splits.clear()
+        chunks_all, stat_parts = done[0::2], done[1::2]
+        got = dask.compute(*stat_parts, scheduler=scheduler)
+        chunks = [c for c, st in zip(chunks_all, got, strict=True) if st["rows"] > 0]
+        total = {key: sum(st[key] for st in got) for key in got[0]}
+        report = ShuffleReport(shuffled=not grouped, rows=total["rows"],
+                               rows_moved=0 if grouped else total["moved"],
+                               bytes_moved=0 if grouped else total["bytes"],
+                               items=total["items"],
+                               items_split=0 if grouped else total["split"],
+                               partitions_in=n_in, partitions_out=n_out)
+        return chunks, report
+
+    n_parts = sum(1 for st in stats if st["items"]) if grouped else n_out
+    return DaskRatings(schema, count_chunks if checked else None,
+                       sum(st["items"] for st in stats), sum(st["ratings"] for st in stats),
+                       build_items, n_parts, scheduler)

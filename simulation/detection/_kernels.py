@@ -226,22 +226,34 @@ _RADIX = 1 << _RADIX_BITS
 
 
 @njit(cache=True, error_model="numpy")
-def _radix_argsort(keys):
-    """Stable argsort of unsigned 64-bit keys: least significant digit first, 11 bits a
-    pass (a pass whose digit is the same for every key is skipped)."""
-    n = keys.size
+def _radix_descending(scores):
+    """Stable argsort of ``-scores`` (finite float64) and the sorted keys: each score
+    mapped to an unsigned 64-bit key that orders as ``-score`` (``-0.0`` as ``0.0``),
+    the six 11-bit digit histograms counted in the same pass, then least significant
+    digit first (a digit that is the same for every key is skipped)."""
+    n = scores.size
+    neg = np.empty(n, dtype=np.float64)
+    for i in range(n):
+        neg[i] = -scores[i] + 0.0  # -0.0 -> 0.0: they tie, as in numpy
+    bits = neg.view(np.uint64)
+    top = np.uint64(1) << np.uint64(63)
+    mask = np.uint64(_RADIX - 1)
+    k = np.empty(n, dtype=np.uint64)
+    hist = np.zeros((6, _RADIX + 1), dtype=np.int64)
+    for i in range(n):
+        b = bits[i]
+        key = ~b if b & top else b | top  # order-preserving map of IEEE doubles
+        k[i] = key
+        for p in range(6):
+            hist[p, np.intp((key >> np.uint64(p * _RADIX_BITS)) & mask) + 1] += 1
     idx = np.arange(n)
-    k = keys.copy()
     idx2 = np.empty(n, dtype=idx.dtype)
     k2 = np.empty(n, dtype=np.uint64)
-    mask = np.uint64(_RADIX - 1)
     for p in range(6):
-        shift = np.uint64(p * _RADIX_BITS)
-        counts = np.zeros(_RADIX + 1, dtype=np.int64)
-        for i in range(n):
-            counts[np.intp((k[i] >> shift) & mask) + 1] += 1
+        counts = hist[p]
         if counts.max() == n:
             continue
+        shift = np.uint64(p * _RADIX_BITS)
         for d in range(_RADIX):
             counts[d + 1] += counts[d]
         for i in range(n):
@@ -252,15 +264,15 @@ def _radix_argsort(keys):
             idx2[pos] = idx[i]
         k, k2 = k2, k
         idx, idx2 = idx2, idx
-    return idx
+    return idx, k
 
 
 def argsort_descending(scores: np.ndarray) -> np.ndarray:
     """``np.argsort(-scores, kind="stable")`` for finite float64 scores, by a radix sort:
     the same order (ties, and -0.0 with 0.0, in index order)."""
-    neg = np.negative(scores, dtype=np.float64) + 0.0  # -0.0 -> 0.0: they tie, as in numpy
-    bits = neg.view(np.uint64)
-    top = np.uint64(1 << 63)
-    # order-preserving map of IEEE doubles to unsigned integers
-    keys = np.where(bits & top, ~bits, bits | top)
-    return _radix_argsort(keys)
+    return _radix_descending(np.ascontiguousarray(scores, dtype=np.float64))[0]
+
+
+def sort_descending(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`argsort_descending` and the sorted keys (equal keys: equal scores)."""
+    return _radix_descending(np.ascontiguousarray(scores, dtype=np.float64))

@@ -77,15 +77,17 @@ _RADIX_FROM = 50_000
 def _sort(scores: np.ndarray, is_error: np.ndarray, items: pd.Index) -> _Sorted:
     if len(scores) >= _RADIX_FROM and scores.dtype == np.float64 \
             and np.isfinite(scores).all():
-        order = K.argsort_descending(scores)
+        order, s = K.sort_descending(scores)  # s: sorted keys, equal where scores are
     else:
         order = np.argsort(-scores, kind="stable")
-    s = scores[order]
+        s = scores[order]
     last = np.empty(len(s), dtype=np.bool_)
     if len(s):
         np.not_equal(s[1:], s[:-1], out=last[:-1])
         last[-1] = True
-    return _Sorted(order, is_error[order].astype(np.uint8), last, items)
+    truth = is_error.view(np.uint8) if is_error.dtype == np.bool_ else \
+        is_error.astype(np.uint8)
+    return _Sorted(order, truth[order], last, items)
 
 
 def _as_bool(values: Any, name: str) -> np.ndarray:
@@ -455,9 +457,11 @@ def detection_metrics(scores: Any, is_error: Any, *, k: int | None = None,
     point = K.metrics_weighted(srt.y, srt.last, np.ones((1, n)), float(k))[0]
     tp = np.cumsum(srt.y, dtype=np.int64)
     ks = np.arange(1, n + 1)
-    curve = pd.DataFrame({"k": ks, "precision": tp / ks,
-                          "recall": tp / n_err if n_err else np.full(n, np.nan),
-                          "item": items[srt.order]})
+    # column by column: a frame from a dict would copy the columns into blocks
+    curve = pd.DataFrame({"k": ks}, copy=False)
+    curve["precision"] = tp / ks
+    curve["recall"] = tp / n_err if n_err else np.full(n, np.nan)
+    curve["item"] = items[srt.order]
     exact = clopper_pearson(round(point[K.TP_AT_K]), k, level)
     intervals: dict[str, ConfidenceInterval] = {}
     reps = None

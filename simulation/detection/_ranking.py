@@ -8,10 +8,24 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from _goldnoise_lib.lazy import lazy_module
 from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import Option, check_params, validate_params
 from simulation.detection._confident import confident_learning
 from simulation.scores import ModelScores, item_loss
+
+# Numba kernels, imported at first use.
+_K = lazy_module("simulation.detection._kernels")
+
+#: From this many items the scores are sorted by the radix kernel (the same order).
+_RADIX_FROM = 50_000
+
+
+def _descending(values: np.ndarray) -> np.ndarray:
+    """``np.argsort(-values, kind="stable")`` of finite float64 scores."""
+    if len(values) >= _RADIX_FROM:
+        return _K.argsort_descending(values)
+    return np.argsort(-values, kind="stable")
 
 __all__ = ["METHODS", "Ranking", "label_error_ranking"]
 
@@ -75,17 +89,26 @@ class Ranking(Result):
         if not np.isfinite(values).all():
             raise ValueError("`scores` has NaN or infinite values.")
         items = pd.Index(scores.index, name="item")
-        flag_idx = None
-        key = values
+        is_flagged = None
         if flagged is not None:
             flag_idx = pd.Index(flagged)
             is_flagged = items.isin(flag_idx)
             if is_flagged.sum() != len(flag_idx):
                 raise ValueError("`flagged` names items that are not scored.")
-            key = _flag_key(values, is_flagged)
-        order = np.argsort(-key, kind="stable")
-        if flag_idx is not None:
-            flag_idx = items[order][: len(flag_idx)]
+        return cls._ranked(values, items, is_flagged, method, model)
+
+    @classmethod
+    def _ranked(cls, values: np.ndarray, items: pd.Index, is_flagged: np.ndarray | None,
+                method: str, model: str) -> Ranking:
+        """The ranking of checked finite scores of unique items: by score, highest first,
+        ties in input order; the flagged items (a mask) lifted above the others."""
+        order = _descending(values)
+        flag_idx = None
+        if is_flagged is not None:
+            # the stable sort by (flagged, score): each part keeps the score order
+            head = is_flagged[order]
+            order = np.concatenate([order[head], order[~head]])
+            flag_idx = items[order[:int(head.sum())]]
         return cls(items[order], values[order], method, flag_idx, model, items)
 
     @property
@@ -242,8 +265,10 @@ def label_error_ranking(scores: ModelScores, labels: Any, *,
             others[np.arange(s.n_items), codes] = -np.inf
             score = 1.0 - (p_label - others.max(axis=1) + 1.0) / 2.0
         else:
-            mask = confident_learning(codes, probs)
-            flagged = s.items[mask]
+            flagged = confident_learning(codes, probs)
             score = loss
-    return Ranking.from_scores(pd.Series(score, index=s.items), method=method, flagged=flagged,
-                               model=s.model_names[0])
+    score = np.asarray(score, dtype=np.float64)
+    if not np.isfinite(score).all():
+        raise ValueError("`scores` has NaN or infinite values.")
+    return Ranking._ranked(score, pd.Index(s.items, name="item"), flagged, method,
+                           s.model_names[0])
