@@ -88,76 +88,83 @@ noise_bound and LatentClassModel.fit accept a chunked ratings object
 (agreement.ChunkedRatings, e.g. goldnoise.dask.read_ratings) and run them.
 """
 
-from noise_models.easy_hard import (
-    AnnotatorsNeededResult,
-    ChanceAgreementResult,
-    ChanceMarginResult,
-    ChanceSums,
-    HardCountPosterior,
-    KappaAuditResult,
-    KappaRangeResult,
-    NoiseBoundResult,
-    annotators_needed,
-    audit_kappa,
-    chance_agreement,
-    chance_combine,
-    chance_finalize,
-    chance_items,
-    chance_margin,
-    chance_partial,
-    hard_count_posterior,
-    kappa_range,
-    max_disagreements,
-    noise_bound,
-)
-from noise_models.instance import (
-    AttractorResult,
-    LabelEntropyResult,
-    NoiseRateResult,
-    SoftLabels,
-    SoftLabelSums,
-    TransitionHeterogeneityResult,
-    TVDistanceResult,
-    attractor_class,
-    instance_dependence_report,
-    label_entropy,
-    noise_rate,
-    noise_transition_heterogeneity,
-    sample_hard_labels,
-    soft_combine,
-    soft_finalize,
-    soft_partial,
-    tv_distance,
-)
-from noise_models.judge import (
-    JudgeEstimateResult,
-    PPIResult,
-    judge_estimate,
-    labelled_sample,
-    ppi_mean,
-)
-from noise_models.latent_class import (
-    CalibrationResult,
-    EasyHardModel,
-    EMState,
-    ErrorBracketResult,
-    EStepSums,
-    FitNoiseBoundResult,
-    LatentClassFit,
-    LatentClassModel,
-    PosteriorCheckResult,
-    SpanNoiseResult,
-    VerifiedSampleBoundResult,
-    agreed_error_bracket,
-    calibration,
-    em_combine,
-    em_finalize,
-    em_partial,
-    posterior_check,
-    sample_size_needed,
-    span_noise,
-    verified_sample_bound,
-)
+from typing import TYPE_CHECKING
+
+from _goldnoise_lib.lazy import lazy_package
+
+if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_package)
+    from noise_models.easy_hard import (
+        AnnotatorsNeededResult,
+        ChanceAgreementResult,
+        ChanceMarginResult,
+        ChanceSums,
+        HardCountPosterior,
+        KappaAuditResult,
+        KappaRangeResult,
+        NoiseBoundResult,
+        annotators_needed,
+        audit_kappa,
+        chance_agreement,
+        chance_combine,
+        chance_finalize,
+        chance_items,
+        chance_margin,
+        chance_partial,
+        hard_count_posterior,
+        kappa_range,
+        max_disagreements,
+        noise_bound,
+    )
+    from noise_models.instance import (
+        AttractorResult,
+        LabelEntropyResult,
+        NoiseRateResult,
+        SoftLabels,
+        SoftLabelSums,
+        TransitionHeterogeneityResult,
+        TVDistanceResult,
+        attractor_class,
+        instance_dependence_report,
+        label_entropy,
+        noise_rate,
+        noise_transition_heterogeneity,
+        sample_hard_labels,
+        soft_combine,
+        soft_finalize,
+        soft_partial,
+        tv_distance,
+    )
+    from noise_models.judge import (
+        JudgeEstimateResult,
+        PPIResult,
+        judge_estimate,
+        labelled_sample,
+        ppi_mean,
+    )
+    from noise_models.latent_class import (
+        CalibrationResult,
+        EasyHardModel,
+        EMState,
+        ErrorBracketResult,
+        EStepSums,
+        FitNoiseBoundResult,
+        LatentClassFit,
+        LatentClassModel,
+        PosteriorCheckResult,
+        SpanNoiseResult,
+        VerifiedSampleBoundResult,
+        agreed_error_bracket,
+        calibration,
+        em_combine,
+        em_finalize,
+        em_partial,
+        posterior_check,
+        sample_size_needed,
+        span_noise,
+        verified_sample_bound,
+    )
+
+__getattr__, __dir__ = lazy_package(__name__)
 
 __all__: list[str] = [
     # instance dependence (SPEC §2.8)

@@ -17,15 +17,22 @@ PoissonParts     -- what poisson_partial returns
 (bootstrap(..., scheme="poisson") accepts a chunked ratings object and runs them)
 """
 
-from simulation.bootstrap._engine import bootstrap
-from simulation.bootstrap._partial import (
-    PoissonParts,
-    poisson_combine,
-    poisson_finalize,
-    poisson_partial,
-)
-from simulation.bootstrap._result import BootstrapResult
-from simulation.bootstrap._rows import bootstrap_rows
+from typing import TYPE_CHECKING
+
+from _goldnoise_lib.lazy import lazy_package
+
+if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_package)
+    from simulation.bootstrap._engine import bootstrap
+    from simulation.bootstrap._partial import (
+        PoissonParts,
+        poisson_combine,
+        poisson_finalize,
+        poisson_partial,
+    )
+    from simulation.bootstrap._result import BootstrapResult
+    from simulation.bootstrap._rows import bootstrap_rows
+
+__getattr__, __dir__ = lazy_package(__name__)
 
 __all__ = ["BootstrapResult", "PoissonParts", "bootstrap", "bootstrap_rows", "poisson_combine",
            "poisson_finalize", "poisson_partial"]

@@ -9,6 +9,13 @@ With gold labels, :meth:`noise_models.LatentClassFit.annotator_frame` gives the 
 (Clopper–Pearson) interval of each annotator's accuracy on the gold items instead.
 """
 
-from simulation.reliability._intervals import annotator_intervals
+from typing import TYPE_CHECKING
+
+from _goldnoise_lib.lazy import lazy_package
+
+if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_package)
+    from simulation.reliability._intervals import annotator_intervals
+
+__getattr__, __dir__ = lazy_package(__name__)
 
 __all__ = ["annotator_intervals"]

@@ -10,6 +10,13 @@ span_intervals  -- span F1 (pooled and per label), Krippendorff's α_u, |u|α, c
 Modules: ``_intervals``.
 """
 
-from simulation.spans._intervals import span_intervals
+from typing import TYPE_CHECKING
+
+from _goldnoise_lib.lazy import lazy_package
+
+if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_package)
+    from simulation.spans._intervals import span_intervals
+
+__getattr__, __dir__ = lazy_package(__name__)
 
 __all__ = ["span_intervals"]
