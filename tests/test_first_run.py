@@ -50,3 +50,23 @@ def test_both_builds_agree_bit_for_bit_on_web_sized_data(parallel, monkeypatch):
     monkeypatch.setattr(_ka, "PARALLEL_THRESHOLD", 0 if parallel else 10**18)
     again = krippendorff_alpha(r)
     assert (again.value, again.standard_error) == (serial.value, serial.standard_error)
+
+
+def test_web_sized_latent_class_fit_takes_the_serial_builds(monkeypatch):
+    # The EM's E-step and the posterior pass: serial below 1e6 cells (web's first audit
+    # compiled both parallel builds, about 4.5 s of CPU, for passes of about a millisecond).
+    import warnings
+
+    from noise_models import LatentClassModel
+    from noise_models.latent_class import _kernels as K
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a parallel build was called")
+
+    monkeypatch.setattr(K, "_estep_parallel", refuse)
+    monkeypatch.setattr(K, "_posterior_parallel", refuse)
+    r = _web_sized(2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = LatentClassModel("spam", n_starts=2, rng=0).fit(r)
+    assert np.isfinite(fit.class_posterior).all()
