@@ -1,17 +1,22 @@
-"""Modules imported on first use, so that ``import agreement`` does not import Numba.
+"""Modules and public names imported on first use.
 
 Numba's import alone costs about 0.2 s; the kernels are needed only when data
 are coded or a coefficient is computed, so the modules that hold them are
-loaded at their first attribute access.
+loaded at their first attribute access (:func:`lazy_module`). Each package's
+``__init__`` loads its public names the same way (:func:`lazy_package`, PEP 562):
+``import goldnoise`` then imports none of the modules below it, and a command
+imports only those it uses.
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-__all__ = ["lazy_module"]
+__all__ = ["lazy_module", "lazy_package"]
 
 
 class _LazyModule:
@@ -54,3 +59,82 @@ def lazy_module(name: str) -> Any:
     '{"a": 1}'
     """
     return _LazyModule(name)
+
+
+def _origins(package: str, source: str) -> dict[str, tuple[str, str | None]]:
+    """Each name the ``if TYPE_CHECKING:`` block of a package's ``__init__`` imports:
+    ``name -> (module, attribute)``, attribute None for a submodule of the package."""
+    import ast
+
+    out: dict[str, tuple[str, str | None]] = {}
+    for node in ast.parse(source).body:
+        if not (isinstance(node, ast.If) and isinstance(node.test, ast.Name)
+                and node.test.id == "TYPE_CHECKING"):
+            continue
+        for stmt in node.body:
+            if not isinstance(stmt, ast.ImportFrom) or stmt.level or not stmt.module:
+                continue
+            for alias in stmt.names:
+                if alias.name == "*":
+                    exported = importlib.import_module(stmt.module).__all__
+                    out.update((n, (stmt.module, n)) for n in exported)
+                elif stmt.module == package:  # `from package import submodule`
+                    out[alias.asname or alias.name] = (f"{package}.{alias.name}", None)
+                else:
+                    out[alias.asname or alias.name] = (stmt.module, alias.name)
+    return out
+
+
+class _LazyPackage(ModuleType):
+    """A package whose public names load at first use (see :func:`lazy_package`)."""
+
+    def __setattr__(self, attr: str, value: Any) -> None:
+        # Importing a subpackage binds it on its parent; a public name that the
+        # subpackage shares (``simulation.bootstrap``, the function, and its
+        # subpackage) stays the public object.
+        origin = self.__dict__.get("_lazy_origins", {}).get(attr)
+        if isinstance(value, ModuleType) and origin is not None and origin[1] is not None:
+            return  # before or after the name's first use
+        super().__setattr__(attr, value)
+
+
+def lazy_package(name: str) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """``(__getattr__, __dir__)`` of package ``name`` (PEP 562): the names that the
+    ``if TYPE_CHECKING:`` block of its ``__init__`` imports load at first access.
+
+    The block is the package's one list of where each public name lives (type
+    checkers and readers see ordinary imports); at run time nothing below the
+    package is imported until a name is used, so ``import goldnoise`` costs
+    milliseconds and a command imports only the modules it calls. ``__all__``,
+    ``dir()``, ``from package import *`` and ``from package import name`` work as
+    with eager imports.
+
+    Examples
+    --------
+    >>> import agreement
+    >>> "Ratings" in dir(agreement)
+    True
+    >>> agreement.Ratings.__module__
+    'agreement._ratings'
+    """
+    module = sys.modules[name]
+    with open(module.__file__, encoding="utf-8") as f:  # type: ignore[arg-type]
+        origins = _origins(name, f.read())
+    module.__dict__["_lazy_origins"] = origins
+    module.__class__ = _LazyPackage
+
+    def __getattr__(attr: str) -> Any:
+        try:
+            where, what = origins[attr]
+        except KeyError:
+            raise AttributeError(f"module {name!r} has no attribute {attr!r}") from None
+        value = importlib.import_module(where)
+        if what is not None:
+            value = getattr(value, what)
+        module.__dict__[attr] = value
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(set(module.__dict__) | set(origins))
+
+    return __getattr__, __dir__

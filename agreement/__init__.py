@@ -102,76 +102,83 @@ LabelWarning (labels that print alike are separate categories), UnstableStartsWa
 (near-best starts of a latent-class fit label items differently)
 """
 
-from _goldnoise_lib.errors import (
-    ConvergenceWarning,
-    DegenerateDataWarning,
-    EstimationWarning,
-    GoldnoiseWarning,
-    LabelWarning,
-    ShapeError,
-    UnstableStartsWarning,
-)
-from _goldnoise_lib.resampling import BootstrapResult
-from agreement._alt_test import AltTestResult, alt_test
-from agreement._api import (
-    brennan_prediger,
-    cohen_kappa,
-    conger_kappa,
-    fleiss_kappa,
-    gwet_ac1,
-    krippendorff_alpha,
-    light_kappa,
-    percent_agreement,
-    scott_pi,
-)
-from agreement._bootstrap import bootstrap, bootstrap_rows
-from agreement._bootstrap_chunks import (
-    PoissonParts,
-    poisson_combine,
-    poisson_finalize,
-    poisson_partial,
-)
-from agreement._category import category_kappas
-from agreement._chunked import ChunkedRatings
-from agreement._item_stats import (
-    CoefficientInfo,
-    FinalizedCoefficient,
-    ItemStatistics,
-    coefficient_info,
-    item_statistics,
-)
-from agreement._partial import (
-    STATISTICS,
-    PartialSums,
-    combine_sums,
-    finalize_sums,
-    partial_sums,
-    ratings_chunk,
-    ratings_schema,
-)
-from agreement._ratings import Ratings, as_ratings
-from agreement._result import AgreementResult, ConfidenceInterval, TestResult
-from agreement._table import agreement_table
-from agreement._weights import named_weights
-from agreement.spans import (
-    DocumentStatistics,
-    SpanAgreementResult,
-    SpanRatings,
-    Spans,
-    UnitizingAlphaResult,
-    candidate_ratings,
-    decode_tags,
-    document_statistics,
-    read_brat,
-    read_conll,
-    read_jsonl,
-    read_labelstudio,
-    span_agreement,
-    span_intervals,
-    token_agreement,
-    token_ratings,
-    unitizing_alpha,
-)
+from typing import TYPE_CHECKING
+
+from _goldnoise_lib.lazy import lazy_package
+
+if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_package)
+    from _goldnoise_lib.errors import (
+        ConvergenceWarning,
+        DegenerateDataWarning,
+        EstimationWarning,
+        GoldnoiseWarning,
+        LabelWarning,
+        ShapeError,
+        UnstableStartsWarning,
+    )
+    from _goldnoise_lib.resampling import BootstrapResult
+    from agreement._alt_test import AltTestResult, alt_test
+    from agreement._api import (
+        brennan_prediger,
+        cohen_kappa,
+        conger_kappa,
+        fleiss_kappa,
+        gwet_ac1,
+        krippendorff_alpha,
+        light_kappa,
+        percent_agreement,
+        scott_pi,
+    )
+    from agreement._bootstrap import bootstrap, bootstrap_rows
+    from agreement._bootstrap_chunks import (
+        PoissonParts,
+        poisson_combine,
+        poisson_finalize,
+        poisson_partial,
+    )
+    from agreement._category import category_kappas
+    from agreement._chunked import ChunkedRatings
+    from agreement._item_stats import (
+        CoefficientInfo,
+        FinalizedCoefficient,
+        ItemStatistics,
+        coefficient_info,
+        item_statistics,
+    )
+    from agreement._partial import (
+        STATISTICS,
+        PartialSums,
+        combine_sums,
+        finalize_sums,
+        partial_sums,
+        ratings_chunk,
+        ratings_schema,
+    )
+    from agreement._ratings import Ratings, as_ratings
+    from agreement._result import AgreementResult, ConfidenceInterval, TestResult
+    from agreement._table import agreement_table
+    from agreement._weights import named_weights
+    from agreement.spans import (
+        DocumentStatistics,
+        SpanAgreementResult,
+        SpanRatings,
+        Spans,
+        UnitizingAlphaResult,
+        candidate_ratings,
+        decode_tags,
+        document_statistics,
+        read_brat,
+        read_conll,
+        read_jsonl,
+        read_labelstudio,
+        span_agreement,
+        span_intervals,
+        token_agreement,
+        token_ratings,
+        unitizing_alpha,
+    )
+
+__getattr__, __dir__ = lazy_package(__name__)
 
 __all__ = [
     "STATISTICS",

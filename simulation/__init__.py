@@ -109,81 +109,84 @@ crosscheck            -- model loss vs disagreement and the latent-class posteri
                          flagged agreed items vs γ, a verdict      -> CrosscheckResult
 """
 
-# the deprecated alias modules first, so that the function `bootstrap` bound below wins
-import simulation.bootstrap
-import simulation.reliability
-import simulation.spans
-from agreement import (  # deprecated aliases: their home is agreement
-    BootstrapResult,
-    PoissonParts,
-    bootstrap,
-    bootstrap_rows,
-    poisson_combine,
-    poisson_finalize,
-    poisson_partial,
-    span_intervals,
-)
-from noise_models import annotator_intervals  # deprecated alias: its home is noise_models
-from simulation.calibration import gamma_coverage, verified_sample_coverage
-from simulation.consistency import SubsetConsistencyResult, subset_consistency
-from simulation.crosscheck import CrosscheckResult, crosscheck
-from simulation.detection import (
-    DetectedErrorRateResult,
-    DetectionResult,
-    Ranking,
-    SeparabilityResult,
-    detected_error_rate,
-    detection_metrics,
-    detection_replicates,
-    label_error_ranking,
-    loss_separability,
-    overlap_coefficient,
-)
-from simulation.generators import (
-    SimulatedAnnotations,
-    SimulatedSpans,
-    simulate_annotations,
-    simulate_spans,
-)
-from simulation.noising import (
-    NoisyLabels,
-    crowd_majority,
-    dissenting_label,
-    dissenting_worker,
-    mix_protocols,
-    perturb_class_conditional,
-    perturb_similar,
-    perturb_uniform,
-    voter_labels,
-)
-from simulation.reannotation import (
-    PolicyComparisonResult,
-    ReplayResult,
-    ResidualErrorResult,
-    compare_policies,
-    next_batch,
-    replay,
-    residual_errors,
-    verification_batch,
-)
-from simulation.scores import (
-    ModelScores,
-    ScorePrecisionWarning,
-    ensemble,
-    item_loss,
-    load_scores,
-)
-from simulation.study import (
-    JudgePlan,
-    StudyPlan,
-    StudyTradeoff,
-    SwapTestResult,
-    judge_plan,
-    simulate_study,
-    study_size,
-    study_tradeoff,
-    swap_test,
-)
+from typing import TYPE_CHECKING
+
+from _goldnoise_lib.lazy import lazy_package
+
+if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_package)
+    from agreement import (  # deprecated aliases: their home is agreement
+        BootstrapResult,
+        PoissonParts,
+        bootstrap,
+        bootstrap_rows,
+        poisson_combine,
+        poisson_finalize,
+        poisson_partial,
+        span_intervals,
+    )
+    from noise_models import annotator_intervals  # deprecated alias: its home is noise_models
+    from simulation.calibration import gamma_coverage, verified_sample_coverage
+    from simulation.consistency import SubsetConsistencyResult, subset_consistency
+    from simulation.crosscheck import CrosscheckResult, crosscheck
+    from simulation.detection import (
+        DetectedErrorRateResult,
+        DetectionResult,
+        Ranking,
+        SeparabilityResult,
+        detected_error_rate,
+        detection_metrics,
+        detection_replicates,
+        label_error_ranking,
+        loss_separability,
+        overlap_coefficient,
+    )
+    from simulation.generators import (
+        SimulatedAnnotations,
+        SimulatedSpans,
+        simulate_annotations,
+        simulate_spans,
+    )
+    from simulation.noising import (
+        NoisyLabels,
+        crowd_majority,
+        dissenting_label,
+        dissenting_worker,
+        mix_protocols,
+        perturb_class_conditional,
+        perturb_similar,
+        perturb_uniform,
+        voter_labels,
+    )
+    from simulation.reannotation import (
+        PolicyComparisonResult,
+        ReplayResult,
+        ResidualErrorResult,
+        compare_policies,
+        next_batch,
+        replay,
+        residual_errors,
+        verification_batch,
+    )
+    from simulation.scores import (
+        ModelScores,
+        ScorePrecisionWarning,
+        ensemble,
+        item_loss,
+        load_scores,
+    )
+    from simulation.study import (
+        JudgePlan,
+        StudyPlan,
+        StudyTradeoff,
+        SwapTestResult,
+        judge_plan,
+        simulate_study,
+        study_size,
+        study_tradeoff,
+        swap_test,
+    )
+
+__getattr__, __dir__ = lazy_package(__name__)
 
 __all__: list[str] = [
     "SimulatedAnnotations",

@@ -510,6 +510,8 @@ PRIVATE_IMPORTS_IN_TESTS = {
                          "Poisson weights against references",
     "test_instance_dependence.py": "instance-noise row kernels: serial and parallel builds, "
                                    "and without JIT",
+    "test_first_run.py": "which kernel build (serial or parallel) a data size compiles, and "
+                         "that both builds agree bit for bit",
     "test_krippendorff.py": "α from sums, counts and coincidences against published values",
     "test_krippendorff_properties.py": "α kernels against a reference (hypothesis)",
     "test_latent_class.py": "the E-step kernels' serial and parallel builds, the warning of "

@@ -647,7 +647,7 @@ def test_parallel_kernels_load_from_the_cache(tmp_path):
         "from noise_models import LatentClassModel\n"
         "from noise_models.latent_class import _kernels as K\n"
         "from simulation import simulate_annotations\n"
-        "r = simulate_annotations(6000, 40, raters_per_item=5, rng=0).ratings\n"
+        "r = simulate_annotations(26_000, 40, raters_per_item=5, rng=0).ratings\n"
         "assert K.merge_rows(r.codes, 2) is None and r.codes.size >= K.PARALLEL_THRESHOLD\n"
         "LatentClassModel('spam', n_starts=2, rng=0).fit(r)\n"
         "names = ['_estep_parallel', '_em_after_estep', '_posterior_parallel']\n"

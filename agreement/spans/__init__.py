@@ -37,25 +37,32 @@ Modules: ``_spans`` (the container), ``_readers``, ``_agreement``, ``_unitizing`
 the resampling core, ``_goldnoise_lib.resampling``), ``_candidates``.
 """
 
-from agreement.spans._agreement import (
-    MATCHES,
-    SpanAgreementResult,
-    span_agreement,
-    token_agreement,
-    token_ratings,
-)
-from agreement.spans._candidates import SpanRatings, candidate_ratings
-from agreement.spans._documents import DocumentStatistics, document_statistics
-from agreement.spans._intervals import span_intervals
-from agreement.spans._readers import (
-    decode_tags,
-    read_brat,
-    read_conll,
-    read_jsonl,
-    read_labelstudio,
-)
-from agreement.spans._spans import Spans
-from agreement.spans._unitizing import UnitizingAlphaResult, unitizing_alpha
+from typing import TYPE_CHECKING
+
+from _goldnoise_lib.lazy import lazy_package
+
+if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_package)
+    from agreement.spans._agreement import (
+        MATCHES,
+        SpanAgreementResult,
+        span_agreement,
+        token_agreement,
+        token_ratings,
+    )
+    from agreement.spans._candidates import SpanRatings, candidate_ratings
+    from agreement.spans._documents import DocumentStatistics, document_statistics
+    from agreement.spans._intervals import span_intervals
+    from agreement.spans._readers import (
+        decode_tags,
+        read_brat,
+        read_conll,
+        read_jsonl,
+        read_labelstudio,
+    )
+    from agreement.spans._spans import Spans
+    from agreement.spans._unitizing import UnitizingAlphaResult, unitizing_alpha
+
+__getattr__, __dir__ = lazy_package(__name__)
 
 __all__ = ["MATCHES", "DocumentStatistics", "SpanAgreementResult", "SpanRatings", "Spans",
            "UnitizingAlphaResult", "candidate_ratings", "decode_tags", "document_statistics",

@@ -42,24 +42,31 @@ for every prior), ``_bound`` (γ and its inverse, from ``_chance`` or ``_partial
 the log-space posterior pass and of per-item chance agreement.
 """
 
-from noise_models.easy_hard._audit import (
-    KappaAuditResult,
-    KappaRangeResult,
-    audit_kappa,
-    kappa_range,
-)
-from noise_models.easy_hard._bound import NoiseBoundResult, max_disagreements, noise_bound
-from noise_models.easy_hard._chance import ChanceAgreementResult, chance_agreement
-from noise_models.easy_hard._margins import ChanceMarginResult, chance_margin
-from noise_models.easy_hard._partial import (
-    ChanceSums,
-    chance_combine,
-    chance_finalize,
-    chance_items,
-    chance_partial,
-)
-from noise_models.easy_hard._planning import AnnotatorsNeededResult, annotators_needed
-from noise_models.easy_hard._posterior import HardCountPosterior, hard_count_posterior
+from typing import TYPE_CHECKING
+
+from _goldnoise_lib.lazy import lazy_package
+
+if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_package)
+    from noise_models.easy_hard._audit import (
+        KappaAuditResult,
+        KappaRangeResult,
+        audit_kappa,
+        kappa_range,
+    )
+    from noise_models.easy_hard._bound import NoiseBoundResult, max_disagreements, noise_bound
+    from noise_models.easy_hard._chance import ChanceAgreementResult, chance_agreement
+    from noise_models.easy_hard._margins import ChanceMarginResult, chance_margin
+    from noise_models.easy_hard._partial import (
+        ChanceSums,
+        chance_combine,
+        chance_finalize,
+        chance_items,
+        chance_partial,
+    )
+    from noise_models.easy_hard._planning import AnnotatorsNeededResult, annotators_needed
+    from noise_models.easy_hard._posterior import HardCountPosterior, hard_count_posterior
+
+__getattr__, __dir__ = lazy_package(__name__)
 
 __all__: list[str] = [
     "AnnotatorsNeededResult",

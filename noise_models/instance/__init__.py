@@ -26,20 +26,27 @@ one-voter protocol), ``_report`` (all of them in one table), ``_partial`` (δ, n
 TV over chunks); ``_kernels`` holds their Numba kernels.
 """
 
-from noise_models.instance._attractor import AttractorResult, attractor_class
-from noise_models.instance._label_entropy import LabelEntropyResult, label_entropy
-from noise_models.instance._noise_rate import NoiseRateResult, noise_rate
-from noise_models.instance._nth import TransitionHeterogeneityResult, noise_transition_heterogeneity
-from noise_models.instance._partial import (
-    SoftLabelSums,
-    soft_combine,
-    soft_finalize,
-    soft_partial,
-)
-from noise_models.instance._report import instance_dependence_report
-from noise_models.instance._sampling import sample_hard_labels
-from noise_models.instance._soft_labels import SoftLabels
-from noise_models.instance._tv_distance import TVDistanceResult, tv_distance
+from typing import TYPE_CHECKING
+
+from _goldnoise_lib.lazy import lazy_package
+
+if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_package)
+    from noise_models.instance._attractor import AttractorResult, attractor_class
+    from noise_models.instance._label_entropy import LabelEntropyResult, label_entropy
+    from noise_models.instance._noise_rate import NoiseRateResult, noise_rate
+    from noise_models.instance._nth import TransitionHeterogeneityResult, noise_transition_heterogeneity
+    from noise_models.instance._partial import (
+        SoftLabelSums,
+        soft_combine,
+        soft_finalize,
+        soft_partial,
+    )
+    from noise_models.instance._report import instance_dependence_report
+    from noise_models.instance._sampling import sample_hard_labels
+    from noise_models.instance._soft_labels import SoftLabels
+    from noise_models.instance._tv_distance import TVDistanceResult, tv_distance
+
+__getattr__, __dir__ = lazy_package(__name__)
 
 __all__: list[str] = [
     "AttractorResult",

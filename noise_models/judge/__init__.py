@@ -13,7 +13,14 @@ PPIResult, JudgeEstimateResult -- the results: estimate, confidence_interval(), 
 Modules: ``_ppi`` (the estimator and its result), ``_estimate`` (ratings to item values).
 """
 
-from noise_models.judge._estimate import JudgeEstimateResult, judge_estimate, labelled_sample
-from noise_models.judge._ppi import PPIResult, ppi_mean
+from typing import TYPE_CHECKING
+
+from _goldnoise_lib.lazy import lazy_package
+
+if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_package)
+    from noise_models.judge._estimate import JudgeEstimateResult, judge_estimate, labelled_sample
+    from noise_models.judge._ppi import PPIResult, ppi_mean
+
+__getattr__, __dir__ = lazy_package(__name__)
 
 __all__ = ["JudgeEstimateResult", "PPIResult", "judge_estimate", "labelled_sample", "ppi_mean"]

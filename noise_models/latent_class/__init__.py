@@ -56,29 +56,36 @@ posteriors), ``_check`` (posterior_check, calibration), ``_bracket``, ``_verifie
 ``_em`` <- ``_check``.
 """
 
-from noise_models.latent_class._bracket import ErrorBracketResult, agreed_error_bracket
-from noise_models.latent_class._check import (
-    CalibrationResult,
-    PosteriorCheckResult,
-    calibration,
-    posterior_check,
-)
-from noise_models.latent_class._fit import FitNoiseBoundResult, LatentClassFit
-from noise_models.latent_class._intervals import annotator_intervals
-from noise_models.latent_class._model import EasyHardModel, LatentClassModel
-from noise_models.latent_class._partial import (
-    EMState,
-    EStepSums,
-    em_combine,
-    em_finalize,
-    em_partial,
-)
-from noise_models.latent_class._spans import SpanNoiseResult, span_noise
-from noise_models.latent_class._verified import (
-    VerifiedSampleBoundResult,
-    sample_size_needed,
-    verified_sample_bound,
-)
+from typing import TYPE_CHECKING
+
+from _goldnoise_lib.lazy import lazy_package
+
+if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_package)
+    from noise_models.latent_class._bracket import ErrorBracketResult, agreed_error_bracket
+    from noise_models.latent_class._check import (
+        CalibrationResult,
+        PosteriorCheckResult,
+        calibration,
+        posterior_check,
+    )
+    from noise_models.latent_class._fit import FitNoiseBoundResult, LatentClassFit
+    from noise_models.latent_class._intervals import annotator_intervals
+    from noise_models.latent_class._model import EasyHardModel, LatentClassModel
+    from noise_models.latent_class._partial import (
+        EMState,
+        EStepSums,
+        em_combine,
+        em_finalize,
+        em_partial,
+    )
+    from noise_models.latent_class._spans import SpanNoiseResult, span_noise
+    from noise_models.latent_class._verified import (
+        VerifiedSampleBoundResult,
+        sample_size_needed,
+        verified_sample_bound,
+    )
+
+__getattr__, __dir__ = lazy_package(__name__)
 
 __all__: list[str] = [
     "CalibrationResult",

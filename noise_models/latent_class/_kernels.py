@@ -38,7 +38,13 @@ import numpy as np
 from numba import njit, prange
 
 from _goldnoise_lib import patterns as _patterns
-from _goldnoise_lib.threads import PARALLEL_THRESHOLD, serial_and_parallel
+from _goldnoise_lib.threads import HISTOGRAM_PARALLEL_CELLS, serial_and_parallel
+
+# Below this many cells (items × annotators) the EM and the posterior pass run the serial
+# builds. A pass costs a few nanoseconds per cell: on web (2,665 × 177 = 471,705 cells) the
+# serial E-step took 1.2 ms and the parallel build 40 ms (posterior pass 0.6 against 24 ms;
+# 2 cores, load 8), and compiling the parallel builds cost its first audit about 4.5 s.
+PARALLEL_THRESHOLD = HISTOGRAM_PARALLEL_CELLS
 
 # Annotator ("easy emission") models and hard components: integer codes
 # shared with _latent.py.
@@ -169,7 +175,7 @@ def _estep_impl(codes, weights, logtab, logw, n_chunks, counts, totals, lls,
 _estep_serial, _estep_parallel = serial_and_parallel(_estep_impl, error_model="numpy")
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _add_into(cnt, tot, more_cnt, more_tot):
     # cnt += more_cnt; tot += more_tot, as element loops (array expressions with
     # broadcasting take seconds to compile; these do not).
@@ -182,7 +188,7 @@ def _add_into(cnt, tot, more_cnt, more_tot):
         tot[s] += more_tot[s]
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _reduce(counts, totals, lls, cnt, tot):
     # Fixed-order sum of the chunk slots: the same bits on any thread count.
     cnt[:] = 0.0
@@ -344,7 +350,7 @@ def _mstep(model, hard, a, cap, cnt, tot, n_eff, phi, pi, eps, conf, theta, xi, 
                     xi[j, x] = 1.0 / m
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _pool(cnt, groups, n_groups):
     # Replicate columns of one annotator share their parameters: give each column
     # the expected counts of its whole group, so the M-step fits them jointly.
@@ -374,7 +380,8 @@ def _em_buffers(k, m, hard, n_chunks):
             np.empty(n_chunks), np.empty((k, m, n_states)), np.empty(n_states))
 
 
-@njit(cache=True, error_model="numpy")
+# Inlined into `_em_run` (its one call site there); `_em_run_parallel` calls it from Python.
+@njit(cache=True, error_model="numpy", inline="always")
 def _em_after_estep(t, ll, model, hard, a, cap, max_iter, tol, n_eff, logtab, logw, cnt, tot,
                     groups, n_groups, jw, known_cnt, known_tot, phi, pi, eps, conf, theta, xi,
                     q, trace):
@@ -419,39 +426,35 @@ def _em_run(codes, weights, model, hard, a, cap, max_iter, tol, n_eff, n_chunks,
     # known_cnt[j, x, s], known_tot[s]: the counts of items whose state is known
     # (gold), not in `codes`; added to every E-step's expected counts, and their
     # complete-data log-likelihood Σ cnt·log P_j(x|s) + Σ tot·log w_s to the objective.
+    #
+    # `_em_after_estep` is inlined here (Numba's inline="always"): compiled on its own and
+    # linked in, its code (the M-step, the prior, the tables) was optimised and turned
+    # into machine code twice, about 2 s of CPU of a first fit. Inlined, it must have one
+    # call site: the majority-vote start is the pass t = -1 of the loop.
     logtab, logw, counts, totals, lls, cnt, tot = _em_buffers(codes.shape[1], phi.shape[0],
                                                                hard, n_chunks)
-    # The E-step's mode flag is passed as a bool variable, never as the constant True or
-    # False: a constant is typed as a literal and would compile `_estep` once per value.
-    vote_start = init_mv
-    model_posterior = init_mv != init_mv  # False
+    if not init_mv:
+        _build_tables(model, hard, phi, pi, eps, conf, theta, xi, q, logtab, logw)
     # Compiled code calls only the serial E-step; the parallel build is called from
     # Python (`_em_run_parallel`), never from another compiled and cached function. (The
     # crash after cache reuse was the parallel build loaded under the serial one's cache
     # name and linked in here; the two builds now have separate cache files:
     # `serial_and_parallel`.)
-    if init_mv:
-        _estep_serial(codes, weights, logtab, logw, n_chunks, counts, totals, lls, vote_start,
+    t = -1 if init_mv else 0
+    while t <= max_iter:
+        # The start's pass: the E-step from the vote shares, then the M-step as iteration
+        # 0 of a one-step run (trace: a scratch slot, `lls`).
+        start = t < 0
+        _estep_serial(codes, weights, logtab, logw, n_chunks, counts, totals, lls, start,
                       h_agree, h_dis)
-        ll0 = _reduce(counts, totals, lls, cnt, tot)
-        # The start's M-step is iteration 0 of a one-step run (trace: a scratch slot):
-        # t, ll and max_iter as computed values, never as constants, which would be typed
-        # as literals and compile `_em_after_estep` a second time.
-        t0 = max_iter - max_iter
-        _em_after_estep(t0, ll0, model, hard, a, cap, t0 + 1, tol, n_eff, logtab, logw, cnt,
-                        tot, groups, n_groups, jw, known_cnt, known_tot, phi, pi, eps, conf,
-                        theta, xi, q, lls)
-    else:
-        _build_tables(model, hard, phi, pi, eps, conf, theta, xi, q, logtab, logw)
-    for t in range(max_iter + 1):
-        _estep_serial(codes, weights, logtab, logw, n_chunks, counts, totals, lls,
-                      model_posterior, 0.0, 0.0)
         ll = _reduce(counts, totals, lls, cnt, tot)
-        status = _em_after_estep(t, ll, model, hard, a, cap, max_iter, tol, n_eff, logtab, logw,
-                                 cnt, tot, groups, n_groups, jw, known_cnt, known_tot, phi, pi,
-                                 eps, conf, theta, xi, q, trace)
-        if status:
+        status = _em_after_estep(0 if start else t, ll, model, hard, a, cap,
+                                 1 if start else max_iter, tol, n_eff, logtab, logw, cnt, tot,
+                                 groups, n_groups, jw, known_cnt, known_tot, phi, pi, eps,
+                                 conf, theta, xi, q, lls if start else trace)
+        if status and not start:
             return t, status == 1
+        t += 1
     return max_iter, False
 
 

@@ -7,7 +7,14 @@ verified_sample_coverage  -- coverage of verified_sample_bound across true error
                                                                             -> DataFrame
 """
 
-from simulation.calibration._gamma import gamma_coverage
-from simulation.calibration._verified import verified_sample_coverage
+from typing import TYPE_CHECKING
+
+from _goldnoise_lib.lazy import lazy_package
+
+if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_package)
+    from simulation.calibration._gamma import gamma_coverage
+    from simulation.calibration._verified import verified_sample_coverage
+
+__getattr__, __dir__ = lazy_package(__name__)
 
 __all__ = ["gamma_coverage", "verified_sample_coverage"]

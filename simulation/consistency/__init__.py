@@ -12,6 +12,13 @@ Predictions are read through :func:`simulation.load_scores` (per-token scores by
 ``(document, token)`` id) or given as per-span outputs (:class:`agreement.spans.Spans`).
 """
 
-from simulation.consistency._consistency import SubsetConsistencyResult, subset_consistency
+from typing import TYPE_CHECKING
+
+from _goldnoise_lib.lazy import lazy_package
+
+if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_package)
+    from simulation.consistency._consistency import SubsetConsistencyResult, subset_consistency
+
+__getattr__, __dir__ = lazy_package(__name__)
 
 __all__ = ["SubsetConsistencyResult", "subset_consistency"]

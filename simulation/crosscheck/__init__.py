@@ -8,6 +8,13 @@ crosscheck        -- AUROC/AP of the model's loss for annotator disagreement and
 CrosscheckResult  -- .to_frame(), .summary(), .frame (per item), .combined (Ranking)
 """
 
-from simulation.crosscheck._crosscheck import CrosscheckResult, crosscheck
+from typing import TYPE_CHECKING
+
+from _goldnoise_lib.lazy import lazy_package
+
+if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_package)
+    from simulation.crosscheck._crosscheck import CrosscheckResult, crosscheck
+
+__getattr__, __dir__ = lazy_package(__name__)
 
 __all__: list[str] = ["CrosscheckResult", "crosscheck"]

@@ -14,19 +14,26 @@ loss_separability    -- AUROC and overlap of the loss of noisy vs clean items, s
 overlap_coefficient  -- Weitzman's overlap of two samples on a common histogram grid
 """
 
-from simulation.detection._metrics import (
-    DetectedErrorRateResult,
-    DetectionResult,
-    detected_error_rate,
-    detection_metrics,
-    detection_replicates,
-)
-from simulation.detection._ranking import Ranking, label_error_ranking
-from simulation.detection._separability import (
-    SeparabilityResult,
-    loss_separability,
-    overlap_coefficient,
-)
+from typing import TYPE_CHECKING
+
+from _goldnoise_lib.lazy import lazy_package
+
+if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_package)
+    from simulation.detection._metrics import (
+        DetectedErrorRateResult,
+        DetectionResult,
+        detected_error_rate,
+        detection_metrics,
+        detection_replicates,
+    )
+    from simulation.detection._ranking import Ranking, label_error_ranking
+    from simulation.detection._separability import (
+        SeparabilityResult,
+        loss_separability,
+        overlap_coefficient,
+    )
+
+__getattr__, __dir__ = lazy_package(__name__)
 
 __all__: list[str] = [
     "DetectedErrorRateResult",

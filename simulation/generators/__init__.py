@@ -10,8 +10,15 @@ simulate_spans        -- span annotations copied from true spans with boundary, 
 Modules: ``_annotations`` (the generator and its result), ``_spans`` (spans).
 """
 
-from simulation.generators._annotations import SimulatedAnnotations, simulate_annotations
-from simulation.generators._spans import SimulatedSpans, simulate_spans
+from typing import TYPE_CHECKING
+
+from _goldnoise_lib.lazy import lazy_package
+
+if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_package)
+    from simulation.generators._annotations import SimulatedAnnotations, simulate_annotations
+    from simulation.generators._spans import SimulatedSpans, simulate_spans
+
+__getattr__, __dir__ = lazy_package(__name__)
 
 __all__: list[str] = ["SimulatedAnnotations", "SimulatedSpans", "simulate_annotations",
                       "simulate_spans"]

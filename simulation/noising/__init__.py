@@ -20,17 +20,24 @@ voter_labels               -- CILN voter pools: votes drawn from several models'
                               distributions -> SoftLabels (δ, nth, TV, attractors apply)
 """
 
-from simulation.noising._protocols import (
-    NoisyLabels,
-    crowd_majority,
-    dissenting_label,
-    dissenting_worker,
-    mix_protocols,
-    perturb_class_conditional,
-    perturb_uniform,
-)
-from simulation.noising._similar import perturb_similar
-from simulation.noising._voters import voter_labels
+from typing import TYPE_CHECKING
+
+from _goldnoise_lib.lazy import lazy_package
+
+if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_package)
+    from simulation.noising._protocols import (
+        NoisyLabels,
+        crowd_majority,
+        dissenting_label,
+        dissenting_worker,
+        mix_protocols,
+        perturb_class_conditional,
+        perturb_uniform,
+    )
+    from simulation.noising._similar import perturb_similar
+    from simulation.noising._voters import voter_labels
+
+__getattr__, __dir__ = lazy_package(__name__)
 
 __all__: list[str] = [
     "NoisyLabels",

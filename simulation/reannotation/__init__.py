@@ -19,14 +19,21 @@ bound; formulas in its docstring), ``_replay`` (one replay and what it records),
 ``_compare`` (policies on the same seeds).
 """
 
-from simulation.reannotation._certify import (
-    ResidualErrorResult,
-    residual_errors,
-    verification_batch,
-)
-from simulation.reannotation._compare import PolicyComparisonResult, compare_policies
-from simulation.reannotation._policies import POLICIES, next_batch
-from simulation.reannotation._replay import ReplayResult, replay
+from typing import TYPE_CHECKING
+
+from _goldnoise_lib.lazy import lazy_package
+
+if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_package)
+    from simulation.reannotation._certify import (
+        ResidualErrorResult,
+        residual_errors,
+        verification_batch,
+    )
+    from simulation.reannotation._compare import PolicyComparisonResult, compare_policies
+    from simulation.reannotation._policies import POLICIES, next_batch
+    from simulation.reannotation._replay import ReplayResult, replay
+
+__getattr__, __dir__ = lazy_package(__name__)
 
 __all__ = ["POLICIES", "PolicyComparisonResult", "ReplayResult", "ResidualErrorResult",
            "compare_policies", "next_batch", "replay", "residual_errors",

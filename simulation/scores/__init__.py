@@ -9,9 +9,16 @@ item_loss    -- cross-entropy of the given label (stable log-softmax for logits)
 ScorePrecisionWarning -- scores stored as float16: ties and rounding ahead
 """
 
-from simulation.scores._ensemble import ensemble, item_loss
-from simulation.scores._load import load_scores
-from simulation.scores._model_scores import ModelScores, ScorePrecisionWarning
+from typing import TYPE_CHECKING
+
+from _goldnoise_lib.lazy import lazy_package
+
+if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_package)
+    from simulation.scores._ensemble import ensemble, item_loss
+    from simulation.scores._load import load_scores
+    from simulation.scores._model_scores import ModelScores, ScorePrecisionWarning
+
+__getattr__, __dir__ = lazy_package(__name__)
 
 __all__: list[str] = [
     "ModelScores",

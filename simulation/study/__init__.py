@@ -17,15 +17,22 @@ swap_test        -- may a candidate stand in for a human (swap) or join them: th
 StudyPlan, StudyTradeoff, JudgePlan, SwapTestResult -- the results
 """
 
-from simulation.study._judge import JudgePlan, judge_plan
-from simulation.study._plan import (
-    StudyPlan,
-    StudyTradeoff,
-    simulate_study,
-    study_size,
-    study_tradeoff,
-)
-from simulation.study._swap import SwapTestResult, swap_test
+from typing import TYPE_CHECKING
+
+from _goldnoise_lib.lazy import lazy_package
+
+if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_package)
+    from simulation.study._judge import JudgePlan, judge_plan
+    from simulation.study._plan import (
+        StudyPlan,
+        StudyTradeoff,
+        simulate_study,
+        study_size,
+        study_tradeoff,
+    )
+    from simulation.study._swap import SwapTestResult, swap_test
+
+__getattr__, __dir__ = lazy_package(__name__)
 
 __all__ = ["JudgePlan", "StudyPlan", "StudyTradeoff", "SwapTestResult", "judge_plan",
            "simulate_study", "study_size", "study_tradeoff", "swap_test"]

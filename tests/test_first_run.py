@@ -1,0 +1,72 @@
+"""What the first audit compiles (issue 36 item 10): only the builds its data need.
+
+A kernel's parallel build costs seconds to compile, more than the serial one; on data
+below the sizes where it pays it is never used and so never compiled. Crowd data with many
+annotators is wide but sparse: web (2,665 items × 177 annotators = 471,705 cells) compiled
+the parallel α and item-count builds on its first audit (about 10 s of CPU) for passes that
+take a fraction of a millisecond serially.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agreement import Ratings, krippendorff_alpha
+from agreement import _kernels as _k
+from agreement import _kernels_alpha as _ka
+
+
+def _web_sized(seed: int = 0) -> Ratings:
+    rng = np.random.default_rng(seed)
+    n, k = 2665, 177
+    codes = np.full((n, k), np.nan)
+    for i in range(n):  # about 6 ratings per item, like web
+        who = rng.choice(k, 6, replace=False)
+        codes[i, who] = rng.integers(0, 5, 6)
+    return Ratings.from_wide(codes)
+
+
+def test_web_sized_data_take_the_serial_builds(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("a parallel build was called")
+
+    for name in ("_sums_parallel", "_gwet_se_parallel", "_unit_terms_parallel",
+                 "_coincidences_parallel"):
+        monkeypatch.setattr(_ka, name, refuse)
+    monkeypatch.setattr(_k, "_item_counts_parallel", refuse)
+    r = _web_sized()
+    assert r.codes.size == 471_705
+    res = krippendorff_alpha(r)
+    assert np.isfinite(res.value) and np.isfinite(res.standard_error)
+    assert _k.item_counts(r.codes, 5).sum() == (r.codes >= 0).sum()
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_both_builds_agree_bit_for_bit_on_web_sized_data(parallel, monkeypatch):
+    # The switch moves no result: the serial and parallel builds sum in the same order.
+    r = _web_sized(1)
+    serial = krippendorff_alpha(r)
+    monkeypatch.setattr(_ka, "PARALLEL_THRESHOLD", 0 if parallel else 10**18)
+    again = krippendorff_alpha(r)
+    assert (again.value, again.standard_error) == (serial.value, serial.standard_error)
+
+
+def test_web_sized_latent_class_fit_takes_the_serial_builds(monkeypatch):
+    # The EM's E-step and the posterior pass: serial below 1e6 cells (web's first audit
+    # compiled both parallel builds, about 4.5 s of CPU, for passes of about a millisecond).
+    import warnings
+
+    from noise_models import LatentClassModel
+    from noise_models.latent_class import _kernels as K
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a parallel build was called")
+
+    monkeypatch.setattr(K, "_estep_parallel", refuse)
+    monkeypatch.setattr(K, "_posterior_parallel", refuse)
+    r = _web_sized(2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = LatentClassModel("spam", n_starts=2, rng=0).fit(r)
+    assert np.isfinite(fit.class_posterior).all()
