@@ -251,8 +251,8 @@ def replay_table(results: dict[str, dict]) -> str:
         sv = savings(res)
         uni = np.asarray(res["need"]["uniform"], dtype=float)
         out += [f"**{name}** ({res['n_items']:,} items, {res['ratings']:,} ratings; "
-                f"seeds 0 – {res['seeds'] - 1}; "
-                f"{res['start']} per item at the start, batches of {res['batch']:,}; goal "
+                + ("seed 0; " if res["seeds"] == 1 else f"seeds 0 – {res['seeds'] - 1}; ")
+                + f"{res['start']} per item at the start, batches of {res['batch']:,}; goal "
                 f"{res['goal']:.4f}, every rating {res['full_accuracy']:.4f}; start accuracy "
                 f"{np.median(res['start_accuracy']):.4f}; doubt "
                 f"{np.median(res['doubt']):.1%}"
@@ -274,28 +274,51 @@ def replay_table(results: dict[str, dict]) -> str:
     return "\n".join(out)
 
 
-def summary_table(results: dict[str, dict]) -> str:
+def design_of(r) -> tuple[float, float]:
+    """How dense the design is: the mean share of the items an annotator rates, and the
+    median number of ratings per annotator."""
+    per_rater = (r.codes >= 0).sum(axis=0)
+    return float(per_rater.mean() / r.n_items), float(np.median(per_rater))
+
+
+def summary_table(results: dict[str, dict], designs: dict | None = None) -> str:
     """One row per set: the median saving of each configuration and the doubt share."""
+    designs = designs or {}
     configs = [c for c in CONFIGS if c != "uniform"
                and any(c in res["need"] for res in results.values())]
     out = ["### Median saving against uniform, all sets", "",
-           "| set | doubt at the start | " + " | ".join(configs) + " | best |",
-           "|---|---|" + "---|" * len(configs) + "---|"]
+           "| set | items an annotator rates | ratings per annotator | doubt at the start | "
+           + " | ".join(configs) + " | best |",
+           "|---|---|---|---|" + "---|" * len(configs) + "---|"]
     wins = {c: 0 for c in configs}
-    for name, res in sorted(results.items(), key=lambda kv: np.median(kv[1]["doubt"])):
+    order = sorted(results, key=lambda n: -designs.get(n, (0.0, 0.0))[0])
+    for name in order:
+        res = results[name]
+        share, per = designs.get(name, (math.nan, math.nan))
         sv = savings(res)
         med = {c: float(np.median(sv[c])) for c in configs if c in sv}
         top = max(med.values())
         best = [c for c in med if med[c] >= top - 0.01]
         for c in best:
             wins[c] += 1
-        out.append(f"| {name} | {np.median(res['doubt']):.1%} | "
-                   + " | ".join("not run" if c not in med else f"**{_pct(med[c])}**"
-                                if c in best else _pct(med[c]) for c in configs)
-                   + f" | {', '.join(best)} |")
-    out += ["", "Bold: the best median saving of the set, or within one point of it. Sets "
-            "where each configuration is best or within a point: "
-            + ", ".join(f"{c} {k} of {sum(c in res['need'] for res in results.values())}"
+        def cell(c, med=med, sv=sv, best=best):
+            if c not in med:
+                return "not run"
+            text = _pct(med[c])
+            if med[c] == -np.inf and np.isfinite(sv[c]).any():  # a mixed median: the seeds
+                text = " / ".join(_pct(x) for x in sv[c])
+            return f"**{text}**" if c in best else text
+
+        out.append(f"| {name} | {share:.1%} | {per:.0f} | {np.median(res['doubt']):.1%} | "
+                   + " | ".join(cell(c) for c in configs) + f" | {'; '.join(best)} |")
+    out += ["", "Items an annotator rates: the mean share of the items each annotator rated; "
+            "ratings per annotator: the median; doubt: as below. \"margin\" and "
+            "\"uncertainty\" read the default posterior, the mean of the spam model's and "
+            "Dawid–Skene's; \"fit's own\" the refitted Dawid–Skene's. Two seeds and a "
+            "mixed median show both seeds' savings. Bold: the best median saving of the set, "
+            "or within one point of it. Sets where each configuration is best or within a "
+            "point: "
+            + "; ".join(f"{c} {k} of {sum(c in res['need'] for res in results.values())}"
                         for c, k in wins.items()) + "."]
     return "\n".join(out)
 
@@ -345,13 +368,14 @@ def checks_set(r, truth, seeds: int) -> dict:
     return out
 
 
-def checks_table(results: dict[str, dict], seeds: int) -> str:
+def checks_table(results: dict[str, dict]) -> str:
     out = ["### Expert-check yield: errors in the ranked top 5% against a random 5%", "",
            "The default fit (MACE's spam model, `calibrate=\"held-out\"`, one start) and "
            "`verification_batch(fit, random_share=0)`: errors among the top 5% of the items "
            "with a true label, against 5% × the error rate (what a random 5% finds in "
-           f"expectation). With every rating (one fit) and at 3 random ratings per item ({seeds} "
-           "seeds, median [range] of the ratio; product has 3 per item).", "",
+           "expectation). With every rating (one fit) and at 3 random ratings per item (the "
+           "seeds of the set: errors found, median, and the ratio, median [range]; product "
+           "has 3 per item).", "",
            "| set | all ratings, rank=\"ensemble\" | all ratings, rank=\"fit\" | 3 per item, "
            "\"ensemble\" | 3 per item, \"fit\" |", "|---|---|---|---|---|"]
     tally = {"ensemble": 0, "fit": 0, "tie": 0}
@@ -367,7 +391,9 @@ def checks_table(results: dict[str, dict], seeds: int) -> str:
                     cells.append(f"{f} / {e:.1f} ({x:.1f}×)")
                 else:
                     x = np.array([t[2] for t in v])
-                    cells.append(f"{np.median(x):.1f}× [{x.min():.1f} – {x.max():.1f}]")
+                    f = np.array([t[0] for t in v])
+                    cells.append(f"{np.median(f):.0f} found, {np.median(x):.1f}× "
+                                 f"[{x.min():.1f} – {x.max():.1f}] ({len(v)} seeds)")
         out.append(f"| {name} | " + " | ".join(cells) + " |")
         for state in ("all", "3 per item"):
             if (state, "ensemble") in res:
@@ -408,6 +434,8 @@ def main(argv=None) -> str:
                     help="a folder keeping each set's results (a pickle per set and part): "
                          "sets found there are not rerun, so runs of a few sets at a time "
                          "add up to one table")
+    ap.add_argument("--note", default="", help="a paragraph put under the heading (e.g. "
+                    "how the cached sets were run)")
     ap.add_argument("--write", action="store_true")
     a = ap.parse_args(argv)
     parts = a.part or ["replays", "checks"]
@@ -441,10 +469,13 @@ def main(argv=None) -> str:
             + ". The same seeds for every configuration of a set; each set's seeds, "
             "batches, time and the machine's load are given with its table (a busy "
             f"{os.cpu_count()}-core machine: times are wall times under load).", ""]
+    if a.note:
+        text += [a.note, ""]
     if reps:
-        text += [summary_table(reps), "", replay_table(reps)]
+        designs = {n: design_of(loaded[n][0]) for n in reps}
+        text += [summary_table(reps, designs), "", replay_table(reps)]
     if checks:
-        text += [checks_table(checks, a.seeds)]
+        text += [checks_table(checks)]
     body = "\n".join(text)
     print(body, flush=True)
     if a.write:
