@@ -392,7 +392,7 @@ def checks_table(results: dict[str, dict]) -> str:
                 else:
                     x = np.array([t[2] for t in v])
                     f = np.array([t[0] for t in v])
-                    cells.append(f"{np.median(f):.0f} found, {np.median(x):.1f}× "
+                    cells.append(f"{np.median(f):g} found, {np.median(x):.1f}× "
                                  f"[{x.min():.1f} – {x.max():.1f}] ({len(v)} seeds)")
         out.append(f"| {name} | " + " | ".join(cells) + " |")
         for state in ("all", "3 per item"):
