@@ -181,7 +181,7 @@ def _run(r, truth, cfg, seed, start, batch, budget, model):
 
 
 def replay_set(r, truth, start: int, seeds: int, configs=tuple(CONFIGS),
-               batch_share: float = 0.1, log=print) -> dict:
+               batch_share: float = 0.1, log=print, first_seed: int = 0) -> dict:
     """Per seed, the ratings to the goal of each configuration (NaN: not within
     ``OVER`` × uniform's), the doubt share of the start, and the goal."""
     from simulation import replay
@@ -200,7 +200,7 @@ def replay_set(r, truth, start: int, seeds: int, configs=tuple(CONFIGS),
     need = {c: [] for c in configs}
     doubt, first_acc = [], []
     began = time.perf_counter()
-    for seed in range(seeds):
+    for seed in range(first_seed, first_seed + seeds):
         t0 = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -406,6 +406,20 @@ def checks_table(results: dict[str, dict]) -> str:
     return "\n".join(out)
 
 
+def _merge(base: dict, more: dict) -> dict:
+    """One set's replays with the seeds of a later run (same configurations and batches)."""
+    if (set(base["need"]) != set(more["need"]) or base["batch"] != more["batch"]
+            or base["start"] != more["start"]):
+        raise ValueError("the later seeds were run with other configurations or batches")
+    out = dict(base)
+    out["need"] = {c: [*base["need"][c], *more["need"][c]] for c in base["need"]}
+    for k in ("doubt", "start_accuracy"):
+        out[k] = [*base[k], *more[k]]
+    out["seeds"] = base["seeds"] + more["seeds"]
+    out["minutes"] = base.get("minutes", 0.0) + more.get("minutes", 0.0)
+    return out
+
+
 def _cached(folder: Path | None, key: str, compute, log):
     import pickle
 
@@ -424,6 +438,9 @@ def _cached(folder: Path | None, key: str, compute, log):
 def main(argv=None) -> str:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--first-seed", type=int, default=0,
+                    help="run seeds FIRST .. FIRST+SEEDS-1 (with --cache: kept apart and "
+                         "merged into the set's table, to add seeds to a finished run)")
     ap.add_argument("--sets", nargs="+", choices=SETS, default=list(SETS))
     ap.add_argument("--configs", nargs="+", choices=list(CONFIGS), default=list(CONFIGS))
     ap.add_argument("--part", choices=("replays", "checks"), action="append")
@@ -460,9 +477,13 @@ def main(argv=None) -> str:
             checks[name] = _cached(a.cache, f"checks-{name}",
                                    lambda r=r, truth=truth: checks_set(r, truth, a.seeds), log)
         if "replays" in parts:
-            reps[name] = _cached(a.cache, f"replays-{name}", lambda r=r, truth=truth, start=start:
+            key = f"replays-{name}" + (f"-from{a.first_seed}" if a.first_seed else "")
+            reps[name] = _cached(a.cache, key, lambda r=r, truth=truth, start=start:
                                  replay_set(r, truth, start, a.seeds, tuple(configs),
-                                            a.batch_share, log), log)
+                                            a.batch_share, log, a.first_seed), log)
+            if a.cache is not None and not a.first_seed:  # later seeds run apart, merged
+                for extra in sorted(a.cache.glob(f"replays-{name}-from*.pkl")):
+                    reps[name] = _merge(reps[name], _cached(a.cache, extra.stem, None, log))
     text = ["## Re-annotation defaults across crowd sets (`benchmarks/bench_policies.py`)", "",
             f"Sets: {', '.join(loaded)}" + (f" (absent, skipped: {', '.join(missing)})"
                                              if missing else "")

@@ -83,3 +83,20 @@ def test_activelab_scores_choose_the_split_items(bench):
     ok[5] = False
     chosen = bench._activelab(r, None, ok, 3, np.random.default_rng(0))
     assert set(chosen) <= {6, 7, 8, 9} and len(chosen) == 3
+
+
+def test_later_seeds_are_merged_from_the_cache(bench, tmp_path):
+    lab, truth = _long(40, 6, seed=2)
+    (tmp_path / "gold" / "rte").mkdir(parents=True)
+    lab.to_csv(tmp_path / "gold" / "rte" / "label.csv", index=False)
+    truth.to_csv(tmp_path / "gold" / "rte" / "truth.csv", index=False)
+    base = ["--sets", "rte", "--part", "replays", "--configs", "margin", "--batch-share",
+            "0.5", "--data", str(tmp_path / "gold"), "--cache", str(tmp_path / "cache")]
+    one = bench.main([*base, "--seeds", "1"])
+    assert "seed 0;" in one
+    bench.main([*base, "--seeds", "1", "--first-seed", "1"])
+    both = bench.main([*base, "--seeds", "1"])  # seed 0 from the cache, seed 1 merged
+    assert "seeds 0 – 1;" in both
+    with pytest.raises(ValueError, match="other configurations"):
+        bench.main([*base, "--seeds", "1", "--first-seed", "2", "--configs", "uncertainty"])
+        bench.main([*base, "--seeds", "1"])
