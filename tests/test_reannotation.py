@@ -413,6 +413,66 @@ def test_gold_items_get_no_check_and_no_rating():
         verification_batch(fit, size=701, rng=0)
 
 
+def test_command_line_gold_items_get_no_rating_and_no_check(tmp_path, capsys):
+    # `goldnoise next` and `goldnoise verify` read --gold as `audit` does (a file of item
+    # and gold label, or a column): gold items are settled, as with fit(..., gold=...)
+    import json
+
+    from goldnoise._cli import main
+
+    r, truth, fit, gold = _gold_case()
+    items = [f"q{i}" for i in r.items]
+    frame = pd.DataFrame(r.codes, index=pd.Index(items, name="id"))
+    frame.to_csv(tmp_path / "r.csv")
+    ids = sorted(gold)
+    pd.DataFrame({"item": [f"q{i}" for i in ids], "gold": truth[ids]}).to_csv(
+        tmp_path / "gold.csv", index=False)
+    gold_q = {f"q{i}" for i in ids}
+    for policy in ("margin", "uniform"):
+        assert main(["next", str(tmp_path / "r.csv"), "--item", "id", "--size", "400",
+                     "--policy", policy, "--gold", str(tmp_path / "gold.csv"),
+                     "--out", str(tmp_path / "b.csv"), "--quiet"]) == 0
+        batch = pd.read_csv(tmp_path / "b.csv")
+        assert len(batch) == 400 and gold_q.isdisjoint(batch["item"]), policy
+    # without --gold the same command sends gold items new ratings (the test can fail)
+    assert main(["next", str(tmp_path / "r.csv"), "--item", "id", "--size", "400",
+                 "--out", str(tmp_path / "b0.csv"), "--quiet"]) == 0
+    assert not gold_q.isdisjoint(pd.read_csv(tmp_path / "b0.csv")["item"])
+    assert main(["verify", str(tmp_path / "r.csv"), "--item", "id", "--size", "700",
+                 "--random-share", "0.3", "--gold", str(tmp_path / "gold.csv"),
+                 "--out", str(tmp_path / "c.csv"), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)["sections"]["checks"]["values"]
+    assert out["n_gold"] == 300
+    checks = pd.read_csv(tmp_path / "c.csv")
+    assert len(checks) == 700 and gold_q.isdisjoint(checks["item"])
+    # certify with the same --gold counts the gold as a stratum of its own
+    small = ["verify", str(tmp_path / "r.csv"), "--item", "id", "--size", "60", "--gold",
+             str(tmp_path / "gold.csv"), "--seed", "3", "--out", str(tmp_path / "c60.csv"),
+             "--quiet"]
+    assert main(small) == 0
+    design = pd.read_csv(tmp_path / "c60.csv")
+    pos = [items.index(i) for i in design["item"]]
+    pd.DataFrame({"item": design["item"], "label": truth[pos]}).to_csv(
+        tmp_path / "done.csv", index=False)
+    capsys.readouterr()
+    assert main(["certify", str(tmp_path / "r.csv"), "--item", "id", "--gold",
+                 str(tmp_path / "gold.csv"), "--verified", str(tmp_path / "done.csv"),
+                 "--design", str(tmp_path / "c60.csv"), "--format", "json"]) == 0
+    cert = json.loads(capsys.readouterr().out)["sections"]["certificate"]["values"]
+    direct = verification_batch(fit, size=60, rng=3)
+    assert direct["item"].map(lambda i: f"q{i}").tolist() == design["item"].tolist()
+    ver = pd.Series(truth[r.items.get_indexer(direct["item"])], index=direct["item"])
+    assert cert["upper"] == residual_errors(fit, ver, design=direct).upper
+    # a gold label on an item the ratings do not have: one line naming --gold
+    pd.DataFrame({"item": ["q1", "nope"], "gold": [0, 1]}).to_csv(tmp_path / "bad.csv",
+                                                                  index=False)
+    assert main(["next", str(tmp_path / "r.csv"), "--item", "id", "--size", "5", "--gold",
+                 str(tmp_path / "bad.csv")]) == 1
+    err = capsys.readouterr().err
+    assert "--gold names 1 item(s) that are not in the ratings: nope" in err
+    assert "Traceback" not in err
+
+
 def test_certificate_counts_the_gold_as_a_stratum():
     r, truth, fit, gold = _gold_case()
     design = verification_batch(fit, size=60, rng=3)

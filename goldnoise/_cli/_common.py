@@ -9,8 +9,8 @@ import re
 from goldnoise._audit import capped_margin, capture_notes, p_text, pct, plural
 
 __all__ = ["CLI_HINTS", "add_model_arguments", "as_option_message", "capped_margin",
-           "capture_notes", "count", "in_cli_words", "p_text", "pct", "plural", "probability",
-           "real"]
+           "capture_notes", "count", "gold_fit", "in_cli_words", "p_text", "pct", "plural",
+           "probability", "real"]
 
 
 def probability(name: str):
@@ -108,6 +108,26 @@ def in_cli_words(text: str, *, one_line: bool = True) -> str:
     for python, option in CLI_HINTS:
         text = text.replace(python, option)
     return text
+
+
+def gold_fit(loaded, source: str):
+    """With ``--gold``: the default model (MACE's spam model, ``calibrate="held-out"``,
+    as ``next``, ``verify`` and ``certify`` fit without gold) fitted with the gold labels,
+    so that the gold items are settled (never chosen, checked or drawn); None without
+    gold. A gold label the ratings cannot take is a one-line DataError."""
+    if loaded.gold is None:
+        return None
+    from goldnoise._cli._errors import DataError
+    from noise_models import LatentClassModel
+
+    gold = loaded.gold.dropna()
+    by_text = {str(i): i for i in loaded.ratings.items}
+    gold.index = [by_text.get(str(i), i) for i in gold.index]
+    try:
+        return LatentClassModel("spam", rng=0, calibrate="held-out").fit(loaded.ratings,
+                                                                         gold=gold)
+    except ValueError as exc:
+        raise DataError(f"{source}: {as_option_message(exc, {'gold': '--gold'})}") from None
 
 
 def as_option_message(exc: BaseException, options: dict[str, str]) -> str:

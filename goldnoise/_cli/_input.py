@@ -59,7 +59,8 @@ class LoadedRatings:
     notes: list[str] = field(default_factory=list)
 
 
-def add_ratings_arguments(parser: argparse.ArgumentParser, *, gold: bool = True) -> None:
+def add_ratings_arguments(parser: argparse.ArgumentParser, *, gold: bool = True,
+                          gold_use: str = "adds accuracy against gold") -> None:
     """The options every verb that reads ratings shares."""
     g = parser.add_argument_group("input")
     g.add_argument("file", nargs="?", metavar="FILE",
@@ -112,7 +113,7 @@ def add_ratings_arguments(parser: argparse.ArgumentParser, *, gold: bool = True)
         g.add_argument("--gold", metavar="COLUMN|FILE",
                        help="gold labels: a column of FILE (long: per rating row; wide: taken "
                             "out of the annotators) or a second file with item and gold "
-                            "columns; adds accuracy against gold")
+                            f"columns; {gold_use}")
 
 
 # ------------------------------------------------------------------ reading files

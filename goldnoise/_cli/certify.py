@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from goldnoise._cli._common import as_option_message, count, probability, real
+from goldnoise._cli._common import as_option_message, count, gold_fit, probability, real
 from goldnoise._cli._input import add_ratings_arguments, load_ratings, read_labels_file
 from goldnoise.report import Column, Report, Section, Table
 
@@ -54,7 +54,9 @@ def _same_file(a: str, b: object) -> bool:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_ratings_arguments(parser, gold=False)
+    add_ratings_arguments(parser, gold_use="the gold items' labels are known: counted as a "
+                                           "stratum of their own (as `goldnoise verify "
+                                           "--gold` left them out)")
     g = parser.add_argument_group("certificate")
     g.add_argument("--verified", metavar="FILE", required=True,
                    help="the checked items' true labels: item and label columns")
@@ -82,6 +84,7 @@ def run(args: argparse.Namespace) -> Report:
     loaded = load_ratings(args)
     r = loaded.ratings
     verified = read_labels_file(args.verified, r.items, "--verified")
+    fit = gold_fit(loaded, loaded.source)
     design = None
     if args.design is not None:
         from pathlib import Path
@@ -112,7 +115,7 @@ def run(args: argparse.Namespace) -> Report:
         by_text = {str(i): i for i in r.items}
         design["item"] = [by_text.get(str(i), i) for i in design["item"]]
     try:
-        res = residual_errors(r, verified, design=design,
+        res = residual_errors(r if fit is None else fit, verified, design=design,
                               confidence_level=args.confidence_level, epsilon=args.epsilon,
                               looks=args.looks, look=args.look)
     except (ValueError, TypeError) as exc:
@@ -121,7 +124,7 @@ def run(args: argparse.Namespace) -> Report:
                     parameters={"source": loaded.source, "verified": args.verified,
                                 "design": args.design, "epsilon": args.epsilon,
                                 "confidence_level": args.confidence_level,
-                                "looks": args.looks, "look": args.look},
+                                "looks": args.looks, "look": args.look, "gold": args.gold},
                     primary="certificate/strata")
     s = report.add(Section("certificate", "Wrong labels left"))
     s.values.update({k: v for k, v in res.to_dict().items() if k != "strata"})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from goldnoise._cli._common import as_option_message, count, real
+from goldnoise._cli._common import as_option_message, count, gold_fit, real
 from goldnoise._cli._input import add_ratings_arguments, load_ratings
 from goldnoise.report import Column, Report, Section, Table
 
@@ -17,14 +17,17 @@ DESCRIPTION = (
     "checked, `goldnoise certify` bounds the wrong labels left.\n\n"
     "Examples:\n"
     "  goldnoise verify ratings.csv --item id --size 200 --out checks.csv\n"
-    "  goldnoise verify ratings.csv --item id --size 200 --random-share 1 --out srs.csv")
+    "  goldnoise verify ratings.csv --item id --size 200 --random-share 1 --out srs.csv\n"
+    "  goldnoise verify ratings.csv --item id --size 200 --gold gold.csv --out checks.csv")
 
 #: The library's parameter names as this verb's options, for its messages.
 OPTIONS = {"size": "--size", "random_share": "--random-share"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_ratings_arguments(parser, gold=False)
+    add_ratings_arguments(parser, gold_use="gold items (or items checked before) are known: "
+                                           "neither ranked nor drawn (give the same --gold "
+                                           "to `goldnoise certify`)")
     g = parser.add_argument_group("checks")
     g.add_argument("--size", type=count("--size", 1), required=True, help="items to check")
     g.add_argument("--random-share", type=real("--random-share", 0.0, 1.0), default=0.5,
@@ -37,14 +40,16 @@ def run(args: argparse.Namespace) -> Report:
     from simulation import verification_batch
 
     loaded = load_ratings(args)
+    fit = gold_fit(loaded, loaded.source)
     try:
-        design = verification_batch(loaded.ratings, size=args.size,
+        design = verification_batch(loaded.ratings, size=args.size, fit=fit,
                                     random_share=args.random_share, rng=args.seed)
     except ValueError as exc:
         raise DataError(f"{loaded.source}: {as_option_message(exc, OPTIONS)}") from None
     report = Report("verify", f"goldnoise verify: {loaded.source}",
                     parameters={"source": loaded.source, "size": args.size,
-                                "random_share": args.random_share, "seed": args.seed},
+                                "random_share": args.random_share, "seed": args.seed,
+                                "gold": args.gold},
                     primary="checks/checks")
     s = report.add(Section("checks", "Items for expert checks"))
     per = design.groupby("stratum").size().to_dict()
@@ -52,6 +57,11 @@ def run(args: argparse.Namespace) -> Report:
     s.lines.append(", ".join(f"{v} {k}" for k, v in per.items()) +
                    f" of {loaded.ratings.n_items} items; check every one of them and give the "
                    "true labels to `goldnoise certify --verified FILE --design THIS_FILE`")
+    if fit is not None:
+        n_gold = int(loaded.gold.notna().sum())
+        s.values["n_gold"] = n_gold
+        s.lines.append(f"{n_gold} gold items known: none of them is ranked or drawn (their "
+                       "stratum is counted by `goldnoise certify` with the same --gold)")
     s.notes += loaded.notes
     s.tables.append(Table("checks", [
         Column("item", align="<"), Column("stratum", align="<"),

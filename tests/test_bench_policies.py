@@ -1,0 +1,102 @@
+"""The plumbing of benchmarks/bench_policies.py on a tiny synthetic set (the replays on
+the public crowd sets are the benchmark's, not the test suite's)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+@pytest.fixture(scope="module")
+def bench():
+    sys.path.insert(0, str(BENCH))
+    try:
+        spec = importlib.util.spec_from_file_location("bench_policies",
+                                                      BENCH / "bench_policies.py")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        yield mod
+    finally:
+        sys.path.remove(str(BENCH))
+
+
+def _long(n: int, k: int, seed: int):
+    g = np.random.default_rng(seed)
+    truth = g.integers(0, 3, n)
+    acc = g.uniform(0.55, 0.9, k)
+    right = g.random((n, k)) < acc
+    x = np.where(right, truth[:, None], (truth[:, None] + g.integers(1, 3, (n, k))) % 3)
+    ii, jj = np.nonzero(np.ones((n, k), dtype=bool))
+    return (pd.DataFrame({"item": ii, "worker": jj, "label": x[ii, jj]}),
+            pd.DataFrame({"item": np.arange(n), "truth": truth}))
+
+
+def test_bench_policies_runs_on_a_tiny_set_and_skips_absent_ones(bench, tmp_path, capsys):
+    from simulation.reannotation import _replay
+
+    lab, truth = _long(60, 7, seed=0)
+    (tmp_path / "gold" / "bluebird").mkdir(parents=True)
+    lab.to_csv(tmp_path / "gold" / "bluebird" / "label.csv", index=False)
+    truth.to_csv(tmp_path / "gold" / "bluebird" / "truth.csv", index=False)
+    # the collection's layout (a checkout): datasets/<folder>/answer.csv and truth.csv
+    face = tmp_path / "coll" / "datasets" / bench.COLLECTION_SETS["face"]
+    face.mkdir(parents=True)
+    lab2, truth2 = _long(50, 6, seed=1)
+    lab2.rename(columns={"item": "question", "label": "answer"}).to_csv(
+        face / "answer.csv", index=False)
+    truth2.rename(columns={"item": "question"}).to_csv(face / "truth.csv", index=False)
+    real = _replay.next_batch
+    body = bench.main(["--seeds", "2", "--sets", "bluebird", "face", "rte",
+                       "--configs", "margin", "ActiveLab", "--batch-share", "0.5",
+                       "--data", str(tmp_path / "gold"), "--collection",
+                       str(tmp_path / "coll")])
+    assert _replay.next_batch is real  # the ActiveLab stand-in is undone
+    assert "absent, skipped: rte" in body
+    for name in ("bluebird", "face"):
+        assert f"**{name}**" in body and f"| {name} | " in body
+    table = body.split("**bluebird**")[1].split("**face**")[0]
+    rows = [line for line in table.splitlines() if line.startswith("| ")][1:]
+    assert [row.split(" | ")[0] for row in rows] == ["| uniform", "| margin", "| ActiveLab"]
+    # uniform's own saving is not shown; the others are percentages of uniform's ratings
+    assert rows[0].rstrip().endswith("| — |") and "%" in rows[1] and "%" in rows[2]
+    capsys.readouterr()
+    assert bench.main(["--sets", "rte", "--data", str(tmp_path / "none")]) == ""
+    assert "no crowd set found" in capsys.readouterr().err
+
+
+def test_activelab_scores_choose_the_split_items(bench):
+    from agreement import Ratings
+
+    # items 0-4 unanimous, items 5-9 split: ActiveLab asks for the split ones first
+    x = np.array([[0, 0, 0, 0]] * 5 + [[0, 1, 0, 1]] * 5, dtype=float)
+    r = Ratings.from_wide(x)
+    scores = bench._activelab_scores(r)
+    assert scores[5:].max() < scores[:5].min()
+    ok = np.ones(10, dtype=bool)
+    ok[5] = False
+    chosen = bench._activelab(r, None, ok, 3, np.random.default_rng(0))
+    assert set(chosen) <= {6, 7, 8, 9} and len(chosen) == 3
+
+
+def test_later_seeds_are_merged_from_the_cache(bench, tmp_path):
+    lab, truth = _long(40, 6, seed=2)
+    (tmp_path / "gold" / "rte").mkdir(parents=True)
+    lab.to_csv(tmp_path / "gold" / "rte" / "label.csv", index=False)
+    truth.to_csv(tmp_path / "gold" / "rte" / "truth.csv", index=False)
+    base = ["--sets", "rte", "--part", "replays", "--configs", "margin", "--batch-share",
+            "0.5", "--data", str(tmp_path / "gold"), "--cache", str(tmp_path / "cache")]
+    one = bench.main([*base, "--seeds", "1"])
+    assert "seed 0;" in one
+    bench.main([*base, "--seeds", "1", "--first-seed", "1"])
+    both = bench.main([*base, "--seeds", "1"])  # seed 0 from the cache, seed 1 merged
+    assert "seeds 0 – 1;" in both
+    with pytest.raises(ValueError, match="other configurations"):
+        bench.main([*base, "--seeds", "1", "--first-seed", "2", "--configs", "uncertainty"])
+        bench.main([*base, "--seeds", "1"])
