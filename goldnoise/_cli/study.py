@@ -154,8 +154,9 @@ def run(args: argparse.Namespace) -> Report:
     s = report.add(Section("plan", "How many items"))
     s.values.update({k: v for k, v in plan.to_dict().items() if k != "table"})
     s.lines.append(_cli_words(_headline(plan)))
-    s.lines.append(f"{plan.n_raters} annotators, {plan.n_categories} categories; about "
-                   f"{plan.n_ratings:,.0f} ratings")
+    if plan.goal != "minimum":  # the minimum's headline gives its values and units
+        s.lines.append(f"{plan.n_raters} annotators, {plan.n_categories} categories; about "
+                       f"{plan.n_ratings:,.0f} ratings")
     if plan.n_range is not None:
         s.lines.append(f"from the ends of the pilot's interval: {plan.n_range[0]} to "
                        f"{plan.n_range[1]} items")
@@ -175,7 +176,8 @@ def run(args: argparse.Namespace) -> Report:
         s.figures.append(Figure("study_size", "Interval half-width against the number of items",
                                 lambda fig: plan.plot(ax=fig.add_subplot())))
     else:
-        s.tables.append(Table("sizes", [Column("n_items", "items"),
+        s.tables.append(Table("sizes", [Column("n_ratings", "values"),
+                                        Column("n_items", "units"),
                                         Column("formula_value", "formula", ".2f")], rows))
     if args.tradeoff:
         try:
@@ -202,7 +204,8 @@ def run(args: argparse.Namespace) -> Report:
 
 def _headline(plan) -> str:
     if plan.goal == "minimum":
-        return (f"{plan.n_items} items (units, each coded by all {plan.n_raters} coders) for "
+        return (f"{plan.n_ratings:.0f} values (Krippendorff's unit: one coder's value for one "
+                f"unit), i.e. {plan.n_items} units each coded by all {plan.n_raters} coders, for "
                 f"alpha above {plan.minimum:g} at p = {plan.significance:g} (Bloch & "
                 "Kraemer's closed form)")
     what = (plan.width_goal() if plan.goal == "width" else

@@ -31,7 +31,8 @@ from simulation.study import _closed_form as cf
 from simulation.study._design import COEFFICIENTS, Design
 from simulation.study._simulate import INTERVAL_METHODS, performance_frame, run_studies
 
-__all__ = ["StudyPlan", "StudyTradeoff", "simulate_study", "study_size", "study_tradeoff"]
+__all__ = ["StudyPlan", "StudyTradeoff", "simulate_study", "study_size", "study_size_for_minimum",
+           "study_size_for_power", "study_size_for_width", "study_tradeoff"]
 
 _METHODS = ("auto", "closed-form", "simulation")
 _ALTERNATIVES = ("greater", "less", "two-sided")
@@ -70,7 +71,9 @@ class StudyPlan(Result):
         At ``n_items``: the mean half-width and coverage of the recommended
         interval and the test's power (NaN where not computed).
     n_ratings : float
-        Expected ratings at ``n_items`` (``n_items · n_raters · (1 − missing)``).
+        Expected ratings at ``n_items`` (``n_items · n_raters · (1 − missing)``); for
+        the ``minimum`` goal, Krippendorff's number of values (codings) itself, of
+        which ``n_items`` is the units ``⌈n_ratings / n_raters⌉``.
     n_range : tuple of int or None
         From a pilot: the items needed at the ends of the pilot's interval.
     formula : str
@@ -124,7 +127,10 @@ class StudyPlan(Result):
                 f"method={self.method!r}, recommended_interval={self.recommended_interval!r})")
 
     def summary(self) -> str:
-        lines = [f"{self.coefficient}: {self.n_items} items ({self.method})"]
+        lines = [f"{self.coefficient}: {self.n_items} items ({self.method})"
+                 if self.goal != "minimum" else
+                 f"{self.coefficient}: {self.n_ratings:,.0f} values, {self.n_items} units "
+                 f"({self.method})"]
         if self.goal == "width":
             lines.append(f"  target: {self.width_goal()} at an expected value of "
                          f"{self.expected:g}")
@@ -135,8 +141,12 @@ class StudyPlan(Result):
         else:
             lines.append(f"  target: alpha above {self.minimum:g} at significance "
                          f"{self.significance:g}")
-        lines.append(f"  {self.n_raters} annotators, {self.n_categories} categories; about "
-                     f"{self.n_ratings:,.0f} ratings")
+        if self.goal == "minimum":
+            lines.append(f"  values: Krippendorff's unit, one coder's value for one unit "
+                         f"({self.n_raters} coders per unit); {self.n_categories} categories")
+        else:
+            lines.append(f"  {self.n_raters} annotators, {self.n_categories} categories; about "
+                         f"{self.n_ratings:,.0f} ratings")
         if self.recommended_interval is not None:
             lines.append(f"  recommended interval: {self.recommended_interval} (coverage "
                          f"{self.coverage:.3f}, mean half-width {self.half_width:.4f})")
@@ -413,6 +423,14 @@ def _common_iv(coefficient: Any, expected: Any, n_raters: Any, n_categories: Any
             "confidence_level": check_confidence_level(confidence_level)}
 
 
+#: The options every entry of the planner declares (the shared vocabulary).
+_DESIGN = dict(method=Option(_METHODS), confidence_level=ConfidenceLevel(),
+               n_raters=Integer(2, optional=True),
+               missing=Probability(open_high=True, optional=True), n_sims=Integer(10),
+               n_bootstrap_sims=Integer(0), n_resamples=Resamples(1),
+               max_items=Integer(_N_START), chance=Option(_CHANCE), rng=Rng())
+
+
 @validate_params(coefficient=Option(COEFFICIENTS), method=Option(_METHODS),
                  alternative=Option(_ALTERNATIVES), confidence_level=ConfidenceLevel(),
                  significance=Probability(open_low=True, open_high=True, optional=True),
@@ -433,37 +451,14 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
                n_bootstrap_sims: int = 200, n_resamples: int = 499, max_items: int = 20_000,
                chance: str = "shares", pilot: Any = None, rng: Any = None,
                assurance: float | None = None) -> StudyPlan:
-    r"""Items an agreement study needs for an interval's width or a test's power.
+    r"""Items an agreement study needs: one entry for the three goals, chosen by the arguments.
 
-    Three goals, one per call:
+    Kept for compatibility: ``study_size`` dispatches on which goal's arguments
+    are given, with the same results and errors as the entry of that goal:
 
-    - ``target``: the expected (mean) half-width of the ``confidence_level``
-      interval is at most ``target`` -- about half of the studies of that size
-      get a wider interval -- or, with ``assurance``, the ``assurance`` share
-      of studies (e.g. 0.8) get an interval at most ``target`` wide;
-    - ``null`` and ``power``: a test of the coefficient against ``null``
-      (``alternative``, at ``significance``, default 0.05) rejects with
-      probability ``power`` when its value is ``expected``;
-    - ``minimum`` (Krippendorff's α only, closed form): Bloch & Kraemer's size for
-      a smallest acceptable α at ``significance``.
-
-    ``method="closed-form"`` uses a published formula in its own scope:
-    Cohen's κ with two annotators and two categories (Cantor 1996; the
-    Fleiss–Cohen–Everitt variance, also for a half-width) and Krippendorff's α
-    with ``minimum`` (Bloch & Kraemer 1989 as Krippendorff 2004 tabulates it:
-    ``m z² [(1+α)(3−α) / (4 (1−α) p_c (1−p_c)) − α]`` with m annotators and the
-    smallest category share p_c). ``method="simulation"`` works for every
-    coefficient, any annotators, categories, shares and missing rate: studies are
-    drawn from a model in which each item is "easy" (all annotators give its class)
-    with a probability that gives the coefficient the value ``expected``, and
-    otherwise every annotator draws from the category shares; the size is found by
-    doubling and then bisection on n, every size on common random numbers
-    (``n_sims`` studies with the analytic interval or test). At the size found,
-    ``n_bootstrap_sims`` studies compare the analytic interval with the
-    bootstrap's percentile and BCa intervals, and the plan recommends the
-    first of analytic, BCa, percentile whose coverage is not significantly
-    below nominal (Wilson interval). ``method="auto"`` takes the closed form where one exists.
-    Closed-form plans of Cohen's κ are checked the same way by simulation.
+    - ``target`` (and ``assurance``): :func:`study_size_for_width`;
+    - ``null`` and ``power``: :func:`study_size_for_power`;
+    - ``minimum`` (Krippendorff's α only, closed form): :func:`study_size_for_minimum`.
 
     Parameters
     ----------
@@ -485,11 +480,11 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
         Of the test (default 0.05).
     n_raters : int, optional
         Annotators per item (default 2, or the pilot's; a value given wins over
-        the pilot's, with a note). Simulation plans take at most 1,000.
+        the pilot's, with a note). Simulation plans of more than 1,000 take a
+        closed form where one applies, else say how long they will take.
     n_categories : int, optional
         Equally likely categories (default 2), unless ``category_shares`` is
-        given (a different number of shares is an error). Simulation plans take
-        at most 500.
+        given (a different number of shares is an error).
     category_shares : array_like, optional
         The categories' shares (summing to 1); for Cohen's κ with two
         categories, one row per annotator (two rows) for different marginals.
@@ -500,6 +495,9 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
         Krippendorff's α's level (categories are the values 0, 1, ...).
     confidence_level : float, default 0.95
     method : {"auto", "closed-form", "simulation"}, default "auto"
+        ``"auto"`` takes the closed form where one exists (Cohen's κ with two
+        annotators, two categories and no missing ratings: Cantor 1996; α with
+        ``minimum``: Bloch & Kraemer 1989), else simulation.
     n_sims : int, default 500
         Simulated studies per size in the search (200 of them while doubling).
     n_bootstrap_sims : int, default 200
@@ -542,13 +540,6 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
         the shares allow, shares that do not sum to 1, a closed form asked for
         outside its scope, or a size beyond ``max_items``.
 
-    Notes
-    -----
-    Cantor (1996): :math:`n = [(z_{1-a}\sqrt{Q_0} + z_{\text{power}}\sqrt{Q_1})
-    / (\kappa_1 - \kappa_0)]^2` with Q the Fleiss–Cohen–Everitt unit variance
-    of κ̂ at κ₀ and κ₁ (the annotators' marginals fixed); for a half-width h,
-    :math:`n = (z_{(1+c)/2} \sqrt{Q_1} / h)^2`. Sizes round up.
-
     References
     ----------
     .. [1] Cantor, A. B. (1996). Sample-size calculations for Cohen's kappa.
@@ -570,13 +561,227 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
     ...            n_bootstrap_sims=0, n_sims=200, rng=0).n_items
     117
 
-    Krippendorff's table: α ≥ 0.8 at p = 0.05 with four equiprobable categories:
+    Krippendorff's table: α ≥ 0.8 at p = 0.05 with four equiprobable categories
+    needs 139 values (70 units coded by both coders):
 
-    >>> study_size("krippendorff_alpha", minimum=0.8, significance=0.05,
-    ...            n_categories=4, method="closed-form").n_items
-    139
+    >>> plan = study_size("krippendorff_alpha", minimum=0.8, significance=0.05,
+    ...                   n_categories=4, method="closed-form")
+    >>> plan.n_ratings, plan.n_items
+    (139.0, 70)
     """
     check_params(study_size, locals())
+    kwargs = {k: v for k, v in locals().items() if k != "coefficient"}
+    return _plan_size(coefficient, **kwargs)
+
+
+@validate_params(coefficient=Option(COEFFICIENTS),
+                 assurance=Probability(open_low=True, open_high=True, optional=True), **_DESIGN)
+def study_size_for_width(coefficient: str, *, target: float, expected: float | None = None,
+                         assurance: float | None = None, n_raters: int | None = None,
+                         n_categories: int | None = None, category_shares: Any = None,
+                         missing: float | None = None, level: str | None = None,
+                         confidence_level: float = 0.95, method: str = "auto",
+                         n_sims: int = 500, n_bootstrap_sims: int = 200,
+                         n_resamples: int = 499, max_items: int = 20_000,
+                         chance: str = "shares", pilot: Any = None,
+                         rng: Any = None) -> StudyPlan:
+    r"""Items an agreement study needs for its interval's half-width.
+
+    The expected (mean) half-width of the ``confidence_level`` interval is at
+    most ``target`` -- about half of the studies of that size get a wider
+    interval -- or, with ``assurance``, the ``assurance`` share of studies (e.g.
+    0.8) get an interval at most ``target`` wide.
+
+    Cohen's κ with two annotators, two categories and no missing ratings has a
+    closed form (the Fleiss–Cohen–Everitt variance at the expected κ, as Cantor
+    1996 uses it): :math:`n = (z_{(1+c)/2} \sqrt{Q_1} / h)^2`. Everything else is
+    found by simulation (see :func:`study_size_for_power` for the model and the
+    search); at the size found the analytic, percentile and BCa intervals are
+    compared and the first that covers is recommended.
+
+    Parameters
+    ----------
+    coefficient : str
+        ``"percent_agreement"``, ``"fleiss_kappa"``, ``"scott_pi"``,
+        ``"cohen_kappa"``, ``"conger_kappa"``, ``"light_kappa"``,
+        ``"brennan_prediger"``, ``"gwet_ac1"`` or ``"krippendorff_alpha"``.
+    target : float
+        Half-width of the interval (> 0).
+    expected : float
+        The coefficient's assumed value (the pilot's when ``pilot`` is given and
+        ``expected`` is not).
+    assurance : float, optional
+        Plan for the size at which this share of studies, in (0, 1), reach the
+        half-width (by simulation: the closed form is of the mean).
+    n_raters, n_categories, category_shares, missing, level, chance, pilot
+        The design; see :func:`study_size`.
+    confidence_level : float, default 0.95
+    method : {"auto", "closed-form", "simulation"}, default "auto"
+    n_sims, n_bootstrap_sims, n_resamples, max_items, rng
+        The simulation; see :func:`study_size`.
+
+    Returns
+    -------
+    StudyPlan
+
+    See Also
+    --------
+    study_size : the same plan, the goal chosen by the arguments given.
+
+    Examples
+    --------
+    >>> from simulation import study_size_for_width
+    >>> study_size_for_width("cohen_kappa", expected=0.6, target=0.1,
+    ...                      method="closed-form", n_bootstrap_sims=0, rng=0).n_items
+    246
+    """
+    check_params(study_size_for_width, locals())
+    if target is None:
+        raise TypeError("`target` (the interval's half-width) is required.")
+    kwargs = {k: v for k, v in locals().items() if k != "coefficient"}
+    return _plan_size(coefficient, **kwargs)
+
+
+@validate_params(coefficient=Option(COEFFICIENTS), alternative=Option(_ALTERNATIVES),
+                 significance=Probability(open_low=True, open_high=True, optional=True),
+                 **_DESIGN)
+def study_size_for_power(coefficient: str, *, null: float, power: float,
+                         expected: float | None = None, alternative: str = "greater",
+                         significance: float | None = None, n_raters: int | None = None,
+                         n_categories: int | None = None, category_shares: Any = None,
+                         missing: float | None = None, level: str | None = None,
+                         confidence_level: float = 0.95, method: str = "auto",
+                         n_sims: int = 500, n_bootstrap_sims: int = 200,
+                         n_resamples: int = 499, max_items: int = 20_000,
+                         chance: str = "shares", pilot: Any = None,
+                         rng: Any = None) -> StudyPlan:
+    r"""Items an agreement study needs for a test's power.
+
+    A test of the coefficient against ``null`` (``alternative``, at
+    ``significance``, default 0.05) rejects with probability ``power`` when its
+    value is ``expected``.
+
+    Cohen's κ with two annotators, two categories and no missing ratings has
+    Cantor's (1996) closed form, :math:`n = [(z_{1-a}\sqrt{Q_0} +
+    z_{\text{power}}\sqrt{Q_1}) / (\kappa_1 - \kappa_0)]^2` with Q the
+    Fleiss–Cohen–Everitt unit variance of κ̂ at κ₀ and κ₁ (the formula behind R
+    irr's ``N.cohen.kappa``). Everything else is found by simulation: studies
+    are drawn from a model in which each item is "easy" (all annotators give its
+    class) with a probability that gives the coefficient the value ``expected``,
+    and otherwise every annotator draws from the category shares; the size is
+    found by doubling and then bisection on n, every size on common random
+    numbers (``n_sims`` studies with the analytic test).
+
+    Parameters
+    ----------
+    coefficient : str
+        A coefficient of ``agreement`` by name (see :func:`study_size`).
+    null, power : float
+        The test's null value and the power wanted, in (0, 1).
+    expected : float
+        The coefficient's assumed value (the pilot's when ``pilot`` is given).
+    alternative : {"greater", "less", "two-sided"}, default "greater"
+    significance : float, optional
+        Of the test (default 0.05).
+    n_raters, n_categories, category_shares, missing, level, chance, pilot
+        The design; see :func:`study_size`.
+    confidence_level : float, default 0.95
+    method : {"auto", "closed-form", "simulation"}, default "auto"
+    n_sims, n_bootstrap_sims, n_resamples, max_items, rng
+        The simulation; see :func:`study_size`.
+
+    Returns
+    -------
+    StudyPlan
+
+    See Also
+    --------
+    study_size : the same plan, the goal chosen by the arguments given.
+
+    Examples
+    --------
+    Cantor's example, R irr's ``N.cohen.kappa(0.5, 0.5, 0.85, 0.7)``:
+
+    >>> from simulation import study_size_for_power
+    >>> study_size_for_power("cohen_kappa", expected=0.85, null=0.7, power=0.8,
+    ...                      category_shares=[0.5, 0.5], method="closed-form",
+    ...                      n_bootstrap_sims=0, rng=0).n_items
+    117
+    """
+    check_params(study_size_for_power, locals())
+    if null is None or power is None:
+        raise TypeError("`null` and `power` (the power of a test against `null`) are "
+                        "required.")
+    kwargs = {k: v for k, v in locals().items() if k != "coefficient"}
+    return _plan_size(coefficient, **kwargs)
+
+
+@validate_params(significance=Probability(open_low=True, open_high=True, optional=True),
+                 n_raters=Integer(2, optional=True), confidence_level=ConfidenceLevel())
+def study_size_for_minimum(minimum: float, *, significance: float | None = None,
+                           n_raters: int | None = None, n_categories: int | None = None,
+                           category_shares: Any = None, level: str | None = None,
+                           confidence_level: float = 0.95, pilot: Any = None) -> StudyPlan:
+    r"""Krippendorff's α: the values and units for a smallest acceptable α.
+
+    Bloch & Kraemer's (1989, eq. 3.7) size as Krippendorff (2004, §11.4.4)
+    tabulates it, for α to be above ``minimum`` at ``significance`` (one-sided):
+    ``N = m z² [(1+α)(3−α) / (4 (1−α) p_c (1−p_c)) − α]`` *values* (codings:
+    one coder's value for one unit), m the coders (his table's m = 2; with more,
+    z² is multiplied by m, as he advises) and p_c the smallest category share.
+    The plan's ``n_ratings`` is N rounded up, its ``n_items`` the units
+    ``⌈N / m⌉`` that give as many values when every coder codes every unit.
+
+    Parameters
+    ----------
+    minimum : float
+        Smallest acceptable α, in (0, 1).
+    significance : float, optional
+        Default 0.05.
+    n_raters : int, optional
+        Coders per unit (default 2, or the pilot's).
+    n_categories, category_shares, level, pilot
+        The design; see :func:`study_size`.
+    confidence_level : float, default 0.95
+        Recorded on the plan (the size does not use it).
+
+    Returns
+    -------
+    StudyPlan
+
+    See Also
+    --------
+    study_size : the same plan, the goal chosen by the arguments given.
+
+    Examples
+    --------
+    Krippendorff's table: α ≥ 0.8 at p = 0.05 with four equiprobable categories
+    needs 139 values, 70 units coded by both coders:
+
+    >>> from simulation import study_size_for_minimum
+    >>> plan = study_size_for_minimum(0.8, significance=0.05, n_categories=4)
+    >>> plan.n_ratings, plan.n_items
+    (139.0, 70)
+    """
+    check_params(study_size_for_minimum, locals())
+    return _plan_size("krippendorff_alpha", minimum=minimum, significance=significance,
+                      n_raters=n_raters, n_categories=n_categories,
+                      category_shares=category_shares, level=level,
+                      confidence_level=confidence_level, pilot=pilot)
+
+
+def _plan_size(coefficient: str, *, expected: float | None = None, target: float | None = None,
+               null: float | None = None, power: float | None = None,
+               alternative: str = "greater", minimum: float | None = None,
+               significance: float | None = None, n_raters: int | None = None,
+               n_categories: int | None = None,
+               category_shares: Any = None, missing: float | None = None,
+               level: str | None = None,
+               confidence_level: float = 0.95, method: str = "auto", n_sims: int = 500,
+               n_bootstrap_sims: int = 200, n_resamples: int = 499, max_items: int = 20_000,
+               chance: str = "shares", pilot: Any = None, rng: Any = None,
+               assurance: float | None = None) -> StudyPlan:
+    """The planner behind every entry: the goal is the one whose arguments are given."""
     method = check_option(method, "method", _METHODS)
     alternative = check_option(alternative, "alternative", _ALTERNATIVES)
     confidence_level = check_confidence_level(confidence_level)
@@ -856,20 +1061,23 @@ def _bloch_kraemer_plan(coefficient: Any, minimum: Any, significance: float, n_r
     if shares.ndim != 1:
         raise ValueError("`category_shares` must be one row of shares for `minimum`.")
     raw, info = cf.bloch_kraemer_size(minimum, significance, float(shares.min()), n_raters)
-    n_items = math.ceil(raw - 1e-9)
-    notes.append("the size is in items (units), each coded by every coder, as the plan's "
-                 "other sizes; Krippendorff tabulates it for two coders, and with m coders z^2 "
-                 "is multiplied by m, as he advises")
-    table = pd.DataFrame([{"n_items": n_items, "interval": None, "formula_value": raw}])
+    # Krippendorff's table counts values (codings: one coder's value for one unit), m per
+    # unit; the units are the values over the coders, rounded up.
+    n_values = math.ceil(raw - 1e-9)
+    n_items = math.ceil(n_values / n_raters)
+    notes.append("Krippendorff tabulates values for two coders; with m coders z^2 is "
+                 "multiplied by m, as he advises, and the units are the values over m")
+    table = pd.DataFrame([{"n_items": n_items, "n_ratings": n_values, "interval": None,
+                           "formula_value": raw}])
     return StudyPlan(
         coefficient=coefficient, goal="minimum", n_items=n_items, method="closed-form",
         n_raters=n_raters, n_categories=int(shares.size),
         expected=math.nan if expected is None else float(expected), target=None, null=None,
         power=None, minimum=minimum, confidence_level=confidence_level,
         significance=significance, recommended_interval=None, half_width=math.nan,
-        achieved_power=math.nan, coverage=math.nan, n_ratings=float(n_items * n_raters),
-        n_range=None, formula=f"{info['formula']} = {raw:.2f} (p_c = {info['p_c']:.4g}), "
-                              "rounded up",
+        achieved_power=math.nan, coverage=math.nan, n_ratings=float(n_values),
+        n_range=None, formula=f"{info['formula']} = {raw:.2f} values (p_c = "
+                              f"{info['p_c']:.4g}), rounded up",
         notes=tuple(notes), table=table)
 
 
