@@ -88,6 +88,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     s.add_argument("--max-items", type=count("--max-items", 10), default=20_000,
                    help="the search stops here")
     s.add_argument("--seed", type=int, default=0, help="random seed")
+    s.add_argument("--max-minutes", type=real("--max-minutes", 0.0), default=30.0,
+                   metavar="M",
+                   help="refuse a simulation estimated (from a short timed pilot) to take "
+                        "longer than this; 0: no limit. On a terminal the estimate is said "
+                        "before starting and a progress bar shows")
     s.add_argument("--tradeoff", type=count("--tradeoff", 2), nargs="+", metavar="RATERS",
                    help="also: items needed for each of these numbers of annotators, and the "
                         "cheapest design (needs --half-width or --width)")
@@ -95,6 +100,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="--tradeoff: cost of one rating")
     s.add_argument("--cost-per-item", type=real("--cost-per-item", 0.0), default=0.0,
                    help="--tradeoff: cost of one item besides its ratings")
+
+
+def _max_seconds(args: argparse.Namespace) -> float | None:
+    return None if args.max_minutes == 0 else 60.0 * args.max_minutes
 
 
 def _target(args: argparse.Namespace) -> float | None:
@@ -127,7 +136,8 @@ def run(args: argparse.Namespace) -> Report:
               missing=args.missing, level=args.level, confidence_level=args.confidence_level,
               method=args.method, n_sims=args.sims, n_bootstrap_sims=args.bootstrap_sims,
               n_resamples=args.resamples, max_items=args.max_items, chance=args.chance,
-              pilot=pilot, rng=args.seed, assurance=args.assurance)
+              pilot=pilot, rng=args.seed, assurance=args.assurance,
+              max_seconds=_max_seconds(args))
     goals = [name for name, given in (("--half-width/--width", target is not None),
                                       ("--null/--power", args.null is not None
                                        or args.power is not None),
@@ -187,7 +197,8 @@ def run(args: argparse.Namespace) -> Report:
                                category_shares=args.shares, missing=args.missing,
                                level=args.level, confidence_level=args.confidence_level,
                                n_sims=args.sims, n_bootstrap_sims=0, max_items=args.max_items,
-                               chance=args.chance, rng=args.seed, assurance=args.assurance)
+                               chance=args.chance, rng=args.seed, assurance=args.assurance,
+                               max_seconds=_max_seconds(args))
         except (TypeError, ValueError) as exc:
             raise UsageError(_cli_words(str(exc))) from None
         ts = report.add(Section("tradeoff", "More items or more annotators"))
@@ -225,7 +236,8 @@ _OPTIONS = {"target": "--half-width", "expected": "--expected", "n_raters": "--r
             "missing": "--missing", "max_items": "--max-items", "null": "--null",
             "power": "--power", "minimum": "--minimum", "significance": "--significance",
             "level": "--level", "method": "--method", "pilot": "FILE", "chance": "--chance",
-            "n_sims": "--sims", "raters": "--tradeoff", "assurance": "--assurance"}
+            "n_sims": "--sims", "raters": "--tradeoff", "assurance": "--assurance",
+            "max_seconds": "--max-minutes"}
 
 
 def _cli_words(message: str) -> str:

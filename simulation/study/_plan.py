@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import numbers
+import time
 from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
+from _goldnoise_lib.progress import progress_bar
 from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import (
     ConfidenceLevel,
@@ -28,6 +31,8 @@ from _goldnoise_lib.validation import (
     validate_params,
 )
 from simulation.study import _closed_form as cf
+from simulation.study import _cost
+from simulation.study._cost import MAX_SECONDS
 from simulation.study._design import COEFFICIENTS, Design
 from simulation.study._simulate import INTERVAL_METHODS, performance_frame, run_studies
 
@@ -295,7 +300,8 @@ def simulate_study(coefficient: str, *, n_items: int, expected: float, n_raters:
                    alternative: str = "greater", significance: float = 0.05,
                    confidence_level: float = 0.95, bootstrap: bool = True, n_sims: int = 1000,
                    n_resamples: int = 499, chance: str = "shares",
-                   rng: Any = None) -> pd.DataFrame:
+                   rng: Any = None, max_seconds: float | None = MAX_SECONDS,
+                   progress: bool | None = None) -> pd.DataFrame:
     """Coverage, width and power of each interval method for a study of ``n_items`` items.
 
     Draws ``n_sims`` studies from the design of :func:`study_size` (an easy
@@ -323,6 +329,9 @@ def simulate_study(coefficient: str, *, n_items: int, expected: float, n_raters:
     chance : {"shares", "uniform"}, default "shares"
         How a hard item is rated (see :func:`study_size`).
     rng : None, int or numpy.random.Generator
+    max_seconds, progress
+        How long the simulation may take (estimated from a timed pilot) and its
+        progress bar; see :func:`study_size`.
 
     Returns
     -------
@@ -356,37 +365,24 @@ def simulate_study(coefficient: str, *, n_items: int, expected: float, n_raters:
                                      open_high=True)
     if null is not None:
         null = _real(null, "null", *_range(coefficient))
-    studies = run_studies(p["design"], n_items, p["expected"], n_sims,
-                          confidence_level=p["confidence_level"], level=p["level"], null=null,
-                          alternative=alternative, bootstrap=bool(bootstrap),
-                          n_resamples=n_resamples)
+    if max_seconds is not None:
+        max_seconds = _real(max_seconds, "max_seconds", 0.0, math.inf, open_low=True)
+    sim_kw = {"confidence_level": p["confidence_level"], "level": p["level"], "null": null,
+              "alternative": alternative}
+    _cost.check_memory(n_items, p["design"], "this study cannot be simulated")
+    cost = _cost.timed_pilot(p["design"], p["expected"], sim_kw, n_resamples=n_resamples,
+                             bootstrap=bool(bootstrap))
+    seconds = n_sims * cost.study(n_items, bool(bootstrap))
+    _cost.check_cost(seconds, max_seconds, cost, n_sims, "this simulation")
+    _cost.announce(f"simulate_study ({p['coefficient']})", seconds, n_sims, progress)
+    with progress_bar(n_sims * n_items, desc=f"simulating {p['coefficient']} studies",
+                      unit=" items", enabled=progress) as tick:
+        studies = run_studies(p["design"], n_items, p["expected"], n_sims,
+                              bootstrap=bool(bootstrap), n_resamples=n_resamples, tick=tick,
+                              **sim_kw)
     methods = INTERVAL_METHODS if bootstrap else ("analytic",)
     return performance_frame(studies, p["expected"], significance if null is not None else None,
                              methods)
-
-
-#: The largest designs the simulation plans for. Each simulated study draws every item's
-#: ratings and its (items x categories) counts, hundreds of studies per size: on a loaded
-#: 2-core machine the default search took 35 s at 400 annotators and 88 s at 2,000, and
-#: more than 5 minutes at 2,000 categories (growing about linearly in both).
-MAX_SIM_RATERS = 1_000
-MAX_SIM_CATEGORIES = 500
-
-
-def _check_simulable(n_raters: int, n_categories: int) -> None:
-    if n_raters > MAX_SIM_RATERS:
-        raise ValueError(
-            f"`n_raters` = {n_raters}: simulating studies with more than {MAX_SIM_RATERS} "
-            "annotators per item would take hours (every simulated study rates every item "
-            f"that often); plan with at most {MAX_SIM_RATERS} (study_tradeoff shows how the "
-            "size changes with the annotators), or use a closed form (Krippendorff's alpha "
-            "with `minimum`).")
-    if n_categories > MAX_SIM_CATEGORIES:
-        raise ValueError(
-            f"{n_categories} categories: simulating studies with more than "
-            f"{MAX_SIM_CATEGORIES} categories would take hours; merge rare categories, or use "
-            "a closed form (Krippendorff's alpha with `minimum` depends only on the smallest "
-            "share).")
 
 
 def _common_iv(coefficient: Any, expected: Any, n_raters: Any, n_categories: Any,
@@ -412,7 +408,6 @@ def _common_iv(coefficient: Any, expected: Any, n_raters: Any, n_categories: Any
     if chance == "uniform" and (shares.ndim == 2 or level not in (None, "nominal")):
         raise ValueError("chance='uniform' needs one row of shares and, for Krippendorff's "
                          "alpha, the nominal level.")
-    _check_simulable(n_raters, shares.shape[-1])
     design = Design(coefficient, n_raters, shares, missing, _seed(rng), chance, level)
     if shares.ndim == 2:
         cf.cohen_table(expected, shares[0], shares[1])  # raises when κ is not reachable
@@ -450,7 +445,8 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
                confidence_level: float = 0.95, method: str = "auto", n_sims: int = 500,
                n_bootstrap_sims: int = 200, n_resamples: int = 499, max_items: int = 20_000,
                chance: str = "shares", pilot: Any = None, rng: Any = None,
-               assurance: float | None = None) -> StudyPlan:
+               assurance: float | None = None, max_seconds: float | None = MAX_SECONDS,
+               progress: bool | None = None) -> StudyPlan:
     r"""Items an agreement study needs: one entry for the three goals, chosen by the arguments.
 
     Kept for compatibility: ``study_size`` dispatches on which goal's arguments
@@ -527,6 +523,14 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
         (2 annotators, 3 categories) and Cohen's κ = 0.6, half-width 0.1;
         assurance 0.8 took 6–13% more items there, 0.9 9–17% (500 studies a
         size).
+    max_seconds : float or None, default 1800
+        A simulation estimated to take longer is refused before it starts (the
+        estimate comes from a short timed pilot of the simulation, and every
+        simulated plan notes it); None runs whatever it takes.
+    progress : bool or None, default None
+        Say how long the simulation will take before starting, and show a
+        progress bar (tqdm, on stderr): None on a terminal only, True always,
+        False never.
 
     Returns
     -------
@@ -584,7 +588,8 @@ def study_size_for_width(coefficient: str, *, target: float, expected: float | N
                          n_sims: int = 500, n_bootstrap_sims: int = 200,
                          n_resamples: int = 499, max_items: int = 20_000,
                          chance: str = "shares", pilot: Any = None,
-                         rng: Any = None) -> StudyPlan:
+                         rng: Any = None, max_seconds: float | None = MAX_SECONDS,
+                         progress: bool | None = None) -> StudyPlan:
     r"""Items an agreement study needs for its interval's half-width.
 
     The expected (mean) half-width of the ``confidence_level`` interval is at
@@ -619,6 +624,8 @@ def study_size_for_width(coefficient: str, *, target: float, expected: float | N
     method : {"auto", "closed-form", "simulation"}, default "auto"
     n_sims, n_bootstrap_sims, n_resamples, max_items, rng
         The simulation; see :func:`study_size`.
+    max_seconds, progress
+        How long a simulation may take, and its progress bar; see :func:`study_size`.
 
     Returns
     -------
@@ -654,7 +661,8 @@ def study_size_for_power(coefficient: str, *, null: float, power: float,
                          n_sims: int = 500, n_bootstrap_sims: int = 200,
                          n_resamples: int = 499, max_items: int = 20_000,
                          chance: str = "shares", pilot: Any = None,
-                         rng: Any = None) -> StudyPlan:
+                         rng: Any = None, max_seconds: float | None = MAX_SECONDS,
+                         progress: bool | None = None) -> StudyPlan:
     r"""Items an agreement study needs for a test's power.
 
     A test of the coefficient against ``null`` (``alternative``, at
@@ -689,6 +697,8 @@ def study_size_for_power(coefficient: str, *, null: float, power: float,
     method : {"auto", "closed-form", "simulation"}, default "auto"
     n_sims, n_bootstrap_sims, n_resamples, max_items, rng
         The simulation; see :func:`study_size`.
+    max_seconds, progress
+        How long a simulation may take, and its progress bar; see :func:`study_size`.
 
     Returns
     -------
@@ -780,7 +790,8 @@ def _plan_size(coefficient: str, *, expected: float | None = None, target: float
                confidence_level: float = 0.95, method: str = "auto", n_sims: int = 500,
                n_bootstrap_sims: int = 200, n_resamples: int = 499, max_items: int = 20_000,
                chance: str = "shares", pilot: Any = None, rng: Any = None,
-               assurance: float | None = None) -> StudyPlan:
+               assurance: float | None = None, max_seconds: float | None = MAX_SECONDS,
+               progress: bool | None = None) -> StudyPlan:
     """The planner behind every entry: the goal is the one whose arguments are given."""
     method = check_option(method, "method", _METHODS)
     alternative = check_option(alternative, "alternative", _ALTERNATIVES)
@@ -799,6 +810,10 @@ def _plan_size(coefficient: str, *, expected: float | None = None, target: float
     n_bootstrap_sims = check_integer(n_bootstrap_sims, "n_bootstrap_sims", 0)
     n_resamples = check_integer(n_resamples, "n_resamples", 1)
     max_items = check_integer(max_items, "max_items", _N_START)
+    if max_seconds is not None:
+        max_seconds = _real(max_seconds, "max_seconds", 0.0, math.inf, open_low=True)
+    if progress is not None and not isinstance(progress, (bool, np.bool_)):
+        raise TypeError(f"`progress` must be True, False or None; got {progress!r}.")
     significance = 0.05 if significance is None else check_probability(
         significance, "significance", open_low=True, open_high=True)
     notes: list[str] = []
@@ -869,6 +884,37 @@ def _plan_size(coefficient: str, *, expected: float | None = None, target: float
     rows: dict[int, dict] = {}
 
     quick_rows: dict[int, dict] = {}
+    started = time.perf_counter()
+    if use_closed:
+        n_closed = _closed_size(goal, expected, null, power, significance, alternative,
+                                target, confidence_level, shares)
+        work = [(n_sims, n, False) for n in {max(2, n_closed // 2), n_closed, 2 * n_closed}]
+        work += [(n_bootstrap_sims, n_closed, True)] if n_bootstrap_sims else []
+        seconds = None
+    else:
+        _cost.check_memory(_N_START, design, "this design cannot be simulated")
+        cost = _cost.timed_pilot(design, expected, sim_kw, n_resamples=n_resamples,
+                                 bootstrap=n_bootstrap_sims > 0)
+        guess = _cost.guess_size(cost, goal, target=target, null=null, power=power,
+                                 expected=expected, alternative=alternative,
+                                 significance=significance, confidence_level=confidence_level,
+                                 assured=assurance is not None, max_items=max_items)
+        _cost.check_memory(min(2 * guess, max_items), design,
+                           f"the plan's search would reach about {guess:,} items")
+        work = _cost.search_studies(guess, n_sims=n_sims, n_quick=n_quick,
+                                    max_items=max_items, n_bootstrap_sims=n_bootstrap_sims,
+                                    start=_N_START)
+        if pilot_ci is not None:  # two more searches, at the ends of the pilot's interval
+            work += [w for w in work if not w[2]] * 2
+        seconds = cost.pilot_seconds + sum(k * cost.study(n, b) for k, n, b in work)
+        n_studies = sum(k for k, _, _ in work)
+        _cost.check_cost(seconds, max_seconds, cost, n_studies,
+                         f"this plan's simulation (about {guess:,} items)")
+        _cost.announce(f"study_size ({coefficient})", seconds, n_studies, progress)
+    bar = contextlib.ExitStack()
+    tick = bar.enter_context(progress_bar(sum(k * n for k, n, _ in work),
+                                          desc=f"simulating {coefficient} studies",
+                                          unit=" items", enabled=progress))
 
     def evaluate(n: int, quick: bool = False) -> dict:
         # The quick pass (doubling) uses the first `n_quick` of the same studies.
@@ -877,7 +923,7 @@ def _plan_size(coefficient: str, *, expected: float | None = None, target: float
             return rows[n]
         if n not in store:
             st = run_studies(design, n, expected, count, bootstrap=False, n_resamples=1,
-                             **sim_kw)
+                             tick=tick, **sim_kw)
             store[n] = st.row("analytic", expected, significance if goal == "power" else None,
                               target=target if goal == "width" else None,
                               assurance=assurance)
@@ -890,13 +936,38 @@ def _plan_size(coefficient: str, *, expected: float | None = None, target: float
             return row["degenerate"] < row["n_sims"] and row["mean_half_width"] <= target
         return row.get("power", 0.0) >= power
 
+    with bar:
+        return _finish_plan(**locals())
+
+
+def _closed_size(goal: str, expected: float, null: Any, power: Any, significance: float,
+                 alternative: str, target: Any, confidence_level: float, shares: np.ndarray
+                 ) -> int:
+    return max(math.ceil(_cantor(goal, expected, null, power, significance, alternative,
+                                 target, confidence_level, shares)[0] - 1e-9), 2)
+
+
+def _cantor(goal: str, expected: float, null: Any, power: Any, significance: float,
+            alternative: str, target: Any, confidence_level: float, shares: np.ndarray
+            ) -> tuple[float, dict]:
+    a, b = (shares[0], shares[1]) if shares.ndim == 2 else (shares, shares)
+    if goal == "power":
+        return cf.cantor_power_size(expected, null, power, significance, a, b, alternative)
+    return cf.cantor_width_size(expected, target, confidence_level, a, b)
+
+
+def _finish_plan(*, use_closed: bool, goal: str, expected: float, null: Any, power: Any,
+                 significance: float, alternative: str, target: Any, confidence_level: float,
+                 shares: np.ndarray, max_items: int, evaluate: Any, met: Any,
+                 assurance: Any, n_sims: int, n_quick: int, rows: dict, quick_rows: dict,
+                 n_bootstrap_sims: int, design: Any, n_resamples: int, sim_kw: dict,
+                 tick: Any, notes: list, pilot_ci: Any, coefficient: str, p: dict,
+                 method: str, rng: Any, chance: str, seconds: Any, started: float,
+                 **_: Any) -> StudyPlan:
+    """The search (or the closed form's check), the interval comparison and the plan."""
     if use_closed:
-        a, b = (shares[0], shares[1]) if shares.ndim == 2 else (shares, shares)
-        if goal == "power":
-            raw, info = cf.cantor_power_size(expected, null, power, significance, a, b,
-                                             alternative)
-        else:
-            raw, info = cf.cantor_width_size(expected, target, confidence_level, a, b)
+        raw, info = _cantor(goal, expected, null, power, significance, alternative, target,
+                            confidence_level, shares)
         n_items = max(math.ceil(raw - 1e-9), 2)
         formula = f"{info['formula']} = {raw:.2f}, rounded up"
         how = "closed-form"
@@ -925,7 +996,7 @@ def _plan_size(coefficient: str, *, expected: float | None = None, target: float
     half, cov = at["mean_half_width"], at["coverage"]
     if n_bootstrap_sims > 0:
         st = run_studies(design, n_items, expected, n_bootstrap_sims, bootstrap=True,
-                         n_resamples=n_resamples, **sim_kw)
+                         n_resamples=n_resamples, tick=tick, **sim_kw)
         comp = performance_frame(st, expected, None, INTERVAL_METHODS)
         comp["stage"] = "comparison"
         table = pd.concat([table, comp], ignore_index=True)
@@ -954,6 +1025,10 @@ def _plan_size(coefficient: str, *, expected: float | None = None, target: float
                                confidence_level=confidence_level, method=method,
                                n_sims=n_sims, max_items=max_items, rng=rng, goal=goal,
                                chance=chance, assurance=assurance)
+    if seconds is not None:
+        notes.append(f"the simulation was estimated at {_cost.duration(seconds)} before it "
+                     f"started (a timed pilot); it took "
+                     f"{_cost.duration(time.perf_counter() - started)}")
     if at["degenerate"]:
         notes.append(f"{at['degenerate']} of {at['n_sims']} simulated studies at {n_items} "
                      "items had no analytic interval (e.g. one category only)")
@@ -1117,7 +1192,8 @@ def _pilot_range(ci: Any, coefficient: str, target: Any, null: Any, power: Any,
                               confidence_level=kw["confidence_level"], method=kw["method"],
                               chance=kw["chance"], assurance=kw["assurance"],
                               n_sims=kw["n_sims"], n_bootstrap_sims=0,
-                              max_items=kw["max_items"], rng=kw["rng"])
+                              max_items=kw["max_items"], rng=kw["rng"], max_seconds=None,
+                              progress=False)
             sizes.append(plan.n_items)
         except ValueError:  # that end of the interval cannot reach the goal
             sizes.append(kw["max_items"])
@@ -1163,7 +1239,6 @@ def study_tradeoff(coefficient: str, *, expected: float, target: float,
         raise ValueError(f"`{coefficient}` is defined for two raters only; a trade-off of "
                          "raters needs a multi-rater coefficient such as `fleiss_kappa`.")
     rs = sorted({check_integer(k, "raters", 2) for k in np.atleast_1d(raters).tolist()})
-    _check_simulable(rs[-1], 2)  # before the first plan, not after it
     for name, v in (("cost_per_rating", cost_per_rating), ("cost_per_item", cost_per_item)):
         _real(v, name, 0.0, math.inf)
     missing = float(kwargs.get("missing") or 0.0)
