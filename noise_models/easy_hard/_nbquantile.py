@@ -77,7 +77,7 @@ class _Normal:
                 term = -term * x2 / k
                 add = term / (2 * k + 1)
                 total += add
-                if abs(add) < eps * abs(total):
+                if abs(add) <= eps * abs(total):
                     break
             return total * self.two_over_sqrt_pi
 
