@@ -438,6 +438,7 @@ def test_bound_beyond_int64_exact_property(n, d, p):
     j = t[0.95]
     above, _ = _edgeworth_cdf(j, d, p)
     below, _ = _edgeworth_cdf(j - 1, d, p)
-    assert below <= Decimal(0.95) < above  # the float alpha, exactly as given
+    alpha = Decimal.from_float(0.95)  # the float alpha, exactly as given
+    assert below <= alpha < above
     res = noise_bound(n, d, p)
     assert isinstance(res.t0, int) and res.t0 == d + j and "decimal" in res.method

@@ -20,7 +20,6 @@ CDF is its Taylor series, and its inverse Newton's method, at that precision.
 from __future__ import annotations
 
 import decimal
-import math
 from decimal import Decimal
 
 __all__ = ["MIN_RP", "nb_quantile"]

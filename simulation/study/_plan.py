@@ -6,7 +6,6 @@ import contextlib
 import dataclasses
 import math
 import numbers
-import time
 from typing import Any, ClassVar
 
 import numpy as np
@@ -884,13 +883,11 @@ def _plan_size(coefficient: str, *, expected: float | None = None, target: float
     rows: dict[int, dict] = {}
 
     quick_rows: dict[int, dict] = {}
-    started = time.perf_counter()
     if use_closed:
         n_closed = _closed_size(goal, expected, null, power, significance, alternative,
                                 target, confidence_level, shares)
         work = [(n_sims, n, False) for n in {max(2, n_closed // 2), n_closed, 2 * n_closed}]
         work += [(n_bootstrap_sims, n_closed, True)] if n_bootstrap_sims else []
-        seconds = None
     else:
         _cost.check_memory(_N_START, design, "this design cannot be simulated")
         cost = _cost.timed_pilot(design, expected, sim_kw, n_resamples=n_resamples,
@@ -962,8 +959,7 @@ def _finish_plan(*, use_closed: bool, goal: str, expected: float, null: Any, pow
                  assurance: Any, n_sims: int, n_quick: int, rows: dict, quick_rows: dict,
                  n_bootstrap_sims: int, design: Any, n_resamples: int, sim_kw: dict,
                  tick: Any, notes: list, pilot_ci: Any, coefficient: str, p: dict,
-                 method: str, rng: Any, chance: str, seconds: Any, started: float,
-                 **_: Any) -> StudyPlan:
+                 method: str, rng: Any, chance: str, **_: Any) -> StudyPlan:
     """The search (or the closed form's check), the interval comparison and the plan."""
     if use_closed:
         raw, info = _cantor(goal, expected, null, power, significance, alternative, target,
@@ -1025,10 +1021,6 @@ def _finish_plan(*, use_closed: bool, goal: str, expected: float, null: Any, pow
                                confidence_level=confidence_level, method=method,
                                n_sims=n_sims, max_items=max_items, rng=rng, goal=goal,
                                chance=chance, assurance=assurance)
-    if seconds is not None:
-        notes.append(f"the simulation was estimated at {_cost.duration(seconds)} before it "
-                     f"started (a timed pilot); it took "
-                     f"{_cost.duration(time.perf_counter() - started)}")
     if at["degenerate"]:
         notes.append(f"{at['degenerate']} of {at['n_sims']} simulated studies at {n_items} "
                      "items had no analytic interval (e.g. one category only)")
