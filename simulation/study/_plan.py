@@ -888,6 +888,9 @@ def _plan_size(coefficient: str, *, expected: float | None = None, target: float
                                 target, confidence_level, shares)
         work = [(n_sims, n, False) for n in {max(2, n_closed // 2), n_closed, 2 * n_closed}]
         work += [(n_bootstrap_sims, n_closed, True)] if n_bootstrap_sims else []
+    elif max_seconds is None and not _progress_on(progress):
+        # no limit to check and nothing to say: no pilot (a plan inside another's)
+        work = []
     else:
         _cost.check_memory(_N_START, design, "this design cannot be simulated")
         cost = _cost.timed_pilot(design, expected, sim_kw, n_resamples=n_resamples,
@@ -1036,6 +1039,12 @@ def _finish_plan(*, use_closed: bool, goal: str, expected: float, null: Any, pow
         n_range=n_range, formula=formula, notes=tuple(notes), table=table,
         assurance=assurance,
         reach_share=float(rows[n_items].get("reach_share", math.nan)))
+
+
+def _progress_on(progress: bool | None) -> bool:
+    from _goldnoise_lib.progress import progress_enabled
+
+    return bool(progress) or (progress is None and progress_enabled())
 
 
 def _goal(target: Any, null: Any, power: Any, minimum: Any) -> str:
