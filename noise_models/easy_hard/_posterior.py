@@ -393,11 +393,12 @@ class _LargeNegBinBackend(_NegBinBackend):
 
     There ``betainc(d + 1, j + 1, 1 - p)`` in floats either sees ``d`` and ``j``
     rounded (by up to 1024 at d = 1e19) or loses the digits that decide the last
-    item (1–2 items off at n = 1e14–1e16). The bound's quantile is then the
-    third-order Cornish–Fisher expansion with Sheppard's lattice correction, in
+    item (one item off at n = 1e15 in the exact tie p = alpha = 1/2). The bound's
+    quantile is then the third-order Cornish–Fisher expansion with Sheppard's lattice correction, in
     exact integers and decimal arithmetic (:mod:`._nbquantile`): its error is
-    below 1e-9 of an item there. The pmf, cdf and sf are the Edgeworth series to
-    the skewness term (for display; the bound does not use them).
+    below 1e-9 of an item there. The pmf, cdf and sf are the float closed form's
+    while floats hold the counts, and beyond 2**53 the Edgeworth series to the
+    skewness term (for display; the bound does not use them).
     """
 
     method = ("negative-binomial closed form (third-order Cornish-Fisher in exact "
@@ -405,6 +406,7 @@ class _LargeNegBinBackend(_NegBinBackend):
 
     def __init__(self, n: int, d: int, p: float, fn: float) -> None:
         super().__init__(n, d, p, fn)
+        self._floats_hold = d + 1 <= _EXACT_FLOAT_INT
         from fractions import Fraction
 
         r = d + 1
@@ -422,6 +424,8 @@ class _LargeNegBinBackend(_NegBinBackend):
         return float(special.ndtr(t) - self._g1 / 6.0 * (t * t - 1.0) * _phi(t))
 
     def logpmf(self, h):
+        if self._floats_hold:  # the float closed form is exact there
+            return super().logpmf(h)
         flat = np.asarray(h, dtype=object).ravel()
         out = np.empty(flat.shape)
         for k, v in enumerate(flat):
@@ -435,6 +439,8 @@ class _LargeNegBinBackend(_NegBinBackend):
         return out.reshape(np.shape(h))
 
     def log_cdf(self, h):
+        if self._floats_hold:  # the float closed form is exact there
+            return super().log_cdf(h)
         j = h - self.d
         if j < 0:
             return -math.inf
@@ -444,6 +450,8 @@ class _LargeNegBinBackend(_NegBinBackend):
         return math.log(min(f, self.fn)) - self.log_fn if f > 0 else -math.inf
 
     def log_sf(self, h):
+        if self._floats_hold:  # the float closed form is exact there
+            return super().log_sf(h)
         j = h - self.d
         if j < 0:
             return 0.0
@@ -453,6 +461,8 @@ class _LargeNegBinBackend(_NegBinBackend):
         return math.log(num) - self.log_fn if num > 0 else -math.inf
 
     def mean(self):
+        if self._floats_hold:  # the float closed form is exact there
+            return super().mean()
         return float(self.d + self._mu)
 
     def first_cdf_above(self, q, strict):
