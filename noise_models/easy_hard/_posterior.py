@@ -394,9 +394,9 @@ class _LargeNegBinBackend(_NegBinBackend):
     There ``betainc(d + 1, j + 1, 1 - p)`` in floats either sees ``d`` and ``j``
     rounded (by up to 1024 at d = 1e19) or loses the digits that decide the last
     item (one item off at n = 1e15 in the exact tie p = alpha = 1/2). The bound's
-    quantile is then the third-order Cornish–Fisher expansion with Sheppard's lattice correction, in
-    exact integers and decimal arithmetic (:mod:`._nbquantile`): its error is
-    below 1e-9 of an item there. The pmf, cdf and sf are the float closed form's
+    quantile is then the third-order Cornish–Fisher expansion with Sheppard's
+    lattice correction, in exact integers and decimal arithmetic (:mod:`._nbquantile`):
+    its error is below 1e-9 of an item there. The pmf, cdf and sf are the float closed form's
     while floats hold the counts, and beyond 2**53 the Edgeworth series to the
     skewness term (for display; the bound does not use them).
     """

@@ -187,8 +187,8 @@ def check_cost(seconds: float, max_seconds: float | None, cost: PlanCost, studie
         raise ValueError(
             f"{what} would take about {duration(seconds)} ({studies:,} simulated studies, "
             f"estimated from a timed pilot of {cost.pilot_studies} studies), more than "
-            f"`max_seconds` ({duration(max_seconds)}); raise `max_seconds` to run it anyway (a progress "
-            "bar shows on a terminal), lower `n_sims`, plan with fewer annotators or "
+            f"`max_seconds` ({duration(max_seconds)}); raise `max_seconds` to run it anyway "
+            "(a progress bar shows on a terminal), lower `n_sims`, plan with fewer annotators or "
             "categories (study_tradeoff shows how the size changes with the annotators), or "
             "use a closed form where one applies (Cohen's kappa with two annotators and two "
             "categories; Krippendorff's alpha with `minimum`).")
