@@ -9,12 +9,13 @@ calls, pipes, logs and notebooks stay clean.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
-__all__ = ["progress", "progress_enabled"]
+__all__ = ["progress", "progress_bar", "progress_enabled"]
 
 T = TypeVar("T")
 
@@ -58,3 +59,37 @@ def progress(iterable: Iterable[T], *, total: int | None = None, desc: str = "",
         return iterable
     return tqdm(iterable, total=total, desc=desc, delay=delay, file=sys.stderr, leave=False,
                 dynamic_ncols=True, **kwargs)
+
+
+@contextlib.contextmanager
+def progress_bar(total: float, *, desc: str = "", unit: str = "it", enabled: bool | None = None,
+                 delay: float | None = None) -> Iterator[Callable[[float], None]]:
+    """A bar for work counted by hand: yields ``update(amount)``.
+
+    ``enabled=None`` draws it when :func:`progress_enabled` (a terminal, and
+    ``GOLDNOISE_PROGRESS`` not 0), once the work has run ``delay`` seconds (default 1);
+    ``True`` draws it anyway and at once (asked for: a log, a notebook); ``False``
+    never. Without tqdm, ``update`` does nothing.
+
+    Examples
+    --------
+    >>> from _goldnoise_lib.progress import progress_bar
+    >>> with progress_bar(10, desc="work", enabled=False) as update:
+    ...     update(4)
+    """
+    bar = None
+    if enabled or (enabled is None and progress_enabled()):
+        try:
+            from tqdm.auto import tqdm
+
+            if delay is None:
+                delay = 0.0 if enabled else 1.0
+            bar = tqdm(total=total, desc=desc, unit=unit, delay=delay, file=sys.stderr,
+                       leave=False, dynamic_ncols=True)
+        except ImportError:
+            bar = None
+    try:
+        yield (bar.update if bar is not None else (lambda amount: None))
+    finally:
+        if bar is not None:
+            bar.close()

@@ -69,10 +69,15 @@ overlap_coefficient   -- Weitzman's overlap of two samples
 
 Planning an agreement study (simulation.study, SPEC §8)
 --------------------------------------------------------
-study_size            -- items for an interval half-width, a test's power or Bloch &
-                         Kraemer's smallest α; closed forms (Cantor 1996, Krippendorff's
-                         table) or simulation for every coefficient; the interval method
-                         that covers at that size                  -> StudyPlan
+study_size_for_width  -- items for an interval half-width (the mean, or reached by an
+                         `assurance` share of studies)             -> StudyPlan
+study_size_for_power  -- items for a test's power against a null value -> StudyPlan
+study_size_for_minimum -- Krippendorff's α: Bloch & Kraemer's values and units for a
+                         smallest acceptable α (Krippendorff's table) -> StudyPlan
+study_size            -- the three behind one call, the goal chosen by the arguments
+                         given; closed forms (Cantor 1996, Krippendorff's table) or
+                         simulation for every coefficient; the interval method that
+                         covers at that size                       -> StudyPlan
 simulate_study        -- coverage, width, power of analytic / percentile / BCa intervals
                          at a given size                           -> DataFrame
 study_tradeoff        -- more items or more annotators: the cheapest design -> StudyTradeoff
@@ -182,6 +187,9 @@ if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_pac
         judge_plan,
         simulate_study,
         study_size,
+        study_size_for_minimum,
+        study_size_for_power,
+        study_size_for_width,
         study_tradeoff,
         swap_test,
     )
@@ -247,6 +255,9 @@ __all__ += [
     "judge_plan",
     "simulate_study",
     "study_size",
+    "study_size_for_minimum",
+    "study_size_for_power",
+    "study_size_for_width",
     "study_tradeoff",
     "swap_test",
 ]

@@ -510,6 +510,8 @@ PRIVATE_IMPORTS_IN_TESTS = {
                          "Poisson weights against references",
     "test_instance_dependence.py": "instance-noise row kernels: serial and parallel builds, "
                                    "and without JIT",
+    "test_bench_policies.py": "the policy benchmark puts cleanlab's ActiveLab in the replay "
+                              "loop's place and must undo it",
     "test_first_run.py": "which kernel build (serial or parallel) a data size compiles, and "
                          "that both builds agree bit for bit",
     "test_krippendorff.py": "α from sums, counts and coincidences against published values",

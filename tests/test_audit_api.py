@@ -156,7 +156,6 @@ def test_report_schema_validates_the_reports():
 #: Where a reduction in the command line is not a statistic of the ratings.
 ALLOWED = {
     "_input.py": "recognising a file's layout (count tables, proportions, label columns)",
-    "plan.py:_useful_max": "how many rows the planning table shows",
     "plan.py:run": "the largest k of the plan's own table, for the prose",
     "simulate.py:_id_label_series": "counting the rows of a labels file that lack a value",
 }

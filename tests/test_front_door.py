@@ -26,7 +26,9 @@ def _run(capsys, *argv):
 
 
 def _one_line(err: str, *needles: str) -> None:
-    lines = [x for x in err.strip().splitlines() if x.strip()]
+    # the notice that kernels are compiling (an empty cache) is not part of the message
+    lines = [x for x in err.strip().splitlines()
+             if x.strip() and not x.startswith("goldnoise: compiling kernels")]
     assert len(lines) == 1, err
     assert "Traceback" not in err
     for n in needles:
@@ -151,23 +153,59 @@ def test_next_batch_warns_when_size_exceeds_the_items(capsys, tmp_path):
 # --------------------------------------------------------------- the study planner's options
 def test_study_refuses_designs_it_cannot_simulate_in_reasonable_time(capsys):
     """`goldnoise study fleiss_kappa --raters 100000` (or --categories 100000) ran past two
-    minutes without a word; now a one-line refusal, and the closed form still answers."""
-    from simulation import study_size, study_tradeoff
+    minutes without a word; now a timed pilot estimates the simulation first and a design
+    beyond `max_seconds` (--max-minutes, default 30) or beyond memory is refused in one
+    line that says how long it would take, and the closed form still answers."""
+    from simulation import study_size
 
-    for extra in (["--raters", 100000], ["--categories", 100000], ["--tradeoff", 2, 5000]):
-        status, out, err = _run(capsys, "study", "fleiss_kappa", "--expected", "0.6",
-                                "--half-width", "0.1", *extra)
-        assert status == 2
-        _one_line(err, "would take hours")
-    with pytest.raises(ValueError, match="more than 1000 annotators"):
-        study_size("fleiss_kappa", expected=0.6, target=0.1, n_raters=100000)
-    with pytest.raises(ValueError, match="more than 500 categories"):
+    # A budget of one minute: the estimate is about 25 min on a quiet 2-core machine (hours
+    # under load), so the refusal does not depend on the machine's speed.
+    status, out, err = _run(capsys, "study", "fleiss_kappa", "--expected", "0.6",
+                            "--half-width", "0.1", "--raters", 100000, "--max-minutes", 1)
+    assert status == 2
+    _one_line(err, "would take about")
+    assert "timed pilot" in err and "--max-minutes" in err and "`" not in err
+    status, out, err = _run(capsys, "study", "fleiss_kappa", "--expected", "0.6",
+                            "--half-width", "0.1", "--categories", 100000)
+    assert status == 2
+    _one_line(err, "100,000 categories")
+    with pytest.raises(ValueError, match="categories x categories"):
         study_size("fleiss_kappa", expected=0.6, target=0.1, n_categories=100000)
-    with pytest.raises(ValueError, match="more than 1000 annotators"):
-        study_tradeoff("fleiss_kappa", expected=0.6, target=0.1, raters=[2, 5000])
+    # a small design refused by a tiny budget, from the same estimate
+    with pytest.raises(ValueError, match=r"would take about .*timed pilot.*`max_seconds`"):
+        study_size("fleiss_kappa", expected=0.6, target=0.1, n_raters=3, max_seconds=1e-3)
     # Bloch & Kraemer's closed form has no such limit
     plan = study_size("krippendorff_alpha", minimum=0.8, n_raters=100000, method="closed-form")
-    assert plan.n_raters == 100000 and plan.n_items >= 2
+    assert plan.n_raters == 100000 and plan.n_items >= 2 and plan.method == "closed-form"
+
+
+def test_study_says_how_long_before_starting_and_shows_progress(capsys):
+    """Asked for (progress=True; on a terminal by default), the plan says how long the
+    simulation will take before starting, then draws a bar on stderr. Results do not
+    change with it."""
+    from simulation import simulate_study, study_size
+
+    kw = dict(expected=0.6, target=0.15, n_raters=3, n_sims=40, n_bootstrap_sims=0, rng=2)
+    quiet = study_size("fleiss_kappa", **kw)
+    assert capsys.readouterr().err == ""  # no terminal under pytest: no bar, no estimate
+    shown = study_size("fleiss_kappa", progress=True, **kw)
+    err = capsys.readouterr().err
+    first = err.lstrip().splitlines()[0]
+    assert first.startswith("study_size (fleiss_kappa): about") and "estimated" in first
+    assert "simulating fleiss_kappa studies" in err  # the tqdm bar
+    assert shown.n_items == quiet.n_items and shown.table.equals(quiet.table)
+    assert shown.notes == quiet.notes  # timings stay out of the plan: reports reproduce
+    # the closed form simulates only its check: no pilot, no estimate
+    closed = study_size("cohen_kappa", expected=0.6, target=0.1, n_sims=20,
+                        n_bootstrap_sims=0, rng=0)
+    assert closed.method == "closed-form"
+    assert not any("estimated" in n for n in closed.notes)
+    simulate_study("fleiss_kappa", n_items=30, expected=0.6, n_raters=3, bootstrap=False,
+                   n_sims=20, rng=0, progress=True)
+    assert "simulate_study (fleiss_kappa): about 20 simulated studies" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="would take about"):
+        simulate_study("fleiss_kappa", n_items=30, expected=0.6, n_sims=20, rng=0,
+                       max_seconds=1e-4)
 
 
 def test_study_explicit_options_win_or_conflict(capsys, tmp_path):

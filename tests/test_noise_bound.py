@@ -344,3 +344,101 @@ def test_kernel_path_agrees_with_closed_form(nd, p, alpha):
     t_kernel = kern.upper_bound(alpha)
     if t_kernel != closed.t0:  # only a floating tie at the boundary may split them
         assert abs(closed.posterior.cdf(min(t_kernel, closed.t0)) - alpha) < 1e-9
+
+
+# ------------------------------------------------------------------ exact at any size
+def _nb_quantile_decimal_sum(d, p, alpha, prec=50):
+    """Smallest j with F(j) > alpha for NB(d + 1, 1 - p) failures (untruncated), by summing
+    the pmf from j = 0 in 50-digit decimals: pmf(0) = (1 - p)^(d+1), pmf(j+1)/pmf(j) =
+    p (j + d + 1)/(j + 1), with p the float's exact binary value."""
+    from decimal import Context, Decimal, localcontext
+
+    with localcontext(Context(prec=prec, Emin=-10**8)):
+        pd, a = Decimal(p), Decimal(alpha)
+        term = (1 - pd) ** (d + 1)
+        cum, j = Decimal(0), 0
+        while True:
+            cum += term
+            if cum > a:
+                return j
+            term = term * pd * (j + d + 1) / (j + 1)
+            j += 1
+
+
+@pytest.mark.parametrize("d, p", [(20_000, 0.3), (20_001, 0.5), (5_000, 0.8), (200_000, 0.05)])
+@pytest.mark.parametrize("alpha", [0.05, 0.5, 0.95, 0.999])
+def test_large_count_quantile_equals_exact_sum(d, p, alpha):
+    """The large-count quantile (third-order Cornish-Fisher with the lattice's Sheppard
+    correction, in exact integers and decimals) against a 50-digit sum of the pmf, at sizes
+    where the sum is cheap; its error shrinks as (r p)^(-3/2), so it is exact here already."""
+    from noise_models.easy_hard._nbquantile import nb_quantile
+
+    if p == 0.5 and alpha == 0.5:
+        pytest.skip("F(d) = 1/2 exactly: a tie the sum cannot decide (the tie test below)")
+    assert nb_quantile(d, p, 10**15, alpha, True) == _nb_quantile_decimal_sum(d, p, alpha)
+
+
+@pytest.mark.parametrize("n, d", [(10**14, 10**8), (10**15, 10**9), (10**16 - 1, 10**10)])
+def test_bound_exact_at_the_symmetric_tie(n, d):
+    """p = 1/2, alpha = 1/2: F(d) = I_{1/2}(d + 1, d + 1) = 1/2 exactly, and F(n - d) < 1,
+    so F(d) > alpha F(n - d) and t0 - d = d. The float incomplete beta used before put it
+    one item off at n = 1e15 (d + 1); a second-order expansion, at 1e14 and 1e16."""
+    res = noise_bound(n, d, 0.5, alpha=0.5)
+    assert res.hidden_hard == d
+
+
+def _edgeworth_cdf(j, d, p, prec=80):
+    """F(j) of NB(d + 1, 1 - p) by the third-order Edgeworth series at j + 1/2 (Sheppard's
+    variance), in decimals -- the CDF direction, written apart from the quantile's
+    Cornish-Fisher inversion."""
+    from decimal import Context, Decimal, localcontext
+
+    with localcontext(Context(prec=prec)) as ctx:
+        r, pd = d + 1, Decimal(p)
+        s = 1 - pd
+        k1 = r * pd / s
+        k2 = r * pd / s**2 - Decimal(1) / 12
+        k3 = r * pd * (1 + pd) / s**3
+        k4 = r * pd * (1 + 4 * pd + pd * pd) / s**4 + Decimal(1) / 120
+        k5 = r * pd * (1 + 11 * pd + 11 * pd * pd + pd**3) / s**5
+        sd = k2.sqrt()
+        g1, g2, g3 = k3 / sd**3, k4 / k2**2, k5 / sd**5
+        z = (Decimal(j) + Decimal("0.5") - k1) / sd
+        he = {2: z**2 - 1, 3: z**3 - 3 * z, 4: z**4 - 6 * z**2 + 3,
+              5: z**5 - 10 * z**3 + 15 * z, 6: z**6 - 15 * z**4 + 45 * z**2 - 15,
+              8: z**8 - 28 * z**6 + 210 * z**4 - 420 * z**2 + 105}
+        corr = (g1 / 6 * he[2] + g2 / 24 * he[3] + g1**2 / 72 * he[5] + g3 / 120 * he[4]
+                + g1 * g2 / 144 * he[6] + g1**3 / 1296 * he[8])
+        pi = Decimal(
+            "3.14159265358979323846264338327950288419716939937510582097494459230781640628620899")
+        x = z / Decimal(2).sqrt()
+        term, total, k = x, x, 0
+        while True:  # erf by its Taylor series
+            k += 1
+            term = -term * x * x / k
+            total += term / (2 * k + 1)
+            if abs(term) < Decimal(10) ** (-prec + 5):
+                break
+        big_phi = (1 + total * 2 / pi.sqrt()) / 2
+        small_phi = (-(z * z) / 2).exp() / (2 * pi).sqrt()
+        return +(big_phi - small_phi * corr), ctx.prec
+
+
+@pytest.mark.parametrize("n, d, p", [(10**30, 10**25, 0.3), (2**70, 2**64 + 12345, 0.5),
+                                     (10**40, 3 * 10**38, 0.9), (10**20, 10**17, 0.01)])
+def test_bound_beyond_int64_exact_property(n, d, p):
+    """Counts far beyond 2^63: the bound is an exact integer, monotone in alpha and d, and
+    the tail inequality holds at the answer and fails at answer - 1, evaluated in 80-digit
+    decimals by the Edgeworth series (F(n - d) = 1 to every digit at these designs)."""
+    from decimal import Decimal
+
+    t = {a: noise_bound(n, d, p, alpha=a).hidden_hard for a in (0.9, 0.95, 0.99)}
+    assert t[0.9] <= t[0.95] <= t[0.99]
+    assert noise_bound(n, d + 1000, p).hidden_hard >= t[0.95]
+    j = t[0.95]
+    above, _ = _edgeworth_cdf(j, d, p)
+    below, _ = _edgeworth_cdf(j - 1, d, p)
+    alpha = Decimal.from_float(0.95)  # the float alpha, exactly as given
+    assert below <= alpha < above
+    res = noise_bound(n, d, p)
+    assert isinstance(res.t0, int) and res.t0 == d + j and "decimal" in res.method

@@ -63,7 +63,7 @@ def test_target_unmet_and_degenerate():
 def test_result_api():
     plan = annotators_needed(1000, easy_fraction=0.8, gamma=0.05, max_raters=5)
     assert plan.to_dict() == {"n_raters": 4, "n": 1000, "easy_items": 800.0, "gamma": 0.05,
-                              "alpha": 0.95}
+                              "alpha": 0.95, "notes": []}
     frame = plan.to_frame()
     frame.loc[0, "k"] = 99
     assert plan.table.loc[0, "k"] == 2  # a copy
@@ -90,3 +90,21 @@ def test_result_api():
 def test_validation(kwargs, exc, match):
     with pytest.raises(exc, match=match):
         annotators_needed(1000, **kwargs)
+
+
+def test_trim_stops_where_more_annotators_change_nothing():
+    """The table's useful length is the planner's statistic (it lived in the command line):
+    the first k with h·p(k) < 1/2, fewer than half a hard item expected to agree by chance.
+    100 items, 80 easy: 20 hard; p(k) = 2^(1-k) gives 20·2^(1-k) < 1/2 first at k = 7."""
+    full = annotators_needed(100, easy_fraction=0.8, gamma=0.05, max_raters=20)
+    trimmed = annotators_needed(100, easy_fraction=0.8, gamma=0.05, max_raters=20, trim=True)
+    assert int(full.table["k"].max()) == 20 and full.notes == ()
+    assert int(trimmed.table["k"].max()) == 7
+    assert 20 * 2.0 ** (1 - 6) >= 0.5 > 20 * 2.0 ** (1 - 7)
+    assert "stops at k = 7" in trimmed.notes[0]
+    assert trimmed.table.equals(full.table.iloc[:6])
+    # no note when the table ends at max_raters anyway
+    assert annotators_needed(100, easy_fraction=0.8, gamma=0.05, max_raters=7,
+                             trim=True).notes == ()
+    with pytest.raises(TypeError, match="trim"):
+        annotators_needed(100, easy_fraction=0.8, gamma=0.05, trim="yes")

@@ -73,6 +73,7 @@ PUBLIC = {
         "PoissonParts", "poisson_combine", "poisson_finalize", "poisson_partial",
         # planning an agreement study
         "StudyPlan", "StudyTradeoff", "simulate_study", "study_size", "study_tradeoff",
+        "study_size_for_minimum", "study_size_for_power", "study_size_for_width",
         "JudgePlan", "judge_plan", "SwapTestResult", "swap_test",
         # the seed benchmarks' noise constructions
         "SeparabilityResult", "loss_separability", "overlap_coefficient", "perturb_similar",

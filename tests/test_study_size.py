@@ -36,10 +36,12 @@ def test_cantor_example_is_117():
 @pytest.mark.parametrize("minimum, expected", [(0.8, 139), (0.667, 81)])
 def test_bloch_kraemer_as_krippendorff_tabulates(minimum, expected):
     # Krippendorff (2004, §11.4.4) table: 4 equiprobable categories, p = 0.05:
-    # alpha_min 0.800 -> 139, 0.667 -> 81 (issue text; also the ATLAS.ti manual's example).
+    # alpha_min 0.800 -> 139, 0.667 -> 81 values; the ATLAS.ti manual's reading of his
+    # table calls them "codings" (one coder's value for one unit), two coders each.
     plan = study_size("krippendorff_alpha", minimum=minimum, significance=0.05,
                       n_categories=4, method="closed-form")
-    assert plan.n_items == expected
+    assert plan.n_ratings == expected
+    assert plan.n_items == math.ceil(expected / 2)  # units, each coded by both coders
     assert plan.goal == "minimum" and "Bloch" in plan.formula
 
 
@@ -306,10 +308,10 @@ def _run(capsys, *argv):
 def test_cli_closed_forms(capsys):
     status, out, _ = _run(capsys, "study", "krippendorff_alpha", "--minimum", "0.8",
                           "--categories", "4")
-    # one unit throughout: items (units, each coded by every coder) and their ratings, not
-    # "139 values" beside "about 278 ratings"
-    assert status == 0 and "139 items (units, each coded by all 2 coders)" in out
-    assert "values" not in out and "about 278 ratings" in out
+    # one unit, Krippendorff's: his table's 139 are values (codings), 70 units of two
+    # coders -- not "139 values" beside "about 278 ratings" (twice his size)
+    assert status == 0 and "139 values" in out and "70 units each coded by all 2" in out
+    assert "278" not in out and "ratings" not in out
     status, out, _ = _run(capsys, "study", "cohen_kappa", "--expected", "0.85", "--null", "0.7",
                           "--power", "0.8", "--sims", "50", "--bootstrap-sims", "0",
                           "--format", "json")
@@ -385,3 +387,40 @@ def test_two_categories_match_flack_et_al(mrg, k1, k0):
     plan = study_size("cohen_kappa", expected=k1, null=k0, power=0.8, category_shares=mrg,
                       method="closed-form", n_sims=10, n_bootstrap_sims=0, rng=0)
     assert plan.n_items == flack
+
+
+# ----------------------------------------------------------------------------- one entry per goal
+
+
+def test_entries_per_goal_equal_the_dispatcher():
+    """study_size dispatches to one public entry per goal, with the same results."""
+    from simulation import study_size_for_minimum, study_size_for_power, study_size_for_width
+
+    kw = dict(n_raters=3, n_sims=40, n_bootstrap_sims=0, rng=3)
+    a = study_size("fleiss_kappa", expected=0.6, target=0.15, **kw)
+    b = study_size_for_width("fleiss_kappa", expected=0.6, target=0.15, **kw)
+    assert a.n_items == b.n_items and a.table.equals(b.table) and a.goal == b.goal == "width"
+    a = study_size("fleiss_kappa", expected=0.6, null=0.3, power=0.8, **kw)
+    b = study_size_for_power("fleiss_kappa", expected=0.6, null=0.3, power=0.8, **kw)
+    assert a.n_items == b.n_items and a.table.equals(b.table) and a.goal == b.goal == "power"
+    a = study_size("krippendorff_alpha", minimum=0.667, n_categories=3)
+    b = study_size_for_minimum(0.667, n_categories=3)
+    assert a.to_dict() == b.to_dict()
+
+
+def test_entries_per_goal_same_errors():
+    from simulation import study_size_for_power, study_size_for_width
+
+    for call in (lambda: study_size("fleiss_kappa", expected=0.6, target=0.0),
+                 lambda: study_size_for_width("fleiss_kappa", expected=0.6, target=0.0)):
+        with pytest.raises(ValueError, match="`target` must be in"):
+            call()
+    for call in (lambda: study_size("fleiss_kappa", expected=0.5, null=0.7, power=0.8),
+                 lambda: study_size_for_power("fleiss_kappa", expected=0.5, null=0.7,
+                                              power=0.8)):
+        with pytest.raises(ValueError, match="must be above `null`"):
+            call()
+    with pytest.raises(TypeError, match="target"):
+        study_size_for_width("fleiss_kappa", expected=0.6)
+    with pytest.raises(TypeError, match="power"):
+        study_size_for_power("fleiss_kappa", expected=0.6, null=0.3)

@@ -39,37 +39,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              f"earlier once more annotators change nothing (at most {HARD_CAP})")
 
 
-def _useful_max(n: int, easy_fraction: float, shares: list[float] | None, requested: int
-                ) -> tuple[int, str | None]:
-    """The largest k worth a row: past it fewer than half a hard item is expected to agree."""
-    import numpy as np
-
-    q = np.array(shares if shares is not None else [0.5, 0.5], dtype=float)
-    if q.sum() > 0:
-        q = q / q.sum()
-    hard = n * (1.0 - easy_fraction)
-    limit = min(requested, HARD_CAP)
-    for k in range(2, limit + 1):
-        if hard * float((q ** k).sum()) < 0.5:
-            if k < requested:
-                return k, (f"the table stops at k = {k}: from there on fewer than half a hard "
-                           "item is expected to agree by chance, so more annotators change "
-                           "nothing but the cost")
-            return k, None
-    if requested > HARD_CAP:
-        return HARD_CAP, f"the table stops at k = {HARD_CAP} (asked for {requested})"
-    return limit, None
-
-
 def run(args: argparse.Namespace) -> Report:
     from noise_models import annotators_needed
 
-    easy_fraction = args.easy_fraction if args.easy_fraction is not None else max(args.kappa, 0)
     if args.category_shares is not None and not math.isclose(sum(args.category_shares), 1.0,
                                                               abs_tol=1e-6):
         raise UsageError(f"--category-shares must add up to 1; they add up to "
                          f"{sum(args.category_shares):g}")
-    k_max, cap_note = _useful_max(args.n, easy_fraction, args.category_shares, args.max_raters)
+    k_max = min(args.max_raters, HARD_CAP)  # the table's length, a display limit
     notes: list[str] = []
     import warnings
 
@@ -79,7 +56,7 @@ def run(args: argparse.Namespace) -> Report:
             res = annotators_needed(
                 args.n, easy_fraction=args.easy_fraction, kappa=args.kappa,
                 category_shares=args.category_shares, gamma=args.gamma, alpha=args.alpha,
-                max_raters=k_max)
+                max_raters=k_max, trim=True)
         except (TypeError, ValueError) as exc:
             raise UsageError(str(exc)) from None
     table = res.table
@@ -89,8 +66,9 @@ def run(args: argparse.Namespace) -> Report:
                      "on, so there is no gold standard to bound (gamma undefined)")
     notes += [" ".join(str(w.message).split()) for w in caught
               if "no item is expected to be agreed" not in str(w.message)]
-    if cap_note:
-        notes.append(cap_note)
+    notes += list(res.notes)
+    if args.max_raters > HARD_CAP and int(table["k"].max()) == HARD_CAP:
+        notes.append(f"the table stops at k = {HARD_CAP} (asked for {args.max_raters})")
     source = (f"easy fraction {args.easy_fraction:g}" if args.easy_fraction is not None
               else f"pilot kappa {args.kappa:g}")
     report = Report(

@@ -88,6 +88,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     s.add_argument("--max-items", type=count("--max-items", 10), default=20_000,
                    help="the search stops here")
     s.add_argument("--seed", type=int, default=0, help="random seed")
+    s.add_argument("--max-minutes", type=real("--max-minutes", 0.0), default=30.0,
+                   metavar="M",
+                   help="refuse a simulation estimated (from a short timed pilot) to take "
+                        "longer than this; 0: no limit. On a terminal the estimate is said "
+                        "before starting and a progress bar shows")
     s.add_argument("--tradeoff", type=count("--tradeoff", 2), nargs="+", metavar="RATERS",
                    help="also: items needed for each of these numbers of annotators, and the "
                         "cheapest design (needs --half-width or --width)")
@@ -95,6 +100,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="--tradeoff: cost of one rating")
     s.add_argument("--cost-per-item", type=real("--cost-per-item", 0.0), default=0.0,
                    help="--tradeoff: cost of one item besides its ratings")
+
+
+def _max_seconds(args: argparse.Namespace) -> float | None:
+    return None if args.max_minutes == 0 else 60.0 * args.max_minutes
 
 
 def _target(args: argparse.Namespace) -> float | None:
@@ -127,7 +136,8 @@ def run(args: argparse.Namespace) -> Report:
               missing=args.missing, level=args.level, confidence_level=args.confidence_level,
               method=args.method, n_sims=args.sims, n_bootstrap_sims=args.bootstrap_sims,
               n_resamples=args.resamples, max_items=args.max_items, chance=args.chance,
-              pilot=pilot, rng=args.seed, assurance=args.assurance)
+              pilot=pilot, rng=args.seed, assurance=args.assurance,
+              max_seconds=_max_seconds(args))
     goals = [name for name, given in (("--half-width/--width", target is not None),
                                       ("--null/--power", args.null is not None
                                        or args.power is not None),
@@ -154,8 +164,9 @@ def run(args: argparse.Namespace) -> Report:
     s = report.add(Section("plan", "How many items"))
     s.values.update({k: v for k, v in plan.to_dict().items() if k != "table"})
     s.lines.append(_cli_words(_headline(plan)))
-    s.lines.append(f"{plan.n_raters} annotators, {plan.n_categories} categories; about "
-                   f"{plan.n_ratings:,.0f} ratings")
+    if plan.goal != "minimum":  # the minimum's headline gives its values and units
+        s.lines.append(f"{plan.n_raters} annotators, {plan.n_categories} categories; about "
+                       f"{plan.n_ratings:,.0f} ratings")
     if plan.n_range is not None:
         s.lines.append(f"from the ends of the pilot's interval: {plan.n_range[0]} to "
                        f"{plan.n_range[1]} items")
@@ -175,7 +186,8 @@ def run(args: argparse.Namespace) -> Report:
         s.figures.append(Figure("study_size", "Interval half-width against the number of items",
                                 lambda fig: plan.plot(ax=fig.add_subplot())))
     else:
-        s.tables.append(Table("sizes", [Column("n_items", "items"),
+        s.tables.append(Table("sizes", [Column("n_ratings", "values"),
+                                        Column("n_items", "units"),
                                         Column("formula_value", "formula", ".2f")], rows))
     if args.tradeoff:
         try:
@@ -185,7 +197,8 @@ def run(args: argparse.Namespace) -> Report:
                                category_shares=args.shares, missing=args.missing,
                                level=args.level, confidence_level=args.confidence_level,
                                n_sims=args.sims, n_bootstrap_sims=0, max_items=args.max_items,
-                               chance=args.chance, rng=args.seed, assurance=args.assurance)
+                               chance=args.chance, rng=args.seed, assurance=args.assurance,
+                               max_seconds=_max_seconds(args))
         except (TypeError, ValueError) as exc:
             raise UsageError(_cli_words(str(exc))) from None
         ts = report.add(Section("tradeoff", "More items or more annotators"))
@@ -202,7 +215,8 @@ def run(args: argparse.Namespace) -> Report:
 
 def _headline(plan) -> str:
     if plan.goal == "minimum":
-        return (f"{plan.n_items} items (units, each coded by all {plan.n_raters} coders) for "
+        return (f"{plan.n_ratings:.0f} values (Krippendorff's unit: one coder's value for one "
+                f"unit), i.e. {plan.n_items} units each coded by all {plan.n_raters} coders, for "
                 f"alpha above {plan.minimum:g} at p = {plan.significance:g} (Bloch & "
                 "Kraemer's closed form)")
     what = (plan.width_goal() if plan.goal == "width" else
@@ -222,7 +236,8 @@ _OPTIONS = {"target": "--half-width", "expected": "--expected", "n_raters": "--r
             "missing": "--missing", "max_items": "--max-items", "null": "--null",
             "power": "--power", "minimum": "--minimum", "significance": "--significance",
             "level": "--level", "method": "--method", "pilot": "FILE", "chance": "--chance",
-            "n_sims": "--sims", "raters": "--tradeoff", "assurance": "--assurance"}
+            "n_sims": "--sims", "raters": "--tradeoff", "assurance": "--assurance",
+            "max_seconds": "--max-minutes"}
 
 
 def _cli_words(message: str) -> str:

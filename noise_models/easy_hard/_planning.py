@@ -58,6 +58,8 @@ class AnnotatorsNeededResult(Result):
         The target.
     alpha : float
         The paper's confidence α.
+    notes : tuple of str
+        Where the table stops early (``trim=True``) and why.
 
     ``to_frame()``: one row per k = 2..max_raters (the :attr:`table`).
     """
@@ -69,7 +71,7 @@ class AnnotatorsNeededResult(Result):
     easy_items: float
     gamma: float
     alpha: float
-
+    notes: tuple[str, ...] = ()
 
     def __repr__(self) -> str:
         if self.n_raters is None:
@@ -111,7 +113,8 @@ def _p_of_k(category_shares: Any, rater_shares: Any, max_raters: int) -> tuple[n
                  max_raters=Count(2))
 def annotators_needed(n: Any, *, easy_fraction: Any = None, kappa: Any = None,
                       category_shares: Any = None, rater_shares: Any = None, gamma: Any,
-                      alpha: float = 0.95, max_raters: int = 20) -> AnnotatorsNeededResult:
+                      alpha: float = 0.95, max_raters: int = 20,
+                      trim: bool = False) -> AnnotatorsNeededResult:
     """Smallest number of annotators whose agreed subset meets a target noise bound (SPEC §2.6).
 
     Parameters
@@ -135,6 +138,12 @@ def annotators_needed(n: Any, *, easy_fraction: Any = None, kappa: Any = None,
         The paper's confidence α of the bound.
     max_raters : int, default 20
         Largest k to consider (>= 2).
+    trim : bool, default False
+        Stop the table at the first k at which fewer than half a hard item is
+        expected to agree by chance (``h·p(k) < 1/2``): from there on more
+        annotators change the expected outcome by less than an item, and only the
+        cost grows. ``notes`` says where and why when it stops before
+        ``max_raters``.
 
     Returns
     -------
@@ -195,9 +204,20 @@ def annotators_needed(n: Any, *, easy_fraction: Any = None, kappa: Any = None,
     target = check_probability(gamma, "gamma")
     alpha = check_alpha(alpha)
     max_raters = check_count(max_raters, "max_raters", minimum=2)
+    if not isinstance(trim, (bool, np.bool_)):
+        raise TypeError(f"`trim` must be True or False; got {trim!r}.")
     p_k, k_max = _p_of_k(category_shares, rater_shares, max_raters)
     easy = e_frac * n
     hard = n - easy
+    notes: tuple[str, ...] = ()
+    if trim:
+        useless = np.flatnonzero(hard * p_k < 0.5)
+        if useless.size and useless[0] + 2 < k_max:
+            k_max = int(useless[0]) + 2
+            p_k = p_k[:k_max - 1]
+            notes = (f"the table stops at k = {k_max}: from there on fewer than half a hard "
+                     "item is expected to agree by chance, so more annotators change nothing "
+                     "but the cost",)
     rows = []
     for k, p in zip(range(2, k_max + 1), p_k, strict=True):
         agreed = easy + hard * p
@@ -215,4 +235,4 @@ def annotators_needed(n: Any, *, easy_fraction: Any = None, kappa: Any = None,
     hits = table.loc[table["meets_target"], "k"]
     n_raters = int(hits.iloc[0]) if len(hits) else None
     return AnnotatorsNeededResult(n_raters=n_raters, table=table, n=n, easy_items=easy,
-                                  gamma=target, alpha=alpha)
+                                  gamma=target, alpha=alpha, notes=notes)

@@ -39,6 +39,7 @@ from _goldnoise_lib.validation import (
 # Imported at first use: scipy and Numba would double the time of `import goldnoise`.
 special = lazy_module("scipy.special")
 _kernels = lazy_module("noise_models.easy_hard._kernels")
+_nbq = lazy_module("noise_models.easy_hard._nbquantile")
 
 __all__ = ["HardCountPosterior", "hard_count_posterior"]
 
@@ -388,23 +389,24 @@ class _NegBinBackend(_Backend):
 
 
 class _LargeNegBinBackend(_NegBinBackend):
-    """The uniform prior when ``d + 1`` exceeds 2**53, where floats no longer hold the counts.
+    """The uniform prior at large counts: ``(d + 1)·p ≥ 1e7``, or ``d + 1`` beyond 2**53.
 
-    ``betainc(d + 1, j + 1, 1 - p)`` would see ``d`` and ``j`` rounded (by up to 1024 at
-    d = 1e19), so its quantile could be off by hundreds of items. Here ``H - d`` ~
-    NB(r = d + 1, 1 - p) has skewness ``(1 + p)/sqrt(r p)`` < 1e-7, and the Cornish--Fisher
-    expansion (to the 1/r terms, with the lattice's continuity correction) gives the
-    quantile to within ~1/sqrt(r) of an item: the mean ``r p / (1 - p)`` is taken as an
-    exact rational of the integer ``d`` and the float ``p``, and only the offset from it
-    (about z·sqrt(r p)/(1 - p) items, 1e-6 items of float error) is a float, so
-    ``t0`` is an exact integer. The pmf, cdf and sf are the Edgeworth series to the
+    There ``betainc(d + 1, j + 1, 1 - p)`` in floats either sees ``d`` and ``j``
+    rounded (by up to 1024 at d = 1e19) or loses the digits that decide the last
+    item (one item off at n = 1e15 in the exact tie p = alpha = 1/2). The bound's
+    quantile is then the third-order Cornish–Fisher expansion with Sheppard's
+    lattice correction, in exact integers and decimal arithmetic (:mod:`._nbquantile`):
+    its error is below 1e-9 of an item there. The pmf, cdf and sf are the float closed form's
+    while floats hold the counts, and beyond 2**53 the Edgeworth series to the
     skewness term (for display; the bound does not use them).
     """
 
-    method = "negative-binomial closed form (Cornish-Fisher, exact integers beyond 2**53)"
+    method = ("negative-binomial closed form (third-order Cornish-Fisher in exact "
+              "integers and decimal arithmetic, at large counts)")
 
     def __init__(self, n: int, d: int, p: float, fn: float) -> None:
         super().__init__(n, d, p, fn)
+        self._floats_hold = d + 1 <= _EXACT_FLOAT_INT
         from fractions import Fraction
 
         r = d + 1
@@ -422,6 +424,8 @@ class _LargeNegBinBackend(_NegBinBackend):
         return float(special.ndtr(t) - self._g1 / 6.0 * (t * t - 1.0) * _phi(t))
 
     def logpmf(self, h):
+        if self._floats_hold:  # the float closed form is exact there
+            return super().logpmf(h)
         flat = np.asarray(h, dtype=object).ravel()
         out = np.empty(flat.shape)
         for k, v in enumerate(flat):
@@ -435,6 +439,8 @@ class _LargeNegBinBackend(_NegBinBackend):
         return out.reshape(np.shape(h))
 
     def log_cdf(self, h):
+        if self._floats_hold:  # the float closed form is exact there
+            return super().log_cdf(h)
         j = h - self.d
         if j < 0:
             return -math.inf
@@ -444,6 +450,8 @@ class _LargeNegBinBackend(_NegBinBackend):
         return math.log(min(f, self.fn)) - self.log_fn if f > 0 else -math.inf
 
     def log_sf(self, h):
+        if self._floats_hold:  # the float closed form is exact there
+            return super().log_sf(h)
         j = h - self.d
         if j < 0:
             return 0.0
@@ -453,20 +461,14 @@ class _LargeNegBinBackend(_NegBinBackend):
         return math.log(num) - self.log_fn if num > 0 else -math.inf
 
     def mean(self):
+        if self._floats_hold:  # the float closed form is exact there
+            return super().mean()
         return float(self.d + self._mu)
 
     def first_cdf_above(self, q, strict):
-        from fractions import Fraction
+        from noise_models.easy_hard._nbquantile import nb_quantile
 
-        # F(j) > q·F(N): the Cornish-Fisher quantile x of the continuous expansion; F(j)
-        # is read at j + 1/2, so j is the first integer with j + 1/2 > x.
-        z = float(special.ndtri(q * self.fn))
-        g1, g2 = self._g1, self._g2
-        w = (z + g1 * (z * z - 1.0) / 6.0 + g2 * (z ** 3 - 3.0 * z) / 24.0
-             - g1 * g1 * (2.0 * z ** 3 - 5.0 * z) / 36.0)
-        x = self._mu + Fraction(self._sigma * w) - Fraction(1, 2)
-        j = math.floor(x) + 1 if strict else math.ceil(x)
-        return self.d + min(max(j, 0), self.big_n)
+        return self.d + nb_quantile(self.d, self.p, self.big_n, q, strict)
 
 
 def _phi(t: float) -> float:
@@ -661,7 +663,7 @@ def _backend_for(n: int, d: int, p: float, prior: _Prior, *, use_kernel: bool) -
     if prior.kind == _kernels.KIND_UNIFORM and not use_kernel:
         fn = float(special.betainc(d + 1.0, n - d + 1.0, 1.0 - p))
         if fn >= _TINY:
-            if d + 1 > _EXACT_FLOAT_INT:
+            if d + 1 > _EXACT_FLOAT_INT or (d + 1) * p >= _nbq.MIN_RP:
                 return _LargeNegBinBackend(n, d, p, fn)
             return _NegBinBackend(n, d, p, fn)
         return _uniform_window(n, d, p)

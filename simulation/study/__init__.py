@@ -1,10 +1,15 @@
 """Planning an agreement study: how many items for an interval's width or a test's power (SPEC §8).
 
-study_size       -- items needed for a target half-width, a test's power, or Bloch &
-                    Kraemer's smallest α; closed forms in their scope (Cantor 1996 for
-                    Cohen's κ; Krippendorff's table for α), simulation for every
-                    coefficient, annotators, categories and missing rate; the interval
-                    method that covers at that size                    -> StudyPlan
+study_size_for_width   -- items for an interval's half-width (mean, or reached by an
+                          `assurance` share of studies); Cantor's variance for Cohen's κ,
+                          simulation for every coefficient, annotators, categories and
+                          missing rate; the interval method that covers -> StudyPlan
+study_size_for_power   -- items for a test's power against a null value; Cantor (1996)
+                          for Cohen's κ, simulation elsewhere             -> StudyPlan
+study_size_for_minimum -- Krippendorff's α: Bloch & Kraemer's values (and units) for a
+                          smallest acceptable α, as Krippendorff tabulates it -> StudyPlan
+study_size       -- the three above behind one call, the goal chosen by the arguments
+                    given (kept for compatibility)                     -> StudyPlan
 simulate_study   -- coverage, width and power of the analytic, percentile and BCa
                     intervals at a given size                         -> DataFrame
 study_tradeoff   -- more items or more annotators: the cheapest design -> StudyTradeoff
@@ -28,6 +33,9 @@ if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_pac
         StudyTradeoff,
         simulate_study,
         study_size,
+        study_size_for_minimum,
+        study_size_for_power,
+        study_size_for_width,
         study_tradeoff,
     )
     from simulation.study._swap import SwapTestResult, swap_test
@@ -35,4 +43,5 @@ if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_pac
 __getattr__, __dir__ = lazy_package(__name__)
 
 __all__ = ["JudgePlan", "StudyPlan", "StudyTradeoff", "SwapTestResult", "judge_plan",
-           "simulate_study", "study_size", "study_tradeoff", "swap_test"]
+           "simulate_study", "study_size", "study_size_for_minimum", "study_size_for_power",
+           "study_size_for_width", "study_tradeoff", "swap_test"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import numbers
@@ -10,6 +11,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from _goldnoise_lib.progress import progress_bar
 from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import (
     ConfidenceLevel,
@@ -28,10 +30,13 @@ from _goldnoise_lib.validation import (
     validate_params,
 )
 from simulation.study import _closed_form as cf
+from simulation.study import _cost
+from simulation.study._cost import MAX_SECONDS
 from simulation.study._design import COEFFICIENTS, Design
 from simulation.study._simulate import INTERVAL_METHODS, performance_frame, run_studies
 
-__all__ = ["StudyPlan", "StudyTradeoff", "simulate_study", "study_size", "study_tradeoff"]
+__all__ = ["StudyPlan", "StudyTradeoff", "simulate_study", "study_size", "study_size_for_minimum",
+           "study_size_for_power", "study_size_for_width", "study_tradeoff"]
 
 _METHODS = ("auto", "closed-form", "simulation")
 _ALTERNATIVES = ("greater", "less", "two-sided")
@@ -70,7 +75,9 @@ class StudyPlan(Result):
         At ``n_items``: the mean half-width and coverage of the recommended
         interval and the test's power (NaN where not computed).
     n_ratings : float
-        Expected ratings at ``n_items`` (``n_items · n_raters · (1 − missing)``).
+        Expected ratings at ``n_items`` (``n_items · n_raters · (1 − missing)``); for
+        the ``minimum`` goal, Krippendorff's number of values (codings) itself, of
+        which ``n_items`` is the units ``⌈n_ratings / n_raters⌉``.
     n_range : tuple of int or None
         From a pilot: the items needed at the ends of the pilot's interval.
     formula : str
@@ -124,7 +131,10 @@ class StudyPlan(Result):
                 f"method={self.method!r}, recommended_interval={self.recommended_interval!r})")
 
     def summary(self) -> str:
-        lines = [f"{self.coefficient}: {self.n_items} items ({self.method})"]
+        lines = [f"{self.coefficient}: {self.n_items} items ({self.method})"
+                 if self.goal != "minimum" else
+                 f"{self.coefficient}: {self.n_ratings:,.0f} values, {self.n_items} units "
+                 f"({self.method})"]
         if self.goal == "width":
             lines.append(f"  target: {self.width_goal()} at an expected value of "
                          f"{self.expected:g}")
@@ -135,8 +145,12 @@ class StudyPlan(Result):
         else:
             lines.append(f"  target: alpha above {self.minimum:g} at significance "
                          f"{self.significance:g}")
-        lines.append(f"  {self.n_raters} annotators, {self.n_categories} categories; about "
-                     f"{self.n_ratings:,.0f} ratings")
+        if self.goal == "minimum":
+            lines.append(f"  values: Krippendorff's unit, one coder's value for one unit "
+                         f"({self.n_raters} coders per unit); {self.n_categories} categories")
+        else:
+            lines.append(f"  {self.n_raters} annotators, {self.n_categories} categories; about "
+                         f"{self.n_ratings:,.0f} ratings")
         if self.recommended_interval is not None:
             lines.append(f"  recommended interval: {self.recommended_interval} (coverage "
                          f"{self.coverage:.3f}, mean half-width {self.half_width:.4f})")
@@ -285,7 +299,8 @@ def simulate_study(coefficient: str, *, n_items: int, expected: float, n_raters:
                    alternative: str = "greater", significance: float = 0.05,
                    confidence_level: float = 0.95, bootstrap: bool = True, n_sims: int = 1000,
                    n_resamples: int = 499, chance: str = "shares",
-                   rng: Any = None) -> pd.DataFrame:
+                   rng: Any = None, max_seconds: float | None = MAX_SECONDS,
+                   progress: bool | None = None) -> pd.DataFrame:
     """Coverage, width and power of each interval method for a study of ``n_items`` items.
 
     Draws ``n_sims`` studies from the design of :func:`study_size` (an easy
@@ -313,6 +328,9 @@ def simulate_study(coefficient: str, *, n_items: int, expected: float, n_raters:
     chance : {"shares", "uniform"}, default "shares"
         How a hard item is rated (see :func:`study_size`).
     rng : None, int or numpy.random.Generator
+    max_seconds, progress
+        How long the simulation may take (estimated from a timed pilot) and its
+        progress bar; see :func:`study_size`.
 
     Returns
     -------
@@ -346,37 +364,24 @@ def simulate_study(coefficient: str, *, n_items: int, expected: float, n_raters:
                                      open_high=True)
     if null is not None:
         null = _real(null, "null", *_range(coefficient))
-    studies = run_studies(p["design"], n_items, p["expected"], n_sims,
-                          confidence_level=p["confidence_level"], level=p["level"], null=null,
-                          alternative=alternative, bootstrap=bool(bootstrap),
-                          n_resamples=n_resamples)
+    if max_seconds is not None:
+        max_seconds = _real(max_seconds, "max_seconds", 0.0, math.inf, open_low=True)
+    sim_kw = {"confidence_level": p["confidence_level"], "level": p["level"], "null": null,
+              "alternative": alternative}
+    _cost.check_memory(n_items, p["design"], "this study cannot be simulated")
+    cost = _cost.timed_pilot(p["design"], p["expected"], sim_kw, n_resamples=n_resamples,
+                             bootstrap=bool(bootstrap))
+    seconds = n_sims * cost.study(n_items, bool(bootstrap))
+    _cost.check_cost(seconds, max_seconds, cost, n_sims, "this simulation")
+    _cost.announce(f"simulate_study ({p['coefficient']})", seconds, n_sims, progress)
+    with progress_bar(n_sims * n_items, desc=f"simulating {p['coefficient']} studies",
+                      unit=" items", enabled=progress) as tick:
+        studies = run_studies(p["design"], n_items, p["expected"], n_sims,
+                              bootstrap=bool(bootstrap), n_resamples=n_resamples, tick=tick,
+                              **sim_kw)
     methods = INTERVAL_METHODS if bootstrap else ("analytic",)
     return performance_frame(studies, p["expected"], significance if null is not None else None,
                              methods)
-
-
-#: The largest designs the simulation plans for. Each simulated study draws every item's
-#: ratings and its (items x categories) counts, hundreds of studies per size: on a loaded
-#: 2-core machine the default search took 35 s at 400 annotators and 88 s at 2,000, and
-#: more than 5 minutes at 2,000 categories (growing about linearly in both).
-MAX_SIM_RATERS = 1_000
-MAX_SIM_CATEGORIES = 500
-
-
-def _check_simulable(n_raters: int, n_categories: int) -> None:
-    if n_raters > MAX_SIM_RATERS:
-        raise ValueError(
-            f"`n_raters` = {n_raters}: simulating studies with more than {MAX_SIM_RATERS} "
-            "annotators per item would take hours (every simulated study rates every item "
-            f"that often); plan with at most {MAX_SIM_RATERS} (study_tradeoff shows how the "
-            "size changes with the annotators), or use a closed form (Krippendorff's alpha "
-            "with `minimum`).")
-    if n_categories > MAX_SIM_CATEGORIES:
-        raise ValueError(
-            f"{n_categories} categories: simulating studies with more than "
-            f"{MAX_SIM_CATEGORIES} categories would take hours; merge rare categories, or use "
-            "a closed form (Krippendorff's alpha with `minimum` depends only on the smallest "
-            "share).")
 
 
 def _common_iv(coefficient: Any, expected: Any, n_raters: Any, n_categories: Any,
@@ -402,7 +407,6 @@ def _common_iv(coefficient: Any, expected: Any, n_raters: Any, n_categories: Any
     if chance == "uniform" and (shares.ndim == 2 or level not in (None, "nominal")):
         raise ValueError("chance='uniform' needs one row of shares and, for Krippendorff's "
                          "alpha, the nominal level.")
-    _check_simulable(n_raters, shares.shape[-1])
     design = Design(coefficient, n_raters, shares, missing, _seed(rng), chance, level)
     if shares.ndim == 2:
         cf.cohen_table(expected, shares[0], shares[1])  # raises when κ is not reachable
@@ -411,6 +415,14 @@ def _common_iv(coefficient: Any, expected: Any, n_raters: Any, n_categories: Any
     return {"coefficient": coefficient, "n_raters": n_raters, "shares": shares,
             "missing": missing, "level": level, "expected": expected, "design": design,
             "confidence_level": check_confidence_level(confidence_level)}
+
+
+#: The options every entry of the planner declares (the shared vocabulary).
+_DESIGN = dict(method=Option(_METHODS), confidence_level=ConfidenceLevel(),
+               n_raters=Integer(2, optional=True),
+               missing=Probability(open_high=True, optional=True), n_sims=Integer(10),
+               n_bootstrap_sims=Integer(0), n_resamples=Resamples(1),
+               max_items=Integer(_N_START), chance=Option(_CHANCE), rng=Rng())
 
 
 @validate_params(coefficient=Option(COEFFICIENTS), method=Option(_METHODS),
@@ -432,38 +444,16 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
                confidence_level: float = 0.95, method: str = "auto", n_sims: int = 500,
                n_bootstrap_sims: int = 200, n_resamples: int = 499, max_items: int = 20_000,
                chance: str = "shares", pilot: Any = None, rng: Any = None,
-               assurance: float | None = None) -> StudyPlan:
-    r"""Items an agreement study needs for an interval's width or a test's power.
+               assurance: float | None = None, max_seconds: float | None = MAX_SECONDS,
+               progress: bool | None = None) -> StudyPlan:
+    r"""Items an agreement study needs: one entry for the three goals, chosen by the arguments.
 
-    Three goals, one per call:
+    Kept for compatibility: ``study_size`` dispatches on which goal's arguments
+    are given, with the same results and errors as the entry of that goal:
 
-    - ``target``: the expected (mean) half-width of the ``confidence_level``
-      interval is at most ``target`` -- about half of the studies of that size
-      get a wider interval -- or, with ``assurance``, the ``assurance`` share
-      of studies (e.g. 0.8) get an interval at most ``target`` wide;
-    - ``null`` and ``power``: a test of the coefficient against ``null``
-      (``alternative``, at ``significance``, default 0.05) rejects with
-      probability ``power`` when its value is ``expected``;
-    - ``minimum`` (Krippendorff's α only, closed form): Bloch & Kraemer's size for
-      a smallest acceptable α at ``significance``.
-
-    ``method="closed-form"`` uses a published formula in its own scope:
-    Cohen's κ with two annotators and two categories (Cantor 1996; the
-    Fleiss–Cohen–Everitt variance, also for a half-width) and Krippendorff's α
-    with ``minimum`` (Bloch & Kraemer 1989 as Krippendorff 2004 tabulates it:
-    ``m z² [(1+α)(3−α) / (4 (1−α) p_c (1−p_c)) − α]`` with m annotators and the
-    smallest category share p_c). ``method="simulation"`` works for every
-    coefficient, any annotators, categories, shares and missing rate: studies are
-    drawn from a model in which each item is "easy" (all annotators give its class)
-    with a probability that gives the coefficient the value ``expected``, and
-    otherwise every annotator draws from the category shares; the size is found by
-    doubling and then bisection on n, every size on common random numbers
-    (``n_sims`` studies with the analytic interval or test). At the size found,
-    ``n_bootstrap_sims`` studies compare the analytic interval with the
-    bootstrap's percentile and BCa intervals, and the plan recommends the
-    first of analytic, BCa, percentile whose coverage is not significantly
-    below nominal (Wilson interval). ``method="auto"`` takes the closed form where one exists.
-    Closed-form plans of Cohen's κ are checked the same way by simulation.
+    - ``target`` (and ``assurance``): :func:`study_size_for_width`;
+    - ``null`` and ``power``: :func:`study_size_for_power`;
+    - ``minimum`` (Krippendorff's α only, closed form): :func:`study_size_for_minimum`.
 
     Parameters
     ----------
@@ -485,11 +475,11 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
         Of the test (default 0.05).
     n_raters : int, optional
         Annotators per item (default 2, or the pilot's; a value given wins over
-        the pilot's, with a note). Simulation plans take at most 1,000.
+        the pilot's, with a note). Simulation plans of more than 1,000 take a
+        closed form where one applies, else say how long they will take.
     n_categories : int, optional
         Equally likely categories (default 2), unless ``category_shares`` is
-        given (a different number of shares is an error). Simulation plans take
-        at most 500.
+        given (a different number of shares is an error).
     category_shares : array_like, optional
         The categories' shares (summing to 1); for Cohen's κ with two
         categories, one row per annotator (two rows) for different marginals.
@@ -500,6 +490,9 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
         Krippendorff's α's level (categories are the values 0, 1, ...).
     confidence_level : float, default 0.95
     method : {"auto", "closed-form", "simulation"}, default "auto"
+        ``"auto"`` takes the closed form where one exists (Cohen's κ with two
+        annotators, two categories and no missing ratings: Cantor 1996; α with
+        ``minimum``: Bloch & Kraemer 1989), else simulation.
     n_sims : int, default 500
         Simulated studies per size in the search (200 of them while doubling).
     n_bootstrap_sims : int, default 200
@@ -529,6 +522,14 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
         (2 annotators, 3 categories) and Cohen's κ = 0.6, half-width 0.1;
         assurance 0.8 took 6–13% more items there, 0.9 9–17% (500 studies a
         size).
+    max_seconds : float or None, default 1800
+        A simulation estimated to take longer is refused before it starts (the
+        estimate comes from a short timed pilot of the simulation, and every
+        simulated plan notes it); None runs whatever it takes.
+    progress : bool or None, default None
+        Say how long the simulation will take before starting, and show a
+        progress bar (tqdm, on stderr): None on a terminal only, True always,
+        False never.
 
     Returns
     -------
@@ -541,13 +542,6 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
         ≤ 0, an expected value outside the coefficient's range or beyond what
         the shares allow, shares that do not sum to 1, a closed form asked for
         outside its scope, or a size beyond ``max_items``.
-
-    Notes
-    -----
-    Cantor (1996): :math:`n = [(z_{1-a}\sqrt{Q_0} + z_{\text{power}}\sqrt{Q_1})
-    / (\kappa_1 - \kappa_0)]^2` with Q the Fleiss–Cohen–Everitt unit variance
-    of κ̂ at κ₀ and κ₁ (the annotators' marginals fixed); for a half-width h,
-    :math:`n = (z_{(1+c)/2} \sqrt{Q_1} / h)^2`. Sizes round up.
 
     References
     ----------
@@ -570,13 +564,234 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
     ...            n_bootstrap_sims=0, n_sims=200, rng=0).n_items
     117
 
-    Krippendorff's table: α ≥ 0.8 at p = 0.05 with four equiprobable categories:
+    Krippendorff's table: α ≥ 0.8 at p = 0.05 with four equiprobable categories
+    needs 139 values (70 units coded by both coders):
 
-    >>> study_size("krippendorff_alpha", minimum=0.8, significance=0.05,
-    ...            n_categories=4, method="closed-form").n_items
-    139
+    >>> plan = study_size("krippendorff_alpha", minimum=0.8, significance=0.05,
+    ...                   n_categories=4, method="closed-form")
+    >>> plan.n_ratings, plan.n_items
+    (139.0, 70)
     """
     check_params(study_size, locals())
+    kwargs = {k: v for k, v in locals().items() if k != "coefficient"}
+    return _plan_size(coefficient, **kwargs)
+
+
+@validate_params(coefficient=Option(COEFFICIENTS),
+                 assurance=Probability(open_low=True, open_high=True, optional=True), **_DESIGN)
+def study_size_for_width(coefficient: str, *, target: float, expected: float | None = None,
+                         assurance: float | None = None, n_raters: int | None = None,
+                         n_categories: int | None = None, category_shares: Any = None,
+                         missing: float | None = None, level: str | None = None,
+                         confidence_level: float = 0.95, method: str = "auto",
+                         n_sims: int = 500, n_bootstrap_sims: int = 200,
+                         n_resamples: int = 499, max_items: int = 20_000,
+                         chance: str = "shares", pilot: Any = None,
+                         rng: Any = None, max_seconds: float | None = MAX_SECONDS,
+                         progress: bool | None = None) -> StudyPlan:
+    r"""Items an agreement study needs for its interval's half-width.
+
+    The expected (mean) half-width of the ``confidence_level`` interval is at
+    most ``target`` -- about half of the studies of that size get a wider
+    interval -- or, with ``assurance``, the ``assurance`` share of studies (e.g.
+    0.8) get an interval at most ``target`` wide.
+
+    Cohen's κ with two annotators, two categories and no missing ratings has a
+    closed form (the Fleiss–Cohen–Everitt variance at the expected κ, as Cantor
+    1996 uses it): :math:`n = (z_{(1+c)/2} \sqrt{Q_1} / h)^2`. Everything else is
+    found by simulation (see :func:`study_size_for_power` for the model and the
+    search); at the size found the analytic, percentile and BCa intervals are
+    compared and the first that covers is recommended.
+
+    Parameters
+    ----------
+    coefficient : str
+        ``"percent_agreement"``, ``"fleiss_kappa"``, ``"scott_pi"``,
+        ``"cohen_kappa"``, ``"conger_kappa"``, ``"light_kappa"``,
+        ``"brennan_prediger"``, ``"gwet_ac1"`` or ``"krippendorff_alpha"``.
+    target : float
+        Half-width of the interval (> 0).
+    expected : float
+        The coefficient's assumed value (the pilot's when ``pilot`` is given and
+        ``expected`` is not).
+    assurance : float, optional
+        Plan for the size at which this share of studies, in (0, 1), reach the
+        half-width (by simulation: the closed form is of the mean).
+    n_raters, n_categories, category_shares, missing, level, chance, pilot
+        The design; see :func:`study_size`.
+    confidence_level : float, default 0.95
+    method : {"auto", "closed-form", "simulation"}, default "auto"
+    n_sims, n_bootstrap_sims, n_resamples, max_items, rng
+        The simulation; see :func:`study_size`.
+    max_seconds, progress
+        How long a simulation may take, and its progress bar; see :func:`study_size`.
+
+    Returns
+    -------
+    StudyPlan
+
+    See Also
+    --------
+    study_size : the same plan, the goal chosen by the arguments given.
+
+    Examples
+    --------
+    >>> from simulation import study_size_for_width
+    >>> study_size_for_width("cohen_kappa", expected=0.6, target=0.1,
+    ...                      method="closed-form", n_bootstrap_sims=0, rng=0).n_items
+    246
+    """
+    check_params(study_size_for_width, locals())
+    if target is None:
+        raise TypeError("`target` (the interval's half-width) is required.")
+    kwargs = {k: v for k, v in locals().items() if k != "coefficient"}
+    return _plan_size(coefficient, **kwargs)
+
+
+@validate_params(coefficient=Option(COEFFICIENTS), alternative=Option(_ALTERNATIVES),
+                 significance=Probability(open_low=True, open_high=True, optional=True),
+                 **_DESIGN)
+def study_size_for_power(coefficient: str, *, null: float, power: float,
+                         expected: float | None = None, alternative: str = "greater",
+                         significance: float | None = None, n_raters: int | None = None,
+                         n_categories: int | None = None, category_shares: Any = None,
+                         missing: float | None = None, level: str | None = None,
+                         confidence_level: float = 0.95, method: str = "auto",
+                         n_sims: int = 500, n_bootstrap_sims: int = 200,
+                         n_resamples: int = 499, max_items: int = 20_000,
+                         chance: str = "shares", pilot: Any = None,
+                         rng: Any = None, max_seconds: float | None = MAX_SECONDS,
+                         progress: bool | None = None) -> StudyPlan:
+    r"""Items an agreement study needs for a test's power.
+
+    A test of the coefficient against ``null`` (``alternative``, at
+    ``significance``, default 0.05) rejects with probability ``power`` when its
+    value is ``expected``.
+
+    Cohen's κ with two annotators, two categories and no missing ratings has
+    Cantor's (1996) closed form, :math:`n = [(z_{1-a}\sqrt{Q_0} +
+    z_{\text{power}}\sqrt{Q_1}) / (\kappa_1 - \kappa_0)]^2` with Q the
+    Fleiss–Cohen–Everitt unit variance of κ̂ at κ₀ and κ₁ (the formula behind R
+    irr's ``N.cohen.kappa``). Everything else is found by simulation: studies
+    are drawn from a model in which each item is "easy" (all annotators give its
+    class) with a probability that gives the coefficient the value ``expected``,
+    and otherwise every annotator draws from the category shares; the size is
+    found by doubling and then bisection on n, every size on common random
+    numbers (``n_sims`` studies with the analytic test).
+
+    Parameters
+    ----------
+    coefficient : str
+        A coefficient of ``agreement`` by name (see :func:`study_size`).
+    null, power : float
+        The test's null value and the power wanted, in (0, 1).
+    expected : float
+        The coefficient's assumed value (the pilot's when ``pilot`` is given).
+    alternative : {"greater", "less", "two-sided"}, default "greater"
+    significance : float, optional
+        Of the test (default 0.05).
+    n_raters, n_categories, category_shares, missing, level, chance, pilot
+        The design; see :func:`study_size`.
+    confidence_level : float, default 0.95
+    method : {"auto", "closed-form", "simulation"}, default "auto"
+    n_sims, n_bootstrap_sims, n_resamples, max_items, rng
+        The simulation; see :func:`study_size`.
+    max_seconds, progress
+        How long a simulation may take, and its progress bar; see :func:`study_size`.
+
+    Returns
+    -------
+    StudyPlan
+
+    See Also
+    --------
+    study_size : the same plan, the goal chosen by the arguments given.
+
+    Examples
+    --------
+    Cantor's example, R irr's ``N.cohen.kappa(0.5, 0.5, 0.85, 0.7)``:
+
+    >>> from simulation import study_size_for_power
+    >>> study_size_for_power("cohen_kappa", expected=0.85, null=0.7, power=0.8,
+    ...                      category_shares=[0.5, 0.5], method="closed-form",
+    ...                      n_bootstrap_sims=0, rng=0).n_items
+    117
+    """
+    check_params(study_size_for_power, locals())
+    if null is None or power is None:
+        raise TypeError("`null` and `power` (the power of a test against `null`) are "
+                        "required.")
+    kwargs = {k: v for k, v in locals().items() if k != "coefficient"}
+    return _plan_size(coefficient, **kwargs)
+
+
+@validate_params(significance=Probability(open_low=True, open_high=True, optional=True),
+                 n_raters=Integer(2, optional=True), confidence_level=ConfidenceLevel())
+def study_size_for_minimum(minimum: float, *, significance: float | None = None,
+                           n_raters: int | None = None, n_categories: int | None = None,
+                           category_shares: Any = None, level: str | None = None,
+                           confidence_level: float = 0.95, pilot: Any = None) -> StudyPlan:
+    r"""Krippendorff's α: the values and units for a smallest acceptable α.
+
+    Bloch & Kraemer's (1989, eq. 3.7) size as Krippendorff (2004, §11.4.4)
+    tabulates it, for α to be above ``minimum`` at ``significance`` (one-sided):
+    ``N = m z² [(1+α)(3−α) / (4 (1−α) p_c (1−p_c)) − α]`` *values* (codings:
+    one coder's value for one unit), m the coders (his table's m = 2; with more,
+    z² is multiplied by m, as he advises) and p_c the smallest category share.
+    The plan's ``n_ratings`` is N rounded up, its ``n_items`` the units
+    ``⌈N / m⌉`` that give as many values when every coder codes every unit.
+
+    Parameters
+    ----------
+    minimum : float
+        Smallest acceptable α, in (0, 1).
+    significance : float, optional
+        Default 0.05.
+    n_raters : int, optional
+        Coders per unit (default 2, or the pilot's).
+    n_categories, category_shares, level, pilot
+        The design; see :func:`study_size`.
+    confidence_level : float, default 0.95
+        Recorded on the plan (the size does not use it).
+
+    Returns
+    -------
+    StudyPlan
+
+    See Also
+    --------
+    study_size : the same plan, the goal chosen by the arguments given.
+
+    Examples
+    --------
+    Krippendorff's table: α ≥ 0.8 at p = 0.05 with four equiprobable categories
+    needs 139 values, 70 units coded by both coders:
+
+    >>> from simulation import study_size_for_minimum
+    >>> plan = study_size_for_minimum(0.8, significance=0.05, n_categories=4)
+    >>> plan.n_ratings, plan.n_items
+    (139.0, 70)
+    """
+    check_params(study_size_for_minimum, locals())
+    return _plan_size("krippendorff_alpha", minimum=minimum, significance=significance,
+                      n_raters=n_raters, n_categories=n_categories,
+                      category_shares=category_shares, level=level,
+                      confidence_level=confidence_level, pilot=pilot)
+
+
+def _plan_size(coefficient: str, *, expected: float | None = None, target: float | None = None,
+               null: float | None = None, power: float | None = None,
+               alternative: str = "greater", minimum: float | None = None,
+               significance: float | None = None, n_raters: int | None = None,
+               n_categories: int | None = None,
+               category_shares: Any = None, missing: float | None = None,
+               level: str | None = None,
+               confidence_level: float = 0.95, method: str = "auto", n_sims: int = 500,
+               n_bootstrap_sims: int = 200, n_resamples: int = 499, max_items: int = 20_000,
+               chance: str = "shares", pilot: Any = None, rng: Any = None,
+               assurance: float | None = None, max_seconds: float | None = MAX_SECONDS,
+               progress: bool | None = None) -> StudyPlan:
+    """The planner behind every entry: the goal is the one whose arguments are given."""
     method = check_option(method, "method", _METHODS)
     alternative = check_option(alternative, "alternative", _ALTERNATIVES)
     confidence_level = check_confidence_level(confidence_level)
@@ -594,6 +809,10 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
     n_bootstrap_sims = check_integer(n_bootstrap_sims, "n_bootstrap_sims", 0)
     n_resamples = check_integer(n_resamples, "n_resamples", 1)
     max_items = check_integer(max_items, "max_items", _N_START)
+    if max_seconds is not None:
+        max_seconds = _real(max_seconds, "max_seconds", 0.0, math.inf, open_low=True)
+    if progress is not None and not isinstance(progress, (bool, np.bool_)):
+        raise TypeError(f"`progress` must be True, False or None; got {progress!r}.")
     significance = 0.05 if significance is None else check_probability(
         significance, "significance", open_low=True, open_high=True)
     notes: list[str] = []
@@ -664,6 +883,38 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
     rows: dict[int, dict] = {}
 
     quick_rows: dict[int, dict] = {}
+    if use_closed:
+        n_closed = _closed_size(goal, expected, null, power, significance, alternative,
+                                target, confidence_level, shares)
+        work = [(n_sims, n, False) for n in {max(2, n_closed // 2), n_closed, 2 * n_closed}]
+        work += [(n_bootstrap_sims, n_closed, True)] if n_bootstrap_sims else []
+    elif max_seconds is None and not _progress_on(progress):
+        # no limit to check and nothing to say: no pilot (a plan inside another's)
+        work = []
+    else:
+        _cost.check_memory(_N_START, design, "this design cannot be simulated")
+        cost = _cost.timed_pilot(design, expected, sim_kw, n_resamples=n_resamples,
+                                 bootstrap=n_bootstrap_sims > 0)
+        guess = _cost.guess_size(cost, goal, target=target, null=null, power=power,
+                                 expected=expected, alternative=alternative,
+                                 significance=significance, confidence_level=confidence_level,
+                                 assured=assurance is not None, max_items=max_items)
+        _cost.check_memory(min(2 * guess, max_items), design,
+                           f"the plan's search would reach about {guess:,} items")
+        work = _cost.search_studies(guess, n_sims=n_sims, n_quick=n_quick,
+                                    max_items=max_items, n_bootstrap_sims=n_bootstrap_sims,
+                                    start=_N_START)
+        if pilot_ci is not None:  # two more searches, at the ends of the pilot's interval
+            work += [w for w in work if not w[2]] * 2
+        seconds = cost.pilot_seconds + sum(k * cost.study(n, b) for k, n, b in work)
+        n_studies = sum(k for k, _, _ in work)
+        _cost.check_cost(seconds, max_seconds, cost, n_studies,
+                         f"this plan's simulation (about {guess:,} items)")
+        _cost.announce(f"study_size ({coefficient})", seconds, n_studies, progress)
+    bar = contextlib.ExitStack()
+    tick = bar.enter_context(progress_bar(sum(k * n for k, n, _ in work),
+                                          desc=f"simulating {coefficient} studies",
+                                          unit=" items", enabled=progress))
 
     def evaluate(n: int, quick: bool = False) -> dict:
         # The quick pass (doubling) uses the first `n_quick` of the same studies.
@@ -672,7 +923,7 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
             return rows[n]
         if n not in store:
             st = run_studies(design, n, expected, count, bootstrap=False, n_resamples=1,
-                             **sim_kw)
+                             tick=tick, **sim_kw)
             store[n] = st.row("analytic", expected, significance if goal == "power" else None,
                               target=target if goal == "width" else None,
                               assurance=assurance)
@@ -685,13 +936,37 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
             return row["degenerate"] < row["n_sims"] and row["mean_half_width"] <= target
         return row.get("power", 0.0) >= power
 
+    with bar:
+        return _finish_plan(**locals())
+
+
+def _closed_size(goal: str, expected: float, null: Any, power: Any, significance: float,
+                 alternative: str, target: Any, confidence_level: float, shares: np.ndarray
+                 ) -> int:
+    return max(math.ceil(_cantor(goal, expected, null, power, significance, alternative,
+                                 target, confidence_level, shares)[0] - 1e-9), 2)
+
+
+def _cantor(goal: str, expected: float, null: Any, power: Any, significance: float,
+            alternative: str, target: Any, confidence_level: float, shares: np.ndarray
+            ) -> tuple[float, dict]:
+    a, b = (shares[0], shares[1]) if shares.ndim == 2 else (shares, shares)
+    if goal == "power":
+        return cf.cantor_power_size(expected, null, power, significance, a, b, alternative)
+    return cf.cantor_width_size(expected, target, confidence_level, a, b)
+
+
+def _finish_plan(*, use_closed: bool, goal: str, expected: float, null: Any, power: Any,
+                 significance: float, alternative: str, target: Any, confidence_level: float,
+                 shares: np.ndarray, max_items: int, evaluate: Any, met: Any,
+                 assurance: Any, n_sims: int, n_quick: int, rows: dict, quick_rows: dict,
+                 n_bootstrap_sims: int, design: Any, n_resamples: int, sim_kw: dict,
+                 tick: Any, notes: list, pilot_ci: Any, coefficient: str, p: dict,
+                 method: str, rng: Any, chance: str, **_: Any) -> StudyPlan:
+    """The search (or the closed form's check), the interval comparison and the plan."""
     if use_closed:
-        a, b = (shares[0], shares[1]) if shares.ndim == 2 else (shares, shares)
-        if goal == "power":
-            raw, info = cf.cantor_power_size(expected, null, power, significance, a, b,
-                                             alternative)
-        else:
-            raw, info = cf.cantor_width_size(expected, target, confidence_level, a, b)
+        raw, info = _cantor(goal, expected, null, power, significance, alternative, target,
+                            confidence_level, shares)
         n_items = max(math.ceil(raw - 1e-9), 2)
         formula = f"{info['formula']} = {raw:.2f}, rounded up"
         how = "closed-form"
@@ -720,7 +995,7 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
     half, cov = at["mean_half_width"], at["coverage"]
     if n_bootstrap_sims > 0:
         st = run_studies(design, n_items, expected, n_bootstrap_sims, bootstrap=True,
-                         n_resamples=n_resamples, **sim_kw)
+                         n_resamples=n_resamples, tick=tick, **sim_kw)
         comp = performance_frame(st, expected, None, INTERVAL_METHODS)
         comp["stage"] = "comparison"
         table = pd.concat([table, comp], ignore_index=True)
@@ -764,6 +1039,12 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
         n_range=n_range, formula=formula, notes=tuple(notes), table=table,
         assurance=assurance,
         reach_share=float(rows[n_items].get("reach_share", math.nan)))
+
+
+def _progress_on(progress: bool | None) -> bool:
+    from _goldnoise_lib.progress import progress_enabled
+
+    return bool(progress) or (progress is None and progress_enabled())
 
 
 def _goal(target: Any, null: Any, power: Any, minimum: Any) -> str:
@@ -856,20 +1137,23 @@ def _bloch_kraemer_plan(coefficient: Any, minimum: Any, significance: float, n_r
     if shares.ndim != 1:
         raise ValueError("`category_shares` must be one row of shares for `minimum`.")
     raw, info = cf.bloch_kraemer_size(minimum, significance, float(shares.min()), n_raters)
-    n_items = math.ceil(raw - 1e-9)
-    notes.append("the size is in items (units), each coded by every coder, as the plan's "
-                 "other sizes; Krippendorff tabulates it for two coders, and with m coders z^2 "
-                 "is multiplied by m, as he advises")
-    table = pd.DataFrame([{"n_items": n_items, "interval": None, "formula_value": raw}])
+    # Krippendorff's table counts values (codings: one coder's value for one unit), m per
+    # unit; the units are the values over the coders, rounded up.
+    n_values = math.ceil(raw - 1e-9)
+    n_items = math.ceil(n_values / n_raters)
+    notes.append("Krippendorff tabulates values for two coders; with m coders z^2 is "
+                 "multiplied by m, as he advises, and the units are the values over m")
+    table = pd.DataFrame([{"n_items": n_items, "n_ratings": n_values, "interval": None,
+                           "formula_value": raw}])
     return StudyPlan(
         coefficient=coefficient, goal="minimum", n_items=n_items, method="closed-form",
         n_raters=n_raters, n_categories=int(shares.size),
         expected=math.nan if expected is None else float(expected), target=None, null=None,
         power=None, minimum=minimum, confidence_level=confidence_level,
         significance=significance, recommended_interval=None, half_width=math.nan,
-        achieved_power=math.nan, coverage=math.nan, n_ratings=float(n_items * n_raters),
-        n_range=None, formula=f"{info['formula']} = {raw:.2f} (p_c = {info['p_c']:.4g}), "
-                              "rounded up",
+        achieved_power=math.nan, coverage=math.nan, n_ratings=float(n_values),
+        n_range=None, formula=f"{info['formula']} = {raw:.2f} values (p_c = "
+                              f"{info['p_c']:.4g}), rounded up",
         notes=tuple(notes), table=table)
 
 
@@ -909,7 +1193,8 @@ def _pilot_range(ci: Any, coefficient: str, target: Any, null: Any, power: Any,
                               confidence_level=kw["confidence_level"], method=kw["method"],
                               chance=kw["chance"], assurance=kw["assurance"],
                               n_sims=kw["n_sims"], n_bootstrap_sims=0,
-                              max_items=kw["max_items"], rng=kw["rng"])
+                              max_items=kw["max_items"], rng=kw["rng"], max_seconds=None,
+                              progress=False)
             sizes.append(plan.n_items)
         except ValueError:  # that end of the interval cannot reach the goal
             sizes.append(kw["max_items"])
@@ -955,7 +1240,6 @@ def study_tradeoff(coefficient: str, *, expected: float, target: float,
         raise ValueError(f"`{coefficient}` is defined for two raters only; a trade-off of "
                          "raters needs a multi-rater coefficient such as `fleiss_kappa`.")
     rs = sorted({check_integer(k, "raters", 2) for k in np.atleast_1d(raters).tolist()})
-    _check_simulable(rs[-1], 2)  # before the first plan, not after it
     for name, v in (("cost_per_rating", cost_per_rating), ("cost_per_item", cost_per_item)):
         _real(v, name, 0.0, math.inf)
     missing = float(kwargs.get("missing") or 0.0)

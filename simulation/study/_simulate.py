@@ -82,8 +82,12 @@ class SimulatedStudies:
 def run_studies(design: Design, n_items: int, expected: float, n_sims: int, *,
                 confidence_level: float, level: str | None, null: float | None,
                 alternative: str, bootstrap: bool, n_resamples: int,
-                sim_offset: int = 0) -> SimulatedStudies:
-    """Simulate ``n_sims`` studies of ``n_items`` items and compute their intervals."""
+                sim_offset: int = 0, tick: Callable[[int], None] | None = None
+                ) -> SimulatedStudies:
+    """Simulate ``n_sims`` studies of ``n_items`` items and compute their intervals.
+
+    ``tick(n_items)`` is called after each study (a progress bar's update).
+    """
     func = _coefficient(design.coefficient)
     kwargs = {"level": level} if design.coefficient == "krippendorff_alpha" and level else {}
     categories = list(np.arange(design.n_categories, dtype=float))
@@ -101,6 +105,8 @@ def run_studies(design: Design, n_items: int, expected: float, n_sims: int, *,
         warnings.simplefilter("ignore", GoldnoiseWarning)
         warnings.simplefilter("ignore", RuntimeWarning)
         for s in range(n_sims):
+            if tick is not None and s:
+                tick(n_items)
             labels = design.draw(sim_offset + s, n_items, expected)
             try:
                 r = agreement.Ratings.from_wide(labels, categories=categories)
@@ -126,6 +132,8 @@ def run_studies(design: Design, n_items: int, expected: float, n_sims: int, *,
                 if dist.size:
                     a = (1 - confidence_level) / 2
                     low["percentile"][s], high["percentile"][s] = np.quantile(dist, [a, 1 - a])
+    if tick is not None and n_sims:
+        tick(n_items)
     return SimulatedStudies(n_items, value, low, high, pvalue)
 
 
