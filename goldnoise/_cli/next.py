@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> Report:
     s.lines.append(f"{len(batch)} of {loaded.ratings.n_items} items; reason: "
                    f"{batch['reason'].iloc[0] if len(batch) else '-'}")
     if fit is not None:
-        n_gold = int(loaded.gold.notna().sum())
+        n_gold = len(loaded.gold.dropna())
         s.values["n_gold"] = n_gold
         s.lines.append(f"{n_gold} gold items settled: none of them is chosen")
     if len(batch) < args.size:

@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> Report:
                    f" of {loaded.ratings.n_items} items; check every one of them and give the "
                    "true labels to `goldnoise certify --verified FILE --design THIS_FILE`")
     if fit is not None:
-        n_gold = int(loaded.gold.notna().sum())
+        n_gold = len(loaded.gold.dropna())
         s.values["n_gold"] = n_gold
         s.lines.append(f"{n_gold} gold items known: none of them is ranked or drawn (their "
                        "stratum is counted by `goldnoise certify` with the same --gold)")
