@@ -551,3 +551,21 @@ def test_looks_are_checked():
     assert uppers == sorted(uppers)
     assert residual_errors(fit, ver, looks=1).upper <= uppers[0]
     assert residual_errors(fit, ver, looks=20, look=20).upper <= uppers[-1]
+
+
+def test_command_line_next_says_when_the_gold_leaves_fewer_items_than_asked(tmp_path, capsys):
+    # 300 of 1,000 items are gold: --size 900 gets the 700 others, and the note says why
+    # (it said "more items than there are" though there are 1,000)
+    from goldnoise._cli import main
+
+    r, truth, fit, gold = _gold_case()
+    frame = pd.DataFrame(r.codes, index=pd.Index([f"q{i}" for i in r.items], name="id"))
+    frame.to_csv(tmp_path / "r.csv")
+    ids = sorted(gold)
+    pd.DataFrame({"item": [f"q{i}" for i in ids], "gold": truth[ids]}).to_csv(
+        tmp_path / "gold.csv", index=False)
+    assert main(["next", str(tmp_path / "r.csv"), "--item", "id", "--size", "900",
+                 "--gold", str(tmp_path / "gold.csv")]) == 0
+    out = capsys.readouterr().out
+    assert "700 of 1000 items" in out
+    assert "more items than the 700 the gold does not settle" in out

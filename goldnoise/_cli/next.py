@@ -73,7 +73,9 @@ def run(args: argparse.Namespace) -> Report:
         s.values["n_gold"] = n_gold
         s.lines.append(f"{n_gold} gold items settled: none of them is chosen")
     if len(batch) < args.size:
-        s.notes.append(f"--size {args.size} asked for more items than there are: all "
+        open_items = ("items than there are" if fit is None else
+                      f"items than the {len(batch)} the gold does not settle")
+        s.notes.append(f"--size {args.size} asked for more {open_items}: all "
                        f"{len(batch)} are in the batch")
     s.notes += loaded.notes
     s.tables.append(Table("batch", [
