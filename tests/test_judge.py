@@ -311,3 +311,19 @@ def test_swap_interval_for_an_exchangeable_candidate():
     assert abs(np.mean(diffs)) < 3 * np.std(diffs) / np.sqrt(reps)  # unbiased
     assert np.mean(widths) == pytest.approx(np.std(diffs), rel=0.15)
     assert 0.90 <= covered / reps <= 0.98, covered / reps
+
+
+def test_numeric_labels_under_auto_level_get_a_note_naming_the_ordinal_level():
+    # sottana2023's 1-5 Likert codes read as nominal under "auto" without a word before
+    x, names = _data(8, n=80)
+    r = gn.Ratings.from_wide(x, raters=names)
+    kw = dict(margin=0.1, n_resamples=20, rng=0, latent_resamples=0)
+    auto = gn.judge_audit(r, ["good"], **kw)
+    assert auto.level == "nominal"
+    [note] = [n for n in auto.notes if "rating scale" in n]
+    assert "(1.0, 2.0, 3.0, 4.0)" in note and "level='ordinal'" in note
+    assert not any("rating scale" in n for n in gn.judge_audit(r, ["good"], level="ordinal",
+                                                                **kw).notes)
+    words = gn.Ratings.from_wide(np.array(["a", "b", "c"])[np.nan_to_num(x, nan=1).astype(int)
+                                                         % 3], raters=names)
+    assert not any("rating scale" in n for n in gn.judge_audit(words, ["good"], **kw).notes)

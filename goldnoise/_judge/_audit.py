@@ -121,7 +121,8 @@ def judge_audit(ratings: Any, candidates: Any, *, margin: float, coefficient: st
         ``"gwet_ac1"``, ``"brennan_prediger"`` or ``"percent_agreement"``.
     level : {"auto", "nominal", "ordinal", "interval", "ratio"}, default "auto"
         Krippendorff's level of measurement; ``"auto"`` is nominal (declare
-        ordinal or interval for rating scales).
+        ordinal or interval for rating scales: with numeric labels of four or
+        more values, ``"auto"`` adds a note saying so).
     epsilon : float, optional
         Also run the Alt-Test (:func:`agreement.alt_test`) with this ε,
         accuracy scoring at the nominal level, negative RMSE otherwise.
@@ -200,6 +201,11 @@ def judge_audit(ratings: Any, candidates: Any, *, margin: float, coefficient: st
     n_h = len(human_cols)
     human_rated = (codes[:, :n_h] >= 0).any(axis=1)
     notes: list[str] = []
+    if level == "auto" and coef == "krippendorff_alpha" and r.ordered and r.n_categories > 3:
+        shown = ", ".join(str(v) for v in list(r.categories)[:6])
+        notes.append(f"the labels are numbers ({shown}{', ...' if r.n_categories > 6 else ''}) "
+                     "and α treats them as nominal (level 'auto'); if they are a rating "
+                     "scale, declare its level: level='ordinal' or 'interval' (--level ordinal)")
     for c, cand in enumerate(cands):
         if not np.any((codes[:, n_h + c] >= 0) & human_rated):
             raise ValueError(f"candidate {cand!r} rated no item the humans rated; the audit "
