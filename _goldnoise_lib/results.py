@@ -196,6 +196,7 @@ class _Template(string.Formatter):
                 raise _Absent
             if is_attr:
                 value = getattr(value, key)
+                value = value() if inspect.ismethod(value) or inspect.isbuiltin(value) else value
             else:
                 value = value[int(key) if str(key).lstrip("-").isdigit() else key]
         if value is None:
@@ -210,6 +211,8 @@ class _Template(string.Formatter):
             return len(value)
         if conversion == "u":  # upper case
             return str(value).upper()
+        if conversion == "l":  # a list of the elements as text
+            return str([str(v) for v in value])
         return super().convert_field(value, conversion)
 
     def format_field(self, value: Any, spec: str) -> Any:
@@ -225,7 +228,7 @@ class _Template(string.Formatter):
         return format(value, spec)
 
 
-_OPTIONAL = re.compile(r"\(\((.*?)\)\)")
+_OPTIONAL = re.compile(r"\(\((.*?)\)\)(?!\))")
 
 
 def _fill(template: str, names: _Names, *args: Any) -> list[str]:
