@@ -322,9 +322,10 @@ class Result:
         if self._table:
             return self._path(self._table).copy()
         if self._rows:  # one row per label, the label's columns read through "{}"
-            cols = {c: [self._path(p, label) for label in self._rows]
+            cols = {c: [label if p == "@" else self._path(p, label) for label in self._rows]
                     for c, p in self._columns.items()}
-            return pd.DataFrame(cols, index=pd.Index(list(self._rows), name=self._index))
+            return pd.DataFrame(cols, index=pd.Index(list(self._rows), name=self._index)
+                                if self._index else None)
         if self._columns:
             cols = {c: self._path(p) for c, p in self._columns.items()}
             name, _, path = self._index.rpartition("=")
