@@ -33,33 +33,54 @@ and a shape the class declares in class attributes (all optional):
 
 ``_keys`` and ``_omit``
     the keys of ``to_dict`` in order, each ``"name"`` (a field or property) or
-    ``"key=path"`` (a dotted path of attributes or positions, e.g.
+    ``"key=path"`` (a dotted path of attributes, positions or dict keys, e.g.
     ``"low=interval.low"``, ``"n=draws.shape.0"``; a method on the path is called); a
-    ``notes`` tuple is given as one ``"; "``-joined string. Without ``_keys``:
-    every field shown in the repr (as plain values) except those named in
-    ``_omit``, then the ``_records`` fields the repr leaves out.
+    ``notes`` tuple is given as one ``"; "``-joined string (``"notes[]"``: as a list).
+    Without ``_keys``: every field shown in the repr (as plain values) except those
+    named in ``_omit``, then the ``_records`` and ``_nested`` fields the repr leaves out.
 ``_records``
     a name or a tuple of names of DataFrame fields that ``to_dict`` gives as a list
     of records (the index kept as a column when it is not the default 0..n-1).
+``_nested``
+    a name or a tuple of names of DataFrame keys that ``to_dict`` gives as
+    ``{row label: {column: value}}``.
 ``_table``
     the DataFrame field that ``to_frame`` returns (a copy);
 ``_columns`` and ``_index``
     or the table ``to_frame`` builds: ``{"column": "path"}`` (a path whose value is
     ``None`` leaves its column out) with the index at ``_index`` (``"name=path"``
     names it).
+``_rows``
+    or a table of one row per label (a tuple of labels, or a dict of label to text):
+    each ``_columns`` path reads the row's label where it says ``{}``
+    (``"{}_interval.low"``; ``"_rows.{}"`` reads the dict's text), ``"@"`` is the
+    label itself, and ``_index`` names the index of labels (without it the index is
+    0..n-1).
 ``_summary``
     the lines of ``summary``, each a template of :meth:`str.format` whose names are
-    the result's fields and properties (``"AUROC {auroc:.3f} [{auroc_interval.low:.3f}]"``;
-    ``{rounds.iloc[-1][errors]}`` reads the last row; the format ``g%`` writes
-    ``0.95`` as ``95%``; a true/false value formatted as ``"{passed:passes|fails}"``
-    gives the text before or after ``|``, which may hold fields itself). A line
-    naming a value that is ``None`` is left out. A pair ``(path, template)`` writes
-    the template once per row of a DataFrame (its columns by name, the row's label
-    as ``{name}``), once per element of a sequence (as ``{}``), or once if the value
-    is true.
+    the result's fields, properties and methods without arguments (``"AUROC
+    {auroc:.3f} [{auroc_interval.low:.3f}]"``; ``{rounds.iloc[-1][errors]}`` reads the
+    last row). Beyond :meth:`str.format`:
 
-Without a table ``to_frame`` is one row of the scalar values of ``to_dict``, and
-without ``_summary`` ``summary`` lists them. A class overrides a method only where
+    * ``g%`` writes ``0.95`` as ``95%``; NaN is written ``NaN``; ``.3table`` writes a
+      DataFrame as its text, rounded (its lines indented as the template's first);
+    * ``{passed:passes|fails}`` gives the text before or after ``|`` for a true/false
+      value, ``{n:item|items}`` for a count (before ``|`` when it is 1), and
+      ``{goal==width:...|...}`` compares a value's text (``==None``: is it None); the
+      branch not taken is not read;
+    * ``!n`` is the number of elements, ``!u`` the text in upper case, ``!l`` a list of
+      the elements as text;
+    * a part between ``((`` and ``))`` is left out when it names a value that is
+      ``None`` or missing; a line naming a value that is ``None`` is left out.
+
+    A pair ``(path, template)`` writes the template once per row of a DataFrame (its
+    columns by name, the row's label as ``{name}``), once per element of a sequence
+    (as ``{}``), or once if the value is true; a path ``"goal==width"`` (or ``!=``)
+    writes it once when the value's text is (or is not) that.
+
+Without a table ``to_frame`` is one row of the scalar values of ``to_dict`` (a list of
+notes joined by ``"; "``), and without ``_summary`` ``summary`` lists them. A class
+overrides a method only where
 its output differs from these shapes. No key or column starts with ``_``.
 """
 
