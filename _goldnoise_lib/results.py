@@ -53,9 +53,11 @@ and a shape the class declares in class attributes (all optional):
 ``_rows``
     or a table of one row per label (a tuple of labels, or a dict of label to text):
     each ``_columns`` path reads the row's label where it says ``{}``
-    (``"{}_interval.low"``; ``"_rows.{}"`` reads the dict's text), ``"@"`` is the
-    label itself, and ``_index`` names the index of labels (without it the index is
-    0..n-1).
+    (``"{}_interval.low"``; ``"_rows.{}"`` reads the dict's text;
+    ``"metric_interval({}).low"`` calls a method with the label), ``"@"`` is the
+    label itself, a value a label does not have (no such attribute or key) is None
+    (NaN in a numeric column), and ``_index`` names the index of labels (without it
+    the index is 0..n-1).
 ``_summary``
     the lines of ``summary``, each a template of :meth:`str.format` whose names are
     the result's fields, properties and methods without arguments (``"AUROC
@@ -295,11 +297,22 @@ class Result:
     def _path(self, path: str, label: Any = None) -> Any:
         value: Any = self
         for name in path.split("."):
+            if name.endswith("({})"):  # a method called with the row's label
+                value = getattr(value, name[:-4])(label)
+                continue
             name = name.format(label) if "{}" in name else name
             value = (None if value is None else value[name] if isinstance(value, Mapping)
                      else value[int(name)] if name.isdigit() else getattr(value, name))
             value = value() if inspect.ismethod(value) or inspect.isbuiltin(value) else value
         return value
+
+    def _row_value(self, path: str, label: Any) -> Any:
+        if path == "@":
+            return label
+        try:
+            return self._path(path, label)
+        except (AttributeError, KeyError):  # a value this label does not have
+            return None
 
     def _plain_field(self, name: str, value: Any) -> Any:
         if name in _names(self._nested) and value is not None:
@@ -343,7 +356,7 @@ class Result:
         if self._table:
             return self._path(self._table).copy()
         if self._rows:  # one row per label, the label's columns read through "{}"
-            cols = {c: [label if p == "@" else self._path(p, label) for label in self._rows]
+            cols = {c: [self._row_value(p, label) for label in self._rows]
                     for c, p in self._columns.items()}
             return pd.DataFrame(cols, index=pd.Index(list(self._rows), name=self._index)
                                 if self._index else None)

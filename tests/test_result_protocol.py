@@ -365,7 +365,8 @@ def test_the_declared_rows_nesting_and_template_additions():
         _keys = ("a", "notes[]", "stats=to_frame", "first=by_name.x.0")
         _nested = "stats"
         _rows = {"a": "the first", "b": "the second"}
-        _columns = {"label": "@", "value": "{}", "low": "{}_iv.low", "what": "_rows.{}"}
+        _columns = {"label": "@", "value": "{}", "low": "{}_iv.low", "what": "_rows.{}",
+                    "high": "interval({}).high", "extra": "{}_extra"}
         _summary = ("{kind==big:Big|Small} toy of {items!n} {items!n:item|items}"
                     "(( at {level:.0%}))(({optional:maybe|}))",
                     "  {kind!u} {items!l} {b:.2f} {gap:.2f} {lam==None:no lambda|lambda {lam}}",
@@ -387,6 +388,10 @@ def test_the_declared_rows_nesting_and_template_additions():
         optional: bool | None = None
         lam: float | None = None
         notes: tuple = ("one",)
+        a_extra: float = 3.0
+
+        def interval(self, name):
+            return getattr(self, f"{name}_iv")
 
     table = pd.DataFrame({"x": [1.04, 2.0]}, index=pd.Index(["p", "q"], name="row"))
     toy = Toy(0.5, 0.25, ConfidenceInterval(0.1, 0.9), ConfidenceInterval(0.0, 0.5), "big",
@@ -401,13 +406,18 @@ def test_the_declared_rows_nesting_and_template_additions():
         "Small toy of 2 items at 90%maybe", "  SMALL ['i', 'j'] 0.25 NaN lambda 0.5",
         "  not big"]
     frame = toy.to_frame()
-    assert frame.index.tolist() == [0, 1] and list(frame.columns) == ["label", "value", "low",
-                                                                      "what"]
+    assert frame.index.tolist() == [0, 1] and list(frame.columns) == [
+        "label", "value", "low", "what", "high", "extra"]
     assert frame["label"].tolist() == ["a", "b"] and frame["low"].tolist() == [0.1, 0.0]
     assert frame["what"].tolist() == ["the first", "the second"]
+    assert frame["high"].tolist() == [0.9, 0.5]
+    assert frame["extra"].iloc[0] == 3.0 and math.isnan(frame["extra"].iloc[1])  # b has none
     d = toy.to_dict()
+    assert d["stats"]["1"]["extra"] != d["stats"]["1"]["extra"]  # NaN
+    d["stats"]["1"].pop("extra")
     assert d == {"a": 0.5, "notes": ["one"], "first": 7,
-                 "stats": {"0": {"label": "a", "value": 0.5, "low": 0.1, "what": "the first"},
+                 "stats": {"0": {"label": "a", "value": 0.5, "low": 0.1, "what": "the first",
+                                 "high": 0.9, "extra": 3.0},
                            "1": {"label": "b", "value": 0.25, "low": 0.0,
-                                 "what": "the second"}}}
+                                 "what": "the second", "high": 0.5}}}
     json.dumps(d)
