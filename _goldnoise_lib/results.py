@@ -188,7 +188,7 @@ def _is_nan(value: Any) -> bool:
 class _Template(string.Formatter):
     """``str.format`` with the summary's additions (see the module docstring)."""
 
-    def render(self, template: str, names: Any, args: tuple = (), depth: int = 3) -> str:
+    def render(self, template: str, names: Any, args: tuple = ()) -> str:
         out = []
         for literal, field, spec, conversion in self.parse(template):
             out.append(literal)
@@ -199,9 +199,9 @@ class _Template(string.Formatter):
             if "|" in spec and isinstance(value, (bool, np.bool_, int, np.integer)):
                 first, second = _split_choice(spec)  # "if true|if false", "if one|if not"
                 pick = value if isinstance(value, (bool, np.bool_)) else value == 1
-                out.append(self.render(first if pick else second, names, args, depth - 1))
+                out.append(self.render(first if pick else second, names, args))
                 continue
-            out.append(self.format_field(value, self.render(spec, names, args, depth - 1)))
+            out.append(self.format_field(value, self.render(spec, names, args)))
         return "".join(out)
 
     def get_field(self, field_name: str, args: Any, kwargs: Any) -> Any:

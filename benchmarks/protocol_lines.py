@@ -43,6 +43,10 @@ def count(root: pathlib.Path, verbose: bool = False) -> dict[str, int]:
                         getattr(t, "id", "") in SHAPE
                         for t in getattr(node, "targets", [getattr(node, "target", None)])):
                     totals["declared shape"] += n
+                    if verbose:
+                        names = "=".join(getattr(t, "id", "") for t in getattr(
+                            node, "targets", [getattr(node, "target", None)]))
+                        print(f"{n:4} {path.relative_to(root)}:{cls.name}.{names} (shape)")
     return totals
 
 
