@@ -1,7 +1,7 @@
 """Count the hand-written result-protocol lines: the ``to_dict``, ``to_frame`` and
-``summary`` methods of the classes deriving from ``Result``, and the lines of their
-declared shapes (``_keys``, ``_omit``, ``_records``, ``_table``, ``_columns``, ``_index``,
-``_summary``).
+``summary`` methods of the classes deriving from ``Result`` (directly or through another
+result class), and the lines of their declared shapes (``_keys``, ``_omit``, ``_records``,
+``_nested``, ``_table``, ``_columns``, ``_index``, ``_rows``, ``_summary``).
 
     python benchmarks/protocol_lines.py [ROOT] [-v]
 """
@@ -12,19 +12,27 @@ import ast
 import pathlib
 import sys
 
-SHAPE = ("_keys", "_omit", "_records", "_table", "_columns", "_index", "_summary")
+SHAPE = ("_keys", "_omit", "_records", "_nested", "_table", "_columns", "_index", "_rows",
+         "_summary")
 METHODS = ("to_dict", "to_frame", "summary")
 
 
 def count(root: pathlib.Path, verbose: bool = False) -> dict[str, int]:
     totals = dict.fromkeys((*METHODS, "declared shape"), 0)
+    classes = []
     for path in sorted(root.rglob("*.py")):
         if {"tests", "benchmarks", ".git"} & set(path.parts) or path.name == "results.py":
             continue
-        for cls in ast.walk(ast.parse(path.read_text())):
-            if not isinstance(cls, ast.ClassDef) or "Result" not in {
-                    getattr(b, "id", getattr(b, "attr", "")) for b in cls.bases}:
-                continue
+        classes += [(path, c) for c in ast.walk(ast.parse(path.read_text()))
+                    if isinstance(c, ast.ClassDef)]
+    results, grew = {"Result"}, True
+    while grew:  # the result classes: Result's subclasses, and theirs
+        before = len(results)
+        results |= {c.name for _, c in classes if results & {
+            getattr(b, "id", getattr(b, "attr", "")) for b in c.bases}}
+        grew = len(results) > before
+    for path, cls in classes:
+        if cls.name in results and cls.name != "Result":
             for node in cls.body:
                 n = node.end_lineno - node.lineno + 1
                 if isinstance(node, ast.FunctionDef) and node.name in METHODS:
@@ -35,6 +43,10 @@ def count(root: pathlib.Path, verbose: bool = False) -> dict[str, int]:
                         getattr(t, "id", "") in SHAPE
                         for t in getattr(node, "targets", [getattr(node, "target", None)])):
                     totals["declared shape"] += n
+                    if verbose:
+                        names = "=".join(getattr(t, "id", "") for t in getattr(
+                            node, "targets", [getattr(node, "target", None)]))
+                        print(f"{n:4} {path.relative_to(root)}:{cls.name}.{names} (shape)")
     return totals
 
 

@@ -355,3 +355,69 @@ def test_the_declared_shape_writes_the_protocol():
     assert failed.summary().splitlines()[:2] == ["Toy of 3 items: fails at 95% (12.5%)",
                                                  "  optional 0.50"]
     assert "shown because passed" not in failed.summary()
+
+
+def test_the_declared_rows_nesting_and_template_additions():
+    """Per-label rows, nested tables, and the summary's additions to str.format."""
+
+    @dataclasses.dataclass(frozen=True)
+    class Toy(Result):
+        _keys = ("a", "notes[]", "stats=to_frame", "first=by_name.x.0")
+        _nested = "stats"
+        _rows = {"a": "the first", "b": "the second"}
+        _columns = {"label": "@", "value": "{}", "low": "{}_iv.low", "what": "_rows.{}",
+                    "high": "interval({}).high", "extra": "{}_extra"}
+        _summary = ("{kind==big:Big|Small} toy of {items!n} {items!n:item|items}"
+                    "(( at {level:.0%}))(({optional:maybe|}))",
+                    "  {kind!u} {items!l} {b:.2f} {gap:.2f} {lam==None:no lambda|lambda {lam}}",
+                    ("kind==big", "  only for a big toy"), ("kind!=big", "  not big"),
+                    ("lam==None", "  lambda missing"),
+                    "  table:", "    {table:.1table}",
+                    "  gone {optional:.1f}", ("notes", "  note: {}"))
+
+        a: float
+        b: float
+        a_iv: ConfidenceInterval
+        b_iv: ConfidenceInterval
+        kind: str
+        items: tuple
+        table: pd.DataFrame
+        by_name: dict
+        gap: float = math.nan
+        level: float | None = None
+        optional: bool | None = None
+        lam: float | None = None
+        notes: tuple = ("one",)
+        a_extra: float = 3.0
+
+        def interval(self, name):
+            return getattr(self, f"{name}_iv")
+
+    table = pd.DataFrame({"x": [1.04, 2.0]}, index=pd.Index(["p", "q"], name="row"))
+    toy = Toy(0.5, 0.25, ConfidenceInterval(0.1, 0.9), ConfidenceInterval(0.0, 0.5), "big",
+              ("i",), table, {"x": (7, 8)})
+    assert toy.summary() == "\n".join([
+        "Big toy of 1 item", "  BIG ['i'] 0.25 NaN no lambda", "  only for a big toy",
+        "  lambda missing", "  table:", "           x", "    row     ", "    p    1.0", "    q    2.0",
+        "  note: one"])
+    other = dataclasses.replace(toy, kind="small", items=("i", "j"), level=0.9, lam=0.5,
+                                optional=True)
+    assert other.summary().splitlines()[:3] == [
+        "Small toy of 2 items at 90%maybe", "  SMALL ['i', 'j'] 0.25 NaN lambda 0.5",
+        "  not big"]
+    frame = toy.to_frame()
+    assert frame.index.tolist() == [0, 1] and list(frame.columns) == [
+        "label", "value", "low", "what", "high", "extra"]
+    assert frame["label"].tolist() == ["a", "b"] and frame["low"].tolist() == [0.1, 0.0]
+    assert frame["what"].tolist() == ["the first", "the second"]
+    assert frame["high"].tolist() == [0.9, 0.5]
+    assert frame["extra"].iloc[0] == 3.0 and math.isnan(frame["extra"].iloc[1])  # b has none
+    d = toy.to_dict()
+    assert d["stats"]["1"]["extra"] != d["stats"]["1"]["extra"]  # NaN
+    d["stats"]["1"].pop("extra")
+    assert d == {"a": 0.5, "notes": ["one"], "first": 7,
+                 "stats": {"0": {"label": "a", "value": 0.5, "low": 0.1, "what": "the first",
+                                 "high": 0.9, "extra": 3.0},
+                           "1": {"label": "b", "value": 0.25, "low": 0.0,
+                                 "what": "the second", "high": 0.5}}}
+    json.dumps(d)

@@ -6,6 +6,11 @@ hand-written ``to_dict``/``to_frame``/``summary`` methods before the base class
 derived them from each class's declared shape; it proves the derivation keeps the
 keys, the columns, the index and the values. The one intended change: no key or
 column starts with ``_`` (``DetectedErrorRateResult`` used to leak ``_headline``).
+Rewritten when the base grew per-label rows and summary templates: ``PPIResult`` and
+``JudgeEstimateResult`` frames gain the ``notes`` column every one-row frame has;
+``JudgeAuditResult.to_dict()`` gives ``notes`` before its tables and its ``confusion``
+records lose the 0..n-1 ``index`` key; ``UnitizingAlphaResult``'s summary writes NaN
+as ``NaN``.
 
 Rewrite it (only after a deliberate change of a result's output) with
 ``GOLDNOISE_WRITE_SNAPSHOT=1 pytest tests/test_result_snapshot.py``.

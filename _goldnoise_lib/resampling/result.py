@@ -190,21 +190,9 @@ class BootstrapResult(Result):
     _columns = {"estimate": "estimate", "standard_error": "standard_error", "low": "interval.low",
                 "high": "interval.high", "n_degenerate": "n_degenerate"}
     _index = "statistic=statistics"
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain Python values, one entry per statistic (for JSON)."""
-        return {
-            "method": self.method, "confidence_level": self.confidence_level,
-            "scheme": self.scheme, "n_resamples": int(self.bootstrap_distribution.shape[0]),
-            "n_items": self.n_items, "notes": list(self.notes),
-            "statistics": {
-                name: {"estimate": float(self.estimate[s]),
-                       "standard_error": float(self.standard_error[s]),
-                       "low": float(self.confidence_interval.low[s]),
-                       "high": float(self.confidence_interval.high[s]),
-                       "n_degenerate": int(self.n_degenerate[s])}
-                for s, name in enumerate(self.statistics)},
-        }
+    _keys = ("method", "confidence_level", "scheme", "n_resamples=bootstrap_distribution.shape.0",
+             "n_items", "notes[]", "statistics=to_frame")
+    _nested = "statistics"
 
     def __repr__(self) -> str:
         pct = f"{100 * self.confidence_level:g}%"

@@ -105,19 +105,12 @@ class SpanAgreementResult(Result):
     _headline = "f1"
     _records = ("pairs", "by_label")
     _table = "pairs"
+    _summary = (
+        "Span agreement ({match}{match==iou:, IoU >= {threshold:g}|}): pooled F1 "
+        "{f1==nan:undefined|{f1:.4f}} over {pairs!n} pair(s), {n_documents} documents",
+        ("by_label", "  {name}: F1 {f1:.4f} (tp {tp:d}, fp {fp:d}, fn {fn:d})"),
+        "  {no_entity_text}", ("notes", "  note: {}"))
 
-    def summary(self) -> str:
-        f1 = f"{self.f1:.4f}" if np.isfinite(self.f1) else "undefined"
-        lines = [f"Span agreement ({self.match}"
-                 + (f", IoU >= {self.threshold:g}" if self.match == "iou" else "")
-                 + f"): pooled F1 {f1} over {len(self.pairs)} pair(s), "
-                 f"{self.n_documents} documents"]
-        for label, row in self.by_label.iterrows():
-            lines.append(f"  {label}: F1 {row['f1']:.4f} (tp {int(row['tp'])}, fp "
-                         f"{int(row['fp'])}, fn {int(row['fn'])})")
-        lines.append("  " + self.no_entity_text())
-        lines += [f"  note: {n}" for n in self.notes]
-        return "\n".join(lines)
 
     def no_entity_text(self) -> str:
         """One line: how the pairs agree on documents left without an entity."""

@@ -110,6 +110,9 @@ class SpanRatings(Result):
     _headline = "n_candidates"
     _keys = ("n_candidates", "match", "threshold", "none_label", "n_agreed=ratings.agreed.sum",
              "n_annotators=ratings.n_raters")
+    _summary = ("{n_candidates} candidate spans ({match}{match==iou:, IoU >= {threshold:g}|}) "
+                "rated by {ratings.n_raters} annotators; categories {ratings.categories!l}; "
+                "{ratings.agreed.sum:d} agreed",)
 
     def to_frame(self) -> pd.DataFrame:
         wide = self.ratings.to_wide()
@@ -184,12 +187,6 @@ class SpanRatings(Result):
         out = out.reset_index(drop=True)
         return out if top is None else out.head(int(top))
 
-    def summary(self) -> str:
-        r = self.ratings
-        rule = self.match + (f", IoU >= {self.threshold:g}" if self.match == "iou" else "")
-        return (f"{self.n_candidates} candidate spans ({rule}) rated by {r.n_raters} "
-                f"annotators; categories {list(map(str, r.categories))}; "
-                f"{int(r.agreed.sum())} agreed")
 
     def __repr__(self) -> str:
         return (f"SpanRatings({self.n_candidates} candidates, {self.ratings.n_raters} "

@@ -257,23 +257,16 @@ class UnitizingAlphaResult(Result):
     notes: tuple[str, ...] = ()
 
     _headline = "alpha"
+    _nested = "coincidences"
+    _rows = ("alpha", "binary_alpha", "coding_alpha")
+    _columns = {"value": "{}"}
+    _index = "coefficient"
     _summary = ("Krippendorff's unitizing alpha: {alpha:.4f} ({n_annotators} annotators, "
                 "{n_documents} documents, pairable length {length})",
                 "  where the units are (|u|alpha, labels ignored): {binary_alpha:.4f}",
                 "  which label, where units meet (cu-alpha):       {coding_alpha:.4f}",
                 "  1 - alpha_u = {boundary_disagreement:.4f} (unit vs gap) + "
                 "{label_disagreement:.4f} (label vs label)", ("notes", "  note: {}"))
-
-    def to_dict(self) -> dict[str, Any]:
-        d = super().to_dict()
-        d["coincidences"] = {str(k): {str(c): float(v) for c, v in row.items()}
-                             for k, row in self.coincidences.iterrows()}
-        return d
-
-    def to_frame(self) -> pd.DataFrame:
-        return pd.DataFrame({"value": [self.alpha, self.binary_alpha, self.coding_alpha]},
-                            index=pd.Index(["alpha", "binary_alpha", "coding_alpha"],
-                                           name="coefficient"))
 
     def __repr__(self) -> str:
         return (f"UnitizingAlphaResult(alpha={self.alpha:.4f}, binary_alpha="

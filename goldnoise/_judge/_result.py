@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 from typing import Any
 
 import pandas as pd
 
-from _goldnoise_lib.results import ConfidenceInterval, Result, plain_value
+from _goldnoise_lib.results import ConfidenceInterval, Result
 from _goldnoise_lib.validation import ConfidenceLevel, check_params, validate_params
 
 __all__ = ["JudgeAuditResult"]
-
-
-def _f(x: Any, fmt: str = ".3f") -> str:
-    return "NaN" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, fmt)
 
 
 @dataclasses.dataclass(frozen=True, eq=False, repr=False)
@@ -104,7 +99,30 @@ class JudgeAuditResult(Result):
     notes: tuple[str, ...] = ()
     bootstrap: Any = dataclasses.field(default=None, repr=False)
 
-    _TABLES = ("swap", "join", "agreement", "confusion", "latent", "alt_test", "verdicts")
+    _omit = "bootstrap"
+    _records = ("swap", "join", "agreement", "confusion", "latent", "alt_test", "verdicts")
+    _summary = (
+        "Judge audit: {candidates!n} candidate(s) against {humans!n} humans on {n_items} items "
+        "({coefficient}(( ({level}))), margin {margin:g}, {n_resamples} resamples)",
+        "Humans alone: {human_reliability:.3f} [{human_low:.3f}, {human_high:.3f}]"
+        "{validated:| -- too low to validate a judge against}",
+        ("verdicts", "{name}: {verdict!u} -- {reason}"),
+        "Swap (one human replaced, averaged) and join (added), {confidence_level:g%} paired "
+        "intervals of the difference:",
+        ("to_frame", "  {name}: swap {with_candidate:.3f} - {humans:.3f} = {difference:+.3f} "
+         "[{low:+.3f}, {high:+.3f}]; join {join_with_candidate:.3f}, {join_difference:+.3f} "
+         "[{join_low:+.3f}, {join_high:+.3f}]"),
+        ("alt_test", "  Alt-Test {name}: omega {winning_rate:.2f}, rho "
+         "{advantage_probability:.2f}, {passed:passes|fails}"),
+        "Agreement with references (accuracy, Cohen's kappa):",
+        ("agreement", "  {name[0]} vs {name[1]}: {n_items:d} items, accuracy {accuracy:.3f} "
+         "[{accuracy_low:.3f}, {accuracy_high:.3f}], kappa {kappa:.3f} [{kappa_low:.3f}, "
+         "{kappa_high:.3f}]"),
+        ("latent!=None", "Inside the latent-class fit (spam model; accuracy on easy / hard items "
+         "from the easy/hard posterior of the humans):"),
+        ("latent", "  {name} ({kind}): accuracy {accuracy:.3f}(( [{accuracy_low:.3f}, "
+         "{accuracy_high:.3f}])); easy {accuracy_easy:.3f}, hard {accuracy_hard:.3f}"),
+        ("notes", "note: {}"))
 
     @validate_params(confidence_level=ConfidenceLevel(optional=True))
     def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
@@ -124,20 +142,6 @@ class JudgeAuditResult(Result):
         iv = self.bootstrap.confidence_interval(float(confidence_level))
         return ConfidenceInterval(float(iv.low[0]), float(iv.high[0]))
 
-    def to_dict(self) -> dict[str, Any]:
-        """Plain values; each table as a list of row dicts."""
-        out: dict[str, Any] = {}
-        for f in dataclasses.fields(self):
-            if f.name == "bootstrap":
-                continue
-            v = getattr(self, f.name)
-            if f.name in self._TABLES:
-                out[f.name] = (None if v is None
-                               else plain_value(v.reset_index().to_dict(orient="records")))
-            else:
-                out[f.name] = plain_value(v)
-        return out
-
     def to_frame(self) -> pd.DataFrame:
         """One row per candidate: swap, join, Alt-Test and the verdict."""
         out = self.swap.copy()
@@ -146,50 +150,6 @@ class JudgeAuditResult(Result):
         if self.alt_test is not None:
             out = out.join(self.alt_test)
         return out.join(self.verdicts)
-
-    def summary(self) -> str:
-        """In words: whether each candidate may replace a human, may join, or neither, and why."""
-        pct = f"{100 * self.confidence_level:g}%"
-        name = self.coefficient if self.level is None else f"{self.coefficient} ({self.level})"
-        lines = [f"Judge audit: {len(self.candidates)} candidate(s) against "
-                 f"{len(self.humans)} humans on {self.n_items} items ({name}, margin "
-                 f"{self.margin:g}, {self.n_resamples} resamples)",
-                 f"Humans alone: {_f(self.human_reliability)} [{_f(self.human_low)}, "
-                 f"{_f(self.human_high)}]"
-                 + ("" if self.validated else " -- too low to validate a judge against")]
-        for cand, row in self.verdicts.iterrows():
-            lines.append(f"{cand}: {row['verdict'].upper()} -- {row['reason']}")
-        lines.append(f"Swap (one human replaced, averaged) and join (added), {pct} paired "
-                     "intervals of the difference:")
-        for cand in self.candidates:
-            s, j = self.swap.loc[cand], self.join.loc[cand]
-            lines.append(f"  {cand}: swap {_f(s['with_candidate'])} - {_f(s['humans'])} = "
-                         f"{_f(s['difference'], '+.3f')} [{_f(s['low'], '+.3f')}, "
-                         f"{_f(s['high'], '+.3f')}]; join {_f(j['with_candidate'])}, "
-                         f"{_f(j['difference'], '+.3f')} [{_f(j['low'], '+.3f')}, "
-                         f"{_f(j['high'], '+.3f')}]")
-        if self.alt_test is not None:
-            for cand, row in self.alt_test.iterrows():
-                lines.append(f"  Alt-Test {cand}: omega {_f(row['winning_rate'], '.2f')}, rho "
-                             f"{_f(row['advantage_probability'], '.2f')}, "
-                             f"{'passes' if row['passed'] else 'fails'}")
-        lines.append("Agreement with references (accuracy, Cohen's kappa):")
-        for (cand, ref), row in self.agreement.iterrows():
-            lines.append(f"  {cand} vs {ref}: {int(row['n_items'])} items, accuracy "
-                         f"{_f(row['accuracy'])} [{_f(row['accuracy_low'])}, "
-                         f"{_f(row['accuracy_high'])}], kappa {_f(row['kappa'])} "
-                         f"[{_f(row['kappa_low'])}, {_f(row['kappa_high'])}]")
-        if self.latent is not None:
-            lines.append("Inside the latent-class fit (spam model; accuracy on easy / hard "
-                         "items from the easy/hard posterior of the humans):")
-            for who, row in self.latent.iterrows():
-                iv = (f" [{_f(row['accuracy_low'])}, {_f(row['accuracy_high'])}]"
-                      if "accuracy_low" in row else "")
-                lines.append(f"  {who} ({row['kind']}): accuracy {_f(row['accuracy'])}{iv}; "
-                             f"easy {_f(row['accuracy_easy'])}, hard "
-                             f"{_f(row['accuracy_hard'])}")
-        lines += [f"note: {n}" for n in self.notes]
-        return "\n".join(lines)
 
     def __repr__(self) -> str:
         verdicts = ", ".join(f"{c}: {v}" for c, v in self.verdicts["verdict"].items())

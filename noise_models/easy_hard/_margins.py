@@ -78,6 +78,8 @@ class ChanceMarginResult(Result):
     notes: tuple[str, ...] = ()
 
     _headline = "margin"
+    _summary = ("ChanceMarginResult(margin={margin:.4g} items(( ({share:.2%} of L={L}))), sigma="
+                "{sigma:.4g}, R={R}, alpha={alpha:g}, method={method!r})", ("notes", "  note: {}"))
 
     def is_beyond_chance(self, difference: Any) -> bool:
         """Whether an observed difference of ``difference`` correct answers exceeds the margin.
@@ -99,18 +101,6 @@ class ChanceMarginResult(Result):
         if not math.isfinite(diff):
             raise ValueError(f"`difference` must be finite; got {difference!r}.")
         return abs(diff) > self.margin
-
-    def to_frame(self) -> Any:
-        """One row of the scalar fields (the notes joined by "; ")."""
-        import pandas as pd
-
-        row = {k: v for k, v in self.to_dict().items() if k != "notes"}
-        row["notes"] = "; ".join(self.notes)
-        return pd.DataFrame([row])
-
-    def summary(self) -> str:
-        """The margin, its share of L and its bound, with the notes."""
-        return "\n".join([self._line()] + [f"  note: {n}" for n in self.notes])
 
     def _line(self, notes: str = "") -> str:
         share = f" ({100 * self.share:.2f}% of L={self.L})" if self.share is not None else ""

@@ -69,10 +69,8 @@ class JudgeEstimateResult(PPIResult):
     humans_per_item: float
     n_left_out: int
 
-    def summary(self) -> str:
-        return "\n".join([f"{self.estimand} (judge {self.candidate!s}, human truth: "
-                          f"{self.truth}; {self.humans_per_item:.2g} humans per labelled item)",
-                          *self._lines()])
+    _summary = ("{estimand} (judge {candidate!s}, human truth: {truth}; {humans_per_item:.2g} "
+                "humans per labelled item)", *PPIResult._summary[1:])
 
 
 @validate_params(rng=Rng())

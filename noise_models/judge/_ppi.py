@@ -94,6 +94,16 @@ class PPIResult(Result):
 
     _headline: ClassVar[str] = "estimate"
     _records = ("strata",)
+    _summary = (
+        "Prediction-powered estimate of a mean",
+        "  {method} ({lam==None:λ per stratum|λ = {lam:.3g}}): {estimate:.4f}, "
+        "{confidence_level:.0%} interval [{low:.4f}, {high:.4f}]",
+        "  humans only: {classical_estimate:.4f}, {confidence_level:.0%} interval "
+        "[{classical_low:.4f}, {classical_high:.4f}]",
+        "  {n_labelled} human-labelled and {n_unlabelled} judge-only items; correlation "
+        "{correlation:.3f}",
+        "  effective sample-size gain {sample_size_gain:.3f}: the interval is worth "
+        "{effective_n:,.0f} human-labelled items", ("notes", "  * {}"))
 
     estimate: float
     low: float
@@ -133,22 +143,6 @@ class PPIResult(Result):
         return (f"{type(self).__name__}({self.method}: {self.estimate:.4g} "
                 f"[{self.low:.4g}, {self.high:.4g}], gain {self.sample_size_gain:.3g})")
 
-    def _lines(self) -> list[str]:
-        lam = ("λ per stratum" if self.lam is None else f"λ = {self.lam:.3g}")
-        pct = f"{self.confidence_level:.0%}"
-        return [
-            f"  {self.method} ({lam}): {self.estimate:.4f}, {pct} interval "
-            f"[{self.low:.4f}, {self.high:.4f}]",
-            f"  humans only: {self.classical_estimate:.4f}, {pct} interval "
-            f"[{self.classical_low:.4f}, {self.classical_high:.4f}]",
-            f"  {self.n_labelled} human-labelled and {self.n_unlabelled} judge-only items; "
-            f"correlation {self.correlation:.3f}",
-            f"  effective sample-size gain {self.sample_size_gain:.3f}: the interval is worth "
-            f"{self.effective_n:,.0f} human-labelled items",
-        ] + [f"  * {n}" for n in self.notes]
-
-    def summary(self) -> str:
-        return "\n".join(["Prediction-powered estimate of a mean", *self._lines()])
 
 
 def _interval(estimate: float, se: float, confidence_level: Any) -> ConfidenceInterval:

@@ -302,6 +302,14 @@ class CalibrationResult(Result):
     _headline = "ece"
     _records = _table = "reliability"
     _omit = ("recalibrated", "recalibrated_label_posterior")
+    _summary = (
+        "Calibration against {n_verified} verified items",
+        "  claimed accuracy {claimed_accuracy:.4f}, verified {verified_accuracy:.4f} "
+        "[{verified_interval.low:.4f}, {verified_interval.high:.4f}] ({confidence_level:g%} exact)",
+        "  ECE {ece:.4f}; recalibrated (out of fold) {ece_recalibrated:.4f}{method==temperature: "
+        "by temperature (log-odds x {slope:.3f})| by isotonic regression}",
+        "  whole data set: claimed accuracy {claimed_accuracy_all:.4f}, after recalibration "
+        "{recalibrated_accuracy_all:.4f}")
 
     @validate_params(confidence_level=ConfidenceLevel(optional=True))
     def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
@@ -316,18 +324,6 @@ class CalibrationResult(Result):
                                                          method="exact")
         return ConfidenceInterval(float(ci.low), float(ci.high))
 
-    def summary(self) -> str:
-        lo, hi = self.verified_interval
-        return "\n".join([
-            f"Calibration against {self.n_verified} verified items",
-            f"  claimed accuracy {self.claimed_accuracy:.4f}, verified {self.verified_accuracy:.4f}"
-            f" [{lo:.4f}, {hi:.4f}] ({100 * self.confidence_level:g}% exact)",
-            f"  ECE {self.ece:.4f}; recalibrated (out of fold) {self.ece_recalibrated:.4f}"
-            + (f" by temperature (log-odds x {self.slope:.3f})" if self.method == "temperature"
-               else " by isotonic regression"),
-            f"  whole data set: claimed accuracy {self.claimed_accuracy_all:.4f}, after "
-            f"recalibration {self.recalibrated_accuracy_all:.4f}",
-        ])
 
     def __repr__(self) -> str:
         return (f"CalibrationResult(ece={self.ece:.4f}, ece_recalibrated="

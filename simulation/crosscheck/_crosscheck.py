@@ -89,53 +89,36 @@ class CrosscheckResult(Result):
     alpha: float
     verdict: str
 
-    _SCALARS = ("n_items", "n_agreed", "n_disagreed", "auroc_disagreement", "ap_disagreement",
-                "auroc_posterior", "ap_posterior", "spearman", "flagged_agreed_share",
-                "n_flagged_agreed")
-
-    _keys = (*_SCALARS, "optimistic=bracket.optimistic", "gamma=bracket.pessimistic", "alpha",
-             "model=model_name", "annotation_model", "verdict")
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row per quantity: ``value`` and what it means."""
-        what = {
-            "n_items": "items", "n_agreed": "unanimous items (two or more ratings)",
-            "n_disagreed": "items the annotators disagree on",
-            "auroc_disagreement": "AUROC of the model's loss for annotator disagreement",
-            "ap_disagreement": "average precision of the loss for disagreement",
-            "auroc_posterior": "AUROC of the loss for the annotation posterior of a wrong label",
-            "ap_posterior": "average precision of the loss for that posterior",
-            "spearman": "Spearman correlation of loss and posterior",
-            "flagged_agreed_share": "share of agreed items the model flags",
-            "n_flagged_agreed": "agreed items the model flags",
-            "optimistic": "annotation model's expected wrong share of agreed labels",
-            "gamma": "γ: most agreed items that may be hard (confidence α)",
-        }
-        d = self.to_dict()
-        return pd.DataFrame({"value": [d[k] for k in what], "meaning": list(what.values())},
-                            index=pd.Index(list(what), name="quantity"))
-
-    def summary(self) -> str:
-        """The numbers and the verdict as text."""
-        lines = [
-            f"Cross-check of {self.model_name} against {self.annotation_model} "
-            f"({self.n_items} items, {self.n_agreed} agreed, {self.n_disagreed} disagreed)",
-            f"  AUROC / AP of the loss for disagreement:        {self.auroc_disagreement:.3f} / "
-            f"{self.ap_disagreement:.3f}",
-            f"  AUROC / AP of the loss for P(label wrong):      {self.auroc_posterior:.3f} / "
-            f"{self.ap_posterior:.3f}",
-            f"  Spearman(loss, P(label wrong)):                 {self.spearman:.3f}",
-            f"  agreed items the model flags:                   {self.n_flagged_agreed} "
-            f"({self.flagged_agreed_share:.2%})",
-            f"  agreed-error bracket:                           {self.bracket.optimistic:.2%} "
-            f"to γ = {self.bracket.pessimistic:.2%} (α = {self.alpha:g})",
-        ]
-        if self.detection is not None:
-            lines.append("  detection against the truth:")
-            lines.extend("    " + ln for ln in self.detection.round(3).to_string().splitlines())
-        lines.append("")
-        lines.append(self.verdict)
-        return "\n".join(lines)
+    _rows = {
+        "n_items": "items", "n_agreed": "unanimous items (two or more ratings)",
+        "n_disagreed": "items the annotators disagree on",
+        "auroc_disagreement": "AUROC of the model's loss for annotator disagreement",
+        "ap_disagreement": "average precision of the loss for disagreement",
+        "auroc_posterior": "AUROC of the loss for the annotation posterior of a wrong label",
+        "ap_posterior": "average precision of the loss for that posterior",
+        "spearman": "Spearman correlation of loss and posterior",
+        "flagged_agreed_share": "share of agreed items the model flags",
+        "n_flagged_agreed": "agreed items the model flags",
+        "optimistic": "annotation model's expected wrong share of agreed labels",
+        "gamma": "γ: most agreed items that may be hard (confidence α)"}
+    _keys = (*list(_rows)[:-2], "optimistic=bracket.optimistic", "gamma=bracket.pessimistic",
+             "alpha", "model=model_name", "annotation_model", "verdict")
+    _columns = {"value": "to_dict.{}", "meaning": "_rows.{}"}
+    _index = "quantity"
+    _summary = (
+        "Cross-check of {model_name} against {annotation_model} ({n_items} items, {n_agreed} "
+        "agreed, {n_disagreed} disagreed)",
+        "  AUROC / AP of the loss for disagreement:        {auroc_disagreement:.3f} / "
+        "{ap_disagreement:.3f}",
+        "  AUROC / AP of the loss for P(label wrong):      {auroc_posterior:.3f} / "
+        "{ap_posterior:.3f}",
+        "  Spearman(loss, P(label wrong)):                 {spearman:.3f}",
+        "  agreed items the model flags:                   {n_flagged_agreed} "
+        "({flagged_agreed_share:.2%})",
+        "  agreed-error bracket:                           {bracket.optimistic:.2%} to γ = "
+        "{bracket.pessimistic:.2%} (α = {alpha:g})",
+        ("detection!=None", "  detection against the truth:"), "    {detection:.3table}",
+        "", "{verdict}")
 
     def __repr__(self) -> str:
         return (f"CrosscheckResult({self.model_name} vs {self.annotation_model}: AUROC "

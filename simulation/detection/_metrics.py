@@ -261,6 +261,11 @@ class DetectionResult(Result):
     bootstrap: BootstrapResult | None = None
 
     _headline = "average_precision"
+    _keys = (*METRICS, "k", "n_items", "n_errors", "n_resamples", "confidence_level")
+    _rows = METRICS
+    _columns = {"value": "{}", "low": "metric_interval({}).low", "high": "metric_interval({}).high",
+                "exact_low": "{}_exact.0", "exact_high": "{}_exact.1"}
+    _index = "metric"
 
     @validate_params(metric=Option(METRICS), confidence_level=ConfidenceLevel(optional=True))
     def metric_interval(self, metric: str,
@@ -314,26 +319,13 @@ class DetectionResult(Result):
                                   confidence_level=self.confidence_level)
         return ConfidenceInterval(float(iv.low[0]), float(iv.high[0]))
 
-    def to_frame(self) -> pd.DataFrame:
-        """One row per metric: value, bootstrap interval, and the exact one for P@k."""
-        rows = []
-        for m in METRICS:
-            ci = self.metric_interval(m)
-            ex = self.precision_at_k_exact if m == "precision_at_k" else (math.nan, math.nan)
-            rows.append({"metric": m, "value": getattr(self, m), "low": ci.low, "high": ci.high,
-                         "exact_low": ex[0], "exact_high": ex[1]})
-        return pd.DataFrame(rows).set_index("metric")
-
     def to_dict(self) -> dict[str, Any]:
         """Scalar fields and intervals."""
-        out: dict[str, Any] = {m: getattr(self, m) for m in METRICS}
-        out.update(k=self.k, n_items=self.n_items, n_errors=self.n_errors,
-                   n_resamples=self.n_resamples, confidence_level=self.confidence_level)
+        out = super().to_dict()
         for m, ci in self.intervals.items():
             out[f"{m}_low"], out[f"{m}_high"] = ci
-        out["precision_at_k_exact_low"], out["precision_at_k_exact_high"] = \
-            self.precision_at_k_exact
-        return out
+        ex = self.precision_at_k_exact
+        return {**out, "precision_at_k_exact_low": ex[0], "precision_at_k_exact_high": ex[1]}
 
     def __repr__(self) -> str:
         def fmt(m: str) -> str:

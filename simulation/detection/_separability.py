@@ -121,17 +121,13 @@ class SeparabilityResult(Result):
     _keys = ("auroc", "auroc_low=auroc_interval.low", "auroc_high=auroc_interval.high", "overlap",
              "overlap_low=overlap_interval.low", "overlap_high=overlap_interval.high", "n_noisy",
              "n_clean", "bins", "n_resamples=bootstrap.bootstrap_distribution.shape.0")
+    _rows = ("auroc", "overlap")
+    _columns = {"statistic": "@", "estimate": "{}", "low": "{}_interval.low",
+                "high": "{}_interval.high"}
     _summary = ("loss separates {n_noisy} noisy from {n_clean} clean items: AUROC {auroc:.3f} "
                 "[{auroc_interval.low:.3f}, {auroc_interval.high:.3f}], overlap {overlap:.3f} "
                 "[{overlap_interval.low:.3f}, {overlap_interval.high:.3f}] "
                 "({bootstrap.confidence_level:.0%} bootstrap intervals)",)
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row per statistic: ``statistic``, ``estimate``, ``low``, ``high``."""
-        return pd.DataFrame({
-            "statistic": ["auroc", "overlap"], "estimate": [self.auroc, self.overlap],
-            "low": [self.auroc_interval.low, self.overlap_interval.low],
-            "high": [self.auroc_interval.high, self.overlap_interval.high]})
 
     def __repr__(self) -> str:
         return (f"SeparabilityResult(auroc={self.auroc:.4f}, overlap={self.overlap:.4f}, "

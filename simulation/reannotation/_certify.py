@@ -244,6 +244,15 @@ class ResidualErrorResult(Result):
     ``to_frame()``: the strata table.
     """
 
+    _summary = (
+        "Wrong published labels: at most {upper} of {n_items} ({upper_share:.2%}) at "
+        "{confidence_level:g%} confidence, {looks==1:one-look bound, valid for a single look "
+        "({method})|{looks==any:valid at every look|valid for up to {looks} looks} (look {look} "
+        "at {look_level:.4g%}; {method})}; Horvitz-Thompson estimate {estimate:.1f}",
+        "  {errors_found} {errors_found:error|errors} found among {n_verified} checked "
+        "{n_verified:item|items}; after correcting them at most {upper_left} remain",
+        "  {stop:stop|go on}: the bound is {stop:within|above} the target share {epsilon:g%}")
+
     upper: int
     upper_share: float
     upper_left: int
@@ -263,21 +272,6 @@ class ResidualErrorResult(Result):
     _headline = "upper"
     _records = _table = "strata"
 
-    def summary(self) -> str:
-        lines = [
-            f"Wrong published labels: at most {self.upper} of {self.n_items} "
-            f"({100 * self.upper_share:.2f}%) at {100 * self.confidence_level:g}% confidence, "
-            f"{_looks_text(self.looks, self.look, self.look_level, self.method)}; "
-            f"Horvitz-Thompson estimate {self.estimate:.1f}",
-            f"  {self.errors_found} {'error' if self.errors_found == 1 else 'errors'} found among "
-            f"{self.n_verified} checked {'item' if self.n_verified == 1 else 'items'}; after "
-            f"correcting them at most {self.upper_left} remain",
-        ]
-        if self.epsilon is not None:
-            lines.append(f"  {'stop' if self.stop else 'go on'}: the bound is "
-                         f"{'within' if self.stop else 'above'} the target share "
-                         f"{100 * self.epsilon:g}%")
-        return "\n".join(lines)
 
     def __repr__(self) -> str:
         return (f"ResidualErrorResult(upper={self.upper} of {self.n_items} "
@@ -328,15 +322,6 @@ def _check_looks(looks: Any, look: Any) -> tuple[Any, int]:
                          "a bound for more looks than declared is not valid; pass "
                          "looks='any' (or declare more looks from the start).")
     return looks, look
-
-
-def _looks_text(looks: Any, look: int, look_level: float, method: str) -> str:
-    at = f"look {look} at {100 * look_level:.4g}%; {method}"
-    if looks == ANY_LOOKS:
-        return f"valid at every look ({at})"
-    if looks == 1:
-        return f"one-look bound, valid for a single look ({method})"
-    return f"valid for up to {looks} looks ({at})"
 
 
 @validate_params(confidence_level=ConfidenceLevel(),

@@ -66,6 +66,11 @@ class PolicyComparisonResult(Result):
 
     _headline: ClassVar[str] = ""
     _records = _table = "table"
+    _summary = (
+        "{policies!n} policies × {seeds!n} seeds on {n_items} items ({start_ratings} ratings per "
+        "item at the start, batches of {batch_size}); every rating: accuracy {full_accuracy:.4f}",
+        ("final", "  {name}: accuracy {accuracy:.4f} [{accuracy_low:.4f}, {accuracy_high:.4f}] "
+         "at {ratings_spent:.0f} ratings"))
 
     def final(self) -> pd.DataFrame:
         """Per policy: the last round's accuracy and ratings, median and range over seeds.
@@ -146,16 +151,6 @@ class PolicyComparisonResult(Result):
         out.attrs["accuracy"] = goal
         return out
 
-    def summary(self) -> str:
-        fin = self.final()
-        lines = [f"{len(self.policies)} policies × {len(self.seeds)} seeds on {self.n_items} "
-                 f"items ({self.start_ratings} ratings per item at the start, batches of "
-                 f"{self.batch_size}); every rating: accuracy {self.full_accuracy:.4f}"]
-        for p, row in fin.iterrows():
-            lines.append(f"  {p}: accuracy {row['accuracy']:.4f} "
-                         f"[{row['accuracy_low']:.4f}, {row['accuracy_high']:.4f}] at "
-                         f"{row['ratings_spent']:.0f} ratings")
-        return "\n".join(lines)
 
     def __repr__(self) -> str:
         return (f"PolicyComparisonResult(policies={list(self.policies)}, "

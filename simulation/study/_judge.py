@@ -107,6 +107,17 @@ class JudgePlan(Result):
 
     _headline: ClassVar[str] = "n_items"
     _records = _table = "table"
+    _summary = (
+        "Judged study: {n_items} human-labelled items × {humans_per_item} human(s) = "
+        "{n_human_labels} human labels",
+        ("goal==width", "  goal: {confidence_level:.0%} PPI++ half-width <= {target:g} (expected "
+         "{achieved:.4f}); judge on {n_judged==inf:an unlimited pool|{n_judged:,.0f}} items, "
+         "correlation {correlation:.3f}"),
+        ("goal==width", "  without the judge: {classical_n_items} items"),
+        ("goal!=width", "  goal: power {power:g} that the swap test's lower bound "
+         "({confidence_level:.0%} interval) clears -{margin:g} when the difference is "
+         "{difference:.4f} (per-item SD {difference_sd:.3f}); achieved {achieved:.3f}"),
+        "  {formula} (from the {source} values)", ("notes", "  * {}"))
 
     goal: str
     n_items: int
@@ -131,23 +142,6 @@ class JudgePlan(Result):
         return (f"JudgePlan(goal={self.goal!r}, n_items={self.n_items}, "
                 f"humans_per_item={self.humans_per_item})")
 
-    def summary(self) -> str:
-        lines = [f"Judged study: {self.n_items} human-labelled items × {self.humans_per_item} "
-                 f"human(s) = {self.n_human_labels} human labels"]
-        pool = "an unlimited pool" if math.isinf(self.n_judged) else f"{self.n_judged:,.0f}"
-        if self.goal == "width":
-            lines.append(f"  goal: {self.confidence_level:.0%} PPI++ half-width <= "
-                         f"{self.target:g} (expected {self.achieved:.4f}); judge on {pool} "
-                         f"items, correlation {self.correlation:.3f}")
-            lines.append(f"  without the judge: {self.classical_n_items} items")
-        else:
-            lines.append(f"  goal: power {self.power:g} that the swap test's lower bound "
-                         f"({self.confidence_level:.0%} interval) clears -{self.margin:g} when "
-                         f"the difference is {self.difference:.4f} (per-item SD "
-                         f"{self.difference_sd:.3f}); achieved {self.achieved:.3f}")
-        lines.append(f"  {self.formula} (from the {self.source} values)")
-        lines += [f"  * {n}" for n in self.notes]
-        return "\n".join(lines)
 
 
 # ----------------------------------------------------------------- the swap difference

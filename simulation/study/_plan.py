@@ -100,6 +100,22 @@ class StudyPlan(Result):
 
     _headline: ClassVar[str] = "n_items"
     _records = _table = "table"
+    _summary = (
+        "{coefficient}: {goal==minimum:{n_ratings:,.0f} values, {n_items} units|{n_items} items} "
+        "({method})",
+        ("goal==width", "  target: {width_goal} at an expected value of {expected:g}"),
+        ("goal==power", "  target: power {power:g} to reject {null:g} at significance "
+         "{significance:g} when the value is {expected:g}"),
+        ("goal==minimum", "  target: alpha above {minimum:g} at significance {significance:g}"),
+        ("goal==minimum", "  values: Krippendorff's unit, one coder's value for one unit "
+         "({n_raters} coders per unit); {n_categories} categories"),
+        ("goal!=minimum", "  {n_raters} annotators, {n_categories} categories; about "
+         "{n_ratings:,.0f} ratings"),
+        "  recommended interval: {recommended_interval} (coverage {coverage:.3f}, mean "
+        "half-width {half_width:.4f})",
+        ("achieved_power!=nan", "  power at that size: {achieved_power:.3f}"),
+        "  from the pilot's interval: {n_range[0]} to {n_range[1]} items",
+        "  {formula}", ("notes", "  * {}"))
 
     coefficient: str
     goal: str
@@ -130,38 +146,6 @@ class StudyPlan(Result):
         return (f"StudyPlan({self.coefficient}, goal={self.goal!r}, n_items={self.n_items}, "
                 f"method={self.method!r}, recommended_interval={self.recommended_interval!r})")
 
-    def summary(self) -> str:
-        lines = [f"{self.coefficient}: {self.n_items} items ({self.method})"
-                 if self.goal != "minimum" else
-                 f"{self.coefficient}: {self.n_ratings:,.0f} values, {self.n_items} units "
-                 f"({self.method})"]
-        if self.goal == "width":
-            lines.append(f"  target: {self.width_goal()} at an expected value of "
-                         f"{self.expected:g}")
-        elif self.goal == "power":
-            lines.append(f"  target: power {self.power:g} to reject {self.null:g} at "
-                         f"significance {self.significance:g} when the value is "
-                         f"{self.expected:g}")
-        else:
-            lines.append(f"  target: alpha above {self.minimum:g} at significance "
-                         f"{self.significance:g}")
-        if self.goal == "minimum":
-            lines.append(f"  values: Krippendorff's unit, one coder's value for one unit "
-                         f"({self.n_raters} coders per unit); {self.n_categories} categories")
-        else:
-            lines.append(f"  {self.n_raters} annotators, {self.n_categories} categories; about "
-                         f"{self.n_ratings:,.0f} ratings")
-        if self.recommended_interval is not None:
-            lines.append(f"  recommended interval: {self.recommended_interval} (coverage "
-                         f"{self.coverage:.3f}, mean half-width {self.half_width:.4f})")
-        if math.isfinite(self.achieved_power):
-            lines.append(f"  power at that size: {self.achieved_power:.3f}")
-        if self.n_range is not None:
-            lines.append(f"  from the pilot's interval: {self.n_range[0]} to {self.n_range[1]}"
-                         " items")
-        lines.append(f"  {self.formula}")
-        lines += [f"  * {n}" for n in self.notes]
-        return "\n".join(lines)
 
     def width_goal(self) -> str:
         """The width goal in words: which half-width, and for which share of studies."""
