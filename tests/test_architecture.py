@@ -545,6 +545,7 @@ PRIVATE_IMPORTS_IN_TESTS = {
     "test_validation_vocabulary.py": "the shared validation vocabulary (and the judge's and "
                                      "the humans' columns it resolves for judge_estimate and "
                                      "judge_plan)",
+    # a private setting of the shared layer and one whose only other effect is speed
     "test_dask.py": "the threads layer's parallel threshold (the data must exceed it for the "
                     "parallel kernels to run); the Dask reader's split size lowered so that "
                     "small data take the many-senders path (its only other effect is speed)",
