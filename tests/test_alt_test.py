@@ -19,7 +19,6 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from agreement import Ratings, alt_test
-from agreement._alt_test import benjamini_yekutieli
 
 
 def _hand_case() -> Ratings:
@@ -156,14 +155,50 @@ def test_candidate_labels_instead_of_a_column():
     assert alone.advantage_probability == with_col.advantage_probability
 
 
+def _tested_humans(rng, m: int) -> Ratings:
+    """m tested humans of varied accuracy and a candidate, 60 items; for m = 1 two more
+    humans who rate too few items to be tested (they count among the remaining humans)."""
+    n = 60
+    truth = rng.integers(0, 3, n)
+
+    def noisy(p):
+        return np.where(rng.random(n) < p, rng.integers(0, 3, n), truth).astype(float)
+
+    cols = [noisy(p) for p in rng.uniform(0.05, 0.9, m)]
+    if m == 1:
+        extra = np.column_stack([noisy(0.3), noisy(0.3)])
+        extra[: n // 2, 0] = np.nan
+        extra[n // 2:, 1] = np.nan
+        cols += [extra[:, 0], extra[:, 1]]
+    x = np.column_stack([*cols, noisy(rng.uniform(0.05, 0.6))])
+    names = [f"h{i}" for i in range(x.shape[1] - 1)]
+    return Ratings.from_wide(x, raters=[*names, "c"])
+
+
 def test_benjamini_yekutieli_equals_statsmodels():
+    # The per-human decisions of alt_test are Benjamini-Yekutieli at q over the tested
+    # humans' p-values: statsmodels' multipletests(method="fdr_by") on the table's p-values
+    # gives the same decisions (m = 1, 3, 7, 20 tested humans, several q).
     from statsmodels.stats.multitest import multipletests
 
     rng = np.random.default_rng(0)
+    both = other = bonferroni = 0
     for m in (1, 3, 7, 20):
-        p = rng.random(m) ** 3
-        assert benjamini_yekutieli(p, 0.05).tolist() == \
-            multipletests(p, 0.05, method="fdr_by")[0].tolist()
+        for q in (0.05, 0.2, 0.5):
+            res = alt_test(_tested_humans(rng, m), "c", epsilon=rng.uniform(0.0, 0.3), q=q,
+                           min_items=45)
+            t = res.table[res.table["tested"]]
+            assert len(t) == m == res.n_humans
+            want = multipletests(t["p_value"].to_numpy(), q, method="fdr_by")[0]
+            assert t["candidate_wins"].tolist() == want.tolist()
+            assert not res.table.loc[~res.table["tested"], "candidate_wins"].any()
+            assert res.winning_rate == want.mean()
+            both += 0 < want.sum() < m
+            # the rules BY is told apart from: BH (without BY's harmonic sum) and Bonferroni
+            p = t["p_value"].to_numpy()
+            other += multipletests(p, q, method="fdr_bh")[0].tolist() != want.tolist()
+            bonferroni += multipletests(p, q, method="bonferroni")[0].tolist() != want.tolist()
+    assert both >= 3 and other >= 2 and bonferroni >= 2  # decisions that tell the rules apart
 
 
 def test_result_protocol():

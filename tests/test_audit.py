@@ -24,7 +24,6 @@ from noise_models import (
     kappa_range,
     noise_bound,
 )
-from noise_models.easy_hard._audit import _mode_allocation
 
 
 # ------------------------------------------------------------------------ audit_kappa
@@ -179,9 +178,14 @@ def test_count_table_validation():
 
 @given(st.integers(0, 12), st.lists(st.floats(0.01, 1.0), min_size=2, max_size=4))
 def test_mode_allocation_is_the_multinomial_mode(total, weights):
+    # kappa_range spreads its unanimous items over the categories as the mode of
+    # Multinomial(agreed, shares) (its Notes): the unanimous rows of the count table it
+    # builds, per category, against the mode found by enumeration. Two items more than the
+    # agreed ones are disagreed (kappa needs two items even when agreed = 0).
     probs = np.array(weights) / np.sum(weights)
-    got = _mode_allocation(total, probs)
-    assert got.sum() == total
+    table = kappa_range(total + 2, total, 2, category_shares=probs).count_table().to_numpy()
+    got = (table == 2).sum(axis=0)
+    assert got.sum() == total and len(table) == total + 2
     best = max(stats.multinomial.logpmf(np.array(x), total, probs)
                for x in itertools.product(range(total + 1), repeat=len(probs))
                if sum(x) == total)

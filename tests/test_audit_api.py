@@ -22,7 +22,6 @@ import pytest
 import goldnoise
 from goldnoise import Ratings, audit
 from goldnoise._cli import main
-from goldnoise._cli._input import EXAMPLES
 from goldnoise.report import REPORT_SCHEMA, SCHEMA_ID
 
 CLI = Path(goldnoise.__file__).parent / "_cli"
@@ -33,6 +32,13 @@ def _cli(*argv: str) -> str:
     with contextlib.redirect_stdout(out):
         assert main(list(argv)) == 0
     return out.getvalue()
+
+
+def _examples() -> dict[str, str]:
+    """The bundled examples' names and descriptions as ``goldnoise examples`` prints them."""
+    rows = json.loads(_cli("examples", "--format", "json"))["sections"]["examples"]["tables"][
+        "examples"]["rows"]
+    return {row["name"]: row["description"] for row in rows}
 
 
 def _fleiss() -> Ratings:
@@ -66,7 +72,7 @@ def _validate(report: dict) -> None:
 ])
 def test_to_dict_is_the_json_report_of_the_command_line(name, ratings, options, argv):
     options = {"rng": 0, **options}
-    res = audit(ratings(), source=EXAMPLES[name], **options)
+    res = audit(ratings(), source=_examples()[name], **options)
     cli = json.loads(_cli("audit", "--example", name, "--format", "json", *argv))
     assert res.to_dict() == json.loads(json.dumps(res.to_dict(), allow_nan=False))
     # The JSON text writes non-finite numbers as null: compare through the same writer.

@@ -11,7 +11,6 @@ import scipy.stats
 from agreement import EstimationWarning, Ratings
 from noise_models import chance_agreement, noise_bound
 from simulation import gamma_coverage, verified_sample_coverage
-from simulation.calibration import _gamma
 
 
 def test_gamma_coverage_monte_carlo_agrees_with_exact_binomial_sum():
@@ -35,23 +34,46 @@ def test_gamma_exact_coverage_from_first_principles():
     assert tab["exact_coverage"].iloc[0] == pytest.approx(cov, abs=1e-12)
 
 
+def _redraw(seed, n, hard, k, m):
+    """The one data set gamma_coverage(n, [hard], n_sims=1, rng=default_rng(seed)) draws
+    under M1: every item's true class, then the hard items' labels drawn uniformly."""
+    g = np.random.default_rng(seed)
+    truth = g.integers(0, m, size=(1, n, 1))
+    labels = np.broadcast_to(truth, (1, n, k)).copy()
+    labels[:, :hard, :] = g.integers(0, m, size=(1, hard, k))
+    return labels[0]
+
+
 def test_estimated_p_is_what_noise_bound_uses():
-    rng = np.random.default_rng(3)
-    labels, _ = _gamma._simulate(rng, 3, 80, 30, 3, 3, "M1", 0.0)
-    disagreed = (labels != labels[..., :1]).any(axis=-1)
-    p_hat = _gamma._p_hat(labels, disagreed, 3)
-    for s in range(3):
-        r = Ratings.from_wide(labels[s], categories=[0, 1, 2])
-        assert p_hat[s] == pytest.approx(chance_agreement(r).p, abs=1e-12)
-        assert noise_bound(r).gamma == pytest.approx(noise_bound(80, int(disagreed[s].sum()),
-                                                                 p_hat[s]).gamma, abs=1e-12)
+    # p="estimated": each simulated data set's γ is noise_bound(ratings).gamma of that data
+    # set (p from the per-annotator shares over its disagreed items). The data sets are
+    # drawn again here from the same seeds; γ from shares pooled over all items, the
+    # estimate a wrong rule would give, differs on several of them.
+    other = 0
+    for seed in range(8):
+        labels = _redraw(seed, 80, 30, 3, 3)
+        row = gamma_coverage(80, [30], n_raters=3, n_categories=3, p="estimated", n_sims=1,
+                             rng=np.random.default_rng(seed)).iloc[0]
+        r = Ratings.from_wide(labels, categories=[0, 1, 2])
+        disagreed = (labels != labels[:, :1]).any(axis=1)
+        assert row["mean_gamma"] == pytest.approx(noise_bound(r).gamma, abs=1e-12)
+        assert noise_bound(r).gamma == pytest.approx(noise_bound(
+            80, int(disagreed.sum()), chance_agreement(r).p).gamma, abs=1e-12)
+        hidden = 30 - int(disagreed[:30].sum())
+        assert row["mean_true_share"] == pytest.approx(hidden / (80 - disagreed.sum()))
+        pooled = ((np.bincount(labels.ravel(), minlength=3) / labels.size) ** 3).sum()
+        other += noise_bound(80, int(disagreed.sum()), pooled).gamma != row["mean_gamma"]
+    assert other >= 2
     # no disagreement: q from all labels, as chance_agreement does (with its warning)
-    same = np.zeros((1, 10, 2), dtype=int)
-    same[0, :5] = 1
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", EstimationWarning)
-        ref = chance_agreement(Ratings.from_wide(same[0], categories=[0, 1])).p
-    assert _gamma._p_hat(same, np.zeros((1, 10), bool), 2)[0] == pytest.approx(ref)
+    for seed in range(3):
+        labels = _redraw(seed, 10, 0, 2, 2)
+        assert len(set(labels.ravel())) == 2
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", EstimationWarning)
+            ref = chance_agreement(Ratings.from_wide(labels, categories=[0, 1])).p
+        row = gamma_coverage(10, [0], p="estimated", n_sims=1,
+                             rng=np.random.default_rng(seed)).iloc[0]
+        assert row["mean_gamma"] == pytest.approx(noise_bound(10, 0, ref).gamma, abs=1e-12)
 
 
 def test_gamma_coverage_m2_and_estimated():

@@ -169,19 +169,34 @@ def test_a_design_cell_that_is_not_a_number(capsys, tmp_path):
     assert "row 2: column 'stratum_size' holds 'abc', not a number" in err
 
 
-def test_a_message_without_a_file_gets_the_input_named(tmp_path):
+def test_a_message_without_a_file_gets_the_input_named(tmp_path, capsys, monkeypatch):
     """The net under the readers: a library message that reaches the top without naming a
     file is prefixed with the input file(s); one that names it is left alone."""
-    import argparse
-
-    from goldnoise._cli._main import _with_file
+    import goldnoise
+    import simulation
 
     path = tmp_path / "ratings.csv"
-    path.write_text("item,a\n1,x\n")
-    args = argparse.Namespace(file=str(path), out=None, gold=None)
-    assert _with_file("invalid literal for int() with base 10: 'abc'", args) == \
-        f"{path}: invalid literal for int() with base 10: 'abc'"
-    assert _with_file(f"{path} is empty", args) == f"{path} is empty"
-    assert _with_file("nothing to read", argparse.Namespace(file=None)) == "nothing to read"
+    path.write_text("a,b\n0,0\n1,1\n1,0\n")
+
+    def raising(message):
+        def fake(*args, **kwargs):
+            raise ValueError(message)
+        return fake
+
+    def error(verb_args):
+        status, _out, err = _run(capsys, *verb_args)
+        assert status == 1, err
+        return err.strip().removeprefix("goldnoise: error: ")
+
+    audit = ["audit", path, "--no-latent"]
+    monkeypatch.setattr(goldnoise, "audit", raising("invalid literal for int() with base 10: "
+                                                    "'abc'"))
+    assert error(audit) == f"{path}: invalid literal for int() with base 10: 'abc'"
+    monkeypatch.setattr(goldnoise, "audit", raising(f"{path} is empty"))
+    assert error(audit) == f"{path} is empty"
     # a message about another file (one that does not exist) is not given this one's name
-    assert _with_file("no such file: other.csv", args) == "no such file: other.csv"
+    monkeypatch.setattr(goldnoise, "audit", raising("no such file: other.csv"))
+    assert error(audit) == "no such file: other.csv"
+    # a verb that reads no file: the message as it is
+    monkeypatch.setattr(simulation, "gamma_coverage", raising("nothing to read"))
+    assert error(["simulate", "coverage", "100", "--sims", "10"]) == "nothing to read"

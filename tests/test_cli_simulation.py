@@ -107,10 +107,23 @@ def test_simulate_usage_errors(argv, message, capsys):
 
 
 def test_progress_bar_only_on_a_terminal(monkeypatch, capsys):
-    from goldnoise._audit import _progress
+    # `goldnoise simulate coverage` (as the audit's bootstrap) shows a tqdm bar on stderr
+    # only when stderr is a terminal, after a delay (short runs stay silent); the bar is
+    # made to show at once here by a tqdm that ignores the delay.
+    import tqdm
 
-    with _progress.progress(10, "x") as update:
-        assert update is None  # pytest's stderr is not a terminal
+    bars = []
+
+    class Immediate(tqdm.tqdm):
+        def __init__(self, *args, **kwargs):
+            bars.append(dict(kwargs))
+            super().__init__(*args, **{**kwargs, "delay": 0.0})
+
+    monkeypatch.setattr(tqdm, "tqdm", Immediate)
+    monkeypatch.delenv("GOLDNOISE_PROGRESS", raising=False)  # as --no-progress leaves it
+    argv = ["simulate", "coverage", "50", "--sims", "20", "--hard", "5"]
+    assert main(argv) == 0  # pytest's stderr is not a terminal: no bar
+    assert bars == []
 
     class Tty:
         def __init__(self):
@@ -127,10 +140,11 @@ def test_progress_bar_only_on_a_terminal(monkeypatch, capsys):
 
     fake = Tty()
     monkeypatch.setattr(sys, "stderr", fake)
-    monkeypatch.setattr(_progress, "DELAY", 0.0)
-    with _progress.progress(10, "boot") as update:
-        update(10)
-    assert "boot" in "".join(fake.text)
+    assert main(argv) == 0
+    assert [(b["total"], b["desc"], b["file"]) for b in bars] == [(20, "coverage", fake)]
+    assert bars[0]["delay"] > 0  # a short run stays silent
+    assert "coverage" in "".join(fake.text)
+    capsys.readouterr()
 
 
 def test_console_script_runs_simulate():

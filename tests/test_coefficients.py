@@ -372,6 +372,26 @@ def test_item_statistics_bad_multiplicity_and_sums():
 
 
 # ------------------------------------------- fast coding of integral label matrices
+def _codes_by_definition(values):
+    """Numeric labels coded from the definition: the categories are the sorted distinct
+    finite labels (integers for integer input, else floats), a rating's code is its
+    label's place among them, -1 for NaN; int8 codes up to 127 categories, else int16."""
+    flat = np.asarray(values, dtype=np.float64)
+    if np.isinf(flat).any():
+        raise ValueError("labels contain inf; use NaN for a missing rating.")
+    finite = ~np.isnan(flat)
+    if not finite.any():
+        raise ValueError("every rating is missing: there is nothing to measure.")
+    cats = sorted(set(flat[finite].tolist()))
+    place = {v: i for i, v in enumerate(cats)}
+    dtype = np.int8 if len(cats) <= 127 else np.int16
+    codes = np.array([[place[v] if v == v else -1 for v in row] for row in flat.tolist()],
+                     dtype=dtype)
+    if values.dtype.kind in "iu":
+        cats = [int(v) for v in cats]
+    return codes, pd.Index(cats, name="category")
+
+
 @pytest.mark.parametrize("make", [
     lambda x: x, lambda x: x.astype(np.int8), lambda x: (x * 3 - 7).astype(np.int16),
     lambda x: x.astype(np.uint8), lambda x: np.where(x == 2, np.nan, x.astype(float)),
@@ -391,15 +411,13 @@ def test_item_statistics_bad_multiplicity_and_sums():
     lambda x: np.where(x == 0, 62, x), lambda x: np.where(x == 0, -1, x).astype(np.int8),
 ])
 def test_integral_label_fast_path_matches_general_path(make):
-    # Ratings._encode_integral (two kernel passes) must code exactly as the general
-    # numeric path; inputs it does not handle (fractions, inf) fall back to it.
-    from agreement import _ratings
-
+    # Ratings' coding of integral labels (two kernel passes) must code exactly as the
+    # definition does; inputs it does not handle (fractions, inf) fall back to the general
+    # path, which must too.
     rng = np.random.default_rng(1)
     values = make(rng.integers(0, 4, size=(300, 3)))
     try:
-        expected = _ratings._encode_numeric(values.astype(np.float64), None,
-                                            integer_labels=values.dtype.kind in "iu")
+        expected = _codes_by_definition(values)
     except ValueError as err:
         with pytest.raises(ValueError, match=str(err)[:20]):
             Ratings.from_wide(values)

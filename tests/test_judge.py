@@ -10,8 +10,6 @@ import pandas as pd
 import pytest
 
 import goldnoise as gn
-from goldnoise._judge._audit import _verdicts
-from goldnoise._judge._swap import SwapParts
 
 
 def _data(seed: int = 0, n: int = 60, missing: float = 0.2):
@@ -112,28 +110,46 @@ def test_humans_who_do_not_agree_cannot_validate_a_judge():
         res.verdicts.loc["judge", "reason"]
 
 
-def _parts(low, high, join_low, diff=-0.05):
+def _swap_result(low, high, join_low, diff=-0.05):
+    """A swap test's result with these intervals (the humans' alpha 0.5, validated)."""
+    from simulation import SwapTestResult
+
     swap = pd.DataFrame([{"candidate": "c", "with_candidate": 0.5 + diff, "humans": 0.5,
                           "difference": diff, "low": low, "high": high,
                           "non_inferior": low > -0.05}]).set_index("candidate")
     join = pd.DataFrame([{"candidate": "c", "with_candidate": 0.5, "humans": 0.5,
                           "difference": 0.0, "low": join_low, "high": 0.02,
                           "non_inferior": join_low > -0.04}]).set_index("candidate")
-    return SwapParts(swap, join, 0.5, 0.45, 0.55, 100, [])
+    return SwapTestResult(humans=0.5, humans_low=0.45, humans_high=0.55, swap=swap, join=join,
+                          coefficient="krippendorff_alpha", level="nominal", margin=0.05,
+                          confidence_level=0.95, n_resamples=100, n_items=100, notes=())
 
 
-def test_a_sentence_where_the_alt_test_and_the_swap_disagree():
-    passed = pd.DataFrame([{"candidate": "c", "winning_rate": 1.0,
-                            "advantage_probability": 0.9, "passed": True}]).set_index(
-        "candidate")
-    v = _verdicts(_parts(-0.08, -0.02, -0.03), passed, ["c"], 0.05, True,
-                  "krippendorff_alpha", 0.95)
+def test_a_sentence_where_the_alt_test_and_the_swap_disagree(monkeypatch):
+    # judge_audit's verdict from the swap test's intervals and the Alt-Test's decision,
+    # each given here by the public function the audit calls (simulation.swap_test,
+    # agreement.alt_test) replaced by one that returns a chosen result.
+    import types
+
+    import agreement
+    import simulation
+
+    x, _ = _data(2, n=100, missing=0.0)
+    r = gn.Ratings.from_wide(x[:, :4], raters=["h1", "h2", "h3", "c"])
+
+    def audit(swap, passed):
+        monkeypatch.setattr(simulation, "swap_test", lambda *a, **k: swap)
+        monkeypatch.setattr(agreement, "alt_test", lambda *a, **k: types.SimpleNamespace(
+            winning_rate=1.0 if passed else 0.0, advantage_probability=0.9, passed=passed,
+            notes=()))
+        return gn.judge_audit(r, "c", margin=0.05, epsilon=0.1, n_resamples=20, rng=0,
+                              latent_resamples=0).verdicts
+
+    v = audit(_swap_result(-0.08, -0.02, -0.03), True)
     assert v.loc["c", "verdict"] == "join"
     assert "The Alt-Test disagrees: it passes (omega 1.00" in v.loc["c", "reason"]
     assert "lowers the humans' agreement" in v.loc["c", "reason"]
-    failed = passed.assign(winning_rate=0.0, passed=False)
-    v = _verdicts(_parts(-0.03, 0.01, -0.05), failed, ["c"], 0.05, True,
-                  "krippendorff_alpha", 0.95)
+    v = audit(_swap_result(-0.03, 0.01, -0.05), False)
     assert v.loc["c", "verdict"] == "replace"
     assert "The Alt-Test disagrees: it fails" in v.loc["c", "reason"]
 
@@ -251,14 +267,22 @@ def test_pandalm_against_the_published_and_independent_numbers(test_data):
 
 
 def test_accuracy_interval_is_clopper_pearson():
+    # The candidate's accuracy against a human, with its exact interval, in judge_audit's
+    # agreement table: the candidate copies h1 on `hits` of n items and differs elsewhere.
     from scipy.stats import binomtest
 
-    from goldnoise._judge._compare import _accuracy
-
+    rng = np.random.default_rng(0)
     for hits, n in ((0, 10), (3, 10), (10, 10), (713, 974)):
+        humans = rng.integers(0, 3, (n, 3))
+        cand = np.where(np.arange(n) < hits, humans[:, 0], (humans[:, 0] + 1) % 3)
+        r = gn.Ratings.from_wide(np.column_stack([humans, cand]),
+                                 raters=["h1", "h2", "h3", "c"])
+        row = gn.judge_audit(r, "c", margin=0.05, n_resamples=20, rng=0,
+                             latent_resamples=0).agreement.loc[("c", "h1")]
         ci = binomtest(hits, n).proportion_ci(0.95, method="exact")
-        acc, lo, hi = _accuracy(hits, n, 0.95)
-        assert (acc, lo, hi) == pytest.approx((hits / n, ci.low, ci.high), abs=1e-9)
+        assert row["n_items"] == n
+        assert (row["accuracy"], row["accuracy_low"], row["accuracy_high"]) == pytest.approx(
+            (hits / n, ci.low, ci.high), abs=1e-9)
 
 
 def test_guide_judge_report_is_what_the_command_prints():
@@ -291,7 +315,7 @@ def test_swap_interval_for_an_exchangeable_candidate():
     # cover 0 near nominally. Measured: SE 0.0225 against a spread of 0.0223, coverage 0.94
     # (n = 300); another seed gave 0.91 of 300, and at n = 2,000 the SE is 6% short of the
     # spread (coverage 0.935): the percentile interval runs a little narrow, as usual.
-    from goldnoise._judge._swap import swap_test
+    from simulation import swap_test
 
     rng = np.random.default_rng(5)
     reps, covered, widths, diffs = 200, 0, [], []
@@ -300,8 +324,8 @@ def test_swap_interval_for_an_exchangeable_candidate():
         truth = rng.integers(0, 3, n)
         x = np.where(rng.random((n, 4)) < 0.35, rng.integers(0, 3, (n, 4)), truth[:, None])
         r = gn.Ratings.from_wide(x, raters=["h1", "h2", "h3", "c"])
-        parts = swap_test(r, np.asarray(r.codes, dtype=np.int64), ["h1", "h2", "h3", "c"], 3,
-                          ["c"], coefficient="krippendorff_alpha", level="nominal",
+        parts = swap_test(r, ["c"], humans=["h1", "h2", "h3"],
+                          coefficient="krippendorff_alpha", level="nominal",
                           margin=0.05, n_resamples=500, confidence_level=0.95,
                           rng=int(rng.integers(2**32)))
         s = parts.swap.loc["c"]

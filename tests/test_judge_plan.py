@@ -16,8 +16,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from simulation import JudgePlan, judge_plan
-from simulation.study._judge import swap_difference
+from agreement import Ratings
+from simulation import JudgePlan, judge_plan, swap_test
 
 P, E_HUMAN, E_JUDGE = 0.3, 0.2, 0.12
 
@@ -123,8 +123,9 @@ def test_swap_difference_against_krippendorff():
     krippendorff = pytest.importorskip("krippendorff")
     data = _swap_study(np.random.default_rng(0), 60)
     data.iloc[::7, 1] = np.nan
-    res = swap_difference(data, "judge", n_resamples=50, rng=0)
     humans = ["h0", "h1", "h2"]
+    res = swap_test(Ratings.from_wide(data), "judge", humans=humans, n_resamples=50,
+                    rng=0).swap.loc["judge"]
 
     def alpha(cols):
         return krippendorff.alpha(data[cols].to_numpy(dtype=float).T,
@@ -140,7 +141,8 @@ def test_power_from_a_pilot_matches_the_given_path():
     pilot = _swap_study(g, 3000)
     plan = judge_plan(pilot, "judge", goal="power", margin=0.06, difference=0.0,
                       n_resamples=300, rng=0)
-    sw = swap_difference(pilot, "judge", n_resamples=300, rng=0)
+    sw = swap_test(Ratings.from_wide(pilot), "judge", n_resamples=300, rng=0).swap.loc["judge"]
+    assert plan.difference_sd == sw["standard_error"] * math.sqrt(3000)
     given = judge_plan(goal="power", margin=0.06, difference=0.0,
                        difference_sd=sw["standard_error"] * math.sqrt(3000), pilot_humans=3)
     assert plan.n_items == given.n_items and plan.source == "pilot"
@@ -152,7 +154,8 @@ def test_planned_power_is_reached_in_simulated_studies():
     g = np.random.default_rng(2)
     # 1,000 resamples: the pilot's SE from 200 varies by about 5% between seeds (0.0032 to
     # 0.0034 here), 10% in the planned items, enough to move the power by several points
-    sw = swap_difference(_swap_study(g, 20_000), "judge", n_resamples=1000, rng=0)
+    sw = swap_test(Ratings.from_wide(_swap_study(g, 20_000)), "judge", n_resamples=1000,
+                   rng=0).swap.loc["judge"]
     # margin 0.05 plans about 740 items; at a few hundred items the coefficients'
     # finite-sample bias lowers the power by a few points (the plan's note says so below 500)
     plan = judge_plan(goal="power", margin=0.05, difference=0.0,
@@ -160,7 +163,8 @@ def test_planned_power_is_reached_in_simulated_studies():
     assert plan.n_items > 500 and not plan.notes
     reps, passed = 200, 0
     for r in range(reps):
-        res = swap_difference(_swap_study(g, plan.n_items), "judge", n_resamples=200, rng=r)
+        res = swap_test(Ratings.from_wide(_swap_study(g, plan.n_items)), "judge",
+                        n_resamples=200, rng=r).swap.loc["judge"]
         passed += res["low"] > -0.05
     assert stats.binomtest(passed, reps, 0.8).pvalue > 0.01, (passed, plan.n_items)
 
@@ -232,19 +236,19 @@ def test_judge_audit_reports_simulation_swap_test():
 
 
 def test_judge_plan_swap_difference_is_the_swap_test_row():
-    from simulation import swap_test
-
+    # judge_plan's pilot: the swap difference and its per-item SD are the swap test's row
     r = _three_humans_and_judges(seed=1)
-    sw = swap_difference(r, "good", humans=["h1", "h2", "h3"], n_resamples=300, rng=9)
+    plan = judge_plan(r, "good", goal="power", margin=0.1, humans=["h1", "h2", "h3"],
+                      n_resamples=300, rng=9)
     row = swap_test(r, "good", humans=["h1", "h2", "h3"], n_resamples=300, rng=9).swap.loc["good"]
-    assert (sw["difference"], sw["standard_error"], sw["low"], sw["high"]) == (
-        row["difference"], row["standard_error"], row["low"], row["high"])
-    assert (sw["n_items"], sw["humans"]) == (300, 3)
+    assert (plan.difference, plan.difference_sd) == (
+        row["difference"], row["standard_error"] * math.sqrt(300))
+    assert plan.humans_per_item == 3 and plan.source == "pilot"
+    assert any(f"from a pilot of 300 items, 3 humans: swap difference {row['difference']:.4f}, "
+               f"bootstrap SE {row['standard_error']:.4f}" in n for n in plan.notes)
 
 
 def test_swap_test_result_protocol_and_bad_input():
-    from simulation import swap_test
-
     r = _three_humans_and_judges(seed=2)
     res = swap_test(r, ["good", "poor"], humans=["h1", "h2", "h3"], margin=0.05,
                     n_resamples=100, rng=0)

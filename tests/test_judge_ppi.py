@@ -20,6 +20,7 @@ from scipy import stats
 
 from agreement import EstimationWarning, Ratings, ShapeError, UnstableStartsWarning
 from noise_models import LatentClassModel, judge_estimate, ppi_mean
+from simulation import judge_plan
 
 ppi_py = pytest.importorskip("ppi_py")
 
@@ -462,18 +463,30 @@ def test_posterior_coverage_three_classes():
 
 
 def test_judge_estimate_and_judge_plan_resolve_judge_and_humans_alike():
-    # one rule (the shared validation layer) for which columns are the judge and the humans
-    from _goldnoise_lib.validation import check_candidate_columns
+    # one rule (the shared validation layer) for which columns are the judge and the humans:
+    # the same humans give the same estimate and plan, the same mistakes the same words
+    g = np.random.default_rng(0)
+    t = g.integers(0, 2, 600)
+    x = pd.DataFrame(np.where(g.random((600, 4)) < [0.1, 0.1, 0.02, 0.1], 1 - t[:, None],
+                              t[:, None]).astype(float), columns=["h1", "h2", "judge", "other"])
+    x.loc[100:, ["h1", "h2", "other"]] = np.nan  # items only the judge rated
 
-    raters = ["h1", "h2", "judge", "other"]
-    assert check_candidate_columns(raters, "judge", None) == (2, [0, 1, 3])
-    assert check_candidate_columns(raters, "judge", "h2") == (2, [1])
-    assert check_candidate_columns(raters, "judge", ["h2", "h1", "h2"]) == (2, [1, 0])
-    with pytest.raises(ValueError, match="is not a rater of the pilot"):
-        check_candidate_columns(raters, "gpt", None, where="the pilot")
-    with pytest.raises(ValueError, match="raters not in the ratings"):
-        check_candidate_columns(raters, "judge", ["h3"])
-    with pytest.raises(ValueError, match="its own truth"):
-        check_candidate_columns(raters, "judge", ["h1", "judge"])
-    with pytest.raises(ValueError, match="no human rater"):
-        check_candidate_columns(["judge"], "judge", None)
+    def both(humans):
+        est = judge_estimate(x, "judge", humans=humans, category=1.0, rng=0)
+        plan = judge_plan(x, "judge", humans=humans, target=0.05, category=1.0)
+        return est.to_dict(), plan.to_dict()
+
+    assert both(None) == both(["h1", "h2", "other"])
+    assert both("h2") == both(["h2"])
+    assert both(["h2", "h1", "h2"]) == both(["h2", "h1"])
+    assert both(["h2", "h1"]) != both(["h1", "other"])
+    for candidate, humans, match in [
+            ("gpt", None, r"`candidate` 'gpt' is not a rater of the (ratings|pilot); the raters "
+                          r"are \['h1', 'h2', 'judge', 'other'\]"),
+            ("judge", ["h3"], r"`humans` names raters not in the (ratings|pilot): \['h3'\]"),
+            ("judge", ["h1", "judge"], "`humans` includes the candidate 'judge'; a judge "
+                                        "cannot be its own truth")]:
+        with pytest.raises(ValueError, match=match):
+            judge_estimate(x, candidate, humans=humans)
+        with pytest.raises(ValueError, match=match):
+            judge_plan(x, candidate, humans=humans, target=0.05)

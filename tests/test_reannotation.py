@@ -10,7 +10,6 @@ from scipy.stats import binomtest
 from agreement import Ratings
 from noise_models import EasyHardModel, LatentClassModel, verified_sample_bound
 from simulation import next_batch, residual_errors, verification_batch
-from simulation.reannotation._policies import _typical_emission, expected_error_reduction
 
 
 def _data(n=400, k=3, acc=0.75, m=2, seed=0, hard_share=0.0):
@@ -185,14 +184,54 @@ def test_ensemble_ranking_against_slow_reference():
     assert res.errors_found == int(wrong.sum())
 
 
-def test_expected_error_reduction_by_enumeration():
+def _typical_emission(fit):
+    """``A[c][y]``: each annotator's chance of rating y on an item of class c, from the
+    fit's parameters, averaged over annotators weighted by their numbers of ratings."""
+    codes = np.asarray(fit.ratings.codes)
+    m = fit.ratings.n_categories
+    counts = [int((codes[:, j] >= 0).sum()) for j in range(codes.shape[1])]
+    total = sum(counts)
+    out = [[0.0] * m for _ in range(m)]
+    for j, count in enumerate(counts):
+        for c in range(m):
+            for y in range(m):
+                if fit.confusion is not None:
+                    e = float(np.asarray(fit.confusion)[j, c, y])
+                elif fit.competence is not None:  # spam: right, or a draw from xi_j
+                    theta = float(np.asarray(fit.competence)[j])
+                    e = theta * (c == y) + (1 - theta) * float(
+                        np.asarray(fit.spam_distribution)[j, y])
+                else:  # one coin: the error spread evenly over the other classes
+                    eps = float(np.asarray(fit.error_rate)[j])
+                    e = 1 - eps if c == y else eps / (m - 1)
+                out[c][y] += count / total * e
+    return np.array(out)
+
+
+@pytest.mark.parametrize("annotators", ["one-coin", "spam", "confusion"])
+def test_expected_error_reduction_by_enumeration(annotators):
+    # next_batch(policy="expected-error-reduction") scores every item by the expected drop
+    # of its error after one more rating, over its ratings + 1: each item's score against
+    # the enumeration over the next rating (Bayes' rule on the fit's posterior), for 2, 3
+    # and 4 classes and the three kinds of annotator parameters.
     g = np.random.default_rng(5)
-    for _ in range(50):
-        m = int(g.integers(2, 5))
-        pi = g.dirichlet(np.ones(m))
-        a = g.dirichlet(np.ones(m), size=m) * 0.5 + np.eye(m) * 0.5
-        got = expected_error_reduction(pi[None], a)[0]
-        assert got == pytest.approx(_slow_eer(pi, a), abs=1e-12)
+    for m in (2, 3, 4):
+        n, k = 150, 4
+        truth = g.integers(0, m, n)
+        wrong = (truth[:, None] + g.integers(1, m, (n, k))) % m
+        x = np.where(g.random((n, k)) < 0.7, truth[:, None], wrong).astype(float)
+        x[g.random((n, k)) < 0.2] = np.nan
+        r = Ratings.from_wide(x)
+        fit = LatentClassModel(annotators, rng=0, n_starts=1).fit(r)
+        b = next_batch(r, size=r.n_items, policy="expected-error-reduction", fit=fit,
+                       posterior="fit", rng=0)
+        assert len(b) == r.n_items
+        a = _typical_emission(fit)
+        pos = r.items.get_indexer(b["item"])
+        n_r = r.ratings_per_item[pos]
+        slow = [_slow_eer(fit.class_posterior[i], a) for i in pos]
+        np.testing.assert_allclose(b["score"] * (n_r + 1), slow, rtol=0, atol=1e-12)
+        assert 0 < np.count_nonzero(b["score"] > 1e-9) < n  # zero and positive reductions
 
 
 def test_policies_against_slow_references():

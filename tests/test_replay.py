@@ -20,10 +20,18 @@ from simulation import (
     verification_batch,
 )
 from simulation.reannotation import POLICIES
-from simulation.reannotation import _replay as replay_module
-from simulation.reannotation._replay import fractional_accuracy
 
 FAST = LatentClassModel("one-coin", rng=0, n_starts=1)
+
+
+def fractional_accuracy(post, truth):
+    """Replay's accuracy from its definition: a hit counts 1, a tie of the truth with
+    t - 1 other top classes counts 1/t (loops)."""
+    total = 0.0
+    for row, y in zip(np.asarray(post).tolist(), np.asarray(truth).tolist(), strict=True):
+        top = [c for c, v in enumerate(row) if abs(v - max(row)) <= 1e-12]
+        total += (y in top) / len(top)
+    return total / len(post)
 
 
 def _pool(n=120, k=6, acc=0.75, seed=0, m=2):
@@ -34,11 +42,29 @@ def _pool(n=120, k=6, acc=0.75, seed=0, m=2):
     return x.astype(float), truth
 
 
+class _Posterior(LatentClassModel):
+    """A model whose fits carry a given class posterior (to see how replay scores it)."""
+
+    def __init__(self, posterior):
+        super().__init__("one-coin", rng=0, n_starts=1)
+        self.posterior = posterior
+
+    def fit(self, ratings, **kwargs):
+        import dataclasses
+
+        return dataclasses.replace(super().fit(ratings, **kwargs),
+                                   class_posterior=self.posterior)
+
+
 def test_fractional_accuracy_by_hand():
     post = np.array([[0.6, 0.4, 0.0],      # right
                      [0.4, 0.4, 0.2],      # tie of two, truth among them: 1/2
                      [1 / 3, 1 / 3, 1 / 3],  # tie of three: 1/3
                      [0.1, 0.9, 0.0]])     # wrong
+    x = np.array([[0, 0, 1, 2], [1, 0, 1, 1], [2, 2, 0, 1], [0, 1, 0, 2]], dtype=float)
+    res = replay(x, truth=pd.Series([0, 1, 2, 0]), policy="uniform", batch_size=1, rounds=0,
+                 model=_Posterior(post), rng=0)
+    assert res.accuracy == pytest.approx((1 + 1 / 2 + 1 / 3 + 0) / 4)
     assert fractional_accuracy(post, np.array([0, 1, 2, 0])) == pytest.approx(
         (1 + 1 / 2 + 1 / 3 + 0) / 4)
 
@@ -67,21 +93,20 @@ def test_tiny_replay_by_hand():
                   rng=3).n_rounds == 0
 
 
-def _spy(monkeypatch):
-    calls = []
-    original = replay_module.next_batch
+class _Recording(LatentClassModel):
+    """FAST, remembering the ratings per item of every round it is refitted on."""
 
-    def spy(ratings, **kw):
-        out = original(ratings, **kw)
-        calls.append((ratings.ratings_per_item.copy(), kw.get("exclude"), out["item"].tolist()))
-        return out
+    def __init__(self):
+        super().__init__("one-coin", rng=0, n_starts=1)
+        self.shown = []
 
-    monkeypatch.setattr(replay_module, "next_batch", spy)
-    return calls
+    def fit(self, ratings, **kwargs):
+        self.shown.append(ratings.ratings_per_item.copy())
+        return super().fit(ratings, **kwargs)
 
 
 @pytest.mark.parametrize("policy", POLICIES)
-def test_replay_never_picks_an_item_with_no_held_out_rating(policy, monkeypatch):
+def test_replay_never_picks_an_item_with_no_held_out_rating(policy):
     # items 0..39 have only the 3 start ratings and split 2-1 (the least sure labels, which
     # uncertainty would ask for first); items 40..79 are unanimous with 3 more held out
     g = np.random.default_rng(1)
@@ -92,13 +117,17 @@ def test_replay_never_picks_an_item_with_no_held_out_rating(policy, monkeypatch)
     truth = pd.Series(np.r_[np.zeros(40, int), t])
     pool = Ratings.from_wide(x)
     available = pool.ratings_per_item
-    calls = _spy(monkeypatch)
-    res = replay(pool, truth=truth, policy=policy, batch_size=15, model=FAST, rng=0)
-    assert calls, "no round was played"
-    for shown, exclude, chosen in calls:
-        exhausted = set(pool.items[shown >= available])
-        assert set(exclude) == exhausted
-        assert exhausted.isdisjoint(chosen)
+    model = _Recording()
+    res = replay(pool, truth=truth, policy=policy, batch_size=15, model=model, rng=0)
+    assert len(model.shown) > 1, "no round was played"
+    # each round, the items that got a rating: one batch of the items with a rating left,
+    # as many as fit (an exhausted item chosen would take a place and reveal nothing)
+    batches = res.to_frame()["batch"].to_numpy()[1:]
+    for k, (shown, after) in enumerate(zip(model.shown[:-1], model.shown[1:], strict=True)):
+        chosen = set(pool.items[after > shown])
+        assert np.all(after - shown <= 1) and np.all(after <= available)
+        left = int((shown < available).sum())
+        assert len(chosen) == min(15, left) == batches[k], (k, len(chosen), left)
     revealed = res.final_fit.ratings.ratings_per_item
     assert np.all(revealed <= available)
     assert np.all(revealed[:40] == 3)

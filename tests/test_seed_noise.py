@@ -24,7 +24,6 @@ from simulation import (
     perturb_uniform,
     voter_labels,
 )
-from simulation.noising._similar import nearest_other_class
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -53,8 +52,12 @@ def _brute_force(labels, emb):
 
 
 def test_nearest_other_class_equals_brute_force():
+    # NoisywikiHow's construction (method="in-data") reports each item's most similar item
+    # of another class and their similarity: the items here are numbered 0..n-1.
     labels, emb = _data()
-    nb, sim = nearest_other_class(emb, labels.astype(np.int64))
+    noisy = perturb_similar(labels, emb, rate=0.2, method="in-data", rng=0)
+    nb, sim = np.asarray(noisy.neighbour, dtype=int), np.asarray(noisy.similarity)
+    assert len(nb) == len(labels)
     want_nb, want_sim = _brute_force(labels, emb)
     np.testing.assert_allclose(sim, want_sim, rtol=0, atol=1e-12)
     # float32 products: a neighbour may differ only where two candidates tie to 1e-6

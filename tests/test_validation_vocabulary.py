@@ -159,3 +159,19 @@ def test_numpy_float32_levels_work_through_the_public_api():
         pd.Series(np.arange(30) % 3 == 0), top_fraction=0.5,
         confidence_level=np.float32(0.9))
     assert det.confidence_level == pytest.approx(0.9)
+
+
+def test_candidate_columns_of_the_judge_estimate_and_plan():
+    # one rule (the shared validation layer) for which columns are the judge and the humans
+    raters = ["h1", "h2", "judge", "other"]
+    assert v.check_candidate_columns(raters, "judge", None) == (2, [0, 1, 3])
+    assert v.check_candidate_columns(raters, "judge", "h2") == (2, [1])
+    assert v.check_candidate_columns(raters, "judge", ["h2", "h1", "h2"]) == (2, [1, 0])
+    with pytest.raises(ValueError, match="is not a rater of the pilot"):
+        v.check_candidate_columns(raters, "gpt", None, where="the pilot")
+    with pytest.raises(ValueError, match="raters not in the ratings"):
+        v.check_candidate_columns(raters, "judge", ["h3"])
+    with pytest.raises(ValueError, match="its own truth"):
+        v.check_candidate_columns(raters, "judge", ["h1", "judge"])
+    with pytest.raises(ValueError, match="no human rater"):
+        v.check_candidate_columns(["judge"], "judge", None)
