@@ -120,7 +120,7 @@ def test_progress_bar_only_on_a_terminal(monkeypatch, capsys):
             super().__init__(*args, **{**kwargs, "delay": 0.0})
 
     monkeypatch.setattr(tqdm, "tqdm", Immediate)
-    monkeypatch.delenv("GOLDNOISE_PROGRESS", raising=False)  # as --no-progress leaves it
+    monkeypatch.delenv("GOLDNOISE_PROGRESS", raising=False)
     argv = ["simulate", "coverage", "50", "--sims", "20", "--hard", "5"]
     assert main(argv) == 0  # pytest's stderr is not a terminal: no bar
     assert bars == []
@@ -144,6 +144,19 @@ def test_progress_bar_only_on_a_terminal(monkeypatch, capsys):
     assert [(b["total"], b["desc"], b["file"]) for b in bars] == [(20, "coverage", fake)]
     assert bars[0]["delay"] > 0  # a short run stays silent
     assert "coverage" in "".join(fake.text)
+    capsys.readouterr()
+
+
+def test_no_progress_holds_for_its_own_command_only(monkeypatch, capsys):
+    # --no-progress switched the bars off for the rest of the process (a notebook calling
+    # main twice lost its bars); the switch is now put back as it was
+    monkeypatch.delenv("GOLDNOISE_PROGRESS", raising=False)
+    argv = ["simulate", "coverage", "50", "--sims", "5", "--hard", "5"]
+    assert main([*argv, "--no-progress"]) == 0
+    assert "GOLDNOISE_PROGRESS" not in os.environ
+    monkeypatch.setenv("GOLDNOISE_PROGRESS", "1")
+    assert main([*argv, "--no-progress"]) == 0
+    assert os.environ["GOLDNOISE_PROGRESS"] == "1"
     capsys.readouterr()
 
 

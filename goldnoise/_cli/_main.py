@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
@@ -126,6 +127,24 @@ def _compile_notice(module: object):
     return compile_notice(sys.stderr)
 
 
+@contextlib.contextmanager
+def _progress_off(off: bool):
+    """``--no-progress`` for this command only: the switch is restored afterwards, so a
+    later ``main`` in the same process (a notebook, a script) draws its bars again."""
+    if not off:
+        yield
+        return
+    before = os.environ.get("GOLDNOISE_PROGRESS")
+    os.environ["GOLDNOISE_PROGRESS"] = "0"
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("GOLDNOISE_PROGRESS", None)
+        else:
+            os.environ["GOLDNOISE_PROGRESS"] = before
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``goldnoise`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
     parser = build_parser()
@@ -136,10 +155,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CliError as exc:
         print(f"goldnoise: error: {_in_cli_words(exc, one_line=False)}", file=sys.stderr)
         return exc.exit_status
-    if getattr(args, "no_progress", False):
-        os.environ["GOLDNOISE_PROGRESS"] = "0"
     try:
-        with warnings.catch_warnings(record=True) as caught, _compile_notice(module):
+        with warnings.catch_warnings(record=True) as caught, _compile_notice(module), \
+                _progress_off(getattr(args, "no_progress", False)):
             warnings.simplefilter("always")
             report = module.run(args)
         # Warnings become one-line notes of the report, once each, never raw warnings;
