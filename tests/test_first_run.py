@@ -45,11 +45,46 @@ def test_web_sized_data_take_the_serial_builds(monkeypatch):
 @pytest.mark.parametrize("parallel", [False, True])
 def test_both_builds_agree_bit_for_bit_on_web_sized_data(parallel, monkeypatch):
     # The switch moves no result: the serial and parallel builds sum in the same order.
+    from agreement import _krippendorff
+
+    monkeypatch.setattr(_krippendorff, "COUNT_ROWS_MAX_CELLS", 0)  # the streaming kernels
     r = _web_sized(1)
     serial = krippendorff_alpha(r)
     monkeypatch.setattr(_ka, "PARALLEL_THRESHOLD", 0 if parallel else 10**18)
     again = krippendorff_alpha(r)
     assert (again.value, again.standard_error) == (serial.value, serial.standard_error)
+
+
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval", "ratio"])
+def test_web_sized_alpha_compiles_no_streaming_kernel(level, monkeypatch):
+    # Too many annotators and categories for the count histogram, but small: α and its SE
+    # come from the items' distinct category counts (`item_counts`, `np.unique`), not the
+    # streaming unit sums and SE pass (compiling those cost dog's first audit about 1.5 s
+    # of CPU). Both routes are exact arithmetic on the same counts, summed in another
+    # order: they agree to rounding, and α equals the reference implementation.
+    import krippendorff
+
+    from agreement import _krippendorff
+
+    r = _web_sized(3)
+    assert _krippendorff._patterns.count_histogram(r.codes, 5) is None
+    monkeypatch.setattr(_krippendorff, "COUNT_ROWS_MAX_CELLS", 0)
+    res = krippendorff_alpha(r, level=level)
+    streamed = (res.value, res.standard_error)
+    monkeypatch.undo()
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a streaming α kernel was called")
+
+    for name in ("_sums_serial", "_sums_parallel", "_gwet_se_serial", "_gwet_se_parallel"):
+        monkeypatch.setattr(_ka, name, refuse)
+    res = krippendorff_alpha(r, level=level)
+    assert res.value == pytest.approx(streamed[0], rel=1e-12)
+    assert res.standard_error == pytest.approx(streamed[1], rel=1e-12)
+    data = np.where(r.codes >= 0, r.codes.astype(float), np.nan).T
+    want = krippendorff.alpha(reliability_data=data, level_of_measurement=level,
+                              value_domain=np.arange(5.0))
+    assert res.value == pytest.approx(want, rel=1e-10)
 
 
 def test_web_sized_latent_class_fit_takes_the_serial_builds(monkeypatch):
