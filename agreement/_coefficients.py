@@ -116,6 +116,15 @@ def _plan(family: str, r: Ratings, wts: Weights) -> _Pass:
             hist := _patterns.count_histogram(r.codes, m, max_bins=bound)) is not None:
         _, counts, mult = hist
         small = _patterns.counts_to_codes(counts, k, r.codes.dtype)
+    elif family == "count" and r.codes.size <= _patterns.COUNT_ROWS_MAX_CELLS and (
+            found := _patterns.distinct_counts(r.counts, k)) is not None:
+        # Small data with too many possible count vectors for a histogram (crowd data:
+        # many annotators): the rows of the distinct count vectors, by a sort. The count
+        # family's sum and variance kernels are then compiled only for larger data
+        # (compiling the two cost a first audit of rte about 1.2 s of CPU).
+        counts, mult = found
+        return _Pass(count_rows_from_counts(counts, wts.matrix, wts.weighted),
+                     mult.astype(np.float64))
     if small is not None:
         rows = _kernels.item_rows(family, small, wts.matrix, wts.weighted, parallel=False)
         return _Pass(rows, mult.astype(np.float64))

@@ -47,16 +47,6 @@ from agreement._weights import weight_matrix
 _ka = lazy_module("agreement._kernels_alpha")
 _kernels = lazy_module("agreement._kernels")
 
-# Up to this many cells (items × annotators), data with too many possible count patterns
-# for the count histogram (many annotators and more than two categories: dog, 109 × 4;
-# web, 177 × 5) still take the count-row route: the items' category counts
-# (`item_counts`, a kernel every audit compiles), their distinct rows by `np.unique`, and
-# exact arithmetic on those. The streaming kernels (the unit sums and Gwet's SE pass) are
-# then compiled only for larger data, where their speed pays: compiling the two cost a
-# first audit of dog about 1.5 s of CPU. Above it, `np.unique` on items × categories
-# (a sort) would cost more than the streaming passes.
-COUNT_ROWS_MAX_CELLS = 1_000_000
-
 __all__ = [
     "AlphaParts",
     "AlphaSums",
@@ -580,10 +570,12 @@ def _compute(r: Ratings, level: str, values: np.ndarray):
     else:
         codes = _codes_of(r)
         hist = _patterns.count_histogram(codes, m)
-        if hist is None and codes.size <= COUNT_ROWS_MAX_CELLS:
-            patterns, freq = np.unique(_kernels.item_counts(codes, m), axis=0,
-                                       return_counts=True)
-            hist = None, patterns, freq
+        if hist is None and codes.size <= _patterns.COUNT_ROWS_MAX_CELLS:
+            # Small data with too many possible count vectors for the histogram: their
+            # distinct count vectors by a sort, not the streaming kernels (compiling the
+            # unit sums and the SE pass cost a first audit of dog about 1.5 s of CPU).
+            found = _patterns.distinct_counts(_kernels.item_counts(codes, m), codes.shape[1])
+            hist = None if found is None else (None, *found)
         if hist is not None:
             _, patterns, freq = hist
             state = _counts_state(patterns, freq.astype(np.float64), values, level)

@@ -47,7 +47,7 @@ def test_both_builds_agree_bit_for_bit_on_web_sized_data(parallel, monkeypatch):
     # The switch moves no result: the serial and parallel builds sum in the same order.
     from agreement import _krippendorff
 
-    monkeypatch.setattr(_krippendorff, "COUNT_ROWS_MAX_CELLS", 0)  # the streaming kernels
+    monkeypatch.setattr(_krippendorff._patterns, "COUNT_ROWS_MAX_CELLS", 0)  # the streaming kernels
     r = _web_sized(1)
     serial = krippendorff_alpha(r)
     monkeypatch.setattr(_ka, "PARALLEL_THRESHOLD", 0 if parallel else 10**18)
@@ -68,7 +68,7 @@ def test_web_sized_alpha_compiles_no_streaming_kernel(level, monkeypatch):
 
     r = _web_sized(3)
     assert _krippendorff._patterns.count_histogram(r.codes, 5) is None
-    monkeypatch.setattr(_krippendorff, "COUNT_ROWS_MAX_CELLS", 0)
+    monkeypatch.setattr(_krippendorff._patterns, "COUNT_ROWS_MAX_CELLS", 0)
     res = krippendorff_alpha(r, level=level)
     streamed = (res.value, res.standard_error)
     monkeypatch.undo()
@@ -85,6 +85,48 @@ def test_web_sized_alpha_compiles_no_streaming_kernel(level, monkeypatch):
     want = krippendorff.alpha(reliability_data=data, level_of_measurement=level,
                               value_domain=np.arange(5.0))
     assert res.value == pytest.approx(want, rel=1e-10)
+
+
+@pytest.mark.parametrize("name", ["percent_agreement", "fleiss_kappa", "gwet_ac1",
+                                  "brennan_prediger"])
+@pytest.mark.parametrize("weights", [None, "quadratic"])
+def test_web_sized_count_family_compiles_no_sum_kernel(name, weights, monkeypatch):
+    # The count family on crowd-sized data: the rows of the items' distinct count vectors
+    # (a sort of their keys), not the count family's sum and variance kernels (compiling
+    # the two cost rte's first audit about 1.2 s of CPU); the same value and SE as those
+    # kernels give, to rounding.
+    import agreement
+    from _goldnoise_lib import patterns
+
+    r = _web_sized(4)
+    fn = getattr(agreement, name)
+    monkeypatch.setattr(patterns, "COUNT_ROWS_MAX_CELLS", 0)
+    kernels = fn(r, weights=weights)
+    monkeypatch.undo()
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a count-family sum kernel was called")
+
+    for what in ("sums", "ss"):
+        monkeypatch.setitem(_k._ITEM_KERNELS, ("count", what), (refuse, refuse))
+    res = fn(r, weights=weights)
+    assert res.value == pytest.approx(kernels.value, rel=1e-12)
+    assert res.standard_error == pytest.approx(kernels.standard_error, rel=1e-12)
+
+
+def test_distinct_counts_are_the_distinct_rows():
+    from _goldnoise_lib import patterns
+
+    rng = np.random.default_rng(5)
+    counts = rng.integers(0, 4, (500, 5)).astype(np.int32)
+    counts[::3] = counts[1::3][: len(counts[::3])]  # repeated rows
+    rows, freq = patterns.distinct_counts(counts, 20)
+    want, want_freq = np.unique(counts, axis=0, return_counts=True)
+    order = np.lexsort(rows.T)  # distinct_counts orders by the key: last category first
+    assert np.array_equal(rows[order], want[np.lexsort(want.T)])
+    assert np.array_equal(freq[order], want_freq[np.lexsort(want.T)])
+    assert freq.sum() == 500
+    assert patterns.distinct_counts(counts, 2**14) is None  # 5 × 14 bits: no 62-bit key
 
 
 def test_web_sized_latent_class_fit_takes_the_serial_builds(monkeypatch):
