@@ -147,3 +147,47 @@ def test_web_sized_latent_class_fit_takes_the_serial_builds(monkeypatch):
         warnings.simplefilter("ignore")
         fit = LatentClassModel("spam", n_starts=2, rng=0).fit(r)
     assert np.isfinite(fit.class_posterior).all()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_small_reader_passes_equal_the_kernels(seed, monkeypatch):
+    # The readers' one-pass helpers run in NumPy below `SMALL_PASS` labels (nothing to
+    # compile on a first run of a crowd file): the same codes, values and verdicts as the
+    # Numba passes they stand for.
+    from agreement import _kernels_light as _kl
+
+    rng = np.random.default_rng(seed)
+    n = 3000
+    labels = rng.integers(0, 5 + 20 * seed, n)
+    ids = rng.integers(-50, 400, n) * (1 + seed)
+    items, raters = rng.integers(0, 200, n), rng.integers(0, 30, n)
+    if seed % 2:  # a repeated (item, annotator) cell
+        items[-1], raters[-1] = items[7], raters[7]
+    else:
+        cells = np.unique(items * 30 + raters)
+        items, raters = cells // 30, cells % 30
+    lab = rng.integers(-1, 4, items.size).astype(np.int8)
+    codes = np.where(rng.random((400, 12)) < 0.3, rng.integers(0, 3, (400, 12)), -1)
+    codes = codes.astype(np.int8)
+
+    def run():
+        small = _k.small_int_codes(labels)
+        dense = _k.dense_factorize(ids, 4)
+        return (small, _k.int_range(ids), dense,
+                _k.scatter_long(items, raters, lab, 200, 30), _kl.count_visits(codes))
+
+    fast = run()
+    monkeypatch.setattr(_k, "SMALL_PASS", -1)
+    monkeypatch.setattr(_kl, "_SMALL_VISITS", -1)
+    slow = run()
+    for a, b in zip(fast, slow):
+        if isinstance(a, tuple):
+            assert len(a) == len(b)
+            for x, y in zip(a, b):
+                    assert np.asarray(x).dtype == np.asarray(y).dtype and np.array_equal(x, y)
+        elif isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+            assert a is not None and b is not None
+            assert a.dtype == b.dtype and np.array_equal(a, b)
+        else:
+            assert a == b
+    assert (fast[3] is None) == bool(seed % 2)
