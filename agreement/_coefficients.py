@@ -114,8 +114,11 @@ def _plan(family: str, r: Ratings, wts: Weights) -> _Pass:
         small = _patterns.decode_rows(keys, k, m, r.codes.dtype)
     elif family == "count" and (
             hist := _patterns.count_histogram(r.codes, m, max_bins=bound)) is not None:
+        # The rows straight from the patterns' count vectors (NumPy), as for a count
+        # table: no codes rebuilt from them, no row kernel to compile.
         _, counts, mult = hist
-        small = _patterns.counts_to_codes(counts, k, r.codes.dtype)
+        return _Pass(count_rows_from_counts(counts, wts.matrix, wts.weighted),
+                     mult.astype(np.float64))
     elif family == "count" and r.codes.size <= _patterns.COUNT_ROWS_MAX_CELLS and (
             found := _patterns.distinct_counts(r.counts, k)) is not None:
         # Small data with too many possible count vectors for a histogram (crowd data:
@@ -126,7 +129,11 @@ def _plan(family: str, r: Ratings, wts: Weights) -> _Pass:
         return _Pass(count_rows_from_counts(counts, wts.matrix, wts.weighted),
                      mult.astype(np.float64))
     if small is not None:
-        rows = _kernels.item_rows(family, small, wts.matrix, wts.weighted, parallel=False)
+        if family == "count":  # from the patterns' category counts, as above
+            rows = count_rows_from_counts(_kernels.item_counts(small, m), wts.matrix,
+                                          wts.weighted)
+        else:
+            rows = _kernels.item_rows(family, small, wts.matrix, wts.weighted, parallel=False)
         return _Pass(rows, mult.astype(np.float64))
     if (family == "rater" or (family == "pair" and not wts.weighted)) and k >= _COLUMNS_FROM:
         return _Pass(None, None, _kernels.ColumnPass(r.codes))
