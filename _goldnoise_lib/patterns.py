@@ -32,8 +32,9 @@ _k = lazy_module("_goldnoise_lib._pattern_kernels")
 numba = lazy_module("numba")
 
 __all__ = [
-    "COUNT_MAX_BINS", "count_histogram", "count_keys", "count_plan", "counts_to_codes",
-    "decode_counts", "decode_rows", "n_row_keys", "row_histogram", "row_keys",
+    "COUNT_MAX_BINS", "COUNT_ROWS_MAX_CELLS", "count_histogram", "count_keys", "count_plan",
+    "counts_to_codes", "decode_counts", "decode_rows", "distinct_counts", "n_row_keys",
+    "row_histogram", "row_keys",
 ]
 
 # Count keys are used while at most this many count vectors are possible.
@@ -175,6 +176,28 @@ def count_histogram(codes: np.ndarray, m: int, *, max_bins: int | None = None,
     hist = out.sum(axis=0)
     keys = np.flatnonzero(hist)
     return keys, _decode(keys, k, m, plan), hist[keys]
+
+
+# Up to this many cells (items × annotators), data whose possible count vectors are too
+# many for a histogram (many annotators and more than two categories: dog, 807 × 109 × 4;
+# web, 2,665 × 177 × 5) are still reduced to their distinct count vectors, by sorting the
+# items' keys (`distinct_counts`). The callers' streaming Numba passes are then compiled
+# only for larger data, where their speed pays.
+COUNT_ROWS_MAX_CELLS = 1_000_000
+
+
+def distinct_counts(counts: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The distinct rows of an items × categories count table and how many items have each
+    (ordered by their mixed-radix key ``Σ_c a_c (k + 1)^c``), or None when that key does
+    not fit in 62 bits. Exact integer work in NumPy: nothing to compile."""
+    counts = np.asarray(counts)
+    m = counts.shape[1]
+    if m * math.log2(k + 1) >= 62:
+        return None
+    radix = (k + 1) ** np.arange(m, dtype=np.int64)
+    keys = counts.astype(np.int64) @ radix
+    _, first, freq = np.unique(keys, return_index=True, return_counts=True)
+    return counts[first], freq
 
 
 def count_keys(codes: np.ndarray, m: int, *, parallel: bool | None = None

@@ -150,15 +150,24 @@ def dense_ss(codes, w, b1, bb, ba, beta0, center) -> float:
                            float(center)))
 
 
+# Up to this many cells the visits are counted in NumPy (exact integers; nothing to
+# compile on a first run of crowd data), above it by the one-pass kernel.
+_SMALL_VISITS = 1_000_000
+
+
 def count_visits(codes: np.ndarray) -> int:
     """``Σ_i r_i (r_i − 1) / 2``: the (item, co-rating pair) visits."""
-    return int(_count_visits(np.ascontiguousarray(codes)))
+    codes = np.ascontiguousarray(codes)
+    if codes.size <= _SMALL_VISITS:
+        r = (codes >= 0).sum(axis=1, dtype=np.int64)
+        return int((r * (r - 1) // 2).sum())
+    return int(_count_visits(codes))
 
 
 def sparse_visits(codes: np.ndarray, m: int, w: np.ndarray):
     """One entry per (item, co-rating pair): ``(keys, vals, items, onehot, rated, pairable)``."""
     codes = np.ascontiguousarray(codes)
-    total = int(_count_visits(codes))
+    total = count_visits(codes)
     keys = np.empty(total, dtype=np.int64)
     vals = np.empty(total, dtype=np.float64)
     items = np.empty(total, dtype=np.int64)

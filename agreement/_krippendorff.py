@@ -45,6 +45,7 @@ from agreement._weights import weight_matrix
 
 # Numba kernels, imported at first use (import agreement stays fast).
 _ka = lazy_module("agreement._kernels_alpha")
+_kernels = lazy_module("agreement._kernels")
 
 __all__ = [
     "AlphaParts",
@@ -569,6 +570,12 @@ def _compute(r: Ratings, level: str, values: np.ndarray):
     else:
         codes = _codes_of(r)
         hist = _patterns.count_histogram(codes, m)
+        if hist is None and codes.size <= _patterns.COUNT_ROWS_MAX_CELLS:
+            # Small data with too many possible count vectors for the histogram: their
+            # distinct count vectors by a sort, not the streaming kernels (compiling the
+            # unit sums and the SE pass cost a first audit of dog about 1.5 s of CPU).
+            found = _patterns.distinct_counts(_kernels.item_counts(codes, m), codes.shape[1])
+            hist = None if found is None else (None, *found)
         if hist is not None:
             _, patterns, freq = hist
             state = _counts_state(patterns, freq.astype(np.float64), values, level)

@@ -390,7 +390,10 @@ def _em_after_estep(t, ll, model, hard, a, cap, max_iter, tol, n_eff, logtab, lo
     # convergence test and, unless done, the M-step and the next tables.
     # Returns 1 when converged, 2 at max_iter, else 0.
     k, m, n_states = logtab.shape
-    if known_tot.sum() > 0.0:
+    known = 0.0  # a loop, not known_tot.sum(): Numba's array sum compiles on its own
+    for s in range(n_states):
+        known += known_tot[s]
+    if known > 0.0:
         for j in range(k):
             for x in range(m):
                 for s in range(n_states):
