@@ -2,7 +2,8 @@
 replayed on every public crowd set with gold at hand, ActiveLab beside them (SPEC §6).
 
 Run: ``python benchmarks/bench_policies.py [--seeds 3] [--sets ...] [--write]
-[--data DIR] [--collection PATH]``. Prints Markdown; ``--write`` puts it into
+[--data DIR] [--collection PATH] [--gal PATH] [--batch-share 0.05 [NAME=SHARE ...]]
+[--cache DIR [--first-seed K]]``. Prints Markdown; ``--write`` puts it into
 benchmarks/RESULTS.md (section ``policies``). Research data, read where it lies and
 never copied into the repository:
 
@@ -15,26 +16,40 @@ never copied into the repository:
   crowd_truth_infer), a checkout or its bare git directory. Of its sets, face
   (s4_Face Sentiment Identification: 584 items, 4 classes) and product (d_jn-product:
   8,315 items, 2 classes, 3 ratings each) are new here; its duck set is bluebird
-  (the same 4,212 ratings), its dog set the dog above, and emotion is a 0–100 score
-  (not categorical).
+  (the same 4,212 ratings and 108 gold labels, items and workers matched in the order
+  of their ids: ``duck_against_bluebird``, printed with the tables), its dog set the
+  dog above, and emotion is a 0–100 score (not categorical);
+- ``--gal PATH`` (default ``$GOLDNOISE_GAL``): the data folder of Get-Another-Label
+  (Ipeirotis, Provost & Wang 2010; github.com/ipeirotis/Get-Another-Label), a checkout
+  or its bare git directory, for two sets, each restricted to its items with a gold
+  label (the replays measure accuracy there, and the full sets cost too much to replay
+  here): adult (AdultContent2: websites rated G, P, R or X by Mechanical Turk workers;
+  333 of its 11,040 items have gold, 3,317 ratings by 269 workers once a worker's
+  repeated labels of an item are dropped) and trec (the TREC 2011 Crowdsourcing
+  track's task 1 as gathered by J. Vuurens: binary relevance judgments of every team;
+  the 395 query–document pairs NIST graded, relevant = graded 1 or 2; 9,126 ratings
+  by 657 workers).
 
 A set that is absent is skipped with a note. What is measured, on each set:
 
 1. **Labels saved** (``replays``): every configuration replayed with ``replay`` on
    the same seeds (one start and one order of the hidden ratings per seed, shared by
    all): 3 ratings per item at the start (2 on product, which has 3: the policy
-   chooses which items get the third), batches of 10% of the items (20% on the
-   larger sets, ``--batch-share``), Dawid–Skene refitted every round (one start, ``calibrate="held-out"``,
-   as the labels part of ``bench_reannotation.py``). Configurations: uniform; margin
-   and uncertainty reading the two-model mean (``posterior="ensemble"``, the default)
-   and the fit's own posterior (``posterior="fit"``); expected-error-reduction; and
-   cleanlab's ActiveLab (``get_active_learning_scores``, a benchmark reference; its
+   chooses which items get the third), batches of a share of the items
+   (``--batch-share``, per set), Dawid–Skene refitted every round (one start,
+   ``calibrate="held-out"``, as the labels part of ``bench_reannotation.py``).
+   Configurations: uniform; random; margin and uncertainty reading the two-model mean
+   (``posterior="ensemble"``, the default) and the fit's own posterior
+   (``posterior="fit"``); expected-error-reduction (the mean); hard; and cleanlab's
+   ActiveLab (``get_active_learning_scores``, a benchmark reference; its
    ``pred_probs`` are the items' vote shares smoothed by ½ a vote, as there is no
    classifier; lowest score first). The goal: the refitted model's accuracy with every
    rating − 1 point; per seed, the ratings each configuration had spent when its
    accuracy first reached it; saving = 1 − configuration / uniform on the same seed.
-   To keep the compute modest, uniform runs to the end and every other configuration
-   stops at 1.25 × what uniform needed on that seed (a saving below −25% shows as such).
+   To keep the compute modest, every replay stops at the first round that reaches the
+   goal (``_stop_at``: the same ratings ``ReplayResult.ratings_to_reach`` gives for the
+   whole replay), and every configuration but uniform at 1.25 × what uniform needed on
+   that seed (a saving below −25% shows as such).
    Beside: the share of the items the start leaves in doubt (P(label right) < 0.9
    under the start's fit).
 2. **Expert-check yield** (``checks``): errors among the top 5% of
