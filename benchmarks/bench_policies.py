@@ -581,13 +581,15 @@ def _merge(base: dict, more: dict) -> dict:
 
 
 def _shares(values: list[str]) -> dict:
-    """``--batch-share`` values: ``{None: every set's share, name: a set's own}``."""
-    out: dict = {None: 0.1}
+    """``--batch-share`` values: ``{None: [every set's share], name: [a set's own, ...]}``
+    (a set named twice gets a table per share)."""
+    out: dict = {}
     for v in values:
         name, _, share = v.rpartition("=")
-        out[name or None] = float(share)
-        if not 0 < out[name or None] <= 1:
+        if not 0 < float(share) <= 1:
             raise SystemExit(f"--batch-share {v}: a share must lie in (0, 1]")
+        out.setdefault(name or None, []).append(float(share))
+    out.setdefault(None, [0.1])
     return out
 
 
@@ -628,6 +630,8 @@ def main(argv=None) -> str:
                     help="a folder keeping each set's results (a pickle per set and part): "
                          "sets found there are not rerun, so runs of a few sets at a time "
                          "add up to one table")
+    ap.add_argument("--cached-only", action="store_true",
+                    help="render what --cache holds; leave the other sets out")
     ap.add_argument("--note", default="", help="a paragraph put under the heading (e.g. "
                     "how the cached sets were run)")
     ap.add_argument("--write", action="store_true")
@@ -654,18 +658,25 @@ def main(argv=None) -> str:
         if "checks" in parts:
             checks[name] = _cached(a.cache, f"checks-{name}",
                                    lambda r=r, truth=truth: checks_set(r, truth, a.seeds), log)
-        if "replays" in parts:
-            share = shares.get(name, shares[None])
+        if "replays" not in parts:
+            continue
+        own = shares.get(name, shares[None])
+        for share in own:
+            label = name if len(own) == 1 else f"{name}, {share:.0%} batches"
             base = f"replays-{name}-b{share:g}"
             key = base + (f"-from{a.first_seed}" if a.first_seed else "")
-            reps[name] = _cached(a.cache, key, lambda r=r, truth=truth, start=start,
-                                 share=share: replay_set(r, truth, start, a.seeds,
-                                                         tuple(configs), share, log,
-                                                         a.first_seed), log)
-            reps[name]["share"] = share
+            if a.cached_only and (a.cache is None or not (a.cache / f"{key}.pkl").is_file()):
+                log(f"# {key}: not in the cache, left out (--cached-only)")
+                continue
+            reps[label] = _cached(a.cache, key, lambda r=r, truth=truth, start=start,
+                                  share=share: replay_set(r, truth, start, a.seeds,
+                                                          tuple(configs), share, log,
+                                                          a.first_seed), log)
+            reps[label]["share"] = share
+            reps[label]["set"] = name
             if a.cache is not None and not a.first_seed:  # later seeds run apart, merged
                 for extra in sorted(a.cache.glob(f"{base}-from*.pkl")):
-                    reps[name] = _merge(reps[name], _cached(a.cache, extra.stem, None, log))
+                    reps[label] = _merge(reps[label], _cached(a.cache, extra.stem, None, log))
     text = ["## Re-annotation defaults across crowd sets (`benchmarks/bench_policies.py`)", "",
             f"Sets: {', '.join(loaded)}" + (f" (absent, skipped: {', '.join(missing)})"
                                              if missing else "")
@@ -678,7 +689,7 @@ def main(argv=None) -> str:
     if duck:
         text += [duck, ""]
     if reps:
-        designs = {n: design_of(loaded[n][0]) for n in reps}
+        designs = {n: design_of(loaded[reps[n]["set"]][0]) for n in reps}
         text += [summary_table(reps, designs), "", replay_table(reps)]
     if checks:
         text += [checks_table(checks)]

@@ -126,8 +126,8 @@ def test_the_replay_stopped_at_the_goal_spends_what_the_full_replay_records(benc
 
 
 def test_the_batch_share_per_set(bench):
-    assert bench._shares(["0.05"]) == {None: 0.05}
-    assert bench._shares(["0.05", "rte=0.2"]) == {None: 0.05, "rte": 0.2}
+    assert bench._shares(["0.05"]) == {None: [0.05]}
+    assert bench._shares(["rte=0.2", "rte=0.05"]) == {None: [0.1], "rte": [0.2, 0.05]}
     with pytest.raises(SystemExit, match="must lie in"):
         bench._shares(["web=1.5"])
 
@@ -176,3 +176,19 @@ def test_the_trec_set_keeps_judged_items_and_binarises_the_grades(bench, tmp_pat
     assert len(lab) == 5 and set(lab["worker"]) == {"team-7", "team-8", "worker_1",
                                                    "worker_2"}
     assert bench._read_gal(tmp_path / "none", "adult") is None
+
+
+def test_a_set_run_at_two_batch_shares_gets_a_table_for_each(bench, tmp_path):
+    lab, truth = _long(40, 6, seed=5)
+    (tmp_path / "gold" / "dog").mkdir(parents=True)
+    lab.to_csv(tmp_path / "gold" / "dog" / "label.csv", index=False)
+    truth.to_csv(tmp_path / "gold" / "dog" / "truth.csv", index=False)
+    base = ["--sets", "dog", "--part", "replays", "--configs", "margin", "--data",
+            str(tmp_path / "gold"), "--cache", str(tmp_path / "cache"), "--seeds", "1"]
+    only = bench.main([*base, "--batch-share", "dog=0.5", "dog=0.25", "--cached-only"])
+    assert "**dog" not in only  # nothing cached yet: nothing run
+    bench.main([*base, "--batch-share", "0.5"])
+    both = bench.main([*base, "--batch-share", "dog=0.5", "dog=0.25"])
+    assert "**dog, 50% batches**" in both and "**dog, 25% batches**" in both
+    assert "batches of 20 (50% of the items)" in both
+    assert "batches of 10 (25% of the items)" in both
