@@ -475,9 +475,9 @@ def summary_table(results: dict[str, dict], designs: dict | None = None) -> str:
             "model's and Dawid–Skene's; \"fit's own\" the refitted Dawid–Skene's; \"hard\" "
             "the easy/hard model's posterior that the item is hard; \"random\" draws the "
             "items at random. A mixed median (some seeds not reaching the goal within "
-            f"{OVER} × uniform's ratings) shows every seed's saving. Bold: the best median saving of the set, "
-            "or within one point of it. Sets where each configuration is best or within a "
-            "point: "
+            f"{OVER} × uniform's ratings) shows every seed's saving. Bold: the best median "
+            "saving of the row, or within one point of it. Rows (a set run at two batch "
+            "shares has two) where each configuration is best or within a point: "
             + "; ".join(f"{c} {k} of {sum(c in res['need'] for res in results.values())}"
                         for c, k in wins.items()) + "."]
     return "\n".join(out)
