@@ -164,7 +164,7 @@ def next_batch(ratings: Any, *, size: int, policy: str = "margin",
         policies on three of them (uncertainty 37.8% on the other; expected-error-
         reduction 0.7–17.1%; ``benchmarks/RESULTS.md``). Replayed on nine public
         crowd sets with random, hard and cleanlab's ActiveLab beside it
-        (``benchmarks/bench_policies.py``, one to five seeds per set, batches of 5–25%
+        (``benchmarks/bench_policies.py``, two to five seeds per set, batches of 5–25%
         of the items), margin saved the most ratings or within a point of the most in
         8 of 11 replays, and more than ActiveLab in 9 (uncertainty and ActiveLab did
         better on dog, Dawid–Skene's own posterior on bluebird and adult).
@@ -187,8 +187,8 @@ def next_batch(ratings: Any, *, size: int, policy: str = "margin",
         ``benchmarks/RESULTS.md``; measured before the second model took one start and
         the fit's temperature). On nine crowd sets with a Dawid–Skene fit
         (``benchmarks/bench_policies.py``) Dawid–Skene's own saved more on bluebird and
-        adult (39.1% and 27.8% against 32.6% and 17.7%) and much less on face, trec and
-        web (2.6%, 14.8% and 7.8% against 17.9%, 35.5% and 20.9%); nothing seen at
+        adult (39.1% and 26.7% against 32.6% and 14.4%) and much less on face, trec and
+        web (2.6%, 18.3% and 8.8% against 17.9%, 29.1% and 20.9%); nothing seen at
         the start told the two groups apart: with gold on some items, replay both
         (``compare_policies``) on your own data.
     cost : pandas.Series or array-like, optional
