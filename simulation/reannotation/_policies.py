@@ -188,7 +188,7 @@ def next_batch(ratings: Any, *, size: int, policy: str = "margin",
         the fit's temperature). On nine crowd sets with a Dawid–Skene fit
         (``benchmarks/bench_policies.py``) Dawid–Skene's own saved more on bluebird and
         adult (39.1% and 26.7% against 32.6% and 14.4%) and much less on face, trec and
-        web (2.6%, 18.3% and 8.8% against 17.9%, 29.1% and 20.9%); nothing seen at
+        web (2.6%, 21.9% and 8.8% against 17.9%, 30.3% and 20.9%); nothing seen at
         the start told the two groups apart: with gold on some items, replay both
         (``compare_policies``) on your own data.
     cost : pandas.Series or array-like, optional
