@@ -2,7 +2,8 @@
 replayed on every public crowd set with gold at hand, ActiveLab beside them (SPEC §6).
 
 Run: ``python benchmarks/bench_policies.py [--seeds 3] [--sets ...] [--write]
-[--data DIR] [--collection PATH]``. Prints Markdown; ``--write`` puts it into
+[--data DIR] [--collection PATH] [--gal PATH] [--batch-share 0.05 [NAME=SHARE ...]]
+[--cache DIR [--first-seed K]]``. Prints Markdown; ``--write`` puts it into
 benchmarks/RESULTS.md (section ``policies``). Research data, read where it lies and
 never copied into the repository:
 
@@ -15,26 +16,40 @@ never copied into the repository:
   crowd_truth_infer), a checkout or its bare git directory. Of its sets, face
   (s4_Face Sentiment Identification: 584 items, 4 classes) and product (d_jn-product:
   8,315 items, 2 classes, 3 ratings each) are new here; its duck set is bluebird
-  (the same 4,212 ratings), its dog set the dog above, and emotion is a 0–100 score
-  (not categorical).
+  (the same 4,212 ratings and 108 gold labels, items and workers matched in the order
+  of their ids: ``duck_against_bluebird``, printed with the tables), its dog set the
+  dog above, and emotion is a 0–100 score (not categorical);
+- ``--gal PATH`` (default ``$GOLDNOISE_GAL``): the data folder of Get-Another-Label
+  (Ipeirotis, Provost & Wang 2010; github.com/ipeirotis/Get-Another-Label), a checkout
+  or its bare git directory, for two sets, each restricted to its items with a gold
+  label (the replays measure accuracy there, and the full sets cost too much to replay
+  here): adult (AdultContent2: websites rated G, P, R or X by Mechanical Turk workers;
+  333 of its 11,040 items have gold, 3,317 ratings by 269 workers once a worker's
+  repeated labels of an item are dropped) and trec (the TREC 2011 Crowdsourcing
+  track's task 1 as gathered by J. Vuurens: binary relevance judgments of every team;
+  the 395 query–document pairs NIST graded, relevant = graded 1 or 2; 9,126 ratings
+  by 657 workers).
 
 A set that is absent is skipped with a note. What is measured, on each set:
 
 1. **Labels saved** (``replays``): every configuration replayed with ``replay`` on
    the same seeds (one start and one order of the hidden ratings per seed, shared by
    all): 3 ratings per item at the start (2 on product, which has 3: the policy
-   chooses which items get the third), batches of 10% of the items (20% on the
-   larger sets, ``--batch-share``), Dawid–Skene refitted every round (one start, ``calibrate="held-out"``,
-   as the labels part of ``bench_reannotation.py``). Configurations: uniform; margin
-   and uncertainty reading the two-model mean (``posterior="ensemble"``, the default)
-   and the fit's own posterior (``posterior="fit"``); expected-error-reduction; and
-   cleanlab's ActiveLab (``get_active_learning_scores``, a benchmark reference; its
+   chooses which items get the third), batches of a share of the items
+   (``--batch-share``, per set), Dawid–Skene refitted every round (one start,
+   ``calibrate="held-out"``, as the labels part of ``bench_reannotation.py``).
+   Configurations: uniform; random; margin and uncertainty reading the two-model mean
+   (``posterior="ensemble"``, the default) and the fit's own posterior
+   (``posterior="fit"``); expected-error-reduction (the mean); hard; and cleanlab's
+   ActiveLab (``get_active_learning_scores``, a benchmark reference; its
    ``pred_probs`` are the items' vote shares smoothed by ½ a vote, as there is no
    classifier; lowest score first). The goal: the refitted model's accuracy with every
    rating − 1 point; per seed, the ratings each configuration had spent when its
    accuracy first reached it; saving = 1 − configuration / uniform on the same seed.
-   To keep the compute modest, uniform runs to the end and every other configuration
-   stops at 1.25 × what uniform needed on that seed (a saving below −25% shows as such).
+   To keep the compute modest, every replay stops at the first round that reaches the
+   goal (``_stop_at``: the same ratings ``ReplayResult.ratings_to_reach`` gives for the
+   whole replay), and every configuration but uniform at 1.25 × what uniform needed on
+   that seed (a saving below −25% shows as such).
    Beside: the share of the items the start leaves in doubt (P(label right) < 0.9
    under the start's fit).
 2. **Expert-check yield** (``checks``): errors among the top 5% of
@@ -65,9 +80,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 #: The crowd_gold sets (``--data``) and the collection's new ones (folder in ``datasets/``).
 GOLD_SETS = ("rte", "dog", "web", "bluebird", "sentiment")
 COLLECTION_SETS = {"face": "s4_Face Sentiment Identification", "product": "d_jn-product"}
-SETS = (*GOLD_SETS, *COLLECTION_SETS)
+#: The sets of Get-Another-Label's data folder (``--gal``), their items with gold only.
+GAL_SETS = ("adult", "trec")
+SETS = (*GOLD_SETS, *COLLECTION_SETS, *GAL_SETS)
 
-#: name -> (policy given to ``replay``, posterior); ActiveLab stands in for "random".
+#: name -> (policy given to ``replay``, posterior); ActiveLab is run as "random" with
+#: cleanlab's choice standing in for the draw (``_stand_in``). "hard" reads the easy/hard
+#: model's posterior and "random" none (their posterior option is not used).
 CONFIGS = {
     "uniform": ("uniform", "ensemble"),
     "margin": ("margin", "ensemble"),
@@ -75,6 +94,8 @@ CONFIGS = {
     "uncertainty": ("uncertainty", "ensemble"),
     "uncertainty, fit's own": ("uncertainty", "fit"),
     "expected-error-reduction": ("expected-error-reduction", "ensemble"),
+    "hard": ("hard", "ensemble"),
+    "random": ("random", "fit"),
     "ActiveLab": ("random", "fit"),
 }
 #: Stop a configuration at this multiple of uniform's ratings to the goal.
@@ -100,21 +121,71 @@ def _default_collection() -> Path | None:
     return Path(p) if p else None
 
 
-def _read_collection(root: Path, rel: str) -> pd.DataFrame | None:
-    """``datasets/<rel>`` of the collection: a checkout, or a (bare) git directory."""
-    f = root / "datasets" / rel
+def _default_gal() -> Path | None:
+    p = os.environ.get("GOLDNOISE_GAL")
+    return Path(p) if p else None
+
+
+def _read_bytes(root: Path, rel: str) -> bytes | None:
+    """``rel`` in a checkout, or in a (bare) git directory's HEAD; None when absent."""
+    f = root / rel
     if f.is_file():
-        return pd.read_csv(f)
+        return f.read_bytes()
     if (root / "HEAD").is_file() or (root / ".git").exists():
         git = root if (root / "HEAD").is_file() else root / ".git"
-        out = subprocess.run(["git", f"--git-dir={git}", "show", f"HEAD:datasets/{rel}"],
+        out = subprocess.run(["git", f"--git-dir={git}", "show", f"HEAD:{rel}"],
                              capture_output=True)
         if out.returncode == 0:
-            return pd.read_csv(io.BytesIO(out.stdout))
+            return out.stdout
     return None
 
 
-def load(name: str, data: Path | None, collection: Path | None):
+def _read_collection(root: Path, rel: str) -> pd.DataFrame | None:
+    """``datasets/<rel>`` of the collection: a checkout, or a (bare) git directory."""
+    raw = _read_bytes(root, f"datasets/{rel}")
+    return None if raw is None else pd.read_csv(io.BytesIO(raw))
+
+
+def _read_gal(root: Path, name: str) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+    """``(ratings (item, worker, label), truth (item, truth))`` of a Get-Another-Label set,
+    restricted to the items with a gold label; None when absent."""
+    import bz2
+
+    def tsv(rel, names, header=None, **kw):
+        raw = _read_bytes(root, rel)
+        if raw is None:
+            return None
+        if rel.endswith(".bz2"):
+            raw = bz2.decompress(raw)
+        return pd.read_csv(io.BytesIO(raw), sep="\t", header=header, names=names,
+                           **kw)
+
+    if name == "adult":
+        lab = tsv("data/AdultContent2/labels.txt", ["worker", "item", "label"])
+        gold = tsv("data/AdultContent2/gold.txt", ["item", "truth"])
+        if lab is None or gold is None:
+            return None
+    else:  # trec: TREC 2011 Crowdsourcing track, task 1, every team's binary judgments
+        d = "data/JeroenVuurens/"
+        own = tsv(d + "votes", ["seq", "item", "worker", "label"])
+        other = tsv(d + "otherparticipantsvotes", ["item", "worker", "label"])
+        gold = tsv(d + "task1_unlabeled_g_truth_cons_public.txt.bz2", None, header=0,
+                   usecols=[1, 2, 3])
+        if own is None or other is None or gold is None:
+            return None
+        own["worker"] = "team-" + own["worker"].astype(str)
+        other["worker"] = other["worker"].astype(str).str.strip()
+        lab = pd.concat([own[["item", "worker", "label"]], other], ignore_index=True)
+        gold.columns = ["topic", "doc", "grade"]
+        gold = gold[gold["grade"] >= 0]  # -1: not judged by NIST
+        gold = pd.DataFrame({"item": gold["topic"].astype(str) + "_" + gold["doc"],
+                             "truth": (gold["grade"] >= 1).astype(int)})
+    lab = lab[lab["item"].isin(gold["item"])]
+    lab = lab.drop_duplicates(["item", "worker"])  # a worker's first label of an item
+    return lab, gold[gold["item"].isin(lab["item"])]
+
+
+def load(name: str, data: Path | None, collection: Path | None, gal: Path | None = None):
     """``(ratings, truth, start_ratings)`` of one set, or None when it is absent."""
     from agreement import Ratings
 
@@ -124,6 +195,12 @@ def load(name: str, data: Path | None, collection: Path | None):
             return None
         lab = pd.read_csv(d / "label.csv").drop_duplicates()
         truth = pd.read_csv(d / "truth.csv")
+        item, worker, label = "item", "worker", "label"
+    elif name in GAL_SETS:
+        got = None if gal is None else _read_gal(gal, name)
+        if got is None:
+            return None
+        lab, truth = got
         item, worker, label = "item", "worker", "label"
     else:
         if collection is None:
@@ -140,6 +217,37 @@ def load(name: str, data: Path | None, collection: Path | None):
     truth = truth[truth.index.isin(r.items)]
     per_item = int(np.median((r.codes >= 0).sum(axis=1)))
     return r, truth, 3 if per_item > 4 else max(2, per_item - 1)
+
+
+def duck_against_bluebird(data: Path | None, collection: Path | None) -> str | None:
+    """Whether the collection's duck set is bluebird, rating by rating: items and workers
+    of each matched in the order of their ids, every (item, worker, label) and every gold
+    label compared. A sentence, or None when either set is absent."""
+    d = _read_collection(collection, "d_Duck Identification/answer.csv") if collection else None
+    dt = _read_collection(collection, "d_Duck Identification/truth.csv") if collection else None
+    f = None if data is None else data / "bluebird"
+    if d is None or dt is None or f is None or not (f / "label.csv").is_file():
+        return None
+    b = pd.read_csv(f / "label.csv").drop_duplicates()
+    bt = pd.read_csv(f / "truth.csv")
+    d = d.drop_duplicates()
+    wide_d = d.pivot(index="question", columns="worker", values="answer")
+    wide_b = b.pivot(index="item", columns="worker", values="label")
+    if wide_d.shape != wide_b.shape:
+        return (f"The collection's duck set ({len(d):,} ratings, {wide_d.shape[0]} items) is "
+                f"not bluebird ({len(b):,} ratings, {wide_b.shape[0]} items).")
+    x, y = wide_d.to_numpy(dtype=float), wide_b.to_numpy(dtype=float)
+    same = np.isnan(x) == np.isnan(y)
+    agree = int((same & ((x == y) | np.isnan(x))).sum() - np.isnan(x).sum())
+    truth_d = dt.set_index("question")["truth"].reindex(wide_d.index).to_numpy()
+    truth_b = bt.set_index("item")["truth"].reindex(wide_b.index).to_numpy()
+    gold = int((truth_d == truth_b).sum())
+    verdict = ("the same set" if agree == len(d) == len(b) and gold == len(truth_b)
+               and same.all() else "not the same set")
+    return (f"The collection's duck set against bluebird, items and workers matched in the "
+            f"order of their ids: {agree:,} of {len(d):,} ratings and {gold} of "
+            f"{len(truth_b)} gold labels agree ({wide_d.shape[0]} items × "
+            f"{wide_d.shape[1]} workers each): {verdict}, counted once (as bluebird).")
 
 
 # ---------------------------------------------------------------- ActiveLab
@@ -167,17 +275,64 @@ def _activelab(current, fit, ok, size, rng):
 
 
 # ---------------------------------------------------------------- 1. replays
-def _run(r, truth, cfg, seed, start, batch, budget, model):
+def _stand_in_for(cfg: str):
+    """The context a configuration is replayed in: ActiveLab's choice standing in for the
+    replay's "random" policy, or none."""
     from bench_reannotation import _stand_in
 
+    return _stand_in(_activelab) if cfg == "ActiveLab" else contextlib.nullcontext()
+
+
+class _Reached(Exception):
+    """Raised by :func:`_stop_at` when a round's fit reaches the goal."""
+
+    def __init__(self, spent: int):
+        super().__init__(spent)
+        self.spent = spent
+
+
+@contextlib.contextmanager
+def _stop_at(goal: float, pos: np.ndarray, codes: np.ndarray):
+    """While active, the replay stops at the first round whose fit reaches ``goal``:
+    ``next_batch`` (called after the round's accuracy is recorded, with that round's fit
+    and ratings) raises :class:`_Reached` with the ratings shown. The ratings to the goal
+    are those ``ReplayResult.ratings_to_reach(goal)`` gives for the full replay (the
+    rounds before are the same draws); the rounds after it are not run."""
+    from simulation.reannotation import _replay
+
+    inner = _replay.next_batch
+
+    def stop(current, *, fit, **kw):
+        post = np.nan_to_num(np.asarray(fit.class_posterior, dtype=np.float64), nan=0.0)
+        if _replay.fractional_accuracy(post[pos], codes) >= goal - 1e-12:
+            raise _Reached(int((current.codes >= 0).sum()))
+        return inner(current, fit=fit, **kw)
+
+    _replay.next_batch = stop
+    try:
+        yield
+    finally:
+        _replay.next_batch = inner
+
+
+def _run(r, truth, cfg, seed, start, batch, budget, model, goal=None) -> float:
+    """Ratings ``cfg`` spent when its accuracy first reached ``goal`` (NaN: not within
+    ``budget``); stops there."""
     from simulation import replay
 
     policy, posterior = CONFIGS[cfg]
-    ctx = _stand_in(_activelab) if cfg == "ActiveLab" else contextlib.nullcontext()
-    with ctx, warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return replay(r, truth=truth, policy=policy, posterior=posterior, start_ratings=start,
-                      batch_size=batch, budget=budget, model=model, rng=seed)
+    pos = r.items.get_indexer(truth.index)
+    codes = r.categories.get_indexer(truth.to_numpy())
+    ctx = _stand_in_for(cfg)
+    try:
+        with ctx, _stop_at(goal, pos, codes), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = replay(r, truth=truth, policy=policy, posterior=posterior,
+                         start_ratings=start, batch_size=batch, budget=budget, model=model,
+                         rng=seed)
+    except _Reached as hit:
+        return float(hit.spent)
+    return res.ratings_to_reach(goal)
 
 
 def replay_set(r, truth, start: int, seeds: int, configs=tuple(CONFIGS),
@@ -209,14 +364,13 @@ def replay_set(r, truth, start: int, seeds: int, configs=tuple(CONFIGS),
         doubt.append(float(np.mean(np.asarray(zero.final_fit.label_posterior) < DOUBT)))
         first_acc.append(zero.accuracy)
         begun = zero.ratings_spent
-        uni = _run(r, truth, "uniform", seed, start, batch, None, model).ratings_to_reach(goal)
+        uni = _run(r, truth, "uniform", seed, start, batch, None, model, goal)
         for c in configs:
             if c == "uniform":
                 need[c].append(uni)
                 continue
             cap = max(batch, math.ceil(OVER * uni) - begun)
-            need[c].append(_run(r, truth, c, seed, start, batch, cap, model)
-                           .ratings_to_reach(goal))
+            need[c].append(_run(r, truth, c, seed, start, batch, cap, model, goal))
         log(f"#   seed {seed}: {time.perf_counter() - t0:.0f} s; "
             + ", ".join(f"{c} {need[c][-1]:.0f}" for c in configs))
     return {"minutes": (time.perf_counter() - began) / 60, "load": os.getloadavg()[0],
@@ -252,7 +406,8 @@ def replay_table(results: dict[str, dict]) -> str:
         uni = np.asarray(res["need"]["uniform"], dtype=float)
         out += [f"**{name}** ({res['n_items']:,} items, {res['ratings']:,} ratings; "
                 + ("seed 0; " if res["seeds"] == 1 else f"seeds 0 – {res['seeds'] - 1}; ")
-                + f"{res['start']} per item at the start, batches of {res['batch']:,}; goal "
+                + f"{res['start']} per item at the start, batches of {res['batch']:,}"
+                + (f" ({res['share']:.0%} of the items)" if "share" in res else "") + "; goal "
                 f"{res['goal']:.4f}, every rating {res['full_accuracy']:.4f}; start accuracy "
                 f"{np.median(res['start_accuracy']):.4f}; doubt "
                 f"{np.median(res['doubt']):.1%}"
@@ -287,9 +442,9 @@ def summary_table(results: dict[str, dict], designs: dict | None = None) -> str:
     configs = [c for c in CONFIGS if c != "uniform"
                and any(c in res["need"] for res in results.values())]
     out = ["### Median saving against uniform, all sets", "",
-           "| set | items an annotator rates | ratings per annotator | doubt at the start | "
-           + " | ".join(configs) + " | best |",
-           "|---|---|---|---|" + "---|" * len(configs) + "---|"]
+           "| set | items an annotator rates | ratings per annotator | seeds | batch share | "
+           "doubt at the start | " + " | ".join(configs) + " | best |",
+           "|---|---|---|---|---|---|" + "---|" * len(configs) + "---|"]
     wins = {c: 0 for c in configs}
     order = sorted(results, key=lambda n: -designs.get(n, (0.0, 0.0))[0])
     for name in order:
@@ -309,15 +464,20 @@ def summary_table(results: dict[str, dict], designs: dict | None = None) -> str:
                 text = " / ".join(_pct(x) for x in sv[c])
             return f"**{text}**" if c in best else text
 
-        out.append(f"| {name} | {share:.1%} | {per:.0f} | {np.median(res['doubt']):.1%} | "
+        bshare = f"{res['share']:.0%}" if "share" in res else "—"
+        out.append(f"| {name} | {share:.1%} | {per:.0f} | {res['seeds']} | {bshare} | "
+                   f"{np.median(res['doubt']):.1%} | "
                    + " | ".join(cell(c) for c in configs) + f" | {'; '.join(best)} |")
     out += ["", "Items an annotator rates: the mean share of the items each annotator rated; "
-            "ratings per annotator: the median; doubt: as below. \"margin\" and "
-            "\"uncertainty\" read the default posterior, the mean of the spam model's and "
-            "Dawid–Skene's; \"fit's own\" the refitted Dawid–Skene's. Two seeds and a "
-            "mixed median show both seeds' savings. Bold: the best median saving of the set, "
-            "or within one point of it. Sets where each configuration is best or within a "
-            "point: "
+            "ratings per annotator: the median; batch share: the items rated per round, as a "
+            "share of the set's items; doubt: as below. \"margin\", \"uncertainty\" and "
+            "expected-error-reduction read the default posterior, the mean of the spam "
+            "model's and Dawid–Skene's; \"fit's own\" the refitted Dawid–Skene's; \"hard\" "
+            "the easy/hard model's posterior that the item is hard; \"random\" draws the "
+            "items at random. A mixed median (some seeds not reaching the goal within "
+            f"{OVER} × uniform's ratings) shows every seed's saving. Bold: the best median "
+            "saving of the row, or within one point of it. Rows (a set run at two batch "
+            "shares has two) where each configuration is best or within a point: "
             + "; ".join(f"{c} {k} of {sum(c in res['need'] for res in results.values())}"
                         for c, k in wins.items()) + "."]
     return "\n".join(out)
@@ -420,6 +580,19 @@ def _merge(base: dict, more: dict) -> dict:
     return out
 
 
+def _shares(values: list[str]) -> dict:
+    """``--batch-share`` values: ``{None: [every set's share], name: [a set's own, ...]}``
+    (a set named twice gets a table per share)."""
+    out: dict = {}
+    for v in values:
+        name, _, share = v.rpartition("=")
+        if not 0 < float(share) <= 1:
+            raise SystemExit(f"--batch-share {v}: a share must lie in (0, 1]")
+        out.setdefault(name or None, []).append(float(share))
+    out.setdefault(None, [0.1])
+    return out
+
+
 def _cached(folder: Path | None, key: str, compute, log):
     import pickle
 
@@ -446,16 +619,25 @@ def main(argv=None) -> str:
     ap.add_argument("--part", choices=("replays", "checks"), action="append")
     ap.add_argument("--data", type=Path, default=_default_data())
     ap.add_argument("--collection", type=Path, default=_default_collection())
-    ap.add_argument("--batch-share", type=float, default=0.1)
+    ap.add_argument("--gal", type=Path, default=_default_gal(),
+                    help="Get-Another-Label (github.com/ipeirotis/Get-Another-Label): a "
+                         "checkout or its bare git directory (adult, trec)")
+    ap.add_argument("--batch-share", nargs="+", default=["0.1"], metavar="SHARE",
+                    help="batches as a share of the items: one share for every set, and "
+                         "NAME=SHARE for a set of its own (e.g. 0.05 rte=0.2); the share "
+                         "is part of the cache key")
     ap.add_argument("--cache", type=Path, default=None,
                     help="a folder keeping each set's results (a pickle per set and part): "
                          "sets found there are not rerun, so runs of a few sets at a time "
                          "add up to one table")
+    ap.add_argument("--cached-only", action="store_true",
+                    help="render what --cache holds; leave the other sets out")
     ap.add_argument("--note", default="", help="a paragraph put under the heading (e.g. "
                     "how the cached sets were run)")
     ap.add_argument("--write", action="store_true")
     a = ap.parse_args(argv)
     parts = a.part or ["replays", "checks"]
+    shares = _shares(a.batch_share)
     configs = ["uniform", *[c for c in a.configs if c != "uniform"]]
 
     def log(msg):
@@ -463,7 +645,7 @@ def main(argv=None) -> str:
 
     loaded, missing = {}, []
     for name in a.sets:
-        got = load(name, a.data if a.data.is_dir() else None, a.collection)
+        got = load(name, a.data if a.data.is_dir() else None, a.collection, a.gal)
         if got is None:
             missing.append(name)
         else:
@@ -476,14 +658,25 @@ def main(argv=None) -> str:
         if "checks" in parts:
             checks[name] = _cached(a.cache, f"checks-{name}",
                                    lambda r=r, truth=truth: checks_set(r, truth, a.seeds), log)
-        if "replays" in parts:
-            key = f"replays-{name}" + (f"-from{a.first_seed}" if a.first_seed else "")
-            reps[name] = _cached(a.cache, key, lambda r=r, truth=truth, start=start:
-                                 replay_set(r, truth, start, a.seeds, tuple(configs),
-                                            a.batch_share, log, a.first_seed), log)
+        if "replays" not in parts:
+            continue
+        own = shares.get(name, shares[None])
+        for share in own:
+            label = name if len(own) == 1 else f"{name}, {share:.0%} batches"
+            base = f"replays-{name}-b{share:g}"
+            key = base + (f"-from{a.first_seed}" if a.first_seed else "")
+            if a.cached_only and (a.cache is None or not (a.cache / f"{key}.pkl").is_file()):
+                log(f"# {key}: not in the cache, left out (--cached-only)")
+                continue
+            reps[label] = _cached(a.cache, key, lambda r=r, truth=truth, start=start,
+                                  share=share: replay_set(r, truth, start, a.seeds,
+                                                          tuple(configs), share, log,
+                                                          a.first_seed), log)
+            reps[label]["share"] = share
+            reps[label]["set"] = name
             if a.cache is not None and not a.first_seed:  # later seeds run apart, merged
-                for extra in sorted(a.cache.glob(f"replays-{name}-from*.pkl")):
-                    reps[name] = _merge(reps[name], _cached(a.cache, extra.stem, None, log))
+                for extra in sorted(a.cache.glob(f"{base}-from*.pkl")):
+                    reps[label] = _merge(reps[label], _cached(a.cache, extra.stem, None, log))
     text = ["## Re-annotation defaults across crowd sets (`benchmarks/bench_policies.py`)", "",
             f"Sets: {', '.join(loaded)}" + (f" (absent, skipped: {', '.join(missing)})"
                                              if missing else "")
@@ -492,8 +685,11 @@ def main(argv=None) -> str:
             f"{os.cpu_count()}-core machine: times are wall times under load).", ""]
     if a.note:
         text += [a.note, ""]
+    duck = duck_against_bluebird(a.data if a.data.is_dir() else None, a.collection)
+    if duck:
+        text += [duck, ""]
     if reps:
-        designs = {n: design_of(loaded[n][0]) for n in reps}
+        designs = {n: design_of(loaded[reps[n]["set"]][0]) for n in reps}
         text += [summary_table(reps, designs), "", replay_table(reps)]
     if checks:
         text += [checks_table(checks)]

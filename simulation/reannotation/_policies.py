@@ -162,11 +162,12 @@ def next_batch(ratings: Any, *, size: int, policy: str = "margin",
         saved 31.1%, 37.2%, 19.9% and 49.0% of the ratings against uniform redundancy
         (median of 10 seeds) in replays on four public crowd sets, the most of the
         policies on three of them (uncertainty 37.8% on the other; expected-error-
-        reduction 0.7–17.1%; ``benchmarks/RESULTS.md``). Replayed on seven public
-        crowd sets with cleanlab's ActiveLab beside it (``benchmarks/bench_policies.py``,
-        two to four seeds per set), margin saved the most ratings or within a point of
-        the most on five, and more than ActiveLab on five (ActiveLab and uncertainty
-        did better on dog, within the seeds' range).
+        reduction 0.7–17.1%; ``benchmarks/RESULTS.md``). Replayed on nine public
+        crowd sets with random, hard and cleanlab's ActiveLab beside it
+        (``benchmarks/bench_policies.py``, two to five seeds per set, batches of 5–25%
+        of the items), margin saved the most ratings or within a point of the most in
+        8 of 11 replays, and more than ActiveLab in 9 (uncertainty and ActiveLab did
+        better on dog, Dawid–Skene's own posterior on bluebird and adult).
     model : LatentClassModel, optional
         The model fitted when ``fit`` is not given (default: MACE's spam model with
         ``calibrate="held-out"``, ``rng=0``).
@@ -184,10 +185,12 @@ def next_batch(ratings: Any, *, size: int, policy: str = "margin",
         fit's own posterior on three (31.1%, 37.2% and 19.9% against
         26.1%, 34.4% and 10.5%) and as many on the fourth (49.0% against 49.1%;
         ``benchmarks/RESULTS.md``; measured before the second model took one start and
-        the fit's temperature). On seven crowd sets with a Dawid–Skene fit the mean
-        saved as much or more on six; Dawid–Skene's own saved more only on bluebird,
-        where every annotator rates every item (37.1% against 30.2%): for such a fully
-        crossed design pass a Dawid–Skene fit and ``"fit"``.
+        the fit's temperature). On nine crowd sets with a Dawid–Skene fit
+        (``benchmarks/bench_policies.py``) Dawid–Skene's own saved more on bluebird and
+        adult (39.1% and 26.7% against 32.6% and 14.4%) and much less on face, trec and
+        web (2.6%, 21.9% and 8.8% against 17.9%, 30.3% and 20.9%); nothing seen at
+        the start told the two groups apart: with gold on some items, replay both
+        (``compare_policies``) on your own data.
     cost : pandas.Series or array-like, optional
         Cost of one more rating per item (expected-error-reduction divides by it).
     exclude : sequence, optional
