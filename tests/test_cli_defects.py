@@ -464,3 +464,27 @@ def test_every_hint_of_the_library_reads_as_an_existing_option(tmp_path, capsys)
         options = {o for action in sub.choices[argv[0]]._actions for o in action.option_strings}
         for word in re.findall(r"--[a-z][a-z-]*", cli):
             assert word in options, (argv[0], word)
+
+
+def test_long_layout_options_on_a_file_read_as_wide_name_the_layout(tmp_path, capsys):
+    # `audit label.csv --item item --rater worker --label label` read the long file as wide
+    # (audit's default), took worker and label for annotators and failed on repeated item
+    # ids with the library's advice ("use `Ratings.from_long`"); --rater and --label were
+    # ignored without a word
+    path = _ds_long(tmp_path, replicate_column=False)
+    status, out, err = _run(capsys, "audit", path, "--item", "patient", "--rater", "observer",
+                            "--label", "rating", "--no-latent")
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and "--label and --rater belong to the long layout" in err
+    assert err.rstrip().endswith("add --layout long")
+    status, _, err = _run(capsys, "audit", path, "--layout", "counts", "--label", "rating")
+    assert status == 2 and "--label belongs to the long layout" in err and "counts" in err
+    # without them: the repeated ids are refused in the command's words
+    status, _, err = _run(capsys, "audit", path, "--item", "patient", "--no-latent")
+    assert status == 1 and err.count("\n") == 1
+    assert "add --layout long (one row per rating)" in err and "Ratings.from_long" not in err
+    # as the long layout, the same options read the file
+    status, out, _ = _run(capsys, "audit", path, "--layout", "long", "--item", "patient",
+                          "--rater", "observer", "--label", "rating", "--replicates",
+                          "separate", "--no-latent")
+    assert status == 0 and "Fleiss" in out

@@ -97,6 +97,7 @@ CLI_HINTS: tuple[tuple[str, str], ...] = (
     ("`kind='logits'`", "--kind logits"),
     ("(or pass `kind=`)", "(or pass --kind)"),
     ("pass `ids=`", "pass --ids FILE"),
+    ("or use `Ratings.from_long`", "or add --layout long (one row per rating)"),
     ("(e.g. annotators='spam' or 'one-coin') or a larger `prior_strength`",
      "(--model spam or one-coin)"),
 )

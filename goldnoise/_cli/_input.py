@@ -707,6 +707,12 @@ def load_ratings(args: argparse.Namespace) -> LoadedRatings:
         elif args.layout == "contingency":
             ratings = _contingency(frame, path)
         else:
+            given = [flag for flag, value in (("--label", args.label), ("--rater", args.rater))
+                     if value]
+            if given:
+                raise UsageError(f"{' and '.join(given)} belong{'s' if len(given) == 1 else ''}"
+                                 f" to the long layout (one row per rating), but {path} is "
+                                 f"read in the {args.layout} layout; add --layout long")
             if args.item is not None:
                 frame = frame.set_index(_column(frame, args.item, "--item", path))
             if args.drop:
