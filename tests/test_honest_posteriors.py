@@ -465,6 +465,19 @@ def test_the_check_of_a_gold_fit_keeps_its_gold_items_known():
         posterior_check(every)
 
 
+def test_one_item_is_too_few_for_the_held_out_check_and_says_so():
+    # one item with two ratings was reported as "no item has two or more ratings": the
+    # check deals items into folds and refits without each, so one item gives no fold
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnstableStartsWarning)  # two ratings, two labels
+        fit = LatentClassModel("spam", rng=0).fit(Ratings.from_wide(np.array([[0, 1]])))
+        two = LatentClassModel("spam", rng=0).fit(Ratings.from_wide(np.array([[0, 1],
+                                                                              [1, 1]])))
+    with pytest.raises(ValueError, match="needs two or more items; there is 1"):
+        posterior_check(fit)
+    assert posterior_check(two).n_heldout == 4
+
+
 def test_audit_shows_the_check_and_the_calibration(tmp_path, capsys):
     import json
 

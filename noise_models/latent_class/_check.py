@@ -189,6 +189,9 @@ def posterior_check(fit: LatentClassFit, *, rng: Any = None,
     folds = heldout_folds(fit, codes, check_rng(seed), max_items, fit.gold_codes,
                           n_folds=HELD_OUT_FOLDS)
     if not folds:
+        if r.n_items < 2:
+            raise ValueError("the held-out check refits the model without each fold of items "
+                             f"and needs two or more items; there is {r.n_items}.")
         which = "no item without gold" if fit.n_gold else "no item"
         raise ValueError(f"{which} has two or more ratings: no rating can be held out and "
                          "predicted from the others.")
