@@ -38,13 +38,19 @@ def _long(n: int, k: int, seed: int):
             pd.DataFrame({"item": np.arange(n), "truth": truth}))
 
 
+def _write_set(folder, n_items, n_workers, *, seed):
+    """A crowd set as ../shared/data/crowd_gold lays one out: label.csv and truth.csv."""
+    lab, truth = _long(n_items, n_workers, seed=seed)
+    folder.mkdir(parents=True)
+    lab.to_csv(folder / "label.csv", index=False)
+    truth.to_csv(folder / "truth.csv", index=False)
+    return lab, truth
+
+
 def test_bench_policies_runs_on_a_tiny_set_and_skips_absent_ones(bench, tmp_path, capsys):
     from simulation.reannotation import _replay
 
-    lab, truth = _long(60, 7, seed=0)
-    (tmp_path / "gold" / "bluebird").mkdir(parents=True)
-    lab.to_csv(tmp_path / "gold" / "bluebird" / "label.csv", index=False)
-    truth.to_csv(tmp_path / "gold" / "bluebird" / "truth.csv", index=False)
+    _write_set(tmp_path / "gold" / "bluebird", 60, 7, seed=0)
     # the collection's layout (a checkout): datasets/<folder>/answer.csv and truth.csv
     face = tmp_path / "coll" / "datasets" / bench.COLLECTION_SETS["face"]
     face.mkdir(parents=True)
@@ -86,10 +92,7 @@ def test_activelab_scores_choose_the_split_items(bench):
 
 
 def test_later_seeds_are_merged_from_the_cache(bench, tmp_path):
-    lab, truth = _long(40, 6, seed=2)
-    (tmp_path / "gold" / "rte").mkdir(parents=True)
-    lab.to_csv(tmp_path / "gold" / "rte" / "label.csv", index=False)
-    truth.to_csv(tmp_path / "gold" / "rte" / "truth.csv", index=False)
+    _write_set(tmp_path / "gold" / "rte", 40, 6, seed=2)
     base = ["--sets", "rte", "--part", "replays", "--configs", "margin", "--batch-share",
             "0.5", "--data", str(tmp_path / "gold"), "--cache", str(tmp_path / "cache")]
     one = bench.main([*base, "--seeds", "1"])
@@ -133,11 +136,7 @@ def test_the_batch_share_per_set(bench):
 
 
 def test_duck_against_bluebird_finds_a_changed_rating(bench, tmp_path):
-    lab, truth = _long(12, 4, seed=4)
-    gold = tmp_path / "gold" / "bluebird"
-    gold.mkdir(parents=True)
-    lab.to_csv(gold / "label.csv", index=False)
-    truth.to_csv(gold / "truth.csv", index=False)
+    lab, truth = _write_set(tmp_path / "gold" / "bluebird", 12, 4, seed=4)
     duck = tmp_path / "coll" / "datasets" / "d_Duck Identification"
     duck.mkdir(parents=True)
     # the same ratings under other ids, in the same order of ids
@@ -179,10 +178,7 @@ def test_the_trec_set_keeps_judged_items_and_binarises_the_grades(bench, tmp_pat
 
 
 def test_a_set_run_at_two_batch_shares_gets_a_table_for_each(bench, tmp_path):
-    lab, truth = _long(40, 6, seed=5)
-    (tmp_path / "gold" / "dog").mkdir(parents=True)
-    lab.to_csv(tmp_path / "gold" / "dog" / "label.csv", index=False)
-    truth.to_csv(tmp_path / "gold" / "dog" / "truth.csv", index=False)
+    _write_set(tmp_path / "gold" / "dog", 40, 6, seed=5)
     base = ["--sets", "dog", "--part", "replays", "--configs", "margin", "--data",
             str(tmp_path / "gold"), "--cache", str(tmp_path / "cache"), "--seeds", "1"]
     only = bench.main([*base, "--batch-share", "dog=0.5", "dog=0.25", "--cached-only"])
