@@ -22,6 +22,7 @@ number of threads. Kernels load at first use (:mod:`_goldnoise_lib.lazy`).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -32,9 +33,9 @@ _k = lazy_module("_goldnoise_lib._pattern_kernels")
 numba = lazy_module("numba")
 
 __all__ = [
-    "COUNT_MAX_BINS", "COUNT_ROWS_MAX_CELLS", "count_histogram", "count_keys", "count_plan",
-    "counts_to_codes", "decode_counts", "decode_rows", "distinct_counts", "n_row_keys",
-    "row_histogram", "row_keys",
+    "COUNT_MAX_BINS", "COUNT_ROWS_MAX_CELLS", "count_histogram", "count_keys",
+    "count_patterns", "count_plan", "counts_to_codes", "decode_counts", "decode_rows",
+    "distinct_counts", "n_row_keys", "row_histogram", "row_keys",
 ]
 
 # Count keys are used while at most this many count vectors are possible.
@@ -198,6 +199,23 @@ def distinct_counts(counts: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]
     keys = counts.astype(np.int64) @ radix
     _, first, freq = np.unique(keys, return_index=True, return_counts=True)
     return counts[first], freq
+
+
+def count_patterns(codes: np.ndarray, m: int, counts: Callable[[], np.ndarray], *,
+                   max_bins: int | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+    """The items' distinct count vectors and how many items have each, or None.
+
+    By the histogram while few count vectors are possible (:func:`count_histogram`);
+    else, up to :data:`COUNT_ROWS_MAX_CELLS` cells, by sorting the items' keys
+    (:func:`distinct_counts` of ``counts()``, the items × categories table, asked for only
+    then); else None (the caller's streaming pass).
+    """
+    hist = count_histogram(codes, m, max_bins=max_bins)
+    if hist is not None:
+        return hist[1], hist[2]
+    if np.asarray(codes).size > COUNT_ROWS_MAX_CELLS:
+        return None
+    return distinct_counts(counts(), np.asarray(codes).shape[1])
 
 
 def count_keys(codes: np.ndarray, m: int, *, parallel: bool | None = None

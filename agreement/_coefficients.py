@@ -112,19 +112,13 @@ def _plan(family: str, r: Ratings, wts: Weights) -> _Pass:
         keys, mult = _patterns.row_histogram(r.codes, m,
                                              threshold=_kernels.ITEM_PARALLEL_CELLS)
         small = _patterns.decode_rows(keys, k, m, r.codes.dtype)
-    elif family == "count" and (
-            hist := _patterns.count_histogram(r.codes, m, max_bins=bound)) is not None:
-        # The rows straight from the patterns' count vectors (NumPy), as for a count
-        # table: no codes rebuilt from them, no row kernel to compile.
-        _, counts, mult = hist
-        return _Pass(count_rows_from_counts(counts, wts.matrix, wts.weighted),
-                     mult.astype(np.float64))
-    elif family == "count" and r.codes.size <= _patterns.COUNT_ROWS_MAX_CELLS and (
-            found := _patterns.distinct_counts(r.counts, k)) is not None:
-        # Small data with too many possible count vectors for a histogram (crowd data:
-        # many annotators): the rows of the distinct count vectors, by a sort. The count
-        # family's sum and variance kernels are then compiled only for larger data
-        # (compiling the two cost a first audit of rte about 1.2 s of CPU).
+    elif family == "count" and (found := _patterns.count_patterns(
+            r.codes, m, lambda: r.counts, max_bins=bound)) is not None:
+        # The rows straight from the distinct count vectors (NumPy), as for a count
+        # table: no codes rebuilt from them, no row kernel to compile; on small crowd data
+        # (too many possible count vectors for a histogram) the count family's sum and
+        # variance kernels are then compiled only for larger data (compiling the two cost
+        # a first audit of rte about 1.2 s of CPU).
         counts, mult = found
         return _Pass(count_rows_from_counts(counts, wts.matrix, wts.weighted),
                      mult.astype(np.float64))

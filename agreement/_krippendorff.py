@@ -569,15 +569,12 @@ def _compute(r: Ratings, level: str, values: np.ndarray):
         state = _counts_state(r.counts, np.ones(r.n_items), values, level)
     else:
         codes = _codes_of(r)
-        hist = _patterns.count_histogram(codes, m)
-        if hist is None and codes.size <= _patterns.COUNT_ROWS_MAX_CELLS:
-            # Small data with too many possible count vectors for the histogram: their
-            # distinct count vectors by a sort, not the streaming kernels (compiling the
-            # unit sums and the SE pass cost a first audit of dog about 1.5 s of CPU).
-            found = _patterns.distinct_counts(_kernels.item_counts(codes, m), codes.shape[1])
-            hist = None if found is None else (None, *found)
-        if hist is not None:
-            _, patterns, freq = hist
+        # The distinct count vectors (a histogram, or a sort on small crowd data), not
+        # the streaming kernels (compiling the unit sums and the SE pass cost a first
+        # audit of dog about 1.5 s of CPU).
+        found = _patterns.count_patterns(codes, m, lambda: _kernels.item_counts(codes, m))
+        if found is not None:
+            patterns, freq = found
             state = _counts_state(patterns, freq.astype(np.float64), values, level)
         else:
             sums = alpha_sums(codes, values, level)
