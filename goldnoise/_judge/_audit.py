@@ -205,7 +205,7 @@ def judge_audit(ratings: Any, candidates: Any, *, margin: float, coefficient: st
         shown = ", ".join(str(v) for v in list(r.categories)[:6])
         notes.append(f"the labels are numbers ({shown}{', ...' if r.n_categories > 6 else ''}) "
                      "and α treats them as nominal (level 'auto'); if they are a rating "
-                     "scale, declare its level: level='ordinal' or 'interval' (--level ordinal)")
+                     "scale, declare its level: `level='ordinal'` or `level='interval'`")
     for c, cand in enumerate(cands):
         if not np.any((codes[:, n_h + c] >= 0) & human_rated):
             raise ValueError(f"candidate {cand!r} rated no item the humans rated; the audit "
