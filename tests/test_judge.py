@@ -93,8 +93,8 @@ def test_verdicts_in_words():
                          latent_resamples=0, epsilon=0.1)
     assert res.verdicts["verdict"].to_dict() == {"good": "replace", "poor": "neither"}
     text = res.summary()
-    assert "good: REPLACE -- may replace a human" in text
-    assert "poor: NEITHER -- neither replace nor join" in text
+    assert "good: replace -- may replace a human" in text
+    assert "poor: neither -- neither replace nor join" in text
     assert "lowers the humans' agreement" in res.verdicts.loc["poor", "reason"]
     assert set(res.alt_test.index) == {"good", "poor"}
 

@@ -9,6 +9,8 @@ import pandas as pd
 
 from _goldnoise_lib.results import ConfidenceInterval, Result
 from _goldnoise_lib.validation import ConfidenceLevel, check_params, validate_params
+from goldnoise._judge._report import judge_report
+from goldnoise.report import render
 
 __all__ = ["JudgeAuditResult"]
 
@@ -101,28 +103,6 @@ class JudgeAuditResult(Result):
 
     _omit = "bootstrap"
     _records = ("swap", "join", "agreement", "confusion", "latent", "alt_test", "verdicts")
-    _summary = (
-        "Judge audit: {candidates!n} candidate(s) against {humans!n} humans on {n_items} items "
-        "({coefficient}(( ({level}))), margin {margin:g}, {n_resamples} resamples)",
-        "Humans alone: {human_reliability:.3f} [{human_low:.3f}, {human_high:.3f}]"
-        "{validated:| -- too low to validate a judge against}",
-        ("verdicts", "{name}: {verdict!u} -- {reason}"),
-        "Swap (one human replaced, averaged) and join (added), {confidence_level:g%} paired "
-        "intervals of the difference:",
-        ("to_frame", "  {name}: swap {with_candidate:.3f} - {humans:.3f} = {difference:+.3f} "
-         "[{low:+.3f}, {high:+.3f}]; join {join_with_candidate:.3f}, {join_difference:+.3f} "
-         "[{join_low:+.3f}, {join_high:+.3f}]"),
-        ("alt_test", "  Alt-Test {name}: omega {winning_rate:.2f}, rho "
-         "{advantage_probability:.2f}, {passed:passes|fails}"),
-        "Agreement with references (accuracy, Cohen's kappa):",
-        ("agreement", "  {name[0]} vs {name[1]}: {n_items:d} items, accuracy {accuracy:.3f} "
-         "[{accuracy_low:.3f}, {accuracy_high:.3f}], kappa {kappa:.3f} [{kappa_low:.3f}, "
-         "{kappa_high:.3f}]"),
-        ("latent!=None", "Inside the latent-class fit (spam model; accuracy on easy / hard items "
-         "from the easy/hard posterior of the humans):"),
-        ("latent", "  {name} ({kind}): accuracy {accuracy:.3f}(( [{accuracy_low:.3f}, "
-         "{accuracy_high:.3f}])); easy {accuracy_easy:.3f}, hard {accuracy_hard:.3f}"),
-        ("notes", "note: {}"))
 
     @validate_params(confidence_level=ConfidenceLevel(optional=True))
     def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
@@ -141,6 +121,10 @@ class JudgeAuditResult(Result):
             return ConfidenceInterval(self.human_low, self.human_high)
         iv = self.bootstrap.confidence_interval(float(confidence_level))
         return ConfidenceInterval(float(iv.low[0]), float(iv.high[0]))
+
+    def summary(self) -> str:
+        """The report as text, as ``goldnoise judge`` prints it."""
+        return render(judge_report(self), "text")
 
     def to_frame(self) -> pd.DataFrame:
         """One row per candidate: swap, join, Alt-Test and the verdict."""

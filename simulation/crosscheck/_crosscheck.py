@@ -105,20 +105,10 @@ class CrosscheckResult(Result):
              "alpha", "model=model_name", "annotation_model", "verdict")
     _columns = {"value": "to_dict.{}", "meaning": "_rows.{}"}
     _index = "quantity"
-    _summary = (
-        "Cross-check of {model_name} against {annotation_model} ({n_items} items, {n_agreed} "
-        "agreed, {n_disagreed} disagreed)",
-        "  AUROC / AP of the loss for disagreement:        {auroc_disagreement:.3f} / "
-        "{ap_disagreement:.3f}",
-        "  AUROC / AP of the loss for P(label wrong):      {auroc_posterior:.3f} / "
-        "{ap_posterior:.3f}",
-        "  Spearman(loss, P(label wrong)):                 {spearman:.3f}",
-        "  agreed items the model flags:                   {n_flagged_agreed} "
-        "({flagged_agreed_share:.2%})",
-        "  agreed-error bracket:                           {bracket.optimistic:.2%} to γ = "
-        "{bracket.pessimistic:.2%} (α = {alpha:g})",
-        ("detection!=None", "  detection against the truth:"), "    {detection:.3table}",
-        "", "{verdict}")
+    _summary = ("Cross-check of {model_name} against {annotation_model} (α = {alpha:g})",
+                ("to_frame", "  {meaning}: {value:.4g}"),
+                ("detection!=None", "  detection against the truth:"),
+                "    {detection:.3table}", "", "{verdict}")
 
     def __repr__(self) -> str:
         return (f"CrosscheckResult({self.model_name} vs {self.annotation_model}: AUROC "

@@ -93,10 +93,8 @@ class SwapTestResult(Result):
     _omit = _records = ("swap", "join")
     _summary = ("Swap and join tests ({coefficient}, margin {margin:g}): the humans {humans:.3f}, "
                 "{confidence_level:g%} [{humans_low:.3f}, {humans_high:.3f}] on {n_items} items",
-                ("swap", "  swap {name}: {with_candidate:.3f}, difference {difference:+.3f} "
-                 "[{low:+.3f}, {high:+.3f}]{non_inferior: within margin|}"),
-                ("join", "  join {name}: {with_candidate:.3f}, difference {difference:+.3f} "
-                 "[{low:+.3f}, {high:+.3f}]{non_inferior: within margin|}"),
+                ("to_frame", "  {test} {candidate}: {with_candidate:.3f}, difference "
+                 "{difference:+.3f} [{low:+.3f}, {high:+.3f}]{non_inferior: within margin|}"),
                 ("notes", "  * {}"))
 
     def to_frame(self) -> pd.DataFrame:
