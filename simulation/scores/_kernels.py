@@ -9,16 +9,21 @@ __all__ = ["place_check"]
 
 
 @njit(cache=True)
-def place_check(colmajor, position, out, row_sum, finite, in_unit):
-    """``out[position[r]] = colmajor[:, r]``, with each row's sum, finiteness and range.
+def place_check(colmajor, position, out):
+    """``out[position[r]] = colmajor[:, r]``, and whether every row passes the checks.
 
     ``colmajor`` holds the file's columns (classes × rows), read sequentially;
     ``position[r]`` is the item of file row ``r`` (``position[0] = -1``: the
     rows are already in item order), so each row is written once where it
-    belongs (two cache lines) instead of gathered class by class.
-    ``in_unit[i]``: every entry of item ``i``'s row lies in [0, 1].
+    belongs (two cache lines) instead of gathered class by class. The checks
+    are reduced as the rows go, so nothing else is written at a random place:
+    ``(all_finite, all_in_unit, largest |row sum - 1|)``; an entry outside
+    [0, 1] or NaN clears ``all_in_unit``.
     """
     m, n = colmajor.shape
+    all_finite = True
+    all_unit = True
+    worst = 0.0
     for r in range(n):
         i = r if position[0] < 0 else position[r]
         s = 0.0
@@ -28,11 +33,12 @@ def place_check(colmajor, position, out, row_sum, finite, in_unit):
             out[i, j] = v
             s += v
             unit &= (v >= 0.0) & (v <= 1.0)  # False for NaN
-        row_sum[i] = s
         # a non-finite entry makes the sum non-finite (a huge finite row may too: the
         # caller then checks entry by entry)
-        finite[i] = np.isfinite(s)
-        in_unit[i] = unit
+        all_finite &= np.isfinite(s)
+        all_unit &= unit
+        worst = max(worst, abs(s - 1.0))
+    return all_finite, all_unit, worst
 
 
 @njit(cache=True)

@@ -210,6 +210,18 @@ def _read_tabular(path: Path, suffix: str, kind: str | None, id_column: str | tu
 
         def column(name: str) -> np.ndarray:
             return table.column(name).to_numpy()
+
+        def dtype_of(name: str) -> np.dtype:
+            try:
+                return np.dtype(table.schema.field(name).type.to_pandas_dtype())
+            except (TypeError, NotImplementedError):  # dictionary, nested, ...: not numbers
+                return np.dtype(object)
+
+        def fill(name: str, dest: np.ndarray) -> None:  # chunk by chunk: no concatenated copy
+            start = 0
+            for chunk in table.column(name).chunks:
+                dest[start:start + len(chunk)] = chunk.to_numpy(zero_copy_only=False)
+                start += len(chunk)
     else:
         frame = pd.read_csv(path, sep="\t" if suffix.startswith(".tsv") else ",",
                             dtype={**{k: str for k in _id_names(id_column)},
@@ -220,6 +232,12 @@ def _read_tabular(path: Path, suffix: str, kind: str | None, id_column: str | tu
 
         def column(name: str) -> np.ndarray:
             return frame[name].to_numpy()
+
+        def dtype_of(name: str) -> np.dtype:
+            return frame[name].dtype
+
+        def fill(name: str, dest: np.ndarray) -> None:
+            dest[:] = frame[name].to_numpy()
     keys = _id_names(id_column)
     if any(k not in names for k in keys):
         raise ValueError(
@@ -241,20 +259,20 @@ def _read_tabular(path: Path, suffix: str, kind: str | None, id_column: str | tu
         if "loss" not in rest:
             raise ValueError(f"{path} has no `loss` column; columns {names[:10]}.")
         rest = ["loss"]
-    cols = [column(c) for c in rest]
-    for c, arr in zip(rest, cols, strict=True):
-        if arr.dtype.kind not in "iuf":
+    dtypes = [dtype_of(c) for c in rest]
+    for c, dt in zip(rest, dtypes, strict=True):
+        if dt.kind not in "iuf":
             raise ValueError(
-                f"{path}: column {c!r} is not numeric (dtype {arr.dtype}); with one column "
+                f"{path}: column {c!r} is not numeric (dtype {dt}); with one column "
                 "per class every column besides the id and model columns must hold numbers "
                 "(or name the class columns with `classes=`)."
             )
-    dtype = np.result_type(*[a.dtype for a in cols])
+    dtype = np.result_type(*dtypes)
     # columns side by side (classes × rows): the loader gathers them into item order
-    colmajor = np.empty((len(cols), len(cols[0])),
+    colmajor = np.empty((len(rest), table.num_rows if suffix == ".parquet" else len(frame)),
                         dtype=dtype if dtype.kind == "f" else np.float64)
-    for j, arr in enumerate(cols):
-        colmajor[j] = arr
+    for j, c in enumerate(rest):
+        fill(c, colmajor[j])
     models = column(model_column) if model_column is not None else None
     if len(keys) == 1:
         ids = column(keys[0])
@@ -377,13 +395,9 @@ def _gather_checked(colmajor: np.ndarray, file_ids: np.ndarray, items: pd.Index,
         check_values(colmajor[:, :0].T, kind, where=where)  # the precision warning
     cm = colmajor if colmajor.dtype == np.float64 else colmajor.astype(np.float64)
     out = np.empty((n, m))
-    row_sum = np.empty(n)
-    finite = np.empty(n, dtype=np.bool_)
-    in_unit = np.empty(n, dtype=np.bool_)
-    _kernels.place_check(cm, np.full(1, -1) if position is None else position, out, row_sum,
-                         finite, in_unit)
-    if m < 2 or not (finite.all() and (kind != "probs" or (in_unit.all() and
-                                                  (np.abs(row_sum - 1) <= PROB_TOLERANCE).all()))):
+    finite, in_unit, worst = _kernels.place_check(
+        cm, np.full(1, -1) if position is None else position, out)
+    if m < 2 or not (finite and (kind != "probs" or (in_unit and worst <= PROB_TOLERANCE))):
         check_values(out, kind, where=where, row_ids=items.to_numpy())  # names the rows
     return out
 
