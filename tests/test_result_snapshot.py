@@ -10,7 +10,9 @@ Rewritten when the base grew per-label rows and summary templates: ``PPIResult``
 ``JudgeEstimateResult`` frames gain the ``notes`` column every one-row frame has;
 ``JudgeAuditResult.to_dict()`` gives ``notes`` before its tables and its ``confusion``
 records lose the 0..n-1 ``index`` key; ``UnitizingAlphaResult``'s summary writes NaN
-as ``NaN``.
+as ``NaN``. Rewritten again when ``JudgeAuditResult.summary()`` became the text of
+``goldnoise judge`` and ``CrosscheckResult``'s summary took each quantity's meaning from
+its ``to_frame()``.
 
 Rewrite it (only after a deliberate change of a result's output) with
 ``GOLDNOISE_WRITE_SNAPSHOT=1 pytest tests/test_result_snapshot.py``.

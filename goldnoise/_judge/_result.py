@@ -101,7 +101,6 @@ class JudgeAuditResult(Result):
     notes: tuple[str, ...] = ()
     bootstrap: Any = dataclasses.field(default=None, repr=False)
 
-    _omit = "bootstrap"
     _records = ("swap", "join", "agreement", "confusion", "latent", "alt_test", "verdicts")
 
     @validate_params(confidence_level=ConfidenceLevel(optional=True))

@@ -304,7 +304,6 @@ class CalibrationResult(Result):
 
     _headline = "ece"
     _records = _table = "reliability"
-    _omit = ("recalibrated", "recalibrated_label_posterior")
     _summary = (
         "Calibration against {n_verified} verified items",
         "  claimed accuracy {claimed_accuracy:.4f}, verified {verified_accuracy:.4f} "

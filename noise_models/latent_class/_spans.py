@@ -76,7 +76,6 @@ class SpanNoiseResult(Result):
     fit: LatentClassFit | None = dataclasses.field(repr=False, compare=False, default=None)
 
     _headline: ClassVar[str] = "expected_wrong"
-    _omit = ("likely_wrong", "fit")
     _table = "likely_wrong"
     _summary = ("{n_candidates} candidate spans, {n_agreed} agreed",
                 "gamma undefined: {gamma_note}",
