@@ -351,3 +351,21 @@ def test_numeric_labels_under_auto_level_get_a_note_naming_the_ordinal_level():
     words = gn.Ratings.from_wide(np.array(["a", "b", "c"])[np.nan_to_num(x, nan=1).astype(int)
                                                          % 3], raters=names)
     assert not any("rating scale" in n for n in gn.judge_audit(words, ["good"], **kw).notes)
+
+
+def test_the_report_in_python_is_the_command_lines():
+    # summary() is the text `goldnoise judge` prints; render() its other formats; the
+    # notebook view its tables
+    x, names = _data(1, n=200, missing=0.0)
+    r = gn.Ratings.from_wide(x, raters=names)
+    res = gn.judge_audit(r, "good", margin=0.05, n_resamples=50, rng=0, latent_resamples=0)
+    text = res.summary()
+    assert text == res.render("text") and text.startswith("goldnoise judge: ratings\n")
+    assert "\nSwap (a human replaced, averaged over which) and join (added)" in text
+    assert res.render("markdown").startswith("# goldnoise judge")
+    assert json.loads(res.render("json"))["sections"]
+    assert res.render("csv").splitlines()[0].startswith("candidate,test,")
+    html = res._repr_html_()
+    assert "<table>" in html and "The humans alone" in html
+    with pytest.raises(ValueError, match="unknown format 'pdf'"):
+        res.render("pdf")

@@ -10,7 +10,7 @@ import pandas as pd
 from _goldnoise_lib.results import ConfidenceInterval, Result
 from _goldnoise_lib.validation import ConfidenceLevel, check_params, validate_params
 from goldnoise._judge._report import judge_report
-from goldnoise.report import render
+from goldnoise.report import render, render_html_fragment
 
 __all__ = ["JudgeAuditResult"]
 
@@ -123,7 +123,15 @@ class JudgeAuditResult(Result):
 
     def summary(self) -> str:
         """The report as text, as ``goldnoise judge`` prints it."""
-        return render(judge_report(self), "text")
+        return self.render("text")
+
+    def render(self, fmt: str = "text") -> str:
+        """The report of ``goldnoise judge`` as ``"text"``, ``"markdown"``, ``"json"`` or
+        ``"csv"`` (its swap table)."""
+        return render(judge_report(self), fmt)
+
+    def _repr_html_(self) -> str:
+        return render_html_fragment(judge_report(self))
 
     def to_frame(self) -> pd.DataFrame:
         """One row per candidate: swap, join, Alt-Test and the verdict."""
