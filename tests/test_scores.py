@@ -378,3 +378,32 @@ def test_a_score_file_that_is_not_utf8_is_refused_naming_the_file(tmp_path, name
     assert message.startswith(f"{path}, line ") and "not UTF-8 text (byte 0xf1)" in message
     assert "\n" not in message
     assert "codec can't decode" not in message
+
+
+def test_parquet_in_many_row_groups_mixed_column_types(tmp_path, truth):
+    # Arrow hands each column over in chunks (one per row group); the loader copies them
+    # chunk by chunk: the rows must come out whole and in item order, integer and float32
+    # columns as float64, and a null named as a missing score
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    perm = truth["perm"]
+    values = np.round(truth["probs"][perm], 3)
+    values[:, 0] = 1 - values[:, 1:].sum(axis=1)
+    table = pa.table({"id": truth["items"][perm],
+                      "ant": pa.array(values[:, 0]),
+                      "bee": pa.array(values[:, 1].astype(np.float32)),
+                      "cat": pa.array(values[:, 2]), "dog": pa.array(values[:, 3])})
+    pq.write_table(table, tmp_path / "groups.parquet", row_group_size=7)
+    assert pq.ParquetFile(tmp_path / "groups.parquet").num_row_groups == 6
+    s = load_scores(tmp_path / "groups.parquet", items=truth["items"])
+    expected = np.empty_like(values)
+    expected[perm] = values
+    expected[:, 1] = expected[:, 1].astype(np.float32)
+    np.testing.assert_array_equal(s.values[0], expected)
+    counts = pa.table({"id": truth["items"][perm], "ant": pa.array([1] * N),
+                       "bee": pa.array([0] * (N - 1) + [None])})
+    pq.write_table(counts, tmp_path / "null.parquet", row_group_size=7)
+    last = truth["items"][perm][-1]
+    with pytest.raises(ValueError, match=f"NaN or infinite scores at ids '{last}'"):
+        load_scores(tmp_path / "null.parquet", items=truth["items"])

@@ -206,7 +206,7 @@ def _read_tabular(path: Path, suffix: str, kind: str | None, id_column: str | tu
         import pyarrow.parquet as pq
 
         table = pq.read_table(path)
-        names = list(table.column_names)
+        names, n_rows = list(table.column_names), table.num_rows
 
         def column(name: str) -> np.ndarray:
             return table.column(name).to_numpy()
@@ -227,7 +227,7 @@ def _read_tabular(path: Path, suffix: str, kind: str | None, id_column: str | tu
                             dtype={**{k: str for k in _id_names(id_column)},
                                    **({model_column: str} if model_column
                                                       else {})})
-        names = [str(c) for c in frame.columns]
+        names, n_rows = [str(c) for c in frame.columns], len(frame)
         frame.columns = names
 
         def column(name: str) -> np.ndarray:
@@ -269,7 +269,7 @@ def _read_tabular(path: Path, suffix: str, kind: str | None, id_column: str | tu
             )
     dtype = np.result_type(*dtypes)
     # columns side by side (classes × rows): the loader gathers them into item order
-    colmajor = np.empty((len(rest), table.num_rows if suffix == ".parquet" else len(frame)),
+    colmajor = np.empty((len(rest), n_rows),
                         dtype=dtype if dtype.kind == "f" else np.float64)
     for j, c in enumerate(rest):
         fill(c, colmajor[j])
