@@ -1,7 +1,8 @@
 """Count the hand-written result-protocol lines: the ``to_dict``, ``to_frame`` and
 ``summary`` methods of the classes deriving from ``Result`` (directly or through another
 result class), and the lines of their declared shapes (``_keys``, ``_omit``, ``_records``,
-``_nested``, ``_table``, ``_columns``, ``_index``, ``_rows``, ``_summary``).
+``_nested``, ``_table``, ``_columns``, ``_index``, ``_rows``, ``_summary``), with the
+``_summary`` templates (the words of the summaries) also counted apart.
 
     python benchmarks/protocol_lines.py [ROOT] [-v]
 """
@@ -18,7 +19,7 @@ METHODS = ("to_dict", "to_frame", "summary")
 
 
 def count(root: pathlib.Path, verbose: bool = False) -> dict[str, int]:
-    totals = dict.fromkeys((*METHODS, "declared shape"), 0)
+    totals = dict.fromkeys((*METHODS, "declared shape", "of which summary templates"), 0)
     classes = []
     for path in sorted(root.rglob("*.py")):
         if {"tests", "benchmarks", ".git"} & set(path.parts) or path.name == "results.py":
@@ -43,6 +44,9 @@ def count(root: pathlib.Path, verbose: bool = False) -> dict[str, int]:
                         getattr(t, "id", "") in SHAPE
                         for t in getattr(node, "targets", [getattr(node, "target", None)])):
                     totals["declared shape"] += n
+                    if any(getattr(t, "id", "") == "_summary" for t in getattr(
+                            node, "targets", [getattr(node, "target", None)])):
+                        totals["of which summary templates"] += n
                     if verbose:
                         names = "=".join(getattr(t, "id", "") for t in getattr(
                             node, "targets", [getattr(node, "target", None)]))
@@ -54,4 +58,5 @@ if __name__ == "__main__":
     args = [a for a in sys.argv[1:] if a != "-v"]
     totals = count(pathlib.Path(args[0] if args else "."), "-v" in sys.argv)
     print(", ".join(f"{k} {v}" for k, v in totals.items()),
-          f"(methods {sum(totals[m] for m in METHODS)})")
+          f"(methods {sum(totals[m] for m in METHODS)}, "
+          f"total {sum(totals[m] for m in METHODS) + totals['declared shape']})")
