@@ -262,7 +262,6 @@ class AgreementResult(Result):
             p = float(ref.cdf(z))
         return TestResult(float(z), min(p, 1.0), float(se), null, method, dist, alternative)
 
-
     def __repr__(self) -> str:
         ci = self.confidence_interval()
         w = f", weights={self.weights}" if self.weights else ""

@@ -15,6 +15,7 @@ import sys
 
 SHAPE = ("_keys", "_omit", "_records", "_nested", "_table", "_columns", "_index", "_rows",
          "_summary")
+SHAPE_SET = set(SHAPE)
 METHODS = ("to_dict", "to_frame", "summary")
 
 
@@ -40,17 +41,17 @@ def count(root: pathlib.Path, verbose: bool = False) -> dict[str, int]:
                     totals[node.name] += n + len(node.decorator_list)
                     if verbose:
                         print(f"{n:4} {path.relative_to(root)}:{cls.name}.{node.name}")
-                elif isinstance(node, (ast.Assign, ast.AnnAssign)) and any(
-                        getattr(t, "id", "") in SHAPE
-                        for t in getattr(node, "targets", [getattr(node, "target", None)])):
+                elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                    targets = [getattr(t, "id", "") for t in getattr(
+                        node, "targets", [getattr(node, "target", None)])]
+                    if not SHAPE_SET & set(targets):
+                        continue
                     totals["declared shape"] += n
-                    if any(getattr(t, "id", "") == "_summary" for t in getattr(
-                            node, "targets", [getattr(node, "target", None)])):
+                    if "_summary" in targets:
                         totals["of which summary templates"] += n
                     if verbose:
-                        names = "=".join(getattr(t, "id", "") for t in getattr(
-                            node, "targets", [getattr(node, "target", None)]))
-                        print(f"{n:4} {path.relative_to(root)}:{cls.name}.{names} (shape)")
+                        print(f"{n:4} {path.relative_to(root)}:{cls.name}."
+                              f"{'='.join(targets)} (shape)")
     return totals
 
 

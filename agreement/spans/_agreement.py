@@ -111,7 +111,6 @@ class SpanAgreementResult(Result):
         ("by_label", "  {name}: F1 {f1:.4f} (tp {tp:d}, fp {fp:d}, fn {fn:d})"),
         "  {no_entity_text}", ("notes", "  note: {}"))
 
-
     def no_entity_text(self) -> str:
         """One line: how the pairs agree on documents left without an entity."""
         either = self.n_both_empty + self.n_one_empty

@@ -187,7 +187,6 @@ class SpanRatings(Result):
         out = out.reset_index(drop=True)
         return out if top is None else out.head(int(top))
 
-
     def __repr__(self) -> str:
         return (f"SpanRatings({self.n_candidates} candidates, {self.ratings.n_raters} "
                 f"annotators, match={self.match!r})")

@@ -178,7 +178,6 @@ class KappaRangeResult(Result):
         return pd.DataFrame(table, columns=pd.RangeIndex(table.shape[1], name="category"))
 
 
-
     def __repr__(self) -> str:
         return (f"KappaRangeResult(lowest={self.lowest:.4f}, most_likely={self.most_likely:.4f}, "
                 f"highest={self.highest:.4f}; n={self.n}, agreed={self.agreed}, "
@@ -348,7 +347,6 @@ class KappaAuditResult(Result):
         if self.kappa_result is None:
             return ConfidenceInterval(math.nan, math.nan)
         return self.kappa_result.confidence_interval(level)
-
 
 
     def __repr__(self) -> str:

@@ -86,11 +86,9 @@ class ChanceAgreementResult(Result):
         vals = self.p_items[self.eligible]
         return bool(vals.size and np.ptp(vals) > 1e-12 * max(float(vals.max()), 1e-300))
 
-
     _headline = "p"
     _keys = ("p", "n_items", "n_disagreed", "n_raters", "source", "pooled", "heterogeneous",
              "notes")
-
 
     def __repr__(self) -> str:
         extra = ""

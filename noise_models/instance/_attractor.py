@@ -69,7 +69,6 @@ class AttractorResult(Result):
     n_instances: int
     notes: tuple[str, ...] = field(default=())
 
-
     def __repr__(self) -> str:
         return (f"AttractorResult({self.attractor!r} (+{self.gain_pp:.1f} pp), purity "
                 f"{100 * self.purity:.1f}%; {self.n_instances} instances)")

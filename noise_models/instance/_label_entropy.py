@@ -66,7 +66,6 @@ class LabelEntropyResult(Result):
     _headline = "entropy"
     _keys = ("entropy", "max_entropy", "normalized", "instance_mean", "base")
 
-
     def __repr__(self) -> str:
         unit = "nats" if self.base == math.e else ("bits" if self.base == 2 else
                                                    f"base {self.base:g}")

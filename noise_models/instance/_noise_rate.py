@@ -46,7 +46,6 @@ class NoiseRateResult(Result):
     _keys = ("noise_rate=rate", "n_instances")
     _columns = {"count": "class_counts", "noise_rate": "class_rates"}
 
-
     def __repr__(self) -> str:
         return (f"NoiseRateResult(δ = {self.rate:.4f} = {100 * self.rate:.1f}%; "
                 f"{self.n_instances} instances, {len(self.class_counts)} classes)")

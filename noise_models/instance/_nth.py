@@ -64,7 +64,6 @@ class TransitionHeterogeneityResult(Result):
     _headline = "nth"
     _columns = {"count": "class_counts", "nth": "class_nth", "spread": "class_spread"}
 
-
     def __repr__(self) -> str:
         extra = f"; {'; '.join(self.notes)}" if self.notes else ""
         return (f"TransitionHeterogeneityResult(nth = {self.nth:.6g}; {self.n_instances} "

@@ -62,7 +62,6 @@ class TVDistanceResult(Result):
     _keys = ("tv_mean=mean", "tv_std=std", "tv_sem=sem", "n_instances")
     _columns = {"tv": "values"}
 
-
     def __repr__(self) -> str:
         return (f"TVDistanceResult(mean {self.mean:.4f}, std {self.std:.4f}, "
                 f"sem {self.sem:.4f}; {self.n_instances} instances)")

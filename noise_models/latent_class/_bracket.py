@@ -63,7 +63,6 @@ class ErrorBracketResult(Result):
 
 
 
-
     def __repr__(self) -> str:
         return (f"ErrorBracketResult({self.n_agreed} agreed of {self.n_items} items: "
                 f"{self.optimistic:.2%} ({self.optimistic_model}) to {self.pessimistic:.2%} "

@@ -326,7 +326,6 @@ class CalibrationResult(Result):
                                                          method="exact")
         return ConfidenceInterval(float(ci.low), float(ci.high))
 
-
     def __repr__(self) -> str:
         return (f"CalibrationResult(ece={self.ece:.4f}, ece_recalibrated="
                 f"{self.ece_recalibrated:.4f}, claimed={self.claimed_accuracy:.4f}, "

@@ -347,7 +347,6 @@ class LatentClassFit(Result):
         check_params(LatentClassFit.noise_bound, locals())
         return fit_noise_bound(self, alpha=alpha)
 
-
     def __repr__(self) -> str:
         phi = ", ".join(f"{c}: {v:.3f}" for c, v in zip(self.ratings.categories, self.phi, strict=True))
         pi = "" if self.pi is None else f", pi={self.pi:.4f}"
@@ -409,11 +408,9 @@ class FitNoiseBoundResult(Result):
     model: str
     notes: tuple[str, ...] = field(default=())
 
-
     _headline = "gamma"
     _keys = ("gamma", "hidden_hard", "agreed", "n", "d", "p", "alpha", "method", "model",
              "notes")
-
 
     def __repr__(self) -> str:
         return (f"FitNoiseBoundResult(gamma={self.gamma:.4f}: at most {self.hidden_hard} of the "

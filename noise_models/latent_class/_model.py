@@ -314,7 +314,6 @@ class LatentClassModel:
             fit = _clamp_known(fit, known)
         return fit
 
-
     def refit_resamples(self, ratings: Any, item_counts: Any,
                         seeds: Any) -> Iterator[dict[str, Any]]:
         """The parameters of refitting the model on resamples of the items.

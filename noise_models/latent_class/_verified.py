@@ -61,7 +61,6 @@ class VerifiedSampleBoundResult(Result):
 
 
 
-
     _headline = "max_share"
 
     def __repr__(self) -> str:

@@ -569,7 +569,6 @@ class DetectedErrorRateResult(Result):
         return clopper_pearson(self.n_errors, self.n_verified,
                                check_confidence_level(confidence_level))
 
-
     def __repr__(self) -> str:
         return (f"DetectedErrorRateResult({self.rate:.2%} of {self.n_verified} verified items "
                 f"in the top {self.top_fraction:.2%} ({self.n_top} items) are errors; "

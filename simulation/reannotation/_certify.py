@@ -244,15 +244,6 @@ class ResidualErrorResult(Result):
     ``to_frame()``: the strata table.
     """
 
-    _summary = (
-        "Wrong published labels: at most {upper} of {n_items} ({upper_share:.2%}) at "
-        "{confidence_level:g%} confidence, {looks==1:one-look bound, valid for a single look "
-        "({method})|{looks==any:valid at every look|valid for up to {looks} looks} (look {look} "
-        "at {look_level:.4g%}; {method})}; Horvitz-Thompson estimate {estimate:.1f}",
-        "  {errors_found} {errors_found:error|errors} found among {n_verified} checked "
-        "{n_verified:item|items}; after correcting them at most {upper_left} remain",
-        "  {stop:stop|go on}: the bound is {stop:within|above} the target share {epsilon:g%}")
-
     upper: int
     upper_share: float
     upper_left: int
@@ -271,7 +262,14 @@ class ResidualErrorResult(Result):
 
     _headline = "upper"
     _records = _table = "strata"
-
+    _summary = (
+        "Wrong published labels: at most {upper} of {n_items} ({upper_share:.2%}) at "
+        "{confidence_level:g%} confidence, {looks==1:one-look bound, valid for a single look "
+        "({method})|{looks==any:valid at every look|valid for up to {looks} looks} (look {look} "
+        "at {look_level:.4g%}; {method})}; Horvitz-Thompson estimate {estimate:.1f}",
+        "  {errors_found} {errors_found:error|errors} found among {n_verified} checked "
+        "{n_verified:item|items}; after correcting them at most {upper_left} remain",
+        "  {stop:stop|go on}: the bound is {stop:within|above} the target share {epsilon:g%}")
 
     def __repr__(self) -> str:
         return (f"ResidualErrorResult(upper={self.upper} of {self.n_items} "

@@ -151,7 +151,6 @@ class PolicyComparisonResult(Result):
         out.attrs["accuracy"] = goal
         return out
 
-
     def __repr__(self) -> str:
         return (f"PolicyComparisonResult(policies={list(self.policies)}, "
                 f"seeds={len(self.seeds)}, n_items={self.n_items})")

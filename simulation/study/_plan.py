@@ -146,7 +146,6 @@ class StudyPlan(Result):
         return (f"StudyPlan({self.coefficient}, goal={self.goal!r}, n_items={self.n_items}, "
                 f"method={self.method!r}, recommended_interval={self.recommended_interval!r})")
 
-
     def width_goal(self) -> str:
         """The width goal in words: which half-width, and for which share of studies."""
         if self.goal != "width":
