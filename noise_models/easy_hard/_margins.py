@@ -78,8 +78,7 @@ class ChanceMarginResult(Result):
     notes: tuple[str, ...] = ()
 
     _headline = "margin"
-    _summary = ("ChanceMarginResult(margin={margin:.4g} items(( ({share:.2%} of L={L}))), sigma="
-                "{sigma:.4g}, R={R}, alpha={alpha:g}, method={method!r})", ("notes", "  note: {}"))
+    _summary = ("{_line}", ("notes", "  note: {}"))  # the repr's line, a note per line
 
     def is_beyond_chance(self, difference: Any) -> bool:
         """Whether an observed difference of ``difference`` correct answers exceeds the margin.
