@@ -154,6 +154,11 @@ def plain_value(value: Any) -> Any:
     return value
 
 
+def _called(value: Any) -> Any:
+    """A method met on a path is called (``draws.shape``, ``width_goal``, ``to_frame``)."""
+    return value() if inspect.ismethod(value) or inspect.isbuiltin(value) else value
+
+
 class _Absent(Exception):
     """A template names a value that is ``None`` (or missing): its line is left out."""
 
@@ -167,8 +172,7 @@ class _Names:
     def __getitem__(self, key: str) -> Any:
         if self.row is not None and key in self.row:
             return self.row[key]
-        value = getattr(self.result, key)
-        return value() if inspect.ismethod(value) else value
+        return _called(getattr(self.result, key))
 
 
 def _split_choice(spec: str) -> tuple[str, str]:
@@ -219,7 +223,7 @@ class _Template(string.Formatter):
                 raise _Absent
             if is_attr:
                 value = getattr(value, key)
-                value = value() if inspect.ismethod(value) or inspect.isbuiltin(value) else value
+                value = _called(value)
             else:
                 value = value[int(key) if str(key).lstrip("-").isdigit() else key]
         if value is None:
@@ -303,7 +307,7 @@ class Result:
             name = name.format(label) if "{}" in name else name
             value = (None if value is None else value[name] if isinstance(value, Mapping)
                      else value[int(name)] if name.isdigit() else getattr(value, name))
-            value = value() if inspect.ismethod(value) or inspect.isbuiltin(value) else value
+            value = _called(value)
         return value
 
     def _row_value(self, path: str, label: Any) -> Any:
