@@ -22,6 +22,10 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 PACKAGES = ("agreement", "noise_models", "simulation", "goldnoise")
 
+# One build, in one worker: sphinx's autosummary writes its stub pages into docs/api, so two
+# builds at once (one per pytest-xdist worker) would write the same files.
+pytestmark = pytest.mark.xdist_group("docs")
+
 pytest.importorskip("sphinx", reason="the docs extra is not installed (pip install -e '.[docs]')")
 
 
