@@ -189,6 +189,29 @@ def test_command_line_spans(tmp_path, capsys):
     assert "bad.conll, line 2" in capsys.readouterr().err
 
 
+def test_command_line_noise_section_is_the_results_summary(tmp_path, capsys):
+    # One wording: the noise section of `goldnoise spans` prints span_noise's summary().
+    # Candidates (overlap): Ada Lovelace/Ada, Babbage, London, Turing, Berlin; agreed by
+    # a, b and c: the three PER (London is LOC/ORG, Berlin lacks b).
+    from agreement.spans import read_conll
+    from goldnoise._cli import main
+    from noise_models import span_noise
+
+    path = tmp_path / "t.conll"
+    path.write_text("Ada B-PER B-PER B-PER\nLovelace I-PER O I-PER\nmet O O O\n"
+                    "Babbage B-PER B-PER B-PER\nin O O O\nLondon B-LOC B-ORG B-LOC\n\n"
+                    "Turing B-PER B-PER B-PER\nin O O O\nBerlin B-LOC O B-LOC\n")
+    assert main(["spans", str(path), "--from", "conll", "--annotators", "a", "b", "c",
+                 "--match", "overlap"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    summary = span_noise(read_conll(path, annotators=["a", "b", "c"]),
+                         match="overlap").summary().splitlines()
+    assert summary[0].startswith("5 candidate spans (overlap match), 3 agreed")
+    assert "latent-class fit (one-coin Dawid–Skene)" in summary[-1]
+    start = printed.index("  " + summary[0])
+    assert printed[start:start + len(summary)] == ["  " + line for line in summary]
+
+
 def test_token_agreement_is_the_coefficients_on_the_bio_table(tmp_path):
     from agreement import Ratings, cohen_kappa, krippendorff_alpha
     from agreement.spans import token_agreement, token_ratings

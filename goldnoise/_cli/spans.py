@@ -224,21 +224,13 @@ def _noise_section(spans, args: argparse.Namespace) -> Section:
     res = span_noise(spans, match=args.match, threshold=args.threshold)
     s.values.update({"n_candidates": res.n_candidates, "n_agreed": res.n_agreed,
                      "categories": [str(c) for c in res.categories]})
-    s.lines.append(f"{res.n_candidates} candidate spans ({args.match} match), {res.n_agreed} "
-                   "agreed by every annotator of their document")
-    if res.gamma is None:
-        s.lines.append(f"gamma: {res.gamma_note}")
-    else:
+    if res.gamma is not None:
         s.values.update({"gamma": res.gamma, "hidden_hard": res.hidden_hard,
                          "alpha": res.alpha, "p": res.p})
-        s.lines.append(f"gamma {res.gamma:.4f}: at most {res.hidden_hard} of the "
-                       f"{res.n_agreed} agreed spans are coin-flips, with confidence "
-                       f"{res.alpha:g} (chance agreement on a hard candidate p = {res.p:.4f})")
+    s.lines.extend(res.summary().splitlines())  # the result's own words
     if res.fit is None:
         return s.undefined("every candidate has one label: no latent-class fit")
     s.values["expected_wrong_ratings"] = res.expected_wrong
-    s.lines.append(f"latent-class fit (one-coin): {res.expected_wrong:.1f} of "
-                   f"{len(res.likely_wrong)} ratings (spans and \"no entity\") expected wrong")
     rows = res.likely_wrong.to_dict(orient="records")
     s.tables.append(Table("likely_wrong", [
         Column("document", align="<"), Column("start"), Column("end"),

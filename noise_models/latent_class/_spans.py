@@ -57,6 +57,9 @@ class SpanNoiseResult(Result):
         (``SpanRatings.likely_wrong``); empty without a fit.
     fit : LatentClassFit or None
         The fit (not in ``to_dict``).
+    match : str
+        How the annotators' spans were merged into candidates (``"exact"`` or
+        ``"overlap"``).
 
     ``to_frame()``: ``likely_wrong``.
     """
@@ -74,14 +77,18 @@ class SpanNoiseResult(Result):
     n_ratings: int
     likely_wrong: pd.DataFrame = dataclasses.field(repr=False, compare=False)
     fit: LatentClassFit | None = dataclasses.field(repr=False, compare=False, default=None)
+    match: str = "exact"
 
     _headline: ClassVar[str] = "expected_wrong"
     _table = "likely_wrong"
-    _summary = ("{n_candidates} candidate spans, {n_agreed} agreed",
-                "gamma undefined: {gamma_note}",
+    _summary = ("{n_candidates} candidate spans ({match} match), {n_agreed} agreed by every "
+                "annotator of their document",
+                "gamma: {gamma_note}",
                 "gamma {gamma:.4f}: at most {hidden_hard} of the {n_agreed} agreed spans are "
-                "coin-flips (confidence {alpha:g}, p = {p:.4f})",
-                "{model}: {expected_wrong:.1f} of {n_ratings} ratings expected wrong")
+                "coin-flips, with confidence {alpha:g} (chance agreement on a hard candidate "
+                "p = {p:.4f})",
+                "latent-class fit ({model}): {expected_wrong:.1f} of {n_ratings} ratings (spans "
+                "and \"no entity\") expected wrong")
 
 
 def span_noise(spans: Any, *, match: str = "exact", threshold: float = 0.5,
@@ -146,4 +153,4 @@ def span_noise(spans: Any, *, match: str = "exact", threshold: float = 0.5,
         n_candidates=int(cand.n_candidates), n_agreed=n_agreed,
         categories=tuple(r.categories.tolist()), gamma=gamma, hidden_hard=hidden,
         alpha=alpha, p=p, gamma_note=note, model=name, expected_wrong=expected,
-        n_ratings=int(r.n_ratings), likely_wrong=wrong, fit=fit)
+        n_ratings=int(r.n_ratings), likely_wrong=wrong, fit=fit, match=match)
