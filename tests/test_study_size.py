@@ -310,13 +310,29 @@ def test_cli_closed_forms(capsys):
                           "--categories", "4")
     # one unit, Krippendorff's: his table's 139 are values (codings), 70 units of two
     # coders -- not "139 values" beside "about 278 ratings" (twice his size)
-    assert status == 0 and "139 values" in out and "70 units each coded by all 2" in out
+    assert status == 0 and "139 values, 70 units" in out and "(2 coders per unit)" in out
     assert "278" not in out and "ratings" not in out
     status, out, _ = _run(capsys, "study", "cohen_kappa", "--expected", "0.85", "--null", "0.7",
                           "--power", "0.8", "--sims", "50", "--bootstrap-sims", "0",
                           "--format", "json")
     report = json.loads(out)
     assert status == 0 and report["sections"]["plan"]["values"]["n_items"] == 117
+
+
+def test_cli_plan_section_is_the_plans_summary(capsys):
+    # One wording: `goldnoise study` prints the plan's summary() (notes as the section's
+    # notes), with the command's options in place of Python's parameters.
+    status, out, _ = _run(capsys, "study", "fleiss_kappa", "--expected", "0.6",
+                          "--half-width", "0.15", "--sims", "50", "--bootstrap-sims", "0")
+    plan = study_size("fleiss_kappa", expected=0.6, target=0.15, n_sims=50,
+                      n_bootstrap_sims=0, rng=0)
+    lines = plan.summary().splitlines()
+    assert status == 0 and lines[0].startswith("fleiss_kappa: ")
+    printed = out.splitlines()
+    start = printed.index("  " + lines[0])
+    shown = [line.replace("`assurance`", "--assurance") for line in lines]
+    assert printed[start:start + len(lines)] == ["  " + line.strip() for line in shown]
+    assert "set --assurance" in out
 
 
 def test_cli_pilot_and_tradeoff(capsys):

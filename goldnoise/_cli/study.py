@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 
 from goldnoise._cli._common import count, probability, real
 from goldnoise._cli._errors import UsageError
@@ -163,14 +162,8 @@ def run(args: argparse.Namespace) -> Report:
                                 if not k.startswith("_") and not callable(v)})
     s = report.add(Section("plan", "How many items"))
     s.values.update({k: v for k, v in plan.to_dict().items() if k != "table"})
-    s.lines.append(_cli_words(_headline(plan)))
-    if plan.goal != "minimum":  # the minimum's headline gives its values and units
-        s.lines.append(f"{plan.n_raters} annotators, {plan.n_categories} categories; about "
-                       f"{plan.n_ratings:,.0f} ratings")
-    if plan.n_range is not None:
-        s.lines.append(f"from the ends of the pilot's interval: {plan.n_range[0]} to "
-                       f"{plan.n_range[1]} items")
-    s.lines.append(plan.formula)
+    notes = {f"  * {note}" for note in plan.notes}  # the section lists them as notes
+    s.lines += [_cli_words(line) for line in plan.summary().splitlines() if line not in notes]
     s.notes += list(plan.notes)
     rows = plan.table.to_dict("records")
     cols = [Column("stage", "stage", align="<"), Column("n_items", "items"),
@@ -211,23 +204,6 @@ def run(args: argparse.Namespace) -> Report:
             Column("n_ratings", "ratings", ".0f"), Column("cost", "cost", ".0f")],
             t.table.to_dict("records")))
     return report
-
-
-def _headline(plan) -> str:
-    if plan.goal == "minimum":
-        return (f"{plan.n_ratings:.0f} values (Krippendorff's unit: one coder's value for one "
-                f"unit), i.e. {plan.n_items} units each coded by all {plan.n_raters} coders, for "
-                f"alpha above {plan.minimum:g} at p = {plan.significance:g} (Bloch & "
-                "Kraemer's closed form)")
-    what = (plan.width_goal() if plan.goal == "width" else
-            f"power {plan.power:g} against {plan.null:g} at significance {plan.significance:g}")
-    rec = "" if plan.recommended_interval is None else (
-        f"; report the {plan.recommended_interval} interval (coverage {plan.coverage:.3f} at "
-        f"that size)")
-    power = ("" if not math.isfinite(plan.achieved_power)
-             else f", power there {plan.achieved_power:.3f}")
-    return (f"{plan.n_items} items ({plan.method}) for {what} when the value is "
-            f"{plan.expected:.4g}{power}{rec}")
 
 
 #: The Python parameters of ``study_size`` and the options that set them here.

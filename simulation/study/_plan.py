@@ -103,9 +103,9 @@ class StudyPlan(Result):
     _summary = (
         "{coefficient}: {goal==minimum:{n_ratings:,.0f} values, {n_items} units|{n_items} items} "
         "({method})",
-        ("goal==width", "  target: {width_goal} at an expected value of {expected:g}"),
+        ("goal==width", "  target: {width_goal} at an expected value of {expected:.4g}"),
         ("goal==power", "  target: power {power:g} to reject {null:g} at significance "
-         "{significance:g} when the value is {expected:g}"),
+         "{significance:g} when the value is {expected:.4g}"),
         ("goal==minimum", "  target: alpha above {minimum:g} at significance {significance:g}"),
         ("goal==minimum", "  values: Krippendorff's unit, one coder's value for one unit "
          "({n_raters} coders per unit); {n_categories} categories"),
