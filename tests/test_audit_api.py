@@ -117,6 +117,28 @@ def test_undefined_sections_say_why():
     assert "noise_bound" in repr(res)
 
 
+def test_bootstrap_without_lights_kappa_beyond_the_engines_limit():
+    # 101 annotators: the bootstrap engine refuses Light's κ (one column per pair, at most
+    # 100 annotators); the audit says so and bootstraps the others from the same resamples.
+    from agreement import bootstrap
+
+    rng = np.random.default_rng(3)
+    truth = rng.integers(0, 3, 40)
+    x = np.where(rng.random((40, 101)) < 0.8, truth[:, None], rng.integers(0, 3, (40, 101)))
+    r = Ratings.from_wide(x)
+    section = audit(r, rng=0, bootstrap=20, latent=False).sections["bootstrap"]
+    rows = {row["coefficient"]: row for row in section.tables[0].rows}
+    assert "Light's kappa" not in rows and "Fleiss' kappa" in rows
+    assert any(n.startswith("Light's kappa not bootstrapped, its analytic interval stands: "
+                            "`light_kappa` is bootstrapped for at most 100 annotators")
+               for n in section.notes)
+    names = {"Percent agreement": "percent_agreement", "Fleiss' kappa": "fleiss_kappa",
+             "Conger's kappa": "conger_kappa", "Brennan-Prediger": "brennan_prediger",
+             "Gwet's AC1": "gwet_ac1"}
+    alone = bootstrap(list(names.values()), r, n_resamples=20, rng=0)
+    assert [rows[name]["bootstrap_se"] for name in names] == list(alone.standard_error)
+
+
 def test_bad_options_are_refused():
     r = _dawid_skene()
     with pytest.raises(ValueError, match="`model` must be one of"):

@@ -17,9 +17,6 @@ from goldnoise.report import Column, Section, Table
 
 __all__ = ["bootstrap_section"]
 
-#: As the bootstrap engine: Light's κ is resampled for at most 100 annotators (4,950 pairs).
-LIGHT_MAX_PAIRS = 4950
-
 # Display names of the agreement table -> the engine's statistic names.
 NAMES = {
     "Percent agreement": "percent_agreement", "Fleiss' kappa": "fleiss_kappa",
@@ -51,14 +48,6 @@ def bootstrap_section(ratings: Any, analytic: dict[str, dict], *, n_resamples: i
                              "intervals")
     groups: list[tuple[list[str], list[str], str | None]] = []
     plain = [name for name in analytic if name in NAMES]
-    n_raters = getattr(ratings, "n_raters", 0)
-    if "Light's kappa" in plain and n_raters * (n_raters - 1) // 2 > LIGHT_MAX_PAIRS:
-        # Its resampled rows would hold one column per annotator pair (annotators²).
-        plain.remove("Light's kappa")
-        s.notes.append(f"Light's kappa not bootstrapped: {n_raters} annotators make "
-                       f"{n_raters * (n_raters - 1) // 2:,} pairs (the bootstrap keeps one "
-                       "column per pair, at most 100 annotators); its analytic interval "
-                       "stands")
     if plain:
         groups.append((plain, [NAMES[n] for n in plain], None))
     for name in analytic:
@@ -71,9 +60,22 @@ def bootstrap_section(ratings: Any, analytic: dict[str, dict], *, n_resamples: i
     with progress(total, "bootstrap") as update:
         for shown, stats, level in groups:
             with capture_notes(s.notes):
-                res = bootstrap(stats, ratings, n_resamples=n_resamples, rng=seed,
-                                confidence_level=confidence_level, level=level,
-                                _progress=update)
+                try:
+                    res = bootstrap(stats, ratings, n_resamples=n_resamples, rng=seed,
+                                    confidence_level=confidence_level, level=level,
+                                    _progress=update)
+                except ValueError as exc:
+                    # The engine refuses Light's κ beyond its limit of annotators (one
+                    # column per pair): the others, from the same resamples, without it.
+                    if "light_kappa" not in stats or len(stats) == 1:
+                        raise
+                    shown = [n for n in shown if n != "Light's kappa"]
+                    stats = [n for n in stats if n != "light_kappa"]
+                    res = bootstrap(stats, ratings, n_resamples=n_resamples, rng=seed,
+                                    confidence_level=confidence_level, level=level,
+                                    _progress=update)
+                    s.notes.append("Light's kappa not bootstrapped, its analytic interval "
+                                   f"stands: {' '.join(str(exc).split())}")
             bca = res.with_method("bca").interval
             for i, name in enumerate(shown):
                 a = analytic[name]
