@@ -101,10 +101,10 @@ def main() -> None:
                 # Interleaved: anchor, goldnoise, anchor, goldnoise, ...
                 ta, tg = [], []
                 for _ in range(repeat):
-                    ta.append(best_of(lambda: factorize_all(df), 1))
-                    tg.append(best_of(lambda: Ratings.from_long(df), 1))
+                    ta.append(best_of(lambda df=df: factorize_all(df), 1))
+                    tg.append(best_of(lambda df=df: Ratings.from_long(df), 1))
                 anchor, ours = float(np.median(ta)), float(np.median(tg))
-                mem = peak_ratio(df, lambda: Ratings.from_long(df)) if n <= 10**7 else None
+                mem = peak_ratio(df, lambda df=df: Ratings.from_long(df)) if n <= 10**7 else None
                 rows.append((spec, ids, labels, ours, anchor, mem))
                 print(rows[-1], flush=True)
                 del df

@@ -30,11 +30,11 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _results import timeit, write_section  # noqa: E402
+from _results import timeit, write_section
 
-from _goldnoise_lib.errors import EstimationWarning  # noqa: E402
-from agreement import Ratings  # noqa: E402
-from noise_models import judge_estimate, ppi_mean  # noqa: E402
+from _goldnoise_lib.errors import EstimationWarning
+from agreement import Ratings
+from noise_models import judge_estimate, ppi_mean
 
 SHARED = Path(os.environ.get("GOLDNOISE_SHARED_DATA",
                              Path(__file__).resolve().parents[2] / "shared" / "data"))
@@ -92,10 +92,10 @@ def speed() -> str:
         y = (g.random(n + big_n) < 0.3).astype(float)
         f = np.where(g.random(n + big_n) < 0.9, y, 1 - y)
         for name, lam in (("PPI++", None), ("PPI", 1)):
-            t_g = timeit(lambda lam=lam: ppi_mean(y[:n], f[:n], f[n:], tuned=lam is None),
-                         repeat=7)
-            t_p = timeit(lambda lam=lam: ppi_py.ppi_mean_ci(y[:n], f[:n], f[n:], alpha=0.05,
-                                                            lam=lam), repeat=7)
+            t_g = timeit(lambda lam=lam, y=y, f=f, n=n: ppi_mean(
+                y[:n], f[:n], f[n:], tuned=lam is None), repeat=7)
+            t_p = timeit(lambda lam=lam, y=y, f=f, n=n: ppi_py.ppi_mean_ci(
+                y[:n], f[:n], f[n:], alpha=0.05, lam=lam), repeat=7)
             lines.append(f"| {n:,} | {big_n:,} | {name} | {t_g * 1e3:.2f} | {t_p * 1e3:.2f} | "
                          f"{t_g / t_p:.2f} |")
     return "\n".join(lines) + "\n"
@@ -191,7 +191,7 @@ def _splits(r: Ratings, candidate, humans, category, share, n_splits, seed):
     rated = hc >= 0
     y = np.where(rated, vals[np.maximum(hc, 0)], 0.0).sum(axis=1) / rated.sum(axis=1)
     target = float(y.mean())
-    n_lab = max(10, int(round(share * len(judged))))
+    n_lab = max(10, round(share * len(judged)))
     gains, hits, lam, corr = [], 0, [], []
     for _ in range(n_splits):
         lab = g.choice(judged, size=n_lab, replace=False)

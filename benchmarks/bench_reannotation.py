@@ -757,13 +757,13 @@ def crowdlab_part() -> str:
             warnings.simplefilter("ignore")
             fit = model.fit(r)
         k = max(1, round(0.05 * r.n_items))
-        t_ours = timeit(lambda: verification_batch(dataclasses.replace(fit), size=k,
-                                                   random_share=0.0, rng=0), repeat=3)
-        t_lab = timeit(lambda: _crowdlab(r), repeat=3)
+        t_ours = timeit(lambda fit=fit, k=k: verification_batch(
+            dataclasses.replace(fit), size=k, random_share=0.0, rng=0), repeat=3)
+        t_lab = timeit(lambda r=r: _crowdlab(r), repeat=3)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            t_old = timeit(lambda: LatentClassModel("confusion", rng=0,
-                                                    calibrate="held-out").fit(r), repeat=3,
+            t_old = timeit(lambda r=r: LatentClassModel("confusion", rng=0,
+                                                        calibrate="held-out").fit(r), repeat=3,
                            warmup=0)
         design = verification_batch(fit, size=r.n_items, random_share=0.0, rng=0)
         ours = r.items.get_indexer(design["item"])
@@ -775,7 +775,7 @@ def crowdlab_part() -> str:
                    f"{t_ours / t_lab:.2f} | {t_old:.2f} s | {f_ours} / {f_lab} / {rand:.1f} | "
                    f"{w_ours} / {w_lab} | {w_ours - f_ours} / {w_lab - f_lab} |")
         verdict.append((name, t_ours / t_lab, f_ours - f_lab, (w_ours - f_ours) - (w_lab - f_lab)))
-    name, ratio, more, left = verdict[0]
+    name, ratio, more, _left = verdict[0]
     out += ["", f"Target (2e4 items: at most CROWDLAB's time, as many errors found): "
             f"{'met' if ratio <= 1 and more >= 0 else 'missed'} ({ratio:.2f}× its time, "
             f"{more:+d} errors found). Sets where CROWDLAB finds more in the top 5%: "

@@ -72,7 +72,7 @@ def test_malformed_tables(capsys, tmp_path, name, suffix, layout):
         data = data.replace(b",", b"\t")
     path = tmp_path / f"bad_{name}{suffix}"
     path.write_bytes(data)
-    status, out, err = _run(capsys, "audit", path, *ARGS[layout])
+    status, _out, err = _run(capsys, "audit", path, *ARGS[layout])
     if status == 0:  # some shapes are readable under some layouts; nothing to check then
         return
     _check(status, err, path)
@@ -91,7 +91,7 @@ JSONL = {
 def test_malformed_json_lines(capsys, tmp_path, name):
     path = tmp_path / f"bad_{name}.jsonl"
     path.write_bytes(JSONL[name])
-    status, out, err = _run(capsys, "audit", path, "--item", "item")
+    status, _out, err = _run(capsys, "audit", path, "--item", "item")
     _check(status, err, path)
 
 
@@ -108,7 +108,7 @@ MTURK = {
 def test_malformed_mturk_batches(capsys, tmp_path, name):
     path = tmp_path / f"batch_{name}.csv"
     path.write_bytes(MTURK[name])
-    status, out, err = _run(capsys, "audit", "--from", "mturk", path)
+    status, _out, err = _run(capsys, "audit", "--from", "mturk", path)
     _check(status, err, path)
 
 
@@ -117,7 +117,7 @@ def test_mturk_item_and_label_the_same_column(capsys, tmp_path):
     path = tmp_path / "batch.csv"
     rows = "".join(f"w{k},h{k % 3},{'ab'[k % 2]}\n" for k in range(12))
     path.write_text("WorkerId,HITId,Answer.x\n" + rows)
-    status, out, err = _run(capsys, "audit", "--from", "mturk", path, "--item", "Answer.x",
+    status, _out, err = _run(capsys, "audit", "--from", "mturk", path, "--item", "Answer.x",
                             "--label", "Answer.x")
     assert status == 2
     assert "--item and --label both name column 'Answer.x'" in err
@@ -128,7 +128,7 @@ def test_undecodable_byte_is_located(capsys, tmp_path):
     read by some readers, nothing about which file)."""
     path = tmp_path / "latin.csv"
     path.write_bytes(TABLES["latin1_late"])
-    status, out, err = _run(capsys, "audit", path, "--item", "item")
+    status, _out, err = _run(capsys, "audit", path, "--item", "item")
     assert status == 1
     assert "latin.csv is not UTF-8 text (byte 0xe9 on line 52, column 7)" in err
 
@@ -143,7 +143,7 @@ def test_random_byte_damage(capsys, tmp_path, seed):
         good[int(g.integers(len(good)))] = int(g.integers(256))
     path = tmp_path / f"damaged{seed}.csv"
     path.write_bytes(bytes(good))
-    status, out, err = _run(capsys, "audit", path, "--item", "item")
+    status, _out, err = _run(capsys, "audit", path, "--item", "item")
     if status != 0:
         _check(status, err, path)
 
@@ -163,7 +163,7 @@ def test_a_design_cell_that_is_not_a_number(capsys, tmp_path):
     pd.DataFrame({"item": range(3), "stratum": "random", "inclusion_probability": 0.5,
                   "stratum_size": ["abc", 40, 40], "stratum_sample": 3}).to_csv(design,
                                                                                 index=False)
-    status, out, err = _run(capsys, "certify", ratings, "--item", "item", "--verified",
+    status, _out, err = _run(capsys, "certify", ratings, "--item", "item", "--verified",
                             verified, "--design", design)
     _check(status, err, design)
     assert "row 2: column 'stratum_size' holds 'abc', not a number" in err

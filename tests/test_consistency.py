@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from _goldnoise_lib.resampling import weights as _resample
 from agreement.spans import Spans, read_conll
 from noise_models import noise_bound
 from simulation import load_scores, subset_consistency
-from _goldnoise_lib.resampling import weights as _resample
 from simulation.scores import ModelScores
 
 COLUMNS = ["document", "start", "end", "label", "annotator"]

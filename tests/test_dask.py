@@ -455,7 +455,7 @@ def test_several_senders_and_receivers_equal_in_memory(data, monkeypatch):
     from goldnoise.dask import _reader
 
     monkeypatch.setattr(_reader, "ROWS_PER_SPLIT", 250)
-    frame, glob, mem = data
+    _frame, glob, mem = data
     lazy = read_ratings(glob, npartitions=4, scheduler="synchronous")
     rep = lazy.shuffle_report
     assert rep.shuffled and (rep.partitions_in, rep.partitions_out) == (5, 4)
@@ -518,7 +518,7 @@ def test_count_statistics_move_no_rating(data):
 
 
 def test_count_chunks_are_per_item_counts(data):
-    frame, glob, mem = data
+    _frame, glob, mem = data
     lazy = read_ratings(glob, npartitions=4, scheduler="synchronous")
     import dask
 
@@ -564,7 +564,7 @@ def test_many_annotators_count_statistics_use_item_chunks():
 def test_cluster_count_statistics_without_shuffle(data, cluster_client):
     # On a LocalCluster (two worker processes): the count-table statistics from the tree
     # of counts, then γ and the annotator statistics on the item chunks built once.
-    frame, glob, mem = data
+    _frame, glob, mem = data
     lazy = read_ratings(glob, npartitions=3)
     got = agreement_table(lazy, coefficients=COUNT_TABLE[:2] + COUNT_TABLE[3:])
     pd.testing.assert_frame_equal(

@@ -379,8 +379,12 @@ def _pair_noise_probs(seed, n=4000, m=6, noise=0.3, tiny=3):
 
 @pytest.mark.parametrize("decimals", [None, 2])
 def test_confident_learning_kernels_many_flags_per_pair(decimals):
-    from simulation.detection._confident import _by_label, _prune_counts, confident_joint
-    from simulation.detection._confident import confident_learning
+    from simulation.detection._confident import (
+        _by_label,
+        _prune_counts,
+        confident_joint,
+        confident_learning,
+    )
     from simulation.detection._confident_kernels import _FEW
 
     labels, probs = _pair_noise_probs(5)

@@ -180,10 +180,10 @@ def test_small_reader_passes_equal_the_kernels(seed, monkeypatch):
     monkeypatch.setattr(_k, "SMALL_PASS", -1)
     monkeypatch.setattr(_kl, "_SMALL_VISITS", -1)
     slow = run()
-    for a, b in zip(fast, slow):
+    for a, b in zip(fast, slow, strict=True):
         if isinstance(a, tuple):
             assert len(a) == len(b)
-            for x, y in zip(a, b):
+            for x, y in zip(a, b, strict=True):
                     assert np.asarray(x).dtype == np.asarray(y).dtype and np.array_equal(x, y)
         elif isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
             assert a is not None and b is not None

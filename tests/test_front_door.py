@@ -143,12 +143,12 @@ def test_study_refuses_designs_it_cannot_simulate_in_reasonable_time(capsys):
 
     # A budget of one minute: the estimate is about 25 min on a quiet 2-core machine (hours
     # under load), so the refusal does not depend on the machine's speed.
-    status, out, err = _run(capsys, "study", "fleiss_kappa", "--expected", "0.6",
+    status, _out, err = _run(capsys, "study", "fleiss_kappa", "--expected", "0.6",
                             "--half-width", "0.1", "--raters", 100000, "--max-minutes", 1)
     assert status == 2
     _one_line(err, "would take about")
     assert "timed pilot" in err and "--max-minutes" in err and "`" not in err
-    status, out, err = _run(capsys, "study", "fleiss_kappa", "--expected", "0.6",
+    status, _out, err = _run(capsys, "study", "fleiss_kappa", "--expected", "0.6",
                             "--half-width", "0.1", "--categories", 100000)
     assert status == 2
     _one_line(err, "100,000 categories")
@@ -238,13 +238,13 @@ def test_output_through_a_hard_link_or_a_side_file_is_refused(capsys, tmp_path):
     before = src.read_bytes()
     link = tmp_path / "r_hardlink.csv"
     os.link(src, link)
-    status, out, err = _run(capsys, "audit", src, "--item", "item", "--out", link)
+    status, _out, err = _run(capsys, "audit", src, "--item", "item", "--out", link)
     assert status == 2
     _one_line(err, "is one of the input files")
     assert src.read_bytes() == before
     side = tmp_path / "lab.annotators.csv"
     side.write_bytes(before)
-    status, out, err = _run(capsys, "fit", side, "--item", "item", "--out",
+    status, _out, err = _run(capsys, "fit", side, "--item", "item", "--out",
                             tmp_path / "lab.csv")
     assert status == 2
     _one_line(err, "lab.annotators.csv", "one of the input files")
@@ -261,16 +261,16 @@ def test_a_column_sharing_no_value_with_the_others_is_not_an_annotator(capsys, t
                           "r3": list("aabbabbbab")})
     path = tmp_path / "grouped.csv"
     frame.to_csv(path, index_label="item")
-    status, out, err = _run(capsys, "audit", path, "--item", "item")
+    status, _out, err = _run(capsys, "audit", path, "--item", "item")
     assert status == 1
     _one_line(err, "column 'site' shares no value", "--drop site", str(path))
-    status, out, err = _run(capsys, "audit", path, "--item", "item", "--drop", "site",
+    status, _out, err = _run(capsys, "audit", path, "--item", "item", "--drop", "site",
                             "--json")
     assert status == 0, err
     # numeric codes that overlap are annotators as usual
     codes = pd.DataFrame({"r1": [1, 2, 3, 1, 2], "r2": [1, 2, 3, 3, 2], "r3": [1.0, 2, 3, 1, 2]})
     codes.to_csv(tmp_path / "codes.csv", index_label="item")
-    status, out, err = _run(capsys, "audit", tmp_path / "codes.csv", "--item", "item")
+    status, _out, err = _run(capsys, "audit", tmp_path / "codes.csv", "--item", "item")
     assert status == 0, err
 
 
@@ -345,7 +345,7 @@ def test_consistency_refuses_predictions_lacking_a_document(capsys, tmp_path):
     (tmp_path / "gold.conll").write_text("".join(doc.format(n) for n in ("Jo", "Al", "Bo")))
     (tmp_path / "a.conll").write_text("".join(doc.format(n) for n in ("Jo", "Al", "Bo")))
     (tmp_path / "b.conll").write_text("".join(doc.format(n) for n in ("Jo", "Al")))
-    status, out, err = _run(capsys, "consistency", tmp_path / "a.conll", tmp_path / "b.conll",
+    status, _out, err = _run(capsys, "consistency", tmp_path / "a.conll", tmp_path / "b.conll",
                             "--predictions", "conll", "--gold", tmp_path / "gold.conll",
                             "--resamples", 50)
     assert status == 1

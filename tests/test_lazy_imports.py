@@ -43,7 +43,7 @@ def test_a_name_loads_its_module_only():
             "agreement.named_weights\n"
             "print(sorted(m for m in sys.modules if m.startswith(('agreement', "
             "'noise_models', 'simulation'))))")
-    loaded = eval(_run(code))  # noqa: S307 - a printed list of module names
+    loaded = eval(_run(code))  # a printed list of module names
     assert "agreement._weights" in loaded
     assert not any(m.startswith(("noise_models.", "simulation.", "agreement.spans"))
                    for m in loaded)

@@ -180,5 +180,5 @@ def test_integer_ids_of_every_width_as_pandas_factorizes_them(dtype):
     frame = frame.drop_duplicates(["item", "rater"])
     r = Ratings.from_long(frame)
     for got, col in ((r.items, "item"), (r.raters, "rater")):
-        codes, uniques = pd.factorize(frame[col])
+        _codes, uniques = pd.factorize(frame[col])
         pd.testing.assert_index_equal(got, pd.Index(uniques, name=col))

@@ -432,7 +432,7 @@ def _gold_case():
 def test_gold_items_get_no_check_and_no_rating():
     # Issue: the default two-model posterior refitted both members without the gold,
     # so checks and ratings went back to the items the gold had settled.
-    r, truth, fit, gold = _gold_case()
+    r, _truth, fit, gold = _gold_case()
     assert fit.n_gold == 300
     for rank in ("ensemble", "fit"):
         for share in (0.0, 0.5):
@@ -597,7 +597,7 @@ def test_command_line_next_says_when_the_gold_leaves_fewer_items_than_asked(tmp_
     # (it said "more items than there are" though there are 1,000)
     from goldnoise._cli import main
 
-    r, truth, fit, gold = _gold_case()
+    r, truth, _fit, gold = _gold_case()
     frame = pd.DataFrame(r.codes, index=pd.Index([f"q{i}" for i in r.items], name="id"))
     frame.to_csv(tmp_path / "r.csv")
     ids = sorted(gold)

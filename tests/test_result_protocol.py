@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -316,7 +317,7 @@ def test_the_declared_shape_writes_the_protocol():
     @dataclasses.dataclass(frozen=True)
     class Toy(Result):
         _keys = ("n", "first=items.0", "rows=table.shape.0", "total=table.x.sum", "notes")
-        _columns = {"x": "table.x", "k": "table.k", "gone": "missing"}
+        _columns: ClassVar[dict[str, str]] = {"x": "table.x", "k": "table.k", "gone": "missing"}
         _index = "row=table.index"
         _summary = ("Toy of {n} items: {passed:passes|fails} at {level:g%} ({share:.1%})",
                     "  optional {missing:.2f}",
@@ -364,9 +365,10 @@ def test_the_declared_rows_nesting_and_template_additions():
     class Toy(Result):
         _keys = ("a", "notes[]", "stats=to_frame", "first=by_name.x.0")
         _nested = "stats"
-        _rows = {"a": "the first", "b": "the second"}
-        _columns = {"label": "@", "value": "{}", "low": "{}_iv.low", "what": "_rows.{}",
-                    "high": "interval({}).high", "extra": "{}_extra"}
+        _rows: ClassVar[dict[str, str]] = {"a": "the first", "b": "the second"}
+        _columns: ClassVar[dict[str, str]] = {
+            "label": "@", "value": "{}", "low": "{}_iv.low", "what": "_rows.{}",
+            "high": "interval({}).high", "extra": "{}_extra"}
         _summary = ("{kind==big:Big|Small} toy of {items!n} {items!n:item|items}"
                     "(( at {level:.0%}))(({optional:maybe|}))",
                     "  {kind!u} {items!l} {b:.2f} {gap:.2f} {lam==None:no lambda|lambda {lam}}",

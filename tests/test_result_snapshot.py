@@ -29,9 +29,9 @@ import pathlib
 import numpy as np
 import pandas as pd
 import pytest
+from test_result_protocol import EXAMPLES, _ratings
 
 import goldnoise
-from test_result_protocol import EXAMPLES, _ratings
 
 SNAPSHOT = pathlib.Path(__file__).parent / "data" / "result_protocol_snapshot.json"
 
@@ -81,7 +81,7 @@ def _close(got, want, where="", rel=1e-9):
             _close(got[k], want[k], f"{where}.{k}", rel)
     elif isinstance(want, list):
         assert isinstance(got, list) and len(got) == len(want), where
-        for i, (g, w) in enumerate(zip(got, want)):
+        for i, (g, w) in enumerate(zip(got, want, strict=True)):
             _close(g, w, f"{where}[{i}]", rel)
     else:
         assert got == want and type(got) is type(want), (where, got, want)

@@ -7,7 +7,7 @@ import math
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -187,8 +187,9 @@ class BootstrapResult(Result):
                                self.confidence_level, self.scheme, self.n_items, notes, jk,
                                self.jackknife_weights, None)
 
-    _columns = {"estimate": "estimate", "standard_error": "standard_error", "low": "interval.low",
-                "high": "interval.high", "n_degenerate": "n_degenerate"}
+    _columns: ClassVar[dict[str, str]] = {
+        "estimate": "estimate", "standard_error": "standard_error", "low": "interval.low",
+        "high": "interval.high", "n_degenerate": "n_degenerate"}
     _index = "statistic=statistics"
     _keys = ("method", "confidence_level", "scheme", "n_resamples=bootstrap_distribution.shape.0",
              "n_items", "notes[]", "statistics=to_frame")

@@ -218,7 +218,7 @@ def read_conll(paths: str | Path | Sequence[str | Path], *, annotators: Sequence
         first_line = 0
         lines = _text(path).splitlines()
 
-        def end_sentence() -> None:
+        def end_sentence(doc_rows: list, sents: list[int], sent_start: list[int]) -> None:
             n = len(doc_rows) - sent_start[0]
             if n:
                 sents.append(n)
@@ -233,12 +233,12 @@ def read_conll(paths: str | Path | Sequence[str | Path], *, annotators: Sequence
                     doc_sents.append([len(doc_rows)])
                     doc_rows, sents, sent_start[0] = [], [], 0
                 elif doc_rows:
-                    end_sentence()
+                    end_sentence(doc_rows, sents, sent_start)
                 continue
             if cols[0] == "-DOCSTART-":
                 sentence_docs = False
                 if doc_rows:
-                    end_sentence()
+                    end_sentence(doc_rows, sents, sent_start)
                     docs.append(doc_rows)
                     doc_sents.append(sents)
                 doc_rows, sents, sent_start[0] = [], [], 0
@@ -254,7 +254,7 @@ def read_conll(paths: str | Path | Sequence[str | Path], *, annotators: Sequence
             doc_rows.append(cols)
         if doc_rows:
             if not sentence_docs:
-                end_sentence()
+                end_sentence(doc_rows, sents, sent_start)
             docs.append(doc_rows)
             doc_sents.append(sents if not sentence_docs else [len(doc_rows)])
         if width is None:

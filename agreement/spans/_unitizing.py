@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -259,7 +259,7 @@ class UnitizingAlphaResult(Result):
     _headline = "alpha"
     _nested = "coincidences"
     _rows = ("alpha", "binary_alpha", "coding_alpha")
-    _columns = {"value": "{}"}
+    _columns: ClassVar[dict[str, str]] = {"value": "{}"}
     _index = "coefficient"
     _summary = ("Krippendorff's unitizing alpha: {alpha:.4f} ({n_annotators} annotators, "
                 "{n_documents} documents, pairable length {length})",

@@ -19,6 +19,7 @@ import argparse
 import importlib
 import pkgutil
 from pathlib import Path
+from typing import Any, ClassVar
 
 from docutils import nodes
 from docutils.parsers.rst import Directive, directives
@@ -279,7 +280,7 @@ class GoldnoisePackages(Directive):
     """``.. goldnoise-packages::`` -- one row per package and public subpackage."""
 
     has_content = False
-    option_spec = {"package": directives.unchanged}
+    option_spec: ClassVar[dict[str, Any]] = {"package": directives.unchanged}
 
     def run(self) -> list[nodes.Node]:
         where = canonical_names()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import glob
+import itertools
 import os
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
@@ -542,7 +543,7 @@ def _disjoint(ranges: list) -> bool:
         return False
     try:
         spans.sort(key=lambda r: r[0])
-        return all(a[1] < b[0] for a, b in zip(spans, spans[1:]))
+        return all(a[1] < b[0] for a, b in itertools.pairwise(spans))
     except TypeError:  # ids of several types: no order to rely on
         return False
 

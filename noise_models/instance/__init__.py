@@ -34,7 +34,10 @@ if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_pac
     from noise_models.instance._attractor import AttractorResult, attractor_class
     from noise_models.instance._label_entropy import LabelEntropyResult, label_entropy
     from noise_models.instance._noise_rate import NoiseRateResult, noise_rate
-    from noise_models.instance._nth import TransitionHeterogeneityResult, noise_transition_heterogeneity
+    from noise_models.instance._nth import (
+        TransitionHeterogeneityResult,
+        noise_transition_heterogeneity,
+    )
     from noise_models.instance._partial import (
         SoftLabelSums,
         soft_combine,

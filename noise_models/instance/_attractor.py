@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -56,8 +56,8 @@ class AttractorResult(Result):
     ``to_frame()``: one row per class: ``clean_share``, ``noisy_share``, ``gain_pp``.
     """
     _keys = ("attractor", "gain_pp", "purity", "assigned", "n_instances", "notes")
-    _columns = {"clean_share": "clean_shares", "noisy_share": "noisy_shares",
-                "gain_pp": "gains_pp"}
+    _columns: ClassVar[dict[str, str]] = {
+        "clean_share": "clean_shares", "noisy_share": "noisy_shares", "gain_pp": "gains_pp"}
 
     attractor: Any
     gain_pp: float

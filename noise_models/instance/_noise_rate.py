@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -44,7 +45,7 @@ class NoiseRateResult(Result):
 
     _headline = "rate"
     _keys = ("noise_rate=rate", "n_instances")
-    _columns = {"count": "class_counts", "noise_rate": "class_rates"}
+    _columns: ClassVar[dict[str, str]] = {"count": "class_counts", "noise_rate": "class_rates"}
 
     def __repr__(self) -> str:
         return (f"NoiseRateResult(δ = {self.rate:.4f} = {100 * self.rate:.1f}%; "

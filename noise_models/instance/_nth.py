@@ -10,6 +10,7 @@ over chunks.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -62,7 +63,8 @@ class TransitionHeterogeneityResult(Result):
 
     _keys = ("nth", "n_instances", "n_classes=class_counts.size", "notes")
     _headline = "nth"
-    _columns = {"count": "class_counts", "nth": "class_nth", "spread": "class_spread"}
+    _columns: ClassVar[dict[str, str]] = {
+        "count": "class_counts", "nth": "class_nth", "spread": "class_spread"}
 
     def __repr__(self) -> str:
         extra = f"; {'; '.join(self.notes)}" if self.notes else ""

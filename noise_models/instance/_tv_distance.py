@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -60,7 +60,7 @@ class TVDistanceResult(Result):
 
     _headline = "mean"
     _keys = ("tv_mean=mean", "tv_std=std", "tv_sem=sem", "n_instances")
-    _columns = {"tv": "values"}
+    _columns: ClassVar[dict[str, str]] = {"tv": "values"}
 
     def __repr__(self) -> str:
         return (f"TVDistanceResult(mean {self.mean:.4f}, std {self.std:.4f}, "

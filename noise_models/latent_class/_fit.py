@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -151,8 +151,9 @@ class LatentClassFit(Result):
     _keys = ("model=model.name", "n_items=ratings.n_items", "n_raters=ratings.n_raters",
              "n_categories=ratings.n_categories", "pi", "phi", "log_likelihood",
              "objective=_objective", "n_iter", "converged", "temperature", "n_gold")
-    _columns = {"label": "labels", "label_posterior": "label_posterior",
-                "posterior_hard": "posterior_hard", "n_ratings": "n_ratings"}
+    _columns: ClassVar[dict[str, str]] = {
+        "label": "labels", "label_posterior": "label_posterior", "posterior_hard": "posterior_hard",
+        "n_ratings": "n_ratings"}
     _index = "ratings.items"
 
     model: Any  # the LatentClassModel that made the fit (its module imports this one)

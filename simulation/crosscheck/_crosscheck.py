@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -89,7 +89,7 @@ class CrosscheckResult(Result):
     alpha: float
     verdict: str
 
-    _rows = {
+    _rows: ClassVar[dict[str, str]] = {
         "n_items": "items", "n_agreed": "unanimous items (two or more ratings)",
         "n_disagreed": "items the annotators disagree on",
         "auroc_disagreement": "AUROC of the model's loss for annotator disagreement",
@@ -103,7 +103,7 @@ class CrosscheckResult(Result):
         "gamma": "γ: most agreed items that may be hard (confidence α)"}
     _keys = (*list(_rows)[:-2], "optimistic=bracket.optimistic", "gamma=bracket.pessimistic",
              "alpha", "model=model_name", "annotation_model", "verdict")
-    _columns = {"value": "to_dict.{}", "meaning": "_rows.{}"}
+    _columns: ClassVar[dict[str, str]] = {"value": "to_dict.{}", "meaning": "_rows.{}"}
     _index = "quantity"
     _summary = ("Cross-check of {model_name} against {annotation_model} (α = {alpha:g})",
                 ("to_frame", "  {meaning}: {value:.4g}"),

@@ -7,7 +7,7 @@ import numbers
 import os
 import warnings
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -263,8 +263,9 @@ class DetectionResult(Result):
     _headline = "average_precision"
     _keys = (*METRICS, "k", "n_items", "n_errors", "n_resamples", "confidence_level")
     _rows = METRICS
-    _columns = {"value": "{}", "low": "metric_interval({}).low", "high": "metric_interval({}).high",
-                "exact_low": "{}_exact.0", "exact_high": "{}_exact.1"}
+    _columns: ClassVar[dict[str, str]] = {
+        "value": "{}", "low": "metric_interval({}).low", "high": "metric_interval({}).high",
+        "exact_low": "{}_exact.0", "exact_high": "{}_exact.1"}
     _index = "metric"
 
     @validate_params(metric=Option(METRICS), confidence_level=ConfidenceLevel(optional=True))

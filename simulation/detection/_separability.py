@@ -122,8 +122,8 @@ class SeparabilityResult(Result):
              "overlap_low=overlap_interval.low", "overlap_high=overlap_interval.high", "n_noisy",
              "n_clean", "bins", "n_resamples=bootstrap.bootstrap_distribution.shape.0")
     _rows = ("auroc", "overlap")
-    _columns = {"statistic": "@", "estimate": "{}", "low": "{}_interval.low",
-                "high": "{}_interval.high"}
+    _columns: ClassVar[dict[str, str]] = {
+        "statistic": "@", "estimate": "{}", "low": "{}_interval.low", "high": "{}_interval.high"}
     _summary = ("loss separates {n_noisy} noisy from {n_clean} clean items: AUROC {auroc:.3f} "
                 "[{auroc_interval.low:.3f}, {auroc_interval.high:.3f}], overlap {overlap:.3f} "
                 "[{overlap_interval.low:.3f}, {overlap_interval.high:.3f}] "

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -71,8 +71,9 @@ class SimulatedAnnotations(Result):
     _keys = ("model", "n_items=ratings.n_items", "n_raters=ratings.n_raters",
              "n_categories=ratings.n_categories", "pi", "phi", "n_hard",
              "n_ratings=ratings.n_ratings")
-    _columns = {"true_label": "true_labels", "is_hard": "is_hard", "hardness": "hardness",
-                "n_ratings": "ratings.ratings_per_item"}
+    _columns: ClassVar[dict[str, str]] = {
+        "true_label": "true_labels", "is_hard": "is_hard", "hardness": "hardness",
+        "n_ratings": "ratings.ratings_per_item"}
     _index = "ratings.items"
 
     ratings: Ratings

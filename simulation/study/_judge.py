@@ -476,7 +476,7 @@ def judge_plan(pilot: Any = None, candidate: Any = None, *, goal: str = "width",
                      "simulation (3 humans, binary labels, α) the coefficients' finite-sample "
                      "bias (about −0.003 at 289 items) left the power 0.74 where 0.80 was "
                      "planned; add items or check by simulation")
-    grid = sorted({max(2, int(round(n_need * f))) for f in (0.25, 0.5, 0.75, 1, 1.5, 2, 3)})
+    grid = sorted({max(2, round(n_need * f)) for f in (0.25, 0.5, 0.75, 1, 1.5, 2, 3)})
     table = pd.DataFrame({"n_items": grid,
                           "power": [float(stats.norm.cdf((d + margin) * math.sqrt(n) / d_sd
                                                          - z)) for n in grid]})
