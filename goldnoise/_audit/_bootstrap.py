@@ -8,6 +8,7 @@ intervals (both from the one set of replicates).
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -59,21 +60,19 @@ def bootstrap_section(ratings: Any, analytic: dict[str, dict], *, n_resamples: i
     total = n_resamples * len(groups)
     with progress(total, "bootstrap") as update:
         for shown, stats, level in groups:
+            run = functools.partial(bootstrap, ratings=ratings, n_resamples=n_resamples,
+                                    rng=seed, confidence_level=confidence_level,
+                                    level=level, _progress=update)
             with capture_notes(s.notes):
                 try:
-                    res = bootstrap(stats, ratings, n_resamples=n_resamples, rng=seed,
-                                    confidence_level=confidence_level, level=level,
-                                    _progress=update)
+                    res = run(stats)
                 except ValueError as exc:
                     # The engine refuses Light's κ beyond its limit of annotators (one
                     # column per pair): the others, from the same resamples, without it.
                     if "light_kappa" not in stats or len(stats) == 1:
                         raise
                     shown = [n for n in shown if n != "Light's kappa"]
-                    stats = [n for n in stats if n != "light_kappa"]
-                    res = bootstrap(stats, ratings, n_resamples=n_resamples, rng=seed,
-                                    confidence_level=confidence_level, level=level,
-                                    _progress=update)
+                    res = run([n for n in stats if n != "light_kappa"])
                     s.notes.append("Light's kappa not bootstrapped, its analytic interval "
                                    f"stands: {' '.join(str(exc).split())}")
             bca = res.with_method("bca").interval
