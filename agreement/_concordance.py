@@ -295,8 +295,8 @@ class KendallWResult(Result):
     p_value : float
         Upper tail of χ² with ``df`` degrees of freedom (H0: no concordance).
     mean_spearman : float
-        The mean Spearman correlation over pairs of annotators,
-        ``(m W − 1) / (m − 1)``.
+        ``(m W − 1) / (m − 1)``: without ties, the mean Spearman correlation
+        over pairs of annotators.
     tie_correction : float
         ``Σ_j Σ_groups (t³ − t)`` over the annotators' tied ranks (0: no ties).
     n_items, n_raters : int

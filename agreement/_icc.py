@@ -217,8 +217,9 @@ class ICCResult(Result):
         check_params(ICCResult.confidence_interval, locals())
         if confidence_level is None:
             return ConfidenceInterval(self.ci_low, self.ci_high)
-        ms = {"n": float(self.n_items), "ms_items": self.ms_items, "ms_raters": self.ms_raters,
-              "ms_error": self.ms_error, "ms_within": self.ms_within}
+        ms = {key: np.float64(v) for key, v in (
+            ("n", self.n_items), ("ms_items", self.ms_items), ("ms_raters", self.ms_raters),
+            ("ms_error", self.ms_error), ("ms_within", self.ms_within))}
         row = _tables(ms, self.n_raters, float(confidence_level)).loc[self.form]
         return ConfidenceInterval(float(row["ci_low"]), float(row["ci_high"]))
 
@@ -316,7 +317,7 @@ def icc(ratings: Any, *, form: str = "ICC2", confidence_level: float = 0.95) -> 
     x = sm.values
     n, k = x.shape
     sums = anova_rows(x, float(np.mean(x))).sum(axis=0)
-    ms = {key: float(v) for key, v in mean_squares(sums, k).items()}
+    ms = {key: np.float64(v) for key, v in mean_squares(sums, k).items()}
     table = _tables(ms, k, level)
     notes = list(sm.notes)
     if not np.isfinite(table["value"]).any():
@@ -328,6 +329,7 @@ def icc(ratings: Any, *, form: str = "ICC2", confidence_level: float = 0.95) -> 
         value=float(row["value"]), form=form, f_statistic=float(row["f_statistic"]),
         df1=float(row["df1"]), df2=float(row["df2"]), p_value=float(row["p_value"]),
         ci_low=float(row["ci_low"]), ci_high=float(row["ci_high"]), confidence_level=level,
-        n_items=int(n), n_raters=int(k), n_dropped=sm.n_dropped_items, ms_items=ms["ms_items"],
-        ms_raters=ms["ms_raters"], ms_error=ms["ms_error"], ms_within=ms["ms_within"],
+        n_items=int(n), n_raters=int(k), n_dropped=sm.n_dropped_items,
+        ms_items=float(ms["ms_items"]), ms_raters=float(ms["ms_raters"]),
+        ms_error=float(ms["ms_error"]), ms_within=float(ms["ms_within"]),
         table=table, notes=tuple(notes))
