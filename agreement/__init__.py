@@ -83,6 +83,9 @@ item_statistics       -- per-item rows of a coefficient (α included); finalize(
                          gives it back
 ItemStatistics        -- those rows, .sums(multiplicity) and .finalize(sums)
 FinalizedCoefficient  -- (value, observed, expected, n_items, n_pairable)
+SCALE_STATISTICS      -- the rating-scale coefficients with per-item rows: icc1, icc2, icc3,
+                         icc1k, icc2k, icc3k, lin_ccc (item_statistics, bootstrap and the
+                         swap test take them by name)
 coefficient_info      -- a coefficient's kind (name, label, family of rows, chance model)
 CoefficientInfo       -- what coefficient_info returns
 
@@ -150,6 +153,7 @@ if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_pac
     from agreement._concordance import ConcordanceResult, KendallWResult, kendall_w, lin_ccc
     from agreement._icc import ICCResult, icc
     from agreement._item_stats import (
+        SCALE_STATISTICS,
         CoefficientInfo,
         FinalizedCoefficient,
         ItemStatistics,
@@ -192,6 +196,7 @@ if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_pac
 __getattr__, __dir__ = lazy_package(__name__)
 
 __all__ = [
+    "SCALE_STATISTICS",
     "STATISTICS",
     "AgreementResult",
     "AltTestResult",

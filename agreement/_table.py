@@ -22,6 +22,7 @@ from agreement._item_stats import coefficient_info
 from agreement._partial import finalize_sums, table_over_chunks
 from agreement._ratings import as_ratings
 from agreement._result import AgreementResult
+from agreement._scale import is_numeric_scale
 from agreement._weights import weight_matrix
 
 __all__ = ["agreement_table"]
@@ -75,16 +76,56 @@ def _one(run, fn, ratings, confidence, **kwargs) -> tuple[dict, str | None]:
     return _row(res, confidence), ("; ".join(degenerate) or None)
 
 
-def _wanted(coefficients: Any) -> set[str]:
-    """The names of the coefficients asked for (all by default), each checked."""
+#: The rows of a rating scale shown by default (numeric labels, three or more values).
+SCALE_DEFAULT = ("icc1", "icc2", "icc3", "lin_ccc", "kendall_w")
+
+
+def _wanted(coefficients: Any) -> tuple[set[str], bool]:
+    """The names asked for (all by default), each checked; and whether the default."""
     if coefficients is None:
-        return {fn.__name__ for _, fn, _ in _ROWS} | {"krippendorff_alpha"}
+        return {fn.__name__ for _, fn, _ in _ROWS} | {"krippendorff_alpha", *SCALE_DEFAULT}, True
     if isinstance(coefficients, str) or callable(coefficients):
         coefficients = [coefficients]
-    names = {coefficient_info(c).name for c in coefficients}
+    names = {"kendall_w" if (c == "kendall_w" or getattr(c, "__name__", None) == "kendall_w")
+             else coefficient_info(c).name for c in coefficients}
     if not names:
         raise ValueError("`coefficients` names no coefficient; leave it out for all of them.")
-    return names
+    return names, False
+
+
+def _scale_row(name: str, r: Any, confidence: float) -> tuple[str, dict, str | None]:
+    """One rating-scale row (an ICC form, Lin's CCC or Kendall's W), or its refusal."""
+    from agreement._concordance import kendall_w, lin_ccc
+    from agreement._icc import icc
+
+    label = ("Kendall's W" if name == "kendall_w" else coefficient_info(name).label)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DegenerateDataWarning)
+        try:
+            if name == "kendall_w":
+                res = kendall_w(r)
+            elif name == "lin_ccc":
+                res = lin_ccc(r, confidence_level=confidence)
+            else:
+                res = icc(r, form=coefficient_info(name).chance, confidence_level=confidence)
+        except ValueError as err:
+            return label, _skipped(str(err)), None
+    problem = "; ".join(str(w.message) for w in caught
+                        if issubclass(w.category, DegenerateDataWarning)) or None
+    notes = list(res.notes)
+    if name == "kendall_w":
+        se, low, high, method = math.nan, math.nan, math.nan, ""
+        notes.insert(0, f"chi-square({res.df}) = {res.chi_square:.4g}, p = {res.p_value:.3g}")
+    elif name == "lin_ccc":
+        se, (low, high), method = res.standard_error, res.confidence_interval(), "fisher-z"
+    else:
+        se, (low, high), method = math.nan, res.confidence_interval(), "F"
+        notes.insert(0, f"F({res.df1:g}, {res.df2:g}) = {res.f_statistic:.4g}, "
+                        f"p = {res.p_value:.3g}")
+    return label, {"value": res.value, "standard_error": se, "ci_low": low, "ci_high": high,
+                   "ci_method": method, "observed": math.nan, "expected": math.nan,
+                   "n_items": res.n_items, "n_pairable": res.n_items,
+                   "n_raters": res.n_raters, "notes": "; ".join(notes)}, problem
 
 
 @validate_params(confidence_level=ConfidenceLevel())
@@ -111,9 +152,15 @@ def agreement_table(ratings: Any, *, weights: Any = None,
         Level of the intervals, each of its coefficient's default kind
         (``ci_method``: normal for Cohen's κ, Student's t otherwise).
     coefficients : sequence of str or functions, optional
-        Compute only these (names as in :data:`~agreement.STATISTICS`, e.g.
+        Compute only these (names as in :data:`~agreement.STATISTICS` and
+        :data:`~agreement.SCALE_STATISTICS`, or ``"kendall_w"``, e.g.
         ``["fleiss_kappa", "krippendorff_alpha"]``, or the functions); the
-        table then has only their rows. Default: all of them.
+        table then has only their rows. Default: all of them, the rows of a
+        rating scale -- ICC(1,1), ICC(2,1), ICC(3,1) (:func:`~agreement.icc`),
+        Lin's concordance correlation and Kendall's W -- when the labels are
+        numbers with three or more values and the ratings keep annotator
+        identity (their intervals: F-based, Fisher-z, none; W's χ² test and
+        the ICC's F test are in ``notes``; in-memory ratings only).
 
     Returns
     -------
@@ -146,7 +193,8 @@ def agreement_table(ratings: Any, *, weights: Any = None,
      'Brennan-Prediger': 0.6, "Gwet's AC1": 0.608,
      "Krippendorff's alpha (nominal)": 0.611,
      "Krippendorff's alpha (ordinal)": 0.723,
-     "Krippendorff's alpha (interval)": 0.778}
+     "Krippendorff's alpha (interval)": 0.778, 'ICC(1,1)': 0.803, 'ICC(2,1)': 0.805,
+     'ICC(3,1)': 0.825, "Lin's concordance correlation": 0.767, "Kendall's W": 0.867}
     >>> table.loc["Cohen's kappa", "notes"]
     'not computed: `cohen_kappa` needs exactly two annotators; these ratings have 3 annotators with ratings. Use `conger_kappa` or `light_kappa` for more.'
     >>> agreement_table([[1, 1, 1], [1, 2, 2], [2, 2, 2], [1, 1, 2], [3, 3, 3]],
@@ -155,7 +203,7 @@ def agreement_table(ratings: Any, *, weights: Any = None,
     """
     check_params(agreement_table, locals())
     level = check_confidence_level(confidence_level)
-    wanted = _wanted(coefficients)
+    wanted, default = _wanted(coefficients)
     if is_chunked(ratings):
         # One pass over the count chunks for the count-table rows and one over the chunks
         # of ratings for the others; each row is finalized from its sums.
@@ -197,6 +245,23 @@ def agreement_table(ratings: Any, *, weights: Any = None,
         rows[label] = row
         if problem:
             undefined.append(label)
+    # Rating scales: numbers with three or more values (or rows asked for by name).
+    scale = [n for n in (*SCALE_DEFAULT[:3], "icc1k", "icc2k", "icc3k", *SCALE_DEFAULT[3:])
+             if n in wanted]
+    if scale and not is_chunked(ratings):
+        numeric = r.has_raters and is_numeric_scale(r)
+        if default and not (numeric and r.n_categories >= 3):
+            scale = []
+        for name in scale:
+            if not r.has_raters:
+                label = "Kendall's W" if name == "kendall_w" else coefficient_info(name).label
+                rows[label] = _skipped("needs annotator identity, and these ratings are a "
+                                       "count table")
+                continue
+            label, row, problem = _scale_row(name, r, level)
+            rows[label] = row
+            if problem:
+                undefined.append(label)
     if undefined:
         warnings.warn(
             f"undefined on these data (NaN, reason in `notes`): {', '.join(undefined)}.",

@@ -24,7 +24,12 @@ def test_rows_and_columns_for_three_annotators():
         "Percent agreement", "Cohen's kappa", "Scott's pi", "Fleiss' kappa",
         "Conger's kappa", "Light's kappa", "Brennan-Prediger", "Gwet's AC1",
         "Krippendorff's alpha (nominal)", "Krippendorff's alpha (ordinal)",
-        "Krippendorff's alpha (interval)"]
+        "Krippendorff's alpha (interval)", "ICC(1,1)", "ICC(2,1)", "ICC(3,1)",
+        "Lin's concordance correlation", "Kendall's W"]
+    # the scale's rows are the functions' (listwise deletion of the item with a gap)
+    assert table.loc["ICC(2,1)", "value"] == pytest.approx(ag.icc(THREE).value)
+    assert table.loc["ICC(2,1)", "n_items"] == 5
+    assert table.loc["Kendall's W", "value"] == pytest.approx(ag.kendall_w(THREE).value)
     assert math.isnan(table.loc["Cohen's kappa", "value"])
     assert "exactly two annotators" in table.loc["Cohen's kappa", "notes"]
     assert "at most two ratings per item" in table.loc["Scott's pi", "notes"]
@@ -87,3 +92,13 @@ def test_degenerate_data_warn_once_and_say_why():
 def test_bad_options(kwargs, error, match):
     with pytest.raises(error, match=match):
         ag.agreement_table(THREE, **kwargs)
+
+
+def test_scale_rows_only_for_numeric_scales_unless_asked():
+    binary = np.array([[0, 1, 1], [1, 1, 1], [0, 0, 1], [1, 1, 0]])
+    assert not any(i.startswith("ICC") for i in ag.agreement_table(binary).index)
+    table = ag.agreement_table(binary, coefficients=["icc2k", "kendall_w"])
+    assert list(table.index) == ["ICC(2,k)", "Kendall's W"]
+    assert table.loc["ICC(2,k)", "value"] == pytest.approx(ag.icc(binary, form="ICC2k").value)
+    text = ag.agreement_table([["a", "b"], ["b", "b"], ["a", "a"]], coefficients=["icc2"])
+    assert "numeric ratings" in text.loc["ICC(2,1)", "notes"]

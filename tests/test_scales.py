@@ -373,3 +373,51 @@ def test_inputs_not_mutated():
     before = x.copy()
     ag.icc(x), ag.lin_ccc(x), ag.kendall_w(x)
     np.testing.assert_array_equal(x, before)
+
+
+# ------------------------------------------------- per-item rows: bootstrap and swap test
+def test_item_statistics_finalize_equals_the_functions():
+    rng = np.random.default_rng(4)
+    x = np.round(rng.normal(size=(40, 1)) + rng.normal(size=(40, 3)) + 4).clip(1, 7)
+    x[3, 1] = np.nan  # listwise deletion is in the rows: a zero row
+    table = ag.icc(x).to_frame()
+    for name in ag.SCALE_STATISTICS:
+        st = ag.item_statistics(x, name)
+        got = st.finalize(st.sums()).value
+        want = (ag.lin_ccc(x).value if name == "lin_ccc"
+                else table.loc[ag.coefficient_info(name).chance, "value"])
+        assert got == pytest.approx(want, rel=1e-10), name
+        # a bootstrap draw is the coefficient of the drawn items
+        mult = rng.multinomial(40, np.full(40, 1 / 40))
+        drawn = np.repeat(x, mult, axis=0)
+        want = (ag.lin_ccc(drawn).value if name == "lin_ccc"
+                else ag.icc(drawn).to_frame().loc[ag.coefficient_info(name).chance, "value"])
+        assert st.finalize(st.sums(mult)).value == pytest.approx(want, rel=1e-9), name
+
+
+def test_item_statistics_refuse_labels_and_options():
+    with pytest.raises(ValueError, match="numeric ratings"):
+        ag.item_statistics([["a", "b"], ["b", "b"]], "icc2")
+    with pytest.raises(ValueError, match="do not apply"):
+        ag.item_statistics([[1, 2], [2, 2]], "icc2", level="interval")
+
+
+def test_bootstrap_and_swap_test_take_scale_coefficients_by_name():
+    import simulation
+
+    rng = np.random.default_rng(8)
+    truth = rng.normal(size=(120, 1))
+    x = np.round(truth * 1.5 + rng.normal(size=(120, 4)) + 4).clip(1, 7)
+    b = ag.bootstrap(["icc2", "lin_ccc"], x, n_resamples=300, rng=0)
+    assert b.estimate[0] == pytest.approx(ag.icc(x).value, rel=1e-12)
+    assert b.estimate[1] == pytest.approx(ag.lin_ccc(x).value, rel=1e-12)
+    # the percentile interval and the exact F interval agree roughly on 120 items
+    lo, hi = ag.icc(x).confidence_interval()
+    assert abs(b.interval.low[0] - lo) < 0.05 and abs(b.interval.high[0] - hi) < 0.05
+    r = ag.Ratings.from_wide(x, raters=["h1", "h2", "h3", "judge"])
+    res = simulation.swap_test(r, ["judge"], coefficient="icc2", level=None, n_resamples=100,
+                               rng=0)
+    assert res.humans == pytest.approx(ag.icc(x[:, :3]).value, rel=1e-12)
+    swaps = [ag.icc(x[:, [a, b_, 3]]).value for a, b_ in ((1, 2), (0, 2), (0, 1))]
+    assert res.swap.loc["judge", "with_candidate"] == pytest.approx(np.mean(swaps), rel=1e-12)
+    assert res.join.loc["judge", "with_candidate"] == pytest.approx(ag.icc(x).value, rel=1e-12)
