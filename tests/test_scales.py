@@ -421,3 +421,28 @@ def test_bootstrap_and_swap_test_take_scale_coefficients_by_name():
     swaps = [ag.icc(x[:, [a, b_, 3]]).value for a, b_ in ((1, 2), (0, 2), (0, 1))]
     assert res.swap.loc["judge", "with_candidate"] == pytest.approx(np.mean(swaps), rel=1e-12)
     assert res.join.loc["judge", "with_candidate"] == pytest.approx(ag.icc(x).value, rel=1e-12)
+
+
+# ------------------------------------------------------------------- study size
+def test_walter_closed_form_and_its_power():
+    import simulation
+
+    # Walter, Eliasziw & Donner (1998), eq. 7, by hand: ρ1 0.8, ρ0 0.6, k 2, one-sided 0.05,
+    # power 0.8: θ0 1.5, θ1 4, C0 = 4/9, n = 1 + 2·2·(z_.95 + z_.8)² / (ln C0)² = 38.61 -> 39.
+    z = stats.norm.ppf(0.95) + stats.norm.ppf(0.8)
+    by_hand = 1 + 4 * z**2 / math.log(4 / 9) ** 2
+    plan = simulation.study_size_for_power("icc1", expected=0.8, null=0.6, power=0.8,
+                                           n_raters=2)
+    assert plan.n_items == math.ceil(by_hand) == 39 and plan.method == "closed-form"
+    assert plan.achieved_power == pytest.approx(0.80, abs=0.02)
+    # the F test at that size, simulated from one-way random-effects data, has that power
+    rng = np.random.default_rng(21)
+    reps, rejected = 400, 0
+    crit = stats.f.ppf(0.95, 38, 39) * (1 + 2 * 1.5)
+    for _ in range(reps):
+        x = _random_effects(rng, 39, 2, 0.8)
+        res = ag.icc(x, form="ICC1")
+        rejected += res.f_statistic > crit
+    assert stats.binomtest(rejected, reps, plan.achieved_power).pvalue > 1e-3
+    with pytest.raises(ValueError, match="closed form"):
+        simulation.study_size("icc1", expected=0.8, target=0.1)
