@@ -446,3 +446,41 @@ def test_walter_closed_form_and_its_power():
     assert stats.binomtest(rejected, reps, plan.achieved_power).pvalue > 1e-3
     with pytest.raises(ValueError, match="closed form"):
         simulation.study_size("icc1", expected=0.8, target=0.1)
+
+
+# ------------------------------------------------------------------------- CLI
+def _cli(capsys, *argv):
+    from goldnoise._cli import main
+
+    status = main([str(a) for a in argv])
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def _scale_file(tmp_path):
+    rng = np.random.default_rng(0)
+    x = np.round(rng.normal(size=(80, 1)) * 1.2 + rng.normal(size=(80, 4)) * 0.8 + 3)
+    frame = pd.DataFrame(x.clip(1, 5).astype(int), columns=["h1", "h2", "h3", "judge"])
+    path = tmp_path / "scale.csv"
+    frame.rename_axis("item").to_csv(path)
+    return path, frame
+
+
+def test_cli_audit_judge_and_study_take_scale_coefficients(tmp_path, capsys):
+    path, frame = _scale_file(tmp_path)
+    status, out, err = _cli(capsys, "audit", path, "--layout", "wide", "--item", "item",
+                            "--no-latent", "--coefficients", "icc2", "kendall_w")
+    assert status == 0, err
+    assert f"{ag.icc(frame.to_numpy()).value:.4f}" in out and "Kendall's W" in out
+    status, out, err = _cli(capsys, "judge", path, "--layout", "wide", "--item", "item",
+                            "--candidates", "judge", "--margin", "0.05", "--coefficient",
+                            "icc2", "--resamples", "50", "--latent-resamples", "0")
+    assert status == 0, err
+    humans = ag.icc(frame[["h1", "h2", "h3"]].to_numpy()).value
+    assert f"icc2 {humans:.3f}" in out and "ICC(2,1)" in out
+    status, out, err = _cli(capsys, "study", "icc1", "--expected", "0.8", "--null", "0.6",
+                            "--power", "0.8", "--raters", "2")
+    assert status == 0, err
+    assert "icc1: 39 items (closed-form)" in out
+    status, out, err = _cli(capsys, "study", "icc1", "--expected", "0.8", "--half-width", "0.1")
+    assert status != 0 and "Walter" in err and "Traceback" not in err
