@@ -307,7 +307,7 @@ def _random_effects(rng, n, k, rho, rater_sd=0.0):
 def _coverage(reps, seed):
     rng = np.random.default_rng(seed)
     n, k, rho = 25, 4, 0.6
-    hits = dict.fromkeys(("ICC1", "ICC3", "ICC2", "ccc"), 0)
+    hits = dict.fromkeys(("ICC1", "ICC3", "ICC2", "ccc", "ccc3"), 0)
     for _ in range(reps):
         # one-way data (no rater effect): ICC1 and ICC3 both estimate ρ; the CCC too
         t1 = ag.icc(_random_effects(rng, n, k, rho)).to_frame()
@@ -318,8 +318,10 @@ def _coverage(reps, seed):
         t2 = ag.icc(_random_effects(rng, n, k, rho, sb)).to_frame()
         true2 = rho / (1 + sb * sb)
         hits["ICC2"] += t2.loc["ICC2", "ci_low"] <= true2 <= t2.loc["ICC2", "ci_high"]
-        c = ag.lin_ccc(_random_effects(rng, n, 2, rho)[:, :2])
+        c = ag.lin_ccc(_random_effects(rng, n, 2, rho))
         hits["ccc"] += c.ci_low <= rho <= c.ci_high
+        c = ag.lin_ccc(_random_effects(rng, n, 3, rho))  # the jackknife interval
+        hits["ccc3"] += c.ci_low <= rho <= c.ci_high
     return hits
 
 
@@ -337,7 +339,7 @@ def test_interval_coverage_quick():
 
 @pytest.mark.slow
 def test_interval_coverage_full():
-    reps = 1500
+    reps = 1000
     _check_coverage(_coverage(reps, 12), reps, 1e-3)
 
 
