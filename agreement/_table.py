@@ -248,7 +248,12 @@ def agreement_table(ratings: Any, *, weights: Any = None,
     # Rating scales: numbers with three or more values (or rows asked for by name).
     scale = [n for n in (*SCALE_DEFAULT[:3], "icc1k", "icc2k", "icc3k", *SCALE_DEFAULT[3:])
              if n in wanted]
-    if scale and not is_chunked(ratings):
+    if scale and is_chunked(ratings) and not default:
+        for name in scale:
+            label = "Kendall's W" if name == "kendall_w" else coefficient_info(name).label
+            rows[label] = _skipped("the rating-scale coefficients need the ratings in memory "
+                                   "(listwise deletion reads whole items)")
+    elif scale and not is_chunked(ratings):
         numeric = r.has_raters and is_numeric_scale(r)
         if default and not (numeric and r.n_categories >= 3):
             scale = []
