@@ -56,7 +56,8 @@ def ratings_values(r: Ratings, what: str) -> np.ndarray:
 def _as_numbers(ratings: Any, what: str) -> tuple[np.ndarray, list[str]]:
     if isinstance(ratings, pd.DataFrame) and len(ratings.columns) and all(
             ratings[c].dtype.kind in "iuf" for c in ratings.columns):
-        return ratings.to_numpy(dtype=np.float64), [str(c) for c in ratings.columns]
+        return (ratings.to_numpy(dtype=np.float64, na_value=np.nan),
+                [str(c) for c in ratings.columns])
     if isinstance(ratings, np.ndarray) and ratings.dtype.kind in "iuf":
         if ratings.ndim != 2:
             raise ValueError(f"{what} needs an items × annotators array; got "

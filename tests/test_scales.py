@@ -486,3 +486,11 @@ def test_cli_audit_judge_and_study_take_scale_coefficients(tmp_path, capsys):
     assert "icc1: 39 items (closed-form)" in out
     status, out, err = _cli(capsys, "study", "icc1", "--expected", "0.8", "--half-width", "0.1")
     assert status != 0 and "Walter" in err and "Traceback" not in err
+
+
+def test_nullable_integer_frame_reads_missing_as_missing():
+    frame = pd.DataFrame({"a": pd.array([1, 2, 3, None, 5], dtype="Int64"),
+                          "b": pd.array([1, 3, 3, 4, 4], dtype="Int64")})
+    res = ag.icc(frame)
+    want = ag.icc(np.array([[1, 1], [2, 3], [3, 3], [5, 4]], dtype=float))
+    assert res.value == pytest.approx(want.value, rel=1e-12) and res.n_dropped == 1
