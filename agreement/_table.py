@@ -22,7 +22,6 @@ from agreement._item_stats import coefficient_info
 from agreement._partial import finalize_sums, table_over_chunks
 from agreement._ratings import as_ratings
 from agreement._result import AgreementResult
-from agreement._scale import is_numeric_scale
 from agreement._weights import weight_matrix
 
 __all__ = ["agreement_table"]
@@ -76,21 +75,21 @@ def _one(run, fn, ratings, confidence, **kwargs) -> tuple[dict, str | None]:
     return _row(res, confidence), ("; ".join(degenerate) or None)
 
 
-#: The rows of a rating scale shown by default (numeric labels, three or more values).
-SCALE_DEFAULT = ("icc1", "icc2", "icc3", "lin_ccc", "kendall_w")
+#: The order of the rating-scale rows (computed when named in `coefficients`).
+SCALE_ORDER = ("icc1", "icc2", "icc3", "icc1k", "icc2k", "icc3k", "lin_ccc", "kendall_w")
 
 
-def _wanted(coefficients: Any) -> tuple[set[str], bool]:
-    """The names asked for (all by default), each checked; and whether the default."""
+def _wanted(coefficients: Any) -> set[str]:
+    """The names asked for (the categorical coefficients by default), each checked."""
     if coefficients is None:
-        return {fn.__name__ for _, fn, _ in _ROWS} | {"krippendorff_alpha", *SCALE_DEFAULT}, True
+        return {fn.__name__ for _, fn, _ in _ROWS} | {"krippendorff_alpha"}
     if isinstance(coefficients, str) or callable(coefficients):
         coefficients = [coefficients]
     names = {"kendall_w" if (c == "kendall_w" or getattr(c, "__name__", None) == "kendall_w")
              else coefficient_info(c).name for c in coefficients}
     if not names:
         raise ValueError("`coefficients` names no coefficient; leave it out for all of them.")
-    return names, False
+    return names
 
 
 def _scale_row(name: str, r: Any, confidence: float) -> tuple[str, dict, str | None]:
@@ -155,12 +154,13 @@ def agreement_table(ratings: Any, *, weights: Any = None,
         Compute only these (names as in :data:`~agreement.STATISTICS` and
         :data:`~agreement.SCALE_STATISTICS`, or ``"kendall_w"``, e.g.
         ``["fleiss_kappa", "krippendorff_alpha"]``, or the functions); the
-        table then has only their rows. Default: all of them, the rows of a
-        rating scale -- ICC(1,1), ICC(2,1), ICC(3,1) (:func:`~agreement.icc`),
-        Lin's concordance correlation and Kendall's W -- when the labels are
-        numbers with three or more values and the ratings keep annotator
-        identity (their intervals: F-based, Fisher-z, none; W's χ² test and
-        the ICC's F test are in ``notes``; in-memory ratings only).
+        table then has only their rows. Default: every coefficient of
+        categories. The rows of a rating scale -- the ICC forms
+        (:func:`~agreement.icc`), Lin's concordance correlation and Kendall's
+        W -- come only when named (numbers are a scale only where the caller
+        says so: class codes 1..4 are categories): their intervals are
+        F-based, Fisher-z and none, the ICC's F test and W's χ² test are in
+        ``notes``; they need in-memory ratings with annotator identity.
 
     Returns
     -------
@@ -193,17 +193,19 @@ def agreement_table(ratings: Any, *, weights: Any = None,
      'Brennan-Prediger': 0.6, "Gwet's AC1": 0.608,
      "Krippendorff's alpha (nominal)": 0.611,
      "Krippendorff's alpha (ordinal)": 0.723,
-     "Krippendorff's alpha (interval)": 0.778, 'ICC(1,1)': 0.803, 'ICC(2,1)': 0.805,
-     'ICC(3,1)': 0.825, "Lin's concordance correlation": 0.767, "Kendall's W": 0.867}
+     "Krippendorff's alpha (interval)": 0.778}
     >>> table.loc["Cohen's kappa", "notes"]
     'not computed: `cohen_kappa` needs exactly two annotators; these ratings have 3 annotators with ratings. Use `conger_kappa` or `light_kappa` for more.'
+    >>> agreement_table([[1, 1, 1], [1, 2, 2], [2, 2, 2], [1, 1, 2], [3, 3, 3]],
+    ...                 coefficients=["icc2", "lin_ccc", "kendall_w"])["value"].round(3).to_dict()
+    {'ICC(2,1)': 0.805, "Lin's concordance correlation": 0.767, "Kendall's W": 0.867}
     >>> agreement_table([[1, 1, 1], [1, 2, 2], [2, 2, 2], [1, 1, 2], [3, 3, 3]],
     ...                 coefficients=["fleiss_kappa", "krippendorff_alpha"]).index.tolist()
     ["Fleiss' kappa", "Krippendorff's alpha (nominal)", "Krippendorff's alpha (ordinal)", "Krippendorff's alpha (interval)"]
     """
     check_params(agreement_table, locals())
     level = check_confidence_level(confidence_level)
-    wanted, default = _wanted(coefficients)
+    wanted = _wanted(coefficients)
     if is_chunked(ratings):
         # One pass over the count chunks for the count-table rows and one over the chunks
         # of ratings for the others; each row is finalized from its sums.
@@ -245,18 +247,14 @@ def agreement_table(ratings: Any, *, weights: Any = None,
         rows[label] = row
         if problem:
             undefined.append(label)
-    # Rating scales: numbers with three or more values (or rows asked for by name).
-    scale = [n for n in (*SCALE_DEFAULT[:3], "icc1k", "icc2k", "icc3k", *SCALE_DEFAULT[3:])
-             if n in wanted]
-    if scale and is_chunked(ratings) and not default:
+    # Rating scales, when named: numbers are a scale only where the caller says so.
+    scale = [n for n in SCALE_ORDER if n in wanted]
+    if scale and is_chunked(ratings):
         for name in scale:
             label = "Kendall's W" if name == "kendall_w" else coefficient_info(name).label
             rows[label] = _skipped("the rating-scale coefficients need the ratings in memory "
                                    "(listwise deletion reads whole items)")
-    elif scale and not is_chunked(ratings):
-        numeric = r.has_raters and is_numeric_scale(r)
-        if default and not (numeric and r.n_categories >= 3):
-            scale = []
+    elif scale:
         for name in scale:
             if not r.has_raters:
                 label = "Kendall's W" if name == "kendall_w" else coefficient_info(name).label

@@ -24,12 +24,7 @@ def test_rows_and_columns_for_three_annotators():
         "Percent agreement", "Cohen's kappa", "Scott's pi", "Fleiss' kappa",
         "Conger's kappa", "Light's kappa", "Brennan-Prediger", "Gwet's AC1",
         "Krippendorff's alpha (nominal)", "Krippendorff's alpha (ordinal)",
-        "Krippendorff's alpha (interval)", "ICC(1,1)", "ICC(2,1)", "ICC(3,1)",
-        "Lin's concordance correlation", "Kendall's W"]
-    # the scale's rows are the functions' (listwise deletion of the item with a gap)
-    assert table.loc["ICC(2,1)", "value"] == pytest.approx(ag.icc(THREE).value)
-    assert table.loc["ICC(2,1)", "n_items"] == 5
-    assert table.loc["Kendall's W", "value"] == pytest.approx(ag.kendall_w(THREE).value)
+        "Krippendorff's alpha (interval)"]
     assert math.isnan(table.loc["Cohen's kappa", "value"])
     assert "exactly two annotators" in table.loc["Cohen's kappa", "notes"]
     assert "at most two ratings per item" in table.loc["Scott's pi", "notes"]
@@ -94,9 +89,22 @@ def test_bad_options(kwargs, error, match):
         ag.agreement_table(THREE, **kwargs)
 
 
-def test_scale_rows_only_for_numeric_scales_unless_asked():
+def test_scale_rows_when_named():
+    scale = ["icc1", "icc2", "icc3", "lin_ccc", "kendall_w"]
+    table = ag.agreement_table(THREE, coefficients=scale)
+    assert list(table.index) == ["ICC(1,1)", "ICC(2,1)", "ICC(3,1)",
+                                 "Lin's concordance correlation", "Kendall's W"]
+    # the scale's rows are the functions' (listwise deletion of the item with a gap)
+    assert table.loc["ICC(2,1)", "value"] == pytest.approx(ag.icc(THREE).value)
+    assert (table.loc["ICC(2,1)", "ci_low"], table.loc["ICC(2,1)", "ci_high"]) == \
+        pytest.approx(tuple(ag.icc(THREE).confidence_interval()))
+    assert table.loc["ICC(2,1)", "n_items"] == 5 and "1 item(s)" in table.loc["ICC(2,1)",
+                                                                              "notes"]
+    assert table.loc["Lin's concordance correlation", "value"] == pytest.approx(
+        ag.lin_ccc(THREE).value)
+    assert table.loc["Kendall's W", "value"] == pytest.approx(ag.kendall_w(THREE).value)
+    assert not any(i.startswith("ICC") for i in ag.agreement_table(THREE).index)
     binary = np.array([[0, 1, 1], [1, 1, 1], [0, 0, 1], [1, 1, 0]])
-    assert not any(i.startswith("ICC") for i in ag.agreement_table(binary).index)
     table = ag.agreement_table(binary, coefficients=["icc2k", "kendall_w"])
     assert list(table.index) == ["ICC(2,k)", "Kendall's W"]
     assert table.loc["ICC(2,k)", "value"] == pytest.approx(ag.icc(binary, form="ICC2k").value)

@@ -474,6 +474,15 @@ def test_cli_audit_judge_and_study_take_scale_coefficients(tmp_path, capsys):
                             "--no-latent", "--coefficients", "icc2", "kendall_w")
     assert status == 0, err
     assert f"{ag.icc(frame.to_numpy()).value:.4f}" in out and "Kendall's W" in out
+    # the audit shows a scale's rows when its level makes the numbers a scale
+    status, out, err = _cli(capsys, "audit", path, "--layout", "wide", "--item", "item",
+                            "--no-latent", "--level", "interval")
+    assert status == 0, err
+    assert "ICC(2,1)" in out and "Lin's concordance correlation" in out
+    status, out, err = _cli(capsys, "audit", path, "--layout", "wide", "--item", "item",
+                            "--no-latent")
+    assert status == 0, err
+    assert "ICC(2,1)" not in out  # nominal by default: numbers may be class codes
     status, out, err = _cli(capsys, "judge", path, "--layout", "wide", "--item", "item",
                             "--candidates", "judge", "--margin", "0.05", "--coefficient",
                             "icc2", "--resamples", "50", "--latent-resamples", "0")
