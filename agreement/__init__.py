@@ -27,6 +27,15 @@ krippendorff_alpha  -- Krippendorff's α: nominal, ordinal, interval, ratio or G
 agreement_table     -- all of them side by side, with SEs and intervals
 category_kappas     -- κ of each category against the rest, SE under H0 and z (Fleiss 1971)
 
+Rating scales (numbers; listwise deletion of items with a missing rating)
+-------------
+icc                 -- the intraclass correlations ICC1, ICC2, ICC3, ICC1k, ICC2k, ICC3k
+                       (Shrout & Fleiss 1979; McGraw & Wong 1996) with F tests and exact
+                       F-based intervals; to_frame() gives all six         -> ICCResult
+lin_ccc             -- Lin's concordance correlation, the overall CCC of several annotators
+                       (Barnhart, Haber & Song 2002), Fisher-z interval -> ConcordanceResult
+kendall_w           -- Kendall's W, tie-corrected, with its χ² test      -> KendallWResult
+
 Bootstrap over items (SPEC §3; resampled by the core below every package,
 ``_goldnoise_lib.resampling``)
 ----------------------------------------------------------------------------
@@ -74,6 +83,9 @@ item_statistics       -- per-item rows of a coefficient (α included); finalize(
                          gives it back
 ItemStatistics        -- those rows, .sums(multiplicity) and .finalize(sums)
 FinalizedCoefficient  -- (value, observed, expected, n_items, n_pairable)
+SCALE_STATISTICS      -- the rating-scale coefficients with per-item rows: icc1, icc2, icc3,
+                         icc1k, icc2k, icc3k, lin_ccc (item_statistics, bootstrap and the
+                         swap test take them by name)
 coefficient_info      -- a coefficient's kind (name, label, family of rows, chance model)
 CoefficientInfo       -- what coefficient_info returns
 
@@ -138,7 +150,10 @@ if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_pac
     )
     from agreement._category import category_kappas
     from agreement._chunked import ChunkedRatings
+    from agreement._concordance import ConcordanceResult, KendallWResult, kendall_w, lin_ccc
+    from agreement._icc import ICCResult, icc
     from agreement._item_stats import (
+        SCALE_STATISTICS,
         CoefficientInfo,
         FinalizedCoefficient,
         ItemStatistics,
@@ -181,12 +196,14 @@ if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_pac
 __getattr__, __dir__ = lazy_package(__name__)
 
 __all__ = [
+    "SCALE_STATISTICS",
     "STATISTICS",
     "AgreementResult",
     "AltTestResult",
     "BootstrapResult",
     "ChunkedRatings",
     "CoefficientInfo",
+    "ConcordanceResult",
     "ConfidenceInterval",
     "ConvergenceWarning",
     "DegenerateDataWarning",
@@ -194,7 +211,9 @@ __all__ = [
     "EstimationWarning",
     "FinalizedCoefficient",
     "GoldnoiseWarning",
+    "ICCResult",
     "ItemStatistics",
+    "KendallWResult",
     "LabelWarning",
     "PartialSums",
     "PoissonParts",
@@ -223,9 +242,12 @@ __all__ = [
     "finalize_sums",
     "fleiss_kappa",
     "gwet_ac1",
+    "icc",
     "item_statistics",
+    "kendall_w",
     "krippendorff_alpha",
     "light_kappa",
+    "lin_ccc",
     "named_weights",
     "partial_sums",
     "percent_agreement",

@@ -193,8 +193,10 @@ def bootstrap(
         Coefficients by name or function: ``"percent_agreement"``,
         ``"fleiss_kappa"``, ``"scott_pi"``, ``"cohen_kappa"``, ``"conger_kappa"``,
         ``"light_kappa"``, ``"brennan_prediger"``, ``"gwet_ac1"``,
-        ``"krippendorff_alpha"``. A list is computed from the same resamples
-        (paired): see :meth:`BootstrapResult.difference`.
+        ``"krippendorff_alpha"``; for numeric ratings also the intraclass
+        correlations ``"icc1"`` ... ``"icc3k"`` and ``"lin_ccc"``
+        (:data:`agreement.SCALE_STATISTICS`). A list is computed from the same
+        resamples (paired): see :meth:`BootstrapResult.difference`.
     ratings : Ratings or array_like, shape (n_items, n_raters)
         Anything :func:`agreement.as_ratings` accepts (count tables for the
         coefficients that need no annotator identity). Detection metrics of

@@ -5,7 +5,7 @@ per-item statistics ``s_i`` (SPEC §1). :func:`item_statistics` returns those
 per-item rows so that other packages can resample items (a bootstrap is
 ``finalize(multiplicity @ rows)``) or add the sums of chunks of items.
 
-Three layouts of columns serve the eight coefficients:
+These layouts of columns serve the coefficients:
 
 * count family (percent agreement, Fleiss, Scott, Brennan–Prediger, Gwet):
   ``rated, pairable, agreement, unanimous, p[c] for each category``;
@@ -13,6 +13,10 @@ Three layouts of columns serve the eight coefficients:
   each annotator ``j`` and category ``c``;
 * pair family (Light): ``rated, pairable, x[j, c], both[j, l], agree[j, l]``
   for each pair of annotators ``j < l``;
+* the intraclass correlations (``icc1`` ... ``icc3k``): ``complete, Σ_j y_ij,
+  (Σ_j y_ij)², Σ_j y_ij², y_ij`` for each annotator ``j`` (``y`` the rating less a
+  fixed shift; zeros for an item with a missing rating), the sums of the two-way
+  ANOVA; Lin's CCC (``lin_ccc``): ``complete, y_ij, y_ij y_il`` for ``j ≤ l``;
 * Krippendorff's α, each unit's coincidences (Krippendorff 2011): for the
   nominal, interval and ratio levels ``rated, pairable, d_o, n[c]`` (the
   unit's disagreement ``Σ_ck o_u[c, k] δ²_ck`` and coincidence marginals
@@ -45,8 +49,8 @@ from agreement._weights import weight_matrix
 # Numba kernels, imported at first use (import agreement stays fast).
 _kernels = lazy_module("agreement._kernels")
 
-__all__ = ["CoefficientInfo", "FinalizedCoefficient", "ItemStatistics", "coefficient_info",
-           "item_statistics"]
+__all__ = ["SCALE_STATISTICS", "CoefficientInfo", "FinalizedCoefficient", "ItemStatistics",
+           "coefficient_info", "item_statistics"]
 
 # 1 − PE at or below this is "chance agreement is 1": the coefficient is undefined.
 PE_TOL = 1e-12
@@ -65,11 +69,13 @@ class CoefficientInfo:
     family : str
         The layout of its per-item rows (module docstring): ``"count"`` (needs
         only each item's category counts), ``"rater"`` or ``"pair"`` (needs the
-        annotators' identities) or ``"alpha"`` (Krippendorff's α, whose rows
-        depend on the level of measurement).
+        annotators' identities), ``"alpha"`` (Krippendorff's α, whose rows
+        depend on the level of measurement), ``"anova"`` (the intraclass
+        correlations) or ``"moments"`` (Lin's CCC); the last two need numbers.
     chance : str
         Its chance model: ``"none"``, ``"fleiss"``, ``"bp"``, ``"gwet"``,
-        ``"conger"``, ``"light"`` or ``"alpha"``.
+        ``"conger"``, ``"light"`` or ``"alpha"``; for the intraclass
+        correlations the form (``"ICC1"`` ... ``"ICC3k"``), for Lin's CCC ``"ccc"``.
     """
 
     name: str
@@ -91,6 +97,19 @@ SPECS = {s.name: s for s in (
     CoefficientInfo("gwet_ac1", "Gwet's AC1", "count", "gwet"),
 )}
 ALPHA = CoefficientInfo("krippendorff_alpha", "Krippendorff's alpha", "alpha", "alpha")
+#: Rating scales (numeric labels): the intraclass correlations, rows of the two-way ANOVA
+#: (family "anova", chance model = the form), and Lin's CCC, rows of first and second
+#: moments (family "moments").
+SCALE_SPECS = {s.name: s for s in (
+    CoefficientInfo("icc1", "ICC(1,1)", "anova", "ICC1"),
+    CoefficientInfo("icc2", "ICC(2,1)", "anova", "ICC2"),
+    CoefficientInfo("icc3", "ICC(3,1)", "anova", "ICC3"),
+    CoefficientInfo("icc1k", "ICC(1,k)", "anova", "ICC1k"),
+    CoefficientInfo("icc2k", "ICC(2,k)", "anova", "ICC2k"),
+    CoefficientInfo("icc3k", "ICC(3,k)", "anova", "ICC3k"),
+    CoefficientInfo("lin_ccc", "Lin's concordance correlation", "moments", "ccc"),
+)}
+SCALE_STATISTICS = tuple(SCALE_SPECS)
 
 
 class FinalizedCoefficient(NamedTuple):
@@ -296,6 +315,8 @@ class ItemStatistics:
         if self.coefficient == ALPHA.name:
             alpha, obs, exp, n_units = _kr.alpha_finalize(s, self.category_values, self.level)
             out = FinalizedCoefficient(alpha, obs, exp, n_units, n_units)
+        elif self.coefficient in SCALE_SPECS:
+            out = _scale_finalize(SCALE_SPECS[self.coefficient], s, self.n_raters)
         else:
             out = finalize(SPECS[self.coefficient], s, self.weights, self.n_raters)
         if s.ndim == 1:
@@ -305,6 +326,41 @@ class ItemStatistics:
     def __repr__(self) -> str:
         return (f"ItemStatistics({self.coefficient}: {self.values.shape[0]} items × "
                 f"{len(self.columns)} columns)")
+
+
+def _scale_finalize(spec: CoefficientInfo, s: np.ndarray, k: int) -> FinalizedCoefficient:
+    """An ICC form or Lin's CCC from sums of its rows (no observed/expected parts: NaN)."""
+    if spec.family == "anova":
+        from agreement._icc import icc_from_sums
+
+        value = icc_from_sums(s, k, spec.chance)
+    else:
+        from agreement._concordance import ccc_from_sums
+
+        value = ccc_from_sums(s, k)
+    nan = np.full(s.shape[:-1], np.nan)
+    return FinalizedCoefficient(value, nan, nan, s[..., 0], s[..., 0])
+
+
+def scale_statistics(r: Ratings, spec: CoefficientInfo) -> ItemStatistics:
+    """The ANOVA (ICC) or moment (CCC) rows of numeric ratings; an incomplete item is zeros."""
+    from agreement._concordance import moment_columns, moment_rows
+    from agreement._icc import anova_columns, anova_rows
+    from agreement._scale import ratings_values
+
+    x = ratings_values(r, f"`{spec.name}`")
+    # any fixed shift will do (the coefficients do not depend on it): the scale's middle,
+    # the same for every subset of annotators of these ratings
+    vals = np.asarray(r.category_values, dtype=np.float64)
+    shift = float((vals.min() + vals.max()) / 2.0) if vals.size else 0.0
+    raters = [str(x_) for x_ in r.raters]
+    if spec.family == "anova":
+        rows, cols = anova_rows(x, shift), anova_columns(raters)
+    else:
+        rows, cols = moment_rows(x, shift), moment_columns(raters)
+    rows.setflags(write=False)
+    return ItemStatistics(spec.name, cols, rows, np.eye(r.n_categories), r.n_raters,
+                          r.n_categories)
 
 
 def coefficient_info(coefficient: Any) -> CoefficientInfo:
@@ -333,7 +389,7 @@ def coefficient_info(coefficient: Any) -> CoefficientInfo:
     >>> coefficient_info("krippendorff_alpha").label
     "Krippendorff's alpha"
     """
-    names = sorted([*SPECS, ALPHA.name])
+    names = sorted([*SPECS, ALPHA.name, *SCALE_SPECS])
     if callable(coefficient) and getattr(coefficient, "__name__", None) in names:
         coefficient = coefficient.__name__
     if not isinstance(coefficient, str):
@@ -343,6 +399,8 @@ def coefficient_info(coefficient: Any) -> CoefficientInfo:
         )
     if coefficient not in names:
         raise ValueError(f"`coefficient` must be one of {names}; got {coefficient!r}.")
+    if coefficient in SCALE_SPECS:
+        return SCALE_SPECS[coefficient]
     return ALPHA if coefficient == ALPHA.name else SPECS[coefficient]
 
 
@@ -371,7 +429,11 @@ def item_statistics(ratings: Any, coefficient: Any, *, weights: Any = None,
         ``"percent_agreement"``, ``"fleiss_kappa"``, ``"scott_pi"``,
         ``"cohen_kappa"``, ``"conger_kappa"``, ``"light_kappa"``,
         ``"brennan_prediger"``, ``"gwet_ac1"`` or ``"krippendorff_alpha"`` (or
-        the function itself).
+        the function itself); for numeric ratings also the intraclass
+        correlations ``"icc1"``, ``"icc2"``, ``"icc3"``, ``"icc1k"``,
+        ``"icc2k"``, ``"icc3k"`` and Lin's ``"lin_ccc"`` (:data:`SCALE_STATISTICS`),
+        whose rows are an item's ANOVA sums or moments (zeros for an item with
+        a missing rating: listwise deletion).
     weights : None, str or array_like, shape (m, m)
         As in the coefficient's function (not for Krippendorff's α here).
     level : {"nominal", "ordinal", "interval", "ratio"}, optional
@@ -418,6 +480,11 @@ def item_statistics(ratings: Any, coefficient: Any, *, weights: Any = None,
     """
     spec = check_coefficient(coefficient)
     r = as_ratings(ratings)
+    if spec.name in SCALE_SPECS:
+        if weights is not None or level is not None:
+            raise ValueError(f"`weights` and `level` do not apply to `{spec.name}`, which "
+                             "reads the ratings' numbers.")
+        return scale_statistics(r, spec)
     if spec is ALPHA:
         if weights is not None:
             raise ValueError(

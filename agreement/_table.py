@@ -75,16 +75,56 @@ def _one(run, fn, ratings, confidence, **kwargs) -> tuple[dict, str | None]:
     return _row(res, confidence), ("; ".join(degenerate) or None)
 
 
+#: The order of the rating-scale rows (computed when named in `coefficients`).
+SCALE_ORDER = ("icc1", "icc2", "icc3", "icc1k", "icc2k", "icc3k", "lin_ccc", "kendall_w")
+
+
 def _wanted(coefficients: Any) -> set[str]:
-    """The names of the coefficients asked for (all by default), each checked."""
+    """The names asked for (the categorical coefficients by default), each checked."""
     if coefficients is None:
         return {fn.__name__ for _, fn, _ in _ROWS} | {"krippendorff_alpha"}
     if isinstance(coefficients, str) or callable(coefficients):
         coefficients = [coefficients]
-    names = {coefficient_info(c).name for c in coefficients}
+    names = {"kendall_w" if (c == "kendall_w" or getattr(c, "__name__", None) == "kendall_w")
+             else coefficient_info(c).name for c in coefficients}
     if not names:
         raise ValueError("`coefficients` names no coefficient; leave it out for all of them.")
     return names
+
+
+def _scale_row(name: str, r: Any, confidence: float) -> tuple[str, dict, str | None]:
+    """One rating-scale row (an ICC form, Lin's CCC or Kendall's W), or its refusal."""
+    from agreement._concordance import kendall_w, lin_ccc
+    from agreement._icc import icc
+
+    label = ("Kendall's W" if name == "kendall_w" else coefficient_info(name).label)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DegenerateDataWarning)
+        try:
+            if name == "kendall_w":
+                res = kendall_w(r)
+            elif name == "lin_ccc":
+                res = lin_ccc(r, confidence_level=confidence)
+            else:
+                res = icc(r, form=coefficient_info(name).chance, confidence_level=confidence)
+        except ValueError as err:
+            return label, _skipped(str(err)), None
+    problem = "; ".join(str(w.message) for w in caught
+                        if issubclass(w.category, DegenerateDataWarning)) or None
+    notes = list(res.notes)
+    if name == "kendall_w":
+        se, low, high, method = math.nan, math.nan, math.nan, ""
+        notes.insert(0, f"chi-square({res.df}) = {res.chi_square:.4g}, p = {res.p_value:.3g}")
+    elif name == "lin_ccc":
+        se, (low, high), method = res.standard_error, res.confidence_interval(), "fisher-z"
+    else:
+        se, (low, high), method = math.nan, res.confidence_interval(), "F"
+        notes.insert(0, f"F({res.df1:g}, {res.df2:g}) = {res.f_statistic:.4g}, "
+                        f"p = {res.p_value:.3g}")
+    return label, {"value": res.value, "standard_error": se, "ci_low": low, "ci_high": high,
+                   "ci_method": method, "observed": math.nan, "expected": math.nan,
+                   "n_items": res.n_items, "n_pairable": res.n_items,
+                   "n_raters": res.n_raters, "notes": "; ".join(notes)}, problem
 
 
 @validate_params(confidence_level=ConfidenceLevel())
@@ -111,9 +151,16 @@ def agreement_table(ratings: Any, *, weights: Any = None,
         Level of the intervals, each of its coefficient's default kind
         (``ci_method``: normal for Cohen's κ, Student's t otherwise).
     coefficients : sequence of str or functions, optional
-        Compute only these (names as in :data:`~agreement.STATISTICS`, e.g.
+        Compute only these (names as in :data:`~agreement.STATISTICS` and
+        :data:`~agreement.SCALE_STATISTICS`, or ``"kendall_w"``, e.g.
         ``["fleiss_kappa", "krippendorff_alpha"]``, or the functions); the
-        table then has only their rows. Default: all of them.
+        table then has only their rows. Default: every coefficient of
+        categories. The rows of a rating scale -- the ICC forms
+        (:func:`~agreement.icc`), Lin's concordance correlation and Kendall's
+        W -- come only when named (numbers are a scale only where the caller
+        says so: class codes 1..4 are categories): their intervals are
+        F-based, Fisher-z and none, the ICC's F test and W's χ² test are in
+        ``notes``; they need in-memory ratings with annotator identity.
 
     Returns
     -------
@@ -149,6 +196,9 @@ def agreement_table(ratings: Any, *, weights: Any = None,
      "Krippendorff's alpha (interval)": 0.778}
     >>> table.loc["Cohen's kappa", "notes"]
     'not computed: `cohen_kappa` needs exactly two annotators; these ratings have 3 annotators with ratings. Use `conger_kappa` or `light_kappa` for more.'
+    >>> agreement_table([[1, 1, 1], [1, 2, 2], [2, 2, 2], [1, 1, 2], [3, 3, 3]],
+    ...                 coefficients=["icc2", "lin_ccc", "kendall_w"])["value"].round(3).to_dict()
+    {'ICC(2,1)': 0.805, "Lin's concordance correlation": 0.767, "Kendall's W": 0.867}
     >>> agreement_table([[1, 1, 1], [1, 2, 2], [2, 2, 2], [1, 1, 2], [3, 3, 3]],
     ...                 coefficients=["fleiss_kappa", "krippendorff_alpha"]).index.tolist()
     ["Fleiss' kappa", "Krippendorff's alpha (nominal)", "Krippendorff's alpha (ordinal)", "Krippendorff's alpha (interval)"]
@@ -197,6 +247,24 @@ def agreement_table(ratings: Any, *, weights: Any = None,
         rows[label] = row
         if problem:
             undefined.append(label)
+    # Rating scales, when named: numbers are a scale only where the caller says so.
+    scale = [n for n in SCALE_ORDER if n in wanted]
+    if scale and is_chunked(ratings):
+        for name in scale:
+            label = "Kendall's W" if name == "kendall_w" else coefficient_info(name).label
+            rows[label] = _skipped("the rating-scale coefficients need the ratings in memory "
+                                   "(listwise deletion reads whole items)")
+    elif scale:
+        for name in scale:
+            if not r.has_raters:
+                label = "Kendall's W" if name == "kendall_w" else coefficient_info(name).label
+                rows[label] = _skipped("needs annotator identity, and these ratings are a "
+                                       "count table")
+                continue
+            label, row, problem = _scale_row(name, r, level)
+            rows[label] = row
+            if problem:
+                undefined.append(label)
     if undefined:
         warnings.warn(
             f"undefined on these data (NaN, reason in `notes`): {', '.join(undefined)}.",

@@ -87,3 +87,26 @@ def test_degenerate_data_warn_once_and_say_why():
 def test_bad_options(kwargs, error, match):
     with pytest.raises(error, match=match):
         ag.agreement_table(THREE, **kwargs)
+
+
+def test_scale_rows_when_named():
+    scale = ["icc1", "icc2", "icc3", "lin_ccc", "kendall_w"]
+    table = ag.agreement_table(THREE, coefficients=scale)
+    assert list(table.index) == ["ICC(1,1)", "ICC(2,1)", "ICC(3,1)",
+                                 "Lin's concordance correlation", "Kendall's W"]
+    # the scale's rows are the functions' (listwise deletion of the item with a gap)
+    assert table.loc["ICC(2,1)", "value"] == pytest.approx(ag.icc(THREE).value)
+    assert (table.loc["ICC(2,1)", "ci_low"], table.loc["ICC(2,1)", "ci_high"]) == \
+        pytest.approx(tuple(ag.icc(THREE).confidence_interval()))
+    assert table.loc["ICC(2,1)", "n_items"] == 5 and "1 item(s)" in table.loc["ICC(2,1)",
+                                                                              "notes"]
+    assert table.loc["Lin's concordance correlation", "value"] == pytest.approx(
+        ag.lin_ccc(THREE).value)
+    assert table.loc["Kendall's W", "value"] == pytest.approx(ag.kendall_w(THREE).value)
+    assert not any(i.startswith("ICC") for i in ag.agreement_table(THREE).index)
+    binary = np.array([[0, 1, 1], [1, 1, 1], [0, 0, 1], [1, 1, 0]])
+    table = ag.agreement_table(binary, coefficients=["icc2k", "kendall_w"])
+    assert list(table.index) == ["ICC(2,k)", "Kendall's W"]
+    assert table.loc["ICC(2,k)", "value"] == pytest.approx(ag.icc(binary, form="ICC2k").value)
+    text = ag.agreement_table([["a", "b"], ["b", "b"], ["a", "a"]], coefficients=["icc2"])
+    assert "numeric ratings" in text.loc["ICC(2,1)", "notes"]

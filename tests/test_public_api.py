@@ -31,6 +31,9 @@ PUBLIC = {
         "DocumentStatistics", "UnitizingAlphaResult", "document_statistics", "unitizing_alpha",
         # judges: the Alternative Annotator Test (SPEC §10)
         "AltTestResult", "alt_test",
+        # rating scales (SPEC §11)
+        "ICCResult", "icc", "ConcordanceResult", "lin_ccc", "KendallWResult", "kendall_w",
+        "SCALE_STATISTICS",
         # the bootstrap over items and documents (the resampling core's public faces)
         "BootstrapResult", "bootstrap", "bootstrap_rows", "span_intervals",
         "PoissonParts", "poisson_combine", "poisson_finalize", "poisson_partial",

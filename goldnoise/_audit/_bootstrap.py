@@ -24,6 +24,9 @@ NAMES = {
     "Scott's pi": "scott_pi", "Cohen's kappa": "cohen_kappa", "Conger's kappa": "conger_kappa",
     "Light's kappa": "light_kappa", "Brennan-Prediger": "brennan_prediger",
     "Gwet's AC1": "gwet_ac1",
+    # rating scales: the ANOVA sums and moments are per-item rows too (Kendall's W is not)
+    "ICC(1,1)": "icc1", "ICC(2,1)": "icc2", "ICC(3,1)": "icc3", "ICC(1,k)": "icc1k",
+    "ICC(2,k)": "icc2k", "ICC(3,k)": "icc3k", "Lin's concordance correlation": "lin_ccc",
 }
 ALPHA_PREFIX = "Krippendorff's alpha ("
 

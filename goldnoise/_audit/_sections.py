@@ -79,6 +79,27 @@ def _alpha_rows(ratings: Any, levels: list[str], confidence_level: float) -> dic
     return rows
 
 
+#: The rows of a rating scale the audit adds (agreement_table computes them when named).
+SCALE_ROWS = ("icc1", "icc2", "icc3", "lin_ccc", "kendall_w")
+
+
+def _with_scale(r: Any, level: str, labels_ordered: bool) -> list[str] | None:
+    """Every coefficient, plus a rating scale's when the level makes numbers a scale.
+
+    Numbers are a scale at the interval and ratio levels (or ``auto`` with a declared
+    order): the ICC forms, Lin's CCC and Kendall's W; at the ordinal level Kendall's W
+    only. Class codes 1..4 at the nominal level stay categories.
+    """
+    from agreement import STATISTICS
+
+    numeric = bool(getattr(r, "has_raters", False)) and r.categories.dtype.kind in "iuf"
+    if not numeric or r.n_categories < 3:
+        return None
+    if level in ("interval", "ratio") or (level == "auto" and labels_ordered):
+        return [*STATISTICS, *SCALE_ROWS]
+    return [*STATISTICS, "kendall_w"] if level == "ordinal" else None
+
+
 def agreement_section(r: Any, *, level: str, confidence_level: float,
                       labels_ordered: bool = False, coefficients: Any = None
                       ) -> tuple[Section, list[dict[str, Any]]]:
@@ -87,6 +108,8 @@ def agreement_section(r: Any, *, level: str, confidence_level: float,
 
     s = Section("agreement", "Agreement")
     notes: list[str] = []
+    if coefficients is None:
+        coefficients = _with_scale(r, level, labels_ordered)
     with capture_notes(notes):
         table = agreement_table(r, confidence_level=confidence_level, coefficients=coefficients)
     with_alpha = any(name.startswith("Krippendorff's alpha") for name in table.index)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from agreement import STATISTICS
+from agreement import SCALE_STATISTICS, STATISTICS
 from goldnoise._audit import LEVELS
 from goldnoise._cli._common import (
     add_model_arguments,
@@ -25,6 +25,9 @@ from goldnoise._cli._dask import add_engine_arguments, run_dask
 from goldnoise._cli._errors import DataError, UsageError
 from goldnoise._cli._input import add_ratings_arguments, load_ratings
 from goldnoise.report import Report
+
+# The names --coefficients takes: every coefficient of agreement_table.
+AUDIT_COEFFICIENTS = (*STATISTICS, *SCALE_STATISTICS, "kendall_w")
 
 HELP = "audit a set of annotations: agreement, the noise bound gamma, the kappa claim"
 DESCRIPTION = (
@@ -52,10 +55,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="the paper's confidence alpha of the noise bound")
     a.add_argument("--confidence-level", type=probability("--confidence-level"), default=0.95,
                    help="level of the coefficients' confidence intervals")
-    a.add_argument("--coefficients", metavar="NAME", nargs="+", choices=STATISTICS,
+    a.add_argument("--coefficients", metavar="NAME", nargs="+", choices=AUDIT_COEFFICIENTS,
                    help="compute only these agreement coefficients (and bootstrap only them), "
                         "e.g. --coefficients fleiss_kappa krippendorff_alpha; one of "
-                        f"{', '.join(STATISTICS)} (default: all)")
+                        f"{', '.join(AUDIT_COEFFICIENTS)} (default: all; the rating-scale "
+                        "ones icc1, icc2, icc3, lin_ccc and kendall_w when the labels are "
+                        "numbers with three or more values)")
     a.add_argument("--no-latent", action="store_true",
                    help="skip the latent-class section (and its agreed-error bracket)")
     a.add_argument("--threshold", type=real("--threshold", -1.0, 1.0), default=None,

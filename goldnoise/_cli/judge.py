@@ -56,8 +56,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "that is not a candidate is a human")
     a.add_argument("--coefficient", default="auto",
                    choices=("auto", "krippendorff_alpha", "fleiss_kappa", "conger_kappa",
-                            "gwet_ac1", "brennan_prediger", "percent_agreement"),
-                   help="the agreement coefficient (auto: Krippendorff's alpha)")
+                            "gwet_ac1", "brennan_prediger", "percent_agreement", "icc1",
+                            "icc2", "icc3", "icc1k", "icc2k", "icc3k", "lin_ccc"),
+                   help="the agreement coefficient (auto: Krippendorff's alpha); on a "
+                        "numeric scale an intraclass correlation (icc2: two-way random, "
+                        "absolute agreement, one rater) or lin_ccc")
     a.add_argument("--level", default="auto",
                    choices=("auto", "nominal", "ordinal", "interval", "ratio"),
                    help="Krippendorff's level of measurement (auto: nominal; declare ordinal or "

@@ -23,11 +23,12 @@ DESCRIPTION = (
     "  goldnoise study cohen_kappa --expected 0.85 --null 0.7 --power 0.8\n"
     "  goldnoise study krippendorff_alpha --minimum 0.8 --categories 4\n"
     "  goldnoise study fleiss_kappa --expected 0.6 --half-width 0.1 --raters 5 --categories 4\n"
-    "  goldnoise study fleiss_kappa pilot.csv --half-width 0.1 --tradeoff 2 3 5 8")
+    "  goldnoise study fleiss_kappa pilot.csv --half-width 0.1 --tradeoff 2 3 5 8\n"
+    "  goldnoise study icc1 --expected 0.8 --null 0.6 --power 0.8 --raters 3   # Walter et al.")
 
 COEFFICIENTS = ("percent_agreement", "fleiss_kappa", "scott_pi", "cohen_kappa",
                 "conger_kappa", "light_kappa", "brennan_prediger", "gwet_ac1",
-                "krippendorff_alpha")
+                "krippendorff_alpha", "icc1")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -77,8 +77,9 @@ def _coefficient_iv(coefficient: str, level: str, r: Any) -> tuple[str, str | No
     if spec.name == "light_kappa" or spec.name in ("cohen_kappa", "scott_pi"):
         raise ValueError(f"`coefficient={coefficient!r}` is a two-annotator or pairwise "
                          "coefficient; use 'auto' (Krippendorff's alpha), 'fleiss_kappa', "
-                         "'conger_kappa', 'gwet_ac1', 'brennan_prediger' or "
-                         "'percent_agreement'.")
+                         "'conger_kappa', 'gwet_ac1', 'brennan_prediger', "
+                         "'percent_agreement', or on a numeric scale 'icc2' (any ICC form) "
+                         "or 'lin_ccc'.")
     if spec.name != "krippendorff_alpha":
         if level not in ("auto", "nominal"):
             raise ValueError(f"`level` applies to Krippendorff's alpha only; got "
@@ -93,7 +94,8 @@ def _coefficient_iv(coefficient: str, level: str, r: Any) -> tuple[str, str | No
 
 @validate_params(coefficient=Option(("auto", "krippendorff_alpha", "fleiss_kappa",
                                      "conger_kappa", "gwet_ac1", "brennan_prediger",
-                                     "percent_agreement")),
+                                     "percent_agreement", "icc1", "icc2", "icc3", "icc1k",
+                                     "icc2k", "icc3k", "lin_ccc")),
                  level=Option(LEVELS), n_resamples=Resamples(1),
                  confidence_level=ConfidenceLevel(), rng=Rng(),
                  latent_resamples=Integer(0))
@@ -118,7 +120,9 @@ def judge_audit(ratings: Any, candidates: Any, *, margin: float, coefficient: st
         judge silently.
     coefficient : str, default "auto"
         ``"auto"`` (Krippendorff's α), ``"fleiss_kappa"``, ``"conger_kappa"``,
-        ``"gwet_ac1"``, ``"brennan_prediger"`` or ``"percent_agreement"``.
+        ``"gwet_ac1"``, ``"brennan_prediger"`` or ``"percent_agreement"``; for
+        numeric labels also an intraclass correlation (``"icc1"`` ... ``"icc3k"``,
+        :func:`agreement.icc`) or ``"lin_ccc"`` (:func:`agreement.lin_ccc`).
     level : {"auto", "nominal", "ordinal", "interval", "ratio"}, default "auto"
         Krippendorff's level of measurement; ``"auto"`` is nominal (declare
         ordinal or interval for rating scales: with numeric labels of four or
@@ -277,9 +281,12 @@ def _alt_tests(r: Any, codes: np.ndarray, names: list[str], n_h: int, cands: lis
 
 def _verdicts(parts: Any, alt: pd.DataFrame | None, cands: list[str], margin: float,
               validated: bool, coef: str, confidence_level: float) -> pd.DataFrame:
+    from agreement import coefficient_info
+
     label = {"krippendorff_alpha": "alpha", "fleiss_kappa": "Fleiss' kappa",
              "conger_kappa": "Conger's kappa", "gwet_ac1": "AC1",
-             "brennan_prediger": "Brennan-Prediger", "percent_agreement": "agreement"}[coef]
+             "brennan_prediger": "Brennan-Prediger", "percent_agreement": "agreement"
+             }.get(coef) or coefficient_info(coef).label
     pct = f"{100 * confidence_level:g}%"
     rows = []
     for cand in cands:

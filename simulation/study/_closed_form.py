@@ -9,6 +9,11 @@
   Krippendorff (2004, §11.4.4) tabulates it for a smallest acceptable α and a
   significance level, ``m · z² · [(1+α)(3−α) / (4 (1−α) p_c (1−p_c)) − α]``
   for m coders (the table's m = 2) and the smallest category share p_c.
+- The intraclass correlation ICC(1,1), k ratings per item: Walter, Eliasziw &
+  Donner's (1998, eq. 7) items for the F test of ρ = ρ₀ against ρ = ρ₁,
+  ``n = 1 + 2 k (z_a + z_power)² / ((k − 1) (ln C₀)²)``, ``C₀ = (1 + k θ₀) / (1 + k θ₁)``,
+  ``θ = ρ / (1 − ρ)``; the exact power of that F test at any n (Donner &
+  Eliasziw 1987) checks it.
 
 References
 ----------
@@ -21,6 +26,11 @@ Bloch, D. A. & Kraemer, H. C. (1989). 2 x 2 kappa coefficients: measures of
 agreement or association. Biometrics 45(1), 269–287. https://doi.org/10.2307/2531653
 Krippendorff, K. (2004). Content Analysis: An Introduction to Its Methodology
 (2nd ed.), §11.4.4. Sage.
+Walter, S. D., Eliasziw, M. & Donner, A. (1998). Sample size and optimal designs for
+reliability studies. Statistics in Medicine 17(1), 101–110.
+https://doi.org/10.1002/(SICI)1097-0258(19980115)17:1<101::AID-SIM727>3.0.CO;2-E
+Donner, A. & Eliasziw, M. (1987). Sample size requirements for reliability studies.
+Statistics in Medicine 6(4), 441–448. https://doi.org/10.1002/sim.4780060404
 """
 
 from __future__ import annotations
@@ -30,7 +40,7 @@ import math
 import numpy as np
 
 __all__ = ["bloch_kraemer_size", "cantor_power_size", "cantor_width_size", "cohen_table",
-           "fce_unit_variance"]
+           "fce_unit_variance", "icc_f_power", "walter_icc_size"]
 
 
 def _z(p: float) -> float:
@@ -123,3 +133,47 @@ def bloch_kraemer_size(minimum: float, significance: float, smallest_share: floa
     return n_raters * z2 * inner, {
         "formula": "Bloch & Kraemer (1989, eq. 3.7) as Krippendorff (2004) tabulates it: "
                    "N = m z^2 [(1+a)(3-a) / (4 (1-a) p_c (1-p_c)) - a]", "p_c": pc}
+
+
+def _c0(expected: float, null: float, n_raters: int) -> float:
+    theta0, theta1 = null / (1.0 - null), expected / (1.0 - expected)
+    return (1.0 + n_raters * theta0) / (1.0 + n_raters * theta1)
+
+
+def walter_icc_size(expected: float, null: float, power: float, significance: float,
+                    n_raters: int, alternative: str) -> tuple[float, dict]:
+    """Walter, Eliasziw & Donner (1998, eq. 7): items for the F test of ICC(1,1).
+
+    ``n = 1 + 2 k (z_{1−a} + z_{power})² / ((k − 1) (ln C₀)²)`` with
+    ``C₀ = (1 + k θ₀) / (1 + k θ₁)``, ``θ = ρ / (1 − ρ)``, ``a`` the significance
+    (halved for a two-sided test).
+    """
+    k = n_raters
+    a = significance / 2.0 if alternative == "two-sided" else significance
+    c0 = _c0(expected, null, k)
+    n = 1.0 + 2.0 * k * (_z(1.0 - a) + _z(power)) ** 2 / ((k - 1.0) * math.log(c0) ** 2)
+    return n, {"C0": c0, "formula": "Walter, Eliasziw & Donner (1998): n = 1 + 2k (z_(1-a) + "
+               "z_power)^2 / ((k-1) (ln C0)^2), C0 = (1 + k theta0) / (1 + k theta1)"}
+
+
+def icc_f_power(n_items: int, expected: float, null: float, significance: float,
+                n_raters: int, alternative: str) -> float:
+    """Exact power of the one-way F test of ρ = ρ₀ when ρ = ``expected`` (Donner & Eliasziw 1987).
+
+    MSR/MSW is ``(1 + k θ) F(n − 1, n(k − 1))``, so the test that rejects above
+    ``(1 + k θ₀) F_{1−a}`` has power ``P(F > C₀ F_{1−a})`` (``< C₀ F_a`` for a
+    smaller ρ); two-sided: both tails at a/2.
+    """
+    from scipy import stats
+
+    k, n = n_raters, n_items
+    d1, d2 = n - 1.0, n * (k - 1.0)
+    c0 = _c0(expected, null, k)
+    a = significance / 2.0 if alternative == "two-sided" else significance
+    upper = float(stats.f.sf(c0 * stats.f.ppf(1.0 - a, d1, d2), d1, d2))
+    lower = float(stats.f.cdf(c0 * stats.f.ppf(a, d1, d2), d1, d2))
+    if alternative == "greater":
+        return upper
+    if alternative == "less":
+        return lower
+    return upper + lower

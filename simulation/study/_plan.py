@@ -39,6 +39,8 @@ __all__ = ["StudyPlan", "StudyTradeoff", "simulate_study", "study_size", "study_
            "study_size_for_power", "study_size_for_width", "study_tradeoff"]
 
 _METHODS = ("auto", "closed-form", "simulation")
+#: study_size and study_size_for_power also plan ICC(1,1) by its closed form (Walter et al.).
+_SIZE_COEFFICIENTS = (*COEFFICIENTS, "icc1")
 _ALTERNATIVES = ("greater", "less", "two-sided")
 _LEVELS = ("nominal", "ordinal", "interval", "ratio")
 #: Smallest study the search considers.
@@ -408,7 +410,7 @@ _DESIGN = dict(method=Option(_METHODS), confidence_level=ConfidenceLevel(),
                max_items=Integer(_N_START), chance=Option(_CHANCE), rng=Rng())
 
 
-@validate_params(coefficient=Option(COEFFICIENTS), method=Option(_METHODS),
+@validate_params(coefficient=Option(_SIZE_COEFFICIENTS), method=Option(_METHODS),
                  alternative=Option(_ALTERNATIVES), confidence_level=ConfidenceLevel(),
                  significance=Probability(open_low=True, open_high=True, optional=True),
                  n_raters=Integer(2, optional=True),
@@ -631,7 +633,7 @@ def study_size_for_width(coefficient: str, *, target: float, expected: float | N
     return _plan_size(coefficient, **kwargs)
 
 
-@validate_params(coefficient=Option(COEFFICIENTS), alternative=Option(_ALTERNATIVES),
+@validate_params(coefficient=Option(_SIZE_COEFFICIENTS), alternative=Option(_ALTERNATIVES),
                  significance=Probability(open_low=True, open_high=True, optional=True),
                  **_DESIGN)
 def study_size_for_power(coefficient: str, *, null: float, power: float,
@@ -779,6 +781,9 @@ def _plan_size(coefficient: str, *, expected: float | None = None, target: float
     alternative = check_option(alternative, "alternative", _ALTERNATIVES)
     confidence_level = check_confidence_level(confidence_level)
     goal = _goal(target, null, power, minimum)
+    if coefficient == "icc1":
+        return _walter_plan(goal, expected, null, power, significance, alternative, n_raters,
+                            method, confidence_level, pilot, max_items)
     if assurance is not None:
         if goal != "width":
             raise ValueError("`assurance` is the share of studies reaching an interval's "
@@ -1138,6 +1143,47 @@ def _bloch_kraemer_plan(coefficient: Any, minimum: Any, significance: float, n_r
         n_range=None, formula=f"{info['formula']} = {raw:.2f} values (p_c = "
                               f"{info['p_c']:.4g}), rounded up",
         notes=tuple(notes), table=table)
+
+
+def _walter_plan(goal: str, expected: Any, null: Any, power: Any, significance: Any,
+                 alternative: str, n_raters: Any, method: str, confidence_level: float,
+                 pilot: Any, max_items: int) -> StudyPlan:
+    """ICC(1,1) by Walter, Eliasziw & Donner's (1998) closed form, its exact F power beside."""
+    if goal != "power" or method == "simulation" or pilot is not None:
+        raise ValueError("`icc1` is planned by Walter, Eliasziw & Donner's (1998) closed form "
+                         "for a test: give `expected`, `null` and `power` (no `target`, "
+                         "`minimum`, `pilot` or method='simulation').")
+    if expected is None:
+        raise TypeError("`expected` (the ICC assumed) is required.")
+    # ρ in [0, 1): θ = ρ / (1 − ρ) must be finite
+    expected = _real(expected, "expected", 0.0, 1.0 - 1e-12)
+    null = _real(null, "null", 0.0, 1.0 - 1e-12)
+    power = check_probability(power, "power", open_low=True, open_high=True)
+    significance = 0.05 if significance is None else significance
+    k = 2 if n_raters is None else check_integer(n_raters, "n_raters", 2)
+    if (alternative == "greater" and null >= expected) or (
+            alternative == "less" and null <= expected) or null == expected:
+        raise ValueError(f"with alternative={alternative!r} the expected ICC {expected:g} must "
+                         f"be on that side of `null` = {null:g}.")
+    raw, info = cf.walter_icc_size(expected, null, power, significance, k, alternative)
+    n_items = max(math.ceil(raw - 1e-9), 2)
+    if n_items > max_items:
+        raise ValueError(f"the closed form needs {n_items} items, beyond `max_items` = "
+                         f"{max_items}; raise `max_items` if that is meant.")
+    achieved = cf.icc_f_power(n_items, expected, null, significance, k, alternative)
+    table = pd.DataFrame([{"n_items": n, "interval": None, "formula_value": raw,
+                           "power": cf.icc_f_power(n, expected, null, significance, k,
+                                                   alternative)}
+                          for n in sorted({max(2, n_items // 2), n_items, 2 * n_items})])
+    return StudyPlan(
+        coefficient="icc1", goal="power", n_items=n_items, method="closed-form", n_raters=k,
+        n_categories=0, expected=expected, target=None, null=null, power=power, minimum=None,
+        confidence_level=confidence_level, significance=significance,
+        recommended_interval="F", half_width=math.nan, achieved_power=achieved,
+        coverage=math.nan, n_ratings=float(n_items * k), n_range=None,
+        formula=f"{info['formula']} = {raw:.2f}, rounded up (C0 = {info['C0']:.4g}); "
+                "the power is the F test's exact power (Donner & Eliasziw 1987)",
+        notes=("ratings on a numeric scale: n_categories is 0",), table=table)
 
 
 def _from_pilot(pilot: Any, coefficient: Any, level: Any, confidence_level: float,

@@ -1,0 +1,99 @@
+"""Ratings on a numeric scale as an items × annotators matrix of numbers.
+
+The coefficients of rating scales (the intraclass correlations, Lin's concordance
+correlation, Kendall's W) read numbers, not categories. A numeric array or a
+DataFrame of numbers is taken as it is (continuous measurements need no coding);
+anything else goes through :func:`agreement.as_ratings` and must have numeric
+labels. Missing ratings are handled by listwise deletion, the convention of R's
+``psych::ICC`` (without ``lmer``), ``irr::icc`` and pingouin's ``nan_policy="omit"``:
+annotators with no rating at all are dropped first, then every item that misses
+a rating of a remaining annotator, and the result's notes count both.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from agreement._ratings import Ratings, as_ratings
+
+__all__ = ["ScaleMatrix", "is_numeric_scale", "ratings_values", "scale_matrix"]
+
+
+class ScaleMatrix(NamedTuple):
+    """The complete items × annotators numbers, and what listwise deletion dropped."""
+
+    values: np.ndarray  # float64 (n, k), no NaN
+    raters: list[str]
+    n_dropped_items: int
+    notes: tuple[str, ...]
+
+
+def is_numeric_scale(r: Ratings) -> bool:
+    """Whether the labels are numbers (not categories given the order 1..m)."""
+    cats = r.categories
+    if cats.dtype.kind in "iuf":
+        return True
+    if any(isinstance(v, (str, bool, np.bool_)) for v in cats):
+        return False
+    return not pd.to_numeric(pd.Series(cats, dtype=object), errors="coerce").isna().any()
+
+
+def ratings_values(r: Ratings, what: str) -> np.ndarray:
+    """The numbers of the ratings (n, k), NaN where missing; a clear error for labels."""
+    codes = r.require_raters(what)
+    if not is_numeric_scale(r):
+        raise ValueError(
+            f"{what} needs numeric ratings; these labels are {list(r.categories)[:5]}"
+            f"{' ...' if r.n_categories > 5 else ''}. Recode them as numbers (e.g. 1..5) "
+            "or use krippendorff_alpha(level='ordinal').")
+    vals = np.asarray(r.category_values, dtype=np.float64)
+    return np.where(codes >= 0, vals[np.maximum(codes, 0)], np.nan)
+
+
+def _as_numbers(ratings: Any, what: str) -> tuple[np.ndarray, list[str]]:
+    if isinstance(ratings, pd.DataFrame) and len(ratings.columns) and all(
+            ratings[c].dtype.kind in "iuf" for c in ratings.columns):
+        return (ratings.to_numpy(dtype=np.float64, na_value=np.nan),
+                [str(c) for c in ratings.columns])
+    if isinstance(ratings, np.ndarray) and ratings.dtype.kind in "iuf":
+        if ratings.ndim != 2:
+            raise ValueError(f"{what} needs an items × annotators array; got "
+                             f"{ratings.ndim} dimension(s).")
+        return ratings.astype(np.float64), [str(j) for j in range(ratings.shape[1])]
+    r = as_ratings(ratings)
+    return ratings_values(r, what), [str(x) for x in r.raters]
+
+
+def scale_matrix(ratings: Any, what: str, *, min_raters: int = 2) -> ScaleMatrix:
+    """The complete numbers of ``ratings`` after listwise deletion (module docstring).
+
+    Raises a one-line ValueError for non-numeric labels, infinite values, fewer than
+    ``min_raters`` annotators with ratings, or fewer than two complete items.
+    """
+    x, raters = _as_numbers(ratings, what)
+    if np.isinf(x).any():
+        raise ValueError(f"{what} needs finite ratings; these contain ±inf.")
+    notes = []
+    seen = ~np.isnan(x).all(axis=0)
+    if not seen.all():
+        gone = [raters[j] for j in np.flatnonzero(~seen)]
+        notes.append(f"{len(gone)} annotator(s) without a rating left out: {gone[:5]}")
+        x, raters = x[:, seen], [raters[j] for j in np.flatnonzero(seen)]
+    if x.shape[1] < min_raters:
+        raise ValueError(f"{what} needs at least {min_raters} annotators with ratings; got "
+                         f"{x.shape[1]}. Add the other annotators' columns.")
+    rated = ~np.isnan(x).all(axis=1)
+    complete = ~np.isnan(x).any(axis=1)
+    dropped = int(np.count_nonzero(rated & ~complete))
+    if dropped:
+        notes.append(f"{dropped} item(s) with a missing rating left out (listwise deletion); "
+                     f"{int(complete.sum())} complete items used")
+    x = x[complete]
+    if x.shape[0] < 2:
+        raise ValueError(f"{what} needs at least 2 items rated by every annotator; got "
+                         f"{x.shape[0]}. Listwise deletion keeps only complete items: leave "
+                         "out the annotators who rated few items.")
+    return ScaleMatrix(np.ascontiguousarray(x), raters, dropped, tuple(notes))
