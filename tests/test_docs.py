@@ -123,6 +123,12 @@ def test_a_name_added_to_an_index_appears_without_editing_the_docs(monkeypatch):
     assert "brand_new_statistic" not in goldnoise  # not exported by goldnoise: not listed there
 
 
+def _article(path: Path) -> str:
+    """The text of the page's article (no navigation, no sidebars)."""
+    html = path.read_text().split("<article", 1)[1].split("</article>", 1)[0]
+    return re.sub(r"<[^>]+>", "", html).replace("&lt;", "<").replace("&gt;", ">")
+
+
 def _pages(folder: Path) -> list[Path]:
     return sorted(folder.glob("*.html"))
 
@@ -252,12 +258,13 @@ def test_no_page_shows_raw_markup_and_math_is_mathml(site):
         if "mathjax" in html.lower():
             scripts.append(str(page.relative_to(site)))
         body = html.split('<article', 1)[-1]
-        body = re.sub(r"<pre.*?</pre>|<script.*?</script>|<math.*?</math>", "", body,
-                      flags=re.S)
+        body = re.sub(r"<!--.*?-->|<pre.*?</pre>|<script.*?</script>|<math.*?</math>", "",
+                      body, flags=re.S)
         text = re.sub(r"<[^>]+>", "", body)
         hit = RAW.search(text)
         if hit:
-            shown.append(f"{page.relative_to(site)}: {text[max(hit.start() - 40, 0):hit.end() + 40]!r}")
+            where = text[max(hit.start() - 40, 0):hit.end() + 40]
+            shown.append(f"{page.relative_to(site)}: {where!r}")
     assert not scripts, scripts
     assert not shown, shown[:10]
     alt = (site / "api" / "generated" / "agreement.alt_test.html").read_text()
@@ -273,7 +280,7 @@ def test_result_pages_list_their_inherited_methods(site):
     finally:
         sys.path.remove(str(DOCS / "_ext"))
     missing = []
-    for obj_id, path in goldnoise_docs.canonical_names().items():
+    for path in goldnoise_docs.canonical_names().values():
         package, _, name = path.partition(".")
         obj = getattr(importlib.import_module(package), name.split(".")[-1], None) \
             if "." not in name else None
@@ -287,7 +294,7 @@ def test_result_pages_list_their_inherited_methods(site):
 
 
 def test_the_api_index_is_grouped_by_task_coefficients_first_results_last(site):
-    text = _text(site / "api" / "index.html")
+    text = _article(site / "api" / "index.html")
     order = ["Agreement coefficients", "The noise bound", "Latent-class models", "Judges",
              "Planning", "Result classes", "Warnings and errors"]
     where = [text.index(title) for title in order]
@@ -313,11 +320,11 @@ def test_citation_file_and_the_cite_and_glossary_pages(site):
 
 
 def test_the_guide_opens_with_the_three_questions(site):
-    text = _text(site / "guide" / "index.html")
+    text = _article(site / "guide" / "index.html")
     questions = ["How noisy is my gold standard?", "Does this κ claim hold up?",
                  "How many annotators do I need?"]
     where = [text.find(q) for q in questions]
     assert -1 not in where and where == sorted(where)
     assert where[-1] < text.find("Every page")
-    judge = _text(site / "guide" / "judge.html")
+    judge = _article(site / "guide" / "judge.html")
     assert "How to choose the margin δ" in judge

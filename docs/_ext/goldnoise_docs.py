@@ -80,11 +80,18 @@ def canonical_names() -> dict[int, str]:
     return where
 
 
-def _first_paragraph(module: str) -> str:
+def _plain(text: str) -> str:
+    """reST inline markup dropped (roles, double backquotes): for text shown as plain text."""
+    return re.sub(r":[\w:]+:`~?([^`<]+?)(?: <[^>]+>)?`", r"\1", text).replace("``", "")
+
+
+def _first_paragraph(module: str, plain: bool = False) -> str:
     """The first paragraph of a module's docstring, on one line (package indexes are plain
-    text, not reST, so only their opening sentence is shown)."""
+    text, not reST, so only their opening sentence is shown); ``plain``: its reST markup
+    dropped, for a page that shows it as text."""
     doc = (importlib.import_module(module).__doc__ or "").strip().split("\n\n")[0]
-    return " ".join(doc.split())
+    doc = " ".join(doc.split())
+    return _plain(doc) if plain else doc
 
 
 def _autosummary(module: str, names: list[str]) -> list[str]:
@@ -276,12 +283,14 @@ def write_benchmark_pages(docs: Path) -> list[Path]:
         out[name] = (f"{note}# {titles[name]}\n\n"
                      f"Sections of `benchmarks/RESULTS.md`, each written by the benchmark "
                      f"script it names.\n\n" + "\n".join(pages[name]))
-    rows = ["| topic | what is measured | against | sections |", "| --- | --- | --- | --- |"]
+    rows = ["| topic | what is measured | against | its sections |",
+            "| --- | --- | --- | --- |"]
     info = {name: (what, against) for name, _, what, against, _ in BENCHMARK_TOPICS}
     for name in order:
         what, against = info.get(name, ("", ""))
+        parts = "; ".join(re.sub(r"\s*\(`[^)]*`\)", "", h) for h in headings[name])
         rows.append(f"| [{_md_cell(titles[name])}]({name}.md) | {_md_cell(what)} | "
-                    f"{_md_cell(against)} | {len(headings[name])} |")
+                    f"{_md_cell(against)} | {_md_cell(parts)} |")
     out["index"] = (f"{note}# Benchmark results\n\n"
                     "Speed against the reference packages, values against published and "
                     "reference results, coverage of the intervals and bounds, and what the "
@@ -474,7 +483,7 @@ class GoldnoisePackages(Directive):
             own = [n for n in module.__all__ if n not in in_subs
                    and not _is_module(getattr(module, n))]
             for name, names in [(package, own), *sub_all.items()]:
-                doc = _first_paragraph(name).split(". ")[0].rstrip(".") + "."
+                doc = _first_paragraph(name, plain=True).split(". ")[0].rstrip(".") + "."
                 row = nodes.row()
                 link = addnodes.pending_xref("", refdomain="std", reftype="ref",
                                              reftarget=f"api-{name}", refexplicit=True,
@@ -591,11 +600,16 @@ def resolve_api_name(token: str, objects: dict[str, object]) -> str:
     return found[0]
 
 
-def _summary_line(obj: object) -> str:
-    doc = (getattr(obj, "__doc__", None) or "") if not isinstance(obj, (tuple, dict, str)) \
-        else ""
-    first = " ".join(doc.strip().split("\n\n")[0].split())
-    return re.sub(r":\w+:`~?([^`]+)`", r"\1", first).replace("``", "")
+def _summary_line(path: str, obj: object) -> str:
+    """The first paragraph of the object's docstring, or for a constant (a tuple, a dict:
+    its docstring is its type's) the line of its package index."""
+    if callable(obj) or isinstance(obj, type):
+        doc = getattr(obj, "__doc__", None) or ""
+    else:
+        module, _, short = path.rpartition(".")
+        doc = index_line(module, short) or ""
+    first = _plain(" ".join(doc.strip().split("\n\n")[0].split()))
+    return first[:1].upper() + first[1:]
 
 
 class GoldnoiseApi(Directive):
@@ -647,7 +661,7 @@ class GoldnoiseApi(Directive):
             row = nodes.row()
             shown = path.split(".", 1)[1] if path.count(".") > 1 else path.rsplit(".", 1)[1]
             row += nodes.entry("", nodes.paragraph("", "", _xref(path, shown)))
-            row += nodes.entry("", nodes.paragraph("", _summary_line(objects[path])))
+            row += nodes.entry("", nodes.paragraph("", _summary_line(path, objects[path])))
             body += row
         return [table]
 
@@ -669,7 +683,9 @@ def _reference_entries(obj: object) -> list[str]:
         return []
     entries, current = [], []
     for line in [*lines, ""]:
-        if not line.strip() or line.lstrip().startswith(".. ["):
+        starts = bool(current and current[-1].endswith(".")
+                      and re.match(r"^[A-Z][\w'’ .&,-]*\(\d{4}", line.strip()))
+        if not line.strip() or line.lstrip().startswith(".. [") or starts:
             if current:
                 entries.append(" ".join(current))
             current = []

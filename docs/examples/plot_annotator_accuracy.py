@@ -21,7 +21,7 @@ table = gn.annotator_intervals(fit, n_resamples=100, rng=1)
 
 fig, ax = plt.subplots(figsize=(6.5, 3.2))
 ys = range(len(table))[::-1]
-for y, (name, row) in zip(ys, table.iterrows(), strict=True):
+for y, (_, row) in zip(ys, table.iterrows(), strict=True):
     ax.plot([row["accuracy_low"], row["accuracy_high"]], [y, y], color="#1f5f9f", lw=2)
     ax.plot([row["accuracy"]], [y], "o", color="#1f5f9f")
 ax.plot([1 - e for e in errors], list(ys), "x", color="#b8322a", ms=9, label="true accuracy")

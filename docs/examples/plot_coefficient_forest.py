@@ -19,7 +19,7 @@ print(table[["value", "ci_low", "ci_high"]].round(3))
 
 fig, ax = plt.subplots(figsize=(6.5, 1.2 + 0.45 * len(table)))
 ys = range(len(table))[::-1]
-for y, (name, row) in zip(ys, table.iterrows(), strict=True):
+for y, (_, row) in zip(ys, table.iterrows(), strict=True):
     ax.plot([row["ci_low"], row["ci_high"]], [y, y], color="#1f5f9f", lw=2)
     ax.plot([row["value"]], [y], "o", color="#1f5f9f")
 ax.set_yticks(list(ys), list(table.index))

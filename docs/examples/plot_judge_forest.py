@@ -36,7 +36,7 @@ for test, table in (("swap", res.swap), ("join", res.join)):
                      bool(row["non_inferior"])))
 
 fig, ax = plt.subplots(figsize=(6.5, 1.5 + 0.5 * len(rows)))
-for y, (label, diff, low, high, ok) in enumerate(reversed(rows)):
+for y, (_, diff, low, high, ok) in enumerate(reversed(rows)):
     color = "#1f5f9f" if ok else "#b8322a"
     ax.plot([low, high], [y, y], color=color, lw=2)
     ax.plot([diff], [y], "o", color=color)
