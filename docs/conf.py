@@ -18,6 +18,7 @@ import goldnoise_docs  # noqa: E402
 from goldnoise._version import __version__  # noqa: E402
 
 goldnoise_docs.write_api_pages(DOCS)
+goldnoise_docs.write_benchmark_pages(DOCS)
 
 project = "goldnoise"
 author = "goldnoise developers"
@@ -30,12 +31,14 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "numpydoc",
+    "sphinx_gallery.gen_gallery",
     "goldnoise_docs",
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build", "api/generated/*.md"]
+exclude_patterns = ["_build", "api/generated/*.md", "examples/*", "gallery/*.ipynb", "gallery/*.py",
+                    "gallery/*.zip", "gallery/*.json"]
 templates_path = ["_templates"]
 
 # Options are written with two hyphens: no smart dashes or quotes anywhere.
@@ -52,6 +55,29 @@ numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
 
+# The gallery: docs/examples/plot_*.py run at every build (Agg backend, no
+# network); their figures and printed output go into docs/gallery/ (not in git).
+sphinx_gallery_conf = {
+    "examples_dirs": "examples",
+    "gallery_dirs": "gallery",
+    "filename_pattern": r"/plot_",
+    "within_subsection_order": "goldnoise_docs.GalleryOrder",
+    "abort_on_example_error": True,
+    "run_stale_examples": True,
+    "download_all_examples": False,
+    "backreferences_dir": None,
+    "doc_module": (),
+    "image_scrapers": ("matplotlib",),
+    "matplotlib_animations": False,
+    "remove_config_comments": True,
+    "min_reported_time": 3600,
+    "show_memory": False,
+    "show_signature": False,
+    "write_computation_times": False,
+    "first_notebook_cell": None,
+    "capture_repr": ("__repr__",),
+}
+
 html_theme = "pydata_sphinx_theme"
 html_title = f"goldnoise {release}"
 html_static_path = ["_static"]
@@ -65,4 +91,7 @@ html_theme_options = {
     "footer_end": [],
 }
 # Pages outside the guide and the API reference have no section navigation to show.
-html_sidebars = {name: [] for name in ("index", "cli", "benchmarks", "datasets", "changelog")}
+html_sidebars = {name: [] for name in ("index", "datasets", "glossary", "cite", "changelog")}
+
+# Math as MathML written at build time (docs/_ext/goldnoise_docs.py): no MathJax, no CDN.
+html_math_renderer = "mathml"

@@ -37,8 +37,11 @@ EXCERPT = re.compile(r"<!-- excerpt of(?:, in (\S+))?: (goldnoise [^\n]*?) -->\n
 
 
 def pages() -> list[Path]:
+    # docs/benchmarks/ is written from benchmarks/RESULTS.md at every build (not a page of
+    # its own text); the API stubs are written from the docstrings
     docs = [p for p in sorted(DOCS.rglob("*.md"))
-            if "_build" not in p.parts and "generated" not in p.parts]
+            if "_build" not in p.parts and "generated" not in p.parts
+            and p.parent != DOCS / "benchmarks"]
     return [README, *docs]
 
 
