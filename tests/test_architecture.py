@@ -535,6 +535,8 @@ PRIVATE_IMPORTS_IN_TESTS = {
     "test_judge_ppi.py": "the posterior prevalence's influence function against its "
                          "definition (a step inside judge_estimate's SE; no result carries "
                          "the per-item values)",
+    "test_docs.py": "which documented classes follow the result protocol (its base class), so "
+                    "that each one's page is checked for the inherited methods",
     "test_study_size.py": "the closed forms' unrounded values (Cantor's n, Q0, Q1 and the FCE "
                           "unit variance at 1e-12; a plan prints n to two decimals) and the "
                           "simulation design's draws (no public function returns the labels)",
