@@ -29,15 +29,14 @@ from _goldnoise_lib.lazy import lazy_package
 if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_package)
     from simulation.study._judge import JudgePlan, judge_plan
     from simulation.study._plan import (
-        StudyPlan,
-        StudyTradeoff,
-        simulate_study,
         study_size,
         study_size_for_minimum,
         study_size_for_power,
         study_size_for_width,
         study_tradeoff,
     )
+    from simulation.study._plan_result import StudyPlan, StudyTradeoff
+    from simulation.study._simulate_study import simulate_study
     from simulation.study._swap import SwapTestResult, swap_test
 
 __getattr__, __dir__ = lazy_package(__name__)

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import math
-import numbers
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from _goldnoise_lib.progress import progress_bar
-from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import (
     ConfidenceLevel,
     Integer,
@@ -25,387 +22,54 @@ from _goldnoise_lib.validation import (
     check_option,
     check_params,
     check_probability,
-    check_rng,
-    check_shares,
     validate_params,
 )
-from simulation.study import _closed_form as cf
 from simulation.study import _cost
+from simulation.study._checks import (
+    _ALTERNATIVES,
+    _CHANCE,
+    _DESIGN,
+    _METHODS,
+    _N_START,
+    _common_iv,
+    _range,
+    _real,
+)
+from simulation.study._closed_plans import _bloch_kraemer_plan, _cantor, _closed_size
 from simulation.study._cost import MAX_SECONDS
-from simulation.study._design import COEFFICIENTS, Design
+from simulation.study._design import COEFFICIENTS
+from simulation.study._pilot import _from_pilot
+from simulation.study._plan_result import StudyPlan, StudyTradeoff
+from simulation.study._search import _goal, _progress_on, _search
 from simulation.study._simulate import INTERVAL_METHODS, performance_frame, run_studies
 
-__all__ = ["StudyPlan", "StudyTradeoff", "simulate_study", "study_size", "study_size_for_minimum",
-           "study_size_for_power", "study_size_for_width", "study_tradeoff"]
-
-_METHODS = ("auto", "closed-form", "simulation")
-_ALTERNATIVES = ("greater", "less", "two-sided")
-_LEVELS = ("nominal", "ordinal", "interval", "ratio")
-#: Smallest study the search considers.
-_N_START = 10
-_CHANCE = ("shares", "uniform")
+__all__ = ["study_size", "study_size_for_minimum", "study_size_for_power", "study_size_for_width",
+           "study_tradeoff"]
 
 
-@dataclasses.dataclass(frozen=True)
-class StudyPlan(Result):
-    """How many items a study needs, and how its intervals behave at that size.
-
-    Attributes
-    ----------
-    coefficient : str
-        The coefficient planned for (a function name of ``agreement``).
-    goal : {"width", "power", "minimum"}
-        Interval half-width ≤ ``target``; power of the test against ``null``;
-        Bloch & Kraemer's smallest acceptable α (``minimum``).
-    n_items : int
-        Items needed (sizes round up).
-    method : {"closed-form", "simulation"}
-    n_raters, n_categories : int
-    expected : float
-        The coefficient's assumed value.
-    target, null, power, minimum : float or None
-        The goal's parameters.
-    confidence_level, significance : float or None
-    recommended_interval : str or None
-        ``"analytic"``, ``"percentile"`` or ``"bca"`` (None when nothing was
-        simulated): the analytic interval when its
-        coverage is not significantly below nominal (Wilson interval), else BCa,
-        else the percentile interval.
-    half_width, achieved_power, coverage : float
-        At ``n_items``: the mean half-width and coverage of the recommended
-        interval and the test's power (NaN where not computed).
-    n_ratings : float
-        Expected ratings at ``n_items`` (``n_items · n_raters · (1 − missing)``); for
-        the ``minimum`` goal, Krippendorff's number of values (codings) itself, of
-        which ``n_items`` is the units ``⌈n_ratings / n_raters⌉``.
-    n_range : tuple of int or None
-        From a pilot: the items needed at the ends of the pilot's interval.
-    formula : str
-        The closed form used, or how the size was searched.
-    notes : tuple of str
-    table : pandas.DataFrame
-        One row per evaluated size and interval method: ``n_items``, ``interval``,
-        ``coverage`` (and its Wilson interval), ``mean_half_width``, ``power``,
-        ``reach_share`` (width goals), ...
-    assurance : float or None
-        Width goals: the share of studies planned to reach the half-width
-        (``None``: the *mean* half-width is the target, which about half of the
-        studies miss).
-    reach_share : float
-        Width goals: the share of the simulated studies at ``n_items`` whose
-        analytic interval reached the half-width (NaN for closed forms).
-
-    ``to_frame()`` returns ``table``; ``float(plan)`` is ``n_items``.
-    """
-
-    _headline: ClassVar[str] = "n_items"
-    _records = _table = "table"
-    _summary = (
-        "{coefficient}: {goal==minimum:{n_ratings:,.0f} values, {n_items} units|{n_items} items} "
-        "({method})",
-        ("goal==width", "  target: {width_goal} at an expected value of {expected:.4g}"),
-        ("goal==power", "  target: power {power:g} to reject {null:g} at significance "
-         "{significance:g} when the value is {expected:.4g}"),
-        ("goal==minimum", "  target: alpha above {minimum:g} at significance {significance:g}"),
-        ("goal==minimum", "  values: Krippendorff's unit, one coder's value for one unit "
-         "({n_raters} coders per unit); {n_categories} categories"),
-        ("goal!=minimum", "  {n_raters} annotators, {n_categories} categories; about "
-         "{n_ratings:,.0f} ratings"),
-        "  recommended interval: {recommended_interval} (coverage {coverage:.3f}, mean "
-        "half-width {half_width:.4f})",
-        ("achieved_power!=nan", "  power at that size: {achieved_power:.3f}"),
-        "  from the pilot's interval: {n_range[0]} to {n_range[1]} items",
-        "  {formula}", ("notes", "  * {}"))
-
-    coefficient: str
-    goal: str
-    n_items: int
-    method: str
-    n_raters: int
-    n_categories: int
-    expected: float
-    target: float | None
-    null: float | None
-    power: float | None
-    minimum: float | None
-    confidence_level: float
-    significance: float | None
-    recommended_interval: str | None
-    half_width: float
-    achieved_power: float
-    coverage: float
-    n_ratings: float
-    n_range: tuple[int, int] | None
-    formula: str
-    notes: tuple[str, ...]
-    table: pd.DataFrame = dataclasses.field(repr=False, compare=False)
-    assurance: float | None = None
-    reach_share: float = math.nan
-
-    def __repr__(self) -> str:
-        return (f"StudyPlan({self.coefficient}, goal={self.goal!r}, n_items={self.n_items}, "
-                f"method={self.method!r}, recommended_interval={self.recommended_interval!r})")
-
-    def width_goal(self) -> str:
-        """The width goal in words: which half-width, and for which share of studies."""
-        if self.goal != "width":
-            return ""
-        reach = ("" if not math.isfinite(self.reach_share) else
-                 f"; {self.reach_share:.0%} of the simulated studies reach it")
-        if self.assurance is not None:
-            return (f"a {self.confidence_level:.0%} interval half-width of at most "
-                    f"{self.target:g} in {self.assurance:.0%} of studies (assurance "
-                    f"{self.assurance:g}{reach})")
-        return (f"a mean {self.confidence_level:.0%} interval half-width of at most "
-                f"{self.target:g} (no assurance: about half of the studies get a wider "
-                f"interval{reach}; set `assurance`, e.g. 0.8)")
-
-    def plot(self, ax: Any = None) -> Any:
-        """Half-width (and coverage) of the intervals against the number of items."""
-        import matplotlib.pyplot as plt
-
-        if ax is None:
-            _, ax = plt.subplots(figsize=(6.5, 4))
-        t = self.table
-        curve = t[(t["interval"] == "analytic") & (t["stage"] != "comparison")]
-        curve = curve.sort_values("n_items")
-        ax.plot(curve["n_items"], curve["mean_half_width"], marker="o", color="C0",
-                label="analytic half-width (simulated)")
-        comp = t[t["stage"] == "comparison"]
-        for i, (_, row) in enumerate(comp.iterrows()):
-            ax.plot([row["n_items"]], [row["mean_half_width"]], marker="s", linestyle="",
-                    color=f"C{i + 1}", label=f"{row['interval']}: half-width "
-                                             f"{row['mean_half_width']:.3f}, coverage "
-                                             f"{row['coverage']:.3f}")
-        if self.target is not None:
-            ax.axhline(self.target, color="grey", linestyle=":", label="target half-width")
-        ax.axvline(self.n_items, color="black", linestyle="--", label=f"n = {self.n_items}")
-        ax.set_xscale("log")
-        ax.set_xlabel("items (log scale)")
-        ax.set_ylabel(f"mean half-width of the {self.confidence_level:.0%} interval")
-        ax.set_title(f"{self.coefficient}: {self.n_items} items ({self.method})")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize="small")
-        return ax
 
 
-@dataclasses.dataclass(frozen=True)
-class StudyTradeoff(Result):
-    """More items or more annotators: the cheapest design for a target half-width.
 
-    Attributes
-    ----------
-    n_raters : int
-        Annotators per item of the cheapest design.
-    n_items : int
-        Its items.
-    cost : float
-        Its cost: ``n_items · (cost_per_item + n_raters · (1 − missing) · cost_per_rating)``.
-    table : pandas.DataFrame
-        One row per number of annotators: ``n_raters``, ``n_items``, ``n_ratings``, ``cost``.
-    """
-
-    _headline: ClassVar[str] = "n_raters"
-    _records = _table = "table"
-
-    coefficient: str
-    n_raters: int
-    n_items: int
-    cost: float
-    table: pd.DataFrame = dataclasses.field(repr=False, compare=False)
 
 
 # ----------------------------------------------------------------------------- validation
 
-def _real(value: Any, name: str, low: float, high: float, *, open_low: bool = False) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"`{name}` must be a number; got {value!r} (type "
-                        f"{type(value).__name__}).")
-    v = float(value)
-    ok = (v > low if open_low else v >= low) and v <= high and math.isfinite(v)
-    if not ok:
-        raise ValueError(f"`{name}` must be in {'(' if open_low else '['}{low:g}, {high:g}]; "
-                         f"got {value!r}.")
-    return v
 
 
-def _range(coefficient: str) -> tuple[float, float]:
-    return (0.0, 1.0) if coefficient == "percent_agreement" else (-1.0, 1.0)
 
 
-def _shares_iv(category_shares: Any, n_categories: Any, n_raters: int) -> np.ndarray:
-    if category_shares is None:
-        q = check_integer(2 if n_categories is None else n_categories, "n_categories", 2)
-        return np.full(q, 1.0 / q)
-    shares = _shares_only(category_shares, n_raters)
-    if n_categories is not None:
-        q = check_integer(n_categories, "n_categories", 2)
-        if q != shares.shape[-1]:
-            raise ValueError(f"`n_categories` = {q} but `category_shares` gives "
-                             f"{shares.shape[-1]} shares: give one of them, or as many shares "
-                             "as categories.")
-    return shares
 
 
-def _shares_only(category_shares: Any, n_raters: int) -> np.ndarray:
-    arr = np.asarray(category_shares, dtype=object)
-    if arr.ndim == 2:
-        rows = [check_shares(np.asarray(row, float), "category_shares") for row in
-                np.asarray(category_shares, float)]
-        if len(rows) != 2 or n_raters != 2 or len(rows[0]) != 2:
-            raise ValueError("`category_shares` with one row per annotator is supported for "
-                             "two annotators and two categories (Cantor's design); got "
-                             f"{len(rows)} rows of {len(rows[0])} shares for {n_raters} "
-                             "annotators.")
-        return np.vstack(rows)
-    shares = check_shares(category_shares, "category_shares")
-    if shares.size < 2:
-        raise ValueError("`category_shares` needs at least two categories.")
-    return shares
 
 
-def _seed(rng: Any) -> int:
-    gen = check_rng(rng)
-    return int(gen.integers(0, 2**63 - 1))
 
 
 # ----------------------------------------------------------------------------- public API
 
-@validate_params(coefficient=Option(COEFFICIENTS), n_items=Integer(2), n_raters=Integer(2),
-                 missing=Probability(open_high=True), confidence_level=ConfidenceLevel(),
-                 significance=Probability(open_low=True, open_high=True),
-                 alternative=Option(_ALTERNATIVES), n_sims=Integer(1), n_resamples=Resamples(1),
-                 chance=Option(_CHANCE), rng=Rng())
-def simulate_study(coefficient: str, *, n_items: int, expected: float, n_raters: int = 2,
-                   n_categories: int | None = None, category_shares: Any = None, missing: float = 0.0,
-                   level: str | None = None, null: float | None = None,
-                   alternative: str = "greater", significance: float = 0.05,
-                   confidence_level: float = 0.95, bootstrap: bool = True, n_sims: int = 1000,
-                   n_resamples: int = 499, chance: str = "shares",
-                   rng: Any = None, max_seconds: float | None = MAX_SECONDS,
-                   progress: bool | None = None) -> pd.DataFrame:
-    """Coverage, width and power of each interval method for a study of ``n_items`` items.
-
-    Draws ``n_sims`` studies from the design of :func:`study_size` (an easy
-    share that gives the coefficient the population value ``expected``),
-    computes the coefficient's analytic interval and, with ``bootstrap=True``,
-    the item bootstrap's percentile and BCa intervals (``n_resamples`` each).
-
-    Parameters
-    ----------
-    coefficient : str
-        A coefficient of ``agreement`` by name (``"cohen_kappa"``, ``"fleiss_kappa"``,
-        ``"krippendorff_alpha"``, ...).
-    n_items : int
-    expected : float
-        The population value of the coefficient.
-    n_raters, n_categories, category_shares, missing, level
-        The design (see :func:`study_size`).
-    null : float, optional
-        With a null value, the analytic test's power at ``significance``.
-    alternative : {"greater", "less", "two-sided"}
-    significance, confidence_level : float
-    bootstrap : bool, default True
-    n_sims : int, default 1000
-    n_resamples : int, default 499
-    chance : {"shares", "uniform"}, default "shares"
-        How a hard item is rated (see :func:`study_size`).
-    rng : None, int or numpy.random.Generator
-    max_seconds, progress
-        How long the simulation may take (estimated from a timed pilot) and its
-        progress bar; see :func:`study_size`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per interval method: ``coverage`` with its Wilson interval
-        (``coverage_low``, ``coverage_high``), ``mean_half_width``,
-        ``median_half_width``, ``degenerate`` (studies with no interval) and,
-        with ``null``, ``power``.
-
-    Examples
-    --------
-    Gwet's (2016, Table 1) small-sample cell: ten items, two categories,
-    prevalence 0.75, annotators agreeing for cause on 85% of items (Brennan–Prediger's
-    population value is then exactly 0.85); Gwet reports coverage 0.547:
-
-    >>> from simulation import simulate_study
-    >>> t = simulate_study("brennan_prediger", n_items=10, expected=0.85,
-    ...                    category_shares=[0.75, 0.25], chance="uniform",
-    ...                    bootstrap=False, n_sims=400, rng=1)
-    >>> bool(0.45 < t.loc[0, "coverage"] < 0.65)
-    True
-    """
-    check_params(simulate_study, locals())
-    p = _common_iv(coefficient, expected, n_raters, n_categories, category_shares, missing,
-                   level, confidence_level, rng, chance)
-    n_items = check_integer(n_items, "n_items", 2)
-    n_sims = check_integer(n_sims, "n_sims", 1)
-    n_resamples = check_integer(n_resamples, "n_resamples", 1)
-    check_option(alternative, "alternative", _ALTERNATIVES)
-    significance = check_probability(significance, "significance", open_low=True,
-                                     open_high=True)
-    if null is not None:
-        null = _real(null, "null", *_range(coefficient))
-    if max_seconds is not None:
-        max_seconds = _real(max_seconds, "max_seconds", 0.0, math.inf, open_low=True)
-    sim_kw = {"confidence_level": p["confidence_level"], "level": p["level"], "null": null,
-              "alternative": alternative}
-    _cost.check_memory(n_items, p["design"], "this study cannot be simulated")
-    cost = _cost.timed_pilot(p["design"], p["expected"], sim_kw, n_resamples=n_resamples,
-                             bootstrap=bool(bootstrap))
-    seconds = n_sims * cost.study(n_items, bool(bootstrap))
-    _cost.check_cost(seconds, max_seconds, cost, n_sims, "this simulation")
-    _cost.announce(f"simulate_study ({p['coefficient']})", seconds, n_sims, progress)
-    with progress_bar(n_sims * n_items, desc=f"simulating {p['coefficient']} studies",
-                      unit=" items", enabled=progress) as tick:
-        studies = run_studies(p["design"], n_items, p["expected"], n_sims,
-                              bootstrap=bool(bootstrap), n_resamples=n_resamples, tick=tick,
-                              **sim_kw)
-    methods = INTERVAL_METHODS if bootstrap else ("analytic",)
-    return performance_frame(studies, p["expected"], significance if null is not None else None,
-                             methods)
 
 
-def _common_iv(coefficient: Any, expected: Any, n_raters: Any, n_categories: Any,
-               category_shares: Any, missing: Any, level: Any, confidence_level: Any,
-               rng: Any, chance: Any = "shares") -> dict:
-    coefficient = check_option(coefficient, "coefficient", COEFFICIENTS)
-    n_raters = check_integer(n_raters, "n_raters", 2)
-    if coefficient in ("cohen_kappa", "scott_pi") and n_raters != 2:
-        raise ValueError(f"`{coefficient}` is defined for two raters; got n_raters={n_raters}. "
-                         "Use `fleiss_kappa` or `conger_kappa` for more.")
-    shares = _shares_iv(category_shares, n_categories, n_raters)
-    missing = check_probability(missing, "missing", open_high=True)
-    if level is not None:
-        if coefficient != "krippendorff_alpha":
-            raise ValueError("`level` applies to `krippendorff_alpha` only.")
-        level = check_option(level, "level", _LEVELS)
-    if expected is None:
-        raise TypeError("`expected` (the coefficient's assumed value) is required unless a "
-                        "`pilot` gives it.")
-    lo, hi = _range(coefficient)
-    expected = _real(expected, "expected", lo, hi)
-    chance = check_option(chance, "chance", _CHANCE)
-    if chance == "uniform" and (shares.ndim == 2 or level not in (None, "nominal")):
-        raise ValueError("chance='uniform' needs one row of shares and, for Krippendorff's "
-                         "alpha, the nominal level.")
-    design = Design(coefficient, n_raters, shares, missing, _seed(rng), chance, level)
-    if shares.ndim == 2:
-        cf.cohen_table(expected, shares[0], shares[1])  # raises when κ is not reachable
-    else:
-        design.easy_share(expected)
-    return {"coefficient": coefficient, "n_raters": n_raters, "shares": shares,
-            "missing": missing, "level": level, "expected": expected, "design": design,
-            "confidence_level": check_confidence_level(confidence_level)}
 
 
-#: The options every entry of the planner declares (the shared vocabulary).
-_DESIGN = dict(method=Option(_METHODS), confidence_level=ConfidenceLevel(),
-               n_raters=Integer(2, optional=True),
-               missing=Probability(open_high=True, optional=True), n_sims=Integer(10),
-               n_bootstrap_sims=Integer(0), n_resamples=Resamples(1),
-               max_items=Integer(_N_START), chance=Option(_CHANCE), rng=Rng())
 
 
 @validate_params(coefficient=Option(COEFFICIENTS), method=Option(_METHODS),
@@ -923,20 +587,8 @@ def _plan_size(coefficient: str, *, expected: float | None = None, target: float
         return _finish_plan(**locals())
 
 
-def _closed_size(goal: str, expected: float, null: Any, power: Any, significance: float,
-                 alternative: str, target: Any, confidence_level: float, shares: np.ndarray
-                 ) -> int:
-    return max(math.ceil(_cantor(goal, expected, null, power, significance, alternative,
-                                 target, confidence_level, shares)[0] - 1e-9), 2)
 
 
-def _cantor(goal: str, expected: float, null: Any, power: Any, significance: float,
-            alternative: str, target: Any, confidence_level: float, shares: np.ndarray
-            ) -> tuple[float, dict]:
-    a, b = (shares[0], shares[1]) if shares.ndim == 2 else (shares, shares)
-    if goal == "power":
-        return cf.cantor_power_size(expected, null, power, significance, a, b, alternative)
-    return cf.cantor_width_size(expected, target, confidence_level, a, b)
 
 
 def _finish_plan(*, use_closed: bool, goal: str, expected: float, null: Any, power: Any,
@@ -1024,143 +676,16 @@ def _finish_plan(*, use_closed: bool, goal: str, expected: float, null: Any, pow
         reach_share=float(rows[n_items].get("reach_share", math.nan)))
 
 
-def _progress_on(progress: bool | None) -> bool:
-    from _goldnoise_lib.progress import progress_enabled
-
-    return bool(progress) or (progress is None and progress_enabled())
 
 
-def _goal(target: Any, null: Any, power: Any, minimum: Any) -> str:
-    if (power is None) != (null is None) and minimum is None:
-        raise ValueError("`power` and `null` go together: the power of a test against "
-                         "`null`; give both, or `target` for an interval's half-width.")
-    goals = [g for g, given in (("width", target is not None), ("power", power is not None),
-                                ("minimum", minimum is not None)) if given]
-    if len(goals) != 1:
-        raise ValueError("give exactly one goal: `target` (an interval half-width), `null` and "
-                         "`power` (a test), or `minimum` (Bloch & Kraemer's smallest α); got "
-                         f"{goals or 'none'}.")
-    return goals[0]
 
 
-def _search(evaluate: Any, met: Any, max_items: int, goal: str, *, target: Any,
-            power: Any, assured: bool = False) -> int:
-    """Smallest n meeting the goal: doubling (quick), a predicted bracket, bisection."""
-    n, last_fail = _N_START, None
-    while not met(evaluate(n, quick=True)):
-        last_fail = n
-        if n >= max_items:
-            row = evaluate(n)
-            got = (f"mean half-width {row['mean_half_width']:.4f}" if goal == "width"
-                   else f"power {row.get('power', math.nan):.3f}")
-            raise ValueError(f"the goal is not reached within `max_items` = {max_items} items "
-                             f"({got} there); raise `max_items` or relax the goal.")
-        n = min(2 * n, max_items)
-    if last_fail is None:
-        lo, hi = 1, n
-    else:
-        guess = _predict(evaluate(last_fail, quick=True), evaluate(n, quick=True), goal,
-                         target, power, assured)
-        lo = max(last_fail, int(guess * 0.93))
-        hi = min(n, max(lo + 1, math.ceil(guess * 1.07)))
-        # Full-precision checks of the bracket; widen it where the quick pass misled.
-        while not met(evaluate(hi)) and hi < n:
-            lo, hi = hi, min(n, math.ceil(hi * 1.15))
-        if not met(evaluate(hi)):
-            lo, hi = hi, max_items
-            if not met(evaluate(hi)):
-                raise ValueError(f"the goal is not reached within `max_items` = {max_items} "
-                                 "items; raise `max_items` or relax the goal.")
-        while lo > last_fail and met(evaluate(lo)):
-            lo, hi = max(last_fail, int(lo * 0.85)), lo
-    # Bisection to 0.5% of n (finer steps are below the simulation's error).
-    while hi - lo > max(1, int(0.005 * hi)):
-        mid = (lo + hi) // 2
-        if met(evaluate(mid)):
-            hi = mid
-        else:
-            lo = mid
-    return hi
 
 
-def _predict(fail: dict, ok: dict, goal: str, target: Any, power: Any,
-             assured: bool = False) -> float:
-    """Where the goal is met, from two sizes: width ∝ n^(−1/2); probit(power) ∝ √n."""
-    n0, n1 = fail["n_items"], ok["n_items"]
-    if goal == "width":
-        # with an assurance, the half-width that share of studies reach scales the same way
-        w = ok["assured_half_width"] if assured else ok["mean_half_width"]
-        return n1 * (w / target) ** 2 if 0 < w < math.inf else float(n1)
-    from scipy.special import ndtri
-
-    p0 = min(max(fail.get("power", 0.0), 1e-3), 1 - 1e-3)
-    p1 = min(max(ok.get("power", 0.0), 1e-3), 1 - 1e-3)
-    z0, z1, zt = ndtri(p0), ndtri(p1), ndtri(power)
-    if z1 <= z0:
-        return float(n1)
-    root = math.sqrt(n0) + (zt - z0) * (math.sqrt(n1) - math.sqrt(n0)) / (z1 - z0)
-    return float(min(max(root**2, n0), n1))
 
 
-def _bloch_kraemer_plan(coefficient: Any, minimum: Any, significance: float, n_raters: Any,
-                        n_categories: Any, category_shares: Any, method: str,
-                        confidence_level: float, expected: Any, notes: list) -> StudyPlan:
-    coefficient = check_option(coefficient, "coefficient", COEFFICIENTS)
-    if coefficient != "krippendorff_alpha":
-        raise ValueError("`minimum` is Bloch & Kraemer's goal for Krippendorff's alpha; for "
-                         f"{coefficient} give `null` and `power`, or `target`.")
-    if method == "simulation":
-        raise ValueError("`minimum` has a closed form only; for a simulation plan give "
-                         "`null=minimum` and `power` (with `expected`).")
-    minimum = _real(minimum, "minimum", 0.0, 1.0, open_low=True)
-    if minimum >= 1.0:
-        raise ValueError("`minimum` must be below 1.")
-    n_raters = check_integer(n_raters, "n_raters", 2)
-    shares = _shares_iv(category_shares, n_categories, n_raters)
-    if shares.ndim != 1:
-        raise ValueError("`category_shares` must be one row of shares for `minimum`.")
-    raw, info = cf.bloch_kraemer_size(minimum, significance, float(shares.min()), n_raters)
-    # Krippendorff's table counts values (codings: one coder's value for one unit), m per
-    # unit; the units are the values over the coders, rounded up.
-    n_values = math.ceil(raw - 1e-9)
-    n_items = math.ceil(n_values / n_raters)
-    notes.append("Krippendorff tabulates values for two coders; with m coders z^2 is "
-                 "multiplied by m, as he advises, and the units are the values over m")
-    table = pd.DataFrame([{"n_items": n_items, "n_ratings": n_values, "interval": None,
-                           "formula_value": raw}])
-    return StudyPlan(
-        coefficient=coefficient, goal="minimum", n_items=n_items, method="closed-form",
-        n_raters=n_raters, n_categories=int(shares.size),
-        expected=math.nan if expected is None else float(expected), target=None, null=None,
-        power=None, minimum=minimum, confidence_level=confidence_level,
-        significance=significance, recommended_interval=None, half_width=math.nan,
-        achieved_power=math.nan, coverage=math.nan, n_ratings=float(n_values),
-        n_range=None, formula=f"{info['formula']} = {raw:.2f} values (p_c = "
-                              f"{info['p_c']:.4g}), rounded up",
-        notes=tuple(notes), table=table)
 
 
-def _from_pilot(pilot: Any, coefficient: Any, level: Any, confidence_level: float,
-                category_shares: Any) -> tuple:
-    import agreement
-
-    coefficient = check_option(coefficient, "coefficient", COEFFICIENTS)
-    r = agreement.as_ratings(pilot)
-    func = getattr(agreement, coefficient)
-    res = func(r, **({"level": level} if level and coefficient == "krippendorff_alpha" else {}))
-    if not math.isfinite(res.value):
-        raise ValueError(f"the pilot's {coefficient} is undefined; it cannot set the plan.")
-    counts = np.asarray(r.counts, dtype=float).sum(axis=0)
-    shares = counts / counts.sum() if category_shares is None else category_shares
-    per_item = np.asarray(r.ratings_per_item)
-    n_raters = int(r.n_raters) if r.has_raters else int(per_item.max())
-    missing = float(1.0 - per_item.sum() / (r.n_items * n_raters))
-    ci = res.confidence_interval(confidence_level)
-    note = (f"from the pilot ({r.n_items} items, {n_raters} annotators): {coefficient} "
-            f"{res.value:.4f}, {confidence_level:.0%} CI [{ci.low:.4f}, {ci.high:.4f}], "
-            f"category shares {np.round(np.asarray(shares, float), 3).tolist()}, "
-            f"{missing:.1%} missing")
-    return float(res.value), n_raters, shares, missing, ci, note
 
 
 def _pilot_range(ci: Any, coefficient: str, target: Any, null: Any, power: Any,
