@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
+import dataclasses
 import math
 from typing import Any
 
@@ -39,6 +39,7 @@ from simulation.study._closed_plans import _bloch_kraemer_plan, _cantor, _closed
 from simulation.study._cost import MAX_SECONDS
 from simulation.study._design import COEFFICIENTS
 from simulation.study._pilot import _from_pilot
+from simulation.study._plan_design import PlanDesign, PlanOptions, Search
 from simulation.study._plan_result import StudyPlan, StudyTradeoff
 from simulation.study._search import _goal, _progress_on, _search
 from simulation.study._simulate import INTERVAL_METHODS, performance_frame, run_studies
@@ -220,8 +221,7 @@ def study_size(coefficient: str, *, expected: float | None = None, target: float
     (139.0, 70)
     """
     check_params(study_size, locals())
-    kwargs = {k: v for k, v in locals().items() if k != "coefficient"}
-    return _plan_size(coefficient, **kwargs)
+    return _plan_size(PlanOptions(**locals()))
 
 
 @validate_params(coefficient=Option(COEFFICIENTS),
@@ -291,8 +291,7 @@ def study_size_for_width(coefficient: str, *, target: float, expected: float | N
     check_params(study_size_for_width, locals())
     if target is None:
         raise TypeError("`target` (the interval's half-width) is required.")
-    kwargs = {k: v for k, v in locals().items() if k != "coefficient"}
-    return _plan_size(coefficient, **kwargs)
+    return _plan_size(PlanOptions(**locals()))
 
 
 @validate_params(coefficient=Option(COEFFICIENTS), alternative=Option(_ALTERNATIVES),
@@ -368,8 +367,7 @@ def study_size_for_power(coefficient: str, *, null: float, power: float,
     if null is None or power is None:
         raise TypeError("`null` and `power` (the power of a test against `null`) are "
                         "required.")
-    kwargs = {k: v for k, v in locals().items() if k != "coefficient"}
-    return _plan_size(coefficient, **kwargs)
+    return _plan_size(PlanOptions(**locals()))
 
 
 @validate_params(significance=Probability(open_low=True, open_high=True, optional=True),
@@ -420,29 +418,35 @@ def study_size_for_minimum(minimum: float, *, significance: float | None = None,
     (139.0, 70)
     """
     check_params(study_size_for_minimum, locals())
-    return _plan_size("krippendorff_alpha", minimum=minimum, significance=significance,
-                      n_raters=n_raters, n_categories=n_categories,
-                      category_shares=category_shares, level=level,
-                      confidence_level=confidence_level, pilot=pilot)
+    return _plan_size(PlanOptions("krippendorff_alpha", minimum=minimum,
+                                  significance=significance, n_raters=n_raters,
+                                  n_categories=n_categories, category_shares=category_shares,
+                                  level=level, confidence_level=confidence_level, pilot=pilot))
 
 
-def _plan_size(coefficient: str, *, expected: float | None = None, target: float | None = None,
-               null: float | None = None, power: float | None = None,
-               alternative: str = "greater", minimum: float | None = None,
-               significance: float | None = None, n_raters: int | None = None,
-               n_categories: int | None = None,
-               category_shares: Any = None, missing: float | None = None,
-               level: str | None = None,
-               confidence_level: float = 0.95, method: str = "auto", n_sims: int = 500,
-               n_bootstrap_sims: int = 200, n_resamples: int = 499, max_items: int = 20_000,
-               chance: str = "shares", pilot: Any = None, rng: Any = None,
-               assurance: float | None = None, max_seconds: float | None = MAX_SECONDS,
-               progress: bool | None = None) -> StudyPlan:
+def _plan_size(options: PlanOptions) -> StudyPlan:
     """The planner behind every entry: the goal is the one whose arguments are given."""
-    method = check_option(method, "method", _METHODS)
-    alternative = check_option(alternative, "alternative", _ALTERNATIVES)
-    confidence_level = check_confidence_level(confidence_level)
-    goal = _goal(target, null, power, minimum)
+    o, goal, notes, pilot_ci = _checked(options)
+    if goal == "minimum":
+        return _bloch_kraemer_plan(o.coefficient, o.minimum, o.significance, o.n_raters,
+                                   o.n_categories, o.category_shares, o.method,
+                                   o.confidence_level, o.expected, notes)
+    d = _plan_design(o, goal, notes, pilot_ci)
+    work = _work(d)
+    with progress_bar(sum(k * n for k, n, _ in work),
+                      desc=f"simulating {d.options.coefficient} studies", unit=" items",
+                      enabled=o.progress) as tick:
+        return _finish_plan(d, Search(d, tick))
+
+
+def _checked(o: PlanOptions) -> tuple[PlanOptions, str, list[str], Any]:
+    """The options checked and the pilot read: the options, the goal, the notes and the
+    pilot's interval (None without a pilot, or when ``expected`` overrides its value)."""
+    method = check_option(o.method, "method", _METHODS)
+    alternative = check_option(o.alternative, "alternative", _ALTERNATIVES)
+    confidence_level = check_confidence_level(o.confidence_level)
+    goal = _goal(o.target, o.null, o.power, o.minimum)
+    assurance = o.assurance
     if assurance is not None:
         if goal != "width":
             raise ValueError("`assurance` is the share of studies reaching an interval's "
@@ -452,22 +456,25 @@ def _plan_size(coefficient: str, *, expected: float | None = None, target: float
             raise ValueError("the closed form gives the size for the mean half-width; a plan "
                              "with `assurance` is found by simulation (method='simulation' "
                              "or 'auto').")
-    n_sims = check_integer(n_sims, "n_sims", 10)
-    n_bootstrap_sims = check_integer(n_bootstrap_sims, "n_bootstrap_sims", 0)
-    n_resamples = check_integer(n_resamples, "n_resamples", 1)
-    max_items = check_integer(max_items, "max_items", _N_START)
+    n_sims = check_integer(o.n_sims, "n_sims", 10)
+    n_bootstrap_sims = check_integer(o.n_bootstrap_sims, "n_bootstrap_sims", 0)
+    n_resamples = check_integer(o.n_resamples, "n_resamples", 1)
+    max_items = check_integer(o.max_items, "max_items", _N_START)
+    max_seconds, progress = o.max_seconds, o.progress
     if max_seconds is not None:
         max_seconds = _real(max_seconds, "max_seconds", 0.0, math.inf, open_low=True)
     if progress is not None and not isinstance(progress, (bool, np.bool_)):
         raise TypeError(f"`progress` must be True, False or None; got {progress!r}.")
-    significance = 0.05 if significance is None else check_probability(
-        significance, "significance", open_low=True, open_high=True)
+    significance = 0.05 if o.significance is None else check_probability(
+        o.significance, "significance", open_low=True, open_high=True)
+    expected, n_raters, missing = o.expected, o.n_raters, o.missing
+    category_shares = o.category_shares
     notes: list[str] = []
     pilot_ci = None
-    if pilot is not None:
+    if o.pilot is not None:
         # What is given explicitly wins over what the pilot says (and the note says so).
         p_expected, p_raters, category_shares, p_missing, pilot_ci, note = _from_pilot(
-            pilot, coefficient, level, confidence_level, category_shares)
+            o.pilot, o.coefficient, o.level, confidence_level, category_shares)
         if missing is not None and float(missing) != p_missing:
             notes.append(f"{float(missing):.1%} missing ratings as given, not the pilot's "
                          f"{p_missing:.1%}")
@@ -489,16 +496,25 @@ def _plan_size(coefficient: str, *, expected: float | None = None, target: float
         n_raters = 2
     if missing is None:
         missing = 0.0
+    o = dataclasses.replace(
+        o, method=method, alternative=alternative, confidence_level=confidence_level,
+        assurance=assurance, n_sims=n_sims, n_bootstrap_sims=n_bootstrap_sims,
+        n_resamples=n_resamples, max_items=max_items, max_seconds=max_seconds,
+        significance=significance, expected=expected, n_raters=n_raters, missing=missing,
+        category_shares=category_shares)
+    return o, goal, notes, pilot_ci
 
-    if goal == "minimum":
-        return _bloch_kraemer_plan(coefficient, minimum, significance, n_raters, n_categories,
-                                   category_shares, method, confidence_level, expected, notes)
-    if expected is None:
+
+def _plan_design(o: PlanOptions, goal: str, notes: list[str], pilot_ci: Any) -> PlanDesign:
+    """The design of a width or power goal, checked: the simulation's design, the goal's
+    values in range, and whether the closed form applies."""
+    if o.expected is None:
         raise TypeError("`expected` (the coefficient's assumed value) is required unless a "
                         "`pilot` gives it.")
-    p = _common_iv(coefficient, expected, n_raters, n_categories, category_shares, missing,
-                   level, confidence_level, rng, chance)
+    p = _common_iv(o.coefficient, o.expected, o.n_raters, o.n_categories, o.category_shares,
+                   o.missing, o.level, o.confidence_level, o.rng, o.chance)
     coefficient, expected, shares = p["coefficient"], p["expected"], p["shares"]
+    target, null, power, alternative = o.target, o.null, o.power, o.alternative
     lo, hi = _range(coefficient)
     if goal == "width":
         target = _real(target, "target", 0.0, hi - lo, open_low=True)
@@ -514,94 +530,68 @@ def _plan_size(coefficient: str, *, expected: float | None = None, target: float
                              f"`null` = {null:g}; no size gives power otherwise.")
 
     closed_ok = (coefficient == "cohen_kappa" and shares.shape[-1] == 2 and p["missing"] == 0
-                 and chance == "shares" and assurance is None)
-    if method == "closed-form" and not closed_ok:
+                 and o.chance == "shares" and o.assurance is None)
+    if o.method == "closed-form" and not closed_ok:
         raise ValueError(
             f"no closed form for {coefficient} with this design: the closed forms are Cohen's "
             "kappa with two annotators, two categories and no missing ratings (Cantor 1996), and "
             "Krippendorff's alpha with `minimum` (Bloch & Kraemer 1989); use "
             "method='simulation'.")
-    use_closed = closed_ok and method in ("auto", "closed-form")
-    n_quick = min(n_sims, 200)
-    design = p["design"]
-    sim_kw = {"confidence_level": confidence_level, "level": p["level"],
-              "null": null if goal == "power" else None, "alternative": alternative}
+    return PlanDesign(
+        options=dataclasses.replace(o, coefficient=coefficient, expected=expected,
+                                    target=target, null=null, power=power),
+        goal=goal, n_raters=p["n_raters"], shares=shares, missing=p["missing"],
+        level=p["level"], design=p["design"],
+        use_closed=closed_ok and o.method in ("auto", "closed-form"), notes=notes,
+        pilot_ci=pilot_ci)
 
-    rows: dict[int, dict] = {}
 
-    quick_rows: dict[int, dict] = {}
-    if use_closed:
-        n_closed = _closed_size(goal, expected, null, power, significance, alternative,
-                                target, confidence_level, shares)
-        work = [(n_sims, n, False) for n in {max(2, n_closed // 2), n_closed, 2 * n_closed}]
-        work += [(n_bootstrap_sims, n_closed, True)] if n_bootstrap_sims else []
-    elif max_seconds is None and not _progress_on(progress):
+def _work(d: PlanDesign) -> list[tuple[int, int, bool]]:
+    """The simulated studies the plan will run, ``(count, n_items, bootstrap)``, for the
+    progress bar; a simulation estimated to exceed ``max_seconds`` is refused here."""
+    o, goal = d.options, d.goal
+    if d.use_closed:
+        n_closed = _closed_size(goal, o.expected, o.null, o.power, o.significance,
+                                o.alternative, o.target, o.confidence_level, d.shares)
+        work = [(o.n_sims, n, False) for n in {max(2, n_closed // 2), n_closed, 2 * n_closed}]
+        work += [(o.n_bootstrap_sims, n_closed, True)] if o.n_bootstrap_sims else []
+    elif o.max_seconds is None and not _progress_on(o.progress):
         # no limit to check and nothing to say: no pilot (a plan inside another's)
         work = []
     else:
+        design = d.design
         _cost.check_memory(_N_START, design, "this design cannot be simulated")
-        cost = _cost.timed_pilot(design, expected, sim_kw, n_resamples=n_resamples,
-                                 bootstrap=n_bootstrap_sims > 0)
-        guess = _cost.guess_size(cost, goal, target=target, null=null, power=power,
-                                 expected=expected, alternative=alternative,
-                                 significance=significance, confidence_level=confidence_level,
-                                 assured=assurance is not None, max_items=max_items)
-        _cost.check_memory(min(2 * guess, max_items), design,
+        cost = _cost.timed_pilot(design, o.expected, d.sim_kw, n_resamples=o.n_resamples,
+                                 bootstrap=o.n_bootstrap_sims > 0)
+        guess = _cost.guess_size(cost, goal, target=o.target, null=o.null, power=o.power,
+                                 expected=o.expected, alternative=o.alternative,
+                                 significance=o.significance,
+                                 confidence_level=o.confidence_level,
+                                 assured=o.assurance is not None, max_items=o.max_items)
+        _cost.check_memory(min(2 * guess, o.max_items), design,
                            f"the plan's search would reach about {guess:,} items")
-        work = _cost.search_studies(guess, n_sims=n_sims, n_quick=n_quick,
-                                    max_items=max_items, n_bootstrap_sims=n_bootstrap_sims,
+        work = _cost.search_studies(guess, n_sims=o.n_sims, n_quick=min(o.n_sims, 200),
+                                    max_items=o.max_items, n_bootstrap_sims=o.n_bootstrap_sims,
                                     start=_N_START)
-        if pilot_ci is not None:  # two more searches, at the ends of the pilot's interval
+        if d.pilot_ci is not None:  # two more searches, at the ends of the pilot's interval
             work += [w for w in work if not w[2]] * 2
         seconds = cost.pilot_seconds + sum(k * cost.study(n, b) for k, n, b in work)
         n_studies = sum(k for k, _, _ in work)
-        _cost.check_cost(seconds, max_seconds, cost, n_studies,
+        _cost.check_cost(seconds, o.max_seconds, cost, n_studies,
                          f"this plan's simulation (about {guess:,} items)")
-        _cost.announce(f"study_size ({coefficient})", seconds, n_studies, progress)
-    bar = contextlib.ExitStack()
-    tick = bar.enter_context(progress_bar(sum(k * n for k, n, _ in work),
-                                          desc=f"simulating {coefficient} studies",
-                                          unit=" items", enabled=progress))
-
-    def evaluate(n: int, quick: bool = False) -> dict:
-        # The quick pass (doubling) uses the first `n_quick` of the same studies.
-        store, count = (quick_rows, n_quick) if quick else (rows, n_sims)
-        if n in rows:
-            return rows[n]
-        if n not in store:
-            st = run_studies(design, n, expected, count, bootstrap=False, n_resamples=1,
-                             tick=tick, **sim_kw)
-            store[n] = st.row("analytic", expected, significance if goal == "power" else None,
-                              target=target if goal == "width" else None,
-                              assurance=assurance)
-        return store[n]
-
-    def met(row: dict) -> bool:
-        if goal == "width" and assurance is not None:
-            return row["reach_share"] >= assurance
-        if goal == "width":
-            return row["degenerate"] < row["n_sims"] and row["mean_half_width"] <= target
-        return row.get("power", 0.0) >= power
-
-    with bar:
-        return _finish_plan(**locals())
+        _cost.announce(f"study_size ({o.coefficient})", seconds, n_studies, o.progress)
+    return work
 
 
-
-
-
-
-def _finish_plan(*, use_closed: bool, goal: str, expected: float, null: Any, power: Any,
-                 significance: float, alternative: str, target: Any, confidence_level: float,
-                 shares: np.ndarray, max_items: int, evaluate: Any, met: Any,
-                 assurance: Any, n_sims: int, n_quick: int, rows: dict, quick_rows: dict,
-                 n_bootstrap_sims: int, design: Any, n_resamples: int, sim_kw: dict,
-                 tick: Any, notes: list, pilot_ci: Any, coefficient: str, p: dict,
-                 method: str, rng: Any, chance: str, **_: Any) -> StudyPlan:
+def _finish_plan(d: PlanDesign, s: Search) -> StudyPlan:
     """The search (or the closed form's check), the interval comparison and the plan."""
-    if use_closed:
-        raw, info = _cantor(goal, expected, null, power, significance, alternative, target,
-                            confidence_level, shares)
+    o, goal, notes = d.options, d.goal, d.notes
+    evaluate, met, rows, quick_rows = s.evaluate, s.met, s.rows, s.quick_rows
+    expected, target, power, max_items = o.expected, o.target, o.power, o.max_items
+    confidence_level = o.confidence_level
+    if d.use_closed:
+        raw, info = _cantor(goal, expected, o.null, power, o.significance, o.alternative,
+                            target, confidence_level, d.shares)
         n_items = max(math.ceil(raw - 1e-9), 2)
         formula = f"{info['formula']} = {raw:.2f}, rounded up"
         how = "closed-form"
@@ -612,11 +602,11 @@ def _finish_plan(*, use_closed: bool, goal: str, expected: float, null: Any, pow
             evaluate(n)
     else:
         n_items = _search(evaluate, met, max_items, goal, target=target, power=power,
-                          assured=assurance is not None)
+                          assured=o.assurance is not None)
         how = "simulation"
-        formula = (f"simulation: {n_sims} studies per size on common random numbers ({n_quick} "
-                   f"while doubling from {_N_START}), then bisection; the analytic "
-                   f"{'interval' if goal == 'width' else 'test'} at each size")
+        formula = (f"simulation: {o.n_sims} studies per size on common random numbers "
+                   f"({s.n_quick} while doubling from {_N_START}), then bisection; the "
+                   f"analytic {'interval' if goal == 'width' else 'test'} at each size")
 
     # The interval methods at the size found.
     table = pd.DataFrame([rows[n] for n in sorted(rows)])
@@ -628,9 +618,9 @@ def _finish_plan(*, use_closed: bool, goal: str, expected: float, null: Any, pow
     recommended = None
     at = rows[n_items]
     half, cov = at["mean_half_width"], at["coverage"]
-    if n_bootstrap_sims > 0:
-        st = run_studies(design, n_items, expected, n_bootstrap_sims, bootstrap=True,
-                         n_resamples=n_resamples, tick=tick, **sim_kw)
+    if o.n_bootstrap_sims > 0:
+        st = run_studies(d.design, n_items, expected, o.n_bootstrap_sims, bootstrap=True,
+                         n_resamples=o.n_resamples, tick=s.tick, **d.sim_kw)
         comp = performance_frame(st, expected, None, INTERVAL_METHODS)
         comp["stage"] = "comparison"
         table = pd.concat([table, comp], ignore_index=True)
@@ -639,7 +629,7 @@ def _finish_plan(*, use_closed: bool, goal: str, expected: float, null: Any, pow
             # The analytic interval when it covers (the search used it), else BCa, else
             # the percentile interval.
             order = {m: i for i, m in enumerate(INTERVAL_METHODS)}
-            best = ok.sort_values("interval", key=lambda s: s.map(order)).iloc[0]
+            best = ok.sort_values("interval", key=lambda col: col.map(order)).iloc[0]
         else:
             best = comp.sort_values("coverage", ascending=False).iloc[0]
             notes.append(f"no interval method reaches {confidence_level:g} coverage at "
@@ -651,61 +641,41 @@ def _finish_plan(*, use_closed: bool, goal: str, expected: float, null: Any, pow
             notes.append(f"the recommended {recommended} interval's mean half-width at "
                          f"{n_items} items is {half:.4f}, above the target {target:g}")
     achieved_power = float(at.get("power", math.nan))
-    n_range = None
-    if pilot_ci is not None:
-        n_range = _pilot_range(pilot_ci, coefficient, target, null, power, alternative,
-                               significance, n_raters=p["n_raters"], shares=shares,
-                               missing=p["missing"], level=p["level"],
-                               confidence_level=confidence_level, method=method,
-                               n_sims=n_sims, max_items=max_items, rng=rng, goal=goal,
-                               chance=chance, assurance=assurance)
+    n_range = None if d.pilot_ci is None else _pilot_range(d)
     if at["degenerate"]:
         notes.append(f"{at['degenerate']} of {at['n_sims']} simulated studies at {n_items} "
                      "items had no analytic interval (e.g. one category only)")
     return StudyPlan(
-        coefficient=coefficient, goal=goal, n_items=int(n_items), method=how,
-        n_raters=p["n_raters"], n_categories=int(shares.shape[-1]), expected=expected,
-        target=target if goal == "width" else None, null=null if goal == "power" else None,
+        coefficient=o.coefficient, goal=goal, n_items=int(n_items), method=how,
+        n_raters=d.n_raters, n_categories=int(d.shares.shape[-1]), expected=expected,
+        target=target if goal == "width" else None, null=o.null if goal == "power" else None,
         power=power if goal == "power" else None, minimum=None,
         confidence_level=confidence_level,
-        significance=significance if goal == "power" else None,
+        significance=o.significance if goal == "power" else None,
         recommended_interval=recommended, half_width=float(half), achieved_power=achieved_power,
-        coverage=float(cov), n_ratings=float(n_items * p["n_raters"] * (1 - p["missing"])),
+        coverage=float(cov), n_ratings=float(n_items * d.n_raters * (1 - d.missing)),
         n_range=n_range, formula=formula, notes=tuple(notes), table=table,
-        assurance=assurance,
+        assurance=o.assurance,
         reach_share=float(rows[n_items].get("reach_share", math.nan)))
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-def _pilot_range(ci: Any, coefficient: str, target: Any, null: Any, power: Any,
-                 alternative: str, significance: float, *, goal: str, **kw: Any
-                 ) -> tuple[int, int] | None:
+def _pilot_range(d: PlanDesign) -> tuple[int, int] | None:
+    """The sizes the goal needs at the two ends of the pilot's interval."""
+    o = d.options
     sizes = []
-    for end in (ci.low, ci.high):
+    for end in (d.pilot_ci.low, d.pilot_ci.high):
         try:
-            plan = study_size(coefficient, expected=end, target=target, null=null, power=power,
-                              alternative=alternative, significance=significance,
-                              category_shares=kw["shares"], n_raters=kw["n_raters"],
-                              missing=kw["missing"], level=kw["level"],
-                              confidence_level=kw["confidence_level"], method=kw["method"],
-                              chance=kw["chance"], assurance=kw["assurance"],
-                              n_sims=kw["n_sims"], n_bootstrap_sims=0,
-                              max_items=kw["max_items"], rng=kw["rng"], max_seconds=None,
-                              progress=False)
+            plan = study_size(o.coefficient, expected=end, target=o.target, null=o.null,
+                              power=o.power, alternative=o.alternative,
+                              significance=o.significance, category_shares=d.shares,
+                              n_raters=d.n_raters, missing=d.missing, level=d.level,
+                              confidence_level=o.confidence_level, method=o.method,
+                              chance=o.chance, assurance=o.assurance, n_sims=o.n_sims,
+                              n_bootstrap_sims=0, max_items=o.max_items, rng=o.rng,
+                              max_seconds=None, progress=False)
             sizes.append(plan.n_items)
         except ValueError:  # that end of the interval cannot reach the goal
-            sizes.append(kw["max_items"])
+            sizes.append(o.max_items)
     return (min(sizes), max(sizes))
 
 
