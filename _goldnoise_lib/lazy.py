@@ -90,7 +90,7 @@ class _LazyPackage(ModuleType):
 
     def __setattr__(self, attr: str, value: Any) -> None:
         # Importing a subpackage binds it on its parent; a public name that the
-        # subpackage shares (``simulation.bootstrap``, the function, and its
+        # subpackage shares (``simulation.crosscheck``, the function, and its
         # subpackage) stays the public object.
         origin = self.__dict__.get("_lazy_origins", {}).get(attr)
         if isinstance(value, ModuleType) and origin is not None and origin[1] is not None:

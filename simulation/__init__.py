@@ -22,14 +22,6 @@ simulate_annotations  -- labels under the easy/hard model M1 or M2 with the hidd
 simulate_spans        -- span annotations with boundary, label and missed-span errors and
                          the true spans                            -> SimulatedSpans
 
-Aliases kept for compatibility (deprecated: import them from their home)
-------------------------------------------------------------------------
-bootstrap, bootstrap_rows, BootstrapResult, poisson_partial, poisson_combine,
-poisson_finalize, PoissonParts, span_intervals  -- from agreement
-annotator_intervals                            -- from noise_models
-(the same objects as at their homes; the modules simulation.bootstrap, simulation.spans
-and simulation.reliability, once subpackages, are deprecated alias modules of them)
-
 Calibration (simulation.calibration)
 ------------------------------------
 gamma_coverage            -- how often the true hard share of the agreed items is ≤ γ,
@@ -119,17 +111,6 @@ from typing import TYPE_CHECKING
 from _goldnoise_lib.lazy import lazy_package
 
 if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_package)
-    from agreement import (  # deprecated aliases: their home is agreement
-        BootstrapResult,
-        PoissonParts,
-        bootstrap,
-        bootstrap_rows,
-        poisson_combine,
-        poisson_finalize,
-        poisson_partial,
-        span_intervals,
-    )
-    from noise_models import annotator_intervals  # deprecated alias: its home is noise_models
     from simulation.calibration import gamma_coverage, verified_sample_coverage
     from simulation.consistency import SubsetConsistencyResult, subset_consistency
     from simulation.crosscheck import CrosscheckResult, crosscheck
@@ -205,19 +186,11 @@ __all__: list[str] = [
 __all__ += [
     "SimulatedSpans",
     "simulate_spans",
-    "span_intervals",
 ]
 
-# bootstrap and calibration (SPEC §3)
+# calibration (SPEC §3)
 __all__ += [
-    "BootstrapResult",
-    "PoissonParts",
-    "bootstrap",
-    "bootstrap_rows",
     "gamma_coverage",
-    "poisson_combine",
-    "poisson_finalize",
-    "poisson_partial",
     "verified_sample_coverage",
 ]
 
@@ -281,11 +254,6 @@ __all__ += [
     "replay",
     "residual_errors",
     "verification_batch",
-]
-
-# annotator reliability with intervals (SPEC §5)
-__all__ += [
-    "annotator_intervals",
 ]
 
 # label consistency across subsets of span annotations (SPEC §7)

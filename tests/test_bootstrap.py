@@ -410,7 +410,7 @@ def test_parallel_kernels_load_from_the_cache(tmp_path):
     root = Path(__file__).resolve().parents[1]
     code = (
         "import numpy as np\n"
-        "from simulation import bootstrap\n"
+        "from agreement import bootstrap\n"
         "from _goldnoise_lib.resampling import _kernels as K\n"
         "x = np.random.default_rng(0).integers(0, 3, size=(3000, 5))\n"
         "bootstrap(['fleiss_kappa', 'krippendorff_alpha'], x, n_resamples=2000, rng=0)\n"
@@ -460,7 +460,7 @@ def test_kernels_give_the_same_bits_without_jit(tmp_path):
     code = (
         "import warnings, numpy as np\n"
         "warnings.simplefilter('ignore')  # uint64 wrap-around warns in plain Python\n"
-        "from simulation import bootstrap\n"
+        "from agreement import bootstrap\n"
         "x = np.random.default_rng(0).integers(0, 3, size=(60, 3))\n"
         "a = bootstrap(['fleiss_kappa', 'krippendorff_alpha'], x, n_resamples=20, rng=1)\n"
         "b = bootstrap('gwet_ac1', x, n_resamples=20, rng=1, scheme='poisson')\n"

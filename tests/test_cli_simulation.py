@@ -12,10 +12,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from agreement import Ratings
+from agreement import Ratings, bootstrap
 from goldnoise._cli import MESSAGES, main
 from goldnoise.datasets import load_fleiss1971
-from simulation import bootstrap, gamma_coverage, verified_sample_coverage
+from simulation import gamma_coverage, verified_sample_coverage
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -22,10 +22,10 @@ pytest.importorskip("distributed", reason="the Dask path needs the `dask` extra 
                     "(pip install 'goldnoise[dask]')")
 
 import agreement
-from agreement import Ratings, agreement_table
+from agreement import Ratings, agreement_table, bootstrap
 from goldnoise.dask import read_ratings
 from noise_models import LatentClassModel, noise_bound
-from simulation import bootstrap, simulate_annotations
+from simulation import simulate_annotations
 
 RTOL = 1e-12
 COEFFICIENTS = ["percent_agreement", "fleiss_kappa", "conger_kappa", "light_kappa",

@@ -481,7 +481,7 @@ def test_ranking_feeds_detection_metrics_with_cl_first():
 def test_detection_metrics_draw_the_engines_weights(scheme):
     # the engine knows nothing of detection; detection draws the engine's weights
     from _goldnoise_lib.resampling import weights as _resample
-    from simulation import BootstrapResult, bootstrap
+    from agreement import BootstrapResult, bootstrap
 
     s, y = _tied_data(8, n=300)
     det = detection_metrics(s, y, n_resamples=50, scheme=scheme, rng=4)

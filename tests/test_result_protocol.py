@@ -184,7 +184,7 @@ EXAMPLES = {
     "SwapTestResult": lambda: simulation.swap_test(_judge_panel(), ["judge"], margin=0.1,
                                                    n_resamples=50, rng=0),
     "SimulatedAnnotations": lambda: simulation.simulate_annotations(50, 3, rng=0),
-    "BootstrapResult": lambda: simulation.bootstrap(["fleiss_kappa", "gwet_ac1"], _ratings(),
+    "BootstrapResult": lambda: agreement.bootstrap(["fleiss_kappa", "gwet_ac1"], _ratings(),
                                                     n_resamples=199, rng=0),
     "CrosscheckResult": _crosscheck,
     "DetectionResult": lambda: simulation.detection_metrics(*_scores_and_truth(),
