@@ -66,10 +66,6 @@ study_size_for_width  -- items for an interval half-width (the mean, or reached 
 study_size_for_power  -- items for a test's power against a null value -> StudyPlan
 study_size_for_minimum -- Krippendorff's α: Bloch & Kraemer's values and units for a
                          smallest acceptable α (Krippendorff's table) -> StudyPlan
-study_size            -- the three behind one call, the goal chosen by the arguments
-                         given; closed forms (Cantor 1996, Krippendorff's table) or
-                         simulation for every coefficient; the interval method that
-                         covers at that size                       -> StudyPlan
 simulate_study        -- coverage, width, power of analytic / percentile / BCa intervals
                          at a given size                           -> DataFrame
 study_tradeoff        -- more items or more annotators: the cheapest design -> StudyTradeoff
@@ -167,7 +163,6 @@ if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_pac
         SwapTestResult,
         judge_plan,
         simulate_study,
-        study_size,
         study_size_for_minimum,
         study_size_for_power,
         study_size_for_width,
@@ -227,7 +222,6 @@ __all__ += [
     "SwapTestResult",
     "judge_plan",
     "simulate_study",
-    "study_size",
     "study_size_for_minimum",
     "study_size_for_power",
     "study_size_for_width",

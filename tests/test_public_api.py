@@ -71,7 +71,7 @@ PUBLIC = {
         "label_error_ranking", "load_scores", "mix_protocols", "perturb_class_conditional",
         "perturb_uniform",
         # planning an agreement study
-        "StudyPlan", "StudyTradeoff", "simulate_study", "study_size", "study_tradeoff",
+        "StudyPlan", "StudyTradeoff", "simulate_study", "study_tradeoff",
         "study_size_for_minimum", "study_size_for_power", "study_size_for_width",
         "JudgePlan", "judge_plan", "SwapTestResult", "swap_test",
         # the seed benchmarks' noise constructions

@@ -199,9 +199,8 @@ EXAMPLES = {
     "SeparabilityResult": lambda: simulation.loss_separability(
         np.random.default_rng(0).normal(size=60) + np.r_[np.zeros(40), np.ones(20)], None,
         np.r_[np.zeros(40, bool), np.ones(20, bool)], n_resamples=200, rng=0),
-    "StudyPlan": lambda: simulation.study_size("krippendorff_alpha", minimum=0.8,
-                                               significance=0.05, n_categories=4,
-                                               method="closed-form"),
+    "StudyPlan": lambda: simulation.study_size_for_minimum(0.8, significance=0.05,
+                                                           n_categories=4),
     "JudgePlan": lambda: simulation.judge_plan(target=0.03, correlation=0.6, sd=0.45,
                                                within_sd=0.3, n_judged=10_000),
     "StudyTradeoff": lambda: simulation.study_tradeoff("fleiss_kappa", expected=0.6,

@@ -8,8 +8,6 @@ study_size_for_power   -- items for a test's power against a null value; Cantor 
                           for Cohen's κ, simulation elsewhere             -> StudyPlan
 study_size_for_minimum -- Krippendorff's α: Bloch & Kraemer's values (and units) for a
                           smallest acceptable α, as Krippendorff tabulates it -> StudyPlan
-study_size       -- the three above behind one call, the goal chosen by the arguments
-                    given (kept for compatibility)                     -> StudyPlan
 simulate_study   -- coverage, width and power of the analytic, percentile and BCa
                     intervals at a given size                         -> DataFrame
 study_tradeoff   -- more items or more annotators: the cheapest design -> StudyTradeoff
@@ -29,7 +27,6 @@ from _goldnoise_lib.lazy import lazy_package
 if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_package)
     from simulation.study._judge import JudgePlan, judge_plan
     from simulation.study._plan import (
-        study_size,
         study_size_for_minimum,
         study_size_for_power,
         study_size_for_width,
@@ -42,5 +39,5 @@ if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_pac
 __getattr__, __dir__ = lazy_package(__name__)
 
 __all__ = ["JudgePlan", "StudyPlan", "StudyTradeoff", "SwapTestResult", "judge_plan",
-           "simulate_study", "study_size", "study_size_for_minimum", "study_size_for_power",
+           "simulate_study", "study_size_for_minimum", "study_size_for_power",
            "study_size_for_width", "study_tradeoff", "swap_test"]

@@ -1,4 +1,4 @@
-"""``study_size``: how many items an agreement study needs (SPEC §8)."""
+"""``study_size_for_*``: how many items an agreement study needs (SPEC §8)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,6 @@ from _goldnoise_lib.validation import (
     Integer,
     Option,
     Probability,
-    Resamples,
-    Rng,
     check_confidence_level,
     check_integer,
     check_option,
@@ -27,7 +25,6 @@ from _goldnoise_lib.validation import (
 from simulation.study import _cost
 from simulation.study._checks import (
     _ALTERNATIVES,
-    _CHANCE,
     _DESIGN,
     _METHODS,
     _N_START,
@@ -44,7 +41,7 @@ from simulation.study._plan_result import StudyPlan, StudyTradeoff
 from simulation.study._search import _goal, _progress_on, _search
 from simulation.study._simulate import INTERVAL_METHODS, performance_frame, run_studies
 
-__all__ = ["study_size", "study_size_for_minimum", "study_size_for_power", "study_size_for_width",
+__all__ = ["study_size_for_minimum", "study_size_for_power", "study_size_for_width",
            "study_tradeoff"]
 
 
@@ -71,157 +68,6 @@ __all__ = ["study_size", "study_size_for_minimum", "study_size_for_power", "stud
 
 
 
-
-
-@validate_params(coefficient=Option(COEFFICIENTS), method=Option(_METHODS),
-                 alternative=Option(_ALTERNATIVES), confidence_level=ConfidenceLevel(),
-                 significance=Probability(open_low=True, open_high=True, optional=True),
-                 n_raters=Integer(2, optional=True),
-                 missing=Probability(open_high=True, optional=True),
-                 n_sims=Integer(10),
-                 n_bootstrap_sims=Integer(0), n_resamples=Resamples(1),
-                 max_items=Integer(_N_START), chance=Option(_CHANCE), rng=Rng(),
-                 assurance=Probability(open_low=True, open_high=True, optional=True))
-def study_size(coefficient: str, *, expected: float | None = None, target: float | None = None,
-               null: float | None = None, power: float | None = None,
-               alternative: str = "greater", minimum: float | None = None,
-               significance: float | None = None, n_raters: int | None = None,
-               n_categories: int | None = None,
-               category_shares: Any = None, missing: float | None = None,
-               level: str | None = None,
-               confidence_level: float = 0.95, method: str = "auto", n_sims: int = 500,
-               n_bootstrap_sims: int = 200, n_resamples: int = 499, max_items: int = 20_000,
-               chance: str = "shares", pilot: Any = None, rng: Any = None,
-               assurance: float | None = None, max_seconds: float | None = MAX_SECONDS,
-               progress: bool | None = None) -> StudyPlan:
-    r"""Items an agreement study needs: one entry for the three goals, chosen by the arguments.
-
-    Kept for compatibility: ``study_size`` dispatches on which goal's arguments
-    are given, with the same results and errors as the entry of that goal:
-
-    - ``target`` (and ``assurance``): :func:`study_size_for_width`;
-    - ``null`` and ``power``: :func:`study_size_for_power`;
-    - ``minimum`` (Krippendorff's α only, closed form): :func:`study_size_for_minimum`.
-
-    Parameters
-    ----------
-    coefficient : str
-        ``"percent_agreement"``, ``"fleiss_kappa"``, ``"scott_pi"``,
-        ``"cohen_kappa"``, ``"conger_kappa"``, ``"light_kappa"``,
-        ``"brennan_prediger"``, ``"gwet_ac1"`` or ``"krippendorff_alpha"``.
-    expected : float
-        The coefficient's assumed value (the pilot's when ``pilot`` is given and
-        ``expected`` is not; a value given wins, with a note).
-    target : float, optional
-        Half-width of the interval (> 0).
-    null, power : float, optional
-        The test's null value and the power wanted (in (0, 1)); both or neither.
-    alternative : {"greater", "less", "two-sided"}, default "greater"
-    minimum : float, optional
-        Smallest acceptable α (Bloch & Kraemer's goal).
-    significance : float, optional
-        Of the test (default 0.05).
-    n_raters : int, optional
-        Annotators per item (default 2, or the pilot's; a value given wins over
-        the pilot's, with a note). Simulation plans of more than 1,000 take a
-        closed form where one applies, else say how long they will take.
-    n_categories : int, optional
-        Equally likely categories (default 2), unless ``category_shares`` is
-        given (a different number of shares is an error).
-    category_shares : array_like, optional
-        The categories' shares (summing to 1); for Cohen's κ with two
-        categories, one row per annotator (two rows) for different marginals.
-    missing : float, optional
-        Share of ratings missing at random (default 0, or the pilot's; a value
-        given wins over the pilot's, with a note).
-    level : {"nominal", "ordinal", "interval", "ratio"}, optional
-        Krippendorff's α's level (categories are the values 0, 1, ...).
-    confidence_level : float, default 0.95
-    method : {"auto", "closed-form", "simulation"}, default "auto"
-        ``"auto"`` takes the closed form where one exists (Cohen's κ with two
-        annotators, two categories and no missing ratings: Cantor 1996; α with
-        ``minimum``: Bloch & Kraemer 1989), else simulation.
-    n_sims : int, default 500
-        Simulated studies per size in the search (200 of them while doubling).
-    n_bootstrap_sims : int, default 200
-        Simulated studies for the interval comparison at the size found
-        (0 skips it).
-    n_resamples : int, default 499
-        Bootstrap resamples in that comparison.
-    max_items : int, default 20000
-        The search stops here.
-    chance : {"shares", "uniform"}, default "shares"
-        How a hard (not easy) item is rated in the simulation: each annotator draws
-        from the category shares (every κ-type coefficient's population value
-        is then the easy share), or uniformly among the categories (Gwet's 2016
-        design, where the shares are the true classes' prevalence).
-    pilot : Ratings or array_like, optional
-        Pilot ratings: their category shares, annotators and missing share define
-        the design, their coefficient value is ``expected``, and the ends of its
-        interval give ``n_range``.
-    rng : None, int or numpy.random.Generator
-    assurance : float, optional
-        Width goals only: plan for the size at which this share of studies, in
-        (0, 1), reach the half-width ``target`` (a study without an interval counts
-        as one that does not). Found by simulation (the closed form is of the
-        mean). Without it the mean half-width is the target, and only about half
-        of planned studies reach it: 48–50% of the simulated studies at the
-        size planned for Fleiss' κ = 0.6 (3 annotators), Krippendorff's α = 0.7
-        (2 annotators, 3 categories) and Cohen's κ = 0.6, half-width 0.1;
-        assurance 0.8 took 6–13% more items there, 0.9 9–17% (500 studies a
-        size).
-    max_seconds : float or None, default 1800
-        A simulation estimated to take longer is refused before it starts (the
-        estimate comes from a short timed pilot of the simulation, and every
-        simulated plan notes it); None runs whatever it takes.
-    progress : bool or None, default None
-        Say how long the simulation will take before starting, and show a
-        progress bar (tqdm, on stderr): None on a terminal only, True always,
-        False never.
-
-    Returns
-    -------
-    StudyPlan
-
-    Raises
-    ------
-    TypeError, ValueError
-        For no goal or two goals, ``power`` without ``null``, a target width
-        ≤ 0, an expected value outside the coefficient's range or beyond what
-        the shares allow, shares that do not sum to 1, a closed form asked for
-        outside its scope, or a size beyond ``max_items``.
-
-    References
-    ----------
-    .. [1] Cantor, A. B. (1996). Sample-size calculations for Cohen's kappa.
-       Psychological Methods 1(2), 150–153. https://doi.org/10.1037/1082-989X.1.2.150
-    .. [2] Bloch, D. A. & Kraemer, H. C. (1989). 2 x 2 kappa coefficients.
-       Biometrics 45(1), 269–287. https://doi.org/10.2307/2531653
-    .. [3] Krippendorff, K. (2004). Content Analysis (2nd ed.), §11.4.4. Sage.
-    .. [4] Gwet, K. L. (2016). Testing the difference of correlated agreement
-       coefficients for statistical significance. Educational and Psychological
-       Measurement 76(4), 609–637. https://doi.org/10.1177/0013164415596420
-
-    Examples
-    --------
-    Cantor's example, the formula behind R irr's ``N.cohen.kappa(0.5, 0.5, 0.85, 0.7)``:
-
-    >>> from simulation import study_size
-    >>> study_size("cohen_kappa", expected=0.85, null=0.7, power=0.8,
-    ...            category_shares=[0.5, 0.5], method="closed-form",
-    ...            n_bootstrap_sims=0, n_sims=200, rng=0).n_items
-    117
-
-    Krippendorff's table: α ≥ 0.8 at p = 0.05 with four equiprobable categories
-    needs 139 values (70 units coded by both coders):
-
-    >>> plan = study_size("krippendorff_alpha", minimum=0.8, significance=0.05,
-    ...                   n_categories=4, method="closed-form")
-    >>> plan.n_ratings, plan.n_items
-    (139.0, 70)
-    """
-    check_params(study_size, locals())
-    return _plan_size(PlanOptions(**locals()))
 
 
 @validate_params(coefficient=Option(COEFFICIENTS),
@@ -262,24 +108,88 @@ def study_size_for_width(coefficient: str, *, target: float, expected: float | N
         The coefficient's assumed value (the pilot's when ``pilot`` is given and
         ``expected`` is not).
     assurance : float, optional
-        Plan for the size at which this share of studies, in (0, 1), reach the
-        half-width (by simulation: the closed form is of the mean).
-    n_raters, n_categories, category_shares, missing, level, chance, pilot
-        The design; see :func:`study_size`.
+        Plan for the size at which this share of studies, in
+        (0, 1), reach the half-width ``target`` (a study without an interval counts
+        as one that does not). Found by simulation (the closed form is of the
+        mean). Without it the mean half-width is the target, and only about half
+        of planned studies reach it: 48–50% of the simulated studies at the
+        size planned for Fleiss' κ = 0.6 (3 annotators), Krippendorff's α = 0.7
+        (2 annotators, 3 categories) and Cohen's κ = 0.6, half-width 0.1;
+        assurance 0.8 took 6–13% more items there, 0.9 9–17% (500 studies a
+        size).
+    n_raters : int, optional
+        Annotators per item (default 2, or the pilot's; a value given wins over
+        the pilot's, with a note). Simulation plans of more than 1,000 take a
+        closed form where one applies, else say how long they will take.
+    n_categories : int, optional
+        Equally likely categories (default 2), unless ``category_shares`` is
+        given (a different number of shares is an error).
+    category_shares : array_like, optional
+        The categories' shares (summing to 1); for Cohen's κ with two
+        categories, one row per annotator (two rows) for different marginals.
+    missing : float, optional
+        Share of ratings missing at random (default 0, or the pilot's; a value
+        given wins over the pilot's, with a note).
+    level : {"nominal", "ordinal", "interval", "ratio"}, optional
+        Krippendorff's α's level (categories are the values 0, 1, ...).
     confidence_level : float, default 0.95
     method : {"auto", "closed-form", "simulation"}, default "auto"
-    n_sims, n_bootstrap_sims, n_resamples, max_items, rng
-        The simulation; see :func:`study_size`.
-    max_seconds, progress
-        How long a simulation may take, and its progress bar; see :func:`study_size`.
+        ``"auto"`` takes the closed form where one exists (Cohen's κ with two
+        annotators, two categories and no missing ratings: Cantor 1996), else
+        simulation.
+    n_sims : int, default 500
+        Simulated studies per size in the search (200 of them while doubling).
+    n_bootstrap_sims : int, default 200
+        Simulated studies for the interval comparison at the size found
+        (0 skips it).
+    n_resamples : int, default 499
+        Bootstrap resamples in that comparison.
+    max_items : int, default 20000
+        The search stops here.
+    chance : {"shares", "uniform"}, default "shares"
+        How a hard (not easy) item is rated in the simulation: each annotator draws
+        from the category shares (every κ-type coefficient's population value
+        is then the easy share), or uniformly among the categories (Gwet's 2016
+        design, where the shares are the true classes' prevalence).
+    pilot : Ratings or array_like, optional
+        Pilot ratings: their category shares, annotators and missing share define
+        the design, their coefficient value is ``expected``, and the ends of its
+        interval give ``n_range``.
+    rng : None, int or numpy.random.Generator
+    max_seconds : float or None, default 1800
+        A simulation estimated to take longer is refused before it starts (the
+        estimate comes from a short timed pilot of the simulation, and every
+        simulated plan notes it); None runs whatever it takes.
+    progress : bool or None, default None
+        Say how long the simulation will take before starting, and show a
+        progress bar (tqdm, on stderr): None on a terminal only, True always,
+        False never.
 
     Returns
     -------
     StudyPlan
 
+    Raises
+    ------
+    TypeError, ValueError
+        For a target width ≤ 0, an expected value outside the coefficient's
+        range or beyond what the shares allow, shares that do not sum to 1, a
+        closed form asked for outside its scope, or a size beyond ``max_items``.
+
     See Also
     --------
-    study_size : the same plan, the goal chosen by the arguments given.
+    study_size_for_power, study_size_for_minimum : the other goals.
+
+    References
+    ----------
+    .. [1] Cantor, A. B. (1996). Sample-size calculations for Cohen's kappa.
+       Psychological Methods 1(2), 150–153. https://doi.org/10.1037/1082-989X.1.2.150
+    .. [2] Bloch, D. A. & Kraemer, H. C. (1989). 2 x 2 kappa coefficients.
+       Biometrics 45(1), 269–287. https://doi.org/10.2307/2531653
+    .. [3] Krippendorff, K. (2004). Content Analysis (2nd ed.), §11.4.4. Sage.
+    .. [4] Gwet, K. L. (2016). Testing the difference of correlated agreement
+       coefficients for statistical significance. Educational and Psychological
+       Measurement 76(4), 609–637. https://doi.org/10.1177/0013164415596420
 
     Examples
     --------
@@ -328,7 +238,7 @@ def study_size_for_power(coefficient: str, *, null: float, power: float,
     Parameters
     ----------
     coefficient : str
-        A coefficient of ``agreement`` by name (see :func:`study_size`).
+        A coefficient of ``agreement`` by name (see :func:`study_size_for_width`).
     null, power : float
         The test's null value and the power wanted, in (0, 1).
     expected : float
@@ -337,13 +247,14 @@ def study_size_for_power(coefficient: str, *, null: float, power: float,
     significance : float, optional
         Of the test (default 0.05).
     n_raters, n_categories, category_shares, missing, level, chance, pilot
-        The design; see :func:`study_size`.
+        The design; see :func:`study_size_for_width`.
     confidence_level : float, default 0.95
     method : {"auto", "closed-form", "simulation"}, default "auto"
     n_sims, n_bootstrap_sims, n_resamples, max_items, rng
-        The simulation; see :func:`study_size`.
+        The simulation; see :func:`study_size_for_width`.
     max_seconds, progress
-        How long a simulation may take, and its progress bar; see :func:`study_size`.
+        How long a simulation may take, and its progress bar; see
+        :func:`study_size_for_width`.
 
     Returns
     -------
@@ -351,7 +262,7 @@ def study_size_for_power(coefficient: str, *, null: float, power: float,
 
     See Also
     --------
-    study_size : the same plan, the goal chosen by the arguments given.
+    study_size_for_width : the goal of an interval's half-width, and the design's options.
 
     Examples
     --------
@@ -395,7 +306,7 @@ def study_size_for_minimum(minimum: float, *, significance: float | None = None,
     n_raters : int, optional
         Coders per unit (default 2, or the pilot's).
     n_categories, category_shares, level, pilot
-        The design; see :func:`study_size`.
+        The design; see :func:`study_size_for_width`.
     confidence_level : float, default 0.95
         Recorded on the plan (the size does not use it).
 
@@ -405,7 +316,7 @@ def study_size_for_minimum(minimum: float, *, significance: float | None = None,
 
     See Also
     --------
-    study_size : the same plan, the goal chosen by the arguments given.
+    study_size_for_width : the goal of an interval's half-width, and the design's options.
 
     Examples
     --------
@@ -579,7 +490,8 @@ def _work(d: PlanDesign) -> list[tuple[int, int, bool]]:
         n_studies = sum(k for k, _, _ in work)
         _cost.check_cost(seconds, o.max_seconds, cost, n_studies,
                          f"this plan's simulation (about {guess:,} items)")
-        _cost.announce(f"study_size ({o.coefficient})", seconds, n_studies, o.progress)
+        _cost.announce(f"study_size_for_{goal} ({o.coefficient})", seconds, n_studies,
+                       o.progress)
     return work
 
 
@@ -665,14 +577,13 @@ def _pilot_range(d: PlanDesign) -> tuple[int, int] | None:
     sizes = []
     for end in (d.pilot_ci.low, d.pilot_ci.high):
         try:
-            plan = study_size(o.coefficient, expected=end, target=o.target, null=o.null,
-                              power=o.power, alternative=o.alternative,
-                              significance=o.significance, category_shares=d.shares,
-                              n_raters=d.n_raters, missing=d.missing, level=d.level,
-                              confidence_level=o.confidence_level, method=o.method,
-                              chance=o.chance, assurance=o.assurance, n_sims=o.n_sims,
-                              n_bootstrap_sims=0, max_items=o.max_items, rng=o.rng,
-                              max_seconds=None, progress=False)
+            plan = _plan_size(PlanOptions(
+                o.coefficient, expected=end, target=o.target, null=o.null, power=o.power,
+                alternative=o.alternative, significance=o.significance,
+                category_shares=d.shares, n_raters=d.n_raters, missing=d.missing,
+                level=d.level, confidence_level=o.confidence_level, method=o.method,
+                chance=o.chance, assurance=o.assurance, n_sims=o.n_sims, n_bootstrap_sims=0,
+                max_items=o.max_items, rng=o.rng, max_seconds=None, progress=False))
             sizes.append(plan.n_items)
         except ValueError:  # that end of the interval cannot reach the goal
             sizes.append(o.max_items)
@@ -686,7 +597,7 @@ def study_tradeoff(coefficient: str, *, expected: float, target: float,
     """More items or more annotators: the items needed for each number, and the cheapest design.
 
     For each number of annotators in ``raters`` the items needed for an interval
-    half-width ``target`` (:func:`study_size` by simulation), the ratings and the
+    half-width ``target`` (:func:`study_size_for_width` by simulation), the ratings and the
     cost ``n_items · (cost_per_item + n_raters · (1 − missing) · cost_per_rating)``.
 
     Parameters
@@ -698,7 +609,7 @@ def study_tradeoff(coefficient: str, *, expected: float, target: float,
         Numbers of annotators per item to compare.
     cost_per_rating, cost_per_item : float
     **kwargs
-        Passed to :func:`study_size` (``n_categories``, ``category_shares``,
+        Passed to :func:`study_size_for_width` (``n_categories``, ``category_shares``,
         ``missing``, ``level``, ``n_sims``, ``rng``, ...).
 
     Returns
@@ -723,8 +634,8 @@ def study_tradeoff(coefficient: str, *, expected: float, target: float,
     missing = float(kwargs.get("missing") or 0.0)
     rows = []
     for k in rs:
-        plan = study_size(coefficient, expected=expected, target=target, n_raters=k,
-                          method="simulation", **kwargs)
+        plan = study_size_for_width(coefficient, expected=expected, target=target, n_raters=k,
+                                    method="simulation", **kwargs)
         ratings = plan.n_items * k * (1 - missing)
         rows.append({"n_raters": k, "n_items": plan.n_items, "n_ratings": ratings,
                      "cost": plan.n_items * cost_per_item + ratings * cost_per_rating})

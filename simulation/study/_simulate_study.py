@@ -51,7 +51,7 @@ def simulate_study(coefficient: str, *, n_items: int, expected: float, n_raters:
                    progress: bool | None = None) -> pd.DataFrame:
     """Coverage, width and power of each interval method for a study of ``n_items`` items.
 
-    Draws ``n_sims`` studies from the design of :func:`study_size` (an easy
+    Draws ``n_sims`` studies from the design of :func:`study_size_for_width` (an easy
     share that gives the coefficient the population value ``expected``),
     computes the coefficient's analytic interval and, with ``bootstrap=True``,
     the item bootstrap's percentile and BCa intervals (``n_resamples`` each).
@@ -65,7 +65,7 @@ def simulate_study(coefficient: str, *, n_items: int, expected: float, n_raters:
     expected : float
         The population value of the coefficient.
     n_raters, n_categories, category_shares, missing, level
-        The design (see :func:`study_size`).
+        The design (see :func:`study_size_for_width`).
     null : float, optional
         With a null value, the analytic test's power at ``significance``.
     alternative : {"greater", "less", "two-sided"}
@@ -74,11 +74,11 @@ def simulate_study(coefficient: str, *, n_items: int, expected: float, n_raters:
     n_sims : int, default 1000
     n_resamples : int, default 499
     chance : {"shares", "uniform"}, default "shares"
-        How a hard item is rated (see :func:`study_size`).
+        How a hard item is rated (see :func:`study_size_for_width`).
     rng : None, int or numpy.random.Generator
     max_seconds, progress
         How long the simulation may take (estimated from a timed pilot) and its
-        progress bar; see :func:`study_size`.
+        progress bar; see :func:`study_size_for_width`.
 
     Returns
     -------
