@@ -59,7 +59,7 @@ def test_replicate_equals_recomputation_on_resampled_labels(name, x, kw):
     # Multiplicities passed explicitly: every replicate is the coefficient of the
     # resampled raw labels (items repeated), to 1e-12.
     r = Ratings.from_wide(x, categories=CATS[3 if x.shape[1] == 2 else 4])
-    plan, _ = _engine._plan([ag._item_stats.check_coefficient(name)], r, kw.get("weights"),
+    plan, _ = _engine._plan([ag._item_stats.coefficient_info(name)], r, kw.get("weights"),
                             kw.get("level"))
     rng = np.random.default_rng(7)
     n = plan.kept.size
@@ -78,7 +78,7 @@ def test_multinomial_replicates_are_resamples_of_the_items(stats):
     x = X2
     r = Ratings.from_wide(x, categories=CATS[3])
     res = bootstrap(stats, r, n_resamples=5, rng=11)
-    plan, _ = _engine._plan([ag._item_stats.check_coefficient(s) for s in stats], r, None, None)
+    plan, _ = _engine._plan([ag._item_stats.coefficient_info(s) for s in stats], r, None, None)
     counts = _resample.multinomial_counts(plan.freq, _resample.replicate_seeds(11, 5))
     assert (counts.sum(axis=1) == plan.kept.size).all()
     first = np.array([np.flatnonzero(plan.groups == p)[0] for p in range(plan.freq.size)])
