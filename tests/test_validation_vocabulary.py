@@ -32,10 +32,7 @@ SHARED = {"confidence_level": v.ConfidenceLevel, "alpha": v.Alpha, "rng": v.Rng,
 
 
 #: Public methods whose shared-looking parameter means something else.
-NOT_SHARED = {
-    # the older spelling: ``confidence_interval("auroc")`` names a metric
-    "DetectionResult.confidence_interval",
-}
+NOT_SHARED: set[str] = set()
 
 
 def _public_functions() -> dict[str, object]:

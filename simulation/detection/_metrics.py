@@ -297,8 +297,7 @@ class DetectionResult(Result):
         metric name instead (``confidence_interval("auroc")``, the older
         spelling) is kept working and means :meth:`metric_interval`.
         """
-        if isinstance(confidence_level, str):  # the older spelling: a metric name
-            return self.metric_interval(confidence_level)
+        check_params(DetectionResult.confidence_interval, locals())
         return self.metric_interval("average_precision", confidence_level)
 
     def difference_interval(self, other: DetectionResult, metric: str) -> ConfidenceInterval:
