@@ -112,6 +112,38 @@ def test_goldnoise_reexports_everything():
         assert getattr(goldnoise, name) is getattr(importlib.import_module(owner), name)
 
 
+def _duplicates(names):
+    return sorted({n for n in names if list(names).count(n) > 1})
+
+
+def test_every_all_is_duplicate_free():
+    # Every package's and subpackage's __all__ as imported (goldnoise's is built from the
+    # packages' lists), and every module's literal __all__ (with its `+=` parts).
+    import ast
+    import pathlib
+    import pkgutil
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    found = {}
+    for top in (*PUBLIC, "goldnoise", "_goldnoise_lib"):
+        package = importlib.import_module(top)
+        packages = [top] + [info.name for info in pkgutil.walk_packages(
+            package.__path__, f"{top}.") if info.ispkg and info.name != "goldnoise.dask"]
+        for name in packages:
+            found[name] = _duplicates(getattr(importlib.import_module(name), "__all__", []))
+        for path in sorted((root / top).rglob("*.py")):
+            names = []
+            for node in ast.parse(path.read_text()).body:
+                target = getattr(node, "target", None) or (getattr(node, "targets", None)
+                                                           or [None])[0]
+                if getattr(target, "id", None) == "__all__" and isinstance(
+                        node.value, (ast.List, ast.Tuple)):
+                    names += [e.value for e in node.value.elts if isinstance(e, ast.Constant)]
+            found[str(path.relative_to(root))] = _duplicates(names)
+    assert {k: v for k, v in found.items() if v} == {}
+    assert _duplicates(["a", "b", "a"]) == ["a"]  # the check sees a duplicate
+
+
 @pytest.mark.parametrize("package", sorted(PUBLIC))
 def test_public_callables_have_docstrings_with_examples(package):
     module = importlib.import_module(package)
