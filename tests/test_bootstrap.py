@@ -190,8 +190,8 @@ def test_bca_matches_slow_jackknife_and_scipy(name):
 
     ref = scipy.stats.bootstrap((np.arange(n),), statistic, vectorized=False, method="BCa",
                                 n_resamples=0, bootstrap_result=Given, confidence_level=0.95)
-    assert res.confidence_interval.low[0] == pytest.approx(ref.confidence_interval.low, abs=1e-12)
-    assert res.confidence_interval.high[0] == pytest.approx(ref.confidence_interval.high,
+    assert res.interval.low[0] == pytest.approx(ref.confidence_interval.low, abs=1e-12)
+    assert res.interval.high[0] == pytest.approx(ref.confidence_interval.high,
                                                             abs=1e-12)
 
 
@@ -216,12 +216,12 @@ def test_difference_is_paired():
     d = res.difference("gwet_ac1", "fleiss_kappa")
     assert isinstance(d, BootstrapResult) and d.statistics == ("gwet_ac1 - fleiss_kappa",)
     diff = res.bootstrap_distribution[:, 0] - res.bootstrap_distribution[:, 1]
-    assert d.confidence_interval.low[0] == pytest.approx(np.quantile(diff, 0.025), abs=1e-15)
+    assert d.interval.low[0] == pytest.approx(np.quantile(diff, 0.025), abs=1e-15)
     assert d.estimate[0] == pytest.approx(res.estimate[0] - res.estimate[1], abs=1e-15)
     # paired: far narrower than if the two were independent
     assert d.standard_error[0] < 0.5 * np.hypot(*res.standard_error)
     bca = bootstrap(["gwet_ac1", "fleiss_kappa"], X4, n_resamples=400, rng=0, method="bca")
-    assert np.isfinite(bca.difference(ag.gwet_ac1, "fleiss_kappa").confidence_interval.low[0])
+    assert np.isfinite(bca.difference(ag.gwet_ac1, "fleiss_kappa").interval.low[0])
     with pytest.raises(ValueError, match="unknown statistic 'scott_pi'"):
         res.difference("scott_pi", "gwet_ac1")
 
@@ -240,14 +240,14 @@ def test_degenerate_resamples_counted_and_noted():
 def test_interval_clipped_to_range_with_note():
     x = np.array([[1, 1]] * 40 + [[1, 2]] + [[2, 2]] * 40)
     res = bootstrap("fleiss_kappa", x, n_resamples=500, method="basic", rng=0)
-    assert res.confidence_interval.high[0] == 1.0
+    assert res.interval.high[0] == 1.0
     assert any("clipped" in n for n in res.notes)
 
 
 def test_undefined_estimate_warns():
     with pytest.warns(DegenerateDataWarning, match="undefined"):
         res = bootstrap("fleiss_kappa", [[1, 1], [1, 1]], n_resamples=10, rng=0)
-    assert np.isnan(res.estimate[0]) and np.isnan(res.confidence_interval.low[0])
+    assert np.isnan(res.estimate[0]) and np.isnan(res.interval.low[0])
 
 
 def test_items_without_ratings_are_not_resampled_and_repr():
@@ -318,7 +318,7 @@ def test_percentile_coverage_of_fleiss_kappa_and_alpha():
     for s in range(n_sets):
         x = _easy_hard(300, 3, pi, rng)
         res = bootstrap(["fleiss_kappa", "krippendorff_alpha"], x, n_resamples=999, rng=s)
-        hits += (res.confidence_interval.low <= pi) & (pi <= res.confidence_interval.high)
+        hits += (res.interval.low <= pi) & (pi <= res.interval.high)
     for h in hits:
         assert scipy.stats.binomtest(int(h), n_sets, 0.95).pvalue > 0.01, h
         lo, hi = proportion_confint(int(h), n_sets, alpha=0.01, method="wilson")
@@ -435,7 +435,7 @@ def test_multinomial_replicates_do_not_depend_on_item_order(stats):
     a = bootstrap(stats, r, n_resamples=100, rng=6, method="bca")
     b = bootstrap(stats, r.take(perm), n_resamples=100, rng=6, method="bca")
     assert a.bootstrap_distribution.tobytes() == b.bootstrap_distribution.tobytes()
-    np.testing.assert_allclose(a.confidence_interval.low, b.confidence_interval.low, atol=1e-14)
+    np.testing.assert_allclose(a.interval.low, b.interval.low, atol=1e-14)
 
 
 def test_acceleration_skips_undefined_leave_one_out_values():

@@ -315,8 +315,8 @@ def _same_boot(a, b):
     np.testing.assert_allclose(b.estimate, a.estimate, rtol=RTOL)
     np.testing.assert_allclose(b.bootstrap_distribution, a.bootstrap_distribution, rtol=RTOL,
                                atol=1e-14)
-    np.testing.assert_allclose(np.asarray(b.confidence_interval),
-                               np.asarray(a.confidence_interval), rtol=RTOL, atol=1e-14)
+    np.testing.assert_allclose(np.asarray(b.interval), np.asarray(a.interval), rtol=RTOL,
+                               atol=1e-14)
     np.testing.assert_allclose(b.standard_error, a.standard_error, rtol=1e-10)
 
 

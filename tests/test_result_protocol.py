@@ -298,7 +298,7 @@ def test_result_protocol(name):
 def test_interval_fields_kept_readable():
     """Older spellings keep working: BootstrapResult's field, DetectionResult's metric."""
     boot = EXAMPLES["BootstrapResult"]()
-    assert np.array_equal(boot.confidence_interval.low, boot.interval.low)
+    assert np.array_equal(boot.confidence_interval().low, boot.interval.low)
     assert np.array_equal(boot.confidence_interval(boot.confidence_level).high,
                           boot.interval.high)
     det = EXAMPLES["DetectionResult"]()
