@@ -12,6 +12,7 @@ Ratings          -- labels coded once; wide, long or count-table input
 as_ratings       -- wrap an array or DataFrame as Ratings
 Ratings.from_export -- an annotation tool's item-level export: Label Studio (JSON),
                     Prodigy (db-out JSONL), Amazon Mechanical Turk (batch results CSV)
+Ratings.select   -- the same items rated by some rater columns only (categories kept)
 
 Coefficients (each returns an AgreementResult with an analytic SE)
 ------------

@@ -753,6 +753,72 @@ class Ratings:
         out._annotators = self._annotators
         return out
 
+    def select(self, *, raters: npt.ArrayLike) -> Ratings:
+        """The same items rated by some of the rater columns only.
+
+        Parameters
+        ----------
+        raters : array_like of int or of bool
+            The rater columns to keep: positions in :attr:`raters` (in the order
+            given; negative positions count from the end), or a boolean mask of
+            length :attr:`n_raters`.
+
+        Returns
+        -------
+        Ratings
+            The kept columns with their ids, on every item (an item none of them
+            rated stays, with no ratings); the categories, their order and values
+            are those of the whole, so a coefficient of the subset reads on the
+            same scale. Replicate columns keep their annotator.
+
+        Raises
+        ------
+        TypeError
+            For positions that are not integers.
+        ValueError
+            For ratings without rater columns (a count table).
+        IndexError
+            For a position outside ``range(-n_raters, n_raters)`` or a mask of
+            another length.
+
+        Examples
+        --------
+        >>> from agreement import Ratings
+        >>> r = Ratings.from_wide([["a", "a", "b"], ["b", "b", "b"]], raters=["x", "y", "z"])
+        >>> r.select(raters=[2, 0]).to_wide()
+        rater  z  x
+        item
+        0      b  a
+        1      b  b
+        >>> r.select(raters=[2, 0]).categories.tolist()
+        ['a', 'b']
+        """
+        codes = self.require_raters("`Ratings.select`")
+        sel = np.asarray(raters)
+        if sel.dtype == np.bool_:
+            if sel.shape != (self.n_raters,):
+                raise IndexError(f"`raters` as a mask must have one value per rater column "
+                                 f"({self.n_raters}); got shape {sel.shape}.")
+            idx = np.flatnonzero(sel)
+        elif sel.size == 0:
+            idx = np.empty(0, dtype=np.intp)
+        elif np.issubdtype(sel.dtype, np.integer):
+            idx = np.atleast_1d(sel).astype(np.intp)
+            if ((idx < -self.n_raters) | (idx >= self.n_raters)).any():
+                raise IndexError(f"`raters` positions must be in range(-{self.n_raters}, "
+                                 f"{self.n_raters}); got {sel.tolist()}.")
+            idx = np.where(idx < 0, idx + self.n_raters, idx)
+        else:
+            raise TypeError("`raters` must be rater column positions (integers) or a "
+                            f"boolean mask; got values of dtype {sel.dtype}.")
+        out = Ratings(codes[:, idx], self.categories, items=self.items,
+                      raters=self.raters[idx], ordered=self.ordered,
+                      category_values=self.category_values)
+        if self._annotator_of is not None:
+            kept, out._annotator_of = np.unique(self._annotator_of[idx], return_inverse=True)
+            out._annotators = self.annotators[kept]
+        return out
+
     def __repr__(self) -> str:
         cats = list(self.categories)
         shown = repr(cats) if len(cats) <= 8 else repr(cats[:8])[:-1] + ", ...]"
