@@ -474,11 +474,7 @@ def _work(d: PlanDesign) -> list[tuple[int, int, bool]]:
         _cost.check_memory(_N_START, design, "this design cannot be simulated")
         cost = _cost.timed_pilot(design, o.expected, d.sim_kw, n_resamples=o.n_resamples,
                                  bootstrap=o.n_bootstrap_sims > 0)
-        guess = _cost.guess_size(cost, goal, target=o.target, null=o.null, power=o.power,
-                                 expected=o.expected, alternative=o.alternative,
-                                 significance=o.significance,
-                                 confidence_level=o.confidence_level,
-                                 assured=o.assurance is not None, max_items=o.max_items)
+        guess = _cost.guess_size(cost, goal, o)
         _cost.check_memory(min(2 * guess, o.max_items), design,
                            f"the plan's search would reach about {guess:,} items")
         work = _cost.search_studies(guess, n_sims=o.n_sims, n_quick=min(o.n_sims, 200),
