@@ -80,6 +80,7 @@ Re-annotation and expert checks (simulation.reannotation, SPEC §6)
 -------------------------------------------------------------------
 next_batch            -- the items for one more rating: uniform, random, uncertainty,
                          margin, expected-error-reduction, hard    -> DataFrame
+POLICIES              -- the names of next_batch's policies, in that order
 verification_batch    -- items for expert checks, ranked + random strata with inclusion
                          probabilities                             -> DataFrame
 residual_errors       -- an upper confidence bound on the wrong labels left (a stopping
@@ -107,151 +108,14 @@ from typing import TYPE_CHECKING
 from _goldnoise_lib.lazy import lazy_package
 
 if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_package)
-    from simulation.calibration import gamma_coverage, verified_sample_coverage
-    from simulation.consistency import SubsetConsistencyResult, subset_consistency
-    from simulation.crosscheck import CrosscheckResult, crosscheck
-    from simulation.detection import (
-        DetectedErrorRateResult,
-        DetectionResult,
-        Ranking,
-        SeparabilityResult,
-        detected_error_rate,
-        detection_metrics,
-        detection_replicates,
-        label_error_ranking,
-        loss_separability,
-        overlap_coefficient,
-    )
-    from simulation.generators import (
-        SimulatedAnnotations,
-        SimulatedSpans,
-        simulate_annotations,
-        simulate_spans,
-    )
-    from simulation.noising import (
-        NoisyLabels,
-        crowd_majority,
-        dissenting_label,
-        dissenting_worker,
-        mix_protocols,
-        perturb_class_conditional,
-        perturb_similar,
-        perturb_uniform,
-        voter_labels,
-    )
-    from simulation.reannotation import (
-        PolicyComparisonResult,
-        ReplayResult,
-        ResidualErrorResult,
-        compare_policies,
-        next_batch,
-        replay,
-        residual_errors,
-        verification_batch,
-    )
-    from simulation.scores import (
-        ModelScores,
-        ScorePrecisionWarning,
-        ensemble,
-        item_loss,
-        load_scores,
-    )
-    from simulation.study import (
-        JudgePlan,
-        StudyPlan,
-        StudyTradeoff,
-        SwapTestResult,
-        judge_plan,
-        simulate_study,
-        study_size_for_minimum,
-        study_size_for_power,
-        study_size_for_width,
-        study_tradeoff,
-        swap_test,
-    )
+    from simulation.calibration import *  # noqa: F403
+    from simulation.consistency import *  # noqa: F403
+    from simulation.crosscheck import *  # noqa: F403
+    from simulation.detection import *  # noqa: F403
+    from simulation.generators import *  # noqa: F403
+    from simulation.noising import *  # noqa: F403
+    from simulation.reannotation import *  # noqa: F403
+    from simulation.scores import *  # noqa: F403
+    from simulation.study import *  # noqa: F403
 
-__getattr__, __dir__ = lazy_package(__name__)
-
-__all__: list[str] = [
-    "SimulatedAnnotations",
-    "simulate_annotations",
-]
-
-# spans and sequences (SPEC §7)
-__all__ += [
-    "SimulatedSpans",
-    "simulate_spans",
-]
-
-# calibration (SPEC §3)
-__all__ += [
-    "gamma_coverage",
-    "verified_sample_coverage",
-]
-
-# model scores, noising, detection, cross-check (SPEC §3)
-__all__ += [
-    "CrosscheckResult",
-    "DetectedErrorRateResult",
-    "DetectionResult",
-    "ModelScores",
-    "NoisyLabels",
-    "Ranking",
-    "ScorePrecisionWarning",
-    "crosscheck",
-    "crowd_majority",
-    "detected_error_rate",
-    "detection_metrics",
-    "detection_replicates",
-    "dissenting_label",
-    "dissenting_worker",
-    "ensemble",
-    "item_loss",
-    "label_error_ranking",
-    "load_scores",
-    "mix_protocols",
-    "perturb_class_conditional",
-    "perturb_uniform",
-]
-
-# planning an agreement study (SPEC §8)
-__all__ += [
-    "JudgePlan",
-    "StudyPlan",
-    "StudyTradeoff",
-    "SwapTestResult",
-    "judge_plan",
-    "simulate_study",
-    "study_size_for_minimum",
-    "study_size_for_power",
-    "study_size_for_width",
-    "study_tradeoff",
-    "swap_test",
-]
-
-# the seed benchmarks' noise constructions (SPEC §9)
-__all__ += [
-    "SeparabilityResult",
-    "loss_separability",
-    "overlap_coefficient",
-    "perturb_similar",
-    "voter_labels",
-]
-
-# re-annotation, expert checks and the certificate (SPEC §6)
-__all__ += [
-    "PolicyComparisonResult",
-    "ReplayResult",
-    "ResidualErrorResult",
-    "compare_policies",
-    "next_batch",
-    "replay",
-    "residual_errors",
-    "verification_batch",
-]
-
-# label consistency across subsets of span annotations (SPEC §7)
-__all__ += [
-    "SubsetConsistencyResult",
-    "subset_consistency",
-]
+__getattr__, __dir__, __all__ = lazy_package(__name__)

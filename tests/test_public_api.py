@@ -28,7 +28,7 @@ PUBLIC = {
         # spans (named entities, segments)
         "SpanAgreementResult", "Spans", "decode_tags", "read_brat", "read_conll", "read_jsonl",
         "read_labelstudio", "span_agreement", "token_agreement", "token_ratings",
-        "SpanRatings", "candidate_ratings",
+        "SpanRatings", "candidate_ratings", "MATCHES",
         "DocumentStatistics", "UnitizingAlphaResult", "document_statistics", "unitizing_alpha",
         # judges: the Alternative Annotator Test (SPEC §10)
         "AltTestResult", "alt_test",
@@ -79,6 +79,7 @@ PUBLIC = {
         "voter_labels",
         # re-annotation, expert checks and the certificate
         "ResidualErrorResult", "next_batch", "residual_errors", "verification_batch",
+        "POLICIES",
         "PolicyComparisonResult", "ReplayResult", "compare_policies", "replay",
         # label consistency across subsets of span annotations (SPEC §7)
         "SubsetConsistencyResult", "subset_consistency",

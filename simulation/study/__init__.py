@@ -36,8 +36,4 @@ if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_pac
     from simulation.study._simulate_study import simulate_study
     from simulation.study._swap import SwapTestResult, swap_test
 
-__getattr__, __dir__ = lazy_package(__name__)
-
-__all__ = ["JudgePlan", "StudyPlan", "StudyTradeoff", "SwapTestResult", "judge_plan",
-           "simulate_study", "study_size_for_minimum", "study_size_for_power",
-           "study_size_for_width", "study_tradeoff", "swap_test"]
+__getattr__, __dir__, __all__ = lazy_package(__name__)
