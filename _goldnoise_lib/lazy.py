@@ -11,6 +11,7 @@ imports only those it uses.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 from collections.abc import Callable
 from types import ModuleType
@@ -76,8 +77,7 @@ def _origins(package: str, source: str) -> dict[str, tuple[str, str | None]]:
                 continue
             for alias in stmt.names:
                 if alias.name == "*":
-                    exported = importlib.import_module(stmt.module).__all__
-                    out.update((n, (stmt.module, n)) for n in exported)
+                    out.update((n, (stmt.module, n)) for n in _star_names(stmt.module))
                 elif stmt.module == package:  # `from package import submodule`
                     out[alias.asname or alias.name] = (f"{package}.{alias.name}", None)
                 else:
@@ -85,12 +85,26 @@ def _origins(package: str, source: str) -> dict[str, tuple[str, str | None]]:
     return out
 
 
+def _star_names(module: str) -> list[str]:
+    """The names ``from module import *`` brings: a top-level package's (or an imported
+    module's) ``__all__``; a subpackage's read from its ``__init__``'s declaration, so
+    that importing a package does not load its subpackages' ``__init__`` files."""
+    if "." in module and module not in sys.modules:
+        spec = importlib.util.find_spec(module)
+        if spec is not None and spec.origin is not None:
+            with open(spec.origin, encoding="utf-8") as f:
+                names = [n for n in _origins(module, f.read()) if not n.startswith("_")]
+            if names:
+                return names
+    return list(importlib.import_module(module).__all__)
+
+
 class _LazyPackage(ModuleType):
     """A package whose public names load at first use (see :func:`lazy_package`)."""
 
     def __setattr__(self, attr: str, value: Any) -> None:
         # Importing a subpackage binds it on its parent; a public name that the
-        # subpackage shares (``simulation.bootstrap``, the function, and its
+        # subpackage shares (``simulation.crosscheck``, the function, and its
         # subpackage) stays the public object.
         origin = self.__dict__.get("_lazy_origins", {}).get(attr)
         if isinstance(value, ModuleType) and origin is not None and origin[1] is not None:
@@ -98,16 +112,21 @@ class _LazyPackage(ModuleType):
         super().__setattr__(attr, value)
 
 
-def lazy_package(name: str) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
-    """``(__getattr__, __dir__)`` of package ``name`` (PEP 562): the names that the
-    ``if TYPE_CHECKING:`` block of its ``__init__`` imports load at first access.
+def lazy_package(name: str
+                 ) -> tuple[Callable[[str], Any], Callable[[], list[str]], list[str]]:
+    """``(__getattr__, __dir__, __all__)`` of package ``name`` (PEP 562): the names
+    that the ``if TYPE_CHECKING:`` block of its ``__init__`` imports load at first
+    access, and they are the package's ``__all__``.
 
-    The block is the package's one list of where each public name lives (type
-    checkers and readers see ordinary imports); at run time nothing below the
-    package is imported until a name is used, so ``import goldnoise`` costs
-    milliseconds and a command imports only the modules it calls. ``__all__``,
-    ``dir()``, ``from package import *`` and ``from package import name`` work as
-    with eager imports.
+    The block is the package's one declaration of its public names and where each
+    lives (type checkers and readers see ordinary imports): ``__all__`` is its
+    names in the order imported, without duplicates, a star import
+    (``from package.child import *``) bringing the child's whole ``__all__`` -- so
+    a parent takes its children's names. At run time nothing below the package is
+    imported until a name is used (a star import reads the child's ``__init__``
+    only), so ``import goldnoise`` costs milliseconds and a command imports only
+    the modules it calls. ``dir()``, ``from package import *`` and ``from package
+    import name`` work as with eager imports.
 
     Examples
     --------
@@ -137,4 +156,4 @@ def lazy_package(name: str) -> tuple[Callable[[str], Any], Callable[[], list[str
     def __dir__() -> list[str]:
         return sorted(set(module.__dict__) | set(origins))
 
-    return __getattr__, __dir__
+    return __getattr__, __dir__, [n for n in origins if not n.startswith("_")]

@@ -20,11 +20,8 @@ names its headline field in ``_headline``. It then has, with one meaning everywh
     only by the classes that have one interval: ``AgreementResult`` (default 0.95),
     ``KappaAuditResult``, ``DetectionResult``, ``DetectedErrorRateResult`` and
     ``BootstrapResult`` (default: the level the result was computed at; arrays of
-    one interval per statistic for the bootstrap). Where an older spelling meant
-    something else it keeps working: ``BootstrapResult.confidence_interval.low``
-    reads the stored intervals (the field is now ``interval``), and
-    ``DetectionResult.confidence_interval("auroc")`` is
-    ``DetectionResult.metric_interval("auroc")``.
+    one interval per statistic for the bootstrap); ``DetectionResult.metric_interval``
+    gives another metric's.
 
 Each class documents the shape of its ``to_frame()`` in its docstring.
 
@@ -101,7 +98,7 @@ import numpy as np
 
 from _goldnoise_lib.html import result_html
 
-__all__ = ["CallableInterval", "ConfidenceInterval", "Result", "plain_value"]
+__all__ = ["ConfidenceInterval", "Result", "plain_value"]
 
 
 class ConfidenceInterval(NamedTuple):
@@ -109,32 +106,6 @@ class ConfidenceInterval(NamedTuple):
 
     low: float
     high: float
-
-
-class CallableInterval(ConfidenceInterval):
-    """A :class:`ConfidenceInterval` that can also be called with a level.
-
-    For a result whose interval used to be a *field* named ``confidence_interval``
-    (read as ``res.confidence_interval.low``): the attribute keeps reading that
-    way, and ``res.confidence_interval(0.9)`` gives the interval at another level,
-    as every other result's method does.
-    """
-
-    def __new__(cls, low: Any, high: Any, at_level: Any = None) -> CallableInterval:
-        self = super().__new__(cls, low, high)
-        self._at_level = at_level
-        return self
-
-    def __repr__(self) -> str:  # printed as the plain interval it stands for
-        return f"ConfidenceInterval(low={self.low!r}, high={self.high!r})"
-
-    def __call__(self, confidence_level: float | None = None) -> ConfidenceInterval:
-        if confidence_level is None or self._at_level is None:
-            if confidence_level is not None:
-                from _goldnoise_lib.validation import check_confidence_level
-                check_confidence_level(confidence_level)
-            return ConfidenceInterval(self.low, self.high)
-        return self._at_level(confidence_level)
 
 
 def plain_value(value: Any) -> Any:

@@ -12,6 +12,7 @@ Ratings          -- labels coded once; wide, long or count-table input
 as_ratings       -- wrap an array or DataFrame as Ratings
 Ratings.from_export -- an annotation tool's item-level export: Label Studio (JSON),
                     Prodigy (db-out JSONL), Amazon Mechanical Turk (batch results CSV)
+Ratings.select   -- the same items rated by some rater columns only (categories kept)
 
 Coefficients (each returns an AgreementResult with an analytic SE)
 ------------
@@ -61,6 +62,7 @@ Spans (named entities, segments: agreement.spans)
 -----
 Spans               -- spans of several annotators (document, start, end, label, annotator)
 span_agreement      -- pairwise and pooled span F1 per label and document -> SpanAgreementResult
+MATCHES             -- span_agreement's matchings: "exact", "overlap", "iou"
 token_agreement     -- every coefficient above over tokens as items (BIO tags) -> DataFrame
 token_ratings       -- the tokens × annotators table of BIO tags              -> Ratings
 candidate_ratings   -- candidate spans as items, labels plus "no entity"     -> SpanRatings
@@ -173,97 +175,6 @@ if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_pac
     from agreement._result import AgreementResult, ConfidenceInterval, TestResult
     from agreement._table import agreement_table
     from agreement._weights import named_weights
-    from agreement.spans import (
-        DocumentStatistics,
-        SpanAgreementResult,
-        SpanRatings,
-        Spans,
-        UnitizingAlphaResult,
-        candidate_ratings,
-        decode_tags,
-        document_statistics,
-        read_brat,
-        read_conll,
-        read_jsonl,
-        read_labelstudio,
-        span_agreement,
-        span_intervals,
-        token_agreement,
-        token_ratings,
-        unitizing_alpha,
-    )
+    from agreement.spans import *  # noqa: F403
 
-__getattr__, __dir__ = lazy_package(__name__)
-
-__all__ = [
-    "SCALE_STATISTICS",
-    "STATISTICS",
-    "AgreementResult",
-    "AltTestResult",
-    "BootstrapResult",
-    "ChunkedRatings",
-    "CoefficientInfo",
-    "ConcordanceResult",
-    "ConfidenceInterval",
-    "ConvergenceWarning",
-    "DegenerateDataWarning",
-    "DocumentStatistics",
-    "EstimationWarning",
-    "FinalizedCoefficient",
-    "GoldnoiseWarning",
-    "ICCResult",
-    "ItemStatistics",
-    "KendallWResult",
-    "LabelWarning",
-    "PartialSums",
-    "PoissonParts",
-    "Ratings",
-    "ShapeError",
-    "SpanAgreementResult",
-    "SpanRatings",
-    "Spans",
-    "TestResult",
-    "UnitizingAlphaResult",
-    "UnstableStartsWarning",
-    "agreement_table",
-    "alt_test",
-    "as_ratings",
-    "bootstrap",
-    "bootstrap_rows",
-    "brennan_prediger",
-    "candidate_ratings",
-    "category_kappas",
-    "coefficient_info",
-    "cohen_kappa",
-    "combine_sums",
-    "conger_kappa",
-    "decode_tags",
-    "document_statistics",
-    "finalize_sums",
-    "fleiss_kappa",
-    "gwet_ac1",
-    "icc",
-    "item_statistics",
-    "kendall_w",
-    "krippendorff_alpha",
-    "light_kappa",
-    "lin_ccc",
-    "named_weights",
-    "partial_sums",
-    "percent_agreement",
-    "poisson_combine",
-    "poisson_finalize",
-    "poisson_partial",
-    "ratings_chunk",
-    "ratings_schema",
-    "read_brat",
-    "read_conll",
-    "read_jsonl",
-    "read_labelstudio",
-    "scott_pi",
-    "span_agreement",
-    "span_intervals",
-    "token_agreement",
-    "token_ratings",
-    "unitizing_alpha",
-]
+__getattr__, __dir__, __all__ = lazy_package(__name__)

@@ -404,9 +404,6 @@ def coefficient_info(coefficient: Any) -> CoefficientInfo:
     return ALPHA if coefficient == ALPHA.name else SPECS[coefficient]
 
 
-check_coefficient = coefficient_info  # the older private name
-
-
 def alpha_statistics(r: Ratings, level: Any, counts: np.ndarray | None = None) -> ItemStatistics:
     """α's per-unit rows for Ratings ``r`` (``counts``: rows of other items, optional)."""
     r, level, values, _ = _kr._krippendorff_alpha_iv(r, level)
@@ -478,7 +475,7 @@ def item_statistics(ratings: Any, coefficient: Any, *, weights: Any = None,
     >>> round(st.finalize(st.sums()).value, 4), round(st.finalize(st.sums([0, 2, 1, 1])).value, 4)
     (0.5, 0.087)
     """
-    spec = check_coefficient(coefficient)
+    spec = coefficient_info(coefficient)
     r = as_ratings(ratings)
     if spec.name in SCALE_SPECS:
         if weights is not None or level is not None:

@@ -50,10 +50,11 @@ from _goldnoise_lib.lazy import lazy_module
 from _goldnoise_lib.validation import check_option
 from agreement import _coefficients as _co
 from agreement import _krippendorff as _kr
+from agreement._encoding import _encode, _factorize_ids
 from agreement._item_stats import SPECS, count_rows_from_counts
 from agreement._light import light, stats_from_sums
 from agreement._null import cohen_from_table, contingency
-from agreement._ratings import Ratings, _encode, _factorize_ids
+from agreement._ratings import Ratings
 from agreement._result import AgreementResult, with_clip_note
 from agreement._weights import Weights, weight_matrix
 

@@ -132,7 +132,7 @@ def write_every_format(folder: Path, ids, values, kind, rng) -> dict[str, Path]:
 
 
 def cell(res, metric):
-    lo, hi = res.confidence_interval(metric)
+    lo, hi = res.metric_interval(metric)
     return f"{getattr(res, metric):.3f} [{lo:.3f}, {hi:.3f}]"
 
 
@@ -365,8 +365,8 @@ def speed_table() -> str:
         "threads.",
         "",
         f"AUROC of the 1e6-item case: {res.auroc:.4f} "
-        f"[{res.confidence_interval('auroc').low:.4f}, "
-        f"{res.confidence_interval('auroc').high:.4f}]. Load average during the run: "
+        f"[{res.metric_interval('auroc').low:.4f}, "
+        f"{res.metric_interval('auroc').high:.4f}]. Load average during the run: "
         f"{load:.1f} on {os.cpu_count()} cores"
         + (" (other jobs were running: figures are noisy and slower than on an idle "
            "machine)." if load > 1.0 else " (a quiet machine)."),

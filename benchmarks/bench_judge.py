@@ -227,7 +227,7 @@ def main() -> None:
         *speed,
         "",
         "The latent-class intervals refit the spam model on every resample "
-        "(`simulation.annotator_intervals`): by EM over the distinct rating patterns weighted "
+        "(`noise_models.annotator_intervals`): by EM over the distinct rating patterns weighted "
         "by the resample's item counts (`LatentClassModel.refit_resamples`, bit-identical to "
         "refitting the resampled rows), about 0.05 s a refit at 1e5 items where building, "
         "merging and refitting the rows took about 0.12 s; the swap and join tests, the "

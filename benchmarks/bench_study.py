@@ -29,10 +29,10 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    from simulation import study_size
+    from simulation import study_size_for_power, study_size_for_width
 
-    study_size("fleiss_kappa", expected=0.6, target=0.2, n_sims=20, n_bootstrap_sims=5,
-               n_resamples=9, rng=0)  # compile the kernels first
+    study_size_for_width("fleiss_kappa", expected=0.6, target=0.2, n_sims=20,
+                         n_bootstrap_sims=5, n_resamples=9, rng=0)  # compile the kernels first
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores\n")
     print("| plan | n_items | recommended interval | median s (min–max) |")
     print("|---|---:|---|---:|")
@@ -40,7 +40,8 @@ def main() -> None:
         times, plan = [], None
         for r in range(args.repeat):
             t = time.perf_counter()
-            plan = study_size(coefficient, rng=r, **kw)
+            entry = study_size_for_width if "target" in kw else study_size_for_power
+            plan = entry(coefficient, rng=r, **kw)
             times.append(time.perf_counter() - t)
         print(f"| {label} | {plan.n_items} | {plan.recommended_interval} | "
               f"{statistics.median(times):.2f} ({min(times):.2f}–{max(times):.2f}) |")

@@ -47,10 +47,7 @@ Examples
 from typing import TYPE_CHECKING
 
 from _goldnoise_lib.lazy import lazy_package
-from agreement import __all__ as _agreement_all
-from goldnoise._version import __version__  # noqa: F401
-from noise_models import __all__ as _noise_models_all
-from simulation import __all__ as _simulation_all
+from goldnoise._version import __version__
 
 if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_package)
     from agreement import *  # noqa: F403
@@ -60,7 +57,4 @@ if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_pac
     from noise_models import *  # noqa: F403
     from simulation import *  # noqa: F403
 
-__getattr__, __dir__ = lazy_package(__name__)
-
-__all__ = [*_agreement_all, *_noise_models_all, *_simulation_all, "AuditResult", "audit",
-           "JudgeAuditResult", "datasets", "judge_audit", "report"]
+__getattr__, __dir__, __all__ = lazy_package(__name__)

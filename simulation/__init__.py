@@ -22,14 +22,6 @@ simulate_annotations  -- labels under the easy/hard model M1 or M2 with the hidd
 simulate_spans        -- span annotations with boundary, label and missed-span errors and
                          the true spans                            -> SimulatedSpans
 
-Aliases kept for compatibility (deprecated: import them from their home)
-------------------------------------------------------------------------
-bootstrap, bootstrap_rows, BootstrapResult, poisson_partial, poisson_combine,
-poisson_finalize, PoissonParts, span_intervals  -- from agreement
-annotator_intervals                            -- from noise_models
-(the same objects as at their homes; the modules simulation.bootstrap, simulation.spans
-and simulation.reliability, once subpackages, are deprecated alias modules of them)
-
 Calibration (simulation.calibration)
 ------------------------------------
 gamma_coverage            -- how often the true hard share of the agreed items is ≤ γ,
@@ -74,10 +66,6 @@ study_size_for_width  -- items for an interval half-width (the mean, or reached 
 study_size_for_power  -- items for a test's power against a null value -> StudyPlan
 study_size_for_minimum -- Krippendorff's α: Bloch & Kraemer's values and units for a
                          smallest acceptable α (Krippendorff's table) -> StudyPlan
-study_size            -- the three behind one call, the goal chosen by the arguments
-                         given; closed forms (Cantor 1996, Krippendorff's table) or
-                         simulation for every coefficient; the interval method that
-                         covers at that size                       -> StudyPlan
 simulate_study        -- coverage, width, power of analytic / percentile / BCa intervals
                          at a given size                           -> DataFrame
 study_tradeoff        -- more items or more annotators: the cheapest design -> StudyTradeoff
@@ -92,6 +80,7 @@ Re-annotation and expert checks (simulation.reannotation, SPEC §6)
 -------------------------------------------------------------------
 next_batch            -- the items for one more rating: uniform, random, uncertainty,
                          margin, expected-error-reduction, hard    -> DataFrame
+POLICIES              -- the names of next_batch's policies, in that order
 verification_batch    -- items for expert checks, ranked + random strata with inclusion
                          probabilities                             -> DataFrame
 residual_errors       -- an upper confidence bound on the wrong labels left (a stopping
@@ -119,177 +108,14 @@ from typing import TYPE_CHECKING
 from _goldnoise_lib.lazy import lazy_package
 
 if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_package)
-    from agreement import (  # deprecated aliases: their home is agreement
-        BootstrapResult,
-        PoissonParts,
-        bootstrap,
-        bootstrap_rows,
-        poisson_combine,
-        poisson_finalize,
-        poisson_partial,
-        span_intervals,
-    )
-    from noise_models import annotator_intervals  # deprecated alias: its home is noise_models
-    from simulation.calibration import gamma_coverage, verified_sample_coverage
-    from simulation.consistency import SubsetConsistencyResult, subset_consistency
-    from simulation.crosscheck import CrosscheckResult, crosscheck
-    from simulation.detection import (
-        DetectedErrorRateResult,
-        DetectionResult,
-        Ranking,
-        SeparabilityResult,
-        detected_error_rate,
-        detection_metrics,
-        detection_replicates,
-        label_error_ranking,
-        loss_separability,
-        overlap_coefficient,
-    )
-    from simulation.generators import (
-        SimulatedAnnotations,
-        SimulatedSpans,
-        simulate_annotations,
-        simulate_spans,
-    )
-    from simulation.noising import (
-        NoisyLabels,
-        crowd_majority,
-        dissenting_label,
-        dissenting_worker,
-        mix_protocols,
-        perturb_class_conditional,
-        perturb_similar,
-        perturb_uniform,
-        voter_labels,
-    )
-    from simulation.reannotation import (
-        PolicyComparisonResult,
-        ReplayResult,
-        ResidualErrorResult,
-        compare_policies,
-        next_batch,
-        replay,
-        residual_errors,
-        verification_batch,
-    )
-    from simulation.scores import (
-        ModelScores,
-        ScorePrecisionWarning,
-        ensemble,
-        item_loss,
-        load_scores,
-    )
-    from simulation.study import (
-        JudgePlan,
-        StudyPlan,
-        StudyTradeoff,
-        SwapTestResult,
-        judge_plan,
-        simulate_study,
-        study_size,
-        study_size_for_minimum,
-        study_size_for_power,
-        study_size_for_width,
-        study_tradeoff,
-        swap_test,
-    )
+    from simulation.calibration import *  # noqa: F403
+    from simulation.consistency import *  # noqa: F403
+    from simulation.crosscheck import *  # noqa: F403
+    from simulation.detection import *  # noqa: F403
+    from simulation.generators import *  # noqa: F403
+    from simulation.noising import *  # noqa: F403
+    from simulation.reannotation import *  # noqa: F403
+    from simulation.scores import *  # noqa: F403
+    from simulation.study import *  # noqa: F403
 
-__getattr__, __dir__ = lazy_package(__name__)
-
-__all__: list[str] = [
-    "SimulatedAnnotations",
-    "simulate_annotations",
-]
-
-# spans and sequences (SPEC §7)
-__all__ += [
-    "SimulatedSpans",
-    "simulate_spans",
-    "span_intervals",
-]
-
-# bootstrap and calibration (SPEC §3)
-__all__ += [
-    "BootstrapResult",
-    "PoissonParts",
-    "bootstrap",
-    "bootstrap_rows",
-    "gamma_coverage",
-    "poisson_combine",
-    "poisson_finalize",
-    "poisson_partial",
-    "verified_sample_coverage",
-]
-
-# model scores, noising, detection, cross-check (SPEC §3)
-__all__ += [
-    "CrosscheckResult",
-    "DetectedErrorRateResult",
-    "DetectionResult",
-    "ModelScores",
-    "NoisyLabels",
-    "Ranking",
-    "ScorePrecisionWarning",
-    "crosscheck",
-    "crowd_majority",
-    "detected_error_rate",
-    "detection_metrics",
-    "detection_replicates",
-    "dissenting_label",
-    "dissenting_worker",
-    "ensemble",
-    "item_loss",
-    "label_error_ranking",
-    "load_scores",
-    "mix_protocols",
-    "perturb_class_conditional",
-    "perturb_uniform",
-]
-
-# planning an agreement study (SPEC §8)
-__all__ += [
-    "JudgePlan",
-    "StudyPlan",
-    "StudyTradeoff",
-    "SwapTestResult",
-    "judge_plan",
-    "simulate_study",
-    "study_size",
-    "study_size_for_minimum",
-    "study_size_for_power",
-    "study_size_for_width",
-    "study_tradeoff",
-    "swap_test",
-]
-
-# the seed benchmarks' noise constructions (SPEC §9)
-__all__ += [
-    "SeparabilityResult",
-    "loss_separability",
-    "overlap_coefficient",
-    "perturb_similar",
-    "voter_labels",
-]
-
-# re-annotation, expert checks and the certificate (SPEC §6)
-__all__ += [
-    "PolicyComparisonResult",
-    "ReplayResult",
-    "ResidualErrorResult",
-    "compare_policies",
-    "next_batch",
-    "replay",
-    "residual_errors",
-    "verification_batch",
-]
-
-# annotator reliability with intervals (SPEC §5)
-__all__ += [
-    "annotator_intervals",
-]
-
-# label consistency across subsets of span annotations (SPEC §7)
-__all__ += [
-    "SubsetConsistencyResult",
-    "subset_consistency",
-]
+__getattr__, __dir__, __all__ = lazy_package(__name__)

@@ -180,16 +180,35 @@ def test_report_schema_validates_the_reports():
     _validate(audit(_dawid_skene(), rng=0, bootstrap=20).to_dict())
 
 
-# ------------------------------------------------------------ the CLI holds no statistics
-#: Where a reduction in the command line is not a statistic of the ratings.
+# ------------------------------------------------------------ goldnoise holds no statistics
+#: Where a reduction in goldnoise/ is not a statistic of the ratings.
 ALLOWED = {
     "_input.py": "recognising a file's layout (count tables, proportions, label columns)",
     "plan.py:run": "the largest k of the plan's own table, for the prose",
     "simulate.py:_id_label_series": "counting the rows of a labels file that lack a value",
+    "_sections.py:posterior_figure": "the axis range of a figure (the posterior's quantiles)",
 }
+#: Statistics still computed in goldnoise/ and the public home each is to move to; the list
+#: only shrinks (a new statistic in goldnoise/ fails the test).
+PENDING = {
+    "_latent.py:annotator_rows": "annotator accuracy: LatentClassFit.annotator_frame()",
+    "_latent.py:gold_section": "accuracy against gold: LatentClassFit.annotator_frame(gold=)",
+    "_latent.py:latent_sections": "label shares and flagged items of a fit: LatentClassFit",
+    "_latent.py:hard_section": "hard items by agreement: LatentClassFit / noise_models",
+    "_latent.py:item_rows": "ratings per item of the item table: LatentClassFit.item_frame",
+    "_sections.py:data_section": "ratings per item (min, max, mean): agreement.Ratings",
+    "_sections.py:bound_section": "items with two ratings and agreed items: the bound's result",
+    "_audit.py:latent_class": "whether any item has two ratings: agreement.Ratings",
+}
+#: The Dask plumbing (reading and shuffling partitions) and the judge (moving to
+#: noise_models.judge) are not checked here.
+SKIPPED = ("_judge", "dask", "_dask.py")
 REDUCTIONS = {"sum", "mean", "max", "min", "argmax", "argmin", "std", "var", "median",
               "quantile", "einsum", "divide", "bincount", "nansum", "nanmean", "average"}
+#: Distribution functions: an interval or a test written by hand.
+DISTRIBUTIONS = {"ppf", "cdf", "sf", "isf", "logcdf", "logsf", "ndtri", "ndtr"}
 RATINGS_ARRAYS = {"counts", "codes", "ratings_per_item"}
+GOLDNOISE = Path(goldnoise.__file__).parent
 
 
 def _violations(path: Path) -> list[str]:
@@ -202,10 +221,15 @@ def _violations(path: Path) -> list[str]:
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 name = child.name
             where = f"{path.name}:{name}"
-            if path.name in ALLOWED or where in ALLOWED:
+            if isinstance(child, (ast.Import, ast.ImportFrom)):
+                modules = ([a.name for a in child.names] if isinstance(child, ast.Import)
+                           else [child.module or ""])
+                found.extend(f"{where} line {child.lineno}: import {m}" for m in modules
+                             if m.startswith("scipy"))
+            if path.name in ALLOWED or where in ALLOWED or where in PENDING:
                 continue
-            if (isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute)
-                    and child.func.attr in REDUCTIONS):
+            if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) and (
+                    child.func.attr in REDUCTIONS or child.func.attr in DISTRIBUTIONS):
                 found.append(f"{where} line {child.lineno}: .{child.func.attr}()")
             if isinstance(child, ast.Attribute) and child.attr in RATINGS_ARRAYS:
                 found.append(f"{where} line {child.lineno}: .{child.attr}")
@@ -215,14 +239,28 @@ def _violations(path: Path) -> list[str]:
     return found
 
 
-def test_command_line_modules_hold_no_statistics():
-    found = [v for path in sorted(CLI.glob("*.py")) for v in _violations(path)]
-    assert found == [], ("statistics belong in the library (goldnoise.audit or a package's "
-                         "public function); the command line parses, calls and renders: "
-                         f"{found}")
+def _checked_modules() -> list[Path]:
+    return [p for p in sorted(GOLDNOISE.rglob("*.py"))
+            if not set(SKIPPED) & {*p.relative_to(GOLDNOISE).parts}]
+
+
+def test_goldnoise_holds_no_statistics():
+    modules = _checked_modules()
+    assert CLI / "audit.py" in modules and GOLDNOISE / "_audit" / "_latent.py" in modules
+    found = [v for path in modules for v in _violations(path)]
+    assert found == [], ("statistics belong in the library (a package's public function); "
+                         "goldnoise reads, calls and renders: " f"{found}")
+    # every pending entry still names a function that exists (the list only shrinks)
+    functions = {f"{p.name}:{n.name}" for p in modules for n in ast.walk(ast.parse(
+        p.read_text(encoding="utf-8"))) if isinstance(n, ast.FunctionDef)}
+    assert set(PENDING) <= functions
 
 
 def test_the_no_statistics_check_sees_a_reduction(tmp_path):
     bad = tmp_path / "verb.py"
     bad.write_text("def run(r):\n    return r.counts.sum(axis=1)\n", encoding="utf-8")
     assert _violations(bad) == ["verb.py:run line 2: .sum()", "verb.py:run line 2: .counts"]
+    bad.write_text("from scipy.stats import beta\n\ndef ci(k, n):\n"
+                   "    return beta.ppf(0.025, k, n - k + 1)\n", encoding="utf-8")
+    assert _violations(bad) == ["verb.py:<module> line 1: import scipy.stats",
+                                "verb.py:ci line 4: .ppf()"]

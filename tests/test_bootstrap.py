@@ -59,7 +59,7 @@ def test_replicate_equals_recomputation_on_resampled_labels(name, x, kw):
     # Multiplicities passed explicitly: every replicate is the coefficient of the
     # resampled raw labels (items repeated), to 1e-12.
     r = Ratings.from_wide(x, categories=CATS[3 if x.shape[1] == 2 else 4])
-    plan, _ = _engine._plan([ag._item_stats.check_coefficient(name)], r, kw.get("weights"),
+    plan, _ = _engine._plan([ag._item_stats.coefficient_info(name)], r, kw.get("weights"),
                             kw.get("level"))
     rng = np.random.default_rng(7)
     n = plan.kept.size
@@ -78,7 +78,7 @@ def test_multinomial_replicates_are_resamples_of_the_items(stats):
     x = X2
     r = Ratings.from_wide(x, categories=CATS[3])
     res = bootstrap(stats, r, n_resamples=5, rng=11)
-    plan, _ = _engine._plan([ag._item_stats.check_coefficient(s) for s in stats], r, None, None)
+    plan, _ = _engine._plan([ag._item_stats.coefficient_info(s) for s in stats], r, None, None)
     counts = _resample.multinomial_counts(plan.freq, _resample.replicate_seeds(11, 5))
     assert (counts.sum(axis=1) == plan.kept.size).all()
     first = np.array([np.flatnonzero(plan.groups == p)[0] for p in range(plan.freq.size)])
@@ -190,8 +190,8 @@ def test_bca_matches_slow_jackknife_and_scipy(name):
 
     ref = scipy.stats.bootstrap((np.arange(n),), statistic, vectorized=False, method="BCa",
                                 n_resamples=0, bootstrap_result=Given, confidence_level=0.95)
-    assert res.confidence_interval.low[0] == pytest.approx(ref.confidence_interval.low, abs=1e-12)
-    assert res.confidence_interval.high[0] == pytest.approx(ref.confidence_interval.high,
+    assert res.interval.low[0] == pytest.approx(ref.confidence_interval.low, abs=1e-12)
+    assert res.interval.high[0] == pytest.approx(ref.confidence_interval.high,
                                                             abs=1e-12)
 
 
@@ -216,12 +216,12 @@ def test_difference_is_paired():
     d = res.difference("gwet_ac1", "fleiss_kappa")
     assert isinstance(d, BootstrapResult) and d.statistics == ("gwet_ac1 - fleiss_kappa",)
     diff = res.bootstrap_distribution[:, 0] - res.bootstrap_distribution[:, 1]
-    assert d.confidence_interval.low[0] == pytest.approx(np.quantile(diff, 0.025), abs=1e-15)
+    assert d.interval.low[0] == pytest.approx(np.quantile(diff, 0.025), abs=1e-15)
     assert d.estimate[0] == pytest.approx(res.estimate[0] - res.estimate[1], abs=1e-15)
     # paired: far narrower than if the two were independent
     assert d.standard_error[0] < 0.5 * np.hypot(*res.standard_error)
     bca = bootstrap(["gwet_ac1", "fleiss_kappa"], X4, n_resamples=400, rng=0, method="bca")
-    assert np.isfinite(bca.difference(ag.gwet_ac1, "fleiss_kappa").confidence_interval.low[0])
+    assert np.isfinite(bca.difference(ag.gwet_ac1, "fleiss_kappa").interval.low[0])
     with pytest.raises(ValueError, match="unknown statistic 'scott_pi'"):
         res.difference("scott_pi", "gwet_ac1")
 
@@ -240,14 +240,14 @@ def test_degenerate_resamples_counted_and_noted():
 def test_interval_clipped_to_range_with_note():
     x = np.array([[1, 1]] * 40 + [[1, 2]] + [[2, 2]] * 40)
     res = bootstrap("fleiss_kappa", x, n_resamples=500, method="basic", rng=0)
-    assert res.confidence_interval.high[0] == 1.0
+    assert res.interval.high[0] == 1.0
     assert any("clipped" in n for n in res.notes)
 
 
 def test_undefined_estimate_warns():
     with pytest.warns(DegenerateDataWarning, match="undefined"):
         res = bootstrap("fleiss_kappa", [[1, 1], [1, 1]], n_resamples=10, rng=0)
-    assert np.isnan(res.estimate[0]) and np.isnan(res.confidence_interval.low[0])
+    assert np.isnan(res.estimate[0]) and np.isnan(res.interval.low[0])
 
 
 def test_items_without_ratings_are_not_resampled_and_repr():
@@ -318,7 +318,7 @@ def test_percentile_coverage_of_fleiss_kappa_and_alpha():
     for s in range(n_sets):
         x = _easy_hard(300, 3, pi, rng)
         res = bootstrap(["fleiss_kappa", "krippendorff_alpha"], x, n_resamples=999, rng=s)
-        hits += (res.confidence_interval.low <= pi) & (pi <= res.confidence_interval.high)
+        hits += (res.interval.low <= pi) & (pi <= res.interval.high)
     for h in hits:
         assert scipy.stats.binomtest(int(h), n_sets, 0.95).pvalue > 0.01, h
         lo, hi = proportion_confint(int(h), n_sets, alpha=0.01, method="wilson")
@@ -410,7 +410,7 @@ def test_parallel_kernels_load_from_the_cache(tmp_path):
     root = Path(__file__).resolve().parents[1]
     code = (
         "import numpy as np\n"
-        "from simulation import bootstrap\n"
+        "from agreement import bootstrap\n"
         "from _goldnoise_lib.resampling import _kernels as K\n"
         "x = np.random.default_rng(0).integers(0, 3, size=(3000, 5))\n"
         "bootstrap(['fleiss_kappa', 'krippendorff_alpha'], x, n_resamples=2000, rng=0)\n"
@@ -435,7 +435,7 @@ def test_multinomial_replicates_do_not_depend_on_item_order(stats):
     a = bootstrap(stats, r, n_resamples=100, rng=6, method="bca")
     b = bootstrap(stats, r.take(perm), n_resamples=100, rng=6, method="bca")
     assert a.bootstrap_distribution.tobytes() == b.bootstrap_distribution.tobytes()
-    np.testing.assert_allclose(a.confidence_interval.low, b.confidence_interval.low, atol=1e-14)
+    np.testing.assert_allclose(a.interval.low, b.interval.low, atol=1e-14)
 
 
 def test_acceleration_skips_undefined_leave_one_out_values():
@@ -460,7 +460,7 @@ def test_kernels_give_the_same_bits_without_jit(tmp_path):
     code = (
         "import warnings, numpy as np\n"
         "warnings.simplefilter('ignore')  # uint64 wrap-around warns in plain Python\n"
-        "from simulation import bootstrap\n"
+        "from agreement import bootstrap\n"
         "x = np.random.default_rng(0).integers(0, 3, size=(60, 3))\n"
         "a = bootstrap(['fleiss_kappa', 'krippendorff_alpha'], x, n_resamples=20, rng=1)\n"
         "b = bootstrap('gwet_ac1', x, n_resamples=20, rng=1, scheme='poisson')\n"

@@ -22,10 +22,10 @@ pytest.importorskip("distributed", reason="the Dask path needs the `dask` extra 
                     "(pip install 'goldnoise[dask]')")
 
 import agreement
-from agreement import Ratings, agreement_table
+from agreement import Ratings, agreement_table, bootstrap
 from goldnoise.dask import read_ratings
 from noise_models import LatentClassModel, noise_bound
-from simulation import bootstrap, simulate_annotations
+from simulation import simulate_annotations
 
 RTOL = 1e-12
 COEFFICIENTS = ["percent_agreement", "fleiss_kappa", "conger_kappa", "light_kappa",
@@ -315,8 +315,8 @@ def _same_boot(a, b):
     np.testing.assert_allclose(b.estimate, a.estimate, rtol=RTOL)
     np.testing.assert_allclose(b.bootstrap_distribution, a.bootstrap_distribution, rtol=RTOL,
                                atol=1e-14)
-    np.testing.assert_allclose(np.asarray(b.confidence_interval),
-                               np.asarray(a.confidence_interval), rtol=RTOL, atol=1e-14)
+    np.testing.assert_allclose(np.asarray(b.interval), np.asarray(a.interval), rtol=RTOL,
+                               atol=1e-14)
     np.testing.assert_allclose(b.standard_error, a.standard_error, rtol=1e-10)
 
 

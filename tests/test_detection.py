@@ -170,7 +170,7 @@ def test_bootstrap_intervals_seeded_and_paired():
     rb = detection_metrics(b, y, n_resamples=300, rng=7)
     assert ra.to_frame().equals(detection_metrics(a, y, n_resamples=300, rng=7).to_frame())
     for m in ("average_precision", "auroc", "precision_at_k"):
-        lo, hi = ra.confidence_interval(m)
+        lo, hi = ra.metric_interval(m)
         assert lo <= getattr(ra, m) <= hi
     lo, hi = ra.difference_interval(rb, "auroc")
     assert 0 < lo < ra.auroc - rb.auroc < hi
@@ -191,7 +191,7 @@ def test_bootstrap_interval_coverage():
         y = np.zeros(n, bool)
         y[:pos] = True
         s = rng.normal(size=n) + y
-        lo, hi = detection_metrics(s, y, n_resamples=300, rng=t).confidence_interval("auroc")
+        lo, hi = detection_metrics(s, y, n_resamples=300, rng=t).metric_interval("auroc")
         covered += lo <= true_auc <= hi
     from scipy.stats import binomtest
 
@@ -481,7 +481,7 @@ def test_ranking_feeds_detection_metrics_with_cl_first():
 def test_detection_metrics_draw_the_engines_weights(scheme):
     # the engine knows nothing of detection; detection draws the engine's weights
     from _goldnoise_lib.resampling import weights as _resample
-    from simulation import BootstrapResult, bootstrap
+    from agreement import BootstrapResult, bootstrap
 
     s, y = _tied_data(8, n=300)
     det = detection_metrics(s, y, n_resamples=50, scheme=scheme, rng=4)
@@ -521,9 +521,9 @@ def test_detection_metrics_carry_the_engine_result():
     res = detection_metrics(s, y, n_resamples=200, rng=0, method="basic")
     assert res.bootstrap.method == "basic"
     assert res.bootstrap.statistics[0] == "average_precision"
-    lo, hi = res.confidence_interval("auroc")
-    assert (lo, hi) == (res.bootstrap.confidence_interval.low[1],
-                        res.bootstrap.confidence_interval.high[1])
+    lo, hi = res.metric_interval("auroc")
+    assert (lo, hi) == (res.bootstrap.interval.low[1],
+                        res.bootstrap.interval.high[1])
     assert 0 <= lo <= hi <= 1
     with pytest.raises(ValueError, match="`method` must be one of"):
         detection_metrics(s, y, n_resamples=10, method="bca")

@@ -139,7 +139,7 @@ def test_study_refuses_designs_it_cannot_simulate_in_reasonable_time(capsys):
     minutes without a word; now a timed pilot estimates the simulation first and a design
     beyond `max_seconds` (--max-minutes, default 30) or beyond memory is refused in one
     line that says how long it would take, and the closed form still answers."""
-    from simulation import study_size
+    from simulation import study_size_for_minimum, study_size_for_width
 
     # A budget of one minute: the estimate is about 25 min on a quiet 2-core machine (hours
     # under load), so the refusal does not depend on the machine's speed.
@@ -153,12 +153,12 @@ def test_study_refuses_designs_it_cannot_simulate_in_reasonable_time(capsys):
     assert status == 2
     _one_line(err, "100,000 categories")
     with pytest.raises(ValueError, match="categories x categories"):
-        study_size("fleiss_kappa", expected=0.6, target=0.1, n_categories=100000)
+        study_size_for_width("fleiss_kappa", expected=0.6, target=0.1, n_categories=100000)
     # a small design refused by a tiny budget, from the same estimate
     with pytest.raises(ValueError, match=r"would take about .*timed pilot.*`max_seconds`"):
-        study_size("fleiss_kappa", expected=0.6, target=0.1, n_raters=3, max_seconds=1e-3)
+        study_size_for_width("fleiss_kappa", expected=0.6, target=0.1, n_raters=3, max_seconds=1e-3)
     # Bloch & Kraemer's closed form has no such limit
-    plan = study_size("krippendorff_alpha", minimum=0.8, n_raters=100000, method="closed-form")
+    plan = study_size_for_minimum(0.8, n_raters=100000)
     assert plan.n_raters == 100000 and plan.n_items >= 2 and plan.method == "closed-form"
 
 
@@ -166,21 +166,21 @@ def test_study_says_how_long_before_starting_and_shows_progress(capsys):
     """Asked for (progress=True; on a terminal by default), the plan says how long the
     simulation will take before starting, then draws a bar on stderr. Results do not
     change with it."""
-    from simulation import simulate_study, study_size
+    from simulation import simulate_study, study_size_for_width
 
     kw = dict(expected=0.6, target=0.15, n_raters=3, n_sims=40, n_bootstrap_sims=0, rng=2)
-    quiet = study_size("fleiss_kappa", **kw)
+    quiet = study_size_for_width("fleiss_kappa", **kw)
     assert capsys.readouterr().err == ""  # no terminal under pytest: no bar, no estimate
-    shown = study_size("fleiss_kappa", progress=True, **kw)
+    shown = study_size_for_width("fleiss_kappa", progress=True, **kw)
     err = capsys.readouterr().err
     first = err.lstrip().splitlines()[0]
-    assert first.startswith("study_size (fleiss_kappa): about") and "estimated" in first
+    assert first.startswith("study_size_for_width (fleiss_kappa): about") and "estimated" in first
     assert "simulating fleiss_kappa studies" in err  # the tqdm bar
     assert shown.n_items == quiet.n_items and shown.table.equals(quiet.table)
     assert shown.notes == quiet.notes  # timings stay out of the plan: reports reproduce
     # the closed form simulates only its check: no pilot, no estimate
-    closed = study_size("cohen_kappa", expected=0.6, target=0.1, n_sims=20,
-                        n_bootstrap_sims=0, rng=0)
+    closed = study_size_for_width("cohen_kappa", expected=0.6, target=0.1, n_sims=20,
+                                  n_bootstrap_sims=0, rng=0)
     assert closed.method == "closed-form"
     assert not any("estimated" in n for n in closed.notes)
     simulate_study("fleiss_kappa", n_items=30, expected=0.6, n_raters=3, bootstrap=False,
@@ -195,26 +195,26 @@ def test_study_explicit_options_win_or_conflict(capsys, tmp_path):
     """`--categories 3 --shares 0.5 0.5` planned for 2 categories without a word, and
     `--expected 0.3` with a pilot planned for the pilot's value although the help says
     --expected wins."""
-    from simulation import study_size
+    from simulation import study_size_for_width
 
     status, out, err = _run(capsys, "study", "fleiss_kappa", "--expected", "0.6",
                             "--half-width", "0.1", "--categories", 3, "--shares", "0.5", "0.5")
     assert status == 2
     _one_line(err, "--categories = 3", "2 shares")
     with pytest.raises(ValueError, match="`n_categories` = 3"):
-        study_size("fleiss_kappa", expected=0.6, target=0.1, n_categories=3,
-                   category_shares=[0.5, 0.5])
+        study_size_for_width("fleiss_kappa", expected=0.6, target=0.1, n_categories=3,
+                             category_shares=[0.5, 0.5])
     rng = np.random.default_rng(0)
     truth = rng.integers(0, 2, 60)
     pilot = np.where(rng.random((60, 3)) < 0.8, truth[:, None], 1 - truth[:, None])
     kw = dict(target=0.15, n_sims=50, n_bootstrap_sims=0, rng=0, method="simulation")
-    plan = study_size("fleiss_kappa", expected=0.3, pilot=pilot, **kw)
+    plan = study_size_for_width("fleiss_kappa", expected=0.3, pilot=pilot, **kw)
     assert plan.expected == 0.3
     assert any("0.3) is used, not the pilot's" in n for n in plan.notes)
-    plan = study_size("fleiss_kappa", expected=0.3, pilot=pilot, n_raters=4, **kw)
+    plan = study_size_for_width("fleiss_kappa", expected=0.3, pilot=pilot, n_raters=4, **kw)
     assert plan.n_raters == 4 and any("not the pilot's 3" in n for n in plan.notes)
-    assert study_size("fleiss_kappa", pilot=pilot, **kw).n_raters == 3
-    plan = study_size("fleiss_kappa", pilot=pilot, missing=0.2, **kw)
+    assert study_size_for_width("fleiss_kappa", pilot=pilot, **kw).n_raters == 3
+    plan = study_size_for_width("fleiss_kappa", pilot=pilot, missing=0.2, **kw)
     assert any("20.0% missing ratings as given" in n for n in plan.notes)
     assert plan.n_ratings == pytest.approx(plan.n_items * 3 * 0.8)
     path = tmp_path / "pilot.csv"
@@ -356,14 +356,14 @@ def test_consistency_refuses_predictions_lacking_a_document(capsys, tmp_path):
 def test_every_width_plan_says_whether_it_is_the_mean_or_an_assurance(capsys):
     """Width plans gave a *mean* half-width: about half of the planned studies miss it,
     and neither the plan nor the command said so."""
-    from simulation import study_size
+    from simulation import study_size_for_power, study_size_for_width
 
     kw = dict(expected=0.6, target=0.1, n_raters=3, n_sims=40, n_bootstrap_sims=0, rng=0)
-    mean = study_size("fleiss_kappa", **kw)
+    mean = study_size_for_width("fleiss_kappa", **kw)
     assert mean.assurance is None and 0.0 <= mean.reach_share <= 1.0
     assert "mean 95% interval half-width" in mean.summary()
     assert "about half of the studies" in mean.summary()
-    sure = study_size("fleiss_kappa", assurance=0.8, **kw)
+    sure = study_size_for_width("fleiss_kappa", assurance=0.8, **kw)
     assert sure.assurance == 0.8 and sure.reach_share >= 0.8
     assert sure.n_items > mean.n_items
     assert "in 80% of studies (assurance 0.8" in sure.summary()
@@ -371,12 +371,12 @@ def test_every_width_plan_says_whether_it_is_the_mean_or_an_assurance(capsys):
     for bad, exc, match in [(dict(assurance=1.0), ValueError, "`assurance`"),
                             (dict(assurance="0.8"), TypeError, "`assurance`")]:
         with pytest.raises(exc, match=match):
-            study_size("fleiss_kappa", **kw, **bad)
-    with pytest.raises(ValueError, match="goes with `target` only"):
-        study_size("fleiss_kappa", expected=0.6, null=0.4, power=0.8, assurance=0.8)
+            study_size_for_width("fleiss_kappa", **kw, **bad)
+    with pytest.raises(TypeError, match="assurance"):  # a width goal's option only
+        study_size_for_power("fleiss_kappa", expected=0.6, null=0.4, power=0.8, assurance=0.8)
     with pytest.raises(ValueError, match="found by simulation"):
-        study_size("cohen_kappa", expected=0.6, target=0.1, method="closed-form",
-                   assurance=0.8)
+        study_size_for_width("cohen_kappa", expected=0.6, target=0.1, method="closed-form",
+                             assurance=0.8)
     status, out, err = _run(capsys, "study", "fleiss_kappa", "--expected", "0.6",
                             "--half-width", "0.1", "--raters", 3, "--sims", 60,
                             "--bootstrap-sims", 0, "--assurance", "0.8")
@@ -412,11 +412,11 @@ def test_assurance_is_met_by_independently_simulated_studies():
     at the mean plan's size about half do (significantly fewer than 80%)."""
     from scipy.stats import binomtest
 
-    from simulation import study_size
+    from simulation import study_size_for_width
 
     kw = dict(expected=0.6, target=0.1, n_raters=3, n_sims=300, n_bootstrap_sims=0, rng=1)
-    sure = study_size("fleiss_kappa", assurance=0.8, **kw)
-    mean = study_size("fleiss_kappa", **kw)
+    sure = study_size_for_width("fleiss_kappa", assurance=0.8, **kw)
+    mean = study_size_for_width("fleiss_kappa", **kw)
     k = int((_fleiss_half_widths(sure.n_items, 400, 11) <= 0.1).sum())
     assert binomtest(k, 400, 0.8, alternative="less").pvalue > 0.01, k
     k_mean = int((_fleiss_half_widths(mean.n_items, 400, 12) <= 0.1).sum())

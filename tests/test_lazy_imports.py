@@ -3,7 +3,7 @@
 ``import goldnoise`` must not import the modules below the package ``__init__``s
 (issue 34: ``import goldnoise`` ≤ 1.1 × ``import pandas``); ``__all__``, ``dir()``,
 ``from package import *`` and ``from package import name`` behave as with eager imports,
-and a public name that is also the name of a subpackage (``simulation.bootstrap``, the
+and a public name that is also the name of a subpackage (``simulation.crosscheck``, the
 function, and its subpackage) stays the public object whichever is imported first.
 """
 
@@ -66,18 +66,16 @@ def test_unknown_names_raise_attribute_error():
     assert not hasattr(agreement, "not_a_name")
 
 
-@pytest.mark.parametrize("first", ["import simulation.bootstrap, "
-                                   "simulation.crosscheck._crosscheck",
+@pytest.mark.parametrize("first", ["import simulation.crosscheck._crosscheck",
                                    "import simulation"])
 def test_a_function_named_like_its_subpackage_stays_the_function(first):
-    # simulation.bootstrap is the function, simulation.bootstrap (the subpackage) its home;
-    # importing the subpackage first must not put the module in the function's place.
+    # simulation.crosscheck is the function, simulation.crosscheck (the subpackage) its
+    # home; importing the subpackage first must not put the module in the function's place.
     code = (f"{first}\n"
             "import types, simulation, goldnoise\n"
-            "from simulation import bootstrap, crosscheck\n"
+            "from simulation import crosscheck\n"
             "print(all(callable(f) and not isinstance(f, types.ModuleType) for f in "
-            "(simulation.bootstrap, simulation.crosscheck, bootstrap, crosscheck, "
-            "goldnoise.bootstrap)))")
+            "(simulation.crosscheck, crosscheck, goldnoise.crosscheck)))")
     assert _run(code) == "True"
 
 

@@ -115,7 +115,7 @@ def test_many_annotators_sharing_items_use_the_triangle_and_agree():
 
 
 def test_light_bootstrap_refuses_annotators_squared_rows():
-    from simulation import bootstrap
+    from agreement import bootstrap
 
     rng = np.random.default_rng(1)
     x = np.full((50, 150), np.nan)

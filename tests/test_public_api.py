@@ -8,6 +8,7 @@ the top-level ``goldnoise`` namespace re-exports all of it.
 from __future__ import annotations
 
 import importlib
+import itertools
 
 import pytest
 
@@ -27,7 +28,7 @@ PUBLIC = {
         # spans (named entities, segments)
         "SpanAgreementResult", "Spans", "decode_tags", "read_brat", "read_conll", "read_jsonl",
         "read_labelstudio", "span_agreement", "token_agreement", "token_ratings",
-        "SpanRatings", "candidate_ratings",
+        "SpanRatings", "candidate_ratings", "MATCHES",
         "DocumentStatistics", "UnitizingAlphaResult", "document_statistics", "unitizing_alpha",
         # judges: the Alternative Annotator Test (SPEC §10)
         "AltTestResult", "alt_test",
@@ -64,7 +65,7 @@ PUBLIC = {
     },
     "simulation": {
         "SimulatedAnnotations", "simulate_annotations",
-        "BootstrapResult", "bootstrap", "bootstrap_rows", "gamma_coverage", "verified_sample_coverage",
+        "gamma_coverage", "verified_sample_coverage",
         # model scores, noising, detection, cross-check
         "CrosscheckResult", "DetectedErrorRateResult", "DetectionResult", "ModelScores",
         "NoisyLabels", "Ranking", "ScorePrecisionWarning", "crosscheck", "crowd_majority",
@@ -72,10 +73,8 @@ PUBLIC = {
         "dissenting_label", "dissenting_worker", "ensemble", "item_loss",
         "label_error_ranking", "load_scores", "mix_protocols", "perturb_class_conditional",
         "perturb_uniform",
-        # larger than memory: the Poisson bootstrap over chunks
-        "PoissonParts", "poisson_combine", "poisson_finalize", "poisson_partial",
         # planning an agreement study
-        "StudyPlan", "StudyTradeoff", "simulate_study", "study_size", "study_tradeoff",
+        "StudyPlan", "StudyTradeoff", "simulate_study", "study_tradeoff",
         "study_size_for_minimum", "study_size_for_power", "study_size_for_width",
         "JudgePlan", "judge_plan", "SwapTestResult", "swap_test",
         # the seed benchmarks' noise constructions
@@ -83,13 +82,12 @@ PUBLIC = {
         "voter_labels",
         # re-annotation, expert checks and the certificate
         "ResidualErrorResult", "next_batch", "residual_errors", "verification_batch",
+        "POLICIES",
         "PolicyComparisonResult", "ReplayResult", "compare_policies", "replay",
-        # annotator reliability with intervals (SPEC §5; deprecated alias of noise_models')
-        "annotator_intervals",
         # label consistency across subsets of span annotations (SPEC §7)
         "SubsetConsistencyResult", "subset_consistency",
         # spans and sequences (SPEC §7)
-        "SimulatedSpans", "simulate_spans", "span_intervals",
+        "SimulatedSpans", "simulate_spans",
     },
 }
 
@@ -118,6 +116,38 @@ def test_goldnoise_reexports_everything():
         assert getattr(goldnoise, name) is getattr(importlib.import_module(owner), name)
 
 
+def _duplicates(names):
+    return sorted({n for n in names if list(names).count(n) > 1})
+
+
+def test_every_all_is_duplicate_free():
+    # Every package's and subpackage's __all__ as imported (goldnoise's is built from the
+    # packages' lists), and every module's literal __all__ (with its `+=` parts).
+    import ast
+    import pathlib
+    import pkgutil
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    found = {}
+    for top in (*PUBLIC, "goldnoise", "_goldnoise_lib"):
+        package = importlib.import_module(top)
+        packages = [top] + [info.name for info in pkgutil.walk_packages(
+            package.__path__, f"{top}.") if info.ispkg and info.name != "goldnoise.dask"]
+        for name in packages:
+            found[name] = _duplicates(getattr(importlib.import_module(name), "__all__", []))
+        for path in sorted((root / top).rglob("*.py")):
+            names = []
+            for node in ast.parse(path.read_text()).body:
+                target = getattr(node, "target", None) or (getattr(node, "targets", None)
+                                                           or [None])[0]
+                if getattr(target, "id", None) == "__all__" and isinstance(
+                        node.value, (ast.List, ast.Tuple)):
+                    names += [e.value for e in node.value.elts if isinstance(e, ast.Constant)]
+            found[str(path.relative_to(root))] = _duplicates(names)
+    assert {k: v for k, v in found.items() if v} == {}
+    assert _duplicates(["a", "b", "a"]) == ["a"]  # the check sees a duplicate
+
+
 @pytest.mark.parametrize("package", sorted(PUBLIC))
 def test_public_callables_have_docstrings_with_examples(package):
     module = importlib.import_module(package)
@@ -141,26 +171,16 @@ def test_goldnoise_own_names():
         "render", "render_html_fragment"}
 
 
-def test_deprecated_simulation_aliases_are_the_same_objects():
-    # The bootstrap's names moved beside what they resample (agreement, noise_models);
-    # simulation keeps them as aliases of the same objects (its index says so).
+def test_each_public_name_has_one_home():
+    # A name is public in one of the three packages (goldnoise re-exports them all): the
+    # bootstrap's names beside what they resample (agreement, noise_models), not also in
+    # simulation.
     import agreement
     import noise_models
     import simulation
 
-    for name in ["BootstrapResult", "PoissonParts", "bootstrap", "bootstrap_rows",
-                 "poisson_combine", "poisson_finalize", "poisson_partial", "span_intervals"]:
-        assert getattr(simulation, name) is getattr(agreement, name)
-    assert simulation.annotator_intervals is noise_models.annotator_intervals
-    # the modules that were subpackages are deprecated alias modules of the same objects
-    from simulation.bootstrap import bootstrap_rows
-    from simulation.reliability import annotator_intervals
-    from simulation.spans import span_intervals
-
-    assert bootstrap_rows is agreement.bootstrap_rows
-    assert span_intervals is agreement.span_intervals
-    assert annotator_intervals is noise_models.annotator_intervals
-    assert simulation.bootstrap is agreement.bootstrap  # the function, not the module
+    homes = [set(agreement.__all__), set(noise_models.__all__), set(simulation.__all__)]
+    assert [sorted(a & b) for a, b in itertools.combinations(homes, 2)] == [[], [], []]
     assert agreement.span_intervals is importlib.import_module("agreement.spans").span_intervals
     assert noise_models.annotator_intervals is importlib.import_module(
         "noise_models.latent_class").annotator_intervals

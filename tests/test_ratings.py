@@ -125,3 +125,34 @@ def test_take_subsets_items():
     r = Ratings.from_wide([[1, 1], [1, 2], [2, 2]])
     sub = r.take([2, 0])
     np.testing.assert_array_equal(sub.counts, [[0, 2], [2, 0]])
+
+
+def test_select_keeps_the_chosen_rater_columns():
+    r = Ratings.from_wide([["a", "a", "b"], ["b", "c", None]], raters=["x", "y", "z"])
+    sub = r.select(raters=[2, 0])
+    assert list(sub.raters) == ["z", "x"] and sub.raters.equals(r.raters[[2, 0]])
+    np.testing.assert_array_equal(sub.codes, r.codes[:, [2, 0]])
+    assert sub.categories.equals(r.categories)  # 'c' stays, though no kept column uses it
+    assert sub.items.equals(r.items) and sub.ordered == r.ordered
+    mask = r.select(raters=np.array([True, False, True]))
+    np.testing.assert_array_equal(mask.codes, r.codes[:, [0, 2]])
+    np.testing.assert_array_equal(r.select(raters=[-1]).codes, r.codes[:, [2]])
+    assert r.select(raters=[]).n_raters == 0
+    with pytest.raises(IndexError, match="range"):
+        r.select(raters=[3])
+    with pytest.raises(IndexError, match="one value per rater column"):
+        r.select(raters=np.array([True, False]))
+    with pytest.raises(TypeError, match="positions"):
+        r.select(raters=["x"])
+    with pytest.raises(ValueError, match=r"`Ratings\.select` needs"):
+        Ratings.from_counts([[2, 0], [1, 1]]).select(raters=[0])
+
+
+def test_select_keeps_replicates_with_their_annotator():
+    frame = pd.DataFrame({"item": [1, 1, 2, 1, 2], "rater": ["a", "b", "a", "a", "c"],
+                          "label": ["x", "y", "y", "y", "x"]})
+    r = Ratings.from_long(frame, replicates="separate")
+    assert list(r.raters) == [("a", 0), ("a", 1), ("b", 0), ("c", 0)]
+    sub = r.select(raters=[1, 3, 0])
+    assert list(sub.annotators) == ["a", "c"]
+    np.testing.assert_array_equal(sub.annotator_of, [0, 1, 0])

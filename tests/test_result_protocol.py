@@ -190,7 +190,7 @@ EXAMPLES = {
     "SwapTestResult": lambda: simulation.swap_test(_judge_panel(), ["judge"], margin=0.1,
                                                    n_resamples=50, rng=0),
     "SimulatedAnnotations": lambda: simulation.simulate_annotations(50, 3, rng=0),
-    "BootstrapResult": lambda: simulation.bootstrap(["fleiss_kappa", "gwet_ac1"], _ratings(),
+    "BootstrapResult": lambda: agreement.bootstrap(["fleiss_kappa", "gwet_ac1"], _ratings(),
                                                     n_resamples=199, rng=0),
     "CrosscheckResult": _crosscheck,
     "DetectionResult": lambda: simulation.detection_metrics(*_scores_and_truth(),
@@ -205,9 +205,8 @@ EXAMPLES = {
     "SeparabilityResult": lambda: simulation.loss_separability(
         np.random.default_rng(0).normal(size=60) + np.r_[np.zeros(40), np.ones(20)], None,
         np.r_[np.zeros(40, bool), np.ones(20, bool)], n_resamples=200, rng=0),
-    "StudyPlan": lambda: simulation.study_size("krippendorff_alpha", minimum=0.8,
-                                               significance=0.05, n_categories=4,
-                                               method="closed-form"),
+    "StudyPlan": lambda: simulation.study_size_for_minimum(0.8, significance=0.05,
+                                                           n_categories=4),
     "JudgePlan": lambda: simulation.judge_plan(target=0.03, correlation=0.6, sd=0.45,
                                                within_sd=0.3, n_judged=10_000),
     "StudyTradeoff": lambda: simulation.study_tradeoff("fleiss_kappa", expected=0.6,
@@ -305,12 +304,11 @@ def test_result_protocol(name):
 def test_interval_fields_kept_readable():
     """Older spellings keep working: BootstrapResult's field, DetectionResult's metric."""
     boot = EXAMPLES["BootstrapResult"]()
-    assert np.array_equal(boot.confidence_interval.low, boot.interval.low)
+    assert np.array_equal(boot.confidence_interval().low, boot.interval.low)
     assert np.array_equal(boot.confidence_interval(boot.confidence_level).high,
                           boot.interval.high)
     det = EXAMPLES["DetectionResult"]()
-    assert det.confidence_interval("auroc") == det.metric_interval("auroc") \
-        == det.intervals["auroc"]
+    assert det.metric_interval("auroc") == det.intervals["auroc"]
     assert det.confidence_interval() == det.intervals["average_precision"]
     rate = _detected_error_rate()
     assert rate.confidence_interval() == rate.interval

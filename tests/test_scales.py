@@ -447,7 +447,7 @@ def test_walter_closed_form_and_its_power():
         rejected += res.f_statistic > crit
     assert stats.binomtest(rejected, reps, plan.achieved_power).pvalue > 1e-3
     with pytest.raises(ValueError, match="closed form"):
-        simulation.study_size("icc1", expected=0.8, target=0.1)
+        simulation.study_size_for_width("icc1", expected=0.8, target=0.1)
 
 
 # ------------------------------------------------------------------------- CLI

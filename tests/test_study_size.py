@@ -11,7 +11,14 @@ from scipy.special import ndtri
 from scipy.stats import binomtest
 
 import agreement
-from simulation import StudyPlan, simulate_study, study_size, study_tradeoff
+from simulation import (
+    StudyPlan,
+    simulate_study,
+    study_size_for_minimum,
+    study_size_for_power,
+    study_size_for_width,
+    study_tradeoff,
+)
 from simulation.study import _closed_form as cf
 from simulation.study._design import Design
 
@@ -27,9 +34,9 @@ def test_cantor_example_is_117():
     # Hand computation from the FCE variance: Q0 = 0.51, Q1 = 0.2775 at p_e = 0.5.
     assert info["Q0"] == pytest.approx(0.51, abs=1e-12)
     assert info["Q1"] == pytest.approx(0.2775, abs=1e-12)
-    plan = study_size("cohen_kappa", expected=0.85, null=0.7, power=0.8,
-                      category_shares=[0.5, 0.5], alternative="greater",
-                      method="closed-form", n_sims=50, n_bootstrap_sims=0, rng=0)
+    plan = study_size_for_power("cohen_kappa", expected=0.85, null=0.7, power=0.8,
+                                category_shares=[0.5, 0.5], alternative="greater",
+                                method="closed-form", n_sims=50, n_bootstrap_sims=0, rng=0)
     assert plan.n_items == 117 and plan.method == "closed-form"
 
 
@@ -38,8 +45,7 @@ def test_bloch_kraemer_as_krippendorff_tabulates(minimum, expected):
     # Krippendorff (2004, §11.4.4) table: 4 equiprobable categories, p = 0.05:
     # alpha_min 0.800 -> 139, 0.667 -> 81 values; the ATLAS.ti manual's reading of his
     # table calls them "codings" (one coder's value for one unit), two coders each.
-    plan = study_size("krippendorff_alpha", minimum=minimum, significance=0.05,
-                      n_categories=4, method="closed-form")
+    plan = study_size_for_minimum(minimum, significance=0.05, n_categories=4)
     assert plan.n_ratings == expected
     assert plan.n_items == math.ceil(expected / 2)  # units, each coded by both coders
     assert plan.goal == "minimum" and "Bloch" in plan.formula
@@ -94,16 +100,16 @@ def test_cantor_grid_from_the_published_formula(rate1, rate2, k1, k0, power, sid
     got, _ = cf.cantor_power_size(k1, k0, power, 0.05, np.array([rate1, 1 - rate1]),
                                   np.array([rate2, 1 - rate2]), sided)
     assert got == pytest.approx(want, rel=1e-12)
-    plan = study_size("cohen_kappa", expected=k1, null=k0, power=power, alternative=sided,
-                      category_shares=[[rate1, 1 - rate1], [rate2, 1 - rate2]],
-                      method="closed-form", n_sims=20, n_bootstrap_sims=0, rng=1)
+    plan = study_size_for_power("cohen_kappa", expected=k1, null=k0, power=power, alternative=sided,
+                                category_shares=[[rate1, 1 - rate1], [rate2, 1 - rate2]],
+                                method="closed-form", n_sims=20, n_bootstrap_sims=0, rng=1)
     assert plan.n_items == math.ceil(want - 1e-9)
 
 
 def test_closed_form_width_and_simulation_agree_for_cohen():
     # The asymptotic half-width formula and the simulated mean half-width at its n.
-    plan = study_size("cohen_kappa", expected=0.6, target=0.1, method="closed-form",
-                      n_sims=400, n_bootstrap_sims=0, rng=3)
+    plan = study_size_for_width("cohen_kappa", expected=0.6, target=0.1, method="closed-form",
+                                n_sims=400, n_bootstrap_sims=0, rng=3)
     row = plan.table[(plan.table.n_items == plan.n_items)].iloc[0]
     assert row.mean_half_width == pytest.approx(0.1, rel=0.06)
 
@@ -147,8 +153,8 @@ def test_missing_share():
 
 
 def test_simulation_plan_width_is_the_smallest_n_meeting_it():
-    plan = study_size("fleiss_kappa", expected=0.6, target=0.1, n_raters=5, n_categories=4,
-                      n_sims=200, n_bootstrap_sims=0, rng=0)
+    plan = study_size_for_width("fleiss_kappa", expected=0.6, target=0.1, n_raters=5,
+                                n_categories=4, n_sims=200, n_bootstrap_sims=0, rng=0)
     assert plan.method == "simulation"
     search = plan.table[plan.table.stage == "search"].set_index("n_items")
     assert search.loc[plan.n_items, "mean_half_width"] <= 0.1
@@ -158,8 +164,9 @@ def test_simulation_plan_width_is_the_smallest_n_meeting_it():
 
 
 def test_simulation_plan_power():
-    plan = study_size("fleiss_kappa", expected=0.6, null=0.4, power=0.8, n_raters=3,
-                      n_categories=3, missing=0.1, n_sims=200, n_bootstrap_sims=0, rng=2)
+    plan = study_size_for_power("fleiss_kappa", expected=0.6, null=0.4, power=0.8, n_raters=3,
+                                n_categories=3, missing=0.1, n_sims=200, n_bootstrap_sims=0,
+                                rng=2)
     assert plan.achieved_power >= 0.8
     # An independent check at the planned size with other seeds: power close to 0.8.
     t = simulate_study("fleiss_kappa", n_items=plan.n_items, expected=0.6, null=0.4,
@@ -171,7 +178,8 @@ def test_simulation_plan_power():
 def test_plan_is_reproducible_and_prints():
     kw = dict(expected=0.7, target=0.15, n_raters=3, n_sims=100, n_bootstrap_sims=20,
               n_resamples=99)
-    a, b = study_size("gwet_ac1", rng=5, **kw), study_size("gwet_ac1", rng=5, **kw)
+    a = study_size_for_width("gwet_ac1", rng=5, **kw)
+    b = study_size_for_width("gwet_ac1", rng=5, **kw)
     assert a.n_items == b.n_items
     assert a.table.equals(b.table)
     assert isinstance(a, StudyPlan) and float(a) == a.n_items
@@ -187,8 +195,8 @@ def test_plan_is_reproducible_and_prints():
 def test_pilot_sets_the_design_and_a_range():
     design = Design("fleiss_kappa", 4, np.array([0.6, 0.4]), 0.0, 3)
     pilot = design.draw(0, 60, 0.5)
-    plan = study_size("fleiss_kappa", target=0.12, pilot=pilot, n_sims=100,
-                      n_bootstrap_sims=0, rng=0)
+    plan = study_size_for_width("fleiss_kappa", target=0.12, pilot=pilot, n_sims=100,
+                                n_bootstrap_sims=0, rng=0)
     res = agreement.fleiss_kappa(pilot)
     assert plan.expected == pytest.approx(res.value)
     assert plan.n_raters == 4
@@ -237,8 +245,8 @@ def test_gwet_small_sample_cell():
 def test_planned_size_covers(coefficient, kw):
     # At the planned n the recommended interval covers within ±1.5 points of nominal over
     # 4,000 fresh studies (other seeds than the plan's).
-    plan = study_size(coefficient, n_sims=300, n_bootstrap_sims=0, rng=4, method="simulation",
-                      **kw)
+    plan = study_size_for_width(coefficient, n_sims=300, n_bootstrap_sims=0, rng=4,
+                                method="simulation", **kw)
     design_kw = {k: v for k, v in kw.items() if k not in ("target",)}
     t = simulate_study(coefficient, n_items=plan.n_items, bootstrap=False, n_sims=4000,
                        rng=123, **design_kw)
@@ -254,10 +262,6 @@ def test_planned_size_covers(coefficient, kw):
     (dict(expected=0.6, target=0.0), ValueError, "`target` must be in"),
     (dict(expected=0.6, target=-0.1), ValueError, "`target` must be in"),
     (dict(expected=1.5, target=0.1), ValueError, "`expected` must be in"),
-    (dict(expected=0.6, power=0.8), ValueError, "`power` and `null` go together"),
-    (dict(expected=0.6, null=0.4), ValueError, "`power` and `null` go together"),
-    (dict(expected=0.6), ValueError, "exactly one goal"),
-    (dict(expected=0.6, target=0.1, null=0.4, power=0.8), ValueError, "exactly one goal"),
     (dict(expected=0.6, target=0.1, category_shares=[0.5, 0.4]), ValueError, "sum to 1"),
     (dict(expected=0.6, target=0.1, method="exact"), ValueError, "`method` must be one of"),
     (dict(expected=0.6, target=0.1, confidence_level=95), ValueError, "confidence_level"),
@@ -269,27 +273,24 @@ def test_planned_size_covers(coefficient, kw):
     (dict(expected=0.6, target=0.1, level="interval"), ValueError, "`level` applies"),
 ])
 def test_bad_input(kwargs, error, match):
+    entry = study_size_for_width if "target" in kwargs else study_size_for_power
     with pytest.raises(error, match=match):
-        study_size("cohen_kappa", n_sims=20, n_bootstrap_sims=0, **kwargs)
+        entry("cohen_kappa", n_sims=20, n_bootstrap_sims=0, **kwargs)
 
 
 def test_bad_input_other():
     with pytest.raises(ValueError, match="`coefficient` must be one of"):
-        study_size("kappa", expected=0.5, target=0.1)
+        study_size_for_width("kappa", expected=0.5, target=0.1)
     with pytest.raises(ValueError, match="no closed form"):
-        study_size("fleiss_kappa", expected=0.5, target=0.1, method="closed-form")
-    with pytest.raises(ValueError, match="closed form only"):
-        study_size("krippendorff_alpha", minimum=0.8, method="simulation")
-    with pytest.raises(ValueError, match="Krippendorff"):
-        study_size("fleiss_kappa", minimum=0.8)
+        study_size_for_width("fleiss_kappa", expected=0.5, target=0.1, method="closed-form")
     with pytest.raises(ValueError, match="not reachable"):
-        study_size("cohen_kappa", expected=0.95, target=0.1,
-                   category_shares=[[0.9, 0.1], [0.5, 0.5]])
+        study_size_for_width("cohen_kappa", expected=0.95, target=0.1,
+                             category_shares=[[0.9, 0.1], [0.5, 0.5]])
     with pytest.raises(ValueError, match="outside what raters"):
-        study_size("percent_agreement", expected=0.2, target=0.1, n_categories=2)
+        study_size_for_width("percent_agreement", expected=0.2, target=0.1, n_categories=2)
     with pytest.raises(ValueError, match="max_items"):
-        study_size("fleiss_kappa", expected=0.5, target=0.01, max_items=40, n_sims=20,
-                   n_bootstrap_sims=0, rng=0)
+        study_size_for_width("fleiss_kappa", expected=0.5, target=0.01, max_items=40,
+                             n_sims=20, n_bootstrap_sims=0, rng=0)
     with pytest.raises(ValueError, match="two raters only"):
         study_tradeoff("cohen_kappa", expected=0.5, target=0.1)
 
@@ -324,8 +325,8 @@ def test_cli_plan_section_is_the_plans_summary(capsys):
     # notes), with the command's options in place of Python's parameters.
     status, out, _ = _run(capsys, "study", "fleiss_kappa", "--expected", "0.6",
                           "--half-width", "0.15", "--sims", "50", "--bootstrap-sims", "0")
-    plan = study_size("fleiss_kappa", expected=0.6, target=0.15, n_sims=50,
-                      n_bootstrap_sims=0, rng=0)
+    plan = study_size_for_width("fleiss_kappa", expected=0.6, target=0.15, n_sims=50,
+                                n_bootstrap_sims=0, rng=0)
     lines = plan.summary().splitlines()
     assert status == 0 and lines[0].startswith("fleiss_kappa: ")
     printed = out.splitlines()
@@ -400,42 +401,19 @@ def test_two_categories_match_flack_et_al(mrg, k1, k0):
 
     t0, t1 = _flack_max_tau(mrg, k0), _flack_max_tau(mrg, k1)
     flack = math.ceil(((norm.ppf(0.95) * t0 + norm.ppf(0.8) * t1) / (k0 - k1)) ** 2)
-    plan = study_size("cohen_kappa", expected=k1, null=k0, power=0.8, category_shares=mrg,
-                      method="closed-form", n_sims=10, n_bootstrap_sims=0, rng=0)
+    plan = study_size_for_power("cohen_kappa", expected=k1, null=k0, power=0.8, category_shares=mrg,
+                                method="closed-form", n_sims=10, n_bootstrap_sims=0, rng=0)
     assert plan.n_items == flack
 
 
 # ----------------------------------------------------------------------------- one entry per goal
 
 
-def test_entries_per_goal_equal_the_dispatcher():
-    """study_size dispatches to one public entry per goal, with the same results."""
-    from simulation import study_size_for_minimum, study_size_for_power, study_size_for_width
-
-    kw = dict(n_raters=3, n_sims=40, n_bootstrap_sims=0, rng=3)
-    a = study_size("fleiss_kappa", expected=0.6, target=0.15, **kw)
-    b = study_size_for_width("fleiss_kappa", expected=0.6, target=0.15, **kw)
-    assert a.n_items == b.n_items and a.table.equals(b.table) and a.goal == b.goal == "width"
-    a = study_size("fleiss_kappa", expected=0.6, null=0.3, power=0.8, **kw)
-    b = study_size_for_power("fleiss_kappa", expected=0.6, null=0.3, power=0.8, **kw)
-    assert a.n_items == b.n_items and a.table.equals(b.table) and a.goal == b.goal == "power"
-    a = study_size("krippendorff_alpha", minimum=0.667, n_categories=3)
-    b = study_size_for_minimum(0.667, n_categories=3)
-    assert a.to_dict() == b.to_dict()
-
-
-def test_entries_per_goal_same_errors():
-    from simulation import study_size_for_power, study_size_for_width
-
-    for call in (lambda: study_size("fleiss_kappa", expected=0.6, target=0.0),
-                 lambda: study_size_for_width("fleiss_kappa", expected=0.6, target=0.0)):
-        with pytest.raises(ValueError, match="`target` must be in"):
-            call()
-    for call in (lambda: study_size("fleiss_kappa", expected=0.5, null=0.7, power=0.8),
-                 lambda: study_size_for_power("fleiss_kappa", expected=0.5, null=0.7,
-                                              power=0.8)):
-        with pytest.raises(ValueError, match="must be above `null`"):
-            call()
+def test_entries_per_goal_errors():
+    with pytest.raises(ValueError, match="`target` must be in"):
+        study_size_for_width("fleiss_kappa", expected=0.6, target=0.0)
+    with pytest.raises(ValueError, match="must be above `null`"):
+        study_size_for_power("fleiss_kappa", expected=0.5, null=0.7, power=0.8)
     with pytest.raises(TypeError, match="target"):
         study_size_for_width("fleiss_kappa", expected=0.6)
     with pytest.raises(TypeError, match="power"):

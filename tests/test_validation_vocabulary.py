@@ -32,10 +32,7 @@ SHARED = {"confidence_level": v.ConfidenceLevel, "alpha": v.Alpha, "rng": v.Rng,
 
 
 #: Public methods whose shared-looking parameter means something else.
-NOT_SHARED = {
-    # the older spelling: ``confidence_interval("auroc")`` names a metric
-    "DetectionResult.confidence_interval",
-}
+NOT_SHARED: set[str] = set()
 
 
 def _public_functions() -> dict[str, object]:
@@ -124,11 +121,11 @@ def test_confidence_level_accepts_numpy_reals_everywhere(level):
 def test_resamples_rule():
     """0 means no bootstrap; only the bootstrap itself asks for at least one."""
     assert simulation.detection_metrics.__goldnoise_constraints__["n_resamples"].minimum == 0
-    assert simulation.bootstrap.__goldnoise_constraints__["n_resamples"].minimum == 1
+    assert agreement.bootstrap.__goldnoise_constraints__["n_resamples"].minimum == 1
     res = simulation.detection_metrics([0.1, 0.9, 0.4], [False, True, False], n_resamples=0)
     assert res.n_resamples == 0 and res.intervals == {}
     with pytest.raises(ValueError, match="`n_resamples` must be an integer ≥ 1; got 0"):
-        simulation.bootstrap("fleiss_kappa", [[0, 0], [1, 1]], n_resamples=0)
+        agreement.bootstrap("fleiss_kappa", [[0, 0], [1, 1]], n_resamples=0)
 
 
 def test_rng_errors():

@@ -14,8 +14,13 @@ import numpy as np
 from _goldnoise_lib.errors import DegenerateDataWarning
 from _goldnoise_lib.resampling import weights as _resample
 from _goldnoise_lib.resampling.intervals import confidence_intervals
-from _goldnoise_lib.results import CallableInterval, ConfidenceInterval, Result
-from _goldnoise_lib.validation import check_confidence_level
+from _goldnoise_lib.results import ConfidenceInterval, Result
+from _goldnoise_lib.validation import (
+    ConfidenceLevel,
+    check_confidence_level,
+    check_params,
+    validate_params,
+)
 
 __all__ = ["BootstrapResult", "coefficient_bounds", "result_from_replicates", "result_from_sums"]
 
@@ -84,17 +89,17 @@ class BootstrapResult(Result):
     jackknife_weights: np.ndarray | None = field(default=None, repr=False)
     bounds: np.ndarray | None = field(default=None, repr=False)
 
-    @property
-    def confidence_interval(self) -> CallableInterval:
-        """The intervals at :attr:`confidence_level`; call it with a level for another one.
+    @validate_params(confidence_level=ConfidenceLevel(optional=True))
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
+        """Every statistic's interval at ``confidence_level``, as arrays.
 
-        ``res.confidence_interval.low`` reads the field :attr:`interval`;
-        ``res.confidence_interval(0.9)`` recomputes every statistic's interval
-        at 0.9 from the same replicates (same method and clipping).
+        The default, :attr:`confidence_level`, gives the field :attr:`interval`;
+        another level recomputes every statistic's interval from the same
+        replicates (same method and clipping).
         """
-        return CallableInterval(self.interval.low, self.interval.high, self._at_level)
-
-    def _at_level(self, confidence_level: Any) -> ConfidenceInterval:
+        check_params(BootstrapResult.confidence_interval, locals())
+        if confidence_level is None:
+            return ConfidenceInterval(self.interval.low, self.interval.high)
         level = check_confidence_level(confidence_level)
         if level == self.confidence_level:
             return ConfidenceInterval(self.interval.low, self.interval.high)
@@ -166,7 +171,7 @@ class BootstrapResult(Result):
         >>> x[:120] = x[:120, :1]  # 120 unanimous items
         >>> res = bootstrap(["gwet_ac1", "fleiss_kappa"], x, n_resamples=999, rng=1)
         >>> d = res.difference("gwet_ac1", "fleiss_kappa")
-        >>> d.statistics, bool(d.confidence_interval.low[0] > 0)
+        >>> d.statistics, bool(d.interval.low[0] > 0)
         (('gwet_ac1 - fleiss_kappa',), True)
         """
         i, j = self._position(a), self._position(b)
@@ -201,7 +206,7 @@ class BootstrapResult(Result):
                  f"resamples of {self.n_items} items, {self.method} {pct} intervals)"]
         width = max(len(s) for s in self.statistics)
         for s, name in enumerate(self.statistics):
-            lo, hi = self.confidence_interval.low[s], self.confidence_interval.high[s]
+            lo, hi = self.interval.low[s], self.interval.high[s]
             deg = f"  ({self.n_degenerate[s]} degenerate)" if self.n_degenerate[s] else ""
             lines.append(f"  {name:<{width}}  {self.estimate[s]: .4f}  SE {self.standard_error[s]:.4f}"
                          f"  [{lo: .4f}, {hi: .4f}]{deg}")

@@ -62,9 +62,4 @@ if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_pac
     from agreement.spans._spans import Spans
     from agreement.spans._unitizing import UnitizingAlphaResult, unitizing_alpha
 
-__getattr__, __dir__ = lazy_package(__name__)
-
-__all__ = ["MATCHES", "DocumentStatistics", "SpanAgreementResult", "SpanRatings", "Spans",
-           "UnitizingAlphaResult", "candidate_ratings", "decode_tags", "document_statistics",
-           "read_brat", "read_conll", "read_jsonl", "read_labelstudio", "span_agreement",
-           "span_intervals", "token_agreement", "token_ratings", "unitizing_alpha"]
+__getattr__, __dir__, __all__ = lazy_package(__name__)

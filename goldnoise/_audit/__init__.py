@@ -6,7 +6,8 @@
 
 The private modules build the sections: ``_sections`` (data, agreement, noise
 bound, κ reading, margin), ``_latent`` (latent-class fit, hard items, bracket,
-gold; shared with ``goldnoise fit``), ``_bootstrap``, ``_dask`` (the audit over
+gold; shared with ``goldnoise fit``), ``_bootstrap``, ``_options`` (the options as one
+object passed through the paths), ``_dask`` (the audit over
 Dask partitions), ``_figures`` (plot specs), ``_text`` (formatting),
 ``_progress`` (progress bars).
 

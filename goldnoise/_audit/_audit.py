@@ -23,6 +23,7 @@ from _goldnoise_lib.validation import (
     validate_params,
 )
 from goldnoise._audit._latent import MODELS
+from goldnoise._audit._options import AuditOptions
 from goldnoise.report import Report, Section, render, render_html_fragment
 
 __all__ = ["LEVELS", "AuditResult", "audit"]
@@ -247,28 +248,25 @@ def audit(ratings: Any, *, model: str = "spam", hard: str | None = None,
     if verified is not None and not lazy:
         # asked for by name: unknown ids or labels are an error, not a section left out
         labels_by_item(verified, ratings.items, ratings.categories, "verified")
-    options = dict(model=model, hard=hard, gold=gold, alpha=float(alpha),
-                   confidence_level=float(confidence_level), bootstrap=bootstrap,
-                   threshold=threshold, level=level, latent=latent, n_starts=n_starts,
-                   rng=rng, labels_ordered=labels_ordered, notes=list(notes),
-                   calibrate=calibrate, verified=verified, coefficients=coefficients)
+    options = AuditOptions(model=model, hard=hard, gold=gold, alpha=float(alpha),
+                           confidence_level=float(confidence_level), bootstrap=bootstrap,
+                           threshold=threshold, level=level, latent=latent,
+                           n_starts=n_starts, rng=rng, labels_ordered=labels_ordered,
+                           source=source, notes=tuple(notes), calibrate=calibrate,
+                           verified=verified, coefficients=coefficients)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if lazy:
             from goldnoise._audit._dask import dask_audit
 
-            parts = dask_audit(ratings, source=source, **options)
+            parts = dask_audit(ratings, options)
         else:
-            parts = _memory_audit(ratings, source=source, **options)
+            parts = _memory_audit(ratings, options)
     parts["report"].notes.extend(" ".join(str(w.message).split()) for w in caught)
     return AuditResult(**parts)
 
 
-def _memory_audit(r: Any, *, source: str | None, model: str, hard: str | None, gold: Any,
-                  alpha: float, confidence_level: float, bootstrap: int | None,
-                  threshold: float | None, level: str, latent: bool, n_starts: int,
-                  rng: Any, labels_ordered: bool, notes: list[str], calibrate: str | None,
-                  verified: Any, coefficients: Any = None) -> dict[str, Any]:
+def _memory_audit(r: Any, o: AuditOptions) -> dict[str, Any]:
     from goldnoise._audit._latent import calibration_section, check_section, gold_section
     from goldnoise._audit._sections import (
         agreement_section,
@@ -279,48 +277,46 @@ def _memory_audit(r: Any, *, source: str | None, model: str, hard: str | None, g
         margin_section,
     )
 
-    source = source or "ratings"
-    report = Report("audit", f"goldnoise audit: {source}",
-                    parameters={"source": source, "alpha": alpha,
-                                "confidence_level": confidence_level, "threshold": threshold,
-                                "level": level, "bootstrap": bootstrap, "seed": rng},
+    report = Report("audit", f"goldnoise audit: {o.title_source}",
+                    parameters={"source": o.title_source, "alpha": o.alpha,
+                                "confidence_level": o.confidence_level,
+                                "threshold": o.threshold, "level": o.level,
+                                "bootstrap": o.bootstrap, "seed": o.rng},
                     primary="agreement/coefficients")
-    report.add(data_section(r, labels_ordered=labels_ordered, notes=notes))
+    report.add(data_section(r, labels_ordered=o.labels_ordered, notes=o.notes))
     section, coefficients_rows = agreement_section(
-        r, level=level, confidence_level=confidence_level, labels_ordered=labels_ordered,
-        coefficients=coefficients)
+        r, level=o.level, confidence_level=o.confidence_level,
+        labels_ordered=o.labels_ordered, coefficients=o.coefficients)
     report.add(section)
     boot = None
-    if bootstrap is not None:
+    if o.bootstrap is not None:
         from goldnoise._audit._bootstrap import bootstrap_section
 
         analytic = {row["coefficient"]: row for row in coefficients_rows}
-        section, rows = bootstrap_section(r, analytic, n_resamples=bootstrap, seed=rng,
-                                          confidence_level=confidence_level)
+        section, rows = bootstrap_section(r, analytic, n_resamples=o.bootstrap, seed=o.rng,
+                                          confidence_level=o.confidence_level)
         report.add(section)
         boot = pd.DataFrame(rows).set_index("coefficient") if rows else None
-    section, bound = bound_section(r, alpha=alpha)
+    section, bound = bound_section(r, alpha=o.alpha)
     report.add(section)
-    ka_section, kappa_audit = kappa_section(r, bound, alpha=alpha, threshold=threshold,
-                                            confidence_level=confidence_level)
+    ka_section, kappa_audit = kappa_section(r, bound, alpha=o.alpha, threshold=o.threshold,
+                                            confidence_level=o.confidence_level)
     report.add(ka_section)
-    m_section, margin = margin_section(bound, alpha=alpha)
+    m_section, margin = margin_section(bound, alpha=o.alpha)
     report.add(m_section)
     fitted = bracket = None
-    if latent:
-        sections, fitted, bracket = latent_class(r, model=model, hard=hard, n_starts=n_starts,
-                                                 seed=rng, alpha=alpha, gold=gold,
-                                                 calibrate=calibrate, bootstrap=bootstrap)
+    if o.latent:
+        sections, fitted, bracket = latent_class(r, o)
         for s in sections:
             report.add(s)
         if fitted is not None:
-            report.add(check_section(fitted, rng))
-            if verified is not None or gold is not None:
+            report.add(check_section(fitted, o.rng))
+            if o.verified is not None or o.gold is not None:
                 report.add(calibration_section(
-                    fitted, verified if verified is not None else gold,
-                    "the verified sample" if verified is not None else "gold"))
-    if gold is not None:
-        report.add(gold_section(fitted, r, gold))
+                    fitted, o.verified if o.verified is not None else o.gold,
+                    "the verified sample" if o.verified is not None else "gold"))
+    if o.gold is not None:
+        report.add(gold_section(fitted, r, o.gold))
     return dict(gamma=float("nan") if bound is None else float(bound.gamma), report=report,
                 agreement=coefficient_frame(coefficients_rows), bound=bound,
                 kappa_audit=kappa_audit,
@@ -328,9 +324,7 @@ def _memory_audit(r: Any, *, source: str | None, model: str, hard: str | None, g
                 bootstrap=boot)
 
 
-def latent_class(r: Any, *, model: str, hard: str | None, n_starts: int, seed: Any,
-                 alpha: float, gold: Any = None, calibrate: str | None = None,
-                 bootstrap: int | None = None) -> tuple[list[Section], Any, Any]:
+def latent_class(r: Any, o: AuditOptions) -> tuple[list[Section], Any, Any]:
     """The latent-class sections (or the reason they are not computed), the fit, the bracket."""
     from goldnoise._audit._latent import fit_models, latent_sections
     from goldnoise._audit._text import capture_notes
@@ -349,8 +343,8 @@ def latent_class(r: Any, *, model: str, hard: str | None, n_starts: int, seed: A
         return [Section("latent_class", title).undefined(
             "no item has two or more ratings")], None, None
     try:
-        fitted = fit_models(r, model, hard=hard, n_starts=n_starts, seed=seed,
-                            calibrate=calibrate)
+        fitted = fit_models(r, o.model, hard=o.hard, n_starts=o.n_starts, seed=o.rng,
+                            calibrate=o.calibrate)
     except ValueError as exc:
         return [Section("latent_class", title).undefined(str(exc))], None, None
     bracket, reason = None, None
@@ -360,9 +354,10 @@ def latent_class(r: Any, *, model: str, hard: str | None, n_starts: int, seed: A
         notes: list[str] = []
         try:
             with capture_notes(notes):
-                bracket = agreed_error_bracket(r, alpha=alpha, model=fitted.fit)
+                bracket = agreed_error_bracket(r, alpha=o.alpha, model=fitted.fit)
         except ValueError as exc:
             reason = str(exc)
         fitted.notes += [n for n in notes if n not in fitted.notes]
-    return latent_sections(fitted, gold=gold, alpha=alpha, bracket=bracket,
-                           bracket_reason=reason, bootstrap=bootstrap, seed=seed), fitted, bracket
+    return latent_sections(fitted, gold=o.gold, alpha=o.alpha, bracket=bracket,
+                           bracket_reason=reason, bootstrap=o.bootstrap,
+                           seed=o.rng), fitted, bracket

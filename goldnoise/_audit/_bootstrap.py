@@ -86,8 +86,8 @@ def bootstrap_section(ratings: Any, analytic: dict[str, dict], *, n_resamples: i
                     "analytic_se": a.get("standard_error"),
                     "analytic_low": a.get("ci_low"), "analytic_high": a.get("ci_high"),
                     "bootstrap_se": res.standard_error[i],
-                    "percentile_low": res.confidence_interval.low[i],
-                    "percentile_high": res.confidence_interval.high[i],
+                    "percentile_low": res.interval.low[i],
+                    "percentile_high": res.interval.high[i],
                     "bca_low": bca.low[i], "bca_high": bca.high[i],
                     "n_degenerate": int(res.n_degenerate[i]),
                 })

@@ -9,11 +9,14 @@ the labels in memory and say so.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from goldnoise._audit._sections import describe_bound
 from goldnoise._audit._text import capture_notes
 from goldnoise.report import Report, Section
+
+if TYPE_CHECKING:
+    from goldnoise._audit._options import AuditOptions
 
 __all__ = ["dask_audit"]
 
@@ -49,48 +52,44 @@ def _bound_section(lazy: Any, alpha: float) -> tuple[Section, Any]:
     return s, bound
 
 
-def dask_audit(lazy: Any, *, source: str | None, model: str, hard: str | None, gold: Any,
-               alpha: float, confidence_level: float, bootstrap: int | None,
-               threshold: float | None, level: str, latent: bool, n_starts: int, rng: Any,
-               labels_ordered: bool, notes: list[str], calibrate: str | None = None,
-               verified: Any = None, coefficients: Any = None) -> dict[str, Any]:
+def dask_audit(lazy: Any, o: AuditOptions) -> dict[str, Any]:
     """The parts of an :class:`~goldnoise.AuditResult` computed over Dask partitions."""
     from goldnoise._audit._latent import fit_models, latent_sections
     from goldnoise._audit._sections import agreement_section, coefficient_frame, margin_section
 
-    if gold is not None or bootstrap is not None or calibrate or verified is not None:
+    if (o.gold is not None or o.bootstrap is not None or o.calibrate
+            or o.verified is not None):
         raise ValueError("the audit of Dask-held ratings takes neither `gold`, `bootstrap`, "
                          "`calibrate` nor `verified` (audit the ratings in memory for those)")
-    source = source or "ratings"
-    report = Report("audit", f"goldnoise audit: {source} (Dask)",
-                    parameters={"source": source, "engine": "dask",
-                                "alpha": alpha, "confidence_level": confidence_level,
-                                "threshold": threshold, "level": level},
+    report = Report("audit", f"goldnoise audit: {o.title_source} (Dask)",
+                    parameters={"source": o.title_source, "engine": "dask",
+                                "alpha": o.alpha, "confidence_level": o.confidence_level,
+                                "threshold": o.threshold, "level": o.level},
                     primary="agreement/coefficients")
     data = report.add(_data_section(lazy))
-    data.notes += notes
+    data.notes += o.notes
     section, coefficients_rows = agreement_section(
-        lazy, level=level, confidence_level=confidence_level, labels_ordered=labels_ordered,
-        coefficients=coefficients)
+        lazy, level=o.level, confidence_level=o.confidence_level,
+        labels_ordered=o.labels_ordered, coefficients=o.coefficients)
     report.add(section)
-    section, bound = _bound_section(lazy, alpha)
+    section, bound = _bound_section(lazy, o.alpha)
     report.add(section)
     report.add(Section("kappa_audit", "The kappa claim, read through the model").undefined(
         "not computed with --engine dask (it reads the labels in memory)"))
-    m_section, margin = margin_section(bound, alpha=alpha)
+    m_section, margin = margin_section(bound, alpha=o.alpha)
     report.add(m_section)
     fit = None
-    if latent:
+    if o.latent:
         try:
-            fitted = fit_models(lazy, model, hard=hard, n_starts=n_starts, seed=rng)
+            fitted = fit_models(lazy, o.model, hard=o.hard, n_starts=o.n_starts, seed=o.rng)
         except ValueError as exc:
             report.add(Section("latent_class", "Latent-class fit").undefined(str(exc)))
         else:
             fit = fitted.fit
             for s in latent_sections(
-                    fitted, gold=None, alpha=alpha, bracket=None,
+                    fitted, gold=None, alpha=o.alpha, bracket=None,
                     bracket_reason="the agreed-error bracket is not computed with --engine "
-                                   "dask", seed=rng):
+                                   "dask", seed=o.rng):
                 report.add(s)
     return dict(gamma=float("nan") if bound is None else float(bound.gamma), report=report,
                 agreement=coefficient_frame(coefficients_rows), bound=bound, kappa_audit=None,

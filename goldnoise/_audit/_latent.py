@@ -132,7 +132,7 @@ def _interval_cell(what: str):
 
 
 def annotator_table(f: Fitted, gold: Any = None, intervals: Any = None) -> Table:
-    """The per-annotator table; ``intervals``: :func:`simulation.annotator_intervals`' frame."""
+    """The per-annotator table; ``intervals``: :func:`noise_models.annotator_intervals`' frame."""
     rows = annotator_rows(f, gold)
     if intervals is not None:
         what = "competence" if rows and "competence" in rows[0] else "accuracy"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from goldnoise._cli._common import count, probability, real
 from goldnoise._cli._errors import UsageError
@@ -115,7 +116,7 @@ def _target(args: argparse.Namespace) -> float | None:
 
 
 def run(args: argparse.Namespace) -> Report:
-    from simulation import study_size, study_tradeoff
+    from simulation import study_tradeoff
 
     target = _target(args)
     if args.tradeoff and target is None:
@@ -148,7 +149,7 @@ def run(args: argparse.Namespace) -> Report:
     if (args.null is None) != (args.power is None):
         raise UsageError("--null and --power go together (the power of a test against --null)")
     try:
-        plan = study_size(args.coefficient, **kw)
+        plan = _plan(args.coefficient, kw)
     except (TypeError, ValueError) as exc:
         text = _cli_words(str(exc))
         if source and source not in text:
@@ -207,7 +208,32 @@ def run(args: argparse.Namespace) -> Report:
     return report
 
 
-#: The Python parameters of ``study_size`` and the options that set them here.
+def _plan(coefficient: str, kw: dict[str, Any]) -> Any:
+    """The plan of the one goal given (checked above), from that goal's entry."""
+    from simulation import study_size_for_minimum, study_size_for_power, study_size_for_width
+
+    minimum, target, assurance = kw.pop("minimum"), kw.pop("target"), kw.pop("assurance")
+    if assurance is not None and target is None:
+        raise ValueError("`assurance` is the share of studies reaching an interval's "
+                         "half-width: it goes with `target` only.")
+    if minimum is not None:
+        if coefficient != "krippendorff_alpha":
+            raise ValueError("`minimum` is Bloch & Kraemer's goal for Krippendorff's alpha; "
+                             f"for {coefficient} give `null` and `power`, or `target`.")
+        if kw["method"] == "simulation":
+            raise ValueError("`minimum` has a closed form only; for a simulation plan give "
+                             "`null=minimum` and `power` (with `expected`).")
+        return study_size_for_minimum(minimum, **{k: kw[k] for k in (
+            "significance", "n_raters", "n_categories", "category_shares", "level",
+            "confidence_level", "pilot")})
+    if target is not None:
+        width = {k: v for k, v in kw.items()
+                 if k not in ("null", "power", "alternative", "significance")}
+        return study_size_for_width(coefficient, target=target, assurance=assurance, **width)
+    return study_size_for_power(coefficient, **kw)
+
+
+#: The Python parameters of the planner's entries and the options that set them here.
 _OPTIONS = {"target": "--half-width", "expected": "--expected", "n_raters": "--raters",
             "n_categories": "--categories", "category_shares": "--shares",
             "missing": "--missing", "max_items": "--max-items", "null": "--null",

@@ -66,27 +66,4 @@ if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_pac
     from noise_models.easy_hard._planning import AnnotatorsNeededResult, annotators_needed
     from noise_models.easy_hard._posterior import HardCountPosterior, hard_count_posterior
 
-__getattr__, __dir__ = lazy_package(__name__)
-
-__all__: list[str] = [
-    "AnnotatorsNeededResult",
-    "ChanceAgreementResult",
-    "ChanceMarginResult",
-    "ChanceSums",
-    "HardCountPosterior",
-    "KappaAuditResult",
-    "KappaRangeResult",
-    "NoiseBoundResult",
-    "annotators_needed",
-    "audit_kappa",
-    "chance_agreement",
-    "chance_combine",
-    "chance_finalize",
-    "chance_items",
-    "chance_margin",
-    "chance_partial",
-    "hard_count_posterior",
-    "kappa_range",
-    "max_disagreements",
-    "noise_bound",
-]
+__getattr__, __dir__, __all__ = lazy_package(__name__)

@@ -49,24 +49,4 @@ if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_pac
     from noise_models.instance._soft_labels import SoftLabels
     from noise_models.instance._tv_distance import TVDistanceResult, tv_distance
 
-__getattr__, __dir__ = lazy_package(__name__)
-
-__all__: list[str] = [
-    "AttractorResult",
-    "LabelEntropyResult",
-    "NoiseRateResult",
-    "SoftLabelSums",
-    "SoftLabels",
-    "TVDistanceResult",
-    "TransitionHeterogeneityResult",
-    "attractor_class",
-    "instance_dependence_report",
-    "label_entropy",
-    "noise_rate",
-    "noise_transition_heterogeneity",
-    "sample_hard_labels",
-    "soft_combine",
-    "soft_finalize",
-    "soft_partial",
-    "tv_distance",
-]
+__getattr__, __dir__, __all__ = lazy_package(__name__)

@@ -21,6 +21,4 @@ if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_pac
     from noise_models.judge._estimate import JudgeEstimateResult, judge_estimate, labelled_sample
     from noise_models.judge._ppi import PPIResult, ppi_mean
 
-__getattr__, __dir__ = lazy_package(__name__)
-
-__all__ = ["JudgeEstimateResult", "PPIResult", "judge_estimate", "labelled_sample", "ppi_mean"]
+__getattr__, __dir__, __all__ = lazy_package(__name__)

@@ -85,28 +85,4 @@ if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_pac
         verified_sample_bound,
     )
 
-__getattr__, __dir__ = lazy_package(__name__)
-
-__all__: list[str] = [
-    "CalibrationResult",
-    "EMState",
-    "EStepSums",
-    "EasyHardModel",
-    "ErrorBracketResult",
-    "FitNoiseBoundResult",
-    "LatentClassFit",
-    "LatentClassModel",
-    "PosteriorCheckResult",
-    "SpanNoiseResult",
-    "VerifiedSampleBoundResult",
-    "agreed_error_bracket",
-    "annotator_intervals",
-    "calibration",
-    "em_combine",
-    "em_finalize",
-    "em_partial",
-    "posterior_check",
-    "sample_size_needed",
-    "span_noise",
-    "verified_sample_bound",
-]
+__getattr__, __dir__, __all__ = lazy_package(__name__)

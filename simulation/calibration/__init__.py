@@ -15,6 +15,4 @@ if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_pac
     from simulation.calibration._gamma import gamma_coverage
     from simulation.calibration._verified import verified_sample_coverage
 
-__getattr__, __dir__ = lazy_package(__name__)
-
-__all__ = ["gamma_coverage", "verified_sample_coverage"]
+__getattr__, __dir__, __all__ = lazy_package(__name__)

@@ -19,6 +19,4 @@ from _goldnoise_lib.lazy import lazy_package
 if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_package)
     from simulation.consistency._consistency import SubsetConsistencyResult, subset_consistency
 
-__getattr__, __dir__ = lazy_package(__name__)
-
-__all__ = ["SubsetConsistencyResult", "subset_consistency"]
+__getattr__, __dir__, __all__ = lazy_package(__name__)

@@ -15,6 +15,4 @@ from _goldnoise_lib.lazy import lazy_package
 if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_package)
     from simulation.crosscheck._crosscheck import CrosscheckResult, crosscheck
 
-__getattr__, __dir__ = lazy_package(__name__)
-
-__all__: list[str] = ["CrosscheckResult", "crosscheck"]
+__getattr__, __dir__, __all__ = lazy_package(__name__)

@@ -33,17 +33,4 @@ if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_pac
         overlap_coefficient,
     )
 
-__getattr__, __dir__ = lazy_package(__name__)
-
-__all__: list[str] = [
-    "DetectedErrorRateResult",
-    "DetectionResult",
-    "Ranking",
-    "SeparabilityResult",
-    "detected_error_rate",
-    "detection_metrics",
-    "detection_replicates",
-    "label_error_ranking",
-    "loss_separability",
-    "overlap_coefficient",
-]
+__getattr__, __dir__, __all__ = lazy_package(__name__)

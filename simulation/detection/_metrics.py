@@ -290,15 +290,14 @@ class DetectionResult(Result):
         iv = self.bootstrap.confidence_interval(confidence_level)
         return ConfidenceInterval(float(iv.low[s]), float(iv.high[s]))
 
-    def confidence_interval(self, confidence_level: Any = None) -> ConfidenceInterval:
+    @validate_params(confidence_level=ConfidenceLevel(optional=True))
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
         """Bootstrap interval of the headline, :attr:`average_precision`.
 
-        ``confidence_level`` defaults to :attr:`confidence_level`. Passing a
-        metric name instead (``confidence_interval("auroc")``, the older
-        spelling) is kept working and means :meth:`metric_interval`.
+        ``confidence_level`` defaults to :attr:`confidence_level`; another
+        metric's interval is :meth:`metric_interval`.
         """
-        if isinstance(confidence_level, str):  # the older spelling: a metric name
-            return self.metric_interval(confidence_level)
+        check_params(DetectionResult.confidence_interval, locals())
         return self.metric_interval("average_precision", confidence_level)
 
     def difference_interval(self, other: DetectionResult, metric: str) -> ConfidenceInterval:
@@ -467,8 +466,8 @@ def detection_metrics(scores: Any, is_error: Any, *, k: int | None = None,
         else:
             boot = _multinomial_boot(srt, truth, k, point, rng, n_resamples, method, level)
         reps = pd.DataFrame(boot.bootstrap_distribution, columns=list(METRICS))
-        intervals = {m: ConfidenceInterval(float(boot.confidence_interval.low[s]),
-                                           float(boot.confidence_interval.high[s]))
+        intervals = {m: ConfidenceInterval(float(boot.interval.low[s]),
+                                           float(boot.interval.high[s]))
                      for s, m in enumerate(METRICS)}
     return DetectionResult(
         average_precision=float(point[K.AP]), auroc=float(point[K.AUROC]),

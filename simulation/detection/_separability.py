@@ -267,10 +267,10 @@ def loss_separability(scores: Any, labels: Any, is_noisy: Any, *, bins: int = 30
     # The overlap's plug-in estimate sits below its resamples' spread (a sum of minima of
     # noisy histograms is biased down): its interval is the basic one, which reflects that.
     basic = boot.with_method("basic")
-    ci = ConfidenceInterval(np.array([boot.confidence_interval.low[0],
-                                      basic.confidence_interval.low[1]]),
-                            np.array([boot.confidence_interval.high[0],
-                                      basic.confidence_interval.high[1]]))
+    ci = ConfidenceInterval(np.array([boot.interval.low[0],
+                                      basic.interval.low[1]]),
+                            np.array([boot.interval.high[0],
+                                      basic.interval.high[1]]))
     idx = items if items is not None else pd.RangeIndex(n, name="item")
     return SeparabilityResult(
         auroc=float(point[0]), overlap=float(point[1]),

@@ -18,7 +18,4 @@ if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_pac
     from simulation.generators._annotations import SimulatedAnnotations, simulate_annotations
     from simulation.generators._spans import SimulatedSpans, simulate_spans
 
-__getattr__, __dir__ = lazy_package(__name__)
-
-__all__: list[str] = ["SimulatedAnnotations", "SimulatedSpans", "simulate_annotations",
-                      "simulate_spans"]
+__getattr__, __dir__, __all__ = lazy_package(__name__)

@@ -37,16 +37,4 @@ if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_pac
     from simulation.noising._similar import perturb_similar
     from simulation.noising._voters import voter_labels
 
-__getattr__, __dir__ = lazy_package(__name__)
-
-__all__: list[str] = [
-    "NoisyLabels",
-    "crowd_majority",
-    "dissenting_label",
-    "dissenting_worker",
-    "mix_protocols",
-    "perturb_class_conditional",
-    "perturb_similar",
-    "perturb_uniform",
-    "voter_labels",
-]
+__getattr__, __dir__, __all__ = lazy_package(__name__)

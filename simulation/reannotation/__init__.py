@@ -33,8 +33,4 @@ if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_pac
     from simulation.reannotation._policies import POLICIES, next_batch
     from simulation.reannotation._replay import ReplayResult, replay
 
-__getattr__, __dir__ = lazy_package(__name__)
-
-__all__ = ["POLICIES", "PolicyComparisonResult", "ReplayResult", "ResidualErrorResult",
-           "compare_policies", "next_batch", "replay", "residual_errors",
-           "verification_batch"]
+__getattr__, __dir__, __all__ = lazy_package(__name__)

@@ -18,12 +18,4 @@ if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_pac
     from simulation.scores._load import load_scores
     from simulation.scores._model_scores import ModelScores, ScorePrecisionWarning
 
-__getattr__, __dir__ = lazy_package(__name__)
-
-__all__: list[str] = [
-    "ModelScores",
-    "ScorePrecisionWarning",
-    "ensemble",
-    "item_loss",
-    "load_scores",
-]
+__getattr__, __dir__, __all__ = lazy_package(__name__)

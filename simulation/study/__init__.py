@@ -8,8 +8,6 @@ study_size_for_power   -- items for a test's power against a null value; Cantor 
                           for Cohen's κ, simulation elsewhere             -> StudyPlan
 study_size_for_minimum -- Krippendorff's α: Bloch & Kraemer's values (and units) for a
                           smallest acceptable α, as Krippendorff tabulates it -> StudyPlan
-study_size       -- the three above behind one call, the goal chosen by the arguments
-                    given (kept for compatibility)                     -> StudyPlan
 simulate_study   -- coverage, width and power of the analytic, percentile and BCa
                     intervals at a given size                         -> DataFrame
 study_tradeoff   -- more items or more annotators: the cheapest design -> StudyTradeoff
@@ -29,19 +27,13 @@ from _goldnoise_lib.lazy import lazy_package
 if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_package)
     from simulation.study._judge import JudgePlan, judge_plan
     from simulation.study._plan import (
-        StudyPlan,
-        StudyTradeoff,
-        simulate_study,
-        study_size,
         study_size_for_minimum,
         study_size_for_power,
         study_size_for_width,
         study_tradeoff,
     )
+    from simulation.study._plan_result import StudyPlan, StudyTradeoff
+    from simulation.study._simulate_study import simulate_study
     from simulation.study._swap import SwapTestResult, swap_test
 
-__getattr__, __dir__ = lazy_package(__name__)
-
-__all__ = ["JudgePlan", "StudyPlan", "StudyTradeoff", "SwapTestResult", "judge_plan",
-           "simulate_study", "study_size", "study_size_for_minimum", "study_size_for_power",
-           "study_size_for_width", "study_tradeoff", "swap_test"]
+__getattr__, __dir__, __all__ = lazy_package(__name__)

@@ -135,12 +135,14 @@ def timed_pilot(design: Design, expected: float, sim_kw: dict, *, n_resamples: i
                     pilot_seconds=time.perf_counter() - start, n_raters=m)
 
 
-def guess_size(cost: PlanCost, goal: str, *, target: Any, null: Any, power: Any,
-               expected: float, alternative: str, significance: float,
-               confidence_level: float, assured: bool, max_items: int) -> int:
-    """The size the search will likely reach, from the pilot's half-width (∝ 1/√n)."""
+def guess_size(cost: PlanCost, goal: str, o: Any) -> int:
+    """The size the search will likely reach, from the pilot's half-width (∝ 1/√n);
+    ``o`` are the plan's checked ``PlanOptions`` (the goal's values, the test, the level)."""
     from scipy.special import ndtri
 
+    target, null, power, expected = o.target, o.null, o.power, o.expected
+    alternative, significance, max_items = o.alternative, o.significance, o.max_items
+    confidence_level, assured = o.confidence_level, o.assurance is not None
     n1 = _PILOT_SIZES[-1]
     h1 = cost.half_width
     if not (math.isfinite(h1) and h1 > 0):

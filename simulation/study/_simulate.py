@@ -122,7 +122,7 @@ def run_studies(design: Design, n_items: int, expected: float, n_sims: int, *,
                 b = boot(design.coefficient, r, n_resamples=n_resamples, method="bca",
                          confidence_level=confidence_level, rng=[design.seed, sim_offset + s],
                          **kwargs)
-                bci = b.confidence_interval
+                bci = b.interval
                 if callable(bci):
                     bci = bci(confidence_level)
                 low["bca"][s], high["bca"][s] = float(np.ravel(bci.low)[0]), float(
