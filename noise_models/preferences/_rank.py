@@ -346,11 +346,11 @@ def rank_systems(comparisons: Any, *, judges: Any = None, labelled: Any = None,
     >>> res = rank_systems(votes)
     >>> res.to_frame()[["system", "score", "rank", "rank_low", "rank_high"]].round(3)
       system  score  rank  rank_low  rank_high
-    0      x  0.693     1         1          3
-    1      y  0.000     2         1          3
-    2      z -0.693     3         1          3
+    0      x  0.912     1         1          3
+    1      y -0.343     2         1          3
+    2      z -0.569     3         1          3
     >>> res.drop_k, res.drop_k_method
-    (1, 'exact')
+    (3, 'exact')
     """
     check_params(rank_systems, locals())
     c = as_comparisons(comparisons, judges=judges, **(columns or {}))
