@@ -9,7 +9,10 @@ Four topics, one public subpackage each; every public name is also importable fr
   engine: the latent-class family, the paper's easy/hard model M1 among them
   (``EasyHardModel``), their checks, the agreed-error bracket, verified samples;
 * ``noise_models.instance`` -- instance dependence of noise, read from soft labels;
-* ``noise_models.judge`` -- a judge beside the annotators: prediction-powered estimates.
+* ``noise_models.judge`` -- a judge beside the annotators: prediction-powered estimates,
+  which items humans should label (active sampling);
+* ``noise_models.preferences`` -- pairwise preferences: Bradley–Terry rankings with
+  rank-sets (humans alone or with judges), drop-k, position bias, the preference audit.
 
 ``EasyHardModel`` lives in ``latent_class``, not ``easy_hard``: it is
 ``LatentClassModel("perfect", "free")``, fitted by the same EM as every other member,
@@ -78,6 +81,23 @@ judge_estimate  -- a class's prevalence or the mean rating over all items: the j
                    every item, humans (mean, majority or posterior) on some
                                                                    -> JudgeEstimateResult
 labelled_sample -- a random share of the human-rated items, to count as labelled -> list
+active_sample   -- which items humans should label: inclusion probabilities from the
+                   judge's uncertainty, mixed with uniform (never worse than it)
+                                                                   -> ActiveSampleResult
+judge_estimate(..., inclusion=) weights the labelled items by 1/π (active inference);
+judge_estimate(..., scores=) takes the judge's probabilities instead of its labels.
+
+Pairwise preferences and rankings: preferences (SPEC §11)
+----------------------------------------------------------
+Comparisons               -- pairwise votes, coded (one row per vote)
+as_comparisons            -- check and code a long table of votes      -> Comparisons
+comparisons_from_ratings  -- votes from pair labels + an items table naming the systems
+                                                                   -> Comparisons
+rank_systems              -- Bradley–Terry scores with intervals, simultaneous rank-sets,
+                             humans alone or + judges (PPI), drop-k -> RankingResult
+position_bias             -- each judge's order bias with an interval -> DataFrame
+preference_audit          -- agreement, noise against latent truth, judges in the model,
+                             position bias                          -> PreferenceAuditResult
 
 Larger than memory (SPEC §3): each statistic as partial -> combine -> finalize
 ------------------------------------------------------------------------------
@@ -138,8 +158,10 @@ if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_pac
         tv_distance,
     )
     from noise_models.judge import (
+        ActiveSampleResult,
         JudgeEstimateResult,
         PPIResult,
+        active_sample,
         judge_estimate,
         labelled_sample,
         ppi_mean,
@@ -166,6 +188,17 @@ if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_pac
         sample_size_needed,
         span_noise,
         verified_sample_bound,
+    )
+
+    from noise_models.preferences import (
+        Comparisons,
+        PreferenceAuditResult,
+        RankingResult,
+        as_comparisons,
+        comparisons_from_ratings,
+        position_bias,
+        preference_audit,
+        rank_systems,
     )
 
 __getattr__, __dir__ = lazy_package(__name__)
@@ -227,7 +260,12 @@ __all__ += [
 ]
 
 # a judge beside the annotators: prediction-powered estimates (SPEC §10)
-__all__ += ["JudgeEstimateResult", "PPIResult", "judge_estimate", "labelled_sample", "ppi_mean"]
+__all__ += ["ActiveSampleResult", "JudgeEstimateResult", "PPIResult", "active_sample",
+            "judge_estimate", "labelled_sample", "ppi_mean"]
+
+# pairwise preferences and rankings (SPEC §11)
+__all__ += ["Comparisons", "PreferenceAuditResult", "RankingResult", "as_comparisons",
+            "comparisons_from_ratings", "position_bias", "preference_audit", "rank_systems"]
 
 # larger than memory: partial -> combine -> finalize (SPEC §3); noise_bound and
 # LatentClassModel.fit also accept a chunked ratings object (agreement.ChunkedRatings)
