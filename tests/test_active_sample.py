@@ -138,3 +138,21 @@ def test_bad_input():
     tab = np.column_stack([[1.0, 0.0, np.nan], [1.0, 0.0, 1.0]])
     with pytest.raises(ValueError, match="in \\(0, 1\\]"):
         judge_estimate(tab, 1, category=1.0, inclusion=[0.5, 0.0, 0.5])
+
+
+def test_judge_plan_both_ways():
+    from simulation import judge_plan
+
+    g = np.random.default_rng(0)
+    n = 20000
+    p = np.where(g.random(n) > 0.85, g.uniform(0.3, 0.7, n),
+                 np.where(g.random(n) < 0.3, 0.99, 0.01))
+    kw = dict(target=0.02, correlation=0.7, sd=0.46, within_sd=0.3, n_judged=n, category=1)
+    plan = judge_plan(**kw, judge_scores=p)
+    assert plan.active_n_items < plan.n_items
+    # the active budget is worth the uniform plan (and one item fewer is not)
+    assert active_sample(p, budget=plan.active_n_items).uniform_equivalent >= plan.n_items
+    assert active_sample(p, budget=plan.active_n_items - 1).uniform_equivalent < plan.n_items
+    hard = judge_plan(**kw, judge_scores=(p > 0.5).astype(float))
+    assert hard.active_n_items == hard.n_items          # hard labels: uniform, no saving
+    assert judge_plan(**kw).active_n_items is None

@@ -139,6 +139,10 @@ class ActiveSampleResult(Result):
     variance_ratio : float
         The design's expected variance over the uniform design's (below 1: better),
         by the judge's own uncertainty ``σ² = p(1 − p)`` (``float(result)``).
+    uniform_equivalent : float
+        The uniform design's budget with the same expected variance
+        (``N·S/(V + S)``, ``S = Σσ²``, ``V = Σσ²(1/π − 1)``): the human labels the
+        design is worth.
     n_items : int
 
     ``to_frame()``: one row per item (``inclusion``, ``labelled``, ``judge``, ``sigma2``).
@@ -151,7 +155,7 @@ class ActiveSampleResult(Result):
     _summary = (
         "Active sample: {budget:.1f} of {n_items} items expected to humans",
         "  uniform share of the design {uniform_share:.2f}; expected variance {variance_ratio:.3f}"
-        " x the uniform design's",
+        " x the uniform design's (worth {uniform_equivalent:.1f} uniformly drawn items)",
     )
 
     inclusion: np.ndarray = dataclasses.field(repr=False)
@@ -161,6 +165,7 @@ class ActiveSampleResult(Result):
     budget: float
     uniform_share: float
     variance_ratio: float
+    uniform_equivalent: float
     n_items: int
 
 
@@ -247,9 +252,13 @@ def active_sample(judge_scores: Any, *, budget: float, category: Any = None,
     v_uni = _proxy_variance(s2, uni)
     ratio = _proxy_variance(s2, pi) / v_uni if v_uni > 0 else 1.0
     lab = np.random.default_rng(rng).random(n) < pi
+    total = float(s2.sum())
+    v_act = _proxy_variance(s2, pi)
+    equiv = n * total / (v_act + total) if total > 0 else budget
     return ActiveSampleResult(inclusion=pi, labelled=lab, judge=f, sigma2=s2,
                               budget=float(pi.sum()), uniform_share=tau,
-                              variance_ratio=float(ratio), n_items=n)
+                              variance_ratio=float(ratio), uniform_equivalent=float(equiv),
+                              n_items=n)
 
 
 def _tuned(a: np.ndarray, b: np.ndarray) -> float:
