@@ -22,7 +22,7 @@ from _goldnoise_lib.resampling import bootstrap_refit
 from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import (
     ConfidenceLevel,
-    Count,
+    Resamples,
     Rng,
     check_params,
     validate_params,
@@ -121,7 +121,7 @@ def _noise(fit: Any, human_cols: np.ndarray) -> float:
     return float(((1.0 - right) * rated).sum() / rated.sum())
 
 
-@validate_params(confidence_level=ConfidenceLevel(), n_resamples=Count(minimum=10), rng=Rng())
+@validate_params(confidence_level=ConfidenceLevel(), n_resamples=Resamples(minimum=10), rng=Rng())
 def preference_audit(comparisons: Any, *, judges: Any = None, model: str = "confusion",
                      n_resamples: int = 200, confidence_level: float = 0.95, rng: Any = None,
                      columns: dict | None = None) -> PreferenceAuditResult:
