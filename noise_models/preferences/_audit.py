@@ -69,7 +69,8 @@ class PreferenceAuditResult(Result):
     _table: ClassVar[str] = "annotators"
     _records = ("agreement", "annotators", "position_bias")
     _summary = (
-        "Preference audit: {n_comparisons} comparisons, {humans!n} humans, {judges!n} judges",
+        "Preference audit: {n_comparisons} comparisons, {humans!n} {humans!n:human|humans}, "
+        "{judges!n} {judges!n:judge|judges}",
         "  noise of the humans' labels against the latent better answer: {noise:.3f} "
         "[{noise_low:.3f}, {noise_high:.3f}] ({model} fit)",
         ("agreement", "  {name}: {value:.3f} [{ci_low:.3f}, {ci_high:.3f}]"),
