@@ -189,7 +189,6 @@ if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_pac
         span_noise,
         verified_sample_bound,
     )
-
     from noise_models.preferences import (
         Comparisons,
         PreferenceAuditResult,

@@ -68,7 +68,7 @@ def test_active_narrower_than_uniform():
 
 @pytest.mark.slow
 def test_active_narrower_than_uniform_full():
-    ratio, ca = _check(200)
+    _ratio, ca = _check(200)
     assert ca / 200 >= 0.92
 
 

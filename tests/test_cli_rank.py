@@ -72,7 +72,7 @@ def test_bad_votes_one_line(tmp_path, capsys, change, message):
     path = _votes(tmp_path)
     bad = tmp_path / "bad.csv"
     change(pd.read_csv(path)).to_csv(bad, index=False)
-    status, out, err = _run(capsys, "rank", bad)
+    status, _out, err = _run(capsys, "rank", bad)
     assert status == 1
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
 

@@ -38,8 +38,7 @@ __all__ = ["PRIOR", "components", "fit_scores", "needs_prior", "rank_sets", "san
 PRIOR = 0.1
 
 
-def unit_values(frame, n_units: int, lo_first: np.ndarray | None = None
-                ) -> tuple[np.ndarray, np.ndarray]:
+def unit_values(frame, n_units: int) -> tuple[np.ndarray, np.ndarray]:
     """Per unit: (share of the votes won by the unit's lower-numbered system, vote count)."""
     i = frame["i"].to_numpy()
     j = frame["j"].to_numpy()

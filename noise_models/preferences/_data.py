@@ -59,11 +59,11 @@ class Comparisons:
                 f"{len(self.systems)} systems by {len(self.raters())} raters)")
 
 
-def _kind(values: pd.Series, judges: set[str]) -> np.ndarray:
+def _kind(values: pd.Series) -> np.ndarray:
+    """``rater_kind`` values as "human" or "judge" (anything not a human word is a judge)."""
     text = values.astype(str).str.lower()
-    out = np.where(text.isin(["human", "humans", "annotator", "crowd", "expert"]), "human",
-                   "judge")
-    return out
+    return np.where(text.isin(["human", "humans", "annotator", "crowd", "expert"]), "human",
+                    "judge")
 
 
 def as_comparisons(data: Any, *, judges: Any = None, item: str = "item", a: str = "a",
@@ -163,11 +163,11 @@ def as_comparisons(data: Any, *, judges: Any = None, item: str = "item", a: str 
         if unknown:
             raise ValueError(f"`judges` names {sorted(unknown)[:3]}, not raters of the "
                              f"comparisons; the raters are {sorted(set(df['rater']))[:10]}.")
-        kind = (_kind(data[rater_kind], set()) if rater_kind in data.columns
+        kind = (_kind(data[rater_kind]) if rater_kind in data.columns
                 else np.full(len(df), "human"))
         df["rater_kind"] = np.where(df["rater"].isin(js), "judge", kind)
     elif rater_kind in data.columns:
-        df["rater_kind"] = _kind(data[rater_kind], set())
+        df["rater_kind"] = _kind(data[rater_kind])
     else:
         df["rater_kind"] = "human"
     systems = tuple(sorted(set(df["a"]) | set(df["b"])))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 from typing import Any, ClassVar
 
 import numpy as np
@@ -445,7 +444,3 @@ def rank_systems(comparisons: Any, *, judges: Any = None, labelled: Any = None,
         n_votes=int(h_mask.sum()), n_labelled=n_lab, n_unlabelled=n_unl,
         prior=float(rho), n_components=n_comp, rank_set_size=size, drop_k=dk,
         drop_k_method=dk_method, classical=classical, notes=tuple(notes))
-
-
-def _finite(x: float) -> bool:
-    return math.isfinite(x)
