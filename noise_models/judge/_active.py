@@ -292,8 +292,7 @@ def active_core(y: np.ndarray, f: np.ndarray, xi: np.ndarray, pi: np.ndarray, *,
     return result_class(
         estimate=est, low=est - z * se, high=est + z * se, standard_error=se,
         confidence_level=confidence_level,
-        method=f"active inference ({'tuned λ' if tuned else 'λ = 1'}, inverse-probability "
-               "weights)", lam=lam, classical_estimate=c_est, classical_low=c_est - z * c_se,
+        method="active inference, inverse-probability weighted", lam=lam, classical_estimate=c_est, classical_low=c_est - z * c_se,
         classical_high=c_est + z * c_se, classical_standard_error=c_se,
         sample_size_gain=gain, effective_n=float(xi.sum()) * gain, correlation=corr,
         n_labelled=int(xi.sum()), n_unlabelled=int((~xi).sum()), weak_judge=False,
