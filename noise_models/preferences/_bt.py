@@ -42,8 +42,7 @@ def unit_values(frame, n_units: int) -> tuple[np.ndarray, np.ndarray]:
     """Per unit: (share of the votes won by the unit's lower-numbered system, vote count)."""
     i = frame["i"].to_numpy()
     j = frame["j"].to_numpy()
-    o = frame["outcome"].to_numpy()
-    a_score = (o + 1) / 2.0                      # a won 1, tie 1/2, b won 0
+    a_score = frame["a_score"].to_numpy()        # a won 1, tie 1/2, b won 0 (or soft)
     lo_score = np.where(i < j, a_score, 1.0 - a_score)
     u = frame["unit"].to_numpy()
     m = np.bincount(u, minlength=n_units).astype(np.float64)

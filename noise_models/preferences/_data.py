@@ -31,7 +31,9 @@ class Comparisons:
         ``"tie"``), ``order`` (``"ab"``: ``a`` shown first, ``"ba"``), ``rater_kind``
         (``"human"`` or ``"judge"``), ``unit`` (the comparison's number: one per
         prompt and unordered pair), ``i``, ``j`` (the systems' positions in
-        ``systems``, ``i`` for ``a``) and ``outcome`` (+1 ``a`` won, -1 ``b`` won, 0 tie).
+        ``systems``, ``i`` for ``a``), ``outcome`` (+1 ``a`` won, -1 ``b`` won, 0 tie) and
+        ``a_score`` (the vote's score for ``a``: 1, 1/2 for a tie, 0 -- or the rater's
+        probability that ``a`` is better, where a ``probability`` column gives one).
     systems : tuple of str
         The systems, sorted.
     """
@@ -68,7 +70,8 @@ def _kind(values: pd.Series) -> np.ndarray:
 
 def as_comparisons(data: Any, *, judges: Any = None, item: str = "item", a: str = "a",
                    b: str = "b", rater: str = "rater", winner: str = "winner",
-                   order: str = "order", rater_kind: str = "rater_kind") -> Comparisons:
+                   order: str = "order", rater_kind: str = "rater_kind",
+                   probability: str = "probability") -> Comparisons:
     """Check and code a long table of pairwise votes.
 
     Parameters
@@ -79,16 +82,21 @@ def as_comparisons(data: Any, *, judges: Any = None, item: str = "item", a: str 
         ``order`` says otherwise), ``rater``, ``winner`` (``"a"``, ``"b"``,
         ``"tie"``, or the winning system's name), optionally ``order`` (``"ab"`` or
         ``"ba"``) and ``rater_kind`` (``"human"``; anything else, e.g. ``"llm"``,
-        is a judge).
+        is a judge), and ``probability``: a soft vote, the rater's probability that ``a``
+        is better (a judge's soft output; the winner may then be missing, and is read
+        as the side above 1/2, a tie at 1/2, where a verdict is needed).
     judges : str or sequence of str, optional
         Raters that are judges (overrides ``rater_kind``); without both, every
         rater is human.
-    item, a, b, rater, winner, order, rater_kind : str
+    item, a, b, rater, winner, order, rater_kind, probability : str
         Column names.
 
     Returns
     -------
     Comparisons
+        Bradley–Terry fits (:func:`rank_systems`) use a soft vote's probability itself,
+        never its top class; the three-way label of :func:`preference_audit` and the
+        verdicts of :func:`position_bias` use the winner.
 
     Raises
     ------
@@ -113,7 +121,8 @@ def as_comparisons(data: Any, *, judges: Any = None, item: str = "item", a: str 
     if isinstance(data, Comparisons):
         if judges is None:
             return data
-        data = data.frame[["item", "a", "b", "rater", "winner", "order", "rater_kind"]]
+        data = data.frame[["item", "a", "b", "rater", "winner", "order", "rater_kind"]].assign(
+            probability=data.frame["a_score"])
     if not isinstance(data, pd.DataFrame):
         raise TypeError(f"`comparisons` must be a pandas DataFrame of votes (one row per vote); "
                         f"got {type(data).__name__}.")
@@ -124,6 +133,16 @@ def as_comparisons(data: Any, *, judges: Any = None, item: str = "item", a: str 
                          f"{list(data.columns)[:10]} -- name yours with item=, a=, b=, rater=, "
                          "winner=.")
     df = pd.DataFrame({k: data[v].to_numpy() for k, v in names.items()})
+    soft = None
+    if probability in data.columns:
+        soft = pd.to_numeric(data[probability], errors="coerce").to_numpy(dtype=np.float64)
+        given = ~np.isnan(soft)
+        if ((soft[given] < 0) | (soft[given] > 1)).any():
+            raise ValueError(f"the `probability` column {probability!r} must hold "
+                             "probabilities in [0, 1] that `a` is better.")
+        fill = df["winner"].isna().to_numpy() & given
+        df.loc[fill, "winner"] = np.where(soft[fill] > 0.5, "a",
+                                          np.where(soft[fill] < 0.5, "b", "tie"))
     if df.isna().any().any():
         col = df.columns[df.isna().any()][0]
         raise ValueError(f"the comparisons' {col!r} column has {int(df[col].isna().sum())} "
@@ -177,6 +196,10 @@ def as_comparisons(data: Any, *, judges: Any = None, item: str = "item", a: str 
     lo, hi = np.minimum(df["i"], df["j"]), np.maximum(df["i"], df["j"])
     df["unit"] = pd.factorize(pd.MultiIndex.from_arrays([df["item"], lo, hi]))[0]
     df["outcome"] = outcome.astype(np.int64).to_numpy()
+    score = (df["outcome"].to_numpy() + 1) / 2.0
+    if soft is not None:
+        score = np.where(np.isnan(soft), score, soft)
+    df["a_score"] = score
     return Comparisons(df, systems)
 
 

@@ -57,8 +57,9 @@ class RankingResult(Result):
         ``Σ (rank_high − rank_low + 1)``: the rank-sets' total size (``K`` when every
         rank is certain).
     drop_k : int or None
-        The fewest human votes whose removal changes the top system (None: no
-        removal does, or not computed).
+        The fewest human votes whose removal changes the top system of the humans'
+        maximum-likelihood ranking (with judges too: of the labelled comparisons' human
+        votes) (None: no removal does, or not computed).
     drop_k_method : str
         ``"exact"`` or ``"greedy"`` (an upper bound) or ``"not computed"``.
     classical : pandas.DataFrame or None
@@ -279,7 +280,8 @@ def rank_systems(comparisons: Any, *, judges: Any = None, labelled: Any = None,
         One row per vote (see :func:`as_comparisons`).
     judges : str or sequence of str, optional
         Judges whose votes power a prediction-powered ranking (their votes on a
-        comparison averaged into one value). Default: none -- the humans' votes
+        comparison averaged into one value; a soft vote -- the ``probability`` column
+        -- counts as its probability, not its top class). Default: none -- the humans' votes
         alone (votes of raters marked as judges by ``rater_kind`` are then left out).
     labelled : float, sequence of item ids or boolean mask over comparisons, optional
         The comparisons whose human votes are used; a float in (0, 1] draws that
@@ -432,7 +434,7 @@ def rank_systems(comparisons: Any, *, judges: Any = None, labelled: Any = None,
     if drop_k:
         hv = fr[h_mask]
         i, j = hv["i"].to_numpy(), hv["j"].to_numpy()
-        a_score = (hv["outcome"].to_numpy() + 1) / 2.0
+        a_score = hv["a_score"].to_numpy()
         tl, th, ty, tn = vote_types(np.minimum(i, j), np.maximum(i, j),
                                     np.where(i < j, a_score, 1 - a_score))
         dk, dk_method, _ = drop_k_search(tl, th, ty, tn, k, max_fits=int(max_fits))
