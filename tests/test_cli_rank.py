@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-PANDALM = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "judges" / "pandalm2023"
+PANDALM = Path(__file__).resolve().parent / "data" / "pandalm2023"
 
 
 def _run(capsys, *argv):
@@ -77,10 +77,7 @@ def test_bad_votes_one_line(tmp_path, capsys, change, message):
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
-@pytest.mark.shared_data
 def test_pandalm_layout(capsys):
-    if not PANDALM.is_dir():
-        pytest.skip("needs ../shared/data/judges/pandalm2023")
     status, out, _ = _run(capsys, "rank", PANDALM / "ratings.csv", "--items",
                           PANDALM / "items.csv", "--no-drop-k")
     assert status == 0 and "top system llama-7b" in out
