@@ -10,6 +10,7 @@ rank-sets by simulation from a Bradley–Terry model (binomtest).
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -242,3 +243,49 @@ def test_soft_judge_votes_count_as_their_probability():
     same = df.assign(probability=np.where(is_j, (df["winner"] == "a").astype(float), np.nan))
     np.testing.assert_allclose(rank_systems(same, judges=["judge"], drop_k=False)
                                .table["score"], hard.table["score"])
+
+
+# ------------------------------------------------------------------ ppi_py equality
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("tuned", [False, True])
+def test_ppi_equals_ppi_py_logistic(seed, tuned):
+    # Bradley–Terry is a logistic regression without intercept on e_a − e_b; with the first
+    # system's score fixed at 0 (ppi_py's parametrization) the differences θ_j − θ_0 and
+    # their intervals are the same estimator. λ: ours (tuned over the centred scores) is
+    # passed to ppi_py, whose own λ would minimise the other parametrization's trace.
+    ppi_py = pytest.importorskip("ppi_py")
+    df = _votes(200 + seed, np.array([0.5, 0.2, 0.0, -0.4]), 2300, judge_acc=0.85, n_lab=300)
+    res = rank_systems(df, judges=["judge"], tuned=tuned, drop_k=False,
+                       confidence_level=0.9)
+    c = as_comparisons(df, judges=["judge"])
+    fr = c.frame
+    first = fr.drop_duplicates("unit").sort_values("unit")
+    lo = np.minimum(first["i"], first["j"]).to_numpy()
+    hi = np.maximum(first["i"], first["j"]).to_numpy()
+    k = len(c.systems)
+    x = np.zeros((lo.size, k))
+    x[np.arange(lo.size), lo] = 1.0
+    x[np.arange(lo.size), hi] = -1.0
+
+    def lo_score(rows):
+        s = np.full(lo.size, np.nan)
+        v = np.where(rows["i"] < rows["j"], rows["a_score"], 1 - rows["a_score"])
+        s[rows["unit"].to_numpy()] = v
+        return s
+
+    y = lo_score(fr[fr["rater_kind"] == "human"])
+    f = lo_score(fr[fr["rater"] == "judge"])
+    lab = ~np.isnan(y)
+    X = x[:, 1:]
+    with warnings.catch_warnings():  # scikit-learn's deprecation inside ppi_py
+        warnings.simplefilter("ignore", FutureWarning)
+        low, high = ppi_py.ppi_logistic_ci(X[lab], y[lab], f[lab], X[~lab], f[~lab],
+                                           alpha=0.1, lam=res.lam,
+                                           optimizer_options={"gtol": 1e-12})
+    t = res.table.set_index("system").loc[list(c.systems), "score"].to_numpy()
+    cov = res.covariance.loc[list(c.systems), list(c.systems)].to_numpy()
+    diff = t[1:] - t[0]
+    se = np.sqrt(np.diag(cov)[1:] + cov[0, 0] - 2 * cov[0, 1:])
+    z = stats.norm.isf(0.05)
+    np.testing.assert_allclose(low, diff - z * se, atol=1e-6)
+    np.testing.assert_allclose(high, diff + z * se, atol=1e-6)

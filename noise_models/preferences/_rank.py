@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any, ClassVar
 
 import numpy as np
@@ -62,6 +63,9 @@ class RankingResult(Result):
         votes) (None: no removal does, or not computed).
     drop_k_method : str
         ``"exact"`` or ``"greedy"`` (an upper bound) or ``"not computed"``.
+    covariance : pandas.DataFrame
+        The scores' covariance, systems × systems (for contrasts: the variance of
+        ``θ_i − θ_j`` is ``C_ii + C_jj − 2 C_ij``).
     classical : pandas.DataFrame or None
         With judges: the same table from the labelled comparisons' human votes
         alone (λ = 0), for comparison.
@@ -99,6 +103,8 @@ class RankingResult(Result):
     drop_k: int | None
     drop_k_method: str
     classical: pd.DataFrame | None = dataclasses.field(repr=False, compare=False)
+    covariance: pd.DataFrame | None = dataclasses.field(default=None, repr=False,
+                                                        compare=False)
     notes: tuple[str, ...] = ()
 
     @property
@@ -219,34 +225,41 @@ def _ppi_fit(lo, hi, y, f, lab, unl, k, tuned):
     bad = _bt.needs_prior(lo[allu], hi[allu], won[allu], lost[allu], k)
     rho = _bt.PRIOR if bad else 0.0
     x = _bt.design(lo, hi, k)
-    theta0 = _bt.fit_scores(lo[lab], hi[lab], y[lab], np.ones(n), k, prior=rho)
-    if tuned:
-        s = _bt.sigmoid(x @ theta0)
+    nn = int(allu.sum())
+
+    def solve(lam: float) -> np.ndarray:
+        c = np.where(lab, y - lam * f, (n / big_n) * lam * f)
+        d = np.where(lab, 1.0 - lam, (n / big_n) * lam)
+        return _bt.fit_scores(lo[allu], hi[allu], c[allu], d[allu], k, prior=rho)
+
+    theta = solve(1.0)
+    if tuned:  # PPI++'s λ at the PPI estimate (as ppi_py's _calc_lam_glm, clipped to [0, 1])
+        s = _bt.sigmoid(x @ theta)
         w = s * (1 - s)
-        h = (x[allu] * w[allu][:, None]).T @ x[allu] / allu.sum()
+        h = (x[allu] * w[allu][:, None]).T @ x[allu] / nn
         hp = np.linalg.pinv(h, rcond=1e-12, hermitian=True)
         gy = x[lab] * (y[lab] - s[lab])[:, None]
         gf = x[lab] * (f[lab] - s[lab])[:, None]
         gfa = x[allu] * (f[allu] - s[allu])[:, None]
         cyf = (gy - gy.mean(0)).T @ (gf - gf.mean(0)) / n
-        cff = (gfa - gfa.mean(0)).T @ (gfa - gfa.mean(0)) / allu.sum()
+        cff = (gfa - gfa.mean(0)).T @ (gfa - gfa.mean(0)) / (nn - 1)
         num = float(np.trace(hp @ (cyf + cyf.T) @ hp))
         den = float(2.0 * (1.0 + n / big_n) * np.trace(hp @ cff @ hp))
         lam = float(np.clip(num / den, 0.0, 1.0)) if den > 0 else 0.0
+        theta = solve(lam)
     else:
         lam = 1.0
-    c = np.where(lab, y - lam * f, (n / big_n) * lam * f)
-    d = np.where(lab, 1.0 - lam, (n / big_n) * lam)
-    theta = _bt.fit_scores(lo[allu], hi[allu], c[allu], d[allu], k, prior=rho)
     s = _bt.sigmoid(x @ theta)
     gy = x * (y - s)[:, None]
     gf = x * (f - s)[:, None]
+    # Var = H⁺ (Cov(g_Y − λ g_f)/n + λ² Cov(g_f)/N) H⁺, covariances with divisor n − 1 and
+    # N − 1 (as ppi_py's ppi_logistic_ci)
     rows_l = gy[lab] - lam * gf[lab]
-    rows_l = (rows_l - rows_l.mean(0)) / n
-    rows_u = lam * (gf[unl] - gf[unl].mean(0)) / big_n
-    hw = np.full(int(allu.sum()), 1.0 / allu.sum())
+    rows_l = (rows_l - rows_l.mean(0)) / math.sqrt(n * (n - 1))
+    rows_u = lam * (gf[unl] - gf[unl].mean(0)) / math.sqrt(big_n * max(big_n - 1, 1))
+    hw = np.full(nn, 1.0 / nn)
     cov = _bt.sandwich(lo[allu], hi[allu], theta, hw, np.vstack([rows_l, rows_u]), k,
-                       prior=rho / allu.sum())
+                       prior=rho / nn)
     return theta, cov, lam, rho, bad
 
 
@@ -258,7 +271,7 @@ def _classical_fit(lo, hi, y, lab, k):
     x = _bt.design(lo[lab], hi[lab], k)
     s = _bt.sigmoid(x @ theta)
     rows = x * (y[lab] - s)[:, None]
-    rows = (rows - rows.mean(0)) / n
+    rows = (rows - rows.mean(0)) / math.sqrt(n * (n - 1))  # ppi_py's classical (λ = 0)
     cov = _bt.sandwich(lo[lab], hi[lab], theta, np.full(n, 1.0 / n), rows, k, prior=rho / n)
     return theta, cov
 
@@ -445,4 +458,6 @@ def rank_systems(comparisons: Any, *, judges: Any = None, labelled: Any = None,
         raters=tuple(pd.unique(fr.loc[is_h, "rater"])), judges=tuple(judge_set),
         n_votes=int(h_mask.sum()), n_labelled=n_lab, n_unlabelled=n_unl,
         prior=float(rho), n_components=n_comp, rank_set_size=size, drop_k=dk,
-        drop_k_method=dk_method, classical=classical, notes=tuple(notes))
+        drop_k_method=dk_method, classical=classical,
+        covariance=pd.DataFrame(cov, index=list(c.systems), columns=list(c.systems)),
+        notes=tuple(notes))
