@@ -14,7 +14,9 @@ The public API of the three packages below it, re-exported in one namespace
   held-out check, calibration, the agreed-error bracket and verified samples, the
   instance dependence of noise read from soft labels, and prediction-powered
   estimates from a judge on every item and humans on some (``judge_estimate``,
-  ``ppi_mean``);
+  ``ppi_mean``), which items humans should label (``active_sample``), and pairwise
+  preferences: Bradley–Terry rankings with rank-sets and drop-k (``rank_systems``),
+  position bias and the preference audit (``preference_audit``);
 * :mod:`simulation` -- generators of labels with known truth, the bootstrap engine,
   coverage calibration of γ and of the verified-sample bound, model scores from
   files, noising protocols, label-error detection, the cross-check of a model

@@ -9,7 +9,10 @@ Four topics, one public subpackage each; every public name is also importable fr
   engine: the latent-class family, the paper's easy/hard model M1 among them
   (``EasyHardModel``), their checks, the agreed-error bracket, verified samples;
 * ``noise_models.instance`` -- instance dependence of noise, read from soft labels;
-* ``noise_models.judge`` -- a judge beside the annotators: prediction-powered estimates.
+* ``noise_models.judge`` -- a judge beside the annotators: prediction-powered estimates,
+  which items humans should label (active sampling);
+* ``noise_models.preferences`` -- pairwise preferences: Bradley–Terry rankings with
+  rank-sets (humans alone or with judges), drop-k, position bias, the preference audit.
 
 ``EasyHardModel`` lives in ``latent_class``, not ``easy_hard``: it is
 ``LatentClassModel("perfect", "free")``, fitted by the same EM as every other member,
@@ -78,6 +81,23 @@ judge_estimate  -- a class's prevalence or the mean rating over all items: the j
                    every item, humans (mean, majority or posterior) on some
                                                                    -> JudgeEstimateResult
 labelled_sample -- a random share of the human-rated items, to count as labelled -> list
+active_sample   -- which items humans should label: inclusion probabilities from the
+                   judge's uncertainty, mixed with uniform (never worse than it)
+                                                                   -> ActiveSampleResult
+judge_estimate(..., inclusion=) weights the labelled items by 1/π (active inference);
+judge_estimate(..., scores=) takes the judge's probabilities instead of its labels.
+
+Pairwise preferences and rankings: preferences (SPEC §11)
+----------------------------------------------------------
+Comparisons               -- pairwise votes, coded (one row per vote)
+as_comparisons            -- check and code a long table of votes      -> Comparisons
+comparisons_from_ratings  -- votes from pair labels + an items table naming the systems
+                                                                   -> Comparisons
+rank_systems              -- Bradley–Terry scores with intervals, simultaneous rank-sets,
+                             humans alone or + judges (PPI), drop-k -> RankingResult
+position_bias             -- each judge's order bias with an interval -> DataFrame
+preference_audit          -- agreement, noise against latent truth, judges in the model,
+                             position bias                          -> PreferenceAuditResult
 
 Larger than memory (SPEC §3): each statistic as partial -> combine -> finalize
 ------------------------------------------------------------------------------
@@ -100,5 +120,6 @@ if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_pac
     from noise_models.instance import *  # noqa: F403
     from noise_models.judge import *  # noqa: F403
     from noise_models.latent_class import *  # noqa: F403
+    from noise_models.preferences import *  # noqa: F403
 
 __getattr__, __dir__, __all__ = lazy_package(__name__)

@@ -176,7 +176,8 @@ def test_cycle_detector_sees_a_cycle():
     assert _import_cycles({"a": {"b"}, "b": set()}) == []
 
 
-@pytest.mark.parametrize("package", ["easy_hard", "latent_class", "instance", "judge"])
+@pytest.mark.parametrize("package", ["easy_hard", "latent_class", "instance", "judge",
+                                     "preferences"])
 def test_topic_subpackages_are_public(package):
     # Each topic of noise_models is a public subpackage whose names are also
     # re-exported by noise_models (like sklearn.metrics.cluster).
@@ -190,7 +191,8 @@ def test_topic_subpackages_are_public(package):
     for name in sub.__all__:
         assert getattr(noise_models, name) is getattr(sub, name)
     assert set().union(*(importlib.import_module(f"noise_models.{p}").__all__
-                         for p in ["easy_hard", "latent_class", "instance", "judge"])) == set(
+                         for p in ["easy_hard", "latent_class", "instance", "judge",
+                                   "preferences"])) == set(
         noise_models.__all__)
 
 
@@ -540,6 +542,8 @@ PRIVATE_IMPORTS_IN_TESTS = {
     "test_study_size.py": "the closed forms' unrounded values (Cantor's n, Q0, Q1 and the FCE "
                           "unit variance at 1e-12; a plan prints n to two decimals) and the "
                           "simulation design's draws (no public function returns the labels)",
+    "test_preferences_rank.py": "drop-k checked by brute force: the Bradley-Terry solver "
+                                "(_bt) refitted on every subset of votes",
     # the shared private layer's own contract
     "test_kernel_cache.py": "the threads layer's serial/parallel builds and their caches",
     "test_progress.py": "the progress layer's switch",

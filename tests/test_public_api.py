@@ -58,6 +58,10 @@ PUBLIC = {
         "annotator_intervals",
         # a judge beside the annotators: prediction-powered estimates (SPEC §10)
         "JudgeEstimateResult", "PPIResult", "judge_estimate", "labelled_sample", "ppi_mean",
+        # which items humans label; pairwise preferences and rankings (SPEC §11)
+        "ActiveSampleResult", "active_sample", "Comparisons", "PreferenceAuditResult",
+        "RankingResult", "as_comparisons", "comparisons_from_ratings", "position_bias",
+        "preference_audit", "rank_systems",
         # larger than memory: partial -> combine -> finalize
         "ChanceSums", "EMState", "EStepSums", "SoftLabelSums", "chance_combine",
         "chance_finalize", "chance_items", "chance_partial", "em_combine", "em_finalize",

@@ -116,6 +116,28 @@ def _pool_and_truth():
 
 
 #: One small example per public result class, through its public function.
+def _votes():
+    g = np.random.default_rng(0)
+    rows = [(u, "x", "y", h, "a" if g.random() < 0.7 else "b", "human")
+            for u in range(30) for h in ("h1", "h2", "h3")]
+    rows += [(u, "x", "y", "judge", "a", "llm") for u in range(30)]
+    rows += [(30 + u, "y", "z", "h1", "a" if u % 3 else "b", "human") for u in range(9)]
+    return pd.DataFrame(rows, columns=["item", "a", "b", "rater", "winner", "rater_kind"])
+
+
+def _audit_votes():  # preference_audit's docstring example
+    g = np.random.default_rng(0)
+    rows = []
+    for u in range(150):
+        better = "a" if g.random() < 0.6 else "b"
+        for h in ("h1", "h2", "h3"):
+            w = better if g.random() < 0.85 else ("tie" if g.random() < 0.5 else
+                                                  {"a": "b", "b": "a"}[better])
+            rows.append((u, "x", "y", h, w, "human"))
+        rows.append((u, "x", "y", "judge", better if g.random() < 0.75 else "a", "llm"))
+    return pd.DataFrame(rows, columns=["item", "a", "b", "rater", "winner", "rater_kind"])
+
+
 EXAMPLES = {
     "AgreementResult": lambda: agreement.fleiss_kappa(_ratings()),
     "SpanAgreementResult": lambda: agreement.span_agreement(agreement.Spans(pd.DataFrame({
@@ -177,6 +199,11 @@ EXAMPLES = {
     "PPIResult": lambda: noise_models.ppi_mean(*_judge_values()),
     "JudgeEstimateResult": lambda: noise_models.judge_estimate(_judge_table(), "judge",
                                                                category=1),
+    "ActiveSampleResult": lambda: noise_models.active_sample([0.1, 0.5, 0.9, 0.3], budget=2,
+                                                             rng=0),
+    "RankingResult": lambda: noise_models.rank_systems(_votes()),
+    "PreferenceAuditResult": lambda: noise_models.preference_audit(
+        _audit_votes(), model="one-coin", n_resamples=10, rng=1),
     "AltTestResult": lambda: agreement.alt_test(_judge_panel(), "judge", epsilon=0.1),
     "ICCResult": lambda: agreement.icc([[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8],
                                         [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]]),

@@ -27,6 +27,8 @@ VERBS: tuple[str, ...] = (
     "detect",
     "crosscheck",
     "judge",
+    "rank",
+    "preferences",
     "next",
     "verify",
     "certify",

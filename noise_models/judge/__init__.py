@@ -6,11 +6,15 @@ ppi_mean         -- prediction-powered estimate of a mean from labelled values, 
 judge_estimate   -- a class's prevalence or the mean rating over all items from ratings:
                     the judge on every item, humans on some, one value per item (their
                     mean, majority or latent-class posterior)        -> JudgeEstimateResult
+active_sample    -- which items humans should label: inclusion probabilities from the
+                    judge's soft output (mixed with uniform), one draw of them
+                                                                     -> ActiveSampleResult
 labelled_sample  -- a random share of the human-rated items, to count as labelled -> list
 PPIResult, JudgeEstimateResult -- the results: estimate, confidence_interval(), the
                     human-only interval, the effective sample-size gain
 
-Modules: ``_ppi`` (the estimator and its result), ``_estimate`` (ratings to item values).
+Modules: ``_ppi`` (the estimator and its result), ``_estimate`` (ratings to item values),
+``_active`` (active sampling and the inverse-probability-weighted estimate).
 """
 
 from typing import TYPE_CHECKING
@@ -18,6 +22,7 @@ from typing import TYPE_CHECKING
 from _goldnoise_lib.lazy import lazy_package
 
 if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_package)
+    from noise_models.judge._active import ActiveSampleResult, active_sample
     from noise_models.judge._estimate import JudgeEstimateResult, judge_estimate, labelled_sample
     from noise_models.judge._ppi import PPIResult, ppi_mean
 

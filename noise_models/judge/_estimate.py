@@ -207,7 +207,8 @@ def _modal_share(counts: np.ndarray) -> np.ndarray:
 def judge_estimate(ratings: Any, candidate: Any, *, category: Any = None,
                    truth: str = "mean", labelled: Any = None, humans: Any = None,
                    model: Any = None, tuned: bool = True, strata: Any = None,
-                   confidence_level: float = 0.95, rng: Any = None) -> JudgeEstimateResult:
+                   confidence_level: float = 0.95, rng: Any = None, inclusion: Any = None,
+                   scores: Any = None) -> JudgeEstimateResult:
     """A class's prevalence (or the mean rating) over all items, from a judge and humans.
 
     The judge (``candidate``) rates every item; humans rate some. Each item with
@@ -254,6 +255,16 @@ def judge_estimate(ratings: Any, candidate: Any, *, category: Any = None,
     confidence_level : float, default 0.95
     rng : None, int, SeedSequence or Generator
         Seeds the default model's starts (``truth="posterior"`` only).
+    inclusion : array_like, pandas.Series or ActiveSampleResult, optional
+        Each item's probability of having been sent to humans (:func:`active_sample`):
+        the labelled items were drawn with these probabilities, and the estimate is
+        active inference's inverse-probability-weighted one (Zrnic & Candès 2024),
+        with its human-only (Horvitz–Thompson) interval as the classical one.
+    scores : array_like, pandas.Series or pandas.DataFrame, optional
+        The judge's soft output per item -- the probability of ``category`` (n,), or
+        probabilities (or log-probabilities) per class (n, classes) -- used as the
+        judge's value instead of its label's (never replaced by its top class). The
+        judge's column still says which items it rated.
 
     Returns
     -------
@@ -385,6 +396,23 @@ def judge_estimate(ratings: Any, candidate: Any, *, category: Any = None,
             shares = _modal_share(counts)
     y_all = shares @ values
     f_all = values[np.maximum(judge, 0)]
+    if scores is not None or inclusion is not None:
+        from noise_models.judge import _active
+
+        if scores is not None:
+            f_all = _active.soft_values(scores, r.items, cats, category, values)
+        if inclusion is not None:
+            if strata is not None:
+                raise ValueError("`inclusion` and `strata` cannot be combined: the inclusion "
+                                 "probabilities already say how the items were drawn.")
+            pi = _active.inclusion_of(inclusion, r.items)[rated]
+            return _active.active_core(
+                y_all[rated], f_all[rated], lab[rated], pi, tuned=tuned,
+                confidence_level=float(confidence_level), notes=notes,
+                result_class=JudgeEstimateResult, candidate=candidate,
+                humans=tuple(r.raters[h_cols]), category=category, truth=truth,
+                estimand=estimand, n_items=int(rated.sum()),
+                humans_per_item=float(n_humans[lab].mean()), n_left_out=n_left_out)
     st = _strata_of(strata, r.items)
     split = None if st is None else (st[lab], st[unl])
     return ppi_core(

@@ -97,6 +97,9 @@ class JudgePlan(Result):
     source : {"pilot", "given"}
     formula : str
     notes : tuple of str
+    active_n_items : int or None
+        Width with ``judge_scores``: the same precision from an active design of this
+        many expected human-labelled items (by the judge's own uncertainty).
     table : pandas.DataFrame
         Width: one row per humans-per-item ``k`` (``humans_per_item``, ``n_items``,
         ``n_human_labels``, ``classical_n_items``, ``sd``, ``correlation``); power:
@@ -114,6 +117,8 @@ class JudgePlan(Result):
          "{achieved:.4f}); judge on {n_judged==inf:an unlimited pool|{n_judged:,.0f}} items, "
          "correlation {correlation:.3f}"),
         ("goal==width", "  without the judge: {classical_n_items} items"),
+        ("active_n_items!=None", "  sampled where the judge is unsure (active): "
+                                 "{active_n_items} items"),
         ("goal!=width", "  goal: power {power:g} that the swap test's lower bound "
          "({confidence_level:.0%} interval) clears -{margin:g} when the difference is "
          "{difference:.4f} (per-item SD {difference_sd:.3f}); achieved {achieved:.3f}"),
@@ -137,6 +142,7 @@ class JudgePlan(Result):
     formula: str
     notes: tuple[str, ...]
     table: pd.DataFrame = dataclasses.field(repr=False, compare=False)
+    active_n_items: int | None = None
 
     def __repr__(self) -> str:
         return (f"JudgePlan(goal={self.goal!r}, n_items={self.n_items}, "
@@ -235,6 +241,25 @@ def _items_for_width(sigma2: float, c2: float, z: float, target: float, big_n: f
     return z * z * max(sigma2 - c2, 0.0) / room
 
 
+def _active_items(judge_scores: Any, n_uniform: int, notes: list[str]) -> int | None:
+    """The smallest active budget worth ``n_uniform`` uniformly drawn items (bisection)."""
+    from noise_models import active_sample
+
+    n_all = len(np.asarray(judge_scores))
+    if n_uniform >= n_all:
+        notes.append(f"the uniform plan labels {n_uniform} of the {n_all} scored items: an "
+                     "active design cannot save on it")
+        return None
+    lo, hi = 1, n_uniform
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if active_sample(judge_scores, budget=mid, rng=0).uniform_equivalent >= n_uniform:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
 @validate_params(goal=Option(_GOALS), power=Probability(open_low=True, open_high=True),
                  confidence_level=ConfidenceLevel(), n_resamples=Resamples(minimum=1),
                  rng=Rng())
@@ -247,7 +272,7 @@ def judge_plan(pilot: Any = None, candidate: Any = None, *, goal: str = "width",
                difference: float | None = None, difference_sd: float | None = None,
                coefficient: str = "krippendorff_alpha", level: str = "nominal",
                n_resamples: int = 1000, confidence_level: float = 0.95,
-               rng: Any = None) -> JudgePlan:
+               rng: Any = None, judge_scores: Any = None) -> JudgePlan:
     """Human-labelled items (and humans per item) a study needs once a judge labels everything.
 
     Parameters
@@ -294,6 +319,11 @@ def judge_plan(pilot: Any = None, candidate: Any = None, *, goal: str = "width",
         Of the PPI interval (width) or of the swap test's two-sided interval (power).
     rng : None, int, SeedSequence or Generator
         The pilot's bootstrap.
+    judge_scores : array_like, optional
+        Width: the judge's probabilities of the class on the items it labels; the plan
+        then also gives ``active_n_items``, the expected human-labelled items of an
+        active design (:func:`noise_models.active_sample`) with the variance of the
+        uniform plan's ``n_items``.
 
     Returns
     -------
@@ -427,6 +457,7 @@ def judge_plan(pilot: Any = None, candidate: Any = None, *, goal: str = "width",
         k_best, n_best = int(best["humans_per_item"]), int(best["n_items"])
         s2 = best["sd"] ** 2
         var = (s2 - c2) / n_best + c2 / big_n
+        active_n = None if judge_scores is None else _active_items(judge_scores, n_best, notes)
         return JudgePlan(
             goal="width", n_items=n_best, humans_per_item=k_best,
             n_human_labels=n_best * k_best, classical_n_items=int(best["classical_n_items"]),
@@ -434,7 +465,7 @@ def judge_plan(pilot: Any = None, candidate: Any = None, *, goal: str = "width",
             correlation=float(math.sqrt(c2 / var_y)), difference=None, difference_sd=None,
             n_judged=big_n, confidence_level=float(confidence_level), source=source,
             formula="n = z²(σ²(k) − c²) / (target² − z²c²/N), PPI++ at the optimal λ",
-            notes=tuple(notes), table=table)
+            notes=tuple(notes), table=table, active_n_items=active_n)
 
     # goal == "power"
     if margin is None:
