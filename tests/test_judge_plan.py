@@ -225,7 +225,7 @@ def test_judge_audit_reports_simulation_swap_test():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         audit = gn.judge_audit(r, ["good", "poor"], margin=0.05, n_resamples=200, rng=4,
-                               latent_resamples=0)
+                               latent_resamples=0, level="nominal")
     seed_boot = int(np.random.default_rng(4).integers(2**63, size=2)[0])
     res = swap_test(r, ["good", "poor"], margin=0.05, n_resamples=200, rng=seed_boot)
     cols = list(audit.swap.columns)

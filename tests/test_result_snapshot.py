@@ -13,7 +13,9 @@ records lose the 0..n-1 ``index`` key; ``UnitizingAlphaResult``'s summary writes
 as ``NaN``. Rewritten again when ``JudgeAuditResult.summary()`` became the text of
 ``goldnoise judge`` and ``CrosscheckResult``'s summary took each quantity's meaning from
 its ``to_frame()``; and again when ``SpanNoiseResult`` gained ``match`` and its summary
-became the lines ``goldnoise spans`` prints.
+became the lines ``goldnoise spans`` prints; and again for ``JudgeAuditResult`` and
+``SwapTestResult`` when each candidate's swap and join moved to the items it rated, on a
+stream keyed by its name (``n_items`` column; the audit's ``scoring`` and first line).
 
 Rewrite it (only after a deliberate change of a result's output) with
 ``GOLDNOISE_WRITE_SNAPSHOT=1 pytest tests/test_result_snapshot.py``.

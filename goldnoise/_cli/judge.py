@@ -60,8 +60,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="the agreement coefficient (auto: Krippendorff's alpha)")
     a.add_argument("--level", default="auto",
                    choices=("auto", "nominal", "ordinal", "interval", "ratio"),
-                   help="Krippendorff's level of measurement (auto: nominal; declare ordinal or "
-                        "interval for a rating scale)")
+                   help="Krippendorff's level of measurement (auto: interval when every label "
+                        "is a number and there are more than two, nominal otherwise)")
     a.add_argument("--resamples", metavar="B", type=count("--resamples", 1), default=1000,
                    help="bootstrap resamples of items")
     a.add_argument("--latent-resamples", metavar="B", type=count("--latent-resamples", 0),

@@ -66,8 +66,36 @@ def _candidates_iv(r: Any, candidates: Any,
     return cands, humans, [names.index(c) for c in cands]
 
 
+def _is_number(label: Any) -> bool:
+    if isinstance(label, (bool, np.bool_)):
+        return False
+    if isinstance(label, (int, float, np.number)):
+        return math.isfinite(float(label))
+    try:
+        return math.isfinite(float(str(label)))
+    except ValueError:
+        return False
+
+
+def _scale(r: Any) -> str:
+    """``"numbers"`` (every label a number), ``"mixed"`` (numbers and text), ``"text"``."""
+    numeric = [_is_number(c) for c in r.categories]
+    if all(numeric):
+        return "numbers"
+    return "mixed" if sum(numeric) >= 2 else "text"
+
+
 def _coefficient_iv(coefficient: str, level: str, r: Any) -> tuple[str, str | None]:
     from agreement import coefficient_info
+
+    if level == "auto" and _scale(r) == "mixed":
+        nums = [str(c) for c in r.categories if _is_number(c)]
+        text = [str(c) for c in r.categories if not _is_number(c)]
+        raise ValueError(f"the labels mix numbers ({', '.join(nums[:5])}"
+                         f"{', ...' if len(nums) > 5 else ''}) and text "
+                         f"({', '.join(repr(t) for t in text[:3])}): recode or drop the text "
+                         "labels (e.g. 'N/A' as missing) to audit a rating scale, or pass "
+                         "`level='nominal'` to treat every label as a category.")
 
     name = "krippendorff_alpha" if coefficient == "auto" else coefficient
     try:
@@ -84,7 +112,9 @@ def _coefficient_iv(coefficient: str, level: str, r: Any) -> tuple[str, str | No
             raise ValueError(f"`level` applies to Krippendorff's alpha only; got "
                              f"level={level!r} with coefficient={coefficient!r}.")
         return spec.name, None
-    level = "nominal" if level == "auto" else level
+    if level == "auto":  # a rating scale (numbers, more than two): interval
+        level = ("interval" if _scale(r) == "numbers" and r.ordered and r.n_categories > 2
+                 else "nominal")
     if level != "nominal" and not r.ordered:
         raise ValueError(f"`level={level!r}` needs ordered (numeric) labels; these are "
                          f"{list(r.categories)[:5]}.")
@@ -100,7 +130,8 @@ def _coefficient_iv(coefficient: str, level: str, r: Any) -> tuple[str, str | No
 def judge_audit(ratings: Any, candidates: Any, *, margin: float, coefficient: str = "auto",
                 level: str = "auto", epsilon: float | None = None, n_resamples: int = 1000,
                 confidence_level: float = 0.95, rng: Any = None,
-                latent_resamples: int = 100, humans: Any = None) -> JudgeAuditResult:
+                latent_resamples: int = 100, humans: Any = None,
+                scoring: Any = "auto") -> JudgeAuditResult:
     r"""Audit candidate annotators (judges): may one replace a human, join them, or neither?
 
     Parameters
@@ -120,12 +151,17 @@ def judge_audit(ratings: Any, candidates: Any, *, margin: float, coefficient: st
         ``"auto"`` (Krippendorff's α), ``"fleiss_kappa"``, ``"conger_kappa"``,
         ``"gwet_ac1"``, ``"brennan_prediger"`` or ``"percent_agreement"``.
     level : {"auto", "nominal", "ordinal", "interval", "ratio"}, default "auto"
-        Krippendorff's level of measurement; ``"auto"`` is nominal (declare
-        ordinal or interval for rating scales: with numeric labels of four or
-        more values, ``"auto"`` adds a note saying so).
+        Krippendorff's level of measurement; ``"auto"`` is interval when every
+        label is a number and there are more than two (a rating scale: a note
+        says so), nominal otherwise; labels mixing numbers and text are refused
+        under ``"auto"`` (recode the text, or pass ``"nominal"``).
     epsilon : float, optional
-        Also run the Alt-Test (:func:`agreement.alt_test`) with this ε,
-        accuracy scoring at the nominal level, negative RMSE otherwise.
+        Also run the Alt-Test (:func:`agreement.alt_test`) with this ε.
+    scoring : {"auto", "accuracy", "rmse", "abs"} or callable, default "auto"
+        The Alt-Test's scoring: ``"auto"`` is accuracy at the nominal level
+        (and for the kappas), negative RMSE at an ordered level; a callable
+        ``scoring(label, others) -> float`` as :func:`agreement.alt_test`
+        takes it. The report names it.
     n_resamples : int, default 1000
         Bootstrap resamples of items for the swap and join intervals and the
         humans' interval.
@@ -158,9 +194,12 @@ def judge_audit(ratings: Any, candidates: Any, *, margin: float, coefficient: st
 
     .. math:: \Delta_c = \frac{1}{|H|} \sum_{h \in H} A(H \setminus h \cup c) - A(H),
 
-    on the items with a human rating; its interval is the percentile
-    interval of the paired bootstrap over items (every set from the same
-    resamples: :func:`agreement.bootstrap_rows`). Join: :math:`A(H \cup c) -
+    on the items the candidate rated (with a human rating), :math:`A(H)` on
+    the same items; its interval is the percentile interval of the paired
+    bootstrap over those items (every set from the same resamples:
+    :func:`agreement.bootstrap_rows`; each candidate from a stream keyed by its
+    name). The humans' own coefficient (the headline) is on every item with a
+    human rating. Join: :math:`A(H \cup c) -
     A(H)`. The verdict: ``"replace"`` when the swap difference is
     non-inferior at δ; else ``"join"`` when the join difference is; else
     ``"neither"``; ``"not validated"`` whenever the humans' own coefficient
@@ -177,12 +216,16 @@ def judge_audit(ratings: Any, candidates: Any, *, margin: float, coefficient: st
     >>> x = np.column_stack([noisy(0.2), noisy(0.2), noisy(0.2), noisy(0.15), noisy(0.7)])
     >>> r = gn.Ratings.from_wide(x, raters=["h1", "h2", "h3", "good", "poor"])
     >>> res = gn.judge_audit(r, ["good", "poor"], margin=0.05, n_resamples=200, rng=1,
-    ...                      latent_resamples=0)
+    ...                      latent_resamples=0, level="nominal")  # 0-2: categories
     >>> res.verdicts["verdict"].to_dict()
     {'good': 'replace', 'poor': 'neither'}
     """
     check_params(judge_audit, locals())
     from agreement import as_ratings
+
+    if not (callable(scoring) or scoring in ("auto", "accuracy", "rmse", "abs")):
+        raise ValueError(f"`scoring` must be 'auto', 'accuracy', 'rmse', 'abs' or a function "
+                         f"scoring(label, others) -> float; got {scoring!r}.")
 
     margin = _number(margin, "margin")
     if not (math.isfinite(margin) and 0.0 <= margin <= 1.0):
@@ -201,11 +244,11 @@ def judge_audit(ratings: Any, candidates: Any, *, margin: float, coefficient: st
     n_h = len(human_cols)
     human_rated = (codes[:, :n_h] >= 0).any(axis=1)
     notes: list[str] = []
-    if level == "auto" and coef == "krippendorff_alpha" and r.ordered and r.n_categories > 3:
+    if level == "auto" and lvl not in (None, "nominal"):
         shown = ", ".join(str(v) for v in list(r.categories)[:6])
-        notes.append(f"the labels are numbers ({shown}{', ...' if r.n_categories > 6 else ''}) "
-                     "and α treats them as nominal (level 'auto'); if they are a rating "
-                     "scale, declare its level: `level='ordinal'` or `level='interval'`")
+        notes.append(f"the labels are numbers ({shown}{', ...' if r.n_categories > 6 else ''}): "
+                     f"alpha at the {lvl} level, as for a rating scale (level 'auto'); "
+                     "`level='nominal'` treats them as unordered categories")
     for c, cand in enumerate(cands):
         if not np.any((codes[:, n_h + c] >= 0) & human_rated):
             raise ValueError(f"candidate {cand!r} rated no item the humans rated; the audit "
@@ -236,7 +279,9 @@ def judge_audit(ratings: Any, candidates: Any, *, margin: float, coefficient: st
         agreement, confusion, cnotes = compare_rows(r, codes, names, n_h, cands, latent,
                                                     confidence_level)
         notes += cnotes
-        alt = _alt_tests(r, codes, names, n_h, cands, epsilon, lvl, notes)
+        if scoring == "auto":
+            scoring = "accuracy" if lvl in (None, "nominal") else "rmse"
+        alt = _alt_tests(r, codes, names, n_h, cands, epsilon, scoring, notes)
     notes += [" ".join(str(w.message).split()) for w in caught
               if " ".join(str(w.message).split()) not in notes]
     validated = bool(np.isfinite(parts.humans) and parts.humans >= HUMAN_FLOOR)
@@ -246,19 +291,20 @@ def judge_audit(ratings: Any, candidates: Any, *, margin: float, coefficient: st
         human_high=parts.humans_high, validated=validated, coefficient=coef, level=lvl,
         margin=margin, epsilon=epsilon, confidence_level=float(confidence_level),
         n_resamples=int(n_resamples), n_items=parts.n_items, humans=tuple(names[:n_h]),
+        scoring=(None if epsilon is None else scoring if isinstance(scoring, str)
+                 else getattr(scoring, "__name__", "custom")),
         candidates=tuple(cands), swap=parts.swap, join=parts.join, agreement=agreement,
         confusion=confusion, latent=latent_table, alt_test=alt, verdicts=verdicts,
         notes=tuple(dict.fromkeys(notes)), bootstrap=parts.bootstrap)
 
 
 def _alt_tests(r: Any, codes: np.ndarray, names: list[str], n_h: int, cands: list[str],
-               epsilon: float | None, level: str | None, notes: list[str]) -> pd.DataFrame | None:
+               epsilon: float | None, scoring: Any, notes: list[str]) -> pd.DataFrame | None:
     if epsilon is None:
         return None
     from agreement import alt_test
     from goldnoise._judge._swap import subset_ratings
 
-    scoring = "accuracy" if level in (None, "nominal") else "rmse"
     rows = []
     for c, cand in enumerate(cands):
         sub = subset_ratings(r, codes, [*range(n_h), n_h + c], names)

@@ -34,6 +34,10 @@ class JudgeAuditResult(Result):
         The non-inferiority margin δ on the coefficient's scale.
     epsilon : float or None
         The Alt-Test's ε (None: no Alt-Test).
+    scoring : str or None
+        The Alt-Test's scoring: ``"accuracy"``, ``"rmse"`` (negative RMSE),
+        ``"abs"`` (negative mean absolute difference) or a function's name
+        (None: no Alt-Test).
     confidence_level : float
     n_resamples : int
     n_items : int
@@ -42,8 +46,10 @@ class JudgeAuditResult(Result):
     swap : pandas.DataFrame
         One row per candidate: ``with_candidate`` (the coefficient with the
         candidate in one human's place, averaged over which human),
-        ``humans``, ``difference``, ``low``, ``high`` (paired bootstrap over
-        items) and ``non_inferior`` (``low > −margin``).
+        ``humans`` (the humans' coefficient on the same items), ``difference``,
+        ``low``, ``high`` (paired percentile bootstrap over the items the
+        candidate rated), ``non_inferior`` (``low > −margin``) and ``n_items`` (the items
+        the candidate rated: its swap and join are on those).
     join : pandas.DataFrame
         The same with the candidate added to all the humans.
     agreement : pandas.DataFrame
@@ -91,6 +97,7 @@ class JudgeAuditResult(Result):
     n_items: int
     humans: tuple[str, ...]
     candidates: tuple[str, ...]
+    scoring: str | None
     swap: pd.DataFrame = dataclasses.field(repr=False)
     join: pd.DataFrame = dataclasses.field(repr=False)
     agreement: pd.DataFrame = dataclasses.field(repr=False)

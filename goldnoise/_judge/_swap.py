@@ -17,7 +17,7 @@ import pandas as pd
 
 __all__ = ["SwapParts", "subset_ratings", "swap_test"]
 
-_COLUMNS = ["with_candidate", "humans", "difference", "low", "high", "non_inferior"]
+_COLUMNS = ["with_candidate", "humans", "difference", "low", "high", "non_inferior", "n_items"]
 
 
 @dataclass
