@@ -288,21 +288,26 @@ def _wins(r: Ratings, codes: np.ndarray, cand: np.ndarray, rated: np.ndarray,
     """W_c and W_h (items × humans) of a named scoring, from per-item category counts."""
     n, k = codes.shape
     m = r.n_categories
+    safe = np.where(rated, codes, 0)
+    if scoring == "accuracy":  # loss 1 − [c = l], from the humans' own labels: no items ×
+        # labels table (free-text labels may be thousands)
+        n_rated = rated.sum(axis=1)
+        same = ((codes[:, :, None] == codes[:, None, :]) & rated[:, None, :]).sum(axis=2)
+        cand_same = ((codes == cand[:, None]) & rated).sum(axis=1)
+        own = ((cand[:, None] != safe) & rated).astype(np.float64)
+        cand_loss = (n_rated - cand_same)[:, None] - own
+        human_loss = (n_rated[:, None] - same).astype(np.float64)
+        return (cand_loss <= human_loss) & rated, (human_loss <= cand_loss) & rated
     # counts[i, c]: humans who put item i in c
     counts = np.zeros((n, m), dtype=np.float64)
     rows = np.repeat(np.arange(n), k)
     flat = codes.ravel()
     ok = flat >= 0
     np.add.at(counts, (rows[ok], flat[ok]), 1.0)
-    safe = np.where(rated, codes, 0)
     # table[i, l]: summed loss of label l against every human of item i (loss is symmetric)
-    if scoring == "accuracy":  # 1 − [c = l]: no m × m matrix (labels may be many)
-        table = counts.sum(axis=1, keepdims=True) - counts
-        own = ((cand[:, None] != safe) & rated).astype(np.float64)
-    else:
-        loss = _distance(np.asarray(r.category_values, dtype=np.float64), scoring)
-        table = counts @ loss
-        own = np.where(rated, loss[cand[:, None], safe], 0.0)
+    loss = _distance(np.asarray(r.category_values, dtype=np.float64), scoring)
+    table = counts @ loss
+    own = np.where(rated, loss[cand[:, None], safe], 0.0)
     # against the humans other than h: the candidate's sum minus h's own label; h's label
     # against all includes itself at loss 0
     cand_loss = table[np.arange(n), cand][:, None] - own

@@ -493,3 +493,37 @@ def test_bad_input_of_a_judge_audit_in_one_line():
                        humans=["h1", "h2", "h3", "h4"], **kw)
     with pytest.raises(ValueError, match="`scoring`"):
         gn.judge_audit(gn.Ratings.from_wide(x, raters=names), ["good"], scoring="cos", **kw)
+
+
+def test_free_text_labels_are_bounded_by_the_ratings():
+    # 1,500 labels on 120 items: the confusion counts list the cells that occur (at most one
+    # per item and reference), the majority needs no items x labels table, and the
+    # latent-class section is left out in one line naming the number of labels
+    g = np.random.default_rng(11)
+    words = np.array([f"w{k}" for k in range(1500)], dtype=object)
+    truth = g.integers(0, 1500, 120)
+    cols = [words[np.where(g.random(120) < 0.7, truth, g.integers(0, 1500, 120))]
+            for _ in range(4)]
+    r = gn.Ratings.from_wide(np.column_stack(cols), raters=["h1", "h2", "h3", "judge"],
+                             categories=list(words))
+    res = gn.judge_audit(r, "judge", margin=0.1, epsilon=0.1, n_resamples=50, rng=0)
+    assert res.latent is None
+    assert any(n.startswith("no latent-class fit: 1,500 distinct labels") for n in res.notes)
+    per_ref = res.confusion.groupby("reference")["count"]
+    assert (per_ref.sum() == res.agreement.loc["judge", "n_items"]).all()
+    assert (per_ref.size() <= 120).all() and (res.confusion["count"] > 0).all()
+    # the same counts as the dense table, cell by cell, and the majority as counted by hand
+    x = np.column_stack(cols)
+    cell = res.confusion[res.confusion["reference"] == "h1"].set_index(
+        ["candidate_label", "reference_label"])["count"]
+    dense = pd.crosstab(x[:, 3], x[:, 0]).stack()
+    assert cell.sort_index().to_dict() == dense[dense > 0].sort_index().to_dict()
+    maj = []
+    for row in x[:, :3]:
+        v, c = np.unique(row, return_counts=True)
+        maj.append(v[c.argmax()] if (c == c.max()).sum() == 1 else None)
+    maj = np.array(maj, dtype=object)
+    has = np.array([m is not None for m in maj])
+    assert res.agreement.loc[("judge", "majority"), "n_items"] == has.sum()
+    assert res.agreement.loc[("judge", "majority"), "accuracy"] == pytest.approx(
+        np.mean(x[has, 3] == maj[has]))
