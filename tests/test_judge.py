@@ -493,6 +493,12 @@ def test_bad_input_of_a_judge_audit_in_one_line():
                        humans=["h1", "h2", "h3", "h4"], **kw)
     with pytest.raises(ValueError, match="`scoring`"):
         gn.judge_audit(gn.Ratings.from_wide(x, raters=names), ["good"], scoring="cos", **kw)
+    # a single label: complete agreement, alpha undefined -- never "the humans barely agree"
+    one = np.where(np.isnan(x), np.nan, 3.0)
+    with pytest.raises(ValueError, match=r"every rating has the same label \(3.0\): .* two "
+                                         "or more labels"):
+        gn.judge_audit(gn.Ratings.from_wide(one, raters=names, categories=[1.0, 2.0, 3.0]),
+                       ["good"], **kw)
 
 
 def test_free_text_labels_are_bounded_by_the_ratings():

@@ -249,6 +249,12 @@ def judge_audit(ratings: Any, candidates: Any, *, margin: float, coefficient: st
         notes.append(f"the labels are numbers ({shown}{', ...' if r.n_categories > 6 else ''}): "
                      f"alpha at the {lvl} level, as for a rating scale (level 'auto'); "
                      "`level='nominal'` treats them as unordered categories")
+    used = np.unique(codes[codes >= 0])
+    if used.size < 2:
+        shown = str(r.categories[used[0]]) if used.size else "none"
+        raise ValueError(f"every rating has the same label ({shown}): agreement is undefined "
+                         "with a single label; audit the judge on ratings with two or more "
+                         "labels.")
     for c, cand in enumerate(cands):
         if not np.any((codes[:, n_h + c] >= 0) & human_rated):
             raise ValueError(f"candidate {cand!r} rated no item the humans rated; the audit "
@@ -335,7 +341,11 @@ def _verdicts(parts: Any, alt: pd.DataFrame | None, cands: list[str], margin: fl
                     f"interval [{s['low']:+.3f}, {s['high']:+.3f}])")
         join_txt = (f"added to the humans {label} is {j['with_candidate']:.3f} (difference "
                     f"{j['difference']:+.3f}, [{j['low']:+.3f}, {j['high']:+.3f}])")
-        if not validated:
+        if not validated and not np.isfinite(parts.humans):
+            verdict = "not validated"
+            reason = (f"the humans' {label} is undefined (too few items rated by two or more "
+                      "humans, or no variation): a judge cannot be validated against it")
+        elif not validated:
             verdict = "not validated"
             reason = (f"the humans barely agree ({label} {s['humans']:.3f} < {HUMAN_FLOOR}): "
                       "a judge cannot be validated against humans who do not agree with each "

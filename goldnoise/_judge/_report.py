@@ -64,7 +64,10 @@ def judge_report(res: Any, *, source: str = "ratings") -> Report:
     h.lines.append(f"{len(res.humans)} humans ({', '.join(res.humans)}) on {res.n_items} "
                    f"items: {name} {res.human_reliability:.3f}, {pct} interval "
                    f"{_iv(res.human_low, res.human_high, '.3f')}")
-    if not res.validated:
+    if not res.validated and not math.isfinite(res.human_reliability):
+        h.lines.append("the humans' coefficient is undefined: a judge cannot be validated "
+                       "against it")
+    elif not res.validated:
         h.lines.append("the humans barely agree (below 0.4): a judge cannot be validated "
                        "against humans who do not agree with each other")
     h.values.update({"coefficient": res.coefficient, "level": res.level,
