@@ -35,10 +35,8 @@ RESAMPLES = 1000
 
 
 def _swap_test():
-    try:
-        from noise_models import swap_test
-    except ImportError:
-        from simulation import swap_test
+    from noise_models import swap_test
+
     return swap_test
 
 

@@ -47,8 +47,8 @@ Examples
 from typing import TYPE_CHECKING
 
 from _goldnoise_lib.lazy import lazy_package
+from _goldnoise_lib.version import __version__  # noqa: F401
 from agreement import __all__ as _agreement_all
-from goldnoise._version import __version__  # noqa: F401
 from noise_models import __all__ as _noise_models_all
 from simulation import __all__ as _simulation_all
 
@@ -56,11 +56,10 @@ if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_pac
     from agreement import *  # noqa: F403
     from goldnoise import datasets, report
     from goldnoise._audit import AuditResult, audit
-    from goldnoise._judge import JudgeAuditResult, judge_audit
     from noise_models import *  # noqa: F403
     from simulation import *  # noqa: F403
 
 __getattr__, __dir__ = lazy_package(__name__)
 
 __all__ = [*_agreement_all, *_noise_models_all, *_simulation_all, "AuditResult", "audit",
-           "JudgeAuditResult", "datasets", "judge_audit", "report"]
+           "datasets", "report"]

@@ -9,7 +9,8 @@ Four topics, one public subpackage each; every public name is also importable fr
   engine: the latent-class family, the paper's easy/hard model M1 among them
   (``EasyHardModel``), their checks, the agreed-error bracket, verified samples;
 * ``noise_models.instance`` -- instance dependence of noise, read from soft labels;
-* ``noise_models.judge`` -- a judge beside the annotators: prediction-powered estimates.
+* ``noise_models.judge`` -- a judge beside the annotators: its audit (may it replace or join
+  them), prediction-powered estimates.
 
 ``EasyHardModel`` lives in ``latent_class``, not ``easy_hard``: it is
 ``LatentClassModel("perfect", "free")``, fitted by the same EM as every other member,
@@ -72,6 +73,11 @@ instance_dependence_report      -- all of the above in one DataFrame
 
 A judge beside the annotators: judge (SPEC §10)
 -----------------------------------------------
+judge_audit     -- may a judge replace or join the humans: swap and join tests, the judge
+                   against each human, the majority and the latent labels, the Alt-Test,
+                   a verdict                                       -> JudgeAuditResult
+swap_test       -- the swap and join tests alone (paired bootstrap over the items each
+                   candidate rated)                                -> SwapTestResult
 ppi_mean        -- prediction-powered estimate of a mean: PPI, PPI++ (tuned λ), stratified
                                                                    -> PPIResult
 judge_estimate  -- a class's prevalence or the mean rating over all items: the judge on
@@ -138,11 +144,15 @@ if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_pac
         tv_distance,
     )
     from noise_models.judge import (
+        JudgeAuditResult,
         JudgeEstimateResult,
         PPIResult,
+        SwapTestResult,
+        judge_audit,
         judge_estimate,
         labelled_sample,
         ppi_mean,
+        swap_test,
     )
     from noise_models.latent_class import (
         CalibrationResult,
@@ -227,7 +237,8 @@ __all__ += [
 ]
 
 # a judge beside the annotators: prediction-powered estimates (SPEC §10)
-__all__ += ["JudgeEstimateResult", "PPIResult", "judge_estimate", "labelled_sample", "ppi_mean"]
+__all__ += ["JudgeAuditResult", "JudgeEstimateResult", "PPIResult", "SwapTestResult",
+            "judge_audit", "judge_estimate", "labelled_sample", "ppi_mean", "swap_test"]
 
 # larger than memory: partial -> combine -> finalize (SPEC §3); noise_bound and
 # LatentClassModel.fit also accept a chunked ratings object (agreement.ChunkedRatings)

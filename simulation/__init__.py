@@ -83,10 +83,8 @@ simulate_study        -- coverage, width, power of analytic / percentile / BCa i
 study_tradeoff        -- more items or more annotators: the cheapest design -> StudyTradeoff
 judge_plan            -- once a judge labels every item: the human-labelled items (and
                          humans per item) for a PPI interval's half-width, or for the swap
-                         test's non-inferiority power at a margin (SPEC §10) -> JudgePlan
-swap_test             -- may a candidate stand in for a human (swap) or join them: the
-                         coefficient's change, paired bootstrap intervals (SPEC §10; what
-                         goldnoise.judge_audit reports)            -> SwapTestResult
+                         test's non-inferiority power at a margin (SPEC §10; the test
+                         is noise_models.swap_test)                -> JudgePlan
 
 Re-annotation and expert checks (simulation.reannotation, SPEC §6)
 -------------------------------------------------------------------
@@ -183,7 +181,6 @@ if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_pac
         JudgePlan,
         StudyPlan,
         StudyTradeoff,
-        SwapTestResult,
         judge_plan,
         simulate_study,
         study_size,
@@ -191,7 +188,6 @@ if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_pac
         study_size_for_power,
         study_size_for_width,
         study_tradeoff,
-        swap_test,
     )
 
 __getattr__, __dir__ = lazy_package(__name__)
@@ -251,7 +247,6 @@ __all__ += [
     "JudgePlan",
     "StudyPlan",
     "StudyTradeoff",
-    "SwapTestResult",
     "judge_plan",
     "simulate_study",
     "study_size",
@@ -259,7 +254,6 @@ __all__ += [
     "study_size_for_power",
     "study_size_for_width",
     "study_tradeoff",
-    "swap_test",
 ]
 
 # the seed benchmarks' noise constructions (SPEC §9)

@@ -120,7 +120,7 @@ def test_humans_who_do_not_agree_cannot_validate_a_judge():
 
 def _swap_result(low, high, join_low, diff=-0.05):
     """A swap test's result with these intervals (the humans' alpha 0.5, validated)."""
-    from simulation import SwapTestResult
+    from noise_models import SwapTestResult
 
     swap = pd.DataFrame([{"candidate": "c", "with_candidate": 0.5 + diff, "humans": 0.5,
                           "difference": diff, "low": low, "high": high,
@@ -136,18 +136,17 @@ def _swap_result(low, high, join_low, diff=-0.05):
 
 def test_a_sentence_where_the_alt_test_and_the_swap_disagree(monkeypatch):
     # judge_audit's verdict from the swap test's intervals and the Alt-Test's decision,
-    # each given here by the public function the audit calls (simulation.swap_test,
+    # each given here by the function the audit calls (noise_models.swap_test,
     # agreement.alt_test) replaced by one that returns a chosen result.
     import types
 
     import agreement
-    import simulation
 
     x, _ = _data(2, n=100, missing=0.0)
     r = gn.Ratings.from_wide(x[:, :4], raters=["h1", "h2", "h3", "c"])
 
     def audit(swap, passed):
-        monkeypatch.setattr(simulation, "swap_test", lambda *a, **k: swap)
+        monkeypatch.setattr("noise_models.judge._swap.swap_test", lambda *a, **k: swap)
         monkeypatch.setattr(agreement, "alt_test", lambda *a, **k: types.SimpleNamespace(
             winning_rate=1.0 if passed else 0.0, advantage_probability=0.9, passed=passed,
             notes=()))
@@ -329,7 +328,7 @@ def test_swap_interval_for_an_exchangeable_candidate():
     # cover 0 near nominally. Measured: SE 0.0225 against a spread of 0.0223, coverage 0.94
     # (n = 300); another seed gave 0.91 of 300, and at n = 2,000 the SE is 6% short of the
     # spread (coverage 0.935): the percentile interval runs a little narrow, as usual.
-    from simulation import swap_test
+    from noise_models import swap_test
 
     rng = np.random.default_rng(5)
     reps, covered, widths, diffs = 200, 0, [], []

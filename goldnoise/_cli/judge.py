@@ -196,8 +196,7 @@ def _estimates(args: argparse.Namespace, r, humans: list[str] | None) -> dict:
 
 
 def run(args: argparse.Namespace) -> Report:
-    from goldnoise import judge_audit
-    from goldnoise._judge import judge_report
+    from noise_models import judge_audit
 
     if args.example is not None and args.kind_column is not None:
         raise UsageError("--kind-column reads FILE; it does not go with --example")
@@ -228,13 +227,10 @@ def run(args: argparse.Namespace) -> Report:
                              latent_resamples=args.latent_resamples, humans=humans)
     except ValueError as exc:
         raise DataError(" ".join(str(exc).split())) from None
-    report = judge_report(result, source=loaded.source)
+    estimates = _estimates(args, r, humans) if args.estimate is not None else None
+    report = result.report(source=loaded.source, estimates=estimates)
     report.notes[:0] = loaded.notes
-    if args.estimate is not None:
-        from goldnoise._judge import estimate_section
-
-        estimates = _estimates(args, r, humans)
-        report.add(estimate_section(estimates))
+    if estimates is not None:
         report.companions.append("estimate/estimate")  # --out x.csv writes x.estimate.csv
         report.notes.extend(f"{cand}: {note}" for cand, res in estimates.items()
                             for note in res.notes)

@@ -128,7 +128,7 @@ def latent_rows(r: Any, codes: np.ndarray, names: list[str], n_humans: int, *,
     """Every annotator inside the default latent-class fit (MACE's spam model).
 
     The fit takes humans and candidates; each annotator's accuracy with its
-    bootstrap interval (:func:`simulation.annotator_intervals`, refitted per
+    bootstrap interval (:func:`noise_models.annotator_intervals`, refitted per
     resample). The easy/hard model (M1) fitted to the humans alone gives each
     item's hard posterior; each annotator's accuracy on easy and on hard items
     is its agreement with the humans-only spam labels, weighted by
@@ -137,7 +137,7 @@ def latent_rows(r: Any, codes: np.ndarray, names: list[str], n_humans: int, *,
     import warnings
 
     from _goldnoise_lib.errors import ConvergenceWarning
-    from noise_models import EasyHardModel, LatentClassModel, annotator_intervals
+    from noise_models.latent_class import EasyHardModel, LatentClassModel, annotator_intervals
 
     if r.n_categories > MAX_LATENT_LABELS:
         raise ValueError(f"{r.n_categories:,} distinct labels, above {MAX_LATENT_LABELS}: a "

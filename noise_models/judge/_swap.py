@@ -6,9 +6,9 @@ added) gets its per-item rows from :func:`agreement.item_statistics` on the item
 candidate rated; the rows sit side by side, items with the same labels are merged,
 and the bootstrap engine (:func:`agreement.bootstrap_rows`) resamples those items once
 for all of them, so every difference is paired. Each candidate's resamples come from
-a stream keyed by its name; the humans' own coefficient (every item) has its own. ``goldnoise.judge_audit`` reports it and
-:func:`simulation.judge_plan` sizes a study from a pilot's swap difference: one
-implementation for both.
+a stream keyed by its name; the humans' own coefficient (every item) has its own.
+:func:`judge_audit` reports it and :func:`simulation.judge_plan` sizes a study from a
+pilot's swap difference: one implementation for both.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from _goldnoise_lib.validation import (
 )
 from agreement import Ratings, as_ratings
 
-__all__ = ["SwapTestResult", "swap_test"]
+__all__ = ["SwapTestResult", "audit_swap", "subset_ratings", "swap_test"]
 
 #: The swap and join intervals' default: percentile. BCa from the same resamples did
 #: not bring the coverage under exchangeability to 0.94 (benchmarks/RESULTS.md, "The swap
@@ -199,7 +199,7 @@ def swap_test(ratings: Any, candidates: Any, *, humans: Any = None,
     Examples
     --------
     >>> import numpy as np
-    >>> from simulation import swap_test
+    >>> from noise_models import swap_test
     >>> rng = np.random.default_rng(0)
     >>> truth = rng.integers(0, 3, 400)
     >>> def noisy(p):
@@ -327,3 +327,28 @@ def swap_core(r: Any, codes: np.ndarray, names: list[Any], n_humans: int,
         coefficient=coefficient, level=level, margin=margin,
         confidence_level=confidence_level, n_resamples=n_resamples,
         n_items=n_all, notes=tuple(dict.fromkeys(notes)), bootstrap=own, method=method)
+
+
+#: The columns of the audit's swap and join tables.
+AUDIT_COLUMNS = ["with_candidate", "humans", "difference", "low", "high", "non_inferior",
+                 "n_items"]
+
+
+def subset_ratings(r: Any, codes: np.ndarray, columns: list[int], names: list[str]) -> Any:
+    """Ratings of some columns of ``codes`` (same categories, values and order as ``r``)."""
+    return Ratings(np.ascontiguousarray(codes[:, columns]), r.categories,
+                   items=pd.RangeIndex(codes.shape[0], name="item"),
+                   raters=pd.Index([names[c] for c in columns], name="rater"),
+                   ordered=r.ordered, category_values=r.category_values)
+
+
+def audit_swap(r: Any, codes: np.ndarray, names: list[str], n_humans: int,
+               candidates: list[str], *, coefficient: str, level: str | None, margin: float,
+               n_resamples: int, confidence_level: float, rng: Any) -> SwapTestResult:
+    """The swap test of ``judge_audit``: ``codes`` items × (humans, then candidates), items
+    with a human rating only; its tables keep the audit's columns."""
+    sub = subset_ratings(r, codes, list(range(n_humans + len(candidates))), names)
+    res = swap_test(sub, candidates, humans=names[:n_humans], coefficient=coefficient,
+                    level=level, margin=margin, n_resamples=n_resamples,
+                    confidence_level=confidence_level, rng=rng)
+    return dataclasses.replace(res, swap=res.swap[AUDIT_COLUMNS], join=res.join[AUDIT_COLUMNS])

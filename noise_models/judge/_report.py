@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from goldnoise.report import Column, Figure, Report, Section, Table
+from _goldnoise_lib.report import Column, Figure, Report, Section, Table
 
 __all__ = ["estimate_section", "judge_report"]
 

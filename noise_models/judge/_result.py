@@ -7,10 +7,10 @@ from typing import Any
 
 import pandas as pd
 
+from _goldnoise_lib.report import render, render_html_fragment
 from _goldnoise_lib.results import ConfidenceInterval, Result
 from _goldnoise_lib.validation import ConfidenceLevel, check_params, validate_params
-from goldnoise._judge._report import judge_report
-from goldnoise.report import render, render_html_fragment
+from noise_models.judge._report import judge_report
 
 __all__ = ["JudgeAuditResult"]
 
@@ -74,7 +74,7 @@ class JudgeAuditResult(Result):
         One row per candidate: ``verdict`` (``"replace"``, ``"join"``,
         ``"neither"`` or ``"not validated"``) and ``reason`` in words.
     notes : tuple of str
-    bootstrap : simulation.BootstrapResult or None
+    bootstrap : agreement.BootstrapResult or None
         The paired bootstrap behind every interval (the humans' coefficient is its
         first statistic); :meth:`confidence_interval` reads other levels from it.
         Not part of ``to_dict()``.
@@ -127,6 +127,19 @@ class JudgeAuditResult(Result):
             return ConfidenceInterval(self.human_low, self.human_high)
         iv = self.bootstrap.confidence_interval(float(confidence_level))
         return ConfidenceInterval(float(iv.low[0]), float(iv.high[0]))
+
+    def report(self, *, source: str = "ratings", estimates: dict | None = None) -> Any:
+        """The report of ``goldnoise judge`` (a ``goldnoise.report.Report``).
+
+        ``source`` names the data in the title; ``estimates`` (``{candidate:
+        JudgeEstimateResult}``, optional) adds the prediction-powered estimates' section.
+        """
+        from noise_models.judge._report import estimate_section
+
+        out = judge_report(self, source=source)
+        if estimates:
+            out.add(estimate_section(estimates))
+        return out
 
     def summary(self) -> str:
         """The report as text, as ``goldnoise judge`` prints it."""

@@ -19,7 +19,7 @@ from _goldnoise_lib.validation import (
     check_params,
     validate_params,
 )
-from goldnoise._judge._result import JudgeAuditResult
+from noise_models.judge._result import JudgeAuditResult
 
 __all__ = ["HUMAN_FLOOR", "judge_audit"]
 
@@ -170,7 +170,7 @@ def judge_audit(ratings: Any, candidates: Any, *, margin: float, coefficient: st
         Seeds the bootstrap, the latent-class starts and their refits.
     latent_resamples : int, default 100
         Refits of the latent-class model for the annotators' accuracy
-        intervals (:func:`simulation.annotator_intervals`); 0 for none.
+        intervals (:func:`noise_models.annotator_intervals`); 0 for none.
     humans : sequence of str, optional
         The humans' rater names (default: every rater that is not a
         candidate); raters in neither list are left out.
@@ -208,15 +208,16 @@ def judge_audit(ratings: Any, candidates: Any, *, margin: float, coefficient: st
     Examples
     --------
     >>> import numpy as np
-    >>> import goldnoise as gn
+    >>> import agreement as ag
+    >>> from noise_models import judge_audit
     >>> rng = np.random.default_rng(0)
     >>> truth = rng.integers(0, 3, 400)
     >>> def noisy(p):
     ...     return np.where(rng.random(400) < p, rng.integers(0, 3, 400), truth)
     >>> x = np.column_stack([noisy(0.2), noisy(0.2), noisy(0.2), noisy(0.15), noisy(0.7)])
-    >>> r = gn.Ratings.from_wide(x, raters=["h1", "h2", "h3", "good", "poor"])
-    >>> res = gn.judge_audit(r, ["good", "poor"], margin=0.05, n_resamples=200, rng=1,
-    ...                      latent_resamples=0, level="nominal")  # 0-2: categories
+    >>> r = ag.Ratings.from_wide(x, raters=["h1", "h2", "h3", "good", "poor"])
+    >>> res = judge_audit(r, ["good", "poor"], margin=0.05, n_resamples=200, rng=1,
+    ...                   latent_resamples=0, level="nominal")  # 0-2: categories
     >>> res.verdicts["verdict"].to_dict()
     {'good': 'replace', 'poor': 'neither'}
     """
@@ -265,12 +266,12 @@ def judge_audit(ratings: Any, candidates: Any, *, margin: float, coefficient: st
     gen = np.random.default_rng(rng)
     seed_boot, seed_fit = (int(s) for s in gen.integers(2**63, size=2))
 
-    from goldnoise._judge._compare import compare_rows, latent_rows
-    from goldnoise._judge._swap import swap_test
+    from noise_models.judge._compare import compare_rows, latent_rows
+    from noise_models.judge._swap import audit_swap
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        parts = swap_test(r, codes, names, n_h, cands, coefficient=coef, level=lvl,
+        parts = audit_swap(r, codes, names, n_h, cands, coefficient=coef, level=lvl,
                           margin=margin, n_resamples=n_resamples,
                           confidence_level=confidence_level, rng=seed_boot)
         notes += parts.notes
@@ -309,7 +310,7 @@ def _alt_tests(r: Any, codes: np.ndarray, names: list[str], n_h: int, cands: lis
     if epsilon is None:
         return None
     from agreement import alt_test
-    from goldnoise._judge._swap import subset_ratings
+    from noise_models.judge._swap import subset_ratings
 
     rows = []
     for c, cand in enumerate(cands):
