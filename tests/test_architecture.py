@@ -503,6 +503,8 @@ PRIVATE_IMPORTS_IN_TESTS = {
     # kernels and the resampling core against slow references from the definitions
     "test_bootstrap.py": "the resampling core's weights, kernels and intervals against "
                          "references (Efron & Tibshirani's acceleration, multinomial law)",
+    "test_binomial_interval.py": "the shared binomial interval against statsmodels' "
+                                 "proportion_confint (no public name: every package's own)",
     "test_bracket.py": "the mixture bound's paths against the per-item posterior",
     "test_coefficients_properties.py": "coefficient kernels and per-item rows against the "
                                        "definitions (hypothesis)",

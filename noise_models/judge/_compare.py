@@ -25,14 +25,12 @@ MAX_LATENT_LABELS = 100
 
 
 def _accuracy(hits: int, n: int, confidence_level: float) -> tuple[float, float, float]:
-    """The share and its exact (Clopper–Pearson) interval, from beta quantiles."""
-    from scipy.stats import beta
+    """The share and its exact (Clopper–Pearson) interval."""
+    from _goldnoise_lib.binomial import binomial_interval
 
     if n == 0:
         return math.nan, math.nan, math.nan
-    tail = (1.0 - confidence_level) / 2.0
-    low = 0.0 if hits == 0 else float(beta.ppf(tail, hits, n - hits + 1))
-    high = 1.0 if hits == n else float(beta.ppf(1.0 - tail, hits + 1, n - hits))
+    low, high = binomial_interval(hits, n, confidence_level, method="exact")
     return hits / n, low, high
 
 
