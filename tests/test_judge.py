@@ -480,14 +480,16 @@ def test_bad_input_of_a_judge_audit_in_one_line():
         gn.judge_audit(r, ["good"], **kw)
     assert gn.judge_audit(r, ["good"], level="nominal", **kw).level == "nominal"
     # a single human
-    with pytest.raises(ValueError, match=r"two or more humans .* got 1"):
+    with pytest.raises(ValueError, match=r"two or more humans .* got 1 .*: add the ratings "
+                                         "of another human"):
         gn.judge_audit(gn.Ratings.from_wide(x, raters=names), ["good"], humans=["h1"], **kw)
     # a candidate on no common item
     y = x.copy()
     y[:, 4] = np.nan
     y[0, :4] = np.nan
     y[0, 4] = 1.0
-    with pytest.raises(ValueError, match="candidate 'good' rated no item the humans rated"):
+    with pytest.raises(ValueError, match=r"candidate 'good' rated no item the humans rated; .* "
+                                         "give its labels on items the humans rated"):
         gn.judge_audit(gn.Ratings.from_wide(y, raters=names), ["good"],
                        humans=["h1", "h2", "h3", "h4"], **kw)
     with pytest.raises(ValueError, match="`scoring`"):

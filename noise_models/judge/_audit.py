@@ -62,7 +62,8 @@ def _candidates_iv(r: Any, candidates: Any,
         humans = [names.index(h) for h in dict.fromkeys(wanted)]
     if len(humans) < 2:
         raise ValueError(f"the judge audit needs two or more humans besides the candidates; "
-                         f"got {len(humans)} ({[names[j] for j in humans]}).")
+                         f"got {len(humans)} ({[names[j] for j in humans]}): add the ratings "
+                         "of another human (or name the humans with `humans=`).")
     return cands, humans, [names.index(c) for c in cands]
 
 
@@ -259,7 +260,8 @@ def judge_audit(ratings: Any, candidates: Any, *, margin: float, coefficient: st
     for c, cand in enumerate(cands):
         if not np.any((codes[:, n_h + c] >= 0) & human_rated):
             raise ValueError(f"candidate {cand!r} rated no item the humans rated; the audit "
-                             "compares it with the humans on the same items.")
+                             "compares it with the humans on the same items: give its labels "
+                             "on items the humans rated (or leave it out of `candidates`).")
     if not human_rated.all():
         notes.append(f"{int((~human_rated).sum())} items without a human rating are left out")
         codes = codes[human_rated]
