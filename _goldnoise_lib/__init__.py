@@ -9,6 +9,8 @@ Modules
 -------
 errors      -- the exceptions and warnings (re-exported publicly by ``agreement``
                and ``goldnoise``) and ``plain`` (NumPy scalars as plain values in messages)
+binomial    -- ``binomial_interval(k, n, level, method)``: the one interval of a binomial
+               share (exact Clopper–Pearson, Wilson) for every package
 labels      -- ``label_key``, ``match_labels``: 2, 2.0 and "2" are one label
 lazy        -- ``lazy_module``: kernel modules imported on first attribute access
 patterns    -- the keys of rating patterns (whole rows; counts per category), their

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from _goldnoise_lib.results import Result
-from _goldnoise_lib.validation import Integer, Option, check_params, validate_params
+from _goldnoise_lib.validation import Integer, check_option, check_params, validate_params
 from agreement._ratings import Ratings, as_ratings
 
 __all__ = ["AltTestResult", "alt_test", "benjamini_yekutieli"]
@@ -45,11 +45,13 @@ class AltTestResult(Result):
     epsilon : float
         The cost-benefit margin ε given to the candidate.
     scoring : str
-        ``"accuracy"``, ``"rmse"`` or ``"abs"``.
+        ``"accuracy"``, ``"rmse"``, ``"abs"``, or the name of the scoring
+        function given.
     q : float
         The false-discovery rate of the Benjamini–Yekutieli correction.
     n_items : int
-        Items used: rated by the candidate and by two or more humans.
+        Items used: rated by the candidate and by ``min_humans_per_item`` or
+        more humans.
     n_humans : int
         Humans tested (those with at least ``min_items`` items).
     candidate : str
@@ -161,9 +163,10 @@ def _distance(values: np.ndarray, scoring: str) -> np.ndarray:
     return diff * diff if scoring == "rmse" else np.abs(diff)
 
 
-@validate_params(scoring=Option(SCORINGS), min_items=Integer(2))
-def alt_test(ratings: Any, candidate: Any, *, epsilon: float, scoring: str = "accuracy",
-             q: float = 0.05, min_items: int = 30) -> AltTestResult:
+@validate_params(min_items=Integer(2), min_humans_per_item=Integer(2))
+def alt_test(ratings: Any, candidate: Any, *, epsilon: float, scoring: Any = "accuracy",
+             q: float = 0.05, min_items: int = 30,
+             min_humans_per_item: int = 2) -> AltTestResult:
     r"""The Alternative Annotator Test: may the candidate replace a human annotator?
 
     Parameters
@@ -180,16 +183,23 @@ def alt_test(ratings: Any, candidate: Any, *, epsilon: float, scoring: str = "ac
         ε, the cost-benefit margin in [0, 1) granted to the candidate (the
         paper suggests 0.2 against experts, 0.15 against skilled annotators,
         0.1 against crowd workers).
-    scoring : {"accuracy", "rmse", "abs"}, default "accuracy"
+    scoring : {"accuracy", "rmse", "abs"} or callable, default "accuracy"
         How an annotator's label represents the remaining humans on an item:
         the share of them with the same label, the negative root-mean-square
         difference, or the negative mean absolute difference (the last two
-        need numeric labels).
+        need numeric labels). A callable ``scoring(label, others) -> float``
+        (higher is better) gets one label and the array of the remaining
+        humans' labels on the item, as the ratings' categories (the paper
+        scores free text by embedding similarity this way); it is called
+        twice per (item, human), in Python.
     q : float, default 0.05
         False-discovery rate of the Benjamini–Yekutieli correction.
     min_items : int, default 30
         Humans with fewer items (rated by them, the candidate and at least
         one other human) are not tested; the result says so.
+    min_humans_per_item : int, default 2
+        Items need this many human ratings (the left-out human and at least
+        ``min_humans_per_item − 1`` remaining ones).
 
     Returns
     -------
@@ -249,6 +259,9 @@ def alt_test(ratings: Any, candidate: Any, *, epsilon: float, scoring: str = "ac
     (True, 1.0, 0.94)
     """
     check_params(alt_test, locals())
+    if not callable(scoring):
+        scoring = check_option(scoring, "scoring", SCORINGS,
+                               hint="or a function scoring(label, others) -> float")
     if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, np.number)):
         raise TypeError(f"`epsilon` must be a number in [0, 1); got {epsilon!r}.")
     if not (math.isfinite(float(epsilon)) and 0.0 <= float(epsilon) < 1.0):
@@ -262,38 +275,38 @@ def alt_test(ratings: Any, candidate: Any, *, epsilon: float, scoring: str = "ac
     if humans.size < 2:
         raise ValueError(f"the Alt-Test needs two or more humans besides the candidate; got "
                          f"{humans.size}.")
-    if scoring != "accuracy" and not (r.ordered and np.all(np.isfinite(r.category_values))):
+    if scoring in ("rmse", "abs") and not (r.ordered
+                                            and np.all(np.isfinite(r.category_values))):
         raise ValueError(f"`scoring={scoring!r}` needs numeric labels; these are "
                          f"{list(r.categories)[:5]}. Use scoring='accuracy'.")
-    return _alt_test(r, cand, humans, name, float(epsilon), scoring, float(q), int(min_items))
+    return _alt_test(r, cand, humans, name, float(epsilon), scoring, float(q), int(min_items),
+                     int(min_humans_per_item))
 
 
-def _alt_test(r: Ratings, cand: np.ndarray, humans: np.ndarray, name: str, epsilon: float,
-              scoring: str, q: float, min_items: int) -> AltTestResult:
-    from scipy import stats
-
-    codes = r.codes[:, humans].astype(np.int64)
-    m = r.n_categories
-    rated = codes >= 0
-    n_rated = rated.sum(axis=1)
-    keep = (n_rated >= 2) & (cand >= 0)
-    notes = []
-    n_some = int(np.count_nonzero(n_rated > 0))
-    if keep.sum() < n_some:
-        notes.append(f"{n_some - int(keep.sum())} items left out: fewer than two humans or "
-                     "no label of the candidate")
-    codes, cand, rated = codes[keep], cand[keep], rated[keep]
+def _wins(r: Ratings, codes: np.ndarray, cand: np.ndarray, rated: np.ndarray,
+          scoring: str) -> tuple[np.ndarray, np.ndarray]:
+    """W_c and W_h (items × humans) of a named scoring, from per-item category counts."""
     n, k = codes.shape
+    m = r.n_categories
+    safe = np.where(rated, codes, 0)
+    if scoring == "accuracy":  # loss 1 − [c = l], from the humans' own labels: no items ×
+        # labels table (free-text labels may be thousands)
+        n_rated = rated.sum(axis=1)
+        same = ((codes[:, :, None] == codes[:, None, :]) & rated[:, None, :]).sum(axis=2)
+        cand_same = ((codes == cand[:, None]) & rated).sum(axis=1)
+        own = ((cand[:, None] != safe) & rated).astype(np.float64)
+        cand_loss = (n_rated - cand_same)[:, None] - own
+        human_loss = (n_rated[:, None] - same).astype(np.float64)
+        return (cand_loss <= human_loss) & rated, (human_loss <= cand_loss) & rated
     # counts[i, c]: humans who put item i in c
     counts = np.zeros((n, m), dtype=np.float64)
     rows = np.repeat(np.arange(n), k)
     flat = codes.ravel()
     ok = flat >= 0
     np.add.at(counts, (rows[ok], flat[ok]), 1.0)
-    loss = _distance(np.asarray(r.category_values, dtype=np.float64), scoring)
     # table[i, l]: summed loss of label l against every human of item i (loss is symmetric)
+    loss = _distance(np.asarray(r.category_values, dtype=np.float64), scoring)
     table = counts @ loss
-    safe = np.where(rated, codes, 0)
     own = np.where(rated, loss[cand[:, None], safe], 0.0)
     # against the humans other than h: the candidate's sum minus h's own label; h's label
     # against all includes itself at loss 0
@@ -302,6 +315,51 @@ def _alt_test(r: Ratings, cand: np.ndarray, humans: np.ndarray, name: str, epsil
     # the same remaining humans on both sides: compare summed losses (ties exact for integers)
     w_c = (cand_loss <= human_loss) & rated
     w_h = (human_loss <= cand_loss) & rated
+    return w_c, w_h
+
+
+def _wins_callable(labels: np.ndarray, items: Any, codes: np.ndarray, cand: np.ndarray,
+                   rated: np.ndarray, scoring: Any) -> tuple[np.ndarray, np.ndarray]:
+    """W_c and W_h of a scoring function ``scoring(label, others)``, item by item."""
+    w_c = np.zeros(codes.shape, dtype=bool)
+    w_h = np.zeros(codes.shape, dtype=bool)
+    for i in range(codes.shape[0]):
+        who = np.flatnonzero(rated[i])
+        own = labels[codes[i, who]]
+        c = labels[cand[i]]
+        for pos, h in enumerate(who):
+            others = np.delete(own, pos)
+            s_c, s_h = float(scoring(c, others)), float(scoring(own[pos], others))
+            if not (math.isfinite(s_c) and math.isfinite(s_h)):
+                raise ValueError(f"`scoring` returned {s_c!r} and {s_h!r} on item "
+                                 f"{items[i]!r}; it must return finite numbers.")
+            w_c[i, h], w_h[i, h] = s_c >= s_h, s_h >= s_c
+    return w_c, w_h
+
+
+def _alt_test(r: Ratings, cand: np.ndarray, humans: np.ndarray, name: str, epsilon: float,
+              scoring: Any, q: float, min_items: int, min_humans: int) -> AltTestResult:
+    from scipy import stats
+
+    codes = r.codes[:, humans].astype(np.int64)
+    rated = codes >= 0
+    n_rated = rated.sum(axis=1)
+    keep = (n_rated >= min_humans) & (cand >= 0)
+    notes = []
+    n_some = int(np.count_nonzero(n_rated > 0))
+    if keep.sum() < n_some:
+        few = "two" if min_humans == 2 else str(min_humans)
+        notes.append(f"{n_some - int(keep.sum())} items left out: fewer than {few} humans or "
+                     "no label of the candidate")
+    keep_items = r.items[keep]
+    codes, cand, rated = codes[keep], cand[keep], rated[keep]
+    n, k = codes.shape
+    if callable(scoring):
+        w_c, w_h = _wins_callable(np.asarray(r.categories, dtype=object), keep_items, codes,
+                                  cand, rated, scoring)
+        scoring = getattr(scoring, "__name__", "custom")
+    else:
+        w_c, w_h = _wins(r, codes, cand, rated, scoring)
     n_h = rated.sum(axis=0)
     d = w_h.astype(np.int64) - w_c.astype(np.int64)
     s1 = d.sum(axis=0).astype(np.float64)

@@ -81,7 +81,7 @@ PUBLISHED = {
 
 def gn_floor() -> float:
     """The humans' agreement below which judge_audit says no judge can be validated."""
-    from goldnoise._judge._audit import HUMAN_FLOOR
+    from noise_models.judge._audit import HUMAN_FLOOR
 
     return HUMAN_FLOOR
 

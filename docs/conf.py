@@ -15,7 +15,7 @@ sys.path[:0] = [str(ROOT), str(DOCS / "_ext")]
 
 import goldnoise_docs  # noqa: E402
 
-from goldnoise._version import __version__  # noqa: E402
+from _goldnoise_lib.version import __version__  # noqa: E402
 
 goldnoise_docs.write_api_pages(DOCS)
 goldnoise_docs.write_benchmark_pages(DOCS)

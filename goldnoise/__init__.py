@@ -49,13 +49,12 @@ Examples
 from typing import TYPE_CHECKING
 
 from _goldnoise_lib.lazy import lazy_package
-from goldnoise._version import __version__
+from _goldnoise_lib.version import __version__  # noqa: F401
 
 if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_package)
     from agreement import *  # noqa: F403
     from goldnoise import datasets, report
     from goldnoise._audit import AuditResult, audit
-    from goldnoise._judge import JudgeAuditResult, judge_audit
     from noise_models import *  # noqa: F403
     from simulation import *  # noqa: F403
 

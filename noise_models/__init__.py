@@ -9,8 +9,8 @@ Four topics, one public subpackage each; every public name is also importable fr
   engine: the latent-class family, the paper's easy/hard model M1 among them
   (``EasyHardModel``), their checks, the agreed-error bracket, verified samples;
 * ``noise_models.instance`` -- instance dependence of noise, read from soft labels;
-* ``noise_models.judge`` -- a judge beside the annotators: prediction-powered estimates,
-  which items humans should label (active sampling);
+* ``noise_models.judge`` -- a judge beside the annotators: its audit (may it replace or join
+  them), prediction-powered estimates, which items humans should label (active sampling);
 * ``noise_models.preferences`` -- pairwise preferences: Bradley–Terry rankings with
   rank-sets (humans alone or with judges), drop-k, position bias, the preference audit.
 
@@ -75,6 +75,11 @@ instance_dependence_report      -- all of the above in one DataFrame
 
 A judge beside the annotators: judge (SPEC §10)
 -----------------------------------------------
+judge_audit     -- may a judge replace or join the humans: swap and join tests, the judge
+                   against each human, the majority and the latent labels, the Alt-Test,
+                   a verdict                                       -> JudgeAuditResult
+swap_test       -- the swap and join tests alone (paired bootstrap over the items each
+                   candidate rated)                                -> SwapTestResult
 ppi_mean        -- prediction-powered estimate of a mean: PPI, PPI++ (tuned λ), stratified
                                                                    -> PPIResult
 judge_estimate  -- a class's prevalence or the mean rating over all items: the judge on

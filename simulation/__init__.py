@@ -71,10 +71,8 @@ simulate_study        -- coverage, width, power of analytic / percentile / BCa i
 study_tradeoff        -- more items or more annotators: the cheapest design -> StudyTradeoff
 judge_plan            -- once a judge labels every item: the human-labelled items (and
                          humans per item) for a PPI interval's half-width, or for the swap
-                         test's non-inferiority power at a margin (SPEC §10) -> JudgePlan
-swap_test             -- may a candidate stand in for a human (swap) or join them: the
-                         coefficient's change, paired bootstrap intervals (SPEC §10; what
-                         goldnoise.judge_audit reports)            -> SwapTestResult
+                         test's non-inferiority power at a margin (SPEC §10; the test
+                         is noise_models.swap_test)                -> JudgePlan
 
 Re-annotation and expert checks (simulation.reannotation, SPEC §6)
 -------------------------------------------------------------------

@@ -294,3 +294,44 @@ def test_invariances(seed, eps):
                      scoring=scoring)
         assert (a.winning_rate, a.advantage_probability) == (b.winning_rate,
                                                               b.advantage_probability)
+
+
+def test_a_scoring_function_equals_the_named_scorings():
+    # scoring(label, others) in Python: the paper's accuracy and -RMSE written from their
+    # definitions give the vectorised scorings' omega, rho and per-human table exactly
+    rng = np.random.default_rng(4)
+    truth = rng.integers(1, 6, 120)
+    cols = [np.where(rng.random(120) < 0.6, truth, rng.integers(1, 6, 120)).astype(float)
+            for _ in range(5)]
+    x = np.column_stack(cols)
+    x[rng.random(x.shape) < 0.15] = np.nan
+    r = Ratings.from_wide(x, raters=["h1", "h2", "h3", "h4", "judge"])
+
+    def accuracy(label, others):
+        return float(np.mean([label == o for o in others]))
+
+    def neg_rmse(label, others):
+        return -float(np.sqrt(np.mean([(label - o) ** 2 for o in others])))
+
+    for named, fn in (("accuracy", accuracy), ("rmse", neg_rmse)):
+        a = alt_test(r, "judge", epsilon=0.1, scoring=named, min_items=20)
+        b = alt_test(r, "judge", epsilon=0.1, scoring=fn, min_items=20)
+        assert (a.winning_rate, a.advantage_probability) == (b.winning_rate,
+                                                             b.advantage_probability)
+        pd.testing.assert_frame_equal(a.table, b.table)
+        assert b.scoring == fn.__name__
+
+
+def test_min_humans_per_item():
+    rng = np.random.default_rng(5)
+    truth = rng.integers(0, 3, 200)
+    x = np.column_stack([np.where(rng.random(200) < 0.7, truth, rng.integers(0, 3, 200))
+                         for _ in range(5)]).astype(float)
+    x[:80, 0] = np.nan  # 80 items with three humans, 120 with four
+    r = Ratings.from_wide(x, raters=["h1", "h2", "h3", "h4", "judge"])
+    assert alt_test(r, "judge", epsilon=0.1).n_items == 200
+    res = alt_test(r, "judge", epsilon=0.1, min_humans_per_item=4)
+    assert res.n_items == 120
+    assert "80 items left out: fewer than 4 humans" in res.notes[0]
+    with pytest.raises(ValueError, match="scoring"):
+        alt_test(r, "judge", epsilon=0.1, scoring="cosine")

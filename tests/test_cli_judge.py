@@ -253,13 +253,14 @@ def test_readme_estimate_example_is_what_the_command_prints():
 
 
 def test_rating_scale_note_names_the_level_option(tmp_path, capsys):
-    # the judge audit's note on numeric labels under level 'auto' names --level on the
-    # command line (the Python note names `level=`)
+    # the judge audit's note on numeric labels under level 'auto' (read at the interval
+    # level) names --level on the command line (the Python note names `level=`)
     frame = pd.read_csv(_file(tmp_path))
     frame["label"] = frame["label"] + frame["item"] % 2 * 3 + 1  # labels 1..6
     frame.to_csv(tmp_path / "scale.csv", index=False)
     status, out, err = _run(capsys, "judge", tmp_path / "scale.csv", *ARGS, "--candidates",
                             "judge", "--margin", "0.05", "--kind-column", "rater_kind")
     assert status == 0, err
-    assert "declare its level: --level ordinal or --level interval" in out
-    assert "level='ordinal'" not in out
+    assert "alpha at the interval level, as for a rating scale" in out
+    assert "--level nominal treats them as unordered categories" in out
+    assert "level='nominal'" not in out

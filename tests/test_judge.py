@@ -35,17 +35,23 @@ def test_swap_and_join_equal_the_krippendorff_package(level):
     humans = x[:, :4]
     keep = ~np.all(np.isnan(humans), axis=1)  # the items with a human rating
 
-    def alpha(cols):
-        return krippendorff.alpha(reliability_data=x[keep][:, cols].T,
+    def alpha(cols, rows=keep):
+        return krippendorff.alpha(reliability_data=x[rows][:, cols].T,
                                   level_of_measurement=level)
 
     h = alpha([0, 1, 2, 3])
     assert res.human_reliability == pytest.approx(h, abs=1e-12)
     for c, cand in ((4, "good"), (5, "poor")):
-        swaps = [alpha([j for j in range(4) if j != out] + [c]) for out in range(4)]
+        # swap and join on the items the candidate rated, against the humans on those items
+        own = keep & ~np.isnan(x[:, c])
+        h_c = alpha([0, 1, 2, 3], own)
+        swaps = [alpha([j for j in range(4) if j != out] + [c], own) for out in range(4)]
+        assert res.swap.loc[cand, "humans"] == pytest.approx(h_c, abs=1e-12)
+        assert res.swap.loc[cand, "n_items"] == own.sum()
         assert res.swap.loc[cand, "with_candidate"] == pytest.approx(np.mean(swaps), abs=1e-12)
-        assert res.swap.loc[cand, "difference"] == pytest.approx(np.mean(swaps) - h, abs=1e-12)
-        assert res.join.loc[cand, "with_candidate"] == pytest.approx(alpha([0, 1, 2, 3, c]),
+        assert res.swap.loc[cand, "difference"] == pytest.approx(np.mean(swaps) - h_c,
+                                                                 abs=1e-12)
+        assert res.join.loc[cand, "with_candidate"] == pytest.approx(alpha([0, 1, 2, 3, c], own),
                                                                      abs=1e-12)
 
 
@@ -59,13 +65,15 @@ def test_swap_with_other_coefficients_equals_their_functions(coefficient):
     fn = getattr(gn, coefficient)
     keep = ~np.all(np.isnan(x[:, :4]), axis=1)
 
-    def value(cols):
-        return fn(gn.Ratings.from_wide(x[keep][:, cols], categories=[1.0, 2.0, 3.0, 4.0])).value
+    def value(cols, rows=keep):
+        return fn(gn.Ratings.from_wide(x[rows][:, cols], categories=[1.0, 2.0, 3.0, 4.0])).value
 
     assert res.human_reliability == pytest.approx(value([0, 1, 2, 3]), abs=1e-12)
-    swaps = [value([j for j in range(4) if j != out] + [4]) for out in range(4)]
+    own = keep & ~np.isnan(x[:, 4])  # the items the candidate rated
+    swaps = [value([j for j in range(4) if j != out] + [4], own) for out in range(4)]
     assert res.swap.loc["good", "with_candidate"] == pytest.approx(np.mean(swaps), abs=1e-12)
-    assert res.join.loc["good", "with_candidate"] == pytest.approx(value([0, 1, 2, 3, 4]),
+    assert res.swap.loc["good", "humans"] == pytest.approx(value([0, 1, 2, 3], own), abs=1e-12)
+    assert res.join.loc["good", "with_candidate"] == pytest.approx(value([0, 1, 2, 3, 4], own),
                                                                    abs=1e-12)
 
 
@@ -112,14 +120,15 @@ def test_humans_who_do_not_agree_cannot_validate_a_judge():
 
 def _swap_result(low, high, join_low, diff=-0.05):
     """A swap test's result with these intervals (the humans' alpha 0.5, validated)."""
-    from simulation import SwapTestResult
+    from noise_models import SwapTestResult
 
     swap = pd.DataFrame([{"candidate": "c", "with_candidate": 0.5 + diff, "humans": 0.5,
                           "difference": diff, "low": low, "high": high,
-                          "non_inferior": low > -0.05}]).set_index("candidate")
+                          "non_inferior": low > -0.05, "n_items": 100}]).set_index("candidate")
     join = pd.DataFrame([{"candidate": "c", "with_candidate": 0.5, "humans": 0.5,
                           "difference": 0.0, "low": join_low, "high": 0.02,
-                          "non_inferior": join_low > -0.04}]).set_index("candidate")
+                          "non_inferior": join_low > -0.04,
+                          "n_items": 100}]).set_index("candidate")
     return SwapTestResult(humans=0.5, humans_low=0.45, humans_high=0.55, swap=swap, join=join,
                           coefficient="krippendorff_alpha", level="nominal", margin=0.05,
                           confidence_level=0.95, n_resamples=100, n_items=100, notes=())
@@ -127,18 +136,17 @@ def _swap_result(low, high, join_low, diff=-0.05):
 
 def test_a_sentence_where_the_alt_test_and_the_swap_disagree(monkeypatch):
     # judge_audit's verdict from the swap test's intervals and the Alt-Test's decision,
-    # each given here by the public function the audit calls (simulation.swap_test,
+    # each given here by the function the audit calls (noise_models.swap_test,
     # agreement.alt_test) replaced by one that returns a chosen result.
     import types
 
     import agreement
-    import simulation
 
     x, _ = _data(2, n=100, missing=0.0)
     r = gn.Ratings.from_wide(x[:, :4], raters=["h1", "h2", "h3", "c"])
 
     def audit(swap, passed):
-        monkeypatch.setattr(simulation, "swap_test", lambda *a, **k: swap)
+        monkeypatch.setattr("noise_models.judge._swap.swap_test", lambda *a, **k: swap)
         monkeypatch.setattr(agreement, "alt_test", lambda *a, **k: types.SimpleNamespace(
             winning_rate=1.0 if passed else 0.0, advantage_probability=0.9, passed=passed,
             notes=()))
@@ -254,9 +262,14 @@ def test_pandalm_against_the_published_and_independent_numbers(test_data):
     frame = pd.read_csv(test_data / "pandalm2023" / "ratings.csv")
     r = gn.Ratings.from_long(frame, item="item", rater="rater", label="label")
     res = gn.judge_audit(r, ["gpt-3.5-turbo", "pandalm-7b"], margin=0.05, epsilon=0.1,
-                         n_resamples=200, rng=0, latent_resamples=0)
+                         n_resamples=200, rng=0, latent_resamples=0,
+                         level="nominal")  # 0 tie, 1 or 2 better: categories
     assert res.human_reliability == pytest.approx(0.864, abs=5e-4)
-    assert res.join["with_candidate"].tolist() == pytest.approx([0.679, 0.644], abs=5e-4)
+    # join on the items each candidate rated (GPT-3.5: 974 of 999; the humans there 0.866),
+    # by the krippendorff package on those items: 0.675 / 0.644 (0.679 on all 999 items)
+    assert res.join["with_candidate"].tolist() == pytest.approx([0.675, 0.644], abs=5e-4)
+    assert res.join["humans"].tolist() == pytest.approx([0.866, 0.864], abs=5e-4)
+    assert res.join["n_items"].tolist() == [974, 999]
     maj = res.agreement.xs("majority", level="reference")
     assert maj["accuracy"].tolist() == pytest.approx([0.716, 0.668], abs=5e-4)
     assert maj["kappa"].tolist() == pytest.approx([0.493, 0.435], abs=5e-4)
@@ -315,7 +328,7 @@ def test_swap_interval_for_an_exchangeable_candidate():
     # cover 0 near nominally. Measured: SE 0.0225 against a spread of 0.0223, coverage 0.94
     # (n = 300); another seed gave 0.91 of 300, and at n = 2,000 the SE is 6% short of the
     # spread (coverage 0.935): the percentile interval runs a little narrow, as usual.
-    from simulation import swap_test
+    from noise_models import swap_test
 
     rng = np.random.default_rng(5)
     reps, covered, widths, diffs = 200, 0, [], []
@@ -337,20 +350,21 @@ def test_swap_interval_for_an_exchangeable_candidate():
     assert 0.90 <= covered / reps <= 0.98, covered / reps
 
 
-def test_numeric_labels_under_auto_level_get_a_note_naming_the_ordinal_level():
-    # sottana2023's 1-5 Likert codes read as nominal under "auto" without a word before
+def test_numeric_labels_under_auto_level_get_the_interval_level_and_a_note():
+    # sottana2023's Likert codes read as nominal under "auto" before; now interval, said so
     x, names = _data(8, n=80)
     r = gn.Ratings.from_wide(x, raters=names)
     kw = dict(margin=0.1, n_resamples=20, rng=0, latent_resamples=0)
     auto = gn.judge_audit(r, ["good"], **kw)
-    assert auto.level == "nominal"
+    assert auto.level == "interval"
     [note] = [n for n in auto.notes if "rating scale" in n]
-    assert "(1.0, 2.0, 3.0, 4.0)" in note and "level='ordinal'" in note
+    assert "(1.0, 2.0, 3.0, 4.0)" in note and "level='nominal'" in note
     assert not any("rating scale" in n for n in gn.judge_audit(r, ["good"], level="ordinal",
                                                                 **kw).notes)
     words = gn.Ratings.from_wide(np.array(["a", "b", "c"])[np.nan_to_num(x, nan=1).astype(int)
                                                          % 3], raters=names)
-    assert not any("rating scale" in n for n in gn.judge_audit(words, ["good"], **kw).notes)
+    text = gn.judge_audit(words, ["good"], **kw)
+    assert text.level == "nominal" and not any("rating scale" in n for n in text.notes)
 
 
 def test_the_report_in_python_is_the_command_lines():
@@ -369,3 +383,154 @@ def test_the_report_in_python_is_the_command_lines():
     assert "<table>" in html and "The humans alone" in html
     with pytest.raises(ValueError, match="unknown format 'pdf'"):
         res.render("pdf")
+
+
+def _panel(seed: int, n: int = 2000, accuracies=(0.8, 0.8, 0.8, 0.6)):
+    # each rater keeps the true label (4 classes) with its accuracy, else another label
+    g = np.random.default_rng(seed)
+    truth = g.integers(0, 4, n)
+    cols = [np.where(g.random(n) < a, truth, (truth + g.integers(1, 4, n)) % 4)
+            for a in accuracies]
+    return np.column_stack(cols).astype(float), g
+
+
+def test_a_judge_with_missing_ratings_is_compared_on_its_own_items():
+    # Three humans at accuracy 0.8 and a judge at 0.6 on 2,000 items: the judge lowers the
+    # agreement by about 0.13 ("neither" at margin 0.05). With 80% of its labels missing,
+    # comparing over every human-rated item shrank the difference toward 0 (-0.037, interval
+    # above -0.05: "replace"); on the items it rated it is as bad as on all of them.
+    x, g = _panel(3)
+    names = ["h1", "h2", "h3", "judge"]
+    kw = {"margin": 0.05, "level": "nominal", "n_resamples": 300, "rng": 0,
+          "latent_resamples": 0}
+    full = gn.judge_audit(gn.Ratings.from_wide(x, raters=names), "judge", **kw)
+    assert full.verdicts.loc["judge", "verdict"] == "neither"
+    x[g.random(len(x)) < 0.8, 3] = np.nan
+    part = gn.judge_audit(gn.Ratings.from_wide(x, raters=names), "judge", **kw)
+    rated = int((~np.isnan(x[:, 3])).sum())
+    assert part.verdicts.loc["judge", "verdict"] == "neither"
+    assert part.swap.loc["judge", "n_items"] == rated
+    assert part.swap.loc["judge", "difference"] < -0.1
+    assert any(f"judge rated {rated} of the 2000 items" in n for n in part.notes)
+    # the humans' own coefficient stays on every item
+    assert part.human_reliability == pytest.approx(full.human_reliability, abs=1e-12)
+
+
+def test_a_candidates_interval_does_not_depend_on_the_others_listed():
+    x, _ = _panel(5, n=300, accuracies=(0.8, 0.8, 0.8, 0.7, 0.5))
+    r = gn.Ratings.from_wide(x, raters=["h1", "h2", "h3", "a", "b"])
+    kw = {"margin": 0.05, "level": "nominal", "n_resamples": 200, "rng": 7,
+          "latent_resamples": 0, "humans": ["h1", "h2", "h3"]}
+    alone = gn.judge_audit(r, ["a"], **kw)
+    both = gn.judge_audit(r, ["a", "b"], **kw)
+    cols = ["difference", "low", "high"]
+    assert both.swap.loc["a", cols].tolist() == alone.swap.loc["a", cols].tolist()
+    assert both.join.loc["a", cols].tolist() == alone.join.loc["a", cols].tolist()
+    assert (both.human_low, both.human_high) == (alone.human_low, alone.human_high)
+    other = gn.judge_audit(r, ["a"], **{**kw, "rng": 8})
+    assert other.swap.loc["a", "low"] != alone.swap.loc["a", "low"]
+
+
+def test_a_numeric_scale_is_audited_at_an_ordered_level_by_default(shared_data):
+    # Sottana et al. 2023: 3 humans and GPT-4 rating 4,000 outputs on 0-5. Every label is a
+    # number and there are more than two: "auto" is the interval level (nominal alpha would
+    # count 4 against 5 as against 0), the Alt-Test scores by -RMSE, and the report says both
+    # in its first line.
+    frame = pd.read_csv(shared_data / "judges" / "sottana2023" / "ratings.csv")
+    r = gn.Ratings.from_long(frame, item="item", rater="rater", label="label")
+    kw = {"margin": 0.05, "epsilon": 0.1, "n_resamples": 50, "rng": 0, "latent_resamples": 0}
+    res = gn.judge_audit(r, "gpt-4", **kw)
+    assert res.level == "interval" and res.scoring == "rmse"
+    krippendorff = pytest.importorskip("krippendorff")
+    wide = frame.pivot(index="item", columns="rater", values="label")
+    humans = wide.drop(columns="gpt-4").to_numpy(dtype=float).T
+    assert res.human_reliability == pytest.approx(
+        krippendorff.alpha(reliability_data=humans, level_of_measurement="interval"), abs=1e-12)
+    first = res.summary().splitlines()[3]
+    assert first == ("  coefficient krippendorff_alpha, level interval; Alt-Test scoring -RMSE")
+    assert "Alternative Annotator Test (epsilon 0.1, -RMSE scoring)" in res.summary()
+    assert any("alpha at the interval level, as for a rating scale" in n for n in res.notes)
+    nominal = gn.judge_audit(r, "gpt-4", level="nominal", **kw)
+    assert nominal.scoring == "accuracy" and nominal.human_reliability < res.human_reliability
+    # with epsilon at the interval level the Alt-Test keeps -RMSE: as agreement.alt_test says
+    alt = gn.alt_test(r, "gpt-4", epsilon=0.1, scoring="rmse")
+    assert res.alt_test.loc["gpt-4", "winning_rate"] == alt.winning_rate
+    # a scoring chosen by name or as a function is named
+    mae = gn.judge_audit(r, "gpt-4", scoring="abs", **kw)
+    assert mae.scoring == "abs" and "Alt-Test scoring -|difference|" in mae.summary()
+
+
+def test_two_numeric_labels_stay_nominal_and_no_epsilon_says_so():
+    x, names = _data(6, n=80, missing=0.0)
+    x = (x > 2).astype(float)
+    res = gn.judge_audit(gn.Ratings.from_wide(x, raters=names), ["good"], margin=0.1,
+                         n_resamples=20, rng=0, latent_resamples=0)
+    assert res.level == "nominal" and res.scoring is None
+    assert "Alt-Test scoring - (no epsilon: not run)" in res.summary()
+
+
+def test_bad_input_of_a_judge_audit_in_one_line():
+    x, names = _data(7, n=60, missing=0.0)
+    kw = {"margin": 0.1, "n_resamples": 20, "rng": 0, "latent_resamples": 0}
+    # a scale with text labels mixed in
+    mixed = x.astype(object)
+    mixed[:5, 0] = "N/A"
+    r = gn.Ratings.from_wide(mixed, raters=names)
+    with pytest.raises(ValueError, match=r"mix numbers .* and text \('N/A'\): recode or drop"):
+        gn.judge_audit(r, ["good"], **kw)
+    assert gn.judge_audit(r, ["good"], level="nominal", **kw).level == "nominal"
+    # a single human
+    with pytest.raises(ValueError, match=r"two or more humans .* got 1 .*: add the ratings "
+                                         "of another human"):
+        gn.judge_audit(gn.Ratings.from_wide(x, raters=names), ["good"], humans=["h1"], **kw)
+    # a candidate on no common item
+    y = x.copy()
+    y[:, 4] = np.nan
+    y[0, :4] = np.nan
+    y[0, 4] = 1.0
+    with pytest.raises(ValueError, match=r"candidate 'good' rated no item the humans rated; .* "
+                                         "give its labels on items the humans rated"):
+        gn.judge_audit(gn.Ratings.from_wide(y, raters=names), ["good"],
+                       humans=["h1", "h2", "h3", "h4"], **kw)
+    with pytest.raises(ValueError, match="`scoring`"):
+        gn.judge_audit(gn.Ratings.from_wide(x, raters=names), ["good"], scoring="cos", **kw)
+    # a single label: complete agreement, alpha undefined -- never "the humans barely agree"
+    one = np.where(np.isnan(x), np.nan, 3.0)
+    with pytest.raises(ValueError, match=r"every rating has the same label \(3.0\): .* two "
+                                         "or more labels"):
+        gn.judge_audit(gn.Ratings.from_wide(one, raters=names, categories=[1.0, 2.0, 3.0]),
+                       ["good"], **kw)
+
+
+def test_free_text_labels_are_bounded_by_the_ratings():
+    # 1,500 labels on 120 items: the confusion counts list the cells that occur (at most one
+    # per item and reference), the majority needs no items x labels table, and the
+    # latent-class section is left out in one line naming the number of labels
+    g = np.random.default_rng(11)
+    words = np.array([f"w{k}" for k in range(1500)], dtype=object)
+    truth = g.integers(0, 1500, 120)
+    cols = [words[np.where(g.random(120) < 0.7, truth, g.integers(0, 1500, 120))]
+            for _ in range(4)]
+    r = gn.Ratings.from_wide(np.column_stack(cols), raters=["h1", "h2", "h3", "judge"],
+                             categories=list(words))
+    res = gn.judge_audit(r, "judge", margin=0.1, epsilon=0.1, n_resamples=50, rng=0)
+    assert res.latent is None
+    assert any(n.startswith("no latent-class fit: 1,500 distinct labels") for n in res.notes)
+    per_ref = res.confusion.groupby("reference")["count"]
+    assert (per_ref.sum() == res.agreement.loc["judge", "n_items"]).all()
+    assert (per_ref.size() <= 120).all() and (res.confusion["count"] > 0).all()
+    # the same counts as the dense table, cell by cell, and the majority as counted by hand
+    x = np.column_stack(cols)
+    cell = res.confusion[res.confusion["reference"] == "h1"].set_index(
+        ["candidate_label", "reference_label"])["count"]
+    dense = pd.crosstab(x[:, 3], x[:, 0]).stack()
+    assert cell.sort_index().to_dict() == dense[dense > 0].sort_index().to_dict()
+    maj = []
+    for row in x[:, :3]:
+        v, c = np.unique(row, return_counts=True)
+        maj.append(v[c.argmax()] if (c == c.max()).sum() == 1 else None)
+    maj = np.array(maj, dtype=object)
+    has = np.array([m is not None for m in maj])
+    assert res.agreement.loc[("judge", "majority"), "n_items"] == has.sum()
+    assert res.agreement.loc[("judge", "majority"), "accuracy"] == pytest.approx(
+        np.mean(x[has, 3] == maj[has]))

@@ -17,7 +17,8 @@ import pytest
 from scipy import stats
 
 from agreement import Ratings
-from simulation import JudgePlan, judge_plan, swap_test
+from noise_models import swap_test
+from simulation import JudgePlan, judge_plan
 
 P, E_HUMAN, E_JUDGE = 0.3, 0.2, 0.12
 
@@ -213,19 +214,17 @@ def _three_humans_and_judges(n=300, seed=0):
     return Ratings.from_wide(x, raters=["h1", "h2", "h3", "good", "poor"])
 
 
-def test_judge_audit_reports_simulation_swap_test():
-    # judge_audit's swap and join tables are simulation.swap_test's, with the audit's
+def test_judge_audit_reports_the_swap_test():
+    # judge_audit's swap and join tables are noise_models.swap_test's, with the audit's
     # bootstrap seed (the first of the two it draws from rng): bit-identical.
     import warnings
 
     import goldnoise as gn
-    from simulation import swap_test
-
     r = _three_humans_and_judges()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         audit = gn.judge_audit(r, ["good", "poor"], margin=0.05, n_resamples=200, rng=4,
-                               latent_resamples=0)
+                               latent_resamples=0, level="nominal")
     seed_boot = int(np.random.default_rng(4).integers(2**63, size=2)[0])
     res = swap_test(r, ["good", "poor"], margin=0.05, n_resamples=200, rng=seed_boot)
     cols = list(audit.swap.columns)

@@ -56,7 +56,9 @@ PUBLIC = {
         "SpanNoiseResult", "span_noise",
         # annotator reliability with intervals (SPEC §5)
         "annotator_intervals",
-        # a judge beside the annotators: prediction-powered estimates (SPEC §10)
+        # a judge beside the annotators: its audit, the swap test, prediction-powered
+        # estimates (SPEC §10)
+        "JudgeAuditResult", "SwapTestResult", "judge_audit", "swap_test",
         "JudgeEstimateResult", "PPIResult", "judge_estimate", "labelled_sample", "ppi_mean",
         # which items humans label; pairwise preferences and rankings (SPEC §11)
         "ActiveSampleResult", "active_sample", "Comparisons", "PreferenceAuditResult",
@@ -80,7 +82,7 @@ PUBLIC = {
         # planning an agreement study
         "StudyPlan", "StudyTradeoff", "simulate_study", "study_tradeoff",
         "study_size_for_minimum", "study_size_for_power", "study_size_for_width",
-        "JudgePlan", "judge_plan", "SwapTestResult", "swap_test",
+        "JudgePlan", "judge_plan",
         # the seed benchmarks' noise constructions
         "SeparabilityResult", "loss_separability", "overlap_coefficient", "perturb_similar",
         "voter_labels",
@@ -96,8 +98,7 @@ PUBLIC = {
 }
 
 #: goldnoise's own names, beside the re-exports of the four packages.
-GOLDNOISE_OWN = {"AuditResult", "JudgeAuditResult", "audit", "datasets", "judge_audit",
-                 "report"}
+GOLDNOISE_OWN = {"AuditResult", "audit", "datasets", "report"}
 
 
 @pytest.mark.parametrize("package", sorted(PUBLIC))

@@ -214,7 +214,7 @@ EXAMPLES = {
     "JudgeAuditResult": lambda: goldnoise.judge_audit(_judge_panel(), ["judge"], margin=0.1,
                                                       n_resamples=50, latent_resamples=5,
                                                       rng=0),
-    "SwapTestResult": lambda: simulation.swap_test(_judge_panel(), ["judge"], margin=0.1,
+    "SwapTestResult": lambda: noise_models.swap_test(_judge_panel(), ["judge"], margin=0.1,
                                                    n_resamples=50, rng=0),
     "SimulatedAnnotations": lambda: simulation.simulate_annotations(50, 3, rng=0),
     "BootstrapResult": lambda: agreement.bootstrap(["fleiss_kappa", "gwet_ac1"], _ratings(),

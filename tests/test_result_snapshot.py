@@ -14,7 +14,9 @@ as ``NaN``. Rewritten again when ``JudgeAuditResult.summary()`` became the text 
 ``goldnoise judge`` and ``CrosscheckResult``'s summary took each quantity's meaning from
 its ``to_frame()``; and again when ``SpanNoiseResult`` gained ``match`` and its summary
 became the lines ``goldnoise spans`` prints; and when ``JudgePlan`` gained
-``active_n_items`` (the width plan's active design, None without the judge's scores).
+``active_n_items`` (the width plan's active design, None without the judge's scores); and again for ``JudgeAuditResult`` and
+``SwapTestResult`` when each candidate's swap and join moved to the items it rated, on a
+stream keyed by its name (``n_items`` column; the audit's ``scoring`` and first line).
 
 Rewrite it (only after a deliberate change of a result's output) with
 ``GOLDNOISE_WRITE_SNAPSHOT=1 pytest tests/test_result_snapshot.py``.

@@ -98,7 +98,7 @@ CLI_HINTS: tuple[tuple[str, str], ...] = (
     ("(or pass `kind=`)", "(or pass --kind)"),
     ("pass `ids=`", "pass --ids FILE"),
     ("or use `Ratings.from_long`", "or add --layout long (one row per rating)"),
-    ("`level='ordinal'` or `level='interval'`", "--level ordinal or --level interval"),
+    ("`level='nominal'`", "--level nominal"),
     ("(e.g. annotators='spam' or 'one-coin') or a larger `prior_strength`",
      "(--model spam or one-coin)"),
 )

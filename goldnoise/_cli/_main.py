@@ -66,7 +66,7 @@ def verb_modules() -> dict[str, ModuleType]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from goldnoise._version import __version__
+    from _goldnoise_lib.version import __version__
 
     parser = _Parser(
         prog="goldnoise", formatter_class=_Formatter,

@@ -63,8 +63,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "absolute agreement, one rater) or lin_ccc")
     a.add_argument("--level", default="auto",
                    choices=("auto", "nominal", "ordinal", "interval", "ratio"),
-                   help="Krippendorff's level of measurement (auto: nominal; declare ordinal or "
-                        "interval for a rating scale)")
+                   help="Krippendorff's level of measurement (auto: interval when every label "
+                        "is a number and there are more than two, nominal otherwise)")
     a.add_argument("--resamples", metavar="B", type=count("--resamples", 1), default=1000,
                    help="bootstrap resamples of items")
     a.add_argument("--latent-resamples", metavar="B", type=count("--latent-resamples", 0),
@@ -199,8 +199,7 @@ def _estimates(args: argparse.Namespace, r, humans: list[str] | None) -> dict:
 
 
 def run(args: argparse.Namespace) -> Report:
-    from goldnoise import judge_audit
-    from goldnoise._judge import judge_report
+    from noise_models import judge_audit
 
     if args.example is not None and args.kind_column is not None:
         raise UsageError("--kind-column reads FILE; it does not go with --example")
@@ -231,13 +230,10 @@ def run(args: argparse.Namespace) -> Report:
                              latent_resamples=args.latent_resamples, humans=humans)
     except ValueError as exc:
         raise DataError(" ".join(str(exc).split())) from None
-    report = judge_report(result, source=loaded.source)
+    estimates = _estimates(args, r, humans) if args.estimate is not None else None
+    report = result.report(source=loaded.source, estimates=estimates)
     report.notes[:0] = loaded.notes
-    if args.estimate is not None:
-        from goldnoise._judge import estimate_section
-
-        estimates = _estimates(args, r, humans)
-        report.add(estimate_section(estimates))
+    if estimates is not None:
         report.companions.append("estimate/estimate")  # --out x.csv writes x.estimate.csv
         report.notes.extend(f"{cand}: {note}" for cand, res in estimates.items()
                             for note in res.notes)

@@ -637,8 +637,7 @@ def _gold_accuracy(r: Ratings, gold: Any, level: float) -> dict[str, np.ndarray]
     ``scipy.stats.binomtest(...).proportion_ci(method="exact")`` finds by root-finding,
     one annotator at a time).
     """
-    from scipy.stats import beta
-
+    from _goldnoise_lib.binomial import binomial_interval
     from _goldnoise_lib.labels import labels_by_item
 
     pos, true = labels_by_item(gold, r.items, r.categories, "gold")
@@ -651,10 +650,7 @@ def _gold_accuracy(r: Ratings, gold: Any, level: float) -> dict[str, np.ndarray]
     high = np.full(len(n), np.nan)
     some = n > 0
     k, m = right[some].astype(float), n[some].astype(float)
-    tail = (1.0 - level) / 2
     acc[some] = k / m
-    with np.errstate(invalid="ignore"):  # a zero shape at the ends: 0 or 1 instead
-        low[some] = np.where(k == 0, 0.0, beta.ppf(tail, k, m - k + 1))
-        high[some] = np.where(k == m, 1.0, beta.ppf(1 - tail, k + 1, m - k))
+    low[some], high[some] = binomial_interval(k, m, level, method="exact")
     return {"n_gold": n, "gold_accuracy": acc, "gold_accuracy_low": low,
             "gold_accuracy_high": high}

@@ -19,12 +19,11 @@ def check_counts(values: Any, name: str, high: int, high_name: str) -> np.ndarra
 
 
 def coverage_interval(hits: int, total: int) -> tuple[float, float]:
-    """Wilson 95% interval of a coverage ``hits / total`` (statsmodels)."""
+    """Wilson 95% interval of a coverage ``hits / total`` (``binomial_interval``)."""
+    from _goldnoise_lib.binomial import binomial_interval
+
     if total == 0:
         return float("nan"), float("nan")
-    # statsmodels is imported here, at first use: it takes seconds to import.
-    from statsmodels.stats.proportion import proportion_confint
-
-    lo, hi = proportion_confint(hits, total, alpha=0.05, method="wilson")
+    lo, hi = binomial_interval(hits, total, 0.95, method="wilson")
     share = hits / total  # the Wilson limits can miss 0 or 1 by rounding
     return float(min(lo, share)), float(max(hi, share))

@@ -139,7 +139,7 @@ def gamma_coverage(
         One row per hard count: ``hard_count``, ``hard_share`` (H / n),
         ``coverage`` (share of data sets whose true share of hard items among
         the agreed ones is ≤ γ), ``coverage_low`` and ``coverage_high`` (Wilson
-        95% interval, statsmodels ``proportion_confint``), ``exact_coverage``
+        95% interval, as statsmodels' Wilson interval), ``exact_coverage``
         (M1 with known p: the binomial sum over d, else NaN),
         ``noisy_coverage`` (the same for the share of agreed items that are hard
         *or* carry a wrong label; equals ``coverage`` under M1), ``mean_gamma``,

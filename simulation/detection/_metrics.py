@@ -155,13 +155,11 @@ def _check_k(k: Any, n: int, default: int) -> int:
 
 
 def clopper_pearson(successes: int, trials: int, confidence_level: float) -> ConfidenceInterval:
-    """Exact binomial interval (statsmodels' ``proportion_confint(method="beta")``)."""
-    from statsmodels.stats.proportion import proportion_confint
+    """Exact (Clopper–Pearson) binomial interval (``binomial_interval``)."""
+    from _goldnoise_lib.binomial import binomial_interval
 
-    if trials == 0:
-        return ConfidenceInterval(math.nan, math.nan)
-    lo, hi = proportion_confint(successes, trials, alpha=1 - confidence_level, method="beta")
-    return ConfidenceInterval(float(lo), float(hi))
+    return ConfidenceInterval(*binomial_interval(successes, trials, confidence_level,
+                                                 method="exact"))
 
 
 def bootstrap_result(estimate: np.ndarray, dist: np.ndarray, *, method: str,

@@ -13,11 +13,9 @@ simulate_study   -- coverage, width and power of the analytic, percentile and BC
 study_tradeoff   -- more items or more annotators: the cheapest design -> StudyTradeoff
 judge_plan       -- once a judge labels every item (SPEC §10): the human-labelled items
                     and humans per item for a PPI++ interval's half-width, or for the
-                    swap test's non-inferiority power at a margin      -> JudgePlan
-swap_test        -- may a candidate stand in for a human (swap) or join them: the
-                    coefficient's change with paired bootstrap intervals (the test
-                    goldnoise.judge_audit reports and judge_plan sizes) -> SwapTestResult
-StudyPlan, StudyTradeoff, JudgePlan, SwapTestResult -- the results
+                    swap test's non-inferiority power at a margin (the test is
+                    noise_models.swap_test)                            -> JudgePlan
+StudyPlan, StudyTradeoff, JudgePlan -- the results
 """
 
 from typing import TYPE_CHECKING
@@ -34,6 +32,5 @@ if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_pac
     )
     from simulation.study._plan_result import StudyPlan, StudyTradeoff
     from simulation.study._simulate_study import simulate_study
-    from simulation.study._swap import SwapTestResult, swap_test
 
 __getattr__, __dir__, __all__ = lazy_package(__name__)

@@ -163,25 +163,20 @@ def swap_difference(ratings: Any, candidate: Any, *, humans: Any = None,
 
     ``difference`` = mean over humans h of coefficient(humans with h replaced by the
     candidate) − coefficient(humans), with its standard error and interval from the
-    swap test's paired bootstrap of the items (:func:`simulation.swap_test`, the one
-    ``goldnoise.judge_audit`` reports).
+    swap test's paired bootstrap of the items (:func:`noise_models.swap_test`, the one
+    ``judge_audit`` reports).
     """
-    from simulation.study._swap import swap_core
+    from noise_models import swap_test
 
     r = as_ratings(ratings)
     j, h_cols = _rater_columns(r, candidate, humans)
     if len(h_cols) < 2:
         raise ValueError(f"the swap test needs at least 2 humans; got {len(h_cols)}.")
-    codes = r.require_raters("the swap test")
-    cols = [*h_cols, j]
-    names = [r.raters[c] for c in cols]
-    sub = Ratings(np.ascontiguousarray(codes[:, cols]), r.categories,
-                  items=pd.RangeIndex(r.n_items, name="item"),
-                  raters=pd.Index(names, name="rater"), ordered=r.ordered,
-                  category_values=r.category_values)
-    res = swap_core(sub, sub.codes, names, len(h_cols), names[-1:], coefficient=coefficient,
-                    level=level, margin=0.0, n_resamples=int(n_resamples),
-                    confidence_level=float(confidence_level), rng=rng)
+    r.require_raters("the swap test")
+    res = swap_test(r, [r.raters[j]], humans=[r.raters[c] for c in h_cols],
+                    coefficient=coefficient, level=level, margin=0.0,
+                    n_resamples=int(n_resamples), confidence_level=float(confidence_level),
+                    rng=rng)
     row = res.swap.iloc[0]
     return {"difference": float(row["difference"]),
             "standard_error": float(row["standard_error"]), "low": float(row["low"]),

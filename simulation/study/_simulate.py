@@ -26,13 +26,10 @@ def _coefficient(name: str) -> Callable:
 
 
 def wilson(successes: int, trials: int, confidence_level: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval of a binomial share (statsmodels' ``proportion_confint``)."""
-    if trials == 0:
-        return (math.nan, math.nan)
-    from statsmodels.stats.proportion import proportion_confint
+    """Wilson score interval of a binomial share (``binomial_interval``, as statsmodels')."""
+    from _goldnoise_lib.binomial import binomial_interval
 
-    lo, hi = proportion_confint(successes, trials, alpha=1 - confidence_level, method="wilson")
-    return float(lo), float(hi)
+    return binomial_interval(successes, trials, confidence_level, method="wilson")
 
 
 class SimulatedStudies:

@@ -19,7 +19,7 @@ from _goldnoise_lib.validation import (
     check_params,
     validate_params,
 )
-from goldnoise._judge._result import JudgeAuditResult
+from noise_models.judge._result import JudgeAuditResult
 
 __all__ = ["HUMAN_FLOOR", "judge_audit"]
 
@@ -62,12 +62,41 @@ def _candidates_iv(r: Any, candidates: Any,
         humans = [names.index(h) for h in dict.fromkeys(wanted)]
     if len(humans) < 2:
         raise ValueError(f"the judge audit needs two or more humans besides the candidates; "
-                         f"got {len(humans)} ({[names[j] for j in humans]}).")
+                         f"got {len(humans)} ({[names[j] for j in humans]}): add the ratings "
+                         "of another human (or name the humans with `humans=`).")
     return cands, humans, [names.index(c) for c in cands]
+
+
+def _is_number(label: Any) -> bool:
+    if isinstance(label, (bool, np.bool_)):
+        return False
+    if isinstance(label, (int, float, np.number)):
+        return math.isfinite(float(label))
+    try:
+        return math.isfinite(float(str(label)))
+    except ValueError:
+        return False
+
+
+def _scale(r: Any) -> str:
+    """``"numbers"`` (every label a number), ``"mixed"`` (numbers and text), ``"text"``."""
+    numeric = [_is_number(c) for c in r.categories]
+    if all(numeric):
+        return "numbers"
+    return "mixed" if sum(numeric) >= 2 else "text"
 
 
 def _coefficient_iv(coefficient: str, level: str, r: Any) -> tuple[str, str | None]:
     from agreement import coefficient_info
+
+    if level == "auto" and _scale(r) == "mixed":
+        nums = [str(c) for c in r.categories if _is_number(c)]
+        text = [str(c) for c in r.categories if not _is_number(c)]
+        raise ValueError(f"the labels mix numbers ({', '.join(nums[:5])}"
+                         f"{', ...' if len(nums) > 5 else ''}) and text "
+                         f"({', '.join(repr(t) for t in text[:3])}): recode or drop the text "
+                         "labels (e.g. 'N/A' as missing) to audit a rating scale, or pass "
+                         "`level='nominal'` to treat every label as a category.")
 
     name = "krippendorff_alpha" if coefficient == "auto" else coefficient
     try:
@@ -85,7 +114,9 @@ def _coefficient_iv(coefficient: str, level: str, r: Any) -> tuple[str, str | No
             raise ValueError(f"`level` applies to Krippendorff's alpha only; got "
                              f"level={level!r} with coefficient={coefficient!r}.")
         return spec.name, None
-    level = "nominal" if level == "auto" else level
+    if level == "auto":  # a rating scale (numbers, more than two): interval
+        level = ("interval" if _scale(r) == "numbers" and r.ordered and r.n_categories > 2
+                 else "nominal")
     if level != "nominal" and not r.ordered:
         raise ValueError(f"`level={level!r}` needs ordered (numeric) labels; these are "
                          f"{list(r.categories)[:5]}.")
@@ -102,7 +133,8 @@ def _coefficient_iv(coefficient: str, level: str, r: Any) -> tuple[str, str | No
 def judge_audit(ratings: Any, candidates: Any, *, margin: float, coefficient: str = "auto",
                 level: str = "auto", epsilon: float | None = None, n_resamples: int = 1000,
                 confidence_level: float = 0.95, rng: Any = None,
-                latent_resamples: int = 100, humans: Any = None) -> JudgeAuditResult:
+                latent_resamples: int = 100, humans: Any = None,
+                scoring: Any = "auto") -> JudgeAuditResult:
     r"""Audit candidate annotators (judges): may one replace a human, join them, or neither?
 
     Parameters
@@ -124,12 +156,17 @@ def judge_audit(ratings: Any, candidates: Any, *, margin: float, coefficient: st
         numeric labels also an intraclass correlation (``"icc1"`` ... ``"icc3k"``,
         :func:`agreement.icc`) or ``"lin_ccc"`` (:func:`agreement.lin_ccc`).
     level : {"auto", "nominal", "ordinal", "interval", "ratio"}, default "auto"
-        Krippendorff's level of measurement; ``"auto"`` is nominal (declare
-        ordinal or interval for rating scales: with numeric labels of four or
-        more values, ``"auto"`` adds a note saying so).
+        Krippendorff's level of measurement; ``"auto"`` is interval when every
+        label is a number and there are more than two (a rating scale: a note
+        says so), nominal otherwise; labels mixing numbers and text are refused
+        under ``"auto"`` (recode the text, or pass ``"nominal"``).
     epsilon : float, optional
-        Also run the Alt-Test (:func:`agreement.alt_test`) with this ε,
-        accuracy scoring at the nominal level, negative RMSE otherwise.
+        Also run the Alt-Test (:func:`agreement.alt_test`) with this ε.
+    scoring : {"auto", "accuracy", "rmse", "abs"} or callable, default "auto"
+        The Alt-Test's scoring: ``"auto"`` is accuracy at the nominal level
+        (and for the kappas), negative RMSE at an ordered level; a callable
+        ``scoring(label, others) -> float`` as :func:`agreement.alt_test`
+        takes it. The report names it.
     n_resamples : int, default 1000
         Bootstrap resamples of items for the swap and join intervals and the
         humans' interval.
@@ -138,7 +175,7 @@ def judge_audit(ratings: Any, candidates: Any, *, margin: float, coefficient: st
         Seeds the bootstrap, the latent-class starts and their refits.
     latent_resamples : int, default 100
         Refits of the latent-class model for the annotators' accuracy
-        intervals (:func:`simulation.annotator_intervals`); 0 for none.
+        intervals (:func:`noise_models.annotator_intervals`); 0 for none.
     humans : sequence of str, optional
         The humans' rater names (default: every rater that is not a
         candidate); raters in neither list are left out.
@@ -162,9 +199,12 @@ def judge_audit(ratings: Any, candidates: Any, *, margin: float, coefficient: st
 
     .. math:: \Delta_c = \frac{1}{|H|} \sum_{h \in H} A(H \setminus h \cup c) - A(H),
 
-    on the items with a human rating; its interval is the percentile
-    interval of the paired bootstrap over items (every set from the same
-    resamples: :func:`agreement.bootstrap_rows`). Join: :math:`A(H \cup c) -
+    on the items the candidate rated (with a human rating), :math:`A(H)` on
+    the same items; its interval is the percentile interval of the paired
+    bootstrap over those items (every set from the same resamples:
+    :func:`agreement.bootstrap_rows`; each candidate from a stream keyed by its
+    name). The humans' own coefficient (the headline) is on every item with a
+    human rating. Join: :math:`A(H \cup c) -
     A(H)`. The verdict: ``"replace"`` when the swap difference is
     non-inferior at δ; else ``"join"`` when the join difference is; else
     ``"neither"``; ``"not validated"`` whenever the humans' own coefficient
@@ -173,20 +213,25 @@ def judge_audit(ratings: Any, candidates: Any, *, margin: float, coefficient: st
     Examples
     --------
     >>> import numpy as np
-    >>> import goldnoise as gn
+    >>> import agreement as ag
+    >>> from noise_models import judge_audit
     >>> rng = np.random.default_rng(0)
     >>> truth = rng.integers(0, 3, 400)
     >>> def noisy(p):
     ...     return np.where(rng.random(400) < p, rng.integers(0, 3, 400), truth)
     >>> x = np.column_stack([noisy(0.2), noisy(0.2), noisy(0.2), noisy(0.15), noisy(0.7)])
-    >>> r = gn.Ratings.from_wide(x, raters=["h1", "h2", "h3", "good", "poor"])
-    >>> res = gn.judge_audit(r, ["good", "poor"], margin=0.05, n_resamples=200, rng=1,
-    ...                      latent_resamples=0)
+    >>> r = ag.Ratings.from_wide(x, raters=["h1", "h2", "h3", "good", "poor"])
+    >>> res = judge_audit(r, ["good", "poor"], margin=0.05, n_resamples=200, rng=1,
+    ...                   latent_resamples=0, level="nominal")  # 0-2: categories
     >>> res.verdicts["verdict"].to_dict()
     {'good': 'replace', 'poor': 'neither'}
     """
     check_params(judge_audit, locals())
     from agreement import as_ratings
+
+    if not (callable(scoring) or scoring in ("auto", "accuracy", "rmse", "abs")):
+        raise ValueError(f"`scoring` must be 'auto', 'accuracy', 'rmse', 'abs' or a function "
+                         f"scoring(label, others) -> float; got {scoring!r}.")
 
     margin = _number(margin, "margin")
     if not (math.isfinite(margin) and 0.0 <= margin <= 1.0):
@@ -205,27 +250,34 @@ def judge_audit(ratings: Any, candidates: Any, *, margin: float, coefficient: st
     n_h = len(human_cols)
     human_rated = (codes[:, :n_h] >= 0).any(axis=1)
     notes: list[str] = []
-    if level == "auto" and coef == "krippendorff_alpha" and r.ordered and r.n_categories > 3:
+    if level == "auto" and lvl not in (None, "nominal"):
         shown = ", ".join(str(v) for v in list(r.categories)[:6])
-        notes.append(f"the labels are numbers ({shown}{', ...' if r.n_categories > 6 else ''}) "
-                     "and α treats them as nominal (level 'auto'); if they are a rating "
-                     "scale, declare its level: `level='ordinal'` or `level='interval'`")
+        notes.append(f"the labels are numbers ({shown}{', ...' if r.n_categories > 6 else ''}): "
+                     f"alpha at the {lvl} level, as for a rating scale (level 'auto'); "
+                     "`level='nominal'` treats them as unordered categories")
+    used = np.unique(codes[codes >= 0])
+    if used.size < 2:
+        shown = str(r.categories[used[0]]) if used.size else "none"
+        raise ValueError(f"every rating has the same label ({shown}): agreement is undefined "
+                         "with a single label; audit the judge on ratings with two or more "
+                         "labels.")
     for c, cand in enumerate(cands):
         if not np.any((codes[:, n_h + c] >= 0) & human_rated):
             raise ValueError(f"candidate {cand!r} rated no item the humans rated; the audit "
-                             "compares it with the humans on the same items.")
+                             "compares it with the humans on the same items: give its labels "
+                             "on items the humans rated (or leave it out of `candidates`).")
     if not human_rated.all():
         notes.append(f"{int((~human_rated).sum())} items without a human rating are left out")
         codes = codes[human_rated]
     gen = np.random.default_rng(rng)
     seed_boot, seed_fit = (int(s) for s in gen.integers(2**63, size=2))
 
-    from goldnoise._judge._compare import compare_rows, latent_rows
-    from goldnoise._judge._swap import swap_test
+    from noise_models.judge._compare import compare_rows, latent_rows
+    from noise_models.judge._swap import audit_swap
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        parts = swap_test(r, codes, names, n_h, cands, coefficient=coef, level=lvl,
+        parts = audit_swap(r, codes, names, n_h, cands, coefficient=coef, level=lvl,
                           margin=margin, n_resamples=n_resamples,
                           confidence_level=confidence_level, rng=seed_boot)
         notes += parts.notes
@@ -240,7 +292,9 @@ def judge_audit(ratings: Any, candidates: Any, *, margin: float, coefficient: st
         agreement, confusion, cnotes = compare_rows(r, codes, names, n_h, cands, latent,
                                                     confidence_level)
         notes += cnotes
-        alt = _alt_tests(r, codes, names, n_h, cands, epsilon, lvl, notes)
+        if scoring == "auto":
+            scoring = "accuracy" if lvl in (None, "nominal") else "rmse"
+        alt = _alt_tests(r, codes, names, n_h, cands, epsilon, scoring, notes)
     notes += [" ".join(str(w.message).split()) for w in caught
               if " ".join(str(w.message).split()) not in notes]
     validated = bool(np.isfinite(parts.humans) and parts.humans >= HUMAN_FLOOR)
@@ -250,19 +304,20 @@ def judge_audit(ratings: Any, candidates: Any, *, margin: float, coefficient: st
         human_high=parts.humans_high, validated=validated, coefficient=coef, level=lvl,
         margin=margin, epsilon=epsilon, confidence_level=float(confidence_level),
         n_resamples=int(n_resamples), n_items=parts.n_items, humans=tuple(names[:n_h]),
+        scoring=(None if epsilon is None else scoring if isinstance(scoring, str)
+                 else getattr(scoring, "__name__", "custom")),
         candidates=tuple(cands), swap=parts.swap, join=parts.join, agreement=agreement,
         confusion=confusion, latent=latent_table, alt_test=alt, verdicts=verdicts,
         notes=tuple(dict.fromkeys(notes)), bootstrap=parts.bootstrap)
 
 
 def _alt_tests(r: Any, codes: np.ndarray, names: list[str], n_h: int, cands: list[str],
-               epsilon: float | None, level: str | None, notes: list[str]) -> pd.DataFrame | None:
+               epsilon: float | None, scoring: Any, notes: list[str]) -> pd.DataFrame | None:
     if epsilon is None:
         return None
     from agreement import alt_test
-    from goldnoise._judge._swap import subset_ratings
+    from noise_models.judge._swap import subset_ratings
 
-    scoring = "accuracy" if level in (None, "nominal") else "rmse"
     rows = []
     for c, cand in enumerate(cands):
         sub = subset_ratings(r, codes, [*range(n_h), n_h + c], names)
@@ -296,7 +351,11 @@ def _verdicts(parts: Any, alt: pd.DataFrame | None, cands: list[str], margin: fl
                     f"interval [{s['low']:+.3f}, {s['high']:+.3f}])")
         join_txt = (f"added to the humans {label} is {j['with_candidate']:.3f} (difference "
                     f"{j['difference']:+.3f}, [{j['low']:+.3f}, {j['high']:+.3f}])")
-        if not validated:
+        if not validated and not np.isfinite(parts.humans):
+            verdict = "not validated"
+            reason = (f"the humans' {label} is undefined (too few items rated by two or more "
+                      "humans, or no variation): a judge cannot be validated against it")
+        elif not validated:
             verdict = "not validated"
             reason = (f"the humans barely agree ({label} {s['humans']:.3f} < {HUMAN_FLOOR}): "
                       "a judge cannot be validated against humans who do not agree with each "

@@ -1,18 +1,20 @@
 """The swap and join tests: a coefficient with a candidate in a human's place, or added.
 
-Every set of annotators compared (the humans; the humans with one of them replaced by
-a candidate, for each human and candidate; the humans with a candidate added) gets
-its per-item rows from :func:`agreement.item_statistics` on the same items; the rows
-sit side by side, items with the same labels are merged, and the bootstrap engine
-(:func:`simulation.bootstrap_rows`) resamples the items once for all of them, so
-every difference is paired. ``goldnoise.judge_audit`` reports it and
-:func:`simulation.judge_plan` sizes a study from a pilot's swap difference: one
-implementation for both.
+For each candidate, every set of annotators compared (the humans; the humans with
+one of them replaced by the candidate, for each human; the humans with the candidate
+added) gets its per-item rows from :func:`agreement.item_statistics` on the items the
+candidate rated; the rows sit side by side, items with the same labels are merged,
+and the bootstrap engine (:func:`agreement.bootstrap_rows`) resamples those items once
+for all of them, so every difference is paired. Each candidate's resamples come from
+a stream keyed by its name; the humans' own coefficient (every item) has its own.
+:func:`judge_audit` reports it and :func:`simulation.judge_plan` sizes a study from a
+pilot's swap difference: one implementation for both.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from typing import Any, ClassVar
 
 import numpy as np
@@ -22,6 +24,7 @@ from _goldnoise_lib import patterns as _patterns
 from _goldnoise_lib.results import ConfidenceInterval, Result
 from _goldnoise_lib.validation import (
     ConfidenceLevel,
+    Option,
     Resamples,
     Rng,
     check_params,
@@ -29,7 +32,12 @@ from _goldnoise_lib.validation import (
 )
 from agreement import Ratings, as_ratings
 
-__all__ = ["SwapTestResult", "swap_test"]
+__all__ = ["SwapTestResult", "audit_swap", "subset_ratings", "swap_test"]
+
+#: The swap and join intervals' default: percentile. BCa from the same resamples did
+#: not bring the coverage under exchangeability to 0.94 (benchmarks/RESULTS.md, "The swap
+#: interval under exchangeability"); it stays an option.
+METHOD = "percentile"
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
@@ -45,19 +53,24 @@ class SwapTestResult(Result):
     swap, join : pandas.DataFrame
         One row per candidate (index ``candidate``): ``with_candidate`` (the
         coefficient with the candidate in a human's place, averaged over which
-        human; or added), ``humans``, ``difference``, ``standard_error`` (bootstrap
-        SE of the difference), ``low``, ``high``, ``non_inferior`` (``low >
-        −margin``).
+        human; or added), ``humans`` (the humans' coefficient on the same items),
+        ``difference``, ``standard_error`` (bootstrap SE of the difference), ``low``,
+        ``high``, ``non_inferior`` (``low > −margin``) and ``n_items`` (the items
+        the candidate rated: its swap and join are on those).
     coefficient : str
     level : str or None
     margin : float
     confidence_level : float
     n_resamples : int
     n_items : int
+        Every item of the ratings (the humans' coefficient's).
     notes : tuple of str
     bootstrap : BootstrapResult or None
-        The paired bootstrap behind every interval (the humans' coefficient first);
+        The bootstrap of the humans' coefficient (each candidate's swap and join
+        have their own, paired, from a stream keyed by the candidate's name);
         :meth:`confidence_interval` reads other levels from it. Not in ``to_dict()``.
+    method : str
+        The bootstrap interval: ``"percentile"`` (default) or ``"bca"``.
     """
 
     _headline: ClassVar[str] = "humans"
@@ -75,6 +88,7 @@ class SwapTestResult(Result):
     n_items: int
     notes: tuple[str, ...]
     bootstrap: Any = dataclasses.field(default=None, repr=False, compare=False)
+    method: str = METHOD
 
     @validate_params(confidence_level=ConfidenceLevel(optional=True))
     def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
@@ -139,18 +153,22 @@ def _columns(r: Ratings, candidates: Any, humans: Any) -> tuple[list[int], list[
     return [raters.index(h) for h in hum], [raters.index(c) for c in dict.fromkeys(cands)]
 
 
-@validate_params(n_resamples=Resamples(1), confidence_level=ConfidenceLevel(), rng=Rng())
+@validate_params(n_resamples=Resamples(1), confidence_level=ConfidenceLevel(), rng=Rng(),
+                 method=Option(("percentile", "bca")))
 def swap_test(ratings: Any, candidates: Any, *, humans: Any = None,
               coefficient: str = "krippendorff_alpha", level: str | None = "nominal",
               margin: float = 0.0, n_resamples: int = 1000, confidence_level: float = 0.95,
-              rng: Any = None) -> SwapTestResult:
+              rng: Any = None, method: str = METHOD) -> SwapTestResult:
     """May a candidate stand in for a human (swap) or join them? Paired bootstrap over items.
 
     For each candidate, the coefficient of the humans' ratings with one human
     replaced by the candidate, averaged over which human (swap), and with the
-    candidate added (join), minus the humans' own coefficient; each difference with
-    a paired percentile interval from one bootstrap of the items for every set of
-    annotators (:func:`simulation.bootstrap_rows`, identical rows merged).
+    candidate added (join), minus the humans' coefficient on the same items (those the
+    candidate rated); each difference with a paired interval from one bootstrap of
+    those items for every set of annotators (:func:`agreement.bootstrap_rows`,
+    identical rows merged), percentile by default. Each candidate's bootstrap draws from a
+    stream keyed by its name, so its interval does not depend on the other candidates
+    listed at the same seed.
 
     Parameters
     ----------
@@ -169,6 +187,10 @@ def swap_test(ratings: Any, candidates: Any, *, humans: Any = None,
     n_resamples : int, default 1000
     confidence_level : float, default 0.95
     rng : None, int, SeedSequence or Generator
+    method : {"percentile", "bca"}, default "percentile"
+        The bootstrap interval (BCa: bias-corrected and accelerated, Efron 1987).
+        Under exchangeability both cover 0.92–0.94 at 95% (benchmarks/RESULTS.md,
+        "The swap interval under exchangeability").
 
     Returns
     -------
@@ -177,7 +199,7 @@ def swap_test(ratings: Any, candidates: Any, *, humans: Any = None,
     Examples
     --------
     >>> import numpy as np
-    >>> from simulation import swap_test
+    >>> from noise_models import swap_test
     >>> rng = np.random.default_rng(0)
     >>> truth = rng.integers(0, 3, 400)
     >>> def noisy(p):
@@ -187,7 +209,7 @@ def swap_test(ratings: Any, candidates: Any, *, humans: Any = None,
     >>> res.swap[["difference", "low", "high", "non_inferior"]].round(3)
                difference   low   high  non_inferior
     candidate
-    3               0.023 -0.01  0.056          True
+    3               0.023 -0.01  0.053          True
     """
     check_params(swap_test, locals())
     r = as_ratings(ratings)
@@ -202,26 +224,28 @@ def swap_test(ratings: Any, candidates: Any, *, humans: Any = None,
     return swap_core(sub, sub.codes, names, len(h_cols), names[len(h_cols):],
                      coefficient=coefficient, level=level, margin=float(margin),
                      n_resamples=int(n_resamples), confidence_level=float(confidence_level),
-                     rng=rng)
+                     rng=rng, method=method)
 
 
-def swap_core(r: Any, codes: np.ndarray, names: list[Any], n_humans: int,
-              candidates: list[Any], *, coefficient: str, level: str | None, margin: float,
-              n_resamples: int, confidence_level: float, rng: Any) -> SwapTestResult:
-    """``codes``: items × (humans, then candidates), ``r`` their ratings' categories."""
+def _stream(base: int, *key: Any) -> np.random.Generator:
+    """A generator keyed by ``key`` under the seed ``base``: the same key, the same draws,
+    whatever else is computed at the same seed."""
+    digest = hashlib.sha256(repr(key).encode()).digest()
+    words = np.frombuffer(digest[:16], dtype=np.uint32).tolist()
+    return np.random.default_rng(np.random.SeedSequence([base, *words]))
+
+
+def _bootstrap_sets(r: Any, codes: np.ndarray, names: list[Any],
+                    sets: list[list[int]], combine: Any, out_names: list[str], *,
+                    n_resamples: int, confidence_level: float, method: str,
+                    rng: np.random.Generator, coefficient: str, level: str | None) -> Any:
+    """One paired bootstrap of the items for several sets of columns of ``codes``."""
     from agreement import bootstrap_rows, item_statistics
 
     first, freq = _distinct(codes, r.n_categories)
     rep = codes[first]
-    humans = list(range(n_humans))
-    sets: list[tuple[str, list[int]]] = [("humans", humans)]
-    for c, cand in enumerate(candidates):
-        col = n_humans + c
-        for h in humans:
-            sets.append((f"swap {cand} for {names[h]}", [x for x in humans if x != h] + [col]))
-        sets.append((f"join {cand}", [*humans, col]))
     stats, widths = [], []
-    for _, cols in sets:
+    for cols in sets:
         sub = Ratings(np.ascontiguousarray(rep[:, cols]), r.categories,
                       items=pd.RangeIndex(rep.shape[0], name="item"),
                       raters=pd.Index([names[c] for c in cols], name="rater"),
@@ -232,41 +256,99 @@ def swap_core(r: Any, codes: np.ndarray, names: list[Any], n_humans: int,
         widths.append(st.values.shape[1])
     rows = np.concatenate([st.values for st in stats], axis=1)
     bounds = np.cumsum([0, *widths])
-    k = len(candidates)
-    out_names = ["humans"] + [f"with {c}" for c in candidates] + [f"join {c}" for c in candidates]
 
     def finalize(sums: np.ndarray) -> np.ndarray:
         vals = [np.asarray(st.finalize(sums[..., bounds[i]:bounds[i + 1]]).value,
                            dtype=np.float64) for i, st in enumerate(stats)]
-        v = np.stack(vals, axis=-1)
-        per = n_humans + 1  # each candidate: its swaps, then its join
-        swaps = [v[..., 1 + c * per: 1 + c * per + n_humans].mean(axis=-1) for c in range(k)]
-        joins = [v[..., 1 + c * per + n_humans] for c in range(k)]
-        return np.stack([v[..., 0], *swaps, *joins], axis=-1)
+        return combine(np.stack(vals, axis=-1))
 
-    res = bootstrap_rows(rows, finalize, names=out_names, freq=freq, n_resamples=n_resamples,
-                         confidence_level=confidence_level, rng=rng)
-    notes = list(res.notes)
+    return bootstrap_rows(rows, finalize, names=out_names, freq=freq, n_resamples=n_resamples,
+                          confidence_level=confidence_level, method=method, rng=rng)
 
-    def table(kind: str) -> pd.DataFrame:
-        recs = []
-        for cand in candidates:
-            name = f"{'with' if kind == 'swap' else 'join'} {cand}"
-            d = res.difference(name, "humans")
-            notes.extend(n for n in d.notes if n not in notes)
+
+def swap_core(r: Any, codes: np.ndarray, names: list[Any], n_humans: int,
+              candidates: list[Any], *, coefficient: str, level: str | None, margin: float,
+              n_resamples: int, confidence_level: float, rng: Any,
+              method: str = METHOD) -> SwapTestResult:
+    """``codes``: items × (humans, then candidates), ``r`` their ratings' categories.
+
+    The humans' own coefficient on every item, from its own stream; each candidate on
+    the items it rated, from a stream keyed by its name (the same candidate, the same
+    interval, whichever others are listed at the same seed).
+    """
+    base = int(np.random.default_rng(rng).integers(2**63))
+    humans = list(range(n_humans))
+    kw = {"n_resamples": n_resamples, "confidence_level": confidence_level, "method": method,
+          "coefficient": coefficient, "level": level}
+    own = _bootstrap_sets(r, codes[:, :n_humans], names, [humans], lambda v: v, ["humans"],
+                          rng=_stream(base, "humans"), **kw)
+    notes = list(own.notes)
+    n_all = int(codes.shape[0])
+    swap_recs, join_recs = [], []
+    for c, cand in enumerate(candidates):
+        col = n_humans + c
+        rated = codes[:, col] >= 0
+        sub = codes[rated][:, [*humans, col]]
+        if sub.shape[0] == 0:
+            raise ValueError(f"candidate {cand!r} rated none of the {n_all} items; the swap "
+                             "test compares it with the humans on the items it rated.")
+        sets = [humans] + [[x for x in humans if x != h] + [n_humans] for h in humans]
+        sets.append([*humans, n_humans])
+
+        def combine(v: np.ndarray) -> np.ndarray:
+            swap = v[..., 1:1 + n_humans].mean(axis=-1)
+            return np.stack([v[..., 0], swap, v[..., 1 + n_humans]], axis=-1)
+
+        res = _bootstrap_sets(r, sub, [*names[:n_humans], cand], sets, combine,
+                              ["humans", "swap", "join"], rng=_stream(base, "candidate", cand),
+                              **kw)
+        notes.extend(f"{cand}: {n}" for n in res.notes)
+        n_c = int(rated.sum())
+        if n_c < n_all:
+            notes.append(f"{cand} rated {n_c} of the {n_all} items: its swap and join are on "
+                         f"those items, against the humans' {res.estimate[0]:.3f} there "
+                         f"({coefficient} on all {n_all}: {own.estimate[0]:.3f})")
+        for kind, recs in (("swap", swap_recs), ("join", join_recs)):
+            d = res.difference(kind, "humans")
+            notes.extend(f"{cand}: {n}" for n in d.notes)
             low, high = float(d.interval.low[0]), float(d.interval.high[0])
             recs.append({"candidate": cand,
-                         "with_candidate": float(res.estimate[out_names.index(name)]),
+                         "with_candidate": float(res.estimate[1 if kind == "swap" else 2]),
                          "humans": float(res.estimate[0]), "difference": float(d.estimate[0]),
                          "standard_error": float(d.standard_error[0]),
                          "low": low, "high": high,
-                         "non_inferior": bool(np.isfinite(low) and low > -margin)})
-        return pd.DataFrame(recs).set_index("candidate")
-
-    swap, join = table("swap"), table("join")
+                         "non_inferior": bool(np.isfinite(low) and low > -margin),
+                         "n_items": n_c})
+    swap = pd.DataFrame(swap_recs).set_index("candidate")
+    join = pd.DataFrame(join_recs).set_index("candidate")
     return SwapTestResult(
-        humans=float(res.estimate[0]), humans_low=float(res.interval.low[0]),
-        humans_high=float(res.interval.high[0]), swap=swap, join=join,
+        humans=float(own.estimate[0]), humans_low=float(own.interval.low[0]),
+        humans_high=float(own.interval.high[0]), swap=swap, join=join,
         coefficient=coefficient, level=level, margin=margin,
         confidence_level=confidence_level, n_resamples=n_resamples,
-        n_items=int(freq.sum()), notes=tuple(notes), bootstrap=res)
+        n_items=n_all, notes=tuple(dict.fromkeys(notes)), bootstrap=own, method=method)
+
+
+#: The columns of the audit's swap and join tables.
+AUDIT_COLUMNS = ["with_candidate", "humans", "difference", "low", "high", "non_inferior",
+                 "n_items"]
+
+
+def subset_ratings(r: Any, codes: np.ndarray, columns: list[int], names: list[str]) -> Any:
+    """Ratings of some columns of ``codes`` (same categories, values and order as ``r``)."""
+    return Ratings(np.ascontiguousarray(codes[:, columns]), r.categories,
+                   items=pd.RangeIndex(codes.shape[0], name="item"),
+                   raters=pd.Index([names[c] for c in columns], name="rater"),
+                   ordered=r.ordered, category_values=r.category_values)
+
+
+def audit_swap(r: Any, codes: np.ndarray, names: list[str], n_humans: int,
+               candidates: list[str], *, coefficient: str, level: str | None, margin: float,
+               n_resamples: int, confidence_level: float, rng: Any) -> SwapTestResult:
+    """The swap test of ``judge_audit``: ``codes`` items × (humans, then candidates), items
+    with a human rating only; its tables keep the audit's columns."""
+    sub = subset_ratings(r, codes, list(range(n_humans + len(candidates))), names)
+    res = swap_test(sub, candidates, humans=names[:n_humans], coefficient=coefficient,
+                    level=level, margin=margin, n_resamples=n_resamples,
+                    confidence_level=confidence_level, rng=rng)
+    return dataclasses.replace(res, swap=res.swap[AUDIT_COLUMNS], join=res.join[AUDIT_COLUMNS])

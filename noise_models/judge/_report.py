@@ -5,9 +5,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from goldnoise.report import Column, Figure, Report, Section, Table
+from _goldnoise_lib.report import Column, Figure, Report, Section, Table
 
 __all__ = ["estimate_section", "judge_report"]
+
+SCORING_NAMES = {"accuracy": "accuracy", "rmse": "-RMSE", "abs": "-|difference|"}
 
 
 def _iv(lo: Any, hi: Any, fmt: str = "+.3f") -> str:
@@ -51,14 +53,21 @@ def judge_report(res: Any, *, source: str = "ratings") -> Report:
     report = Report("judge", f"goldnoise judge: {source}",
                     parameters={"source": source, "coefficient": res.coefficient,
                                 "level": res.level, "margin": res.margin,
-                                "epsilon": res.epsilon, "n_resamples": res.n_resamples,
+                                "epsilon": res.epsilon, "scoring": res.scoring,
+                                "n_resamples": res.n_resamples,
                                 "confidence_level": res.confidence_level},
                     primary="swap/swap")
     h = report.add(Section("humans", "The humans alone"))
+    h.lines.append(f"coefficient {res.coefficient}, level {res.level or '-'}; Alt-Test scoring "
+                   + ("- (no epsilon: not run)" if res.scoring is None
+                      else SCORING_NAMES.get(res.scoring, f"{res.scoring} (a function)")))
     h.lines.append(f"{len(res.humans)} humans ({', '.join(res.humans)}) on {res.n_items} "
                    f"items: {name} {res.human_reliability:.3f}, {pct} interval "
                    f"{_iv(res.human_low, res.human_high, '.3f')}")
-    if not res.validated:
+    if not res.validated and not math.isfinite(res.human_reliability):
+        h.lines.append("the humans' coefficient is undefined: a judge cannot be validated "
+                       "against it")
+    elif not res.validated:
         h.lines.append("the humans barely agree (below 0.4): a judge cannot be validated "
                        "against humans who do not agree with each other")
     h.values.update({"coefficient": res.coefficient, "level": res.level,
@@ -88,11 +97,13 @@ def judge_report(res: Any, *, source: str = "ratings") -> Report:
         Column("non_inferior", "within margin"),
     ], rows))
     s.figures.append(_forest(res))
-    s.lines.append("paired bootstrap over items: every set of annotators from the same "
-                   "resamples; within margin = the interval's low end above -margin")
+    s.lines.append("paired bootstrap over the items each candidate rated: every set of "
+                   "annotators from the same resamples; humans = the humans' coefficient on "
+                   "those items; within margin = the interval's low end above -margin")
     if res.alt_test is not None:
+        scored = SCORING_NAMES.get(res.scoring, res.scoring)
         a = report.add(Section("alt_test", f"Alternative Annotator Test (epsilon "
-                                           f"{res.epsilon:g})"))
+                                           f"{res.epsilon:g}, {scored} scoring)"))
         a.tables.append(Table("alt_test", [
             Column("candidate", "candidate", align="<"),
             Column("winning_rate", "omega", ".2f"),

@@ -7,10 +7,10 @@ from typing import Any
 
 import pandas as pd
 
+from _goldnoise_lib.report import render, render_html_fragment
 from _goldnoise_lib.results import ConfidenceInterval, Result
 from _goldnoise_lib.validation import ConfidenceLevel, check_params, validate_params
-from goldnoise._judge._report import judge_report
-from goldnoise.report import render, render_html_fragment
+from noise_models.judge._report import judge_report
 
 __all__ = ["JudgeAuditResult"]
 
@@ -34,6 +34,10 @@ class JudgeAuditResult(Result):
         The non-inferiority margin δ on the coefficient's scale.
     epsilon : float or None
         The Alt-Test's ε (None: no Alt-Test).
+    scoring : str or None
+        The Alt-Test's scoring: ``"accuracy"``, ``"rmse"`` (negative RMSE),
+        ``"abs"`` (negative mean absolute difference) or a function's name
+        (None: no Alt-Test).
     confidence_level : float
     n_resamples : int
     n_items : int
@@ -42,8 +46,10 @@ class JudgeAuditResult(Result):
     swap : pandas.DataFrame
         One row per candidate: ``with_candidate`` (the coefficient with the
         candidate in one human's place, averaged over which human),
-        ``humans``, ``difference``, ``low``, ``high`` (paired bootstrap over
-        items) and ``non_inferior`` (``low > −margin``).
+        ``humans`` (the humans' coefficient on the same items), ``difference``,
+        ``low``, ``high`` (paired percentile bootstrap over the items the
+        candidate rated), ``non_inferior`` (``low > −margin``) and ``n_items`` (the items
+        the candidate rated: its swap and join are on those).
     join : pandas.DataFrame
         The same with the candidate added to all the humans.
     agreement : pandas.DataFrame
@@ -68,7 +74,7 @@ class JudgeAuditResult(Result):
         One row per candidate: ``verdict`` (``"replace"``, ``"join"``,
         ``"neither"`` or ``"not validated"``) and ``reason`` in words.
     notes : tuple of str
-    bootstrap : simulation.BootstrapResult or None
+    bootstrap : agreement.BootstrapResult or None
         The paired bootstrap behind every interval (the humans' coefficient is its
         first statistic); :meth:`confidence_interval` reads other levels from it.
         Not part of ``to_dict()``.
@@ -91,6 +97,7 @@ class JudgeAuditResult(Result):
     n_items: int
     humans: tuple[str, ...]
     candidates: tuple[str, ...]
+    scoring: str | None
     swap: pd.DataFrame = dataclasses.field(repr=False)
     join: pd.DataFrame = dataclasses.field(repr=False)
     agreement: pd.DataFrame = dataclasses.field(repr=False)
@@ -120,6 +127,19 @@ class JudgeAuditResult(Result):
             return ConfidenceInterval(self.human_low, self.human_high)
         iv = self.bootstrap.confidence_interval(float(confidence_level))
         return ConfidenceInterval(float(iv.low[0]), float(iv.high[0]))
+
+    def report(self, *, source: str = "ratings", estimates: dict | None = None) -> Any:
+        """The report of ``goldnoise judge`` (a ``goldnoise.report.Report``).
+
+        ``source`` names the data in the title; ``estimates`` (``{candidate:
+        JudgeEstimateResult}``, optional) adds the prediction-powered estimates' section.
+        """
+        from noise_models.judge._report import estimate_section
+
+        out = judge_report(self, source=source)
+        if estimates:
+            out.add(estimate_section(estimates))
+        return out
 
     def summary(self) -> str:
         """The report as text, as ``goldnoise judge`` prints it."""

@@ -14,18 +14,23 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["compare_rows", "latent_rows"]
+__all__ = ["FULL_CONFUSION", "MAX_LATENT_LABELS", "compare_rows", "latent_rows"]
+
+#: Up to this many labels the confusion counts list every cell (zeros too); above, the
+#: cells that occur (their number is bounded by the ratings, not by labels²).
+FULL_CONFUSION = 20
+#: Above this many labels no latent-class fit: one class per label is not estimable from
+#: a few ratings per item, and its EM costs items × labels per iteration.
+MAX_LATENT_LABELS = 100
 
 
 def _accuracy(hits: int, n: int, confidence_level: float) -> tuple[float, float, float]:
-    """The share and its exact (Clopper–Pearson) interval, from beta quantiles."""
-    from scipy.stats import beta
+    """The share and its exact (Clopper–Pearson) interval."""
+    from _goldnoise_lib.binomial import binomial_interval
 
     if n == 0:
         return math.nan, math.nan, math.nan
-    tail = (1.0 - confidence_level) / 2.0
-    low = 0.0 if hits == 0 else float(beta.ppf(tail, hits, n - hits + 1))
-    high = 1.0 if hits == n else float(beta.ppf(1.0 - tail, hits + 1, n - hits))
+    low, high = binomial_interval(hits, n, confidence_level, method="exact")
     return hits / n, low, high
 
 
@@ -53,10 +58,14 @@ def _pair(cand: np.ndarray, ref: np.ndarray, r: Any, confidence_level: float,
     acc, lo, hi = _accuracy(int((a == b).sum()), n, confidence_level)
     kap = _kappa(a, b, r, confidence_level) if n >= 2 else (math.nan,) * 3
     m = r.n_categories
-    conf = np.bincount(a * m + b, minlength=m * m).reshape(m, m)
-    cells = [{"candidate": name, "reference": reference, "candidate_label": r.categories[i],
-              "reference_label": r.categories[j], "count": int(conf[i, j])}
-             for i in range(m) for j in range(m)]
+    if m <= FULL_CONFUSION:
+        keys, counts = np.arange(m * m), np.bincount(a * m + b, minlength=m * m)
+    else:
+        keys, counts = np.unique(a * m + b, return_counts=True)
+    cats = r.categories
+    cells = [{"candidate": name, "reference": reference, "candidate_label": cats[k // m],
+              "reference_label": cats[k % m], "count": int(c)}
+             for k, c in zip(keys.tolist(), counts.tolist(), strict=True)]
     row = {"candidate": name, "reference": reference, "n_items": n, "accuracy": acc,
            "accuracy_low": lo, "accuracy_high": hi, "kappa": kap[0], "kappa_low": kap[1],
            "kappa_high": kap[2]}
@@ -69,15 +78,11 @@ def compare_rows(r: Any, codes: np.ndarray, names: list[str], n_humans: int,
     """The agreement table and the confusion cells (long) of every candidate."""
     notes = []
     hc = codes[:, :n_humans]
-    m = r.n_categories
-    counts = np.zeros((hc.shape[0], m), dtype=np.int64)
-    for j in range(n_humans):
-        ok = hc[:, j] >= 0
-        np.add.at(counts, (np.flatnonzero(ok), hc[ok, j]), 1)
-    top = counts.max(axis=1)
-    majority = np.where((counts == top[:, None]).sum(axis=1) == 1, counts.argmax(axis=1), -1)
-    majority[top == 0] = -1
-    ties = int(((top > 0) & (majority < 0)).sum())
+    if r.n_categories > FULL_CONFUSION:
+        notes.append(f"{r.n_categories:,} labels: the confusion counts list the cells that "
+                     "occur")
+    majority = _majority(hc)
+    ties = int(((hc >= 0).any(axis=1) & (majority < 0)).sum())
     if ties:
         notes.append(f"{ties} items without a strict majority of the humans are left out of "
                      "the comparison with the majority")
@@ -95,13 +100,33 @@ def compare_rows(r: Any, codes: np.ndarray, names: list[str], n_humans: int,
             pd.DataFrame(cells), notes)
 
 
+def _majority(hc: np.ndarray, chunk: int = 65536) -> np.ndarray:
+    """Each item's strict plurality label of the humans (-1: none or a tie).
+
+    From the humans' own labels (items × humans × humans), not a table of every label:
+    bounded by the ratings however many labels there are.
+    """
+    out = np.full(hc.shape[0], -1, dtype=np.int64)
+    for start in range(0, hc.shape[0], chunk):
+        x = hc[start:start + chunk]
+        ok = x >= 0
+        # same[i, j]: humans who gave item i the label human j gave
+        same = ((x[:, :, None] == x[:, None, :]) & ok[:, :, None] & ok[:, None, :]).sum(axis=2)
+        top = same.max(axis=1)
+        # a unique plurality: exactly `top` humans reach it (all of them share one label)
+        unique = (top > 0) & ((same == top[:, None]).sum(axis=1) == top)
+        pick = x[np.arange(x.shape[0]), same.argmax(axis=1)]
+        out[start:start + chunk] = np.where(unique, pick, -1)
+    return out
+
+
 def latent_rows(r: Any, codes: np.ndarray, names: list[str], n_humans: int, *,
                 n_resamples: int, confidence_level: float, seed: Any,
                 n_starts: int = 10) -> tuple[pd.DataFrame, np.ndarray | None, list[str]]:
     """Every annotator inside the default latent-class fit (MACE's spam model).
 
     The fit takes humans and candidates; each annotator's accuracy with its
-    bootstrap interval (:func:`simulation.annotator_intervals`, refitted per
+    bootstrap interval (:func:`noise_models.annotator_intervals`, refitted per
     resample). The easy/hard model (M1) fitted to the humans alone gives each
     item's hard posterior; each annotator's accuracy on easy and on hard items
     is its agreement with the humans-only spam labels, weighted by
@@ -110,8 +135,12 @@ def latent_rows(r: Any, codes: np.ndarray, names: list[str], n_humans: int, *,
     import warnings
 
     from _goldnoise_lib.errors import ConvergenceWarning
-    from noise_models import EasyHardModel, LatentClassModel, annotator_intervals
+    from noise_models.latent_class import EasyHardModel, LatentClassModel, annotator_intervals
 
+    if r.n_categories > MAX_LATENT_LABELS:
+        raise ValueError(f"{r.n_categories:,} distinct labels, above {MAX_LATENT_LABELS}: a "
+                         "latent class per label is not estimable here; group the labels "
+                         "(e.g. the most frequent and 'other') for this section")
     notes: list[str] = []
     full = subset_all(r, codes, names)
     human = subset_all(r, codes[:, :n_humans], names[:n_humans])
