@@ -49,7 +49,7 @@ Examples
 from typing import TYPE_CHECKING
 
 from _goldnoise_lib.lazy import lazy_package
-from _goldnoise_lib.version import __version__  # noqa: F401
+from _goldnoise_lib.version import __version__
 
 if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_package)
     from agreement import *  # noqa: F403
