@@ -466,7 +466,7 @@ def test_two_numeric_labels_stay_nominal_and_no_epsilon_says_so():
     res = gn.judge_audit(gn.Ratings.from_wide(x, raters=names), ["good"], margin=0.1,
                          n_resamples=20, rng=0, latent_resamples=0)
     assert res.level == "nominal" and res.scoring is None
-    assert "Alt-Test scoring - (no epsilon: not run)" in res.summary()
+    assert "Alt-Test not run (it needs an epsilon)" in res.summary()
 
 
 def test_bad_input_of_a_judge_audit_in_one_line():

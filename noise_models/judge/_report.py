@@ -58,9 +58,10 @@ def judge_report(res: Any, *, source: str = "ratings") -> Report:
                                 "confidence_level": res.confidence_level},
                     primary="swap/swap")
     h = report.add(Section("humans", "The humans alone"))
-    h.lines.append(f"coefficient {res.coefficient}, level {res.level or '-'}; Alt-Test scoring "
-                   + ("- (no epsilon: not run)" if res.scoring is None
-                      else SCORING_NAMES.get(res.scoring, f"{res.scoring} (a function)")))
+    h.lines.append(f"coefficient {res.coefficient}, level {res.level or '-'}; "
+                   + ("Alt-Test not run (it needs an epsilon)" if res.scoring is None
+                      else "Alt-Test scoring "
+                      + SCORING_NAMES.get(res.scoring, f"{res.scoring} (a function)")))
     h.lines.append(f"{len(res.humans)} humans ({', '.join(res.humans)}) on {res.n_items} "
                    f"items: {name} {res.human_reliability:.3f}, {pct} interval "
                    f"{_iv(res.human_low, res.human_high, '.3f')}")
