@@ -43,6 +43,7 @@ _NAMES = {
     ("spam", None): "MACE (spam)",
     ("one-coin", None): "one-coin Dawid–Skene",
     ("perfect", "free"): "easy/hard M1",
+    ("spam", "difficulty"): "spam with item difficulty",
 }
 #: ``calibrate=``: how the posteriors' sharpness is set (None: the plain fit).
 _CALIBRATE = ("held-out",)
@@ -198,7 +199,14 @@ class LatentClassModel:
             )
         if hard is not None and (not isinstance(hard, str) or hard not in _HARD):
             raise ValueError(
-                f"`hard` must be one of 'free', 'marginal', 'uniform' or None; got {hard!r}."
+                f"`hard` must be one of 'free', 'marginal', 'uniform', 'difficulty' or None; "
+                f"got {hard!r}."
+            )
+        if hard == "difficulty" and annotators != "spam":
+            raise ValueError(
+                f"`hard='difficulty'` goes with `annotators='spam'` (a hard item's ratings "
+                f"are its own accuracy or the annotator's spam draw); got "
+                f"`annotators={annotators!r}`."
             )
         if hard == "free" and annotators != "perfect":
             raise ValueError(

@@ -83,7 +83,7 @@ class EMState:
 
     @property
     def n_states(self) -> int:
-        return self.m + 1 if self.hard != K.HARD_NONE else self.m
+        return K.n_states_of(self.hard, self.m)
 
     @property
     def running(self) -> list[int]:
