@@ -75,7 +75,7 @@ def test_kernels_match_a_rating_by_rating_reference():
     hard = 1 - easy.sum(axis=1)
     votes = np.array([[np.sum(row == c) for c in range(m)] for row in codes], dtype=float)
     rated = votes.sum(axis=1, keepdims=True)
-    share = np.where(rated > 0, votes / np.maximum(rated, 1), 1 / m)
+    share = (votes + 1 / m) / (rated + 1)  # Perks's Dirichlet(1/m): one pseudo-rating
     want = easy / easy.sum(axis=1, keepdims=True) * (1 - hard[:, None]) + hard[:, None] * share
     np.testing.assert_allclose(hard_post, hard, atol=1e-12)
     np.testing.assert_allclose(class_post, want, atol=1e-12)

@@ -58,6 +58,10 @@ HARD_NONE, HARD_FREE, HARD_MARGINAL, HARD_UNIFORM, HARD_DIFFICULTY = 0, 1, 2, 3,
 # difficulty, read from how the vote splits are distributed across items.
 LEVELS = (0.2, 0.4, 0.6)
 N_LEVELS = 3
+# A hard item's label distribution has Perks's Dirichlet(1/m) prior (one pseudo-rating in
+# all): its posterior mean, (votes + 1/m) / (ratings + 1), is what the class posterior gives
+# the hard part. (Jeffreys's ½ per class shrank web's five classes too far: ECE 0.139.)
+SHARE_PRIOR = 1.0  # pseudo-ratings in all, spread evenly over the m classes
 
 
 @njit(cache=True, inline="always")
@@ -623,14 +627,15 @@ def _posterior_impl(codes, logtab, logw, class_post, hard_post, labels, label_po
         ll[i] = (mx + np.log(z)) if r > 0 else 0.0
         if n_states > m + 1:
             # hard="difficulty": P(c | x) = P(easy | x) P(c | x, easy) + P(hard | x) v_c,
-            # v_c the item's vote share (the posterior mean of its own label distribution,
-            # which is what decides a hard item's label); label: the best easy state
+            # v_c the posterior mean of the item's own label distribution (its votes under
+            # a Dirichlet(SHARE_PRIOR/m) prior), which is what decides a hard item's label;
+            # label: the best easy state
             ez = 0.0
             for c in range(m):
                 ez += ls[c]
             h = 1.0 - ez / z
             for c in range(m):
-                share = vote[c] / r if r > 0 else 1.0 / m
+                share = (vote[c] + SHARE_PRIOR / m) / (r + SHARE_PRIOR)
                 class_post[i, c] = (ls[c] / ez if ez > 0.0 else share) * (1.0 - h) + h * share
             hard_post[i] = h
             labels[i] = best

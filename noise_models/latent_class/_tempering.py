@@ -242,12 +242,13 @@ def difficulty_posteriors(post: np.ndarray, m: int, labels: np.ndarray, votes: n
                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(class_post, hard_post, label_post)`` of ``hard="difficulty"`` from its state
     posterior ``post`` (rows sum to 1): ``P(c | x) = P(easy | x) P(c | x, easy) +
-    P(hard | x) v_c`` with ``v`` the item's vote shares (as the posterior kernel)."""
+    P(hard | x) v_c`` with ``v`` the posterior mean of the item's own label distribution
+    (its votes under Perks's Dirichlet(1/m) prior), as the posterior kernel."""
     easy = post[:, :m]
     ez = easy.sum(axis=1, keepdims=True)
     hard = 1.0 - ez[:, 0]
     r = votes.sum(axis=1, keepdims=True)
-    share = np.where(r > 0, votes / np.where(r > 0, r, 1.0), 1.0 / m)
+    share = (votes + K.SHARE_PRIOR / m) / (r + K.SHARE_PRIOR)
     with np.errstate(invalid="ignore", divide="ignore"):
         within = np.where(ez > 0, easy / np.where(ez > 0, ez, 1.0), share)
     class_post = within * (1.0 - hard[:, None]) + hard[:, None] * share
