@@ -117,8 +117,8 @@ def latent_rows(r: Any, codes: np.ndarray, names: list[str], n_humans: int, *,
     human = subset_all(r, codes[:, :n_humans], names[:n_humans])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
-        fit = LatentClassModel("spam", "difficulty", n_starts=n_starts, rng=seed).fit(full)
-        human_fit = LatentClassModel("spam", "difficulty", n_starts=n_starts, rng=seed).fit(human)
+        fit = LatentClassModel("spam", n_starts=n_starts, rng=seed).fit(full)
+        human_fit = LatentClassModel("spam", n_starts=n_starts, rng=seed).fit(human)
         m1 = EasyHardModel(n_starts=n_starts, rng=seed).fit(human)
     notes += [" ".join(str(w.message).split()) for w in caught]
     if n_resamples > 0:
