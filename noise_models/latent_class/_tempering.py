@@ -42,9 +42,9 @@ from _goldnoise_lib.lazy import lazy_module
 
 K = lazy_module("noise_models.latent_class._kernels")
 
-__all__ = ["Fold", "HeldOut", "choose_temperature", "distinct_rows", "heldout_sample",
-           "log_tables", "predictive", "state_log_posterior", "tempered_posteriors",
-           "difficulty_posteriors"]
+__all__ = ["Fold", "HeldOut", "choose_temperature", "difficulty_posteriors", "distinct_rows",
+           "heldout_sample", "log_tables", "predictive", "state_log_posterior",
+           "tempered_posteriors"]
 
 #: The search range of the temperature (Brent's method on log T). Never below 1: the
 #: temperature tempers the full fit, whose posteriors are at least as sharp as the
