@@ -190,3 +190,22 @@ def test_judge_posterior_truth_covers_class_dependent_human_errors():
 def test_judge_posterior_truth_covers_class_dependent_human_errors_150():
     hits = sum(_judge_replicate(1000 + seed) for seed in range(150))
     assert hits >= 0.9 * 150 or scipy.stats.binomtest(hits, 150, 0.95).pvalue > 0.001, hits
+
+
+def test_noise_bound_of_the_difficulty_fit_covers_the_hard_agreed_items():
+    # γ from the difficulty model's hard-item agreement probabilities (averaged over its
+    # levels): the true number of hard items among the agreed ones is below the 95% bound
+    # (measured 11 of 12; M1's bound is about twice as wide here).
+    g = np.random.default_rng(3)
+    hits = 0
+    for seed in range(12):
+        sim = simulate_annotations(1500, 20, model="M2", hard_share=0.25,
+                                   error_rates=g.uniform(0.05, 0.3, 20), raters_per_item=5,
+                                   hardness=(0.4, 0.7, 1.0), rng=seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            bound = LatentClassModel("spam", "difficulty", rng=0).fit(sim.ratings).noise_bound()
+        counts = np.asarray(sim.ratings.counts)
+        agreed = counts.max(axis=1) == counts.sum(axis=1)
+        hits += int(np.asarray(sim.is_hard)[agreed].sum() <= bound.hidden_hard)
+    assert scipy.stats.binomtest(hits, 12, 0.95).pvalue > 0.001, hits

@@ -508,6 +508,18 @@ def fit_noise_bound(fit: LatentClassFit, *, alpha: float = 0.95) -> FitNoiseBoun
     codes = fit.ratings.codes
     easy = _easy_emission(fit)
     r, agreed, p, e = K.item_agreement(codes, np.asarray(fit.q), np.asarray(fit.phi), easy)
+    if fit.level_weights is not None:
+        # hard="difficulty": a hard item agrees with the probability that its annotators,
+        # knowing the class with θ_j·a, all report the same label, averaged over the
+        # levels a (their weights ω) and the classes (φ)
+        m = fit.ratings.n_categories
+        eye = np.eye(m)
+        p = np.zeros(len(r))
+        for a_lev, w in zip(K.LEVELS, fit.level_weights, strict=True):
+            ta = np.asarray(fit.competence)[:, None, None] * a_lev
+            level = ta * eye + (1.0 - ta) * np.asarray(fit.spam_distribution)[:, None, :]
+            p += w * K.item_agreement(codes, np.asarray(fit.q), np.asarray(fit.phi),
+                                      level)[3]
     eligible = r >= 2
     n = int(eligible.sum())
     n_agreed = int(agreed.sum())
