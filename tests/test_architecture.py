@@ -522,6 +522,8 @@ PRIVATE_IMPORTS_IN_TESTS = {
     "test_krippendorff_properties.py": "α kernels against a reference (hypothesis)",
     "test_latent_class.py": "the E-step kernels' serial and parallel builds, the warning of "
                             "a degenerate fit",
+    "test_item_difficulty.py": "the item-difficulty kernels (tables, posteriors, one E-step) "
+                               "against a rating-by-rating reference from the definition",
     "test_noise_bound.py": "the posterior kernel path against the log-space sum; the "
                            "Cornish-Fisher backend (beyond 2**53) against the exact betainc "
                            "search where floats still hold the counts (the public bound uses "

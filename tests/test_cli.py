@@ -411,7 +411,8 @@ def test_no_unanimous_item_keeps_every_section(files):
     text = out.stdout
     assert "Fleiss' kappa" in text and "Krippendorff's alpha (nominal)" in text
     assert "none of the 40 items has unanimous labels" in text
-    assert "Latent-class fit (MACE (spam))" in text and "labels likely wrong" in text
+    assert "Latent-class fit (spam with item difficulty)" in text
+    assert "labels likely wrong" in text
     assert "no item has unanimous labels, so there are no agreed labels to bracket" in text
     assert "`d` equals `n`" not in text + out.stderr
 
@@ -542,7 +543,7 @@ def test_level_nominal_by_default(files, tmp_path):
 def test_audit_latent_section_and_gold(files):
     report = report_json("audit", str(files["crowd.csv"]), "--layout", "long", "--gold", "gold")
     lc = report["sections"]["latent_class"]
-    assert lc["status"] == "ok" and lc["values"]["model"] == "MACE (spam)"
+    assert lc["status"] == "ok" and lc["values"]["model"] == "spam with item difficulty"
     annotators = lc["tables"]["annotators"]["rows"]
     assert len(annotators) == 14
     assert {"annotator", "n_ratings", "competence", "agreement_with_labels",
@@ -583,7 +584,9 @@ def test_fit_writes_labels_and_annotators(model, tmp_path):
     r = Ratings.from_long(long, item="patient", rater="rater", label="rating")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        api = (EasyHardModel(rng=0) if model == "easy-hard" else LatentClassModel(model, rng=0)
+        # the default hard component: item difficulty with spam, none with the others
+        api = (EasyHardModel(rng=0) if model == "easy-hard" else
+               LatentClassModel(model, "difficulty" if model == "spam" else None, rng=0)
                ).fit(r)
     # Dawid-Skene's near-best starts disagree on 2 of the 45 patients: the API warns, the
     # command prints the warning as a note (with the command line's remedy) and goes on
@@ -595,7 +598,7 @@ def test_fit_writes_labels_and_annotators(model, tmp_path):
     np.testing.assert_allclose(labels["label_posterior"], api.label_posterior, rtol=1e-9)
     assert "Per annotator" in out.stdout
     # a model without a hard component shows the easy/hard model's P(hard), and says whose
-    borrowed = model != "easy-hard"
+    borrowed = model not in ("easy-hard", "spam")
     assert ("P(hard, M1)" in out.stdout) == borrowed
     assert ("calls every item with a disagreement hard" in out.stdout) == borrowed
 
@@ -621,7 +624,7 @@ def test_fit_with_gold_in_the_fit(tmp_path):
     np.testing.assert_array_equal(known.loc[gold["item"], "label"], gold["gold"])
     assert (known.loc[gold["item"], "label_posterior"] == 1.0).all()
     assert "took 60 gold labels as known classes" in out.stdout
-    api = LatentClassModel("spam", rng=0).fit(
+    api = LatentClassModel("spam", "difficulty", rng=0).fit(
         long.pivot(index="item", columns="rater", values="label"),
         gold=pd.Series(gold["gold"].to_numpy(), index=gold["item"]))
     np.testing.assert_allclose(known["label_posterior"], api.label_posterior, rtol=1e-9)

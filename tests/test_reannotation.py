@@ -161,9 +161,9 @@ def test_ensemble_ranking_against_slow_reference():
     slow = _slow_ensemble_p_wrong(r, fit, rng=0, n_starts=1)
     np.testing.assert_allclose(design["p_wrong"], slow[pos], atol=1e-9)
     assert (np.diff(design["p_wrong"]) <= 1e-12).all()  # ranked by it, highest first
-    # the default fit (spam, held-out) is reused, not refitted: same ranking either way
+    # the default fit (spam with item difficulty) is reused, not refitted: same ranking
     default = verification_batch(r, size=30, random_share=0.0, rng=0)
-    spam = LatentClassModel("spam", rng=0, calibrate="held-out").fit(r)
+    spam = LatentClassModel("spam", "difficulty", rng=0).fit(r)
     np.testing.assert_allclose(
         default["p_wrong"],
         verification_batch(spam, size=30, random_share=0.0, rng=0)["p_wrong"])

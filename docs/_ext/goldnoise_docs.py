@@ -200,7 +200,7 @@ BENCHMARK_TOPICS: tuple[tuple[str, str, str, str, str], ...] = (
      "EM speed and memory at 1e6 items; calibration of the posteriors on real crowd sets "
      "with gold; the held-out check with many annotators",
      "crowd-kit",
-     r"^(latent_class|heldout_check)$|^## Honest posteriors"),
+     r"^(latent_class|heldout_check)$|^## Honest posteriors|^## Calibration of crowd"),
     ("detection", "Label-error detection",
      "errors found by the rankings under several noise protocols, their speed, and the "
      "cross-check of a ranking against the annotation model",
@@ -212,7 +212,12 @@ BENCHMARK_TOPICS: tuple[tuple[str, str, str, str, str], ...] = (
     ("judge", "Judges, prediction-powered estimates and study planning",
      "the Alt-Test against its authors' values, the swap test on their data; PPI against "
      "ppi_py (values, coverage, gain); the study planner",
-     "the Alt-Test authors' notebook, ppi_py", r"^(judge|ppi|study)$|^## Planning"),
+     "the Alt-Test authors' notebook, ppi_py",
+     r"^(judge|ppi|study|swap_interval|judge_labels)$|^## Planning"),
+    ("preferences", "Preferences and rankings",
+     "PandaLM's models ranked by humans, judges and both; rank-set coverage and width; "
+     "position bias; active human labels",
+     "choix, brute-force drop-k", r"^preferences$"),
     ("scale", "Scale: Dask, spans, import and the first run",
      "1e7-1e8 ratings on Dask; span agreement at 1e6 tokens; import time; the first run "
      "on an empty kernel cache; the guard of the hot paths",

@@ -237,8 +237,9 @@ def audit(ratings: Any, *, model: str = "spam", hard: str | None = None,
     gold = _gold_series(gold)
     if threshold is not None and not (np.isfinite(threshold) and -1.0 <= threshold <= 1.0):
         raise ValueError(f"`threshold` must be a κ value in [-1, 1]; got {threshold!r}.")
-    if hard not in (None, "none", "marginal", "uniform"):
-        raise ValueError(f"`hard` must be None, 'marginal' or 'uniform'; got {hard!r}.")
+    if hard not in (None, "auto", "none", "marginal", "uniform", "difficulty"):
+        raise ValueError(f"`hard` must be None, 'none', 'marginal', 'uniform' or "
+                         f"'difficulty'; got {hard!r}.")
     lazy = hasattr(ratings, "shuffle_report")  # goldnoise.dask.LazyRatings
     if not lazy:
         from agreement import as_ratings

@@ -2,9 +2,12 @@
 
 ``model`` names the annotator model: ``spam`` (MACE's, the default),
 ``confusion`` (Dawid–Skene), ``one-coin``, or ``easy-hard`` (the paper's M1);
-``hard`` adds a hard component to the first three. The hard posterior shown
-per item is the chosen model's when it has a hard component, else the
-easy/hard model's (M1), fitted alongside.
+``hard`` adds a hard component to the first three. By default (``hard=None``) the
+spam model gets the item-difficulty component (``hard="difficulty"``, the default
+crowd model: its P(hard) and P(label right) account for items that are hard for
+every annotator) and the others none; ``hard="none"`` fits the plain model. The
+hard posterior shown per item is the chosen model's when it has a hard component,
+else the easy/hard model's (M1), fitted alongside.
 """
 
 from __future__ import annotations
@@ -42,8 +45,11 @@ def make_model(model: str = "spam", *, hard: str | None = None, n_starts: int = 
 
     if model not in MODELS:
         raise ValueError(f"`model` must be one of {list(MODELS)}; got {model!r}.")
-    if hard not in (None, "none", "marginal", "uniform"):
-        raise ValueError(f"`hard` must be None, 'marginal' or 'uniform'; got {hard!r}.")
+    if hard not in (None, "auto", "none", "marginal", "uniform", "difficulty"):
+        raise ValueError(f"`hard` must be None, 'none', 'marginal', 'uniform' or "
+                         f"'difficulty'; got {hard!r}.")
+    if hard in (None, "auto"):
+        hard = "difficulty" if model == "spam" else None
     hard = None if hard == "none" else hard
     if model == "easy-hard":
         if hard is not None:

@@ -69,9 +69,13 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
                         "confusion (Dawid-Skene: a confusion matrix per annotator), one-coin "
                         "(one error rate per annotator), easy-hard (the paper's M1: easy items "
                         "unanimous, hard ones coin-flips)")
-    g.add_argument("--hard", choices=("none", "marginal", "uniform"), default="none",
-                   help="hard component added to spam/confusion/one-coin: marginal (a hard "
-                        "item gets each annotator's own label shares) or uniform")
+    g.add_argument("--hard", choices=("auto", "none", "marginal", "uniform", "difficulty"),
+                   default="auto",
+                   help="hard component added to spam/confusion/one-coin: difficulty (spam "
+                        "only: hard items whose difficulty is shared by every annotator; the "
+                        "default with spam), marginal (a hard item gets each annotator's own "
+                        "label shares), uniform, or none; auto: difficulty with spam, none "
+                        "with the others")
     g.add_argument("--starts", type=count("--starts", 1), default=10,
                    help="EM starts (majority vote, then random); the best is kept")
     g.add_argument("--seed", type=count("--seed", 0), default=0,
@@ -85,7 +89,7 @@ def check_model_arguments(args: argparse.Namespace) -> None:
     """``--hard`` goes with spam, confusion or one-coin (a usage error, exit 2)."""
     from goldnoise._cli._errors import UsageError
 
-    if args.model == "easy-hard" and args.hard != "none":
+    if args.model == "easy-hard" and args.hard not in ("none", "auto"):
         raise UsageError("--hard goes with spam, confusion or one-coin; easy-hard has its "
                          "own hard component")
 
@@ -113,8 +117,9 @@ def in_cli_words(text: str, *, one_line: bool = True) -> str:
 
 
 def gold_fit(loaded, source: str):
-    """With ``--gold``: the default model (MACE's spam model, ``calibrate="held-out"``,
-    as ``next``, ``verify`` and ``certify`` fit without gold) fitted with the gold labels,
+    """With ``--gold``: the default model (MACE's spam model with item difficulty,
+    ``LatentClassModel("spam", "difficulty")``, as ``next``, ``verify`` and ``certify`` fit
+    without gold) fitted with the gold labels,
     so that the gold items are settled (never chosen, checked or drawn); None without
     gold. A gold label the ratings cannot take is a one-line DataError."""
     if loaded.gold is None:
@@ -126,8 +131,7 @@ def gold_fit(loaded, source: str):
     by_text = {str(i): i for i in loaded.ratings.items}
     gold.index = [by_text.get(str(i), i) for i in gold.index]
     try:
-        return LatentClassModel("spam", rng=0, calibrate="held-out").fit(loaded.ratings,
-                                                                         gold=gold)
+        return LatentClassModel("spam", "difficulty", rng=0).fit(loaded.ratings, gold=gold)
     except ValueError as exc:
         raise DataError(f"{source}: {as_option_message(exc, {'gold': '--gold'})}") from None
 

@@ -90,7 +90,9 @@ class LatentClassFit(Result):
     spam_distribution : ndarray, shape (k, m), or None
         Spam model: annotator ``j``'s spam label distribution ``ξ_j``.
     class_posterior : ndarray, shape (n, m)
-        ``P(item easy and of class c | its labels)``.
+        ``P(item easy and of class c | its labels)``. For ``hard="difficulty"``
+        (every item has a class): ``P(class c | its labels) = P(easy | x)
+        P(c | x, easy) + P(hard | x) v_c``, ``v`` the item's vote shares.
     posterior_hard : ndarray, shape (n,), or None
         ``P(item hard | its labels)``; ``None`` without a hard component.
     label_codes : ndarray of int, shape (n,)
@@ -98,7 +100,8 @@ class LatentClassFit(Result):
     label_posterior : ndarray, shape (n,)
         ``P(item easy and its class is the label | its labels)``: the
         probability that the reported label is right (0 for an item that is
-        surely hard: a hard item has no true label).
+        surely hard: a hard item has no true label). For ``hard="difficulty"``:
+        ``class_posterior`` at the label.
     loglik : ndarray
         The EM objective — log-likelihood plus log prior density (pseudo-counts
         ``prior_strength``; the log-likelihood itself when it is 0) — at the
@@ -129,6 +132,9 @@ class LatentClassFit(Result):
         The code of each such item's known class, -1 for the others; ``None`` for a
         fit without gold. :func:`~noise_models.posterior_check` keeps these items
         known when it refits.
+    level_weights : ndarray, shape (3,), or None
+        ``hard="difficulty"``: the shares ``ω`` of hard items whose own accuracy is
+        0.2, 0.4 and 0.6 (``None`` for the other models).
 
     Examples
     --------
@@ -178,6 +184,7 @@ class LatentClassFit(Result):
     start_labels: np.ndarray = field(default_factory=lambda: np.empty((0, 0), dtype=np.int16))
     temperature: float = 1.0
     gold_codes: np.ndarray | None = None
+    level_weights: np.ndarray | None = None
 
     @property
     def n_gold(self) -> int:
@@ -501,6 +508,18 @@ def fit_noise_bound(fit: LatentClassFit, *, alpha: float = 0.95) -> FitNoiseBoun
     codes = fit.ratings.codes
     easy = _easy_emission(fit)
     r, agreed, p, e = K.item_agreement(codes, np.asarray(fit.q), np.asarray(fit.phi), easy)
+    if fit.level_weights is not None:
+        # hard="difficulty": a hard item agrees with the probability that its annotators,
+        # knowing the class with θ_j·a, all report the same label, averaged over the
+        # levels a (their weights ω) and the classes (φ)
+        m = fit.ratings.n_categories
+        eye = np.eye(m)
+        p = np.zeros(len(r))
+        for a_lev, w in zip(K.LEVELS, fit.level_weights, strict=True):
+            ta = np.asarray(fit.competence)[:, None, None] * a_lev
+            level = ta * eye + (1.0 - ta) * np.asarray(fit.spam_distribution)[:, None, :]
+            p += w * K.item_agreement(codes, np.asarray(fit.q), np.asarray(fit.phi),
+                                      level)[3]
     eligible = r >= 2
     n = int(eligible.sum())
     n_agreed = int(agreed.sum())

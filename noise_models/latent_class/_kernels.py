@@ -49,7 +49,29 @@ PARALLEL_THRESHOLD = HISTOGRAM_PARALLEL_CELLS
 # Annotator ("easy emission") models and hard components: integer codes
 # shared with _latent.py.
 PERFECT, ONE_COIN, CONFUSION, SPAM = 0, 1, 2, 3
-HARD_NONE, HARD_FREE, HARD_MARGINAL, HARD_UNIFORM = 0, 1, 2, 3
+HARD_NONE, HARD_FREE, HARD_MARGINAL, HARD_UNIFORM, HARD_DIFFICULTY = 0, 1, 2, 3, 4
+# The item difficulties of the hard states of hard="difficulty" (with the spam emission): on a
+# hard item of class c at level l annotator j knows the class with probability
+# θ_j · LEVELS[l] (their competence times the item's), else draws from their own spam
+# distribution ξ_j; on an easy item the item's factor is 1 (MACE). The levels' weights ω_l
+# (stored after π in the `pi` array) are estimated by EM: the spread of the items'
+# difficulty, read from how the vote splits are distributed across items.
+LEVELS = (0.2, 0.4, 0.6)
+N_LEVELS = 3
+# A hard item's label distribution has Perks's Dirichlet(1/m) prior (one pseudo-rating in
+# all): its posterior mean, (votes + 1/m) / (ratings + 1), is what the class posterior gives
+# the hard part. (Jeffreys's ½ per class shrank web's five classes too far: ECE 0.139.)
+SHARE_PRIOR = 1.0  # pseudo-ratings in all, spread evenly over the m classes
+
+
+@njit(cache=True, inline="always")
+def n_states_of(hard, m):
+    """Latent states of an item: m easy classes, plus the hard state(s)."""
+    if hard == HARD_NONE:
+        return m
+    if hard == HARD_DIFFICULTY:
+        return m + m * N_LEVELS
+    return m + 1
 
 # Items per chunk, the most chunks, and the most memory the chunk slots may take.
 CHUNK_ITEMS = 1024
@@ -111,7 +133,14 @@ def _estep_impl(codes, weights, logtab, logw, n_chunks, counts, totals, lls,
                 h = 0.0
                 if has_hard:
                     h = h_agree if n_used == 1 else h_dis
-                    ls[m] = h
+                    if n_states > m + 1:
+                        # hard="difficulty": the hard share spread over the levels, by votes
+                        n_lev = (n_states - m) // m
+                        for c in range(m):
+                            for lev in range(n_lev):
+                                ls[m + c * n_lev + lev] = h / n_lev * vote[c] / r
+                    else:
+                        ls[m] = h
                 for c in range(m):
                     ls[c] = (1.0 - h) * vote[c] / r
             else:
@@ -222,9 +251,24 @@ def _build_tables(model, hard, phi, pi, eps, conf, theta, xi, q, logtab, logw):
                         p += theta[j]
                     v = np.log(p)
                 logtab[j, x, c] = v
-            if n_states > m:
+            if hard == HARD_DIFFICULTY:
+                # item accuracy LEVELS[l], else the annotator's own spam draw ξ_j
+                for c in range(m):
+                    for lev in range(N_LEVELS):
+                        ta = theta[j] * LEVELS[lev]
+                        p = (1.0 - ta) * xi[j, x]
+                        if x == c:
+                            p += ta
+                        logtab[j, x, m + c * N_LEVELS + lev] = np.log(p)
+            elif n_states > m:
                 logtab[j, x, m] = np.log(q[j, x])
-    if n_states > m:
+    if hard == HARD_DIFFICULTY:
+        for c in range(m):
+            logw[c] = np.log1p(-pi[0]) + np.log(phi[c])
+            for lev in range(N_LEVELS):
+                logw[m + c * N_LEVELS + lev] = np.log(pi[0]) + np.log(phi[c]) + np.log(
+                    pi[1 + lev])
+    elif n_states > m:
         for c in range(m):
             logw[c] = np.log1p(-pi[0]) + np.log(phi[c])
         logw[m] = np.log(pi[0])
@@ -248,6 +292,9 @@ def _log_prior(model, hard, a, phi, pi, eps, conf, theta, xi, q, jw):
         lp += np.log(phi[c])
     if hard != HARD_NONE:
         lp += np.log(pi[0]) + np.log1p(-pi[0])
+    if hard == HARD_DIFFICULTY:
+        for lev in range(N_LEVELS):
+            lp += np.log(pi[1 + lev])
     if hard == HARD_FREE:
         for j in range(k):
             for x in range(m):
@@ -276,9 +323,28 @@ def _mstep(model, hard, a, cap, cnt, tot, n_eff, phi, pi, eps, conf, theta, xi, 
     easy = 0.0
     for c in range(m):
         easy += tot[c]
-    for c in range(m):
-        phi[c] = max((tot[c] + a) / (easy + m * a), FLOOR)
-    if hard != HARD_NONE:
+    if hard == HARD_DIFFICULTY:
+        # every state has a class: φ from all of them, π and the level weights ω
+        all_ = 0.0
+        for s in range(tot.shape[0]):
+            all_ += tot[s]
+        hard_tot = all_ - easy
+        for c in range(m):
+            t = tot[c]
+            for lev in range(N_LEVELS):
+                t += tot[m + c * N_LEVELS + lev]
+            phi[c] = max((t + a) / (all_ + m * a), FLOOR)
+        p = (hard_tot + a) / (n_eff + 2.0 * a)
+        pi[0] = min(max(p, FLOOR), 1.0 - 1e-16)
+        for lev in range(N_LEVELS):
+            t = 0.0
+            for c in range(m):
+                t += tot[m + c * N_LEVELS + lev]
+            pi[1 + lev] = max((t + a) / (hard_tot + N_LEVELS * a), FLOOR)
+    else:
+        for c in range(m):
+            phi[c] = max((tot[c] + a) / (easy + m * a), FLOOR)
+    if hard != HARD_NONE and hard != HARD_DIFFICULTY:
         p = (tot[m] + a) / (n_eff + 2.0 * a)
         pi[0] = min(max(p, FLOOR), 1.0 - 1e-16)
     if hard == HARD_FREE:
@@ -335,6 +401,25 @@ def _mstep(model, hard, a, cap, cnt, tot, n_eff, phi, pi, eps, conf, theta, xi, 
                         spam[x] += w * (1.0 - pk)
                     else:
                         spam[x] += w
+                if hard == HARD_DIFFICULTY:
+                    # On a hard item of accuracy a the annotator knows the class when they
+                    # are competent (θ_j) and the item lets them (a): two indicators, each
+                    # with its expected count; the rating is a spam draw otherwise.
+                    for c in range(m):
+                        for lev in range(N_LEVELS):
+                            w = cnt[j, x, m + c * N_LEVELS + lev]
+                            if w == 0.0:
+                                continue
+                            al = LEVELS[lev]
+                            ps = (1.0 - th * al) * xi[j, x]
+                            total += w
+                            if x == c:
+                                px = th * al + ps
+                                know += w * (th * al + th * (1.0 - al) * xi[j, x]) / px
+                                spam[x] += w * ps / px
+                            else:
+                                know += w * th * (1.0 - al) * xi[j, x] / ps
+                                spam[x] += w
             if total + 2.0 * a > 0.0:
                 t = (know + a) / (total + 2.0 * a)
             else:
@@ -374,7 +459,7 @@ def _pool(cnt, groups, n_groups):
 def _em_buffers(k, m, hard, n_chunks):
     # The EM's work arrays: log emission table and weights, the per-chunk slots of
     # the expected counts, totals and log-likelihoods, and their reduction.
-    n_states = m + 1 if hard != HARD_NONE else m
+    n_states = n_states_of(hard, m)
     return (np.empty((k, m, n_states)), np.empty(n_states),
             np.empty((n_chunks, k, m, n_states)), np.empty((n_chunks, n_states)),
             np.empty(n_chunks), np.empty((k, m, n_states)), np.empty(n_states))
@@ -540,6 +625,22 @@ def _posterior_impl(codes, logtab, logw, class_post, hard_post, labels, label_po
             ls[s] = np.exp(ls[s] - mx)
             z += ls[s]
         ll[i] = (mx + np.log(z)) if r > 0 else 0.0
+        if n_states > m + 1:
+            # hard="difficulty": P(c | x) = P(easy | x) P(c | x, easy) + P(hard | x) v_c,
+            # v_c the posterior mean of the item's own label distribution (its votes under
+            # a Dirichlet(SHARE_PRIOR/m) prior), which is what decides a hard item's label;
+            # label: the best easy state
+            ez = 0.0
+            for c in range(m):
+                ez += ls[c]
+            h = 1.0 - ez / z
+            for c in range(m):
+                share = (vote[c] + SHARE_PRIOR / m) / (r + SHARE_PRIOR)
+                class_post[i, c] = (ls[c] / ez if ez > 0.0 else share) * (1.0 - h) + h * share
+            hard_post[i] = h
+            labels[i] = best
+            label_post[i] = class_post[i, best]
+            continue
         for c in range(m):
             class_post[i, c] = ls[c] / z
         if n_states > m:
@@ -643,7 +744,7 @@ def run_em(codes, model, hard, a, cap, max_iter, tol, n_eff, init_mv, h_agree, h
     jw = 1.0 / np.bincount(groups, minlength=n_groups)[groups].astype(np.float64)
     weights = np.ones(n) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
     m = phi.shape[0]
-    n_states = m + 1 if hard != HARD_NONE else m
+    n_states = n_states_of(hard, m)
     if parallel is None:
         parallel = codes.size >= PARALLEL_THRESHOLD
     n_chunks = n_chunks_for(n, k, m, n_states)
@@ -662,7 +763,7 @@ def run_em(codes, model, hard, a, cap, max_iter, tol, n_eff, init_mv, h_agree, h
 def tables(model, hard, phi, pi, eps, conf, theta, xi, q):
     """The log emission table ``logtab[j, x, s]`` and log weights ``logw[s]``."""
     k, m = q.shape
-    n_states = m + 1 if hard != HARD_NONE else m
+    n_states = n_states_of(hard, m)
     logtab = np.empty((k, m, n_states))
     logw = np.empty(n_states)
     _build_tables(model, hard, phi, pi, eps, conf, theta, xi, q, logtab, logw)

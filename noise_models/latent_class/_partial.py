@@ -83,7 +83,7 @@ class EMState:
 
     @property
     def n_states(self) -> int:
-        return self.m + 1 if self.hard != K.HARD_NONE else self.m
+        return K.n_states_of(self.hard, self.m)
 
     @property
     def running(self) -> list[int]:
@@ -255,7 +255,23 @@ def _add(a, b):
 
 
 def fit_chunked(model: Any, ratings: Any) -> Any:
-    """:meth:`LatentClassModel.fit` over a chunked ratings object (``fit`` calls this)."""
+    """:meth:`LatentClassModel.fit` over a chunked ratings object (``fit`` calls this).
+
+    ``hard="difficulty"`` needs its two stages in memory: over chunks the spam model is
+    fitted without it, with a warning that says so."""
+    if model.hard == "difficulty":
+        import copy
+        import warnings
+
+        from _goldnoise_lib.errors import EstimationWarning
+
+        warnings.warn(
+            "the item-difficulty model (hard='difficulty') is fitted in memory only; over "
+            "chunks the spam model without it was fitted (no P(hard); P(label right) as "
+            "MACE's). Read the ratings into memory for the default model.",
+            EstimationWarning, stacklevel=3)
+        model = copy.copy(model)
+        model.hard = None
     schema = ratings.schema
     k, m = schema.n_raters, schema.n_categories
     if m < 2:

@@ -42,8 +42,9 @@ from _goldnoise_lib.lazy import lazy_module
 
 K = lazy_module("noise_models.latent_class._kernels")
 
-__all__ = ["Fold", "HeldOut", "choose_temperature", "distinct_rows", "heldout_sample",
-           "log_tables", "predictive", "state_log_posterior", "tempered_posteriors"]
+__all__ = ["Fold", "HeldOut", "choose_temperature", "difficulty_posteriors", "distinct_rows",
+           "heldout_sample", "log_tables", "predictive", "state_log_posterior",
+           "tempered_posteriors"]
 
 #: The search range of the temperature (Brent's method on log T). Never below 1: the
 #: temperature tempers the full fit, whose posteriors are at least as sharp as the
@@ -219,14 +220,36 @@ def choose_temperature(folds: Sequence[Fold]) -> float:
 
 
 def tempered_posteriors(post_log: np.ndarray, m: int, labels: np.ndarray,
-                        temperature: float) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+                        temperature: float, votes: np.ndarray | None = None
+                        ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
     """``(class_post, hard_post, label_post)`` of the log posterior tempered by ``T``.
 
     The labels are kept (tempering does not move the argmax over the states).
-    Items without any possible state keep NaN, as in the plain fit.
+    Items without any possible state keep NaN, as in the plain fit. ``votes``: the
+    items' label counts, for ``hard="difficulty"`` (several hard states), whose class
+    posterior mixes the easy states' with the item's vote shares.
     """
     post = _tempered(post_log, temperature)
+    if post.shape[1] > m + 1:
+        return difficulty_posteriors(post, m, labels, votes)
     class_post = post[:, :m]
     hard_post = post[:, m] if post.shape[1] > m else None
     label_post = class_post[np.arange(len(labels)), labels]
     return class_post, hard_post, label_post
+
+
+def difficulty_posteriors(post: np.ndarray, m: int, labels: np.ndarray, votes: np.ndarray
+                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(class_post, hard_post, label_post)`` of ``hard="difficulty"`` from its state
+    posterior ``post`` (rows sum to 1): ``P(c | x) = P(easy | x) P(c | x, easy) +
+    P(hard | x) v_c`` with ``v`` the posterior mean of the item's own label distribution
+    (its votes under Perks's Dirichlet(1/m) prior), as the posterior kernel."""
+    easy = post[:, :m]
+    ez = easy.sum(axis=1, keepdims=True)
+    hard = 1.0 - ez[:, 0]
+    r = votes.sum(axis=1, keepdims=True)
+    share = (votes + K.SHARE_PRIOR / m) / (r + K.SHARE_PRIOR)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        within = np.where(ez > 0, easy / np.where(ez > 0, ez, 1.0), share)
+    class_post = within * (1.0 - hard[:, None]) + hard[:, None] * share
+    return class_post, hard, class_post[np.arange(len(labels)), labels]

@@ -24,6 +24,7 @@ from _goldnoise_lib.validation import (
     Probability,
     Rng,
     check_integer,
+    check_number,
     check_params,
     check_probability,
     check_rng,
@@ -146,6 +147,7 @@ def simulate_annotations(
     raters_per_item: int | None = None,
     categories: Sequence[Any] | None = None,
     rng: Any = None,
+    hard_concentration: float | None = None,
 ) -> SimulatedAnnotations:
     """Draw annotations under the easy/hard model M1 or M2, keeping the truth.
 
@@ -155,7 +157,10 @@ def simulate_annotations(
     confusion row (one-coin ``error_rates`` or full ``confusion``). On a hard
     item each rating is, with probability ``hardness`` (the item's level), a
     draw from the annotator's own hard distribution ``q[j]``, and otherwise
-    given as on an easy item.
+    given as on an easy item. With ``hard_concentration`` a hard item is
+    over-dispersed: it draws its own label distribution, shared by every
+    annotator who rates it, and its flipped ratings come from that (the item
+    is hard for everyone, so their errors are correlated).
 
     Parameters
     ----------
@@ -191,6 +196,12 @@ def simulate_annotations(
         Category names (default ``0..m-1``).
     rng : None, int or numpy.random.Generator
         Seed (``numpy.random.default_rng(rng)``).
+    hard_concentration : float, optional
+        ``s > 0``: each hard item draws its label distribution
+        ``p_i ~ Dirichlet(s · q̄)`` (``q̄`` the annotators' mean hard distribution),
+        and a flipped rating of the item is a draw from ``p_i`` rather than from
+        ``q[j]`` (a Dirichlet-multinomial item term; small ``s``: over-dispersed
+        vote splits, many hard items with a wrong majority). Default: no item term.
 
     Returns
     -------
@@ -263,6 +274,8 @@ def simulate_annotations(
     levels = np.atleast_1d(np.asarray(hardness, dtype=np.float64))
     if levels.ndim != 1 or levels.size == 0 or not np.all((levels > 0) & (levels <= 1)):
         raise ValueError(f"`hardness` must be a level or levels in (0, 1]; got {hardness!r}.")
+    if hard_concentration is not None:
+        conc = check_number(hard_concentration, "hard_concentration", positive=True)
     p_missing = check_probability(missing, "missing", open_high=True)
     if raters_per_item is not None:
         if p_missing > 0:
@@ -286,6 +299,11 @@ def simulate_annotations(
     dtype = np.int8 if m <= np.iinfo(np.int8).max else np.int16
     codes = np.empty((n, k), dtype=dtype)
     by_class = [np.flatnonzero(true_class == c) for c in range(m)]
+    item_cum = None
+    if hard_concentration is not None:
+        # each hard item's own label distribution, shared by its annotators
+        own = gen.dirichlet(conc * q.mean(axis=0), size=n)
+        item_cum = np.cumsum(own, axis=1)
     for j in range(k):
         flip = gen.random(n) < level
         u = gen.random(n)
@@ -293,7 +311,11 @@ def simulate_annotations(
         for c in range(m):
             idx = by_class[c]
             x[idx] = _draw(np.cumsum(conf[j, c]), u[idx])
-        x[flip] = _draw(np.cumsum(q[j]), u[flip])
+        if item_cum is None:
+            x[flip] = _draw(np.cumsum(q[j]), u[flip])
+        else:
+            rows = np.flatnonzero(flip)
+            x[rows] = np.minimum((u[rows, None] >= item_cum[rows]).sum(axis=1), m - 1)
         codes[:, j] = x
     if raters_per_item is not None:
         keep = np.argsort(gen.random((n, k)), axis=1)[:, :per_item]

@@ -93,7 +93,7 @@ def _as_fit(ratings_or_fit: Any, fit: LatentClassFit | None = None) -> LatentCla
         return fit
     if isinstance(ratings_or_fit, LatentClassFit):
         return ratings_or_fit
-    return LatentClassModel("spam", rng=0, calibrate="held-out").fit(ratings_or_fit)
+    return LatentClassModel("spam", "difficulty", rng=0).fit(ratings_or_fit)
 
 
 @validate_params(size=Count(1), random_share=Probability(), rank=Option(RANKINGS), rng=Rng())
@@ -107,8 +107,8 @@ def verification_batch(ratings: Any, *, size: int, fit: LatentClassFit | None = 
     over two latent-class models fitted to the same ratings with ``fit``'s options,
     MACE's spam model and Dawid–Skene (``fit`` itself, as it is, is the member of its
     own model; the other is fitted once per fit object with ``fit``'s options and gold
-    and tempered by ``fit``'s held-out temperature; the default fit is spam with
-    ``calibrate="held-out"``):
+    and tempered by ``fit``'s held-out temperature; the default fit is spam with item
+    difficulty, ``LatentClassModel("spam", "difficulty")``):
 
     ``p_wrong_i = ½ · Σ_{M ∈ {spam, DS}} (1 − P_M(s_i = ŷ_i | x_i))``,
 
@@ -126,8 +126,8 @@ def verification_batch(ratings: Any, *, size: int, fit: LatentClassFit | None = 
     Parameters
     ----------
     ratings : Ratings, array-like or LatentClassFit
-        The ratings (fitted with the default model, MACE's spam model with
-        ``calibrate="held-out"``), or a fit.
+        The ratings (fitted with the default model, MACE's spam model with item
+        difficulty, ``LatentClassModel("spam", "difficulty", rng=0)``), or a fit.
     size : int
         Items to check (at most the number of items without gold).
     fit : LatentClassFit, optional

@@ -169,8 +169,8 @@ def next_batch(ratings: Any, *, size: int, policy: str = "margin",
         8 of 11 replays, and more than ActiveLab in 9 (uncertainty and ActiveLab did
         better on dog, Dawid–Skene's own posterior on bluebird and adult).
     model : LatentClassModel, optional
-        The model fitted when ``fit`` is not given (default: MACE's spam model with
-        ``calibrate="held-out"``, ``rng=0``).
+        The model fitted when ``fit`` is not given (default: MACE's spam model with item
+        difficulty, ``LatentClassModel("spam", "difficulty", rng=0)``).
     fit : LatentClassFit, optional
         A fit of ``ratings`` to use as it is (not refitted). Its gold items
         (``fit(ratings, gold=...)``: gold, or items an expert has verified) are settled
@@ -230,8 +230,7 @@ def next_batch(ratings: Any, *, size: int, policy: str = "margin",
 
     if fit is None:
         r = as_ratings(ratings)
-        chosen = model if model is not None else LatentClassModel(
-            "spam", rng=0, calibrate="held-out")
+        chosen = model if model is not None else LatentClassModel("spam", "difficulty", rng=0)
         if not isinstance(chosen, LatentClassModel):
             raise TypeError(f"`model` must be a LatentClassModel; got {type(chosen).__name__}.")
         fit = chosen.fit(r)

@@ -226,7 +226,7 @@ def _replay_iv(pool: Any, truth: Any, verify_per_round: int, start_ratings: int,
         raise ValueError(f"`verify_per_round` ({verify_per_round}) exceeds the {r.n_items} "
                          "items.")
     if model is None:
-        model = LatentClassModel("spam", rng=0, calibrate="held-out")
+        model = LatentClassModel("spam", "difficulty", rng=0)
     elif not isinstance(model, LatentClassModel):
         raise TypeError(f"`model` must be a LatentClassModel; got {type(model).__name__}.")
     per_item = (codes >= 0).sum(axis=1)
@@ -285,7 +285,7 @@ def replay(pool: Any, *, truth: Any, policy: str, start_ratings: int = 3, batch_
         are gold in every later round's fit.
     model : LatentClassModel, optional
         The model refitted every round (default: as :func:`next_batch`, MACE's spam
-        model with ``calibrate="held-out"``, ``rng=0``).
+        model with item difficulty, ``LatentClassModel("spam", "difficulty", rng=0)``).
     posterior : {"ensemble", "fit"}, default "ensemble"
         The posterior the policy reads (see :func:`next_batch`; the ensemble fits the
         other annotator model each round).

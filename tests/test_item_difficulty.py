@@ -1,0 +1,211 @@
+"""The default crowd model: the spam emission with item difficulty (hard="difficulty")."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.stats
+
+from noise_models import LatentClassModel, judge_estimate
+from noise_models.latent_class import _em as E
+from noise_models.latent_class import _kernels as K
+from simulation import simulate_annotations
+
+LEVELS = (0.2, 0.4, 0.6)
+
+
+def _reference_state_logs(codes, phi, pi, omega, theta, xi):
+    """log P(state, ratings) of every item and state, rating by rating from the model's
+    definition: easy class c -- annotator j says c with θ_j, else draws from ξ_j; hard
+    (c, level a) -- says c with θ_j·a, else draws from ξ_j."""
+    n, k = codes.shape
+    m = len(phi)
+    out = []
+    for i in range(n):
+        row = []
+        for c in range(m):
+            lp = np.log(1 - pi) + np.log(phi[c])
+            for j in range(k):
+                x = codes[i, j]
+                if x >= 0:
+                    lp += np.log(theta[j] * (x == c) + (1 - theta[j]) * xi[j, x])
+            row.append(lp)
+        for c in range(m):
+            for lev, a in enumerate(LEVELS):
+                lp = np.log(pi) + np.log(phi[c]) + np.log(omega[lev])
+                for j in range(k):
+                    x = codes[i, j]
+                    if x >= 0:
+                        ta = theta[j] * a
+                        lp += np.log(ta * (x == c) + (1 - ta) * xi[j, x])
+                row.append(lp)
+        out.append(row)
+    return np.array(out)
+
+
+def _params(k, m, seed):
+    g = np.random.default_rng(seed)
+    p = E._base_params(k, m, None)
+    p.phi[:] = g.dirichlet(np.ones(m))
+    p.pi[:] = np.r_[g.uniform(0.1, 0.5), g.dirichlet(np.ones(len(LEVELS)))]
+    p.theta[:] = g.uniform(0.3, 0.9, k)
+    p.xi[:] = g.dirichlet(np.ones(m), size=k)
+    return p
+
+
+def test_kernels_match_a_rating_by_rating_reference():
+    assert K.LEVELS == LEVELS
+    g = np.random.default_rng(0)
+    n, k, m = 40, 5, 3
+    codes = g.integers(0, m, size=(n, k)).astype(np.int8)
+    codes[g.random((n, k)) < 0.3] = -1
+    p = _params(k, m, 1)
+    logtab, logw = K.tables(K.SPAM, K.HARD_DIFFICULTY, *p.args())
+    ref = _reference_state_logs(codes, p.phi, p.pi[0], p.pi[1:], p.theta, p.xi)
+    from noise_models.latent_class._tempering import state_log_posterior
+    np.testing.assert_allclose(state_log_posterior(codes, logtab, logw), ref, rtol=1e-12)
+    # posterior kernel: P(hard) and the class posterior mixing the easy one with vote shares
+    class_post, hard_post, labels, label_post, ll = K.posteriors(codes, logtab, logw)
+    post = np.exp(ref - ref.max(axis=1, keepdims=True))
+    post /= post.sum(axis=1, keepdims=True)
+    easy = post[:, :m]
+    hard = 1 - easy.sum(axis=1)
+    votes = np.array([[np.sum(row == c) for c in range(m)] for row in codes], dtype=float)
+    rated = votes.sum(axis=1, keepdims=True)
+    share = (votes + 1 / m) / (rated + 1)  # Perks's Dirichlet(1/m): one pseudo-rating
+    want = easy / easy.sum(axis=1, keepdims=True) * (1 - hard[:, None]) + hard[:, None] * share
+    np.testing.assert_allclose(hard_post, hard, atol=1e-12)
+    np.testing.assert_allclose(class_post, want, atol=1e-12)
+    np.testing.assert_array_equal(labels, easy.argmax(axis=1))
+    np.testing.assert_allclose(label_post, want[np.arange(n), labels], atol=1e-12)
+    np.testing.assert_allclose(ll, np.log(np.exp(ref).sum(axis=1)), rtol=1e-10)
+    # one E-step's expected counts, summed by hand
+    cnt, tot, loglik = K.estep_counts(codes, logtab, logw)
+    np.testing.assert_allclose(tot, post.sum(axis=0), rtol=1e-10)
+    want_cnt = np.zeros_like(cnt)
+    for i in range(n):
+        for j in range(k):
+            if codes[i, j] >= 0:
+                want_cnt[j, codes[i, j]] += post[i]
+    np.testing.assert_allclose(cnt, want_cnt, rtol=1e-10, atol=1e-12)
+    assert loglik == pytest.approx(ll.sum(), rel=1e-10)
+
+
+def test_objective_never_decreases_and_labels_are_the_spam_models():
+    sim = simulate_annotations(1500, 20, model="M2", hard_share=0.3,
+                               error_rates=np.linspace(0.05, 0.35, 20), raters_per_item=6,
+                               hardness=(0.4, 0.7, 1.0), rng=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = LatentClassModel("spam", "difficulty", rng=0).fit(sim.ratings)
+        spam = LatentClassModel("spam", rng=0).fit(sim.ratings)
+    assert np.all(np.diff(fit.loglik) >= -1e-9 * np.abs(fit.loglik[1:]))
+    np.testing.assert_array_equal(fit.label_codes, spam.label_codes)
+    assert fit.level_weights.shape == (3,) and fit.level_weights.sum() == pytest.approx(1)
+    assert np.isfinite(fit.class_posterior).all() and np.isfinite(fit.posterior_hard).all()
+    np.testing.assert_allclose(fit.class_posterior.sum(axis=1), 1.0, atol=1e-12)
+
+
+def _ece(conf, right, bins=10):
+    b = np.minimum((conf * bins).astype(int), bins - 1)
+    return sum(abs(conf[b == i].mean() - right[b == i].mean()) * np.mean(b == i)
+               for i in range(bins) if np.any(b == i))
+
+
+def test_hard_posterior_is_calibrated_on_simulated_easy_hard_data():
+    # Hard items' ratings are flipped to coin draws with the item's own level (shared by
+    # its annotators): an item-level accuracy; easy items: one-coin annotators.
+    g = np.random.default_rng(3)
+    sim = simulate_annotations(3000, 30, model="M2", hard_share=0.25,
+                               error_rates=g.uniform(0.05, 0.3, 30), raters_per_item=10,
+                               hardness=(0.4, 0.7, 1.0), rng=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = LatentClassModel("spam", "difficulty", rng=0).fit(sim.ratings)
+    hard = np.asarray(fit.posterior_hard)
+    truth = np.asarray(sim.is_hard)
+    assert _ece(hard, truth) <= 0.05  # measured 0.022
+    right = np.asarray(fit.label_codes) == np.asarray(sim.true_class)
+    assert _ece(np.asarray(fit.label_posterior), right) <= 0.05  # measured 0.008
+    assert hard.mean() == pytest.approx(truth.mean(), abs=0.03)
+
+
+def test_overdispersed_generator_shares_each_hard_items_distribution():
+    sim = simulate_annotations(4000, 10, model="M2", hard_share=1.0, error_rates=0.0,
+                               hardness=1.0, hard_concentration=0.5, rng=0)
+    counts = np.asarray(sim.ratings.counts)
+    # Dirichlet-multinomial: the vote splits are far more spread than binomial(10, 1/2)
+    share = counts[:, 0] / 10
+    assert share.var() > 3 * 0.25 / 10
+    with pytest.raises(ValueError, match="hard_concentration"):
+        simulate_annotations(10, 3, hard_concentration=0.0)
+
+
+def test_degenerate_inputs_say_so_in_one_line():
+    model = LatentClassModel("spam", "difficulty", rng=0)
+    with pytest.raises(ValueError, match="single category"):
+        model.fit(np.zeros((20, 3), dtype=int))
+    one_each = np.full((6, 3), np.nan)
+    one_each[np.arange(6), np.arange(6) % 3] = 1
+    one_each[0, 0] = 0
+    with pytest.raises(ValueError, match="no item of `ratings` has two or more ratings"):
+        model.fit(one_each)
+    with pytest.raises(ValueError, match="difficulty"):
+        LatentClassModel("confusion", "difficulty")
+    # no disagreement at all: finite posteriors, few hard items
+    x = np.repeat(np.array([[0], [1]]), 50, axis=0) * np.ones((1, 4), dtype=int)
+    fit = model.fit(x)
+    assert np.isfinite(fit.class_posterior).all() and np.isfinite(fit.posterior_hard).all()
+    assert fit.posterior_hard.max() < 0.5
+
+
+def _judge_replicate(seed, n=3000, n_labelled=300, prevalence=0.3):
+    g = np.random.default_rng(seed)
+    y = (g.random(n) < prevalence).astype(int)
+    judge = np.where(g.random(n) < 0.15, 1 - y, y)
+    codes = np.full((n, 4), np.nan)
+    codes[:, 3] = judge
+    lab = g.choice(n, n_labelled, replace=False)
+    for j in range(3):
+        flip = np.where(y[lab] == 1, g.random(n_labelled) < 0.35, g.random(n_labelled) < 0.05)
+        codes[lab, j] = np.where(flip, 1 - y[lab], y[lab])
+    df = pd.DataFrame(codes, columns=["h1", "h2", "h3", "judge"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = judge_estimate(df, "judge", category=1, truth="posterior", rng=0)
+    lo, hi = res.confidence_interval(0.95)
+    return lo <= prevalence <= hi
+
+
+def test_judge_posterior_truth_covers_class_dependent_human_errors():
+    # Humans err 1→0 35%, 0→1 5% (the one-coin default estimated 0.167 for 0.30, 0 of 150).
+    hits = sum(_judge_replicate(seed) for seed in range(20))
+    assert scipy.stats.binomtest(hits, 20, 0.95).pvalue > 0.001, hits
+
+
+@pytest.mark.slow
+def test_judge_posterior_truth_covers_class_dependent_human_errors_150():
+    hits = sum(_judge_replicate(1000 + seed) for seed in range(150))
+    assert hits >= 0.9 * 150 or scipy.stats.binomtest(hits, 150, 0.95).pvalue > 0.001, hits
+
+
+def test_noise_bound_of_the_difficulty_fit_covers_the_hard_agreed_items():
+    # γ from the difficulty model's hard-item agreement probabilities (averaged over its
+    # levels): the true number of hard items among the agreed ones is below the 95% bound
+    # (measured 11 of 12; M1's bound is about twice as wide here).
+    g = np.random.default_rng(3)
+    hits = 0
+    for seed in range(12):
+        sim = simulate_annotations(1500, 20, model="M2", hard_share=0.25,
+                                   error_rates=g.uniform(0.05, 0.3, 20), raters_per_item=5,
+                                   hardness=(0.4, 0.7, 1.0), rng=seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            bound = LatentClassModel("spam", "difficulty", rng=0).fit(sim.ratings).noise_bound()
+        counts = np.asarray(sim.ratings.counts)
+        agreed = counts.max(axis=1) == counts.sum(axis=1)
+        hits += int(np.asarray(sim.is_hard)[agreed].sum() <= bound.hidden_hard)
+    assert scipy.stats.binomtest(hits, 12, 0.95).pvalue > 0.001, hits
