@@ -30,7 +30,7 @@ def add_comparison_arguments(parser: argparse.ArgumentParser) -> None:
                    help="with --items: the column of the system shown first")
     g.add_argument("--second", metavar="COLUMN", default="model_2",
                    help="with --items: the column of the system shown second")
-    g.add_argument("--codes", metavar="L=W", nargs="+", default=["0=tie", "1=a", "2=b"],
+    g.add_argument("--codes", metavar="L=W", nargs="+", default=["0=tie", "1=a", "2=b"], dest="label_codes",
                    help="with --items: label=winner pairs (winner a, b or tie)")
     for name, default, what in (("item", "item", "the prompt"), ("a", "a", "system a"),
                                 ("b", "b", "system b"), ("rater", "rater", "the rater"),
@@ -47,7 +47,7 @@ def add_comparison_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _codes(args: argparse.Namespace) -> dict:
     out: dict[Any, str] = {}
-    for spec in args.codes:
+    for spec in args.label_codes:
         label, sep, winner = spec.partition("=")
         if not sep or winner not in ("a", "b", "tie"):
             raise UsageError(f"--codes {spec!r}: write LABEL=WINNER with WINNER a, b or tie")
