@@ -19,7 +19,7 @@ from typing import Any
 from _goldnoise_lib.errors import GoldnoiseWarning
 from goldnoise._cli._errors import CliError, DataError, UsageError
 
-__all__ = ["EXAMPLES", "LoadedRatings", "add_ratings_arguments", "load_ratings",
+__all__ = ["EXAMPLES", "DefaultLayout", "LoadedRatings", "add_ratings_arguments", "load_ratings",
            "read_labels_file", "read_table"]
 
 EXAMPLES = {
@@ -46,6 +46,12 @@ _LABEL_NAMES = ("label", "labels", "response", "rating", "answer", "annotation",
 _GOLD_NAMES = ("gold", "truth", "true", "key", "gold_label", "reference", "expert")
 _REPEAT_NAMES = ("replicate", "replicates", "repeat", "repetition", "rep", "occasion", "round",
                  "session", "trial", "pass")
+
+
+class DefaultLayout(str):
+    """A verb's own default ``--layout`` (``judge``: long), told apart from one the user gave:
+    an export read with ``--from`` has its own layout, which only a given ``--layout``
+    contradicts."""
 
 
 @dataclass
@@ -552,7 +558,8 @@ def _load_export(path: Path, args: argparse.Namespace) -> LoadedRatings:
 
     if not path.exists():
         raise DataError(f"no such file: {path}")
-    if args.layout != "wide" or args.transpose or args.weight or args.drop or args.rater:
+    given_layout = args.layout != "wide" and not isinstance(args.layout, DefaultLayout)
+    if given_layout or args.transpose or args.weight or args.drop or args.rater:
         raise UsageError("--from reads the tool's own layout; --layout, --transpose, --weight, "
                          "--drop and --rater do not apply")
     if args.item is not None and args.item == args.label:

@@ -17,7 +17,7 @@ import argparse
 
 from goldnoise._cli._common import count, probability, real
 from goldnoise._cli._errors import DataError, UsageError
-from goldnoise._cli._input import add_ratings_arguments, load_ratings
+from goldnoise._cli._input import DefaultLayout, add_ratings_arguments, load_ratings
 from goldnoise.report import Report
 
 HELP = "may a model replace or join the annotators: swap and join tests, the Alt-Test"
@@ -38,7 +38,8 @@ DESCRIPTION = (
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_ratings_arguments(parser, gold=False)
-    parser.set_defaults(layout="long")
+    # One row per rating unless --layout says otherwise; an export (--from) has its own.
+    parser.set_defaults(layout=DefaultLayout("long"))
     a = parser.add_argument_group("judge")
     a.add_argument("--candidates", metavar="NAME", nargs="+", required=True,
                    help="the candidates' rater names (the judges)")
@@ -99,6 +100,15 @@ def _humans(args: argparse.Namespace, raters: list[str]) -> list[str] | None:
 
     from goldnoise._cli._input import read_table
 
+    tool = getattr(args, "from_tool", None)
+    if tool is not None:
+        if args.kind_column is None:
+            return None  # an export's raters: every one that is not a candidate is a human
+        if tool != "mturk":
+            raise UsageError(f"--kind-column reads a column of a table; a {tool} export has "
+                             "none: leave it out (every rater that is not a candidate is a "
+                             "human)")
+        args.rater = ["WorkerId"]  # MTurk's batch results: one row per assignment
     frame = read_table(Path(args.file), sep=args.sep)
     if args.kind_column is None:
         if "rater_kind" not in frame.columns:

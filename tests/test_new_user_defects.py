@@ -1,0 +1,91 @@
+"""What a new user still ran into (issue 44): each test fails on the code before its fix."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+
+def _run(capsys, *argv):
+    from goldnoise._cli import main
+
+    status = main([str(a) for a in argv])
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def _one_line_error(status, out, err, message):
+    assert status in (1, 2), err
+    assert message in err, err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert out == ""
+
+
+# ------------------------------------------------------------------ judge (items 1, 3, 4, 5)
+QUICK = ("--margin", "0.05", "--resamples", "50", "--latent-resamples", "0")
+WHO = ("a", "b", "c", "gpt")
+
+
+def _judged(n=30):
+    """(item, rater, label) rows: three humans and a candidate, 85% right on two labels."""
+    rng = np.random.default_rng(4)
+    truth = rng.integers(0, 2, n)
+    return [(i, who, ["neg", "pos"][t if rng.random() < 0.85 else 1 - t])
+            for i, t in enumerate(truth) for who in WHO]
+
+
+def _mturk(path, rows):
+    pd.DataFrame([{"HITId": f"H{i}", "WorkerId": who, "AssignmentStatus": "Approved",
+                   "Answer.sentiment": lab} for i, who, lab in rows]).to_csv(path, index=False)
+    return path
+
+
+def _labelstudio(path, rows):
+    tasks = {}
+    for i, who, lab in rows:
+        tasks.setdefault(i, []).append(
+            {"completed_by": {"id": who}, "result": [
+                {"type": "choices", "from_name": "mood", "to_name": "text",
+                 "value": {"choices": [lab]}}]})
+    path.write_text(json.dumps([{"id": i, "annotations": a} for i, a in tasks.items()]))
+    return path
+
+
+def _long(path, rows, **columns):
+    frame = pd.DataFrame(rows, columns=["item", "rater", "label"]).assign(**columns)
+    frame.to_csv(path, index=False)
+    return path
+
+
+def _humans_line(out):
+    return json.loads(out)["sections"]["humans"]["values"]
+
+
+@pytest.mark.parametrize("tool", ["mturk", "labelstudio"])
+def test_judge_reads_a_tools_export(tmp_path, capsys, tool):
+    rows = _judged()
+    path = (_mturk(tmp_path / "batch.csv", rows) if tool == "mturk"
+            else _labelstudio(tmp_path / "ls.json", rows))
+    status, out, err = _run(capsys, "judge", path, "--from", tool, "--candidates", "gpt",
+                            *QUICK, "--format", "json")
+    assert status == 0, err
+    got = _humans_line(out)
+    status, out, err = _run(capsys, "judge", _long(tmp_path / "long.csv", rows),
+                            "--candidates", "gpt", *QUICK, "--format", "json")
+    assert status == 0, err
+    expected = _humans_line(out)
+    assert got["humans"] == ["a", "b", "c"]
+    assert got["value"] == pytest.approx(expected["value"], abs=1e-12)
+    # a layout given with --from is still refused
+    _one_line_error(*_run(capsys, "judge", path, "--from", tool, "--layout", "long",
+                          "--candidates", "gpt", *QUICK), "--from reads the tool's own layout")
+
+
+def test_judge_kind_column_of_an_export_without_one(tmp_path, capsys):
+    path = _labelstudio(tmp_path / "ls.json", _judged())
+    _one_line_error(*_run(capsys, "judge", path, "--from", "labelstudio", "--kind-column",
+                          "kind", "--candidates", "gpt", *QUICK),
+                    "a labelstudio export has none")
