@@ -89,3 +89,15 @@ def test_judge_kind_column_of_an_export_without_one(tmp_path, capsys):
     _one_line_error(*_run(capsys, "judge", path, "--from", "labelstudio", "--kind-column",
                           "kind", "--candidates", "gpt", *QUICK),
                     "a labelstudio export has none")
+
+
+@pytest.mark.parametrize(("extra", "named"), [
+    (("--labelled", "no-such-file.txt"), "--labelled"),
+    (("--labelled-share", "0.3"), "--labelled-share"),
+    (("--truth", "majority"), "--truth"),
+])
+def test_judge_estimate_options_without_estimate(tmp_path, capsys, extra, named):
+    path = _long(tmp_path / "r.csv", _judged())
+    status, out, err = _run(capsys, "judge", path, "--candidates", "gpt", *QUICK, *extra)
+    _one_line_error(status, out, err, f"{named} shapes the prediction-powered estimate")
+    assert "add --estimate CATEGORY" in err

@@ -78,9 +78,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="also estimate the prevalence of this label over all items from each "
                         "candidate's labels on every item and the humans' labels on the "
                         "human-labelled items (PPI++), beside the humans-only interval")
-    e.add_argument("--truth", default="mean", choices=("mean", "majority", "posterior"),
-                   help="an item's human value: the share of its humans choosing CATEGORY, "
-                        "the majority's label, or the one-coin latent-class posterior")
+    e.add_argument("--truth", choices=("mean", "majority", "posterior"),
+                   help="an item's human value: the share of its humans choosing CATEGORY "
+                        "(mean, the default), the majority's label, or the one-coin "
+                        "latent-class posterior")
     e.add_argument("--labelled", metavar="FILE",
                    help="the items counted as human-labelled: one item id a line (the "
                         "humans' labels of other items are ignored)")
@@ -191,7 +192,8 @@ def _estimates(args: argparse.Namespace, r, humans: list[str] | None) -> dict:
         try:
             with warnings.catch_warnings():  # the weak-judge warning is in the result's notes
                 warnings.simplefilter("ignore", EstimationWarning)
-                out[cand] = judge_estimate(r, cand, category=category, truth=args.truth,
+                out[cand] = judge_estimate(r, cand, category=category,
+                                           truth=args.truth or "mean",
                                            labelled=labelled, humans=people,
                                            confidence_level=args.confidence_level,
                                            rng=args.seed)
@@ -211,6 +213,14 @@ def run(args: argparse.Namespace) -> Report:
 
     if args.example is not None and args.kind_column is not None:
         raise UsageError("--kind-column reads FILE; it does not go with --example")
+    if args.estimate is None:
+        alone = [flag for flag, value in (("--labelled", args.labelled),
+                                          ("--labelled-share", args.labelled_share),
+                                          ("--truth", args.truth)) if value is not None]
+        if alone:
+            raise UsageError(f"{' and '.join(alone)} shape{'s' if len(alone) == 1 else ''} "
+                             "the prediction-powered estimate; add --estimate CATEGORY (the "
+                             "label whose prevalence to estimate)")
     loaded = load_ratings(args)
     r = loaded.ratings
     raters = [str(x) for x in r.raters]
