@@ -101,3 +101,12 @@ def test_judge_estimate_options_without_estimate(tmp_path, capsys, extra, named)
     status, out, err = _run(capsys, "judge", path, "--candidates", "gpt", *QUICK, *extra)
     _one_line_error(status, out, err, f"{named} shapes the prediction-powered estimate")
     assert "add --estimate CATEGORY" in err
+
+
+def test_judge_rater_of_two_kinds(tmp_path, capsys):
+    rows = _judged()
+    kinds = ["llm" if who == "gpt" or (who == "a" and i % 2) else "human"
+             for i, who, _ in rows]
+    path = _long(tmp_path / "r.csv", rows, rater_kind=kinds)
+    _one_line_error(*_run(capsys, "judge", path, "--candidates", "gpt", *QUICK),
+                    "gives rater 'a' more than one kind")

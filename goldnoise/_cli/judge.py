@@ -125,6 +125,11 @@ def _humans(args: argparse.Namespace, raters: list[str]) -> list[str] | None:
     if rater is None or len(args.rater or []) > 1:
         raise UsageError("--kind-column needs one --rater COLUMN")
     kinds = frame[[rater, args.kind_column]].drop_duplicates()
+    mixed = kinds[rater][kinds[rater].duplicated()].astype(str).unique()
+    if len(mixed):
+        raise DataError(f"{args.file}: column {args.kind_column!r} gives rater "
+                        f"{', '.join(map(repr, mixed[:3]))}{' ...' if len(mixed) > 3 else ''} "
+                        "more than one kind on different rows; give each rater one kind")
     return [str(x) for x in kinds.loc[kinds[args.kind_column].astype(str).str.lower()
                                       == "human", rater] if str(x) in raters]
 
