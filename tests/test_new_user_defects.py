@@ -110,3 +110,27 @@ def test_judge_rater_of_two_kinds(tmp_path, capsys):
     path = _long(tmp_path / "r.csv", rows, rater_kind=kinds)
     _one_line_error(*_run(capsys, "judge", path, "--candidates", "gpt", *QUICK),
                     "gives rater 'a' more than one kind")
+
+
+def test_judge_one_label_is_not_barely_agreeing(tmp_path, capsys):
+    rows = [(i, who, "x") for i in range(20) for who in WHO]
+    path = _long(tmp_path / "same.csv", rows)
+    status, out, err = _run(capsys, "judge", path, "--candidates", "gpt", *QUICK)
+    _one_line_error(status, out, err, "every human rating is the same label ('x')")
+    assert "barely" not in err and "--coefficient percent_agreement" in err
+    status, out, err = _run(capsys, "judge", path, "--candidates", "gpt", *QUICK,
+                            "--coefficient", "percent_agreement")
+    assert status == 0, err
+    assert "barely" not in out and "gpt: replace" in out
+
+
+def test_judge_undefined_agreement_is_not_low(tmp_path, capsys):
+    # each item rated by one human (and the candidate): no pair of humans to compare
+    rng = np.random.default_rng(1)
+    rows = [row for i in range(30) for row in ((i, "abc"[i % 3], rng.choice(["x", "y"])),
+                                               (i, "gpt", rng.choice(["x", "y"])))]
+    status, out, err = _run(capsys, "judge", _long(tmp_path / "r.csv", rows), "--candidates",
+                            "gpt", *QUICK)
+    assert status == 0, err
+    assert "barely" not in out
+    assert out.count("the humans' agreement is undefined on these data") == 2

@@ -14,6 +14,8 @@ counted as human-labelled: ``--labelled FILE`` or a random ``--labelled-share``)
 from __future__ import annotations
 
 import argparse
+import math
+import re
 
 from goldnoise._cli._common import count, probability, real
 from goldnoise._cli._errors import DataError, UsageError
@@ -212,6 +214,34 @@ def _estimates(args: argparse.Namespace, r, humans: list[str] | None) -> dict:
     return out
 
 
+def _one_label(r, humans: list[str] | None, args: argparse.Namespace) -> None:
+    """Humans who all give one label agree completely, but a chance-corrected coefficient is
+    0/0 there: say so (a DataError) rather than report them as barely agreeing."""
+    if args.coefficient == "percent_agreement":
+        return
+    long = r.to_long()
+    people = long.iloc[:, 1].astype(str)
+    keep = people.isin(humans) if humans is not None else ~people.isin(args.candidates)
+    labels = long.loc[keep].iloc[:, 2].dropna().unique()
+    if len(labels) == 1:
+        name = "Krippendorff's alpha" if args.coefficient in ("auto", "krippendorff_alpha") \
+            else args.coefficient
+        raise DataError(f"every human rating is the same label ({labels[0]!r}): the humans "
+                        f"agree completely, but {name} is undefined with one label (agreement "
+                        "beyond chance is 0/0 there); compare raw agreement with "
+                        "--coefficient percent_agreement")
+
+
+def _undefined_not_low(report: Report) -> None:
+    """The humans' coefficient is NaN: their agreement is undefined, not low."""
+    low = (r"the humans barely agree \((?:below [0-9.]+|[^()]*nan < [0-9.]+)\): a judge "
+           r"cannot be validated against humans who do not agree with each other")
+    what = ("the humans' agreement is undefined on these data (see the notes), so a judge "
+            "cannot be validated against it")
+    for section in report.sections:
+        section.lines = [re.sub(low, what, line) for line in section.lines]
+
+
 def run(args: argparse.Namespace) -> Report:
     from goldnoise import judge_audit
     from goldnoise._judge import judge_report
@@ -245,6 +275,7 @@ def run(args: argparse.Namespace) -> Report:
                          f"agreement a candidate may cost); got {args.margin:g}")
     if args.epsilon is not None and not 0.0 <= args.epsilon < 1.0:
         raise UsageError(f"--epsilon must be in [0, 1); got {args.epsilon:g}")
+    _one_label(r, humans, args)
     try:
         result = judge_audit(r, args.candidates, margin=args.margin,
                              coefficient=args.coefficient, level=args.level,
@@ -254,6 +285,8 @@ def run(args: argparse.Namespace) -> Report:
     except ValueError as exc:
         raise DataError(" ".join(str(exc).split())) from None
     report = judge_report(result, source=loaded.source)
+    if not math.isfinite(result.human_reliability):
+        _undefined_not_low(report)
     report.notes[:0] = loaded.notes
     if args.estimate is not None:
         from goldnoise._judge import estimate_section
