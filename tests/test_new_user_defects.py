@@ -134,3 +134,35 @@ def test_judge_undefined_agreement_is_not_low(tmp_path, capsys):
     assert status == 0, err
     assert "barely" not in out
     assert out.count("the humans' agreement is undefined on these data") == 2
+
+
+# ------------------------------------------------------------------ bound at huge N (item 2)
+def _nb_bound_reference(n, d, p, alpha):
+    """Smallest j with F(j) > alpha·F(n − d), F the CDF of NB(d + 1, 1 − p) failures, from
+    the pmf's recursion P(0) = (1 − p)^(d+1), P(j) = P(j − 1)·p·(d + j)/j at 60 digits."""
+    import mpmath
+
+    with mpmath.workdps(60):
+        pm, big_n = mpmath.mpf(p), n - d
+        pmf = (1 - pm) ** (d + 1)
+        terms = [pmf]
+        while len(terms) <= big_n and (len(terms) < 10 or terms[-1] > mpmath.mpf(10) ** -80):
+            j = len(terms)
+            pmf = pmf * pm * (d + j) / j
+            terms.append(pmf)
+        cdf = list(mpmath.fsum(terms[:k + 1]) for k in range(len(terms)))
+        target = alpha * cdf[-1]
+        return next(j for j, f in enumerate(cdf) if f > target)
+
+
+@pytest.mark.parametrize(("n", "d", "p"), [
+    (10**20, 10**19, 1e-30), (10**17, 10**16, 1e-30), (10**20, 10**19, 1e-21),
+    (10**20, 10**19, 1e-17), (10**19, 2**53 + 5, 3e-15)])
+def test_bound_at_huge_counts_and_tiny_p(n, d, p, capsys):
+    from noise_models import noise_bound
+
+    result = noise_bound(n, d, p)
+    assert result.t0 - d == _nb_bound_reference(n, d, p, 0.95)
+    status, out, err = _run(capsys, "bound", f"{n:g}", f"{d:g}" if d % 10 == 0 else d, p)
+    assert status == 0 and "Traceback" not in err, err
+    assert f"at most t0 = {result.t0}" in out
