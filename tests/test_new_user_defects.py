@@ -166,3 +166,28 @@ def test_bound_at_huge_counts_and_tiny_p(n, d, p, capsys):
     status, out, err = _run(capsys, "bound", f"{n:g}", f"{d:g}" if d % 10 == 0 else d, p)
     assert status == 0 and "Traceback" not in err, err
     assert f"at most t0 = {result.t0}" in out
+
+
+# ------------------------------------------------------------------ inconsistent inputs (item 4)
+@pytest.mark.parametrize("verb", ["audit", "next", "verify"])
+def test_gold_column_that_differs_within_an_item(tmp_path, capsys, verb):
+    rows = [(i, who, lab) for i, who, lab in _judged() if who != "gpt"]
+    gold = [lab for _, _, lab in rows]  # each row's own label: differs where they disagree
+    path = _long(tmp_path / "r.csv", rows, gold=gold)
+    size = () if verb == "audit" else ("--size", "3")
+    _one_line_error(*_run(capsys, verb, path, "--layout", "long", "--gold", "gold", *size),
+                    "the gold column 'gold' differs between the rows of")
+
+
+def test_spans_tag_column_named_twice(tmp_path, capsys):
+    path = tmp_path / "two.conll"
+    path.write_text("John B-PER B-PER\nsmiles O O\n\n")
+    _one_line_error(*_run(capsys, "spans", path, "--from", "conll", "--tag-column", "1", "1"),
+                    "--tag-column names column 1 twice")
+
+
+def test_consistency_two_controls_for_one_condition(tmp_path, capsys):
+    path = tmp_path / "x.conll"
+    path.write_text("John B-PER\n\n")
+    _one_line_error(*_run(capsys, "consistency", path, "--gold", path, "--control", "A=B",
+                          "--control", "A=C"), "--control gives condition 'A' two controls")

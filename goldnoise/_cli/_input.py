@@ -698,7 +698,16 @@ def load_ratings(args: argparse.Namespace) -> LoadedRatings:
             else:
                 rater_col = raters[0]
             if gold_is_column:
-                gold = frame.groupby(item, sort=False)[gold_spec].first()
+                per_item = frame.groupby(item, sort=False)[gold_spec]
+                differ = per_item.nunique(dropna=True)
+                if (differ > 1).any():
+                    bad = list(map(str, differ.index[differ > 1]))
+                    raise DataError(
+                        f"{path}: the gold column {gold_spec!r} differs between the rows of "
+                        f"{len(bad)} item(s), e.g. {', '.join(bad[:3])}; an item has one gold "
+                        "label (fix those rows, or give the gold labels as a file of item "
+                        "and gold columns)")
+                gold = per_item.first()
             elif gold_spec is None:
                 g = _find([c for c in frame.columns if c not in (item, rater_col, label,
                                                                  *raters)], _GOLD_NAMES)

@@ -169,6 +169,9 @@ def run(args: argparse.Namespace) -> Report:
         if not sep or not cond or not ctrl:
             raise UsageError(f"--control takes CONDITION=CONTROL (e.g. "
                              f"TestTrain=TestTrainCorrect); got {spec!r}")
+        if cond in controls and controls[cond] != ctrl:
+            raise UsageError(f"--control gives condition {cond!r} two controls "
+                             f"({controls[cond]!r} and {ctrl!r}); give it one")
         controls[cond] = ctrl
     try:
         try:
