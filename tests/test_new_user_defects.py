@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -191,3 +192,110 @@ def test_consistency_two_controls_for_one_condition(tmp_path, capsys):
     path.write_text("John B-PER\n\n")
     _one_line_error(*_run(capsys, "consistency", path, "--gold", path, "--control", "A=B",
                           "--control", "A=C"), "--control gives condition 'A' two controls")
+
+
+# ------------------------------------------------------------------ messages (item 6)
+@pytest.mark.parametrize("value", ["inf", "nan"])
+def test_an_unbounded_option_says_finite(tmp_path, capsys, value):
+    path = _long(tmp_path / "r.csv", _judged())
+    with pytest.raises(SystemExit):
+        _run(capsys, "judge", path, "--candidates", "gpt", "--margin", value)
+    err = capsys.readouterr().err
+    assert f"--margin must be a finite number; got {value}" in err and "[-inf" not in err
+
+
+def test_gold_naming_the_item_column(tmp_path, capsys):
+    wide = tmp_path / "w.csv"
+    wide.write_text("id,a,b,c\n1,x,x,y\n2,y,y,y\n3,x,y,x\n4,x,x,x\n")
+    _one_line_error(*_run(capsys, "next", wide, "--item", "id", "--gold", "id", "--size", 2),
+                    "--item and --gold both name column 'id'")
+    long = tmp_path / "l.csv"
+    long.write_text("id,rater,label\n1,a,x\n1,b,y\n2,a,x\n2,b,x\n")
+    _one_line_error(*_run(capsys, "next", long, "--layout", "long", "--gold", "id", "--size",
+                          1), "--gold 'id' is the column of item ids")
+
+
+def _verified_with_gold(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    truth = rng.integers(0, 2, 60)
+    frame = pd.DataFrame({c: np.where(rng.random(60) < 0.8, truth, 1 - truth) for c in "abc"})
+    frame.insert(0, "item", range(60))
+    frame["gold"] = [truth[i] if i < 10 else None for i in range(60)]
+    frame.to_csv(tmp_path / "g.csv", index=False)
+    status, _out, err = _run(capsys, "verify", tmp_path / "g.csv", "--item", "item", "--gold",
+                             "gold", "--size", 8, "--out", tmp_path / "batch.csv", "--quiet")
+    assert status == 0, err
+    batch = pd.read_csv(tmp_path / "batch.csv")
+    pd.DataFrame({"item": batch["item"], "label": 0}).to_csv(tmp_path / "v.csv", index=False)
+    return ("certify", tmp_path / "g.csv", "--item", "item", "--verified", tmp_path / "v.csv",
+            "--design", tmp_path / "batch.csv")
+
+
+def test_certify_without_the_gold_verify_had(tmp_path, capsys):
+    argv = _verified_with_gold(tmp_path, capsys)
+    status, out, err = _run(capsys, *argv)
+    _one_line_error(status, out, err, "and the --gold that verify was given")
+    assert "verification_batch" not in err
+    status, out, err = _run(capsys, *argv, "--gold", "gold", "--look", "1000000000000")
+    _one_line_error(status, out, err, "--look 1000000000000 spends an error level of 5e-26")
+    assert "`alpha`" not in err
+    status, out, err = _run(capsys, *argv, "--gold", "gold", "--look", "3")
+    assert status == 0, err
+
+
+def test_study_assurance_messages(capsys):
+    with pytest.raises(SystemExit):
+        _run(capsys, "study", "fleiss_kappa", "--expected", "0.6", "--half-width", "0.1",
+             "--assurance", "1")
+    assert "--assurance must be in (0, 1); got 1" in capsys.readouterr().err
+    _one_line_error(*_run(capsys, "study", "fleiss_kappa", "--expected", "0.6", "--null",
+                          "0.4", "--power", "0.8", "--assurance", "0.8"),
+                    "it goes with --half-width or --width only")
+
+
+def test_judge_labelled_file_not_utf8(tmp_path, capsys):
+    path = _long(tmp_path / "r.csv", _judged())
+    labelled = tmp_path / "ids.txt"
+    labelled.write_bytes("1\n2\ncaf\xe9\n".encode("latin-1"))
+    _one_line_error(*_run(capsys, "judge", path, "--candidates", "gpt", *QUICK, "--estimate",
+                          "pos", "--labelled", labelled), "is not UTF-8 text")
+
+
+def test_judge_example_of_counts_and_candidates_twice(tmp_path, capsys):
+    status, out, err = _run(capsys, "judge", "--example", "fleiss1971", "--candidates", "1",
+                            *QUICK)
+    _one_line_error(status, out, err, "--example fleiss1971 holds counts of labels per item")
+    assert "Ratings.from_wide" not in err
+    path = _long(tmp_path / "r.csv", _judged())
+    _one_line_error(*_run(capsys, "judge", path, "--candidates", "gpt", "gpt", *QUICK),
+                    "--candidates names 'gpt' twice")
+
+
+def test_semicolon_file_without_sep(tmp_path, capsys):
+    path = tmp_path / "semi.csv"
+    path.write_text("item;a;b;c\n1;x;x;y\n2;y;y;y\n3;x;y;x\n")
+    _one_line_error(*_run(capsys, "audit", path), "add --sep ';'")
+    status, _out, err = _run(capsys, "audit", path, "--sep", ";", "--item", "item",
+                             "--no-latent")
+    assert status == 0, err
+
+
+def test_fit_hints_name_only_the_verbs_options():
+    from goldnoise._cli import build_parser
+    from goldnoise._cli._common import in_cli_words
+
+    unstable = ("spam: 3 of 10 EM starts end ... the seed). The fit returned is the best "
+                "start's. Compare the starts with `fit.unstable_starts()` (their labels are "
+                "in `fit.start_labels`), raise `n_starts` (`--starts` on the command line), "
+                "or pin the optimum down with known labels (`gold=`).")
+    collapsed = ("try a more constrained model (e.g. annotators='spam' or 'one-coin') or a "
+                 "larger `prior_strength`.")
+    sub = next(a for a in build_parser()._actions if a.__class__.__name__ == "_SubParsersAction")
+    for verb in ("judge", "spans", "audit", "fit"):
+        options = frozenset(o for a in sub.choices[verb]._actions for o in a.option_strings)
+        for text in (unstable, collapsed):
+            said = in_cli_words(text, options=options)
+            assert "fit." not in said and "`" not in said and "=" not in said, said
+            named = set(re.findall(r"--[a-z-]+", re.sub(r"\(goldnoise fit [^)]*\)", "",
+                                                         said)))
+            assert named <= options, (verb, named - options)

@@ -8,7 +8,7 @@ import re
 
 from goldnoise._audit import capped_margin, capture_notes, p_text, pct, plural
 
-__all__ = ["CLI_HINTS", "add_model_arguments", "as_option_message", "capped_margin",
+__all__ = ["CLI_HINTS", "FIT_HINTS", "add_model_arguments", "as_option_message", "capped_margin",
            "capture_notes", "count", "gold_fit", "in_cli_words", "p_text", "pct", "plural",
            "probability", "real"]
 
@@ -35,6 +35,8 @@ def real(name: str, low: float = -math.inf, high: float = math.inf):
         except ValueError:
             raise argparse.ArgumentTypeError(f"{name} must be a number; got {text!r}") from None
         if not (math.isfinite(value) and low <= value <= high):
+            if math.isinf(low) and math.isinf(high):
+                raise argparse.ArgumentTypeError(f"{name} must be a finite number; got {text}")
             raise argparse.ArgumentTypeError(f"{name} must be in [{low:g}, {high:g}]; got {text}")
         return value
     return parse
@@ -99,14 +101,34 @@ CLI_HINTS: tuple[tuple[str, str], ...] = (
     ("pass `ids=`", "pass --ids FILE"),
     ("or use `Ratings.from_long`", "or add --layout long (one row per rating)"),
     ("`level='ordinal'` or `level='interval'`", "--level ordinal or --level interval"),
-    ("(e.g. annotators='spam' or 'one-coin') or a larger `prior_strength`",
-     "(--model spam or one-coin)"),
 )
 
 
-def in_cli_words(text: str, *, one_line: bool = True) -> str:
-    """``text`` (on one line), each hint of :data:`CLI_HINTS` naming the command's option."""
+#: Hints of the latent-class fit whose options only some verbs have: (Python words, the
+#: option they need, the words with it, the words without it).
+FIT_HINTS: tuple[tuple[str, str, str, str], ...] = (
+    ("Compare the starts with `fit.unstable_starts()` (their labels are in "
+     "`fit.start_labels`), raise `n_starts` (`--starts` on the command line), or pin the "
+     "optimum down with known labels (`gold=`).", "--starts",
+     "Raise --starts, or pin the optimum down with known labels (--gold).",
+     "Another --seed may end elsewhere; more starts and known labels pin the optimum down "
+     "(goldnoise fit --starts N --gold GOLD)."),
+    ("(e.g. annotators='spam' or 'one-coin') or a larger `prior_strength`", "--model",
+     "(--model spam or one-coin)", "(goldnoise fit --model spam or one-coin)"),
+)
+
+
+def in_cli_words(text: str, *, one_line: bool = True,
+                 options: frozenset[str] | None = None) -> str:
+    """``text`` (on one line), each hint of :data:`CLI_HINTS` naming the command's option.
+
+    With ``options`` (the verb's own), a fit's hint that names an option the verb lacks
+    says which verb has it (:data:`FIT_HINTS`).
+    """
     text = " ".join(str(text).split()) if one_line else str(text)
+    for python, needs, with_it, without in FIT_HINTS:
+        text = text.replace(python, with_it if options is None or needs in options
+                            else without)
     for python, option in CLI_HINTS:
         text = text.replace(python, option)
     return text

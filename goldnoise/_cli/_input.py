@@ -164,7 +164,10 @@ def read_table(path: Path, *, sep: str | None = None) -> Any:
             use = sep if sep is not None else default
             if use is None:
                 return pd.read_csv(path, sep=None, engine="python")
-            return pd.read_csv(path, sep=use)
+            frame = pd.read_csv(path, sep=use)
+            if sep is None:
+                _separator_hint(frame, path, use)
+            return frame
     except pd.errors.EmptyDataError:
         raise DataError(f"{path} has no columns (is it empty?)") from None
     except UnicodeDecodeError as exc:
@@ -177,6 +180,17 @@ def read_table(path: Path, *, sep: str | None = None) -> Any:
     except (ValueError, OSError, ImportError) as exc:
         raise DataError(f"could not read {path}: {_one_line(exc)}") from None
     raise UsageError(f"unsupported file type {suffix or path.name!r}: use {SUFFIXES}")
+
+
+def _separator_hint(frame: Any, path: Path, used: str) -> None:
+    """One column whose name holds another separator: the file is split by that one."""
+    if frame.shape[1] != 1:
+        return
+    name = str(frame.columns[0])
+    for other, say in ((";", "';'"), ("\t", "'\\t'"), ("|", "'|'"), (",", ",")):
+        if other != used and other in name:
+            raise DataError(f"{path} reads as one column named {name[:40]!r}: its fields "
+                            f"look separated by {other!r}, not {used!r}; add --sep {say}")
 
 
 def not_utf8(path: Path, exc: UnicodeDecodeError) -> str:
@@ -644,6 +658,13 @@ def load_ratings(args: argparse.Namespace) -> LoadedRatings:
         option = getattr(args, "gold_option", "--gold")
         raise DataError(f"{option} {gold_spec!r} is neither a column of {path} nor a file; "
                         f"its columns are {', '.join(map(str, frame.columns))}")
+    if gold_is_column:
+        for flag, given in (("--item", [args.item]), ("--label", [args.label]),
+                            ("--rater", args.rater or [])):
+            if gold_spec in given:
+                option = getattr(args, "gold_option", "--gold")
+                raise UsageError(f"{flag} and {option} both name column {gold_spec!r}: the "
+                                 "gold labels are a column of their own")
     declared = _declared_order(frame)
     try:
         if args.transpose:
@@ -683,6 +704,12 @@ def load_ratings(args: argparse.Namespace) -> LoadedRatings:
                                 f"{', '.join(map(str, frame.columns))}")
             _column(frame, item, "--item", path)
             _column(frame, label, "--label", path)
+            if gold_is_column and gold_spec in (item, label, *raters):
+                role = "item ids" if gold_spec == item else \
+                    "labels" if gold_spec == label else "raters"
+                raise UsageError(f"--gold {gold_spec!r} is the column of {role}; the gold "
+                                 "labels are a column of their own (or a file of item and "
+                                 "gold columns)")
             named = [("--item", item), ("--label", label), *(("--rater", r) for r in raters)]
             for i, (fa, a) in enumerate(named):
                 for fb, b in named[i + 1:]:

@@ -19,7 +19,7 @@ import re
 
 from goldnoise._cli._common import count, probability, real
 from goldnoise._cli._errors import DataError, UsageError
-from goldnoise._cli._input import DefaultLayout, add_ratings_arguments, load_ratings
+from goldnoise._cli._input import DefaultLayout, add_ratings_arguments, load_ratings, not_utf8
 from goldnoise.report import Report
 
 HELP = "may a model replace or join the annotators: swap and join tests, the Alt-Test"
@@ -162,10 +162,13 @@ def _labelled(args: argparse.Namespace, r, humans: list[str] | None):
 
         path = Path(args.labelled)
         try:
-            ids = [line.strip() for line in path.read_text().splitlines() if line.strip()]
+            ids = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()
+                   if line.strip()]
         except OSError as exc:
             raise DataError(f"--labelled {args.labelled}: cannot read it ({exc.strerror})") \
                 from None
+        except UnicodeDecodeError as exc:
+            raise DataError(f"--labelled {not_utf8(path, exc)}") from None
         by_text = {str(x): x for x in r.items}
         unknown = [x for x in ids if x not in by_text]
         if unknown:
@@ -256,8 +259,19 @@ def run(args: argparse.Namespace) -> Report:
             raise UsageError(f"{' and '.join(alone)} shape{'s' if len(alone) == 1 else ''} "
                              "the prediction-powered estimate; add --estimate CATEGORY (the "
                              "label whose prevalence to estimate)")
+    twice = sorted({c for c in args.candidates if args.candidates.count(c) > 1})
+    if twice:
+        raise UsageError(f"--candidates names {', '.join(map(repr, twice))} twice; name each "
+                         "candidate once")
     loaded = load_ratings(args)
     r = loaded.ratings
+    try:
+        r.require_raters("the judge audit")
+    except ValueError:
+        what = f"--example {args.example}" if args.example else loaded.source
+        raise DataError(f"{what} holds counts of labels per item, not who gave "
+                        "them: the judge audit needs each rater's own labels (a long file "
+                        "of item, rater, label, or a wide one of a column per rater)") from None
     raters = [str(x) for x in r.raters]
     for cand in args.candidates:
         if cand not in raters:
