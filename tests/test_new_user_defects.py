@@ -299,3 +299,25 @@ def test_fit_hints_name_only_the_verbs_options():
             named = set(re.findall(r"--[a-z-]+", re.sub(r"\(goldnoise fit [^)]*\)", "",
                                                          said)))
             assert named <= options, (verb, named - options)
+
+
+# ------------------------------------------------------------------ a long study (item 7)
+def test_a_long_studys_estimate_is_said_off_a_terminal(capsys, monkeypatch):
+    from simulation.study import _cost
+
+    monkeypatch.delenv("GOLDNOISE_PROGRESS", raising=False)
+    _cost.announce("study_size (fleiss_kappa)", 1500.0, 4000, None)  # stderr: no terminal
+    assert capsys.readouterr().err == ("study_size (fleiss_kappa): about 4,000 simulated "
+                                       "studies, estimated 25 min 0 s (from a timed pilot)\n")
+    _cost.announce("quick", _cost.ANNOUNCE_SECONDS / 2, 10, None)
+    _cost.announce("off", 1500.0, 10, False)
+    monkeypatch.setenv("GOLDNOISE_PROGRESS", "0")
+    _cost.announce("silenced", 1500.0, 10, None)
+    assert capsys.readouterr().err == ""
+    # through the command line, into a pipe (capsys): the line comes before the report
+    monkeypatch.delenv("GOLDNOISE_PROGRESS")
+    monkeypatch.setattr(_cost, "ANNOUNCE_SECONDS", 0.0)
+    status, out, err = _run(capsys, "study", "fleiss_kappa", "--expected", "0.6",
+                            "--half-width", "0.2", "--raters", "3", "--sims", "20")
+    assert status == 0, err
+    assert "study_size (fleiss_kappa): about" in err and "simulated studies, estimated" in err

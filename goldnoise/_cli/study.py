@@ -90,8 +90,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     s.add_argument("--max-minutes", type=real("--max-minutes", 0.0), default=30.0,
                    metavar="M",
                    help="refuse a simulation estimated (from a short timed pilot) to take "
-                        "longer than this; 0: no limit. On a terminal the estimate is said "
-                        "before starting and a progress bar shows")
+                        "longer than this; 0: no limit. The estimate of a simulation of 10 "
+                        "seconds or more is said on stderr before it starts (--no-progress: "
+                        "not); on a terminal a progress bar shows")
     s.add_argument("--tradeoff", type=count("--tradeoff", 2), nargs="+", metavar="RATERS",
                    help="also: items needed for each of these numbers of annotators, and the "
                         "cheapest design (needs --half-width or --width)")
