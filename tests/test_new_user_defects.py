@@ -321,3 +321,42 @@ def test_a_long_studys_estimate_is_said_off_a_terminal(capsys, monkeypatch):
                             "--half-width", "0.2", "--raters", "3", "--sims", "20")
     assert status == 0, err
     assert "study_size (fleiss_kappa): about" in err and "simulated studies, estimated" in err
+
+
+# ------------------------------------------------------------------ metadata check (item 8)
+def _pairwise_metadata_column(frame):
+    """The definition, pair by pair: the first column (5+ labels) sharing no value with any
+    other column, when two other columns share values; None otherwise."""
+    import itertools
+
+    values = {c: {str(v) for v in frame[c].dropna()} for c in frame.columns}
+    for col in frame.columns:
+        if frame[col].notna().sum() < 5 or not values[col]:
+            continue
+        others = [c for c in frame.columns if c != col]
+        if any(values[col] & values[o] for o in others):
+            continue
+        if any(values[a] & values[b] for a, b in itertools.combinations(others, 2)):
+            return col
+    return None
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_metadata_check_in_one_pass_decides_as_the_pairwise_definition(seed, tmp_path):
+    # The check counts in how many columns each value occurs (linear in the cells; the
+    # pairwise one was quadratic in the columns: benchmarks/bench_audit_columns.py).
+    from goldnoise._cli._errors import DataError
+    from goldnoise._cli._input import _metadata_hint
+
+    rng = np.random.default_rng(seed)
+    n, k = int(rng.integers(5, 9)), int(rng.integers(3, 7))
+    pools = [list(rng.choice(list("abcdefgh"), size=int(rng.integers(1, 3)), replace=False))
+             for _ in range(k)]
+    frame = pd.DataFrame({f"c{j}": [rng.choice(p) if rng.random() > 0.1 else None
+                                    for _ in range(n)] for j, p in enumerate(pools)})
+    expected = _pairwise_metadata_column(frame)
+    if expected is None:
+        _metadata_hint(frame, tmp_path / "f.csv")
+    else:
+        with pytest.raises(DataError, match=f"column '{expected}' shares no value"):
+            _metadata_hint(frame, tmp_path / "f.csv")
