@@ -360,3 +360,15 @@ def test_metadata_check_in_one_pass_decides_as_the_pairwise_definition(seed, tmp
     else:
         with pytest.raises(DataError, match=f"column '{expected}' shares no value"):
             _metadata_hint(frame, tmp_path / "f.csv")
+
+
+# ------------------------------------------------------------------ the earlier list (item 9)
+def test_bound_reads_1e300_exactly_and_prints_it_short(capsys):
+    status, out, err = _run(capsys, "bound", "1e300", "1e299", "0.5", "--format", "json")
+    assert status == 0, err
+    values = json.loads(out)["sections"]["noise_bound"]["values"]
+    assert values["n"] == 10**300 and values["d"] == 10**299  # not the floats' digits
+    status, out, err = _run(capsys, "bound", "1e300", "1e299", "0.5")
+    assert status == 0, err
+    assert out.startswith("goldnoise bound: N = 1e+300, D = 1e+299, P = 0.5\n")
+    assert max(len(w) for w in out.split()) < 30, out  # no 301-digit number anywhere

@@ -45,15 +45,20 @@ def real(name: str, low: float = -math.inf, high: float = math.inf):
 def count(name: str, minimum: int = 0):
     """An argparse type: a whole number >= minimum (``1e6`` and ``1_000`` are accepted)."""
     def parse(text: str) -> int:
+        from decimal import Decimal, InvalidOperation
+
         try:
-            value = float(text.replace("_", "")) if re.search(r"[eE.]", text) else \
+            # Decimal, not float: 1e300 is 10**300 exactly, not the float's 301 digits
+            value = Decimal(text.replace("_", "")) if re.search(r"[eE.]", text) else \
                 int(text.replace("_", ""))
-        except ValueError:
+        except (ValueError, InvalidOperation):
             raise argparse.ArgumentTypeError(
                 f"{name} must be a whole number; got {text!r}") from None
-        if isinstance(value, float):
-            if not (math.isfinite(value) and value.is_integer()):
+        if isinstance(value, Decimal):
+            if not (value.is_finite() and value == value.to_integral_value()):
                 raise argparse.ArgumentTypeError(f"{name} must be a whole number; got {text}")
+            if value.adjusted() > 10_000:
+                raise argparse.ArgumentTypeError(f"{name} must be below 1e10000; got {text}")
             value = int(value)
         if value < minimum:
             raise argparse.ArgumentTypeError(f"{name} must be at least {minimum}; got {text}")
