@@ -317,7 +317,7 @@ def test_a_long_studys_estimate_is_said_off_a_terminal(capsys, monkeypatch):
     # through the command line, into a pipe (capsys): the line comes before the report
     monkeypatch.delenv("GOLDNOISE_PROGRESS")
     monkeypatch.setattr(_cost, "ANNOUNCE_SECONDS", 0.0)
-    status, out, err = _run(capsys, "study", "fleiss_kappa", "--expected", "0.6",
+    status, _out, err = _run(capsys, "study", "fleiss_kappa", "--expected", "0.6",
                             "--half-width", "0.2", "--raters", "3", "--sims", "20")
     assert status == 0, err
     assert "study_size (fleiss_kappa): about" in err and "simulated studies, estimated" in err
@@ -372,3 +372,32 @@ def test_bound_reads_1e300_exactly_and_prints_it_short(capsys):
     assert status == 0, err
     assert out.startswith("goldnoise bound: N = 1e+300, D = 1e+299, P = 0.5\n")
     assert max(len(w) for w in out.split()) < 30, out  # no 301-digit number anywhere
+
+
+def _fleiss():
+    from agreement import Ratings
+    from goldnoise import datasets
+
+    return Ratings.from_wide(datasets.load_krippendorff2011())
+
+
+def test_next_batch_exclude_names_ids_that_are_not_items():
+    from simulation import next_batch
+
+    r = _fleiss()
+    with pytest.raises(ValueError, match=r"`exclude` names 1 id\(s\) that are not items.*'x'"):
+        next_batch(r, size=2, exclude=[r.items[0], "x"], rng=0)
+    batch = next_batch(r, size=2, exclude=[r.items[0]], rng=0)
+    assert r.items[0] not in set(batch["item"])
+
+
+def test_residual_errors_refuses_a_missing_verified_label():
+    from simulation import residual_errors
+
+    r = _fleiss()
+    labels = r.majority_labels()
+    verified = pd.Series([labels.iloc[0], None, labels.iloc[2]], index=r.items[:3],
+                         dtype=object)
+    with pytest.raises(ValueError, match=r"`verified` has no label for 1 item\(s\)"):
+        residual_errors(r, verified)
+    residual_errors(r, verified.dropna())

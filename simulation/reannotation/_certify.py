@@ -284,7 +284,11 @@ def _verified_series(verified: Any) -> pd.Series:
     if not isinstance(verified, pd.Series):
         raise TypeError("`verified` must map item ids to true labels: a pandas Series indexed "
                         f"by item, or a dict; got {type(verified).__name__}.")
-    verified = verified.dropna()
+    missing = verified.index[verified.isna().to_numpy()]
+    if len(missing):
+        raise ValueError(f"`verified` has no label for {len(missing)} item(s), e.g. "
+                         f"{', '.join(map(repr, list(missing[:3])))}: a checked item's true "
+                         "label is known; leave the unchecked items out.")
     if not verified.index.is_unique:
         raise ValueError("`verified` repeats item ids.")
     return verified
