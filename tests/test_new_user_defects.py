@@ -401,3 +401,15 @@ def test_residual_errors_refuses_a_missing_verified_label():
     with pytest.raises(ValueError, match=r"`verified` has no label for 1 item\(s\)"):
         residual_errors(r, verified)
     residual_errors(r, verified.dropna())
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("\n\n", "names no item: give one item id a line"),
+    ("item\n1\n2\n3\n", "its first line 'item' is not an item of the ratings, the others are"),
+])
+def test_judge_labelled_file_empty_or_with_a_header(tmp_path, capsys, text, message):
+    path = _long(tmp_path / "r.csv", _judged())
+    labelled = tmp_path / "ids.txt"
+    labelled.write_text(text)
+    _one_line_error(*_run(capsys, "judge", path, "--candidates", "gpt", *QUICK, "--estimate",
+                          "pos", "--labelled", labelled), message)

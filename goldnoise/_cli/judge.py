@@ -171,6 +171,13 @@ def _labelled(args: argparse.Namespace, r, humans: list[str] | None):
             raise DataError(f"--labelled {not_utf8(path, exc)}") from None
         by_text = {str(x): x for x in r.items}
         unknown = [x for x in ids if x not in by_text]
+        if not ids:
+            raise DataError(f"--labelled {args.labelled} names no item: give one item id a "
+                            "line (the items whose human labels count)")
+        if unknown == ids[:1] and len(ids) > 1:
+            raise DataError(f"--labelled {args.labelled}: its first line {ids[0]!r} is not an "
+                            "item of the ratings, the others are: leave out the header line "
+                            "(one item id a line)")
         if unknown:
             raise DataError(f"--labelled {args.labelled} names items that are not in the "
                             f"ratings, e.g. {', '.join(unknown[:3])}; give one item id a line")
