@@ -413,3 +413,12 @@ def test_judge_labelled_file_empty_or_with_a_header(tmp_path, capsys, text, mess
     labelled.write_text(text)
     _one_line_error(*_run(capsys, "judge", path, "--candidates", "gpt", *QUICK, "--estimate",
                           "pos", "--labelled", labelled), message)
+
+
+def test_consistency_empty_score_file(tmp_path, capsys):
+    gold = tmp_path / "g.conll"
+    gold.write_text("John B-PER\nsmiles O\n\n")
+    (tmp_path / "empty.csv").write_text("")
+    status, out, err = _run(capsys, "consistency", tmp_path / "empty.csv", "--gold", gold)
+    _one_line_error(status, out, err, "empty.csv is empty")
+    assert "No columns to parse" not in err and str(gold) not in err

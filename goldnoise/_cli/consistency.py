@@ -98,6 +98,8 @@ def _read(args: argparse.Namespace):
     for f in [gold_path, *files]:
         if not f.is_file():
             raise DataError(f"{f}: no such file")
+        if f.stat().st_size == 0 or not f.read_bytes()[:65536].strip():
+            raise DataError(f"{f} is empty")
     names = args.conditions
     if args.model_column is None and names is not None and len(names) != len(files):
         raise UsageError(f"--conditions names {len(names)} condition(s) for {len(files)} "
