@@ -422,3 +422,18 @@ def test_consistency_empty_score_file(tmp_path, capsys):
     status, out, err = _run(capsys, "consistency", tmp_path / "empty.csv", "--gold", gold)
     _one_line_error(status, out, err, "empty.csv is empty")
     assert "No columns to parse" not in err and str(gold) not in err
+
+
+def test_replay_with_truth_on_some_items_says_so(tmp_path, capsys):
+    rng = np.random.default_rng(9)
+    truth = rng.integers(0, 2, 60)
+    x = np.where(rng.random((60, 5)) < 0.8, truth[:, None], 1 - truth[:, None])
+    frame = pd.DataFrame(x, index=pd.Index(np.arange(60), name="id"),
+                         columns=[f"a{j}" for j in range(5)])
+    frame["gold"] = [t if i < 50 else None for i, t in enumerate(truth)]  # 50 of 60
+    frame.to_csv(tmp_path / "r.csv")
+    status, out, err = _run(capsys, "replay", tmp_path / "r.csv", "--item", "id", "--truth",
+                            "gold", "--policies", "uniform", "--seeds", "1", "--model",
+                            "one-coin", "--starts", "1", "--calibrate", "none")
+    assert status == 0, err
+    assert "on 60 items (accuracies over the 50 with a known truth)" in out
