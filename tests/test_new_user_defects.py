@@ -437,3 +437,18 @@ def test_replay_with_truth_on_some_items_says_so(tmp_path, capsys):
                             "one-coin", "--starts", "1", "--calibrate", "none")
     assert status == 0, err
     assert "on 60 items (accuracies over the 50 with a known truth)" in out
+
+
+def test_bioes_tags_under_the_bio_scheme_get_a_note(tmp_path, capsys):
+    from agreement import GoldnoiseWarning
+    from agreement.spans import decode_tags
+
+    with pytest.warns(GoldnoiseWarning, match=r"2 tag\(s\) of the BIOES scheme .*S-ORG"):
+        assert decode_tags(["S-ORG", "B-PER", "E-PER"]) == [(0, 1, "ORG"), (1, 3, "PER")]
+    path = tmp_path / "s.conll"
+    path.write_text("Ada S-PER S-PER\nmet O O\nBabbage B-PER B-PER\nsmiled E-PER O\n\n")
+    status, out, err = _run(capsys, "spans", path, "--from", "conll")
+    assert status == 0, err
+    assert "2 tag(s) of the BIOES scheme" in out and "--scheme BIOES" in out
+    status, out, err = _run(capsys, "spans", path, "--from", "conll", "--scheme", "BIOES")
+    assert status == 0 and "BIOES scheme" not in out, err

@@ -106,6 +106,7 @@ CLI_HINTS: tuple[tuple[str, str], ...] = (
     ("pass `ids=`", "pass --ids FILE"),
     ("or use `Ratings.from_long`", "or add --layout long (one row per rating)"),
     ("`level='ordinal'` or `level='interval'`", "--level ordinal or --level interval"),
+    ("`scheme='BIOES'`", "--scheme BIOES"),
 )
 
 
