@@ -452,3 +452,15 @@ def test_bioes_tags_under_the_bio_scheme_get_a_note(tmp_path, capsys):
     assert "2 tag(s) of the BIOES scheme" in out and "--scheme BIOES" in out
     status, out, err = _run(capsys, "spans", path, "--from", "conll", "--scheme", "BIOES")
     assert status == 0 and "BIOES scheme" not in out, err
+
+
+@pytest.mark.parametrize("column", ["label", "annotator", "document"])
+def test_spans_refuse_a_missing_label_annotator_or_document(column):
+    from agreement.spans import Spans
+
+    frame = pd.DataFrame({"document": ["d", "d", "d"], "start": [0, 5, 0], "end": [3, 8, 3],
+                          "label": ["PER", "LOC", "PER"], "annotator": ["a", "a", "b"]})
+    Spans(frame)
+    frame.loc[1, column] = np.nan
+    with pytest.raises(ValueError, match=rf"`{column}` is missing in 1 row\(s\) \(first: row 1\)"):
+        Spans(frame)
