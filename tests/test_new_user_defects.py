@@ -464,3 +464,14 @@ def test_spans_refuse_a_missing_label_annotator_or_document(column):
     frame.loc[1, column] = np.nan
     with pytest.raises(ValueError, match=rf"`{column}` is missing in 1 row\(s\) \(first: row 1\)"):
         Spans(frame)
+
+
+def test_voter_labels_ragged_or_huge():
+    from simulation import voter_labels
+
+    with pytest.raises(ValueError, match=r"rows differ in length \(a ragged list\)"):
+        voter_labels([[[0.5, 0.5], [1.0]]], n_votes=3, rng=0)
+    probs = np.array([[[0.5, 0.5], [0.9, 0.1]]])
+    with pytest.raises(ValueError, match=r"`n_votes` is 1,000,000,000,000; at most 10,000,000"):
+        voter_labels(probs, n_votes=10**12, rng=0)
+    assert voter_labels(probs, n_votes=5, rng=0).probs.shape == (2, 2)
