@@ -475,3 +475,12 @@ def test_voter_labels_ragged_or_huge():
     with pytest.raises(ValueError, match=r"`n_votes` is 1,000,000,000,000; at most 10,000,000"):
         voter_labels(probs, n_votes=10**12, rng=0)
     assert voter_labels(probs, n_votes=5, rng=0).probs.shape == (2, 2)
+
+
+def test_an_assurance_the_simulation_is_too_small_for(capsys):
+    status, out, err = _run(capsys, "study", "cohen_kappa", "--expected", "0.6",
+                            "--half-width", "0.2", "--assurance", "0.999", "--sims", "100")
+    assert status == 0, err
+    text = " ".join(out.split())
+    assert "100 simulated studies cannot tell an assurance of 0.999 from 1" in text
+    assert "simulate 5,000 or more (--sims)" in text

@@ -121,6 +121,7 @@ FIT_HINTS: tuple[tuple[str, str, str, str], ...] = (
      "(goldnoise fit --starts N --gold GOLD)."),
     ("(e.g. annotators='spam' or 'one-coin') or a larger `prior_strength`", "--model",
      "(--model spam or one-coin)", "(goldnoise fit --model spam or one-coin)"),
+    (" (`n_sims`)", "--sims", " (--sims)", ""),
 )
 
 

@@ -1007,6 +1007,12 @@ def _finish_plan(*, use_closed: bool, goal: str, expected: float, null: Any, pow
                                confidence_level=confidence_level, method=method,
                                n_sims=n_sims, max_items=max_items, rng=rng, goal=goal,
                                chance=chance, assurance=assurance)
+    if assurance is not None and n_sims * (1.0 - assurance) < 5:
+        need = math.ceil(5 / (1.0 - assurance))
+        notes.append(f"{n_sims} simulated studies cannot tell an assurance of {assurance:g} "
+                     f"from 1 (fewer than 5 of them are expected to miss the width): the "
+                     f"share reached is known to about 1/{n_sims}; simulate {need:,} or more "
+                     "(`n_sims`)")
     if at["degenerate"]:
         notes.append(f"{at['degenerate']} of {at['n_sims']} simulated studies at {n_items} "
                      "items had no analytic interval (e.g. one category only)")
