@@ -110,13 +110,14 @@ CLI_HINTS: tuple[tuple[str, str], ...] = (
 )
 
 
+_UNSTABLE = ("Compare the starts with `fit.unstable_starts()` (their labels are in "
+             "`fit.start_labels`), raise `n_starts` (`--starts` on the command line), or pin "
+             "the optimum down with known labels (`gold=`).")
 #: Hints of the latent-class fit whose options only some verbs have: (Python words, the
-#: option they need, the words with it, the words without it).
+#: option they need, the words with it, the words without it). A verb with the option
+#: keeps the library's words where they already name it (audit's report is its result's).
 FIT_HINTS: tuple[tuple[str, str, str, str], ...] = (
-    ("Compare the starts with `fit.unstable_starts()` (their labels are in "
-     "`fit.start_labels`), raise `n_starts` (`--starts` on the command line), or pin the "
-     "optimum down with known labels (`gold=`).", "--starts",
-     "Raise --starts, or pin the optimum down with known labels (--gold).",
+    (_UNSTABLE, "--starts", _UNSTABLE,
      "Another --seed may end elsewhere; more starts and known labels pin the optimum down "
      "(goldnoise fit --starts N --gold GOLD)."),
     ("(e.g. annotators='spam' or 'one-coin') or a larger `prior_strength`", "--model",
