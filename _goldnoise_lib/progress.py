@@ -15,14 +15,20 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
-__all__ = ["progress", "progress_bar", "progress_enabled"]
+__all__ = ["progress", "progress_bar", "progress_enabled", "progress_silenced"]
 
 T = TypeVar("T")
 
 
+def progress_silenced() -> bool:
+    """Whether ``GOLDNOISE_PROGRESS`` (``--no-progress``) turns progress reports off."""
+    return os.environ.get("GOLDNOISE_PROGRESS", "").strip().lower() in ("0", "false", "no",
+                                                                        "off")
+
+
 def progress_enabled() -> bool:
     """Whether bars may be drawn: stderr is a terminal and ``GOLDNOISE_PROGRESS`` is not 0."""
-    if os.environ.get("GOLDNOISE_PROGRESS", "").strip().lower() in ("0", "false", "no", "off"):
+    if progress_silenced():
         return False
     try:
         return bool(sys.stderr.isatty())

@@ -12,12 +12,19 @@ HERE = Path(__file__).parent
 TEST_DATA = HERE / "data"
 SHARED_DATA = Path(os.environ.get("GOLDNOISE_SHARED_DATA", HERE.parent.parent / "shared" / "data"))
 
-# Kernels compile on first use, so no per-example deadline.
-settings.register_profile(
-    "goldnoise", deadline=None, max_examples=60,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+# Kernels compile on first use, so no per-example deadline. The default run tries 20
+# examples a property (the tests that set their own number keep it); `pytest --slow` 60.
+for _name, _examples in (("goldnoise", 20), ("goldnoise-slow", 60)):
+    settings.register_profile(
+        _name, deadline=None, max_examples=_examples,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
 settings.load_profile("goldnoise")
+
+
+def pytest_configure(config):
+    if config.getoption("--slow", default=False):
+        settings.load_profile("goldnoise-slow")
 
 
 @pytest.fixture(scope="session")

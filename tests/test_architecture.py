@@ -548,6 +548,10 @@ PRIVATE_IMPORTS_IN_TESTS = {
                           "simulation design's draws (no public function returns the labels)",
     "test_preferences_rank.py": "drop-k checked by brute force: the Bradley-Terry solver "
                                 "(_bt) refitted on every subset of votes",
+    "test_new_user_defects.py": "the wide reader's metadata-column check against its "
+                                "pairwise definition, a study's estimate line at its "
+                                "threshold, and the fit's hints in each verb's own options "
+                                "(steps of the command line no public function returns)",
     # the shared private layer's own contract
     "test_kernel_cache.py": "the threads layer's serial/parallel builds and their caches",
     "test_progress.py": "the progress layer's switch",

@@ -306,14 +306,14 @@ def test_bootstrap_se_close_to_analytic_se_on_large_data():
         assert res.standard_error[s] == pytest.approx(analytic, rel=0.10)
 
 
-@pytest.mark.slow
-def test_percentile_coverage_of_fleiss_kappa_and_alpha():
+@pytest.mark.parametrize("n_sets", [pytest.param(1000, marks=pytest.mark.slow), 250])
+def test_percentile_coverage_of_fleiss_kappa_and_alpha(n_sets):
     # As scipy tests its own bootstrap: over 1,000 simulated data sets the 95%
     # percentile intervals cover the population value π within binomial error.
     from statsmodels.stats.proportion import proportion_confint
 
     rng = np.random.default_rng(2024)
-    pi, n_sets = 0.6, 1000
+    pi = 0.6
     hits = np.zeros(2, dtype=int)
     for s in range(n_sets):
         x = _easy_hard(300, 3, pi, rng)

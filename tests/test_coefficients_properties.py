@@ -126,11 +126,18 @@ def test_count_table_equals_raw(name):
     assert counts.standard_error == pytest.approx(raw.standard_error, abs=1e-13)
 
 
+# The serial/parallel build checks compile parallel kernels no other test needs: one worker
+# runs them all, so that two workers never compile the same build at once.
+pytestmark = pytest.mark.xdist_group("coefficient_kernels")
+
 FAMILIES = {"count": "fleiss_kappa", "rater": "conger_kappa", "pair": "light_kappa"}
 
 
 @pytest.mark.parametrize("family", sorted(FAMILIES))
-@pytest.mark.parametrize("shape", [(3000, 3, 3), (2500, 20, 3), (50, 4, 200)])
+@pytest.mark.parametrize("shape", [(3000, 3, 3), (2500, 20, 3),
+                                   # int16 codes compile every build again (38 s of CPU on
+                                   # an empty cache); the column kernels' test keeps int16
+                                   pytest.param((50, 4, 200), marks=pytest.mark.slow)])
 def test_kernel_builds_agree(family, shape):
     # rows, sums and the SS kernel: serial and parallel builds give identical results,
     # sums equal the rows' column sums, the SS equals Σ (rows @ beta - center)², for

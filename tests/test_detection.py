@@ -179,7 +179,6 @@ def test_bootstrap_intervals_seeded_and_paired():
     assert (ra.replicates.auroc - rb.replicates.auroc).std() < 0.6 * unpaired
 
 
-@pytest.mark.slow
 def test_bootstrap_interval_coverage():
     # stratified percentile interval of AUROC: coverage near 95% over simulated data
     rng = np.random.default_rng(1)

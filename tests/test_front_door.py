@@ -405,8 +405,8 @@ def _fleiss_half_widths(n_items, n_sims, seed):
     return out
 
 
-@pytest.mark.slow
-def test_assurance_is_met_by_independently_simulated_studies():
+@pytest.mark.parametrize("n_check", [pytest.param(400, marks=pytest.mark.slow), 200])
+def test_assurance_is_met_by_independently_simulated_studies(n_check):
     """Check by simulation: at the size planned with assurance 0.8, studies drawn outside
     the planner reach the half-width about 80% of the time (binomtest: not below 0.8);
     at the mean plan's size about half do (significantly fewer than 80%)."""
@@ -417,8 +417,8 @@ def test_assurance_is_met_by_independently_simulated_studies():
     kw = dict(expected=0.6, target=0.1, n_raters=3, n_sims=300, n_bootstrap_sims=0, rng=1)
     sure = study_size_for_width("fleiss_kappa", assurance=0.8, **kw)
     mean = study_size_for_width("fleiss_kappa", **kw)
-    k = int((_fleiss_half_widths(sure.n_items, 400, 11) <= 0.1).sum())
-    assert binomtest(k, 400, 0.8, alternative="less").pvalue > 0.01, k
-    k_mean = int((_fleiss_half_widths(mean.n_items, 400, 12) <= 0.1).sum())
-    assert binomtest(k_mean, 400, 0.8, alternative="less").pvalue < 1e-6, k_mean
-    assert 0.3 < k_mean / 400 < 0.7
+    k = int((_fleiss_half_widths(sure.n_items, n_check, 11) <= 0.1).sum())
+    assert binomtest(k, n_check, 0.8, alternative="less").pvalue > 0.01, k
+    k_mean = int((_fleiss_half_widths(mean.n_items, n_check, 12) <= 0.1).sum())
+    assert binomtest(k_mean, n_check, 0.8, alternative="less").pvalue < 1e-6, k_mean
+    assert 0.3 < k_mean / n_check < 0.7

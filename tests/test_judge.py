@@ -319,8 +319,8 @@ def test_guide_judge_report_is_what_the_command_prints():
     assert out.stdout == printed
 
 
-@pytest.mark.slow
-def test_swap_interval_for_an_exchangeable_candidate():
+@pytest.mark.parametrize("reps", [pytest.param(200, marks=pytest.mark.slow), 60])
+def test_swap_interval_for_an_exchangeable_candidate(reps):
     # A candidate drawn exactly as the humans are (same error process) leaves agreement
     # unchanged in expectation (each swapped set is 3 exchangeable annotators, as the
     # humans are). Over 200 simulated data sets the bootstrap SE of the difference (interval
@@ -331,7 +331,7 @@ def test_swap_interval_for_an_exchangeable_candidate():
     from noise_models import swap_test
 
     rng = np.random.default_rng(5)
-    reps, covered, widths, diffs = 200, 0, [], []
+    covered, widths, diffs = 0, [], []
     for _ in range(reps):
         n = 300
         truth = rng.integers(0, 3, n)
@@ -346,8 +346,13 @@ def test_swap_interval_for_an_exchangeable_candidate():
         widths.append((s["high"] - s["low"]) / 3.92)
         diffs.append(s["difference"])
     assert abs(np.mean(diffs)) < 3 * np.std(diffs) / np.sqrt(reps)  # unbiased
-    assert np.mean(widths) == pytest.approx(np.std(diffs), rel=0.15)
-    assert 0.90 <= covered / reps <= 0.98, covered / reps
+    # the SD of 200 estimates is known to about 5% (15% is 3 SEs); of 60 to about 9% (30%)
+    assert np.mean(widths) == pytest.approx(np.std(diffs), rel=0.15 if reps >= 200 else 0.3)
+    if reps >= 200:
+        assert 0.90 <= covered / reps <= 0.98, covered / reps
+    from scipy.stats import binomtest
+
+    assert binomtest(covered, reps, 0.95).pvalue > 0.001, covered
 
 
 def test_numeric_labels_under_auto_level_get_the_interval_level_and_a_note():

@@ -81,7 +81,6 @@ def test_pilot_recovers_the_given_plan():
     assert from_pilot.source == "pilot" and given.source == "given"
 
 
-@pytest.mark.slow
 def test_planned_width_is_reached_in_simulated_studies():
     from noise_models import judge_estimate
 
@@ -149,7 +148,6 @@ def test_power_from_a_pilot_matches_the_given_path():
     assert plan.n_items == given.n_items and plan.source == "pilot"
 
 
-@pytest.mark.slow
 def test_planned_power_is_reached_in_simulated_studies():
     # A judge exactly as accurate as each human: the swap difference is 0 in expectation.
     g = np.random.default_rng(2)

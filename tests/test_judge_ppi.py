@@ -377,7 +377,6 @@ def _coverage(truth, n_reps, seed):
     return hits
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("truth", ["mean", "majority", "posterior"])
 def test_coverage_with_several_noisy_humans(truth):
     n_reps = 400 if truth == "posterior" else 600
@@ -391,7 +390,6 @@ def test_coverage_with_several_noisy_humans(truth):
     assert stats.binomtest(hits, n_reps, 0.95).pvalue > 0.001, hits
 
 
-@pytest.mark.slow
 def test_stratified_covers_when_strata_are_sampled_at_different_rates():
     # Two strata of 1,500 items, prevalence 0.1 and 0.6; humans label 3% of the first
     # and 20% of the second. The pooled labelled items over-represent stratum b, so the
@@ -435,7 +433,6 @@ def test_pandalm_item_values_against_ppi_py(shared_data):
     assert res.n_left_out == 25 and res.n_labelled == 200 and res.n_unlabelled == 774
 
 
-@pytest.mark.slow
 def test_posterior_coverage_three_classes():
     # Three classes (0.5, 0.3, 0.2), humans erring 0.25 uniformly to the other classes on
     # 300 of 2,000 items, the judge erring 0.2: the influence values of the one-coin

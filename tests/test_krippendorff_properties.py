@@ -222,7 +222,6 @@ def test_results_do_not_depend_on_the_thread_count(route, monkeypatch):
 
 
 # ---------------------------------------------------------- standard error
-@pytest.mark.slow
 @pytest.mark.parametrize("level", LEVELS)
 def test_gwet_standard_error_matches_the_spread_of_alpha(level):
     # Monte Carlo: 400 data sets from one model (150 units, 4 raters, 4 categories,

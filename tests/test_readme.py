@@ -20,7 +20,6 @@ import os
 import re
 import shlex
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -60,15 +59,25 @@ def _id(block: tuple[Path, int, str, str]) -> str:
     return f"{block[0].relative_to(ROOT)}:{block[1]}"
 
 
-def _command() -> list[str]:
-    script = Path(sys.executable).parent / "goldnoise"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "goldnoise"]
-
-
 def _run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([*_command(), *argv], capture_output=True, text=True, env=env,
-                          cwd=cwd, timeout=600)
+    """``goldnoise *argv`` in this process (``main``, output captured; an interpreter a
+    command cost a second of CPU), in ``cwd``."""
+    import contextlib
+    import io
+
+    from goldnoise._cli import main
+
+    stdout, stderr, here = io.StringIO(), io.StringIO(), Path.cwd()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        try:
+            os.chdir(cwd)
+            status = main(list(argv))
+        except SystemExit as exc:
+            status = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+        finally:
+            os.chdir(here)
+    return subprocess.CompletedProcess(["goldnoise", *argv], status, stdout.getvalue(),
+                                       stderr.getvalue())
 
 
 def page_files(page: Path) -> dict[str, str]:

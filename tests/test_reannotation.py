@@ -75,10 +75,10 @@ def test_ranked_and_random_design():
     assert residual_errors(fit, ver, design=design, epsilon=0.9).stop is True
 
 
-@pytest.mark.slow
+@pytest.mark.parametrize("runs", [pytest.param(300, marks=pytest.mark.slow), 100])
 @pytest.mark.parametrize("scenario", ["independent", "mixed", "correlated"])
-def test_certificate_covers_in_simulation(scenario):
-    covered, runs = 0, 300
+def test_certificate_covers_in_simulation(scenario, runs):
+    covered = 0
     for seed in range(runs):
         g = np.random.default_rng(seed)
         n = 300
@@ -531,14 +531,14 @@ def test_certificate_counts_the_gold_as_a_stratum():
     assert residual_errors(fit, again, design=design).upper == res.upper
 
 
-@pytest.mark.slow
-def test_every_look_bound_covers_at_every_look_count():
+@pytest.mark.parametrize("runs", [pytest.param(2000, marks=pytest.mark.slow), 500])
+def test_every_look_bound_covers_at_every_look_count(runs):
     """The stopping rule checked after every round: a fresh simple random sample of
     n = 40 of N = 400 items each look, the wrong labels K_t changing from look to look
     (corrections, new ratings). A run fails by look L when some look t ≤ L had a bound
     below its K_t. The bound valid at every look must keep P(fail by L) ≤ 5% for every
     L ≤ 20; the one-look bound does not (which shows the check can fail)."""
-    n_items, n_checked, runs, looks = 400, 40, 2000, 20
+    n_items, n_checked, looks = 400, 40, 20
     r, _ = _data(n_items, seed=31)
     fit = _fit(r)
     labels = np.asarray(fit.label_codes)

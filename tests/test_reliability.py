@@ -64,8 +64,8 @@ def test_refuses_a_model_without_annotator_parameters():
         annotator_intervals(fit, n_resamples=0)
 
 
-@pytest.mark.slow
-def test_accuracy_intervals_cover_the_true_accuracy():
+@pytest.mark.parametrize("n_sets", [pytest.param(80, marks=pytest.mark.slow), 20])
+def test_accuracy_intervals_cover_the_true_accuracy(n_sets):
     # 80 simulated data sets x 5 annotators (400 intervals, every annotator with >= 20
     # ratings), the default 200 resamples. Measured: the 95% percentile intervals cover the
     # true accuracy 1 - error rate for 373 of 400 (0.9325; 0.9308 of 1,200 over 240 data
@@ -74,7 +74,7 @@ def test_accuracy_intervals_cover_the_true_accuracy():
     # 0.93, and not below 0.95 at the 0.1% level (binomial test).
     rates = (0.05, 0.12, 0.2, 0.3, 0.4)
     covered = total = 0
-    for seed in range(80):
+    for seed in range(n_sets):
         sim = _sim(100 + seed, n=200, rates=rates, missing=0.3)
         fit = LatentClassModel("one-coin", rng=seed).fit(sim.ratings)
         table = annotator_intervals(fit, rng=seed)
@@ -84,8 +84,9 @@ def test_accuracy_intervals_cover_the_true_accuracy():
             (truth <= table["accuracy_high"].to_numpy())
         covered += int(inside[keep].sum())
         total += int(keep.sum())
-    assert total == 400
-    assert covered / total >= 0.93, covered / total
+    assert total == 5 * n_sets
+    # 0.93 over 400; over the default run's 100 intervals 0.87 (2.5 binomial SDs below)
+    assert covered / total >= (0.93 if n_sets >= 80 else 0.87), covered / total
     assert binomtest(covered, total, 0.95, alternative="less").pvalue > 1e-3
 
 

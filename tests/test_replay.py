@@ -268,8 +268,8 @@ def test_compare_policies_plot():
     plt.close(ax.figure)
 
 
-@pytest.mark.slow
-def test_certificate_covers_in_simulated_replays():
+@pytest.mark.parametrize("runs", [pytest.param(600, marks=pytest.mark.slow), 160])
+def test_certificate_covers_in_simulated_replays(runs):
     """600 replays with known truth, four annotator models (150 each), both designs.
 
     600, not the 1,000 this test ran (107 s of CI, the slowest test): over those 1,000 the
@@ -277,7 +277,7 @@ def test_certificate_covers_in_simulated_replays():
     runs the one-sided binomial test below still rejects a true coverage of 0.91 with
     probability 0.94 and of 0.90 with 0.99 (0.995 and 1.00 at 1,000 runs).
     """
-    runs = 600
+    # the default run: 160 replays (40 per model), the binomial test at that n
     covered = {"ranked+random": 0, "random": 0}
     for s in range(runs):
         g = np.random.default_rng([11, s])

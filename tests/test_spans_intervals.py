@@ -123,8 +123,8 @@ def test_generator_errors_follow_their_rates():
         simulate_spans(2, tokens_per_document=10, spans_per_document=6)
 
 
-@pytest.mark.slow
-def test_document_bootstrap_covers_at_95_percent():
+@pytest.mark.parametrize("n_sets", [pytest.param(400, marks=pytest.mark.slow), 100])
+def test_document_bootstrap_covers_at_95_percent(n_sets):
     # 400 data sets of 60 documents (100 tokens, 5 spans, three annotators with boundary,
     # label and miss errors); the true values from one data set of 20,000 documents.
     names = ["span_f1", "span_f1[PER]", "unitizing_alpha", "unitizing_alpha_binary",
@@ -133,7 +133,6 @@ def test_document_bootstrap_covers_at_95_percent():
           "boundary_error": 0.15, "label_error": 0.1, "miss_rate": 0.1}
     truth = document_statistics(simulate_spans(20_000, rng=12345, **kw).spans,
                                 names).estimate()
-    n_sets = 400
     hits = np.zeros(len(names), dtype=np.int64)
     for r in range(n_sets):
         res = span_intervals(simulate_spans(60, rng=1000 + r, **kw).spans, names,
@@ -141,7 +140,7 @@ def test_document_bootstrap_covers_at_95_percent():
         hits += (res.interval.low <= truth) & (truth <= res.interval.high)
     coverage = hits / n_sets
     for name, h, c in zip(names, hits, coverage, strict=True):
-        assert c >= 0.93, (name, c)
+        assert c >= (0.93 if n_sets >= 400 else 0.88), (name, c)  # 0.88: 3 SDs at 100
         assert scipy.stats.binomtest(int(h), n_sets, 0.95).pvalue > 0.001, (name, c)
 
 

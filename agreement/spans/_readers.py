@@ -46,7 +46,10 @@ def decode_tags(tags: Sequence[str], *, scheme: str = "BIO", where: str = "tags"
     [(0, 1, 'ORG'), (1, 3, 'PER')]
     """
     orphans: list[tuple[int, str]] = []
-    spans = _decode(tags, scheme, where, orphans)
+    foreign: list[tuple[int, str]] = []
+    spans = _decode(tags, scheme, where, orphans, foreign)
+    if foreign:
+        warnings.warn(_foreign_message(where, foreign), GoldnoiseWarning, stacklevel=2)
     for i, tag in orphans:
         label = tag.partition("-")[2]
         warnings.warn(f"{where}: token {i + 1} ({tag}) continues no {label} span; read "
@@ -54,10 +57,19 @@ def decode_tags(tags: Sequence[str], *, scheme: str = "BIO", where: str = "tags"
     return spans
 
 
+def _foreign_message(where: str, foreign: list[tuple[int, str]]) -> str:
+    i, tag = foreign[0]
+    return (f"{where}: {len(foreign)} tag(s) of the BIOES scheme (first: token {i + 1}, "
+            f"{tag}) read under the BIO scheme (S- as a one-token span, E- as a span's end); "
+            "if the tags are BIOES, say so: `scheme='BIOES'`.")
+
+
 def _decode(tags: Sequence[str], scheme: str, where: str,
-            orphans: list[tuple[int, str]]) -> list[tuple[int, int, str]]:
+            orphans: list[tuple[int, str]],
+            foreign: list[tuple[int, str]] | None = None) -> list[tuple[int, int, str]]:
     """:func:`decode_tags` without its warnings: each ``I-``/``E-`` tag that continues
-    no span is appended to ``orphans`` as ``(token index, tag)``."""
+    no span is appended to ``orphans`` as ``(token index, tag)``, and with the BIO scheme
+    each ``S-``/``E-`` tag (BIOES's) to ``foreign``."""
     if scheme not in _SCHEMES:
         raise ValueError(f"`scheme` must be one of {_SCHEMES}; got {scheme!r}.")
     spans: list[tuple[int, int, str]] = []
@@ -74,6 +86,8 @@ def _decode(tags: Sequence[str], scheme: str, where: str,
             raise ValueError(f"{where}: token {i + 1} has the tag {tag!r}; expected O or "
                              f"a prefix and a label such as B-PER ({scheme}).")
         prefix = {"L": "E", "U": "S"}.get(prefix.upper(), prefix.upper())
+        if scheme == "BIO" and prefix in ("E", "S") and foreign is not None:
+            foreign.append((i, tag))
         if scheme == "IO" or prefix == "I" or prefix == "E":
             allowed = {"I"} if scheme == "IO" else {"I", "E", "B", "S"}
             if prefix not in allowed:
@@ -297,6 +311,8 @@ def read_conll(paths: str | Path | Sequence[str | Path], *, annotators: Sequence
         sentences = {}
         orphans: dict[Any, tuple[int, int, str]] = {}
         orphan_count: dict[Any, int] = {}
+        foreign_first: dict[Any, tuple[int, int, str]] = {}
+        foreign_count: dict[Any, int] = {}
         for di, doc in enumerate(docs):
             doc_id = f"{path.stem}:{di + 1}" if len(files) == 1 else di + 1
             lengths[doc_id] = len(doc)
@@ -309,10 +325,15 @@ def read_conll(paths: str | Path | Sequence[str | Path], *, annotators: Sequence
                 offset = 0
                 for n_tok in doc_sents[di]:  # a span never crosses a sentence boundary
                     part: list[tuple[int, str]] = []
+                    alien: list[tuple[int, str]] = []
                     for start, end, label in _decode(tags[offset:offset + n_tok], scheme,
-                                                     f"{path}, document {di + 1}", part):
+                                                     f"{path}, document {di + 1}", part,
+                                                     alien):
                         rows.append((doc_id, offset + start, offset + end, label, name))
                     found += [(offset + i, tag) for i, tag in part]
+                    if alien and name not in foreign_first:
+                        foreign_first[name] = (di + 1, offset + alien[0][0], alien[0][1])
+                    foreign_count[name] = foreign_count.get(name, 0) + len(alien)
                     offset += n_tok
                 if found and name not in orphans:
                     orphans[name] = (di + 1, *found[0])
@@ -327,6 +348,13 @@ def read_conll(paths: str | Path | Sequence[str | Path], *, annotators: Sequence
                 "IOB1 tagging of the original CoNLL-2003 files, where B- only separates "
                 "two adjacent spans of one label, is read correctly this way.",
                 GoldnoiseWarning, stacklevel=2)
+        for name, (doc_no, i, tag) in foreign_first.items():
+            who = f" (tag column of {name!r})" if len(names) > 1 else ""
+            warnings.warn(
+                f"{path}{who}: {foreign_count[name]} tag(s) of the BIOES scheme (first: "
+                f"document {doc_no}, token {i + 1}, {tag}) read under the BIO scheme (S- as a "
+                "one-token span, E- as a span's end); if the tags are BIOES, say so: "
+                "`scheme='BIOES'`.", GoldnoiseWarning, stacklevel=2)
         frame = pd.DataFrame(rows, columns=["document", "start", "end", "label", "annotator"])
         parts.append(Spans(frame, coverage=coverage, unit="token", lengths=lengths,
                            tags=tags_of, sentences=sentences))

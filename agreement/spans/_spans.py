@@ -66,6 +66,14 @@ class Spans:
         if unit not in ("char", "token"):
             raise ValueError(f"`unit` must be 'char' or 'token'; got {unit!r}.")
         data = frame[_COLUMNS].copy()
+        for col in ("document", "annotator", "label"):
+            gone = data[col].isna().to_numpy()
+            if gone.any():
+                i = int(np.flatnonzero(gone)[0])
+                fix = (" (spans without labels: give them one, e.g. "
+                       "frame.fillna({'label': 'span'}))" if col == "label" else "")
+                raise ValueError(f"`{col}` is missing in {int(gone.sum())} row(s) (first: row "
+                                 f"{i}); every span needs its {col}{fix}.")
         for col in ("start", "end"):
             vals = pd.to_numeric(data[col], errors="coerce")
             bad = (vals.isna() | (vals != np.floor(vals))).to_numpy()

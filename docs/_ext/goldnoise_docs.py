@@ -222,7 +222,7 @@ BENCHMARK_TOPICS: tuple[tuple[str, str, str, str, str], ...] = (
      "1e7-1e8 ratings on Dask; span agreement at 1e6 tokens; import time; the first run "
      "on an empty kernel cache; the guard of the hot paths",
      "the in-memory path, pygamma-agreement",
-     r"^(dask|spans|import|first_run|guard)$|^## Guard"),
+     r"^(dask|spans|import|first_run|guard|audit_columns|ci_time)$|^## Guard"),
 )
 
 _MARKER = re.compile(r"^<!-- ([\w-]+):(start|end) -->\n?", flags=re.M)

@@ -8,7 +8,7 @@ import re
 
 from goldnoise._audit import capped_margin, capture_notes, p_text, pct, plural
 
-__all__ = ["CLI_HINTS", "add_model_arguments", "as_option_message", "capped_margin",
+__all__ = ["CLI_HINTS", "FIT_HINTS", "add_model_arguments", "as_option_message", "capped_margin",
            "capture_notes", "count", "gold_fit", "in_cli_words", "p_text", "pct", "plural",
            "probability", "real"]
 
@@ -35,6 +35,8 @@ def real(name: str, low: float = -math.inf, high: float = math.inf):
         except ValueError:
             raise argparse.ArgumentTypeError(f"{name} must be a number; got {text!r}") from None
         if not (math.isfinite(value) and low <= value <= high):
+            if math.isinf(low) and math.isinf(high):
+                raise argparse.ArgumentTypeError(f"{name} must be a finite number; got {text}")
             raise argparse.ArgumentTypeError(f"{name} must be in [{low:g}, {high:g}]; got {text}")
         return value
     return parse
@@ -43,15 +45,20 @@ def real(name: str, low: float = -math.inf, high: float = math.inf):
 def count(name: str, minimum: int = 0):
     """An argparse type: a whole number >= minimum (``1e6`` and ``1_000`` are accepted)."""
     def parse(text: str) -> int:
+        from decimal import Decimal, InvalidOperation
+
         try:
-            value = float(text.replace("_", "")) if re.search(r"[eE.]", text) else \
+            # Decimal, not float: 1e300 is 10**300 exactly, not the float's 301 digits
+            value = Decimal(text.replace("_", "")) if re.search(r"[eE.]", text) else \
                 int(text.replace("_", ""))
-        except ValueError:
+        except (ValueError, InvalidOperation):
             raise argparse.ArgumentTypeError(
                 f"{name} must be a whole number; got {text!r}") from None
-        if isinstance(value, float):
-            if not (math.isfinite(value) and value.is_integer()):
+        if isinstance(value, Decimal):
+            if not (value.is_finite() and value == value.to_integral_value()):
                 raise argparse.ArgumentTypeError(f"{name} must be a whole number; got {text}")
+            if value.adjusted() > 10_000:
+                raise argparse.ArgumentTypeError(f"{name} must be below 1e10000; got {text}")
             value = int(value)
         if value < minimum:
             raise argparse.ArgumentTypeError(f"{name} must be at least {minimum}; got {text}")
@@ -103,14 +110,38 @@ CLI_HINTS: tuple[tuple[str, str], ...] = (
     ("pass `ids=`", "pass --ids FILE"),
     ("or use `Ratings.from_long`", "or add --layout long (one row per rating)"),
     ("`level='nominal'`", "--level nominal"),
-    ("(e.g. annotators='spam' or 'one-coin') or a larger `prior_strength`",
-     "(--model spam or one-coin)"),
+    ("`level='ordinal'` or `level='interval'`", "--level ordinal or --level interval"),
+    ("`scheme='BIOES'`", "--scheme BIOES"),
 )
 
 
-def in_cli_words(text: str, *, one_line: bool = True) -> str:
-    """``text`` (on one line), each hint of :data:`CLI_HINTS` naming the command's option."""
+_UNSTABLE = ("Compare the starts with `fit.unstable_starts()` (their labels are in "
+             "`fit.start_labels`), raise `n_starts` (`--starts` on the command line), or pin "
+             "the optimum down with known labels (`gold=`).")
+#: Hints of the latent-class fit whose options only some verbs have: (Python words, the
+#: option they need, the words with it, the words without it). A verb with the option
+#: keeps the library's words where they already name it (audit's report is its result's).
+FIT_HINTS: tuple[tuple[str, str, str, str], ...] = (
+    (_UNSTABLE, "--starts", _UNSTABLE,
+     "Another --seed may end elsewhere; more starts and known labels pin the optimum down "
+     "(goldnoise fit --starts N --gold GOLD)."),
+    ("(e.g. annotators='spam' or 'one-coin') or a larger `prior_strength`", "--model",
+     "(--model spam or one-coin)", "(goldnoise fit --model spam or one-coin)"),
+    (" (`n_sims`)", "--sims", " (--sims)", ""),
+)
+
+
+def in_cli_words(text: str, *, one_line: bool = True,
+                 options: frozenset[str] | None = None) -> str:
+    """``text`` (on one line), each hint of :data:`CLI_HINTS` naming the command's option.
+
+    With ``options`` (the verb's own), a fit's hint that names an option the verb lacks
+    says which verb has it (:data:`FIT_HINTS`).
+    """
     text = " ".join(str(text).split()) if one_line else str(text)
+    for python, needs, with_it, without in FIT_HINTS:
+        text = text.replace(python, with_it if options is None or needs in options
+                            else without)
     for python, option in CLI_HINTS:
         text = text.replace(python, option)
     return text

@@ -84,29 +84,31 @@ def build_parser() -> argparse.ArgumentParser:
                            formatter_class=_Formatter)
         module.add_arguments(p)
         add_output_arguments(p)
-        p.set_defaults(_verb=module)
+        p.set_defaults(_verb=module, _options=frozenset(
+            o for action in p._actions for o in action.option_strings))
     return parser
 
 
-def _warning_note(w: warnings.WarningMessage) -> str:
+def _warning_note(w: warnings.WarningMessage, options: frozenset[str] | None = None) -> str:
     from goldnoise._cli._common import in_cli_words
 
-    return in_cli_words(str(w.message))
+    return in_cli_words(str(w.message), options=options)
 
 
-def _in_cli_words(exc: BaseException, *, one_line: bool = True) -> str:
+def _in_cli_words(exc: BaseException, *, one_line: bool = True,
+                  options: frozenset[str] | None = None) -> str:
     from goldnoise._cli._common import in_cli_words
 
-    return in_cli_words(str(exc), one_line=one_line)
+    return in_cli_words(str(exc), one_line=one_line, options=options)
 
 
-def _notes_in_cli_words(report: object) -> None:
+def _notes_in_cli_words(report: object, options: frozenset[str] | None = None) -> None:
     from goldnoise._cli._common import in_cli_words
 
     for holder in (report, *getattr(report, "sections", ())):
         notes = getattr(holder, "notes", None)
         if notes:
-            notes[:] = [in_cli_words(n, one_line=False) for n in notes]
+            notes[:] = [in_cli_words(n, one_line=False, options=options) for n in notes]
 
 
 def _quiet_stdout() -> None:
@@ -152,10 +154,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     module = args._verb
+    options = getattr(args, "_options", None)  # the verb's own: hints name no other
     try:
         check_outputs(args)
     except CliError as exc:
-        print(f"goldnoise: error: {_in_cli_words(exc, one_line=False)}", file=sys.stderr)
+        print(f"goldnoise: error: {_in_cli_words(exc, one_line=False, options=options)}",
+              file=sys.stderr)
         return exc.exit_status
     try:
         with warnings.catch_warnings(record=True) as caught, _compile_notice(module), \
@@ -164,15 +168,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             report = module.run(args)
         # Warnings become one-line notes of the report, once each, never raw warnings;
         # every note names the command's options, not the library's parameters.
-        report.notes.extend(_warning_note(w) for w in caught)
-        _notes_in_cli_words(report)
+        report.notes.extend(_warning_note(w, options) for w in caught)
+        _notes_in_cli_words(report, options)
         emit(report, args)
     except BrokenPipeError:
         # The reader (e.g. `head`) stopped reading: stop quietly, as `cat` would.
         _quiet_stdout()
         return 0
     except CliError as exc:
-        text = _in_cli_words(exc, one_line=False)
+        text = _in_cli_words(exc, one_line=False, options=options)
         if isinstance(exc, DataError) and "--" not in text:
             text = _with_file(text, args)  # a data problem names its file
         print(f"goldnoise: error: {text}", file=sys.stderr)
@@ -186,7 +190,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, TypeError) as exc:
         if os.environ.get("GOLDNOISE_TRACEBACK"):
             raise
-        print(f"goldnoise: error: {_with_file(_in_cli_words(exc), args)}", file=sys.stderr)
+        print(f"goldnoise: error: {_with_file(_in_cli_words(exc, options=options), args)}",
+              file=sys.stderr)
         return 1
     return 0
 

@@ -32,6 +32,15 @@ def _small(gamma: float) -> str:
     return f"{gamma:.4f}" if gamma == 0 or gamma >= 5e-5 else f"{gamma:.3g}"
 
 
+def _big(n: int) -> str:
+    """A count in digits up to 24 of them; beyond, 12 significant digits (1e+300)."""
+    if abs(n) < 10**24:
+        return str(n)
+    from decimal import Decimal
+
+    return format(Decimal(n).normalize(), ".12g")
+
+
 def run(args: argparse.Namespace) -> Report:
     from noise_models import noise_bound
 
@@ -47,7 +56,8 @@ def run(args: argparse.Namespace) -> Report:
         res = noise_bound(args.n, args.d, args.p, alpha=args.alpha)
     except (TypeError, ValueError) as exc:
         raise UsageError(str(exc)) from None
-    report = Report("bound", f"goldnoise bound: N = {args.n}, D = {args.d}, P = {args.p:g}",
+    report = Report("bound", f"goldnoise bound: N = {_big(args.n)}, D = {_big(args.d)}, "
+                             f"P = {args.p:g}",
                     parameters={"n": args.n, "d": args.d, "p": args.p, "alpha": args.alpha})
     s = report.add(Section("noise_bound", f"Noise bound of the agreed subset (alpha = "
                                           f"{args.alpha:g})"))
@@ -55,11 +65,13 @@ def run(args: argparse.Namespace) -> Report:
                      "alpha": res.alpha, "t0": res.t0, "hidden_hard": res.hidden_hard,
                      "gamma": res.gamma, "prior": res.to_dict()["prior"], "method": res.method})
     s.lines += [
-        f"{res.agreed} of {res.n} items agreed on, {res.d} disagreed; a hard item comes out "
+        f"{_big(res.agreed)} of {_big(res.n)} items agreed on, {_big(res.d)} disagreed; a hard "
+        "item comes out "
         f"agreed with chance p = {p_text(res.p)}",
-        f"with confidence {res.alpha:g}, at most {res.hidden_hard} of the {res.agreed} agreed "
+        f"with confidence {res.alpha:g}, at most {_big(res.hidden_hard)} of the "
+        f"{_big(res.agreed)} agreed "
         f"items are hidden coin-flips: gamma = {_small(res.gamma)} ({pct(res.gamma)})",
-        f"(all hard items, agreed or not: at most t0 = {res.t0})",
+        f"(all hard items, agreed or not: at most t0 = {_big(res.t0)})",
     ]
     from goldnoise._audit import posterior_figure
 
@@ -68,8 +80,9 @@ def run(args: argparse.Namespace) -> Report:
     margin, margin_note = capped_margin(res, None, args.alpha)
     m.values.update({"margin": margin.margin, "share": margin.share, "sigma": margin.sigma,
                      "hard_items": margin.R, "method": margin.method})
+    items = f"{margin.margin:.1f}" if margin.margin < 1e15 else f"{margin.margin:.4g}"
     m.lines.append(f"two systems equally good on easy items can differ by chance by up to "
-                   f"{margin.margin:.1f} items ({pct(margin.share)} of {res.agreed}) at alpha "
+                   f"{items} items ({pct(margin.share)} of {_big(res.agreed)}) at alpha "
                    f"= {args.alpha:g} ({margin.method} bound)")
     if margin_note:
         m.notes.append(margin_note)

@@ -119,7 +119,12 @@ def run(args: argparse.Namespace) -> Report:
                               confidence_level=args.confidence_level, epsilon=args.epsilon,
                               looks=args.looks, look=args.look)
     except (ValueError, TypeError) as exc:
-        raise DataError(as_option_message(exc, OPTIONS)) from None
+        text = as_option_message(exc, OPTIONS).replace(
+            "pass the frame verification_batch returned for these ratings.",
+            "give --design the file `goldnoise verify --out` wrote for these ratings"
+            + (", and the --gold that verify was given (its gold items are a stratum of "
+               "their own)" if loaded.gold is None else ""))
+        raise DataError(text) from None
     report = Report("certify", f"goldnoise certify: {loaded.source}",
                     parameters={"source": loaded.source, "verified": args.verified,
                                 "design": args.design, "epsilon": args.epsilon,

@@ -98,6 +98,8 @@ def _read(args: argparse.Namespace):
     for f in [gold_path, *files]:
         if not f.is_file():
             raise DataError(f"{f}: no such file")
+        if f.stat().st_size == 0 or not f.read_bytes()[:65536].strip():
+            raise DataError(f"{f} is empty")
     names = args.conditions
     if args.model_column is None and names is not None and len(names) != len(files):
         raise UsageError(f"--conditions names {len(names)} condition(s) for {len(files)} "
@@ -169,6 +171,9 @@ def run(args: argparse.Namespace) -> Report:
         if not sep or not cond or not ctrl:
             raise UsageError(f"--control takes CONDITION=CONTROL (e.g. "
                              f"TestTrain=TestTrainCorrect); got {spec!r}")
+        if cond in controls and controls[cond] != ctrl:
+            raise UsageError(f"--control gives condition {cond!r} two controls "
+                             f"({controls[cond]!r} and {ctrl!r}); give it one")
         controls[cond] = ctrl
     try:
         try:

@@ -17,7 +17,7 @@ import argparse
 
 from goldnoise._cli._common import count, probability, real
 from goldnoise._cli._errors import DataError, UsageError
-from goldnoise._cli._input import add_ratings_arguments, load_ratings
+from goldnoise._cli._input import DefaultLayout, add_ratings_arguments, load_ratings, not_utf8
 from goldnoise.report import Report
 
 HELP = "may a model replace or join the annotators: swap and join tests, the Alt-Test"
@@ -38,7 +38,8 @@ DESCRIPTION = (
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_ratings_arguments(parser, gold=False)
-    parser.set_defaults(layout="long")
+    # One row per rating unless --layout says otherwise; an export (--from) has its own.
+    parser.set_defaults(layout=DefaultLayout("long"))
     a = parser.add_argument_group("judge")
     a.add_argument("--candidates", metavar="NAME", nargs="+", required=True,
                    help="the candidates' rater names (the judges)")
@@ -80,9 +81,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="also estimate the prevalence of this label over all items from each "
                         "candidate's labels on every item and the humans' labels on the "
                         "human-labelled items (PPI++), beside the humans-only interval")
-    e.add_argument("--truth", default="mean", choices=("mean", "majority", "posterior"),
-                   help="an item's human value: the share of its humans choosing CATEGORY, "
-                        "the majority's label, or the one-coin latent-class posterior")
+    e.add_argument("--truth", choices=("mean", "majority", "posterior"),
+                   help="an item's human value: the share of its humans choosing CATEGORY "
+                        "(mean, the default), the majority's label, or the one-coin "
+                        "latent-class posterior")
     e.add_argument("--labelled", metavar="FILE",
                    help="the items counted as human-labelled: one item id a line (the "
                         "humans' labels of other items are ignored)")
@@ -102,6 +104,15 @@ def _humans(args: argparse.Namespace, raters: list[str]) -> list[str] | None:
 
     from goldnoise._cli._input import read_table
 
+    tool = getattr(args, "from_tool", None)
+    if tool is not None:
+        if args.kind_column is None:
+            return None  # an export's raters: every one that is not a candidate is a human
+        if tool != "mturk":
+            raise UsageError(f"--kind-column reads a column of a table; a {tool} export has "
+                             "none: leave it out (every rater that is not a candidate is a "
+                             "human)")
+        args.rater = ["WorkerId"]  # MTurk's batch results: one row per assignment
     frame = read_table(Path(args.file), sep=args.sep)
     if args.kind_column is None:
         if "rater_kind" not in frame.columns:
@@ -117,6 +128,11 @@ def _humans(args: argparse.Namespace, raters: list[str]) -> list[str] | None:
     if rater is None or len(args.rater or []) > 1:
         raise UsageError("--kind-column needs one --rater COLUMN")
     kinds = frame[[rater, args.kind_column]].drop_duplicates()
+    mixed = kinds[rater][kinds[rater].duplicated()].astype(str).unique()
+    if len(mixed):
+        raise DataError(f"{args.file}: column {args.kind_column!r} gives rater "
+                        f"{', '.join(map(repr, mixed[:3]))}{' ...' if len(mixed) > 3 else ''} "
+                        "more than one kind on different rows; give each rater one kind")
     return [str(x) for x in kinds.loc[kinds[args.kind_column].astype(str).str.lower()
                                       == "human", rater] if str(x) in raters]
 
@@ -147,12 +163,22 @@ def _labelled(args: argparse.Namespace, r, humans: list[str] | None):
 
         path = Path(args.labelled)
         try:
-            ids = [line.strip() for line in path.read_text().splitlines() if line.strip()]
+            ids = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()
+                   if line.strip()]
         except OSError as exc:
             raise DataError(f"--labelled {args.labelled}: cannot read it ({exc.strerror})") \
                 from None
+        except UnicodeDecodeError as exc:
+            raise DataError(f"--labelled {not_utf8(path, exc)}") from None
         by_text = {str(x): x for x in r.items}
         unknown = [x for x in ids if x not in by_text]
+        if not ids:
+            raise DataError(f"--labelled {args.labelled} names no item: give one item id a "
+                            "line (the items whose human labels count)")
+        if unknown == ids[:1] and len(ids) > 1:
+            raise DataError(f"--labelled {args.labelled}: its first line {ids[0]!r} is not an "
+                            "item of the ratings, the others are: leave out the header line "
+                            "(one item id a line)")
         if unknown:
             raise DataError(f"--labelled {args.labelled} names items that are not in the "
                             f"ratings, e.g. {', '.join(unknown[:3])}; give one item id a line")
@@ -184,7 +210,8 @@ def _estimates(args: argparse.Namespace, r, humans: list[str] | None) -> dict:
         try:
             with warnings.catch_warnings():  # the weak-judge warning is in the result's notes
                 warnings.simplefilter("ignore", EstimationWarning)
-                out[cand] = judge_estimate(r, cand, category=category, truth=args.truth,
+                out[cand] = judge_estimate(r, cand, category=category,
+                                           truth=args.truth or "mean",
                                            labelled=labelled, humans=people,
                                            confidence_level=args.confidence_level,
                                            rng=args.seed)
@@ -198,13 +225,50 @@ def _estimates(args: argparse.Namespace, r, humans: list[str] | None) -> dict:
     return out
 
 
+def _one_label(r, humans: list[str] | None, args: argparse.Namespace) -> None:
+    """Humans who all give one label agree completely, but a chance-corrected coefficient is
+    0/0 there: say so (a DataError) rather than report them as barely agreeing."""
+    if args.coefficient == "percent_agreement":
+        return
+    long = r.to_long()
+    people = long.iloc[:, 1].astype(str)
+    keep = people.isin(humans) if humans is not None else ~people.isin(args.candidates)
+    labels = long.loc[keep].iloc[:, 2].dropna().unique()
+    if len(labels) == 1:
+        name = "Krippendorff's alpha" if args.coefficient in ("auto", "krippendorff_alpha") \
+            else args.coefficient
+        raise DataError(f"every human rating is the same label ({labels[0]!r}): the humans "
+                        f"agree completely, but {name} is undefined with one label (agreement "
+                        "beyond chance is 0/0 there); compare raw agreement with "
+                        "--coefficient percent_agreement")
+
+
 def run(args: argparse.Namespace) -> Report:
     from noise_models import judge_audit
 
     if args.example is not None and args.kind_column is not None:
         raise UsageError("--kind-column reads FILE; it does not go with --example")
+    if args.estimate is None:
+        alone = [flag for flag, value in (("--labelled", args.labelled),
+                                          ("--labelled-share", args.labelled_share),
+                                          ("--truth", args.truth)) if value is not None]
+        if alone:
+            raise UsageError(f"{' and '.join(alone)} shape{'s' if len(alone) == 1 else ''} "
+                             "the prediction-powered estimate; add --estimate CATEGORY (the "
+                             "label whose prevalence to estimate)")
+    twice = sorted({c for c in args.candidates if args.candidates.count(c) > 1})
+    if twice:
+        raise UsageError(f"--candidates names {', '.join(map(repr, twice))} twice; name each "
+                         "candidate once")
     loaded = load_ratings(args)
     r = loaded.ratings
+    try:
+        r.require_raters("the judge audit")
+    except ValueError:
+        what = f"--example {args.example}" if args.example else loaded.source
+        raise DataError(f"{what} holds counts of labels per item, not who gave "
+                        "them: the judge audit needs each rater's own labels (a long file "
+                        "of item, rater, label, or a wide one of a column per rater)") from None
     raters = [str(x) for x in r.raters]
     for cand in args.candidates:
         if cand not in raters:
@@ -222,6 +286,7 @@ def run(args: argparse.Namespace) -> Report:
                          f"agreement a candidate may cost); got {args.margin:g}")
     if args.epsilon is not None and not 0.0 <= args.epsilon < 1.0:
         raise UsageError(f"--epsilon must be in [0, 1); got {args.epsilon:g}")
+    _one_label(r, humans, args)
     try:
         result = judge_audit(r, args.candidates, margin=args.margin,
                              coefficient=args.coefficient, level=args.level,

@@ -106,7 +106,12 @@ def run(args: argparse.Namespace) -> Report:
     s.values.update({"n_items": cmp.n_items, "n_truth": cmp.n_truth,
                      "ratings_available": cmp.ratings_available,
                      "full_accuracy": cmp.full_accuracy, "goal": goal})
-    s.lines += [line.strip() for line in cmp.summary().split("\n")]
+    lines = [line.strip() for line in cmp.summary().split("\n")]
+    if cmp.n_truth < cmp.n_items:  # the accuracies are over the items with a truth
+        lines[0] = lines[0].replace(
+            f"on {cmp.n_items} items", f"on {cmp.n_items} items (accuracies over the "
+            f"{cmp.n_truth} with a known truth)", 1)
+    s.lines += lines
     s.lines.append(f"goal: accuracy {goal:.4f} (every rating less one point); ratings to "
                    "reach it per policy below (median and range over the seeds that reached "
                    "it)")

@@ -83,6 +83,10 @@ def _read(args: argparse.Namespace):
             raise DataError(f"{f}: no such file or folder")
     if args.tag_column is not None and args.source_format != "conll":
         raise UsageError("--tag-column is for --from conll")
+    if args.tag_column is not None and len(set(args.tag_column)) < len(args.tag_column):
+        twice = sorted({c for c in args.tag_column if args.tag_column.count(c) > 1})
+        raise UsageError(f"--tag-column names column {', '.join(map(str, twice))} twice: "
+                         "each annotator's tags are a column of their own")
     if args.include and args.source_format != "labelstudio":
         raise UsageError("--include is for --from labelstudio (its drafts and predictions)")
     names = args.annotators

@@ -41,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="largest expected half-width of the interval")
     g.add_argument("--width", type=real("--width", 0.0, 4.0), metavar="W",
                    help="largest expected full width of the interval (= 2 x half-width)")
-    g.add_argument("--assurance", type=real("--assurance", 0.0, 1.0), metavar="P",
+    g.add_argument("--assurance", type=probability("--assurance"), metavar="P",
                    help="with --half-width/--width: plan for the size at which this share of "
                         "studies (e.g. 0.8) reach the width; without it the *mean* half-width "
                         "is planned for, which about half of the studies miss")
@@ -92,8 +92,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     s.add_argument("--max-minutes", type=real("--max-minutes", 0.0), default=30.0,
                    metavar="M",
                    help="refuse a simulation estimated (from a short timed pilot) to take "
-                        "longer than this; 0: no limit. On a terminal the estimate is said "
-                        "before starting and a progress bar shows")
+                        "longer than this; 0: no limit. The estimate of a simulation of 10 "
+                        "seconds or more is said on stderr before it starts (--no-progress: "
+                        "not); on a terminal a progress bar shows")
     s.add_argument("--tradeoff", type=count("--tradeoff", 2), nargs="+", metavar="RATERS",
                    help="also: items needed for each of these numbers of annotators, and the "
                         "cheapest design (needs --half-width or --width)")
@@ -250,5 +251,7 @@ def _cli_words(message: str) -> str:
     text = " ".join(message.split())
     text = re.sub(r"`(\w+)`", lambda m: _OPTIONS.get(m.group(1), m.group(0)), text)
     text = re.sub(r"alternative='([\w-]+)'", r"--alternative \1", text)
+    text = text.replace("goes with --half-width only", "goes with --half-width or --width "
+                        "only")
     return text.replace("method='simulation'", "--method simulation").replace(
         "n_raters=", "--raters ").replace("study_tradeoff shows", "--tradeoff shows")

@@ -23,6 +23,8 @@ __all__ = ["VOTE_RULES", "voter_labels"]
 #: drawn from its distribution.
 VOTE_RULES = ("argmax", "sample")
 
+#: Votes an item at most (each item's votes are drawn at once: 8 bytes a vote and more).
+MAX_VOTES = 10_000_000
 #: Item × vote × class cells drawn at once.
 _BLOCK_CELLS = 2**24
 
@@ -40,7 +42,12 @@ def _voters_iv(scores: Any) -> tuple[np.ndarray, Any, Any]:
             values = np.exp(values)
             values /= values.sum(axis=2, keepdims=True)
         return values, list(scores.classes), list(scores.items)
-    values = np.asarray(scores, dtype=np.float64)
+    try:
+        values = np.asarray(scores, dtype=np.float64)
+    except ValueError:
+        raise ValueError("`scores` must be a ModelScores or an array of shape (n_models, "
+                         "n_items, n_classes); its rows differ in length (a ragged list): "
+                         "give every item every class's probability.") from None
     if values.ndim == 2:
         values = values[None]
     if values.ndim != 3:
@@ -86,7 +93,7 @@ def voter_labels(scores: Any, *, n_votes: int, labels: Any = None, vote: str = "
         The voters: probabilities or logits of several models
         (:func:`load_scores` of several files), or an array of probabilities.
     n_votes : int
-        Votes drawn per item (≥ 1).
+        Votes drawn per item (≥ 1, at most ``MAX_VOTES`` = 10,000,000).
     labels : array_like or pandas.Series, optional
         The items' true labels, kept as the soft labels' reference labels (so
         that δ and nth measure the pool's noise against the truth). Default: the
@@ -137,6 +144,10 @@ def voter_labels(scores: Any, *, n_votes: int, labels: Any = None, vote: str = "
     n_votes = check_integer(n_votes, "n_votes", 1)
     gen = check_rng(rng)
     n_models, n, k = values.shape
+    if n_votes > MAX_VOTES:  # one item's votes are drawn at once
+        raise ValueError(f"`n_votes` is {n_votes:,}; at most {MAX_VOTES:,} votes an item "
+                         "(an item's votes are drawn at once; the vote shares are within "
+                         f"{1 / np.sqrt(MAX_VOTES):.0e} of the voters' mean there).")
     if vote == "argmax":
         top = values.argmax(axis=2)  # the first (lowest) class on a tie
     else:

@@ -284,7 +284,11 @@ def _verified_series(verified: Any) -> pd.Series:
     if not isinstance(verified, pd.Series):
         raise TypeError("`verified` must map item ids to true labels: a pandas Series indexed "
                         f"by item, or a dict; got {type(verified).__name__}.")
-    verified = verified.dropna()
+    missing = verified.index[verified.isna().to_numpy()]
+    if len(missing):
+        raise ValueError(f"`verified` has no label for {len(missing)} item(s), e.g. "
+                         f"{', '.join(map(repr, list(missing[:3])))}: a checked item's true "
+                         "label is known; leave the unchecked items out.")
     if not verified.index.is_unique:
         raise ValueError("`verified` repeats item ids.")
     return verified
@@ -421,7 +425,12 @@ def residual_errors(ratings_or_fit: Any, verified: Any, *, design: pd.DataFrame 
                                "stratum_sample": len(verified)})
     design = _check_design(design, verified, n)
     level = float(confidence_level)
-    look_level = 1.0 - look_alpha(1.0 - level, looks, look)
+    spent = look_alpha(1.0 - level, looks, look)
+    look_level = 1.0 - spent
+    if look_level >= 1.0:  # 1 − α_t rounds to 1: no float bound at that level
+        raise ValueError(f"`look` {look} spends an error level of {spent:.3g} at this look, "
+                         "below what a confidence level can hold (1.1e-16): count the looks "
+                         "(1 the first time the bound is computed, 2 the second, ...).")
     strata = []
     random_strata = design.loc[design["stratum_size"] > design["stratum_sample"],
                                "stratum"].unique()

@@ -194,7 +194,8 @@ def next_batch(ratings: Any, *, size: int, policy: str = "margin",
     cost : pandas.Series or array-like, optional
         Cost of one more rating per item (expected-error-reduction divides by it).
     exclude : sequence, optional
-        Item ids not to choose (e.g. items with no annotator left).
+        Item ids not to choose (e.g. items with no annotator left); each must be an item
+        of the ratings (a ValueError names those that are not).
     rng : int or numpy.random.Generator, optional
         Ties and the random policy.
 
@@ -278,7 +279,13 @@ def next_batch(ratings: Any, *, size: int, policy: str = "margin",
         score = np.asarray(hard, dtype=np.float64) / (n_ratings + 1.0)
     eligible = ~gold_mask(fit)  # a gold (or verified) item's class is known
     if exclude is not None:
-        eligible &= ~r.items.isin(pd.Index(list(exclude)))
+        excluded = pd.Index(list(exclude))
+        unknown = excluded[~excluded.isin(r.items)]
+        if len(unknown):
+            raise ValueError(f"`exclude` names {len(unknown)} id(s) that are not items of the "
+                             f"ratings, e.g. {', '.join(map(repr, list(unknown[:3])))}: give "
+                             "item ids as the ratings have them.")
+        eligible &= ~r.items.isin(excluded)
     order = _order(np.where(eligible, score, -np.inf), gen)
     order = order[eligible[order]][:size]
     labels = r.categories[labels_codes]

@@ -22,11 +22,13 @@ from typing import Any
 from simulation.study._design import Design
 from simulation.study._simulate import run_studies
 
-__all__ = ["MAX_SECONDS", "MAX_STUDY_RATINGS", "PlanCost", "announce", "check_cost",
+__all__ = ["ANNOUNCE_SECONDS", "MAX_SECONDS", "MAX_STUDY_RATINGS", "PlanCost", "announce", "check_cost",
            "check_memory", "duration", "guess_size", "search_studies", "timed_pilot"]
 
 #: A plan whose simulation is estimated to take longer is refused (``max_seconds``).
 MAX_SECONDS = 1800.0
+#: A simulation estimated to take this long says so on stderr even off a terminal.
+ANNOUNCE_SECONDS = 10.0
 #: Ratings (or item × category counts) one simulated study may hold in memory.
 MAX_STUDY_RATINGS = 50_000_000
 #: The pilot's sizes: the search's first size and four times it.
@@ -197,9 +199,13 @@ def check_cost(seconds: float, max_seconds: float | None, cost: PlanCost, studie
 
 
 def announce(what: str, seconds: float, studies: int, enabled: bool | None) -> None:
-    """Say before starting how long the simulation will take (where bars are drawn)."""
-    from _goldnoise_lib.progress import progress_enabled
+    """Say on stderr before starting how long the simulation will take: where bars are
+    drawn, and for a simulation of :data:`ANNOUNCE_SECONDS` or more wherever stderr goes
+    (a pipe, a CI log, a notebook), unless progress reports are off (``enabled=False``,
+    ``GOLDNOISE_PROGRESS=0``)."""
+    from _goldnoise_lib.progress import progress_enabled, progress_silenced
 
-    if enabled or (enabled is None and progress_enabled()):
+    long = seconds >= ANNOUNCE_SECONDS and not progress_silenced()
+    if enabled or (enabled is None and (progress_enabled() or long)):
         print(f"{what}: about {studies:,} simulated studies, estimated {duration(seconds)} "
               "(from a timed pilot)", file=sys.stderr, flush=True)

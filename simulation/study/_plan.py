@@ -554,6 +554,12 @@ def _finish_plan(d: PlanDesign, s: Search) -> StudyPlan:
                          f"{n_items} items is {half:.4f}, above the target {target:g}")
     achieved_power = float(at.get("power", math.nan))
     n_range = None if d.pilot_ci is None else _pilot_range(d)
+    if o.assurance is not None and o.n_sims * (1.0 - o.assurance) < 5:
+        need = math.ceil(5 / (1.0 - o.assurance))
+        notes.append(f"{o.n_sims} simulated studies cannot tell an assurance of "
+                     f"{o.assurance:g} from 1 (fewer than 5 of them are expected to miss the "
+                     f"width): the share reached is known to about 1/{o.n_sims}; simulate "
+                     f"{need:,} or more (`n_sims`)")
     if at["degenerate"]:
         notes.append(f"{at['degenerate']} of {at['n_sims']} simulated studies at {n_items} "
                      "items had no analytic interval (e.g. one category only)")

@@ -1,0 +1,93 @@
+"""The CPU the default test run needs, from a fresh clone, and each test file's share.
+
+A fresh clone has an empty kernel cache, as CI has: every kernel the tests use is
+compiled in the run. The measurement (one run, about 25 minutes of wall time at load 6-8
+on 2 shared cores):
+
+    git clone REPO /tmp/c && cd /tmp/c
+    GOLDNOISE_SHARED_DATA=/path/to/shared/data PYTHONPATH=.:benchmarks CPULOG=/tmp/cpu.tsv \\
+        /usr/bin/time -v pytest -p cpulog > /tmp/run.log 2>&1
+
+(``pytest`` as the README and ``.ci/run`` run it, with the ``cpulog`` plugin of this
+folder; ``/usr/bin/time -v`` counts the CPU of pytest and all its workers). Then
+
+    python benchmarks/ci_time.py /tmp/cpu.tsv /tmp/run.log "load 6.2 at the start, 5.1 at the end"
+
+writes the section of ``benchmarks/RESULTS.md``: user + system CPU, wall time, the load,
+the outcome line, and the CPU per test file (the budget new tests are held to).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _results import write_section
+
+#: The whole run's CPU target (user + system, minutes).
+TARGET_MINUTES = 8.0
+
+
+def per_file(tsv: Path) -> list[tuple[str, float, int]]:
+    cpu: dict[str, float] = defaultdict(float)
+    count: dict[str, int] = defaultdict(int)
+    for line in tsv.read_text().splitlines():
+        nodeid, seconds, _wall = line.split("\t")
+        name = nodeid.split("::")[0]
+        cpu[name] += float(seconds)
+        count[name] += 1
+    return sorted(((f, cpu[f], count[f]) for f in cpu), key=lambda t: -t[1])
+
+
+def timing(log: Path) -> dict[str, str]:
+    text = log.read_text()
+    found = {}
+    for key, pattern in (("user", r"User time \(seconds\): ([\d.]+)"),
+                         ("system", r"System time \(seconds\): ([\d.]+)"),
+                         ("wall", r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)"),
+                         ("outcome", r"^=+ (.*(?:passed|failed).*) =+$")):
+        m = re.search(pattern, text, flags=re.M)
+        found[key] = m.group(1) if m else "?"
+    return found
+
+
+def main() -> None:
+    tsv, log, load = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+    t = timing(log)
+    cpu = float(t["user"]) + float(t["system"])
+    files = per_file(tsv)
+    logged = sum(c for _, c, _ in files)
+    rows = ["| file | tests | CPU s | share |", "|---|---:|---:|---:|"]
+    rows += [f"| `{f}` | {n} | {c:.1f} | {c / logged:.1%} |" for f, c, n in files[:25]]
+    rest = files[25:]
+    if rest:
+        rows.append(f"| {len(rest)} other files | {sum(n for *_, n in rest)} | "
+                    f"{sum(c for _, c, _ in rest):.1f} | "
+                    f"{sum(c for _, c, _ in rest) / logged:.1%} |")
+    verdict = "met" if cpu / 60 <= TARGET_MINUTES else "NOT met"
+    body = "\n".join([
+        "## CPU of the default test run, from a fresh clone (`benchmarks/ci_time.py`)",
+        "",
+        "`pytest` (the README's and `.ci/run`'s command: every core through pytest-xdist, the "
+        "documentation build included, the tests marked slow deselected) in a fresh clone: "
+        "an empty kernel cache, as in CI. CPU = user + system of pytest and its workers "
+        "(`/usr/bin/time -v`); the machine's 2 cores are shared, so the wall time says more "
+        f"about the load ({load}) than about the suite.",
+        "",
+        f"**{cpu / 60:.1f} min of CPU** ({t['user']} s user + {t['system']} s system), wall "
+        f"{t['wall']}; {t['outcome']}. Target ≤ {TARGET_MINUTES:g} min: {verdict}.",
+        "",
+        f"Per test file (CPU logged per test by `benchmarks/cpulog.py`: {logged:.0f} s of the "
+        f"{cpu:.0f} s; the rest is collection and the workers' start):",
+        "",
+        *rows,
+    ])
+    write_section("ci_time", body)
+    print(body)
+
+
+if __name__ == "__main__":
+    main()
