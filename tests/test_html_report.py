@@ -74,5 +74,5 @@ def test_page_text_has_the_numbers(chromium, page, tmp_path):
     # Dawid & Skene (1979), 45 patients x 7 ratings: Fleiss' kappa and the noise bound.
     assert "Fleiss' kappa 0.5812, 95% CI [0.4799, 0.6826]" in text
     assert "gamma = 0.0625 (6.2% of the agreed subset)" in text
-    assert "Latent-class fit (MACE (spam))" in text
+    assert "Latent-class fit (spam with item difficulty)" in text
     assert dom.stdout.decode().count("<svg") == 4

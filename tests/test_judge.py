@@ -501,8 +501,8 @@ def test_bad_input_of_a_judge_audit_in_one_line():
         gn.judge_audit(gn.Ratings.from_wide(x, raters=names), ["good"], scoring="cos", **kw)
     # a single label: complete agreement, alpha undefined -- never "the humans barely agree"
     one = np.where(np.isnan(x), np.nan, 3.0)
-    with pytest.raises(ValueError, match=r"every rating has the same label \(3.0\): .* two "
-                                         "or more labels"):
+    with pytest.raises(ValueError, match=r"every human rating is the same label \(3.0\): "
+                                         "the humans agree completely"):
         gn.judge_audit(gn.Ratings.from_wide(one, raters=names, categories=[1.0, 2.0, 3.0]),
                        ["good"], **kw)
 

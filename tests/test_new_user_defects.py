@@ -117,7 +117,8 @@ def test_judge_one_label_is_not_barely_agreeing(tmp_path, capsys):
     rows = [(i, who, "x") for i in range(20) for who in WHO]
     path = _long(tmp_path / "same.csv", rows)
     status, out, err = _run(capsys, "judge", path, "--candidates", "gpt", *QUICK)
-    _one_line_error(status, out, err, "every human rating is the same label ('x')")
+    _one_line_error(status, out, err, "every human rating is the same label ('x'): the humans "
+                    "agree completely")
     assert "barely" not in err and "--coefficient percent_agreement" in err
     status, out, err = _run(capsys, "judge", path, "--candidates", "gpt", *QUICK,
                             "--coefficient", "percent_agreement")
@@ -134,7 +135,8 @@ def test_judge_undefined_agreement_is_not_low(tmp_path, capsys):
                             "gpt", *QUICK)
     assert status == 0, err
     assert "barely" not in out
-    assert out.count("the humans' agreement is undefined on these data") == 2
+    assert "the humans' coefficient is undefined: a judge cannot be validated" in out
+    assert "gpt: not validated -- the humans' alpha is undefined" in out
 
 
 # ------------------------------------------------------------------ bound at huge N (item 2)
@@ -321,7 +323,7 @@ def test_a_long_studys_estimate_is_said_off_a_terminal(capsys, monkeypatch):
     status, _out, err = _run(capsys, "study", "fleiss_kappa", "--expected", "0.6",
                             "--half-width", "0.2", "--raters", "3", "--sims", "20")
     assert status == 0, err
-    assert "study_size (fleiss_kappa): about" in err and "simulated studies, estimated" in err
+    assert "study_size_for_width (fleiss_kappa): about" in err and "simulated studies, estimated" in err
 
 
 # ------------------------------------------------------------------ metadata check (item 8)

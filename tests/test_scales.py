@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import agreement as ag
+import noise_models
 from agreement import DegenerateDataWarning
 
 FORMS = ("ICC1", "ICC2", "ICC3", "ICC1k", "ICC2k", "ICC3k")
@@ -405,7 +406,6 @@ def test_item_statistics_refuse_labels_and_options():
 
 
 def test_bootstrap_and_swap_test_take_scale_coefficients_by_name():
-    import simulation
 
     rng = np.random.default_rng(8)
     truth = rng.normal(size=(120, 1))
@@ -417,7 +417,7 @@ def test_bootstrap_and_swap_test_take_scale_coefficients_by_name():
     lo, hi = ag.icc(x).confidence_interval()
     assert abs(b.interval.low[0] - lo) < 0.05 and abs(b.interval.high[0] - hi) < 0.05
     r = ag.Ratings.from_wide(x, raters=["h1", "h2", "h3", "judge"])
-    res = simulation.swap_test(r, ["judge"], coefficient="icc2", level=None, n_resamples=100,
+    res = noise_models.swap_test(r, ["judge"], coefficient="icc2", level=None, n_resamples=100,
                                rng=0)
     assert res.humans == pytest.approx(ag.icc(x[:, :3]).value, rel=1e-12)
     swaps = [ag.icc(x[:, [a, b_, 3]]).value for a, b_ in ((1, 2), (0, 2), (0, 1))]

@@ -110,6 +110,7 @@ CLI_HINTS: tuple[tuple[str, str], ...] = (
     ("pass `ids=`", "pass --ids FILE"),
     ("or use `Ratings.from_long`", "or add --layout long (one row per rating)"),
     ("`level='nominal'`", "--level nominal"),
+    ("`coefficient='percent_agreement'`", "--coefficient percent_agreement"),
     ("`level='ordinal'` or `level='interval'`", "--level ordinal or --level interval"),
     ("`scheme='BIOES'`", "--scheme BIOES"),
 )

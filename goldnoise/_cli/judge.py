@@ -225,24 +225,6 @@ def _estimates(args: argparse.Namespace, r, humans: list[str] | None) -> dict:
     return out
 
 
-def _one_label(r, humans: list[str] | None, args: argparse.Namespace) -> None:
-    """Humans who all give one label agree completely, but a chance-corrected coefficient is
-    0/0 there: say so (a DataError) rather than report them as barely agreeing."""
-    if args.coefficient == "percent_agreement":
-        return
-    long = r.to_long()
-    people = long.iloc[:, 1].astype(str)
-    keep = people.isin(humans) if humans is not None else ~people.isin(args.candidates)
-    labels = long.loc[keep].iloc[:, 2].dropna().unique()
-    if len(labels) == 1:
-        name = "Krippendorff's alpha" if args.coefficient in ("auto", "krippendorff_alpha") \
-            else args.coefficient
-        raise DataError(f"every human rating is the same label ({labels[0]!r}): the humans "
-                        f"agree completely, but {name} is undefined with one label (agreement "
-                        "beyond chance is 0/0 there); compare raw agreement with "
-                        "--coefficient percent_agreement")
-
-
 def run(args: argparse.Namespace) -> Report:
     from noise_models import judge_audit
 
@@ -286,7 +268,6 @@ def run(args: argparse.Namespace) -> Report:
                          f"agreement a candidate may cost); got {args.margin:g}")
     if args.epsilon is not None and not 0.0 <= args.epsilon < 1.0:
         raise UsageError(f"--epsilon must be in [0, 1); got {args.epsilon:g}")
-    _one_label(r, humans, args)
     try:
         result = judge_audit(r, args.candidates, margin=args.margin,
                              coefficient=args.coefficient, level=args.level,

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from _goldnoise_lib.results import plain_value
 from _goldnoise_lib.validation import (
     ConfidenceLevel,
     Integer,
@@ -255,12 +256,15 @@ def judge_audit(ratings: Any, candidates: Any, *, margin: float, coefficient: st
         notes.append(f"the labels are numbers ({shown}{', ...' if r.n_categories > 6 else ''}): "
                      f"alpha at the {lvl} level, as for a rating scale (level 'auto'); "
                      "`level='nominal'` treats them as unordered categories")
-    used = np.unique(codes[codes >= 0])
-    if used.size < 2:
-        shown = str(r.categories[used[0]]) if used.size else "none"
-        raise ValueError(f"every rating has the same label ({shown}): agreement is undefined "
-                         "with a single label; audit the judge on ratings with two or more "
-                         "labels.")
+    human_codes = codes[:, :n_h]
+    used = np.unique(human_codes[human_codes >= 0])
+    if used.size < 2 and coef != "percent_agreement":
+        # the humans agree completely, but agreement beyond chance is 0/0 with one label
+        shown = repr(plain_value(r.categories[used[0]])) if used.size else "none"
+        raise ValueError(f"every human rating is the same label ({shown}): the humans agree "
+                         f"completely, but {coef} is undefined with one label (agreement "
+                         "beyond chance is 0/0 there); compare raw agreement with "
+                         "`coefficient='percent_agreement'`.")
     for c, cand in enumerate(cands):
         if not np.any((codes[:, n_h + c] >= 0) & human_rated):
             raise ValueError(f"candidate {cand!r} rated no item the humans rated; the audit "
