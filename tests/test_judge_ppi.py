@@ -487,3 +487,29 @@ def test_judge_estimate_and_judge_plan_resolve_judge_and_humans_alike():
             judge_estimate(x, candidate, humans=humans)
         with pytest.raises(ValueError, match=match):
             judge_plan(x, candidate, humans=humans, target=0.05)
+
+
+def test_a_prevalence_and_its_interval_stay_in_zero_one_and_say_so():
+    # With 4 labelled items (one of them positive) the normal intervals reach below 0, and
+    # PPI's estimate itself is negative; a prevalence lies in [0, 1]: clipped, with a note.
+    rng = np.random.default_rng(0)
+    n = 400
+    truth = rng.random(n) < 0.03
+    judge = np.where(rng.random(n) < 0.9, truth, ~truth).astype(int)
+    rows = [(i, "judge", int(judge[i])) for i in range(n)]
+    labelled = [*np.flatnonzero(truth)[:1], *np.flatnonzero(~truth)[:3]]
+    rows += [(int(i), f"h{h}", int(truth[i])) for i in labelled for h in range(3)]
+    r = Ratings.from_long(pd.DataFrame(rows, columns=["item", "rater", "label"]),
+                          item="item", rater="rater", label="label")
+    with pytest.warns(EstimationWarning):
+        res = judge_estimate(r, "judge", category=1)
+    assert 0.0 <= res.low <= res.estimate <= res.high <= 1.0
+    assert 0.0 <= res.classical_low <= res.classical_high <= 1.0
+    assert res.low == 0.0 and res.estimate == 0.0 and res.classical_low == 0.0
+    assert any("clipped" in note for note in res.notes)
+    for ci in (res.confidence_interval(0.99), res.classical_interval(0.999)):
+        assert 0.0 <= ci.low <= ci.high <= 1.0
+    # the mean rating has no such range: nothing clipped
+    with pytest.warns(EstimationWarning):
+        mean = judge_estimate(r, "judge")
+    assert not any("clipped" in note for note in mean.notes)

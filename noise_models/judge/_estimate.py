@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from _goldnoise_lib.errors import ShapeError
+from _goldnoise_lib.results import ConfidenceInterval
 from _goldnoise_lib.validation import (
     ConfidenceLevel,
     Option,
@@ -68,9 +69,46 @@ class JudgeEstimateResult(PPIResult):
     n_items: int
     humans_per_item: float
     n_left_out: int
+    bounds: tuple[float, float] | None = None
 
     _summary = ("{estimand} (judge {candidate!s}, human truth: {truth}; {humans_per_item:.2g} "
                 "humans per labelled item)", *PPIResult._summary[1:])
+
+    def __post_init__(self) -> None:
+        # A prevalence's estimate (PPI can give a negative one) and its normal interval can
+        # leave [0, 1] with few labelled items: clip them to the estimand's range, say so.
+        if self.bounds is None:
+            return
+        lo, hi = self.bounds
+        clipped = [name for name, value in (("estimate", self.estimate), ("low", self.low),
+                                            ("high", self.high),
+                                            ("classical_low", self.classical_low),
+                                            ("classical_high", self.classical_high))
+                   if not lo <= value <= hi]
+        if not clipped:
+            return
+        for name in clipped:
+            object.__setattr__(self, name, float(np.clip(getattr(self, name), lo, hi)))
+        object.__setattr__(self, "notes", (*self.notes, (
+            f"the estimate or its normal interval reached outside [{lo:g}, {hi:g}], the range "
+            f"of a prevalence, and is clipped there ({', '.join(clipped)}): with so few "
+            "labelled items the interval's coverage is approximate; label more items")))
+
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
+        """The prediction-powered interval (default: the level it was computed at), clipped
+        to the range of a prevalence when ``category`` was given."""
+        ci = super().confidence_interval(confidence_level)
+        if self.bounds is None:
+            return ci
+        return ConfidenceInterval(*np.clip([ci.low, ci.high], *self.bounds).tolist())
+
+    def classical_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
+        """The human-only interval (default: the level it was computed at), clipped like
+        :meth:`confidence_interval`."""
+        ci = super().classical_interval(confidence_level)
+        if self.bounds is None:
+            return ci
+        return ConfidenceInterval(*np.clip([ci.low, ci.high], *self.bounds).tolist())
 
 
 @validate_params(rng=Rng())
@@ -442,6 +480,8 @@ def judge_estimate(ratings: Any, candidate: Any, *, category: Any = None,
             shares = _modal_share(counts)
     y_all = shares @ values
     f_all = values[np.maximum(judge, 0)]
+    # a prevalence lies in [0, 1]; the normal interval is clipped there (and says so)
+    bounds = (0.0, 1.0) if category is not None else None
     if scores is not None or inclusion is not None:
         from noise_models.judge import _active
 
@@ -458,7 +498,8 @@ def judge_estimate(ratings: Any, candidate: Any, *, category: Any = None,
                 result_class=JudgeEstimateResult, candidate=candidate,
                 humans=tuple(r.raters[h_cols]), category=category, truth=truth,
                 estimand=estimand, n_items=int(rated.sum()),
-                humans_per_item=float(n_humans[lab].mean()), n_left_out=n_left_out)
+                humans_per_item=float(n_humans[lab].mean()), n_left_out=n_left_out,
+                bounds=bounds)
     st = _strata_of(strata, r.items)
     split = None if st is None else (st[lab], st[unl])
     return ppi_core(
@@ -467,4 +508,4 @@ def judge_estimate(ratings: Any, candidate: Any, *, category: Any = None,
         result_class=JudgeEstimateResult, candidate=candidate,
         humans=tuple(r.raters[h_cols]), category=category, truth=truth,
         estimand=estimand, n_items=int(lab.sum() + unl.sum()),
-        humans_per_item=float(n_humans[lab].mean()), n_left_out=n_left_out)
+        humans_per_item=float(n_humans[lab].mean()), n_left_out=n_left_out, bounds=bounds)
