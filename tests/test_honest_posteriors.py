@@ -758,3 +758,33 @@ def test_annotator_gold_intervals_at_the_ends_match_binomtest():
             pytest.approx((ci.low, ci.high), abs=1e-12)
     assert table.iloc[0]["gold_accuracy_high"] == 1.0 and table.iloc[1]["gold_accuracy_low"] == 0
     assert table.iloc[3]["n_gold"] == 0 and np.isnan(table.iloc[3]["gold_accuracy_low"])
+
+
+def test_auto_recalibration_chooses_by_leave_one_out_log_score():
+    # method="auto": the identity, the temperature map or Platt's map, whichever predicts
+    # each verified item best when fitted without it. Checked against the score written
+    # out here; an all-right small sample keeps the fit's own confidence, and an
+    # overconfident fit checked on many items is flattened.
+    from noise_models.latent_class import _check as C
+
+    g = np.random.default_rng(5)
+    conf = np.clip(g.beta(8, 1, 200), 0.5, 1 - 1e-9)
+    right = (g.random(200) < 0.5 + 0.7 * (conf - 0.5)).astype(float)  # overconfident
+    maps = {"identity": C._identity_map, "temperature": C._temperature_map,
+            "platt": C._platt_map}
+
+    def loo(fm, x, y):
+        out = 0.0
+        for i in range(len(x)):
+            p = fm(np.delete(x, i), np.delete(y, i))(x[i:i + 1])[0]
+            p = min(max(p, 1e-12), 1 - 1e-12)
+            out += np.log(p if y[i] else 1 - p)
+        return out
+
+    for n in (9, 60, 200):
+        x, y = conf[:n], right[:n]
+        scores = {k: loo(fm, x, y) for k, fm in maps.items()}
+        assert C._auto_map(x, y).chosen == max(scores, key=scores.get)
+    assert C._auto_map(conf[:200], right[:200]).chosen != "identity"
+    ones = np.ones(9)
+    assert C._auto_map(np.full(9, 0.999), ones).chosen == "identity"

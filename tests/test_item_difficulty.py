@@ -209,3 +209,30 @@ def test_noise_bound_of_the_difficulty_fit_covers_the_hard_agreed_items():
         agreed = counts.max(axis=1) == counts.sum(axis=1)
         hits += int(np.asarray(sim.is_hard)[agreed].sum() <= bound.hidden_hard)
     assert scipy.stats.binomtest(hits, 12, 0.95).pvalue > 0.001, hits
+
+
+def test_class_shares_are_those_of_the_posteriors_and_the_tables_keep_the_model():
+    # The labels are the spam model's, the posteriors the whole model's; the class weights
+    # of the model's states count the hard items' classes too and can sit far from both
+    # (Dawid & Skene's 45 patients: class 1's weight 0.592 against 0.40 of the labels).
+    # `phi` reports the posteriors' shares; the tables are rebuilt from `class_weights`,
+    # so the posteriors they give are the fit's own.
+    import goldnoise as gn
+    from noise_models.latent_class import _tempering as T
+
+    frame = gn.datasets.load_dawid_skene1979()
+    r = gn.Ratings.from_long(frame, item="patient", rater="observer", label="rating",
+                             replicates="separate")
+    fit = LatentClassModel("spam", "difficulty", rng=0).fit(r)
+    np.testing.assert_allclose(fit.phi, fit.class_posterior.mean(axis=0), atol=1e-12)
+    shares = np.bincount(fit.label_codes, minlength=r.n_categories) / r.n_items
+    assert np.abs(fit.phi - shares).max() < 0.1
+    assert np.abs(fit.class_weights - shares).max() > 0.15
+    logtab, logw = E.fit_tables(fit)
+    post = T.state_log_posterior(np.ascontiguousarray(r.codes), logtab, logw)
+    class_post = T.tempered_posteriors(post, r.n_categories, np.asarray(fit.label_codes),
+                                       1.0, votes=np.asarray(r.counts, dtype=np.float64))[0]
+    np.testing.assert_allclose(class_post, fit.class_posterior, atol=1e-9)
+    held = LatentClassModel("spam", "difficulty", rng=0, calibrate="held-out").fit(r)
+    np.testing.assert_allclose(held.phi, held.class_posterior.mean(axis=0), atol=1e-12)
+    assert LatentClassModel("spam", rng=0).fit(r).class_weights is None

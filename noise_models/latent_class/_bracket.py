@@ -114,6 +114,13 @@ def agreed_error_bracket(ratings: Any, *, alpha: float = 0.95,
     item whose coin flips happened to agree, and with confidence α at most
     this share are. It assumes nothing about annotator quality, and so
     usually overstates the error.
+    It stays M1's with the item-difficulty default: under that model a hard
+    item keeps its class and its annotators still know it with ``θ_j·a``, so
+    its γ (:meth:`LatentClassFit.noise_bound`) bounds hard agreed items, not
+    wrong labels, and reads fitted competences. On crowd sets with gold
+    neither γ covers the wrong agreed labels where annotators err together
+    (dog: 7.3% wrong, M1's γ 0, the difficulty model's 2.4%; face: 11.4%,
+    1.3%, 10.1%; ``benchmarks/RESULTS.md``).
 
     The default optimistic model is the spam model rather than Dawid–Skene:
     with ``m`` parameters per annotator instead of ``m(m − 1)`` it stays

@@ -161,6 +161,15 @@ def _known_counts(codes: np.ndarray, known: np.ndarray, m: int, n_states: int
     return cnt, tot
 
 
+def _posterior_shares(fit: LatentClassFit, class_post: np.ndarray) -> np.ndarray:
+    """``phi`` of a fit whose posteriors change: for ``hard="difficulty"`` the mean of the
+    new posteriors over the rated items (see :func:`_finish`), else unchanged."""
+    if fit.class_weights is None:
+        return fit.phi
+    rated = np.asarray(fit.ratings.counts).sum(axis=1) > 0
+    return _readonly(class_post[rated].mean(axis=0)) if rated.any() else fit.phi
+
+
 def _clamp_known(fit: LatentClassFit, known: np.ndarray) -> LatentClassFit:
     """Gold items' posteriors: their class with probability 1, easy."""
     rows = np.flatnonzero(known >= 0)
@@ -176,7 +185,8 @@ def _clamp_known(fit: LatentClassFit, known: np.ndarray) -> LatentClassFit:
         hard = np.array(fit.posterior_hard)
         hard[rows] = 0.0
     return dataclasses.replace(
-        fit, class_posterior=_readonly(class_post), label_codes=_readonly(labels),
+        fit, phi=_posterior_shares(fit, class_post),
+        class_posterior=_readonly(class_post), label_codes=_readonly(labels),
         label_posterior=_readonly(label_post),
         posterior_hard=None if hard is None else _readonly(hard),
         gold_codes=_readonly(np.array(known)))
@@ -391,9 +401,15 @@ def _finish(model: Any, r: Ratings, em_model: int, hard: int, params: _Params,
         _warn_if_unstable(model, finals, disagreement)
 
     has_hard = hard != K.HARD_NONE
+    phi, weights = params.phi, None
+    if hard == K.HARD_DIFFICULTY and np.any(rated > 0):
+        # the labels are stage 1's, the posteriors the whole model's, whose class weights
+        # count the hard items' classes too (Dawid & Skene 1979's example: 0.592 for class
+        # 1 against 0.40 of the labels): the shares reported are those of the posteriors
+        phi, weights = class_post[rated > 0].mean(axis=0), params.phi
     return LatentClassFit(
         model=model, ratings=r,
-        phi=_readonly(params.phi),
+        phi=_readonly(phi),
         pi=float(params.pi[0]) if has_hard else None,
         q=_readonly(params.q) if has_hard else None,
         error_rate=_readonly(params.eps) if em_model == K.ONE_COIN else None,
@@ -412,6 +428,7 @@ def _finish(model: Any, r: Ratings, em_model: int, hard: int, params: _Params,
                                      else np.asarray(disagreement, dtype=np.float64)),
         level_weights=(_readonly(params.pi[1:].copy()) if hard == K.HARD_DIFFICULTY
                        else None),
+        class_weights=None if weights is None else _readonly(weights),
     )
 
 
@@ -480,7 +497,7 @@ def _params_of(fit: LatentClassFit) -> _Params:
     """The fit's parameters as the engine's arrays."""
     k, m = fit.ratings.n_raters, fit.ratings.n_categories
     p = _base_params(k, m, None)
-    p.phi[:] = fit.phi
+    p.phi[:] = fit.phi if fit.class_weights is None else fit.class_weights
     if fit.pi is not None:
         p.pi[0] = fit.pi
     if fit.level_weights is not None:
@@ -592,7 +609,7 @@ def _calibrate_held_out(fit: LatentClassFit, codes: np.ndarray,
         post_log, fit.ratings.n_categories, np.asarray(fit.label_codes), t,
         votes=np.asarray(fit.ratings.counts, dtype=np.float64))
     return dataclasses.replace(
-        fit, class_posterior=_readonly(class_post),
+        fit, phi=_posterior_shares(fit, class_post), class_posterior=_readonly(class_post),
         posterior_hard=None if hard_post is None else _readonly(hard_post),
         label_posterior=_readonly(label_post), temperature=t)
 

@@ -74,7 +74,10 @@ class LatentClassFit(Result):
     ratings : Ratings
         The data.
     phi : ndarray, shape (m,)
-        Class shares among easy items.
+        Class shares among easy items. For ``hard="difficulty"`` the shares the
+        posteriors give: the mean of ``class_posterior`` over the rated items (the
+        labels are the stage-1 spam model's, the posteriors the whole model's; the
+        model's own class weights are ``class_weights``).
     pi : float or None
         Hard share; ``None`` without a hard component. A model-dependent
         diagnostic, not a finding (see :class:`LatentClassModel`).
@@ -135,6 +138,11 @@ class LatentClassFit(Result):
     level_weights : ndarray, shape (3,), or None
         ``hard="difficulty"``: the shares ``ω`` of hard items whose own accuracy is
         0.2, 0.4 and 0.6 (``None`` for the other models).
+    class_weights : ndarray, shape (m,), or None
+        ``hard="difficulty"``: the class weights of the model's states (stage 2's EM
+        estimate, every state of class c, easy or hard), which its tables use; they
+        can differ from ``phi`` where the hard items are many (``None`` for the other
+        models, whose ``phi`` is the weight).
 
     Examples
     --------
@@ -185,6 +193,7 @@ class LatentClassFit(Result):
     temperature: float = 1.0
     gold_codes: np.ndarray | None = None
     level_weights: np.ndarray | None = None
+    class_weights: np.ndarray | None = None
 
     @property
     def n_gold(self) -> int:
@@ -507,7 +516,8 @@ def fit_noise_bound(fit: LatentClassFit, *, alpha: float = 0.95) -> FitNoiseBoun
         )
     codes = fit.ratings.codes
     easy = _easy_emission(fit)
-    r, agreed, p, e = K.item_agreement(codes, np.asarray(fit.q), np.asarray(fit.phi), easy)
+    phi = np.asarray(fit.phi if fit.class_weights is None else fit.class_weights)
+    r, agreed, p, e = K.item_agreement(codes, np.asarray(fit.q), phi, easy)
     if fit.level_weights is not None:
         # hard="difficulty": a hard item agrees with the probability that its annotators,
         # knowing the class with θ_j·a, all report the same label, averaged over the
@@ -518,8 +528,7 @@ def fit_noise_bound(fit: LatentClassFit, *, alpha: float = 0.95) -> FitNoiseBoun
         for a_lev, w in zip(K.LEVELS, fit.level_weights, strict=True):
             ta = np.asarray(fit.competence)[:, None, None] * a_lev
             level = ta * eye + (1.0 - ta) * np.asarray(fit.spam_distribution)[:, None, :]
-            p += w * K.item_agreement(codes, np.asarray(fit.q), np.asarray(fit.phi),
-                                      level)[3]
+            p += w * K.item_agreement(codes, np.asarray(fit.q), phi, level)[3]
     eligible = r >= 2
     n = int(eligible.sum())
     n_agreed = int(agreed.sum())

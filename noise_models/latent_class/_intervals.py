@@ -35,7 +35,10 @@ def _with_accuracy(fit: Any) -> pd.DataFrame:
     (Dawid–Skene): ``Σ_c φ_c π_j[c, c]``; the perfect (easy/hard) model has none.
     """
     frame = fit.annotator_frame()
-    phi = np.asarray(fit.phi, dtype=np.float64)
+    # the model's class weights (hard="difficulty": not the posteriors' shares), as in
+    # the refits of _replicate_values
+    phi = np.asarray(fit.phi if fit.class_weights is None else fit.class_weights,
+                     dtype=np.float64)
     if fit.error_rate is not None:
         frame.insert(1, "accuracy", 1.0 - np.asarray(fit.error_rate))
     elif fit.competence is not None:
