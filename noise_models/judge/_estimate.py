@@ -94,18 +94,22 @@ class JudgeEstimateResult(PPIResult):
             f"of a prevalence, and is clipped there ({', '.join(clipped)}): with so few "
             "labelled items the interval's coverage is approximate; label more items")))
 
+    @validate_params(confidence_level=ConfidenceLevel(optional=True))
     def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
         """The prediction-powered interval (default: the level it was computed at), clipped
         to the range of a prevalence when ``category`` was given."""
-        ci = super().confidence_interval(confidence_level)
+        check_params(JudgeEstimateResult.confidence_interval, locals())
+        ci = PPIResult.confidence_interval(self, confidence_level)
         if self.bounds is None:
             return ci
         return ConfidenceInterval(*np.clip([ci.low, ci.high], *self.bounds).tolist())
 
+    @validate_params(confidence_level=ConfidenceLevel(optional=True))
     def classical_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
         """The human-only interval (default: the level it was computed at), clipped like
         :meth:`confidence_interval`."""
-        ci = super().classical_interval(confidence_level)
+        check_params(JudgeEstimateResult.classical_interval, locals())
+        ci = PPIResult.classical_interval(self, confidence_level)
         if self.bounds is None:
             return ci
         return ConfidenceInterval(*np.clip([ci.low, ci.high], *self.bounds).tolist())
