@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -32,12 +33,20 @@ pytest.importorskip("sphinx", reason="the docs extra is not installed (pip insta
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
+    # The build writes pages into its source folder (the API stubs, the gallery, the
+    # benchmark pages): it builds a copy, so that nothing else that reads or writes docs/
+    # meanwhile meets a half-written file (the gallery's thumbnails were seen to vanish).
     out = tmp_path_factory.mktemp("site")
+    src = out / "src"
+    shutil.copytree(DOCS, src / "docs", ignore=shutil.ignore_patterns(
+        "_build", "gallery", "generated", "sg_execution_times.rst"))
+    for name in ("goldnoise", "benchmarks"):  # pages include ../goldnoise/data, ../benchmarks
+        (src / name).symlink_to(ROOT / name, target_is_directory=True)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     run = subprocess.run(
         [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-E", "-b", "html",
-         "-d", str(out / "doctrees"), str(DOCS), str(out / "html")],
-        capture_output=True, text=True, env=env, timeout=900)
+         "-d", str(out / "doctrees"), str(src / "docs"), str(out / "html")],
+        capture_output=True, text=True, env=env, timeout=900, cwd=src)
     assert run.returncode == 0, run.stderr[-5000:]
     assert "WARNING" not in run.stderr and "ERROR" not in run.stderr, run.stderr[-5000:]
     return out / "html"
