@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from _goldnoise_lib.results import plain_value
+
 __all__ = ["Comparisons", "as_comparisons", "comparisons_from_ratings"]
 
 _WINNER_WORDS = {"a": 1, "b": -1, "tie": 0}
@@ -155,7 +157,7 @@ def as_comparisons(data: Any, *, judges: Any = None, item: str = "item", a: str 
     if same.any():
         r = df[same].iloc[0]
         raise ValueError(f"{int(same.sum())} vote(s) compare a system with itself (e.g. item "
-                         f"{r['item']!r}: {r['a']!r} vs {r['a']!r}); drop them.")
+                         f"{plain_value(r['item'])!r}: {r['a']!r} vs {r['a']!r}); drop them.")
     w = df["winner"].astype(str)
     outcome = w.str.lower().map(_WINNER_WORDS)
     by_name = outcome.isna()
@@ -165,7 +167,7 @@ def as_comparisons(data: Any, *, judges: Any = None, item: str = "item", a: str 
     if bad.any():
         r = df[bad].iloc[0]
         raise ValueError(f"{int(bad.sum())} vote(s) name a winner that is neither system (e.g. "
-                         f"item {r['item']!r}: winner {r['winner']!r} of {r['a']!r} vs "
+                         f"item {plain_value(r['item'])!r}: winner {r['winner']!r} of {r['a']!r} vs "
                          f"{r['b']!r}); use 'a', 'b', 'tie' or one of the two systems.")
     df["winner"] = np.where(outcome == 1, "a", np.where(outcome == -1, "b", "tie"))
     if order in data.columns:
