@@ -5,7 +5,8 @@ than about the test. Each line of ``$CPULOG`` (default ``cpu.tsv``) is
 ``nodeid<TAB>CPU seconds<TAB>wall seconds``; with pytest-xdist each worker appends its own
 lines. ``benchmarks/ci_time.py`` sums them per file.
 
-Run: ``PYTHONPATH=.:benchmarks CPULOG=/tmp/cpu.tsv pytest -p cpulog``.
+Run: ``PYTHONPATH=.:benchmarks CPULOG=/tmp/cpu.tsv pytest -p cpulog``; with
+``COMPILELOG=/tmp/compile.tsv`` it also logs each kernel compile and its CPU seconds.
 """
 
 from __future__ import annotations
@@ -29,3 +30,36 @@ def pytest_runtest_protocol(item, nextitem):
     yield
     with open(os.environ.get("CPULOG", "cpu.tsv"), "a") as fh:
         fh.write(f"{item.nodeid}\t{_cpu() - cpu:.3f}\t{time.time() - wall:.3f}\n")
+
+
+class _CompileLog:
+    """Each kernel compiled (a cache miss) and its CPU seconds: ``$COMPILELOG`` gets
+    ``worker<TAB>function<TAB>signature<TAB>CPU seconds<TAB>depth`` per compile (depth 0: a
+    compile the code asked for; deeper: a kernel compiled while compiling its caller, whose
+    seconds its caller's line includes)."""
+
+    def __init__(self, path: str):
+        from numba.core import event
+
+        self.path, self.stack = path, []
+        self.worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+
+        class Listener(event.Listener):
+            def on_start(listener, ev):
+                self.stack.append(time.process_time())
+
+            def on_end(listener, ev):
+                start = self.stack.pop()
+                disp = ev.data.get("dispatcher")
+                name = getattr(getattr(disp, "py_func", None), "__qualname__", str(disp))
+                module = getattr(getattr(disp, "py_func", None), "__module__", "")
+                with open(self.path, "a") as fh:
+                    fh.write(f"{self.worker}\t{module}.{name}\t{ev.data.get('args')}\t"
+                             f"{time.process_time() - start:.3f}\t{len(self.stack)}\n")
+
+        event.register("numba:compile", Listener())
+
+
+def pytest_configure(config):
+    if os.environ.get("COMPILELOG"):
+        _CompileLog(os.environ["COMPILELOG"])

@@ -126,9 +126,8 @@ def test_count_table_equals_raw(name):
     assert counts.standard_error == pytest.approx(raw.standard_error, abs=1e-13)
 
 
-# The serial/parallel build checks compile parallel kernels no other test needs: one worker
-# runs them all, so that two workers never compile the same build at once.
-pytestmark = pytest.mark.xdist_group("coefficient_kernels")
+# The serial/parallel build checks compile parallel kernels no other test needs; the file
+# runs in one worker (`--dist loadfile`), so no build is compiled twice at once.
 
 FAMILIES = {"count": "fleiss_kappa", "rater": "conger_kappa", "pair": "light_kappa"}
 

@@ -24,9 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 PACKAGES = ("agreement", "noise_models", "simulation", "goldnoise")
 
-# One build, in one worker: sphinx's autosummary writes its stub pages into docs/api, so two
-# builds at once (one per pytest-xdist worker) would write the same files.
-pytestmark = pytest.mark.xdist_group("docs")
+# One build for the module (pytest-xdist runs a file in one worker: `--dist loadfile`).
 
 pytest.importorskip("sphinx", reason="the docs extra is not installed (pip install -e '.[docs]')")
 

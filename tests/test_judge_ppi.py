@@ -377,9 +377,12 @@ def _coverage(truth, n_reps, seed):
     return hits
 
 
-@pytest.mark.parametrize("truth", ["mean", "majority", "posterior"])
-def test_coverage_with_several_noisy_humans(truth):
-    n_reps = 400 if truth == "posterior" else 600
+# The posterior's latent-class fit costs about 0.15 s of CPU a study: the default run
+# checks it on 100 studies, `pytest --slow` on 400.
+@pytest.mark.parametrize(("truth", "n_reps"), [
+    ("mean", 600), ("majority", 600), ("posterior", 100),
+    pytest.param("posterior", 400, marks=pytest.mark.slow)])
+def test_coverage_with_several_noisy_humans(truth, n_reps):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         # EM starts that label a few items differently do not move the prevalence
@@ -433,13 +436,15 @@ def test_pandalm_item_values_against_ppi_py(shared_data):
     assert res.n_left_out == 25 and res.n_labelled == 200 and res.n_unlabelled == 774
 
 
-def test_posterior_coverage_three_classes():
+@pytest.mark.parametrize("n_reps", [60, pytest.param(300, marks=pytest.mark.slow)])
+def test_posterior_coverage_three_classes(n_reps):
     # Three classes (0.5, 0.3, 0.2), humans erring 0.25 uniformly to the other classes on
-    # 300 of 2,000 items, the judge erring 0.2: the influence values of the one-coin
-    # prevalence cover class 1's prevalence and the mean rating (0.7).
+    # 300 of 2,000 items, the judge erring 0.2: the influence values of the latent-class
+    # prevalence cover class 1's prevalence and the mean rating (0.7). Two fits a study
+    # (about 0.35 s of CPU): 60 studies in the default run, 300 with `pytest --slow`.
     phi = np.array([0.5, 0.3, 0.2])
     g = np.random.default_rng(4)
-    n_reps, hits = 300, np.zeros(2)
+    hits = np.zeros(2)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         warnings.simplefilter("ignore", UnstableStartsWarning)
