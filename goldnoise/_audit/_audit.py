@@ -340,7 +340,7 @@ def latent_class(r: Any, o: AuditOptions) -> tuple[list[Section], Any, Any]:
         return [Section("latent_class", title).undefined(
             f"every label is {r.categories[0]!r}: with one category there is nothing to "
             "estimate")], None, None
-    if int((r.ratings_per_item >= 2).sum()) == 0:
+    if r.describe()["items_with_two_or_more"] == 0:
         return [Section("latent_class", title).undefined(
             "no item has two or more ratings")], None, None
     try:

@@ -21,14 +21,13 @@ __all__ = ["agreement_section", "bound_section", "coefficient_frame", "data_sect
 # ------------------------------------------------------------------ sections
 def data_section(r: Any, *, labels_ordered: bool = False, notes: Sequence[str] = ()) -> Section:
     s = Section("data", "Data")
-    per_item = r.ratings_per_item
-    rated = per_item[per_item > 0]
+    d = r.describe()
+    lo, hi = d["ratings_per_item_min"], d["ratings_per_item_max"]
     s.values.update({"n_items": r.n_items, "n_raters": r.n_raters,
                      "n_categories": r.n_categories, "n_ratings": r.n_ratings,
                      "categories": [str(c) for c in r.categories],
-                     "ratings_per_item_min": int(rated.min()) if rated.size else 0,
-                     "ratings_per_item_max": int(rated.max()) if rated.size else 0,
-                     "items_with_one_rating": int((per_item == 1).sum()),
+                     "ratings_per_item_min": lo, "ratings_per_item_max": hi,
+                     "items_with_one_rating": d["items_with_one_rating"],
                      "count_table": not r.has_raters})
     s.lines.append(f"{plural(r.n_items, 'item')}, {plural(r.n_raters, 'annotator')}, "
                    f"{plural(r.n_categories, 'category', 'categories')}, "
@@ -36,11 +35,11 @@ def data_section(r: Any, *, labels_ordered: bool = False, notes: Sequence[str] =
     if not r.has_raters:
         s.lines.append("a count table: the annotators are unnamed slots, so coefficients that "
                        "need annotator identity are left out")
-    if rated.size and rated.min() == rated.max():
-        s.lines.append(f"every item has {int(rated.min())} ratings")
-    elif rated.size:
-        s.lines.append(f"ratings per item vary from {int(rated.min())} to {int(rated.max())} "
-                       f"(mean {rated.mean():.1f})")
+    if hi and lo == hi:
+        s.lines.append(f"every item has {lo} ratings")
+    elif hi:
+        s.lines.append(f"ratings per item vary from {lo} to {hi} "
+                       f"(mean {d['ratings_per_item_mean']:.1f})")
     shown = ", ".join(str(c) for c in list(r.categories)[:12])
     more = f", ... ({r.n_categories} in all)" if r.n_categories > 12 else ""
     s.lines.append(f"categories: {shown}{more}")
@@ -172,8 +171,8 @@ def bound_section(r: Any, *, alpha: float) -> tuple[Section, Any]:
 
     s = Section("noise_bound", f"Noise bound of the gold standard (easy/hard model, "
                                f"confidence alpha = {alpha:g})")
-    n = int((r.ratings_per_item >= 2).sum())
-    agreed = int(r.agreed.sum())
+    d = r.describe()
+    n, agreed = d["items_with_two_or_more"], d["agreed_items"]
     s.values.update({"n": n, "agreed": agreed, "d": n - agreed})
     if n == 0:
         return s.undefined("no item has two or more ratings, so no item can be agreed or "
