@@ -178,3 +178,26 @@ def test_accuracy_of_perfect_annotators_is_one():
     assert fit.annotator_frame()["accuracy"].tolist() == [1.0, 1.0]
     with pytest.raises(ValueError, match="no annotator parameter"):
         annotator_intervals(fit, n_resamples=5)
+
+
+def test_accuracy_is_how_often_a_drawn_label_is_the_class(fits):
+    # Draw easy items from the fitted model (class by its weights, each annotator's label
+    # from their emission) and count how often the label is the class: the exact interval
+    # of that share (99.9%) holds the accuracy, for every annotator of three models.
+    from scipy.stats import binomtest
+
+    rng = np.random.default_rng(0)
+    n = 20_000
+    for fit in (fits[3], fits[6], fits[-1]):  # one-coin, confusion, spam with difficulty
+        m = fit.ratings.n_categories
+        params = params_of(fit)
+        w = np.asarray(fit.phi if fit.class_weights is None else fit.class_weights)
+        classes = rng.choice(m, size=n, p=w / w.sum())
+        accuracy = fit.annotator_frame()["accuracy"]
+        for j in range(fit.ratings.n_raters):
+            emit = np.array([[slow_emission(fit.model.annotators, params, j, x, c, m)
+                              for x in range(m)] for c in range(m)])
+            u = rng.random(n)
+            said = (u[:, None] > np.cumsum(emit[classes], axis=1)).sum(axis=1)
+            ci = binomtest(int(np.sum(said == classes)), n).proportion_ci(0.999)
+            assert ci.low <= accuracy.iloc[j] <= ci.high, (fit.model.name, j)
