@@ -201,3 +201,11 @@ def test_accuracy_is_how_often_a_drawn_label_is_the_class(fits):
             said = (u[:, None] > np.cumsum(emit[classes], axis=1)).sum(axis=1)
             ci = binomtest(int(np.sum(said == classes)), n).proportion_ci(0.999)
             assert ci.low <= accuracy.iloc[j] <= ci.high, (fit.model.name, j)
+
+
+def test_hard_items_of_items_named_by_tuples():
+    x = pd.DataFrame([["a", "a"], ["a", "b"], ["b", "b"]] * 10,
+                     index=pd.MultiIndex.from_tuples([(i, "x") for i in range(30)]))
+    fit = EasyHardModel(rng=0).fit(x)
+    top = fit.hard_items(3, unanimous=True)
+    assert top.index.tolist() == [(0, "x"), (2, "x"), (3, "x")]

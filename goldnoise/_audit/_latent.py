@@ -324,11 +324,12 @@ def hard_section(f: Fitted) -> Section:
     if top.empty:
         s.lines.append("no unanimous item to rank")
         return s
+    at = r.items.get_indexer(top.index)  # positions (item ids may be tuples)
     labels = fit.labels
     votes = r.counts_frame()
-    rows = [{"item": item, "posterior_hard": float(p), "label": labels.loc[item],
-             "votes": _votes(votes.loc[item])}
-            for item, p in zip(top.index, top["posterior_hard"], strict=True)]
+    rows = [{"item": r.items[i], "posterior_hard": float(p), "label": labels.iloc[i],
+             "votes": _votes(votes.iloc[i])}
+            for i, p in zip(at, top["posterior_hard"], strict=True)]
     s.tables.append(Table("most_likely_hard", [
         Column("item", "item", align="<"), Column("posterior_hard", "P(hard)", ".4f"),
         Column("label", "fitted label", align="<"), Column("votes", "votes", align="<")],
