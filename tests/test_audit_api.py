@@ -254,3 +254,38 @@ def test_the_no_statistics_check_sees_a_reduction(tmp_path):
                    "    return beta.ppf(0.025, k, n - k + 1)\n", encoding="utf-8")
     assert _violations(bad) == ["verb.py:<module> line 1: import scipy.stats",
                                 "verb.py:ci line 4: .ppf()"]
+
+
+# ------------------------------------------------------------ one place builds a section
+#: Where goldnoise may build a Section or a Table itself: the one place every verb uses
+#: (section_from_result, report_table) and the report model's public name.
+SECTION_BUILDERS = {"_render.py", "report.py"}
+
+
+def _hand_built(path: Path) -> list[str]:
+    """Calls of ``Section(...)`` or ``Table(...)``: a section or table built by hand."""
+    where = path.relative_to(GOLDNOISE) if path.is_relative_to(GOLDNOISE) else path.name
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call):
+            name = (node.func.id if isinstance(node.func, ast.Name) else
+                    node.func.attr if isinstance(node.func, ast.Attribute) else None)
+            if name in ("Section", "Table"):
+                found.append(f"{where} line {node.lineno}: {name}()")
+    return found
+
+
+def test_every_verb_builds_its_sections_in_one_place():
+    modules = [p for p in sorted(GOLDNOISE.rglob("*.py")) if p.name not in SECTION_BUILDERS]
+    assert CLI / "spans.py" in modules and GOLDNOISE / "_audit" / "_latent.py" in modules
+    found = [v for path in modules for v in _hand_built(path)]
+    assert found == [], ("build a report's sections with goldnoise._render.section_from_result "
+                         f"and its tables with report_table: {found}")
+
+
+def test_the_one_place_check_sees_a_section_built_by_hand(tmp_path):
+    bad = tmp_path / "verb.py"
+    bad.write_text("from goldnoise.report import Section, Table\n\ndef run(res):\n"
+                   "    s = Section('x', 'X')\n    s.tables.append(report.Table('t', [], []))\n"
+                   "    return s\n", encoding="utf-8")
+    assert _hand_built(bad) == ["verb.py line 4: Section()", "verb.py line 5: Table()"]

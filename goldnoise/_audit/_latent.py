@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from goldnoise._audit._text import capture_notes, pct
+from goldnoise._render import report_table, section_from_result
 from goldnoise.report import Column, Report, Section, Table
 
 __all__ = ["MODELS", "Fitted", "annotator_table", "bracket_section", "fit_models",
@@ -152,7 +153,7 @@ def annotator_table(f: Fitted, gold: Any = None, intervals: Any = None) -> Table
     cols.append(Column("agreement_with_labels", "agrees with fitted label", ".3f"))
     if rows and "gold_accuracy" in rows[0]:
         cols.append(Column("gold_accuracy", "accuracy vs gold", ".3f"))
-    return Table("annotators", cols, rows, title=None, shown=SHOWN)
+    return report_table("annotators", cols, rows, title=None, shown=SHOWN)
 
 
 def _gold_codes(r: Any, gold: Any) -> Any:
@@ -198,7 +199,7 @@ def items_table(f: Fitted, gold: Any = None, *, shown: int | None = SHOWN) -> Ta
             Column("posterior_hard", hard, ".4f"), Column("n_ratings", "ratings")]
     if gold is not None:
         cols.append(Column("gold", "gold", align="<"))
-    return Table("items", cols, rows, shown=shown)
+    return report_table("items", cols, rows, shown=shown)
 
 
 def latent_sections(f: Fitted, *, gold: Any = None, alpha: float, bracket: Any,
@@ -207,19 +208,20 @@ def latent_sections(f: Fitted, *, gold: Any = None, alpha: float, bracket: Any,
     """The audit's latent-class sections: the fit and its annotators, hard items, bracket."""
     fit = f.fit
     r = fit.ratings
-    s = Section("latent_class", f"Latent-class fit ({fit.model.name}): who is reliable, which "
-                                "labels are likely wrong")
     expected_wrong = fit.expected_wrong_labels
     likely_wrong = fit.labels_likely_wrong
     differs = fit.labels_differing_from_majority
-    s.values.update({
-        "model": fit.model.name, "converged": bool(fit.converged), "n_iter": int(fit.n_iter),
-        "log_likelihood": float(fit.log_likelihood), "pi": fit.pi,
-        "phi": {str(c): float(v) for c, v in zip(r.categories, fit.phi, strict=True)},
-        "expected_wrong_labels": expected_wrong,
-        "expected_wrong_share": expected_wrong / r.n_items, "labels_likely_wrong": likely_wrong,
-        "labels_differing_from_majority": differs, "n_items": r.n_items,
-    })
+    s = section_from_result(
+        fit, "latent_class", f"Latent-class fit ({fit.model.name}): who is reliable, which "
+        "labels are likely wrong", values={
+            "model": fit.model.name, "converged": bool(fit.converged),
+            "n_iter": int(fit.n_iter), "log_likelihood": float(fit.log_likelihood),
+            "pi": fit.pi,
+            "phi": {str(c): float(v) for c, v in zip(r.categories, fit.phi, strict=True)},
+            "expected_wrong_labels": expected_wrong,
+            "expected_wrong_share": expected_wrong / r.n_items,
+            "labels_likely_wrong": likely_wrong, "labels_differing_from_majority": differs,
+            "n_items": r.n_items})
     state = "converged" if fit.converged else "NOT converged"
     collapsed = [n for n in f.notes if "collapsed" in n]
     s.values["collapsed"] = bool(collapsed)
@@ -303,7 +305,7 @@ def hard_section(f: Fitted) -> Section:
     own = fit.posterior_hard is not None and fit.model.name != f.hard_fit.model.name
     source = fit if own else f.hard_fit
     model = source.model.name
-    s = Section("hard_items", f"Items most likely hard ({model})")
+    s = section_from_result(source, "hard_items", f"Items most likely hard ({model})")
     s.figures.append(hard_figure(f))
     s.values.update({"model": model, "expected_hard_items": source.expected_hard_items,
                      "n_items": r.n_items})
@@ -330,7 +332,7 @@ def hard_section(f: Fitted) -> Section:
     rows = [{"item": r.items[i], "posterior_hard": float(p), "label": labels.iloc[i],
              "votes": _votes(votes.iloc[i])}
             for i, p in zip(at, top["posterior_hard"], strict=True)]
-    s.tables.append(Table("most_likely_hard", [
+    s.tables.append(report_table("most_likely_hard", [
         Column("item", "item", align="<"), Column("posterior_hard", "P(hard)", ".4f"),
         Column("label", "fitted label", align="<"), Column("votes", "votes", align="<")],
         rows, title=None if own else "unanimous items most likely hidden coin-flips"))
@@ -346,11 +348,11 @@ def bracket_section(bracket: Any, reason: str | None, alpha: float) -> Section:
     """How wrong the unanimous labels may be, and the verified sample that settles it."""
     from noise_models import sample_size_needed
 
-    s = Section("bracket", "How wrong are the unanimous labels? (agreed-error bracket)")
+    title = "How wrong are the unanimous labels? (agreed-error bracket)"
     if bracket is None:
-        return s.undefined(reason or "not computed")
+        return section_from_result(None, "bracket", title, undefined=reason or "not computed")
     b = bracket
-    s.values.update({k: v for k, v in b.to_dict().items() if k != "explanation"})
+    s = section_from_result(b, "bracket", title, exclude=("explanation",))
     s.lines += [
         f"of the {b.n_agreed} unanimous labels, between "
         f"{pct(b.optimistic, 2)} ({b.optimistic_errors:.1f}, {b.optimistic_model}: annotators "
@@ -378,7 +380,7 @@ def bracket_section(bracket: Any, reason: str | None, alpha: float) -> Section:
 def gold_section(f: Fitted | None, ratings: Any, gold: Any) -> Section:
     """Accuracy against gold of the majority vote, the fitted labels, the unanimous items
     (:meth:`Ratings.gold_accuracy`, :meth:`LatentClassFit.label_accuracy`)."""
-    s = Section("gold", "Against the gold labels")
+    s = section_from_result(None, "gold", "Against the gold labels")
     acc = ratings.gold_accuracy(gold)
     n_gold = acc["items_with_gold"]
     s.values["items_with_gold"] = n_gold
@@ -407,9 +409,9 @@ def gold_section(f: Fitted | None, ratings: Any, gold: Any) -> Section:
         s.lines.append(f"{wrong} of the {n_agreed} unanimous labels are wrong against "
                        f"gold ({pct(acc['unanimous_wrong_share'], 2)})")
     s.values["accuracy"] = {row["labels"]: row["accuracy"] for row in rows}
-    s.tables.append(Table("accuracy", [Column("labels", "labels", align="<"),
-                                       Column("accuracy", "accuracy", ".4f"),
-                                       Column("items", "items")], rows))
+    s.tables.append(report_table("accuracy", [Column("labels", "labels", align="<"),
+                                              Column("accuracy", "accuracy", ".4f"),
+                                              Column("items", "items")], rows))
     return s
 
 
@@ -427,9 +429,9 @@ def fit_report(r: Any, *, model: str, hard: str | None, n_starts: int, seed: Any
                     parameters={"source": source, "model": model, "hard": hard or "none",
                                 "starts": n_starts, "seed": seed, "gold_in_fit": gold_in_fit},
                     primary="items/items", companions=["annotators/annotators"])
-    s = report.add(Section("fit", f"Model: {fit.model.name}"))
-    s.values.update({k: v for k, v in fit.to_dict().items() if k != "phi"})
-    s.values["phi"] = {str(c): float(v) for c, v in zip(r.categories, fit.phi, strict=True)}
+    s = report.add(section_from_result(
+        fit, "fit", f"Model: {fit.model.name}", exclude=("phi",),
+        values={"phi": {str(c): float(v) for c, v in zip(r.categories, fit.phi, strict=True)}}))
     state = "converged" if fit.converged else "NOT converged"
     s.lines += [
         f"{r.n_items} items, {r.n_raters} annotators, {r.n_categories} categories; "
@@ -442,10 +444,10 @@ def fit_report(r: Any, *, model: str, hard: str | None, n_starts: int, seed: Any
                        "which calls every item with a disagreement hard: this model has no "
                        "hard component (add --hard marginal for one)")
     s.notes += fitted.notes + list(notes)
-    items = report.add(Section("items", "Per item"))
+    items = report.add(section_from_result(None, "items", "Per item"))
     items.tables.append(items_table(fitted, gold))
     items.figures.append(hard_figure(fitted))
-    ann = report.add(Section("annotators", "Per annotator"))
+    ann = report.add(section_from_result(None, "annotators", "Per annotator"))
     ann.tables.append(annotator_table(fitted, gold))
     ann.figures.append(annotator_figure(ann.tables[0]))
     if gold is not None:
@@ -458,13 +460,16 @@ def check_section(f: Fitted, seed: Any = 0) -> Section:
     from noise_models import posterior_check
 
     fit = f.fit
-    s = Section("posterior_check", "How sure should the fit be? (held-out ratings)")
+    title = "How sure should the fit be? (held-out ratings)"
+    notes: list[str] = []
     try:
-        with capture_notes(s.notes):
+        with capture_notes(notes):
             chk = posterior_check(fit, rng=seed)
     except ValueError as exc:
-        return s.undefined(str(exc))
-    s.values.update({k: v for k, v in chk.to_dict().items() if k != "reliability"})
+        return section_from_result(None, "posterior_check", title, notes=notes,
+                                   undefined=str(exc))
+    s = section_from_result(chk, "posterior_check", title, exclude=("reliability",),
+                            notes=notes)
     s.lines += [
         f"{chk.n_heldout} ratings, each held out in turn and predicted from the item's other "
         f"ratings by the model refitted without the item (5 folds): log score {chk.log_score:.4f} per rating (majority of the rest "
@@ -474,7 +479,7 @@ def check_section(f: Fitted, seed: Any = 0) -> Section:
     if fit.temperature != 1.0:
         s.lines.append(f"posteriors tempered at T = {fit.temperature:.2f} (calibrate="
                        "held-out)")
-    s.tables.append(Table("reliability", [
+    s.tables.append(report_table("reliability", [
         Column("low", "from", ".1f"), Column("high", "to", ".1f"), Column("n", "ratings"),
         Column("confidence", "predicted", ".3f"), Column("accuracy", "observed", ".3f")],
         chk.reliability[chk.reliability["n"] > 0].to_dict(orient="records"),
@@ -493,13 +498,15 @@ def calibration_section(f: Fitted, verified: Any, what: str) -> Section:
     """The fit's confidence against verified labels (gold, or a checked sample)."""
     from noise_models import calibration
 
-    s = Section("calibration", f"Is the fit's confidence right? (against {what})")
+    title = f"Is the fit's confidence right? (against {what})"
+    notes: list[str] = []
     try:
-        with capture_notes(s.notes):
+        with capture_notes(notes):
             res = calibration(f.fit, verified, rng=0)
     except ValueError as exc:
-        return s.undefined(str(exc))
-    s.values.update({k: v for k, v in res.to_dict().items() if k != "reliability"})
+        return section_from_result(None, "calibration", title, notes=notes,
+                                   undefined=str(exc))
+    s = section_from_result(res, "calibration", title, exclude=("reliability",), notes=notes)
     lo, hi = res.verified_interval
     s.lines += [
         f"on {res.n_verified} verified items the fit claims {pct(res.claimed_accuracy)} of its "
@@ -510,7 +517,7 @@ def calibration_section(f: Fitted, verified: Any, what: str) -> Section:
         f"over all {len(res.recalibrated_label_posterior)} items the expected accuracy is "
         f"{pct(res.recalibrated_accuracy_all)} (the fit claims {pct(res.claimed_accuracy_all)})",
     ]
-    s.tables.append(Table("reliability", [
+    s.tables.append(report_table("reliability", [
         Column("low", "from", ".1f"), Column("high", "to", ".1f"), Column("n", "items"),
         Column("confidence", "claimed", ".3f"), Column("accuracy", "verified", ".3f")],
         res.reliability[res.reliability["n"] > 0].to_dict(orient="records")))
