@@ -276,8 +276,6 @@ class LatentClassFit(Result):
         >>> fit = LatentClassModel("spam", rng=0).fit(x)
         >>> round(fit.expected_wrong_labels, 2)  # of 100 labels
         0.1
-        >>> fit.labels_likely_wrong, fit.labels_differing_from_majority
-        (0, 0)
         """
         return float(np.sum(1.0 - self.label_posterior))
 
@@ -285,7 +283,16 @@ class LatentClassFit(Result):
     def labels_likely_wrong(self) -> int:
         """Items whose fitted label is more likely wrong than right (``label_posterior < 0.5``).
 
-        See :attr:`expected_wrong_labels` for an example.
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from noise_models import LatentClassModel
+        >>> x = pd.DataFrame({"ann1": ["pos", "neg", "pos", "neg"] * 25,
+        ...                   "ann2": ["pos", "neg", "neg", "neg"] * 25,
+        ...                   "ann3": ["pos", "pos", "pos", "neg"] * 25})
+        >>> fit = LatentClassModel("spam", rng=0).fit(x)
+        >>> fit.labels_likely_wrong
+        0
         """
         return int(np.count_nonzero(self.label_posterior < 0.5))
 
@@ -293,8 +300,18 @@ class LatentClassFit(Result):
     def labels_differing_from_majority(self) -> int:
         """Rated items whose fitted label is not the majority vote (ties: first category).
 
-        See :attr:`expected_wrong_labels` for an example; the majority vote is
-        :meth:`~agreement.Ratings.majority_labels`.
+        The majority vote is :meth:`~agreement.Ratings.majority_labels`.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from noise_models import LatentClassModel
+        >>> x = pd.DataFrame({"ann1": ["pos", "neg", "pos", "neg"] * 25,
+        ...                   "ann2": ["pos", "neg", "neg", "neg"] * 25,
+        ...                   "ann3": ["pos", "pos", "pos", "neg"] * 25})
+        >>> fit = LatentClassModel("spam", rng=0).fit(x)
+        >>> fit.labels_differing_from_majority  # 3 annotators: no tie, the fit follows them
+        0
         """
         counts = self.ratings.counts
         rated = counts.sum(axis=1) > 0
@@ -311,10 +328,8 @@ class LatentClassFit(Result):
         >>> from noise_models import EasyHardModel
         >>> x = np.array([[0, 0], [1, 1], [0, 1], [1, 1], [0, 0], [1, 0]] * 50)
         >>> fit = EasyHardModel(rng=0).fit(x)
-        >>> round(fit.expected_hard_items, 1)  # the 100 disagreed items and some agreed ones
+        >>> round(fit.expected_hard_items, 1)  # the 100 disagreed items and 99.8 unanimous ones
         199.8
-        >>> round(fit.expected_hidden_hard, 1)  # hard items among the 200 unanimous ones
-        99.8
         """
         if self.posterior_hard is None:
             return None
@@ -325,7 +340,14 @@ class LatentClassFit(Result):
         """The expected number of hard items among the unanimous ones (hidden coin-flips),
         ``Σ_{i agreed} posterior_hard[i]`` (None without a hard component).
 
-        See :attr:`expected_hard_items` for an example.
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from noise_models import EasyHardModel
+        >>> x = np.array([[0, 0], [1, 1], [0, 1], [1, 1], [0, 0], [1, 0]] * 50)
+        >>> fit = EasyHardModel(rng=0).fit(x)
+        >>> round(fit.expected_hidden_hard, 1)  # of the 200 unanimous items
+        99.8
         """
         if self.posterior_hard is None:
             return None
