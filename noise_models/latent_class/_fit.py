@@ -674,17 +674,27 @@ def _easy_emission(fit: LatentClassFit) -> np.ndarray | None:
 def _easy_accuracy(fit: LatentClassFit) -> np.ndarray:
     """``Σ_c w_c E_j[c, c]``: each annotator's accuracy on easy items (see
     :meth:`LatentClassFit.annotator_frame`)."""
-    # Each model's closed form of Σ_c w_c E_j[c, c] (Σ_c w_c = 1), as _easy_emission writes E.
-    w = np.asarray(fit.phi if fit.class_weights is None else fit.class_weights,
-                   dtype=np.float64)
     if fit.model.annotators == "perfect":
         return np.ones(fit.ratings.n_raters)
-    if fit.model.annotators == "one-coin":
-        return 1.0 - np.asarray(fit.error_rate, dtype=np.float64)
-    if fit.model.annotators == "confusion":
-        return np.diagonal(fit.confusion, axis1=1, axis2=2) @ w
-    theta = np.asarray(fit.competence, dtype=np.float64)
-    return theta + (1.0 - theta) * (fit.spam_distribution @ w)
+    w = fit.phi if fit.class_weights is None else fit.class_weights
+    return accuracy_of(w, {"error_rate": fit.error_rate, "confusion": fit.confusion,
+                           "competence": fit.competence,
+                           "spam_distribution": fit.spam_distribution})
+
+
+def accuracy_of(weights: Any, params: dict[str, Any]) -> np.ndarray:
+    """``Σ_c w_c E_j[c, c]`` from the annotator parameters (``error_rate``, ``competence``
+    and ``spam_distribution``, or ``confusion``; the first not None), each model's closed
+    form (``Σ_c w_c = 1``): one-coin ``1 − ε_j``, spam ``θ_j + (1 − θ_j) Σ_c w_c ξ_jc``,
+    confusion ``Σ_c w_c confusion[j, c, c]``. Also the accuracy of a refit's parameters
+    (:func:`~noise_models.annotator_intervals`)."""
+    w = np.asarray(weights, dtype=np.float64)
+    if params["error_rate"] is not None:
+        return 1.0 - np.asarray(params["error_rate"], dtype=np.float64)
+    if params["competence"] is not None:
+        theta = np.asarray(params["competence"], dtype=np.float64)
+        return theta + (1.0 - theta) * (params["spam_distribution"] @ w)
+    return np.diagonal(params["confusion"], axis1=1, axis2=2) @ w
 
 
 def fit_noise_bound(fit: LatentClassFit, *, alpha: float = 0.95) -> FitNoiseBoundResult:

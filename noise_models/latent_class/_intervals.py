@@ -16,6 +16,7 @@ from _goldnoise_lib.validation import (
     check_params,
     validate_params,
 )
+from noise_models.latent_class._fit import accuracy_of
 
 __all__ = ["annotator_intervals"]
 
@@ -41,17 +42,14 @@ def _with_accuracy(fit: Any) -> pd.DataFrame:
 def _replicate_values(p: dict[str, Any], cats: list[str]) -> dict[str, np.ndarray]:
     """The reliability columns of :func:`_with_accuracy` from a refit's parameters."""
     out: dict[str, np.ndarray] = {}
-    phi = np.asarray(p["phi"], dtype=np.float64)
     if p["error_rate"] is not None:
         out["error_rate"] = np.asarray(p["error_rate"])
-        out["accuracy"] = 1.0 - np.asarray(p["error_rate"])
     elif p["competence"] is not None:
-        theta = np.asarray(p["competence"])
-        out["competence"] = theta
-        out["accuracy"] = theta + (1.0 - theta) * (p["spam_distribution"] @ phi)
-    elif p["confusion"] is not None:
-        diag = np.diagonal(p["confusion"], axis1=1, axis2=2)
-        out["accuracy"] = diag @ phi
+        out["competence"] = np.asarray(p["competence"])
+    elif p["confusion"] is None:
+        return out
+    out["accuracy"] = accuracy_of(p["phi"], p)  # the formula of LatentClassFit.annotator_frame
+    if p["error_rate"] is None and p["competence"] is None:
         for i, c in enumerate(cats):
             out[f"accuracy_{c}"] = p["confusion"][:, i, i]
     return {k: np.asarray(v, dtype=np.float64) for k, v in out.items()}
