@@ -13,6 +13,9 @@ as_ratings       -- wrap an array or DataFrame as Ratings
 Ratings.from_export -- an annotation tool's item-level export: Label Studio (JSON),
                     Prodigy (db-out JSONL), Amazon Mechanical Turk (batch results CSV)
 Ratings.select   -- the same items rated by some rater columns only (categories kept)
+Ratings.describe -- counts: ratings per item, agreed and disagreed items -> Series
+Ratings.gold_accuracy -- how often the majority vote and the unanimous labels are
+                    the gold labels                                  -> Series
 
 Coefficients (each returns an AgreementResult with an analytic SE)
 ------------

@@ -661,6 +661,100 @@ class Ratings:
         rated = counts.sum(axis=1) > 0
         return labels if rated.all() else labels.astype(object).where(rated, pd.NA)
 
+    def describe(self) -> pd.Series:
+        """Counts of the data: items, annotators, ratings per item, agreed and disagreed items.
+
+        Returns
+        -------
+        pandas.Series
+            ``n_items``, ``n_raters``, ``n_categories``, ``n_ratings``;
+            ``ratings_per_item_min``, ``ratings_per_item_max`` and
+            ``ratings_per_item_mean`` over the rated items (0, 0 and NaN when no
+            item is rated); ``items_with_one_rating``, ``items_with_two_or_more``
+            (the items on which annotators can agree or disagree),
+            ``agreed_items`` (unanimous: :attr:`agreed`) and ``disagreed_items``
+            (two or more ratings, not unanimous). Counts are ints, the mean a float.
+
+        Examples
+        --------
+        >>> from agreement import Ratings
+        >>> r = Ratings.from_wide([["a", "a", "a"], ["a", "b", None], ["b", None, None]])
+        >>> d = r.describe()
+        >>> d[["ratings_per_item_min", "ratings_per_item_max", "ratings_per_item_mean"]].tolist()
+        [1, 3, 2.0]
+        >>> d[["items_with_one_rating", "agreed_items", "disagreed_items"]].tolist()
+        [1, 1, 1]
+        """
+        per_item = self.ratings_per_item
+        rated = per_item[per_item > 0]
+        two = per_item >= 2
+        agreed = int(np.count_nonzero(self.agreed))
+        return pd.Series({
+            "n_items": self.n_items, "n_raters": self.n_raters,
+            "n_categories": self.n_categories, "n_ratings": self.n_ratings,
+            "ratings_per_item_min": int(rated.min()) if rated.size else 0,
+            "ratings_per_item_max": int(rated.max()) if rated.size else 0,
+            "ratings_per_item_mean": float(rated.mean()) if rated.size else float("nan"),
+            "items_with_one_rating": int(np.count_nonzero(per_item == 1)),
+            "items_with_two_or_more": int(np.count_nonzero(two)),
+            "agreed_items": agreed,
+            "disagreed_items": int(np.count_nonzero(two)) - agreed,
+        }, dtype=object, name="ratings")
+
+    def gold_accuracy(self, gold: Any) -> pd.Series:
+        """How often the majority vote and the unanimous labels are the gold labels.
+
+        Parameters
+        ----------
+        gold : pandas.Series or dict
+            The true label by item id, for all items or some; ids that are not
+            items of the ratings are ignored.
+
+        Returns
+        -------
+        pandas.Series
+            ``items_with_gold`` (items whose gold label is one of the categories),
+            ``unknown_gold`` (items whose gold label is none of them: not compared);
+            ``majority_items`` (rated items with gold) and ``majority_accuracy``, the
+            share of them whose :meth:`majority_labels` (ties: the first category) is
+            the gold label; ``unanimous_items`` (:attr:`agreed` items with gold),
+            ``unanimous_wrong``, ``unanimous_wrong_share`` and ``unanimous_accuracy``
+            (``1 − unanimous_wrong_share``). A share is NaN when it has no item.
+
+        Examples
+        --------
+        >>> from agreement import Ratings
+        >>> r = Ratings.from_wide([["a", "a"], ["a", "b"], ["b", "b"], ["b", "b"]])
+        >>> acc = r.gold_accuracy({0: "a", 1: "b", 2: "a", 3: "b", 9: "a"})
+        >>> acc[["items_with_gold", "majority_accuracy", "unanimous_items",
+        ...      "unanimous_wrong"]].tolist()
+        [4, 0.5, 3, 1]
+        """
+        from _goldnoise_lib.labels import match_labels
+
+        g = pd.Series(gold).reindex(self.items)
+        codes = match_labels(np.asarray(g.to_numpy(), dtype=object), self.categories)
+        known = g.notna().to_numpy()
+        has = (codes >= 0) & known
+        counts = self.counts
+        majority = counts.argmax(axis=1)
+        rated = has & (counts.sum(axis=1) > 0)
+        agreed = has & rated & self.agreed
+        n_rated, n_agreed = int(np.count_nonzero(rated)), int(np.count_nonzero(agreed))
+        wrong = int(np.count_nonzero(majority[agreed] != codes[agreed]))
+        nan = float("nan")
+        share = wrong / n_agreed if n_agreed else nan
+        return pd.Series({
+            "items_with_gold": int(np.count_nonzero(has)),
+            "unknown_gold": int(np.count_nonzero(known & ~has)),
+            "majority_items": n_rated,
+            "majority_accuracy": (float(np.mean(majority[rated] == codes[rated])) if n_rated
+                                  else nan),
+            "unanimous_items": n_agreed, "unanimous_wrong": wrong,
+            "unanimous_wrong_share": share,
+            "unanimous_accuracy": 1 - wrong / n_agreed if n_agreed else nan,
+        }, dtype=object, name="gold")
+
     def require_raters(self, what: str) -> npt.NDArray[np.integer]:
         """Return ``codes``, or raise a clear error for count-table data."""
         if self._codes is None:

@@ -400,7 +400,8 @@ class TestFit:
         assert fit.q.shape == (3, 2) and ds.confusion.shape == (3, 2, 2)
         assert "LatentClassFit(easy/hard M1" in repr(fit)
         assert fit.to_dict()["model"] == "easy/hard M1"
-        assert list(ds.annotator_frame().columns) == ["n_ratings", "accuracy_neg", "accuracy_pos"]
+        assert list(ds.annotator_frame().columns) == ["n_ratings", "accuracy", "accuracy_neg",
+                                                      "accuracy_pos"]
         with pytest.raises(ValueError, match="assignment destination is read-only"):
             fit.phi[0] = 0.5
 

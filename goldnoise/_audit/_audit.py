@@ -24,6 +24,7 @@ from _goldnoise_lib.validation import (
 )
 from goldnoise._audit._latent import MODELS
 from goldnoise._audit._options import AuditOptions
+from goldnoise._render import section_from_result
 from goldnoise.report import Report, Section, render, render_html_fragment
 
 __all__ = ["LEVELS", "AuditResult", "audit"]
@@ -333,21 +334,21 @@ def latent_class(r: Any, o: AuditOptions) -> tuple[list[Section], Any, Any]:
 
     title = "Latent-class fit: who is reliable, which labels are likely wrong"
     if not r.has_raters:
-        return [Section("latent_class", title).undefined(
+        return [section_from_result(None, "latent_class", title, undefined=(
             "a latent-class model needs to know which annotator gave which label, and these "
-            "ratings are a count table")], None, None
+            "ratings are a count table"))], None, None
     if r.n_categories < 2:
-        return [Section("latent_class", title).undefined(
+        return [section_from_result(None, "latent_class", title, undefined=(
             f"every label is {r.categories[0]!r}: with one category there is nothing to "
-            "estimate")], None, None
-    if int((r.ratings_per_item >= 2).sum()) == 0:
-        return [Section("latent_class", title).undefined(
-            "no item has two or more ratings")], None, None
+            "estimate"))], None, None
+    if r.describe()["items_with_two_or_more"] == 0:
+        return [section_from_result(None, "latent_class", title,
+                                    undefined="no item has two or more ratings")], None, None
     try:
         fitted = fit_models(r, o.model, hard=o.hard, n_starts=o.n_starts, seed=o.rng,
                             calibrate=o.calibrate)
     except ValueError as exc:
-        return [Section("latent_class", title).undefined(str(exc))], None, None
+        return [section_from_result(None, "latent_class", title, undefined=str(exc))], None, None
     bracket, reason = None, None
     if not r.agreed.any():
         reason = "no item has unanimous labels, so there are no agreed labels to bracket"

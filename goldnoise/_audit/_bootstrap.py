@@ -14,7 +14,8 @@ from typing import Any
 
 from goldnoise._audit._progress import progress
 from goldnoise._audit._text import capture_notes
-from goldnoise.report import Column, Section, Table
+from goldnoise._render import report_table, section_from_result
+from goldnoise.report import Column, Section
 
 __all__ = ["bootstrap_section"]
 
@@ -47,9 +48,9 @@ def bootstrap_section(ratings: Any, analytic: dict[str, dict], *, n_resamples: i
     from agreement import bootstrap
 
     pct_label = f"{100 * confidence_level:g}%"
-    s = Section("bootstrap", f"Bootstrap over items ({n_resamples} resamples"
-                             f"{'' if seed is None else f', seed {seed}'}), beside the analytic "
-                             "intervals")
+    s = section_from_result(None, "bootstrap", f"Bootstrap over items ({n_resamples} resamples"
+                            f"{'' if seed is None else f', seed {seed}'}), beside the analytic "
+                            "intervals")
     groups: list[tuple[list[str], list[str], str | None]] = []
     plain = [name for name in analytic if name in NAMES]
     if plain:
@@ -94,7 +95,7 @@ def bootstrap_section(ratings: Any, analytic: dict[str, dict], *, n_resamples: i
             s.notes += [n for n in res.notes if n not in s.notes]
     s.values.update({"n_resamples": n_resamples, "seed": seed,
                      "confidence_level": confidence_level, "scheme": "multinomial"})
-    s.tables.append(Table("intervals", [
+    s.tables.append(report_table("intervals", [
         Column("coefficient", "coefficient", align="<"),
         Column("value", "value", ".4f"),
         Column("analytic_se", "analytic SE", ".4f"),

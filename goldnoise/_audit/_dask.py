@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from goldnoise._audit._sections import describe_bound
 from goldnoise._audit._text import capture_notes
+from goldnoise._render import section_from_result
 from goldnoise.report import Report, Section
 
 if TYPE_CHECKING:
@@ -22,7 +23,7 @@ __all__ = ["dask_audit"]
 
 
 def _data_section(lazy: Any) -> Section:
-    s = Section("data", "Data")
+    s = section_from_result(None, "data", "Data")
     rep = lazy.shuffle_report
     s.values.update({"n_items": lazy.n_items, "n_raters": lazy.n_raters,
                      "n_categories": lazy.n_categories, "n_ratings": lazy.n_ratings,
@@ -41,8 +42,8 @@ def _data_section(lazy: Any) -> Section:
 def _bound_section(lazy: Any, alpha: float) -> tuple[Section, Any]:
     from noise_models import noise_bound
 
-    s = Section("noise_bound", f"Noise bound of the gold standard (easy/hard model, "
-                               f"confidence alpha = {alpha:g})")
+    s = section_from_result(None, "noise_bound", f"Noise bound of the gold standard (easy/hard "
+                            f"model, confidence alpha = {alpha:g})")
     try:
         with capture_notes(s.notes):
             bound = noise_bound(lazy, alpha=alpha)
@@ -74,8 +75,9 @@ def dask_audit(lazy: Any, o: AuditOptions) -> dict[str, Any]:
     report.add(section)
     section, bound = _bound_section(lazy, o.alpha)
     report.add(section)
-    report.add(Section("kappa_audit", "The kappa claim, read through the model").undefined(
-        "not computed with --engine dask (it reads the labels in memory)"))
+    report.add(section_from_result(
+        None, "kappa_audit", "The kappa claim, read through the model",
+        undefined="not computed with --engine dask (it reads the labels in memory)"))
     m_section, margin = margin_section(bound, alpha=o.alpha)
     report.add(m_section)
     fit = None
@@ -83,7 +85,8 @@ def dask_audit(lazy: Any, o: AuditOptions) -> dict[str, Any]:
         try:
             fitted = fit_models(lazy, o.model, hard=o.hard, n_starts=o.n_starts, seed=o.rng)
         except ValueError as exc:
-            report.add(Section("latent_class", "Latent-class fit").undefined(str(exc)))
+            report.add(section_from_result(None, "latent_class", "Latent-class fit",
+                                           undefined=str(exc)))
         else:
             fit = fitted.fit
             for s in latent_sections(

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from goldnoise._audit._text import capture_notes, pct
+from goldnoise._render import report_table, section_from_result
 from goldnoise.report import Column, Report, Section, Table
 
 __all__ = ["MODELS", "Fitted", "annotator_table", "bracket_section", "fit_models",
@@ -81,28 +82,20 @@ def _hard_posterior(f: Fitted) -> Any:
 def annotator_rows(f: Fitted, gold: Any = None) -> list[dict[str, Any]]:
     """Per annotator: ratings, the model's accuracy estimate, agreement with the fitted labels.
 
-    The counts, the fitted parameters and the accuracy on gold come from
-    :meth:`LatentClassFit.annotator_frame`; agreement with the fitted labels is added here.
+    Every value comes from the fit: the counts, the parameters, the accuracy and the
+    accuracy on gold from :meth:`LatentClassFit.annotator_frame`, the agreement from
+    :attr:`LatentClassFit.label_agreement`. The spam models show their competence, the
+    one-coin and confusion models their accuracy, the perfect (easy/hard) model neither.
     """
-    import numpy as np
-
     fit = f.fit
     r = fit.ratings
     known = _known_gold(r, gold)
     frame = fit.annotator_frame(gold=known)
     n_rated = frame["n_ratings"].to_numpy()
-    codes = r.codes
-    same = (codes == fit.label_codes[:, None]) & (codes >= 0)
-    agree = np.divide(same.sum(axis=0), n_rated, out=np.full(r.n_raters, np.nan),
-                      where=n_rated > 0)
-    estimate, what = None, None
-    if "competence" in frame:
-        estimate, what = frame["competence"].to_numpy(), "competence"
-    elif fit.confusion is not None:  # the annotator's accuracy averaged over the classes
-        diagonal = frame[[f"accuracy_{c}" for c in r.categories]].to_numpy()
-        estimate, what = np.einsum("c,jc->j", fit.phi, diagonal), "accuracy"
-    elif "error_rate" in frame:
-        estimate, what = 1.0 - frame["error_rate"].to_numpy(), "accuracy"
+    agree = fit.label_agreement.to_numpy()
+    what = {"spam": "competence", "one-coin": "accuracy",
+            "confusion": "accuracy"}.get(fit.model.annotators)
+    estimate = None if what is None else frame[what].to_numpy()
     rows = []
     for j, name in enumerate(r.raters):
         row: dict[str, Any] = {"annotator": name, "n_ratings": int(n_rated[j])}
@@ -160,7 +153,7 @@ def annotator_table(f: Fitted, gold: Any = None, intervals: Any = None) -> Table
     cols.append(Column("agreement_with_labels", "agrees with fitted label", ".3f"))
     if rows and "gold_accuracy" in rows[0]:
         cols.append(Column("gold_accuracy", "accuracy vs gold", ".3f"))
-    return Table("annotators", cols, rows, title=None, shown=SHOWN)
+    return report_table("annotators", cols, rows, title=None, shown=SHOWN)
 
 
 def _gold_codes(r: Any, gold: Any) -> Any:
@@ -185,7 +178,7 @@ def item_rows(f: Fitted, gold: Any = None) -> list[dict[str, Any]]:
     hard = _hard_posterior(f)
     gold_codes = _gold_codes(r, gold)
     labels = r.categories[fit.label_codes]
-    n_ratings = r.ratings_per_item
+    n_ratings = fit.n_ratings
     rows = []
     for i, item in enumerate(r.items):
         row = {"item": item, "label": labels[i], "label_posterior": float(fit.label_posterior[i]),
@@ -206,34 +199,29 @@ def items_table(f: Fitted, gold: Any = None, *, shown: int | None = SHOWN) -> Ta
             Column("posterior_hard", hard, ".4f"), Column("n_ratings", "ratings")]
     if gold is not None:
         cols.append(Column("gold", "gold", align="<"))
-    return Table("items", cols, rows, shown=shown)
+    return report_table("items", cols, rows, shown=shown)
 
 
 def latent_sections(f: Fitted, *, gold: Any = None, alpha: float, bracket: Any,
                     bracket_reason: str | None, bootstrap: int | None = None,
                     seed: Any = None) -> list[Section]:
     """The audit's latent-class sections: the fit and its annotators, hard items, bracket."""
-    import numpy as np
-
     fit = f.fit
     r = fit.ratings
-    s = Section("latent_class", f"Latent-class fit ({fit.model.name}): who is reliable, which "
-                                "labels are likely wrong")
-    post = fit.label_posterior
-    expected_wrong = float(np.sum(1.0 - post))
-    likely_wrong = int(np.sum(post < 0.5))
-    counts = r.counts
-    per_item = counts.sum(axis=1)
-    majority = np.argmax(counts, axis=1)
-    differs = int(np.sum((fit.label_codes != majority) & (per_item > 0)))
-    s.values.update({
-        "model": fit.model.name, "converged": bool(fit.converged), "n_iter": int(fit.n_iter),
-        "log_likelihood": float(fit.log_likelihood), "pi": fit.pi,
-        "phi": {str(c): float(v) for c, v in zip(r.categories, fit.phi, strict=True)},
-        "expected_wrong_labels": expected_wrong,
-        "expected_wrong_share": expected_wrong / r.n_items, "labels_likely_wrong": likely_wrong,
-        "labels_differing_from_majority": differs, "n_items": r.n_items,
-    })
+    expected_wrong = fit.expected_wrong_labels
+    likely_wrong = fit.labels_likely_wrong
+    differs = fit.labels_differing_from_majority
+    s = section_from_result(
+        fit, "latent_class", f"Latent-class fit ({fit.model.name}): who is reliable, which "
+        "labels are likely wrong", values={
+            "model": fit.model.name, "converged": bool(fit.converged),
+            "n_iter": int(fit.n_iter), "log_likelihood": float(fit.log_likelihood),
+            "pi": fit.pi,
+            "phi": {str(c): float(v) for c, v in zip(r.categories, fit.phi, strict=True)},
+            "expected_wrong_labels": expected_wrong,
+            "expected_wrong_share": expected_wrong / r.n_items,
+            "labels_likely_wrong": likely_wrong, "labels_differing_from_majority": differs,
+            "n_items": r.n_items})
     state = "converged" if fit.converged else "NOT converged"
     collapsed = [n for n in f.notes if "collapsed" in n]
     s.values["collapsed"] = bool(collapsed)
@@ -255,11 +243,7 @@ def latent_sections(f: Fitted, *, gold: Any = None, alpha: float, bracket: Any,
     unstable = fit.unstable_starts()
     s.values["unstable_starts"] = len(unstable)
     if len(unstable):
-        s.lines.append(
-            f"the optimum depends on the starts: {len(unstable)} of {len(fit.start_objectives)} "
-            f"end within 1 log-likelihood unit of the best yet label up to "
-            f"{pct(float(unstable['disagreement'].max()))} of the items differently (more "
-            "starts: --starts; known labels: --gold)")
+        s.lines.append(_unstable_line(unstable, len(fit.start_objectives)))
     if bracket is not None:
         s.lines.append(
             f"that share is the model's own, labels-only estimate (annotators err "
@@ -282,6 +266,14 @@ def latent_sections(f: Fitted, *, gold: Any = None, alpha: float, bracket: Any,
                           "`prior_strength`", "(model spam or one-coin: --model spam, "
                           "--model one-coin)") for n in f.notes]
     return [s, hard_section(f), bracket_section(bracket, bracket_reason, alpha)]
+
+
+def _unstable_line(unstable: Any, n_starts: int) -> str:
+    """The sentence on :meth:`LatentClassFit.unstable_starts`' table (its largest share)."""
+    return (f"the optimum depends on the starts: {len(unstable)} of {n_starts} "
+            f"end within 1 log-likelihood unit of the best yet label up to "
+            f"{pct(float(unstable['disagreement'].max()))} of the items differently (more "
+            "starts: --starts; known labels: --gold)")
 
 
 def annotator_figure(table: Table) -> Any:
@@ -308,61 +300,59 @@ def hard_figure(f: Fitted) -> Any:
 
 def hard_section(f: Fitted) -> Section:
     """The items most likely hard (coin-flips), from the model's own hard component or M1."""
-    import numpy as np
-
     fit = f.fit
     r = fit.ratings
-    counts = r.counts
-    per_item = r.ratings_per_item
-    agreed = r.agreed
     own = fit.posterior_hard is not None and fit.model.name != f.hard_fit.model.name
-    hard = fit.posterior_hard if own else f.hard_fit.posterior_hard
-    model = fit.model.name if own else f.hard_fit.model.name
-    s = Section("hard_items", f"Items most likely hard ({model})")
+    source = fit if own else f.hard_fit
+    model = source.model.name
+    s = section_from_result(source, "hard_items", f"Items most likely hard ({model})")
     s.figures.append(hard_figure(f))
-    s.values.update({"model": model, "expected_hard_items": float(np.sum(hard)),
+    s.values.update({"model": model, "expected_hard_items": source.expected_hard_items,
                      "n_items": r.n_items})
     if own:
-        candidates = np.arange(r.n_items)
-        s.lines.append(f"expected hard items: {np.sum(hard):.1f} of {r.n_items}")
+        s.lines.append(f"expected hard items: {source.expected_hard_items:.1f} of {r.n_items}")
     else:
         # Under the easy/hard model every disagreed item is hard (P = 1); what is worth
         # ranking is which unanimous items may be hidden coin-flips.
-        n_dis = int(np.sum(~agreed & (per_item >= 2)))
-        hidden = float(np.sum(hard[agreed]))
-        s.values.update({"disagreed_items": n_dis, "agreed_items": int(agreed.sum()),
+        counts = r.describe()
+        n_dis, n_agreed = counts["disagreed_items"], counts["agreed_items"]
+        hidden = source.expected_hidden_hard
+        s.values.update({"disagreed_items": n_dis, "agreed_items": n_agreed,
                          "expected_hidden_hard": hidden})
         s.lines.append(f"every one of the {n_dis} disagreed items is hard under this model; "
-                       f"of the {int(agreed.sum())} unanimous items, {hidden:.1f} are expected "
+                       f"of the {n_agreed} unanimous items, {hidden:.1f} are expected "
                        "to be hidden coin-flips")
-        candidates = np.flatnonzero(agreed)
-    if candidates.size == 0:
+    top = source.hard_items(10, unanimous=not own)
+    if top.empty:
         s.lines.append("no unanimous item to rank")
         return s
-    order = candidates[np.argsort(-hard[candidates], kind="stable")][:10]
-    rows = [{"item": r.items[i], "posterior_hard": float(hard[i]),
-             "label": r.categories[fit.label_codes[i]], "votes": _votes(counts[i], r.categories)}
-            for i in order]
-    s.tables.append(Table("most_likely_hard", [
+    at = r.items.get_indexer(top.index)  # positions (item ids may be tuples)
+    labels = fit.labels
+    votes = r.counts_frame()
+    rows = [{"item": r.items[i], "posterior_hard": float(p), "label": labels.iloc[i],
+             "votes": _votes(votes.iloc[i])}
+            for i, p in zip(at, top["posterior_hard"], strict=True)]
+    s.tables.append(report_table("most_likely_hard", [
         Column("item", "item", align="<"), Column("posterior_hard", "P(hard)", ".4f"),
         Column("label", "fitted label", align="<"), Column("votes", "votes", align="<")],
         rows, title=None if own else "unanimous items most likely hidden coin-flips"))
     return s
 
 
-def _votes(row: Any, categories: Any) -> str:
-    return ", ".join(f"{c}: {int(v)}" for c, v in zip(categories, row, strict=True) if v)
+def _votes(row: Any) -> str:
+    """An item's row of :meth:`Ratings.counts_frame`, as ``label: count`` of the chosen labels."""
+    return ", ".join(f"{c}: {int(v)}" for c, v in row.items() if v)
 
 
 def bracket_section(bracket: Any, reason: str | None, alpha: float) -> Section:
     """How wrong the unanimous labels may be, and the verified sample that settles it."""
     from noise_models import sample_size_needed
 
-    s = Section("bracket", "How wrong are the unanimous labels? (agreed-error bracket)")
+    title = "How wrong are the unanimous labels? (agreed-error bracket)"
     if bracket is None:
-        return s.undefined(reason or "not computed")
+        return section_from_result(None, "bracket", title, undefined=reason or "not computed")
     b = bracket
-    s.values.update({k: v for k, v in b.to_dict().items() if k != "explanation"})
+    s = section_from_result(b, "bracket", title, exclude=("explanation",))
     s.lines += [
         f"of the {b.n_agreed} unanimous labels, between "
         f"{pct(b.optimistic, 2)} ({b.optimistic_errors:.1f}, {b.optimistic_model}: annotators "
@@ -388,55 +378,41 @@ def bracket_section(bracket: Any, reason: str | None, alpha: float) -> Section:
 
 
 def gold_section(f: Fitted | None, ratings: Any, gold: Any) -> Section:
-    """Accuracy against gold of the majority vote, the fitted labels, the unanimous items."""
-    import numpy as np
-
-    s = Section("gold", "Against the gold labels")
-    gold_codes = _gold_codes(ratings, gold)
-    has = gold_codes >= 0
-    n_gold = int(has.sum())
+    """Accuracy against gold of the majority vote, the fitted labels, the unanimous items
+    (:meth:`Ratings.gold_accuracy`, :meth:`LatentClassFit.label_accuracy`)."""
+    s = section_from_result(None, "gold", "Against the gold labels")
+    acc = ratings.gold_accuracy(gold)
+    n_gold = acc["items_with_gold"]
     s.values["items_with_gold"] = n_gold
-    unknown = int(np.sum(~has & pd_notna(gold, ratings.items)))
-    if unknown:
-        s.notes.append(f"{unknown} gold labels are not among the annotators' categories")
+    if acc["unknown_gold"]:
+        s.notes.append(f"{acc['unknown_gold']} gold labels are not among the annotators' "
+                       "categories")
     if n_gold == 0:
         return s.undefined("no item of the ratings has a gold label (check the item ids and "
                            "labels of --gold)")
-    counts = ratings.counts
-    per_item = counts.sum(axis=1)
-    majority = np.argmax(counts, axis=1)
-    rated = has & (per_item > 0)
     rows = [{"labels": "majority vote (ties: first category)",
-             "accuracy": float(np.mean(majority[rated] == gold_codes[rated])),
-             "items": int(rated.sum())}]
+             "accuracy": acc["majority_accuracy"], "items": acc["majority_items"]}]
     if f is not None and f.fit.n_gold:
         s.notes.append(f"the fit took {f.fit.n_gold} gold labels as known classes "
                        "(--gold-in-fit): its labels of those items are the gold ones, so they "
                        "are not compared here")
     elif f is not None:
         rows.append({"labels": f"fitted ({f.fit.model.name})",
-                     "accuracy": float(np.mean(f.fit.label_codes[has] == gold_codes[has])),
-                     "items": n_gold})
-    agreed = rated & ratings.agreed
-    if agreed.any():
-        wrong = int(np.sum(majority[agreed] != gold_codes[agreed]))
-        rows.append({"labels": "unanimous items", "accuracy": 1 - wrong / int(agreed.sum()),
-                     "items": int(agreed.sum())})
+                     "accuracy": f.fit.label_accuracy(gold), "items": n_gold})
+    n_agreed = acc["unanimous_items"]
+    if n_agreed:
+        wrong = acc["unanimous_wrong"]
+        rows.append({"labels": "unanimous items", "accuracy": acc["unanimous_accuracy"],
+                     "items": n_agreed})
         s.values["unanimous_wrong"] = wrong
-        s.values["unanimous_wrong_share"] = wrong / int(agreed.sum())
-        s.lines.append(f"{wrong} of the {int(agreed.sum())} unanimous labels are wrong against "
-                       f"gold ({pct(wrong / int(agreed.sum()), 2)})")
+        s.values["unanimous_wrong_share"] = acc["unanimous_wrong_share"]
+        s.lines.append(f"{wrong} of the {n_agreed} unanimous labels are wrong against "
+                       f"gold ({pct(acc['unanimous_wrong_share'], 2)})")
     s.values["accuracy"] = {row["labels"]: row["accuracy"] for row in rows}
-    s.tables.append(Table("accuracy", [Column("labels", "labels", align="<"),
-                                       Column("accuracy", "accuracy", ".4f"),
-                                       Column("items", "items")], rows))
+    s.tables.append(report_table("accuracy", [Column("labels", "labels", align="<"),
+                                              Column("accuracy", "accuracy", ".4f"),
+                                              Column("items", "items")], rows))
     return s
-
-
-def pd_notna(gold: Any, items: Any) -> Any:
-    import pandas as pd
-
-    return pd.Series(gold).reindex(items).notna().to_numpy()
 
 
 def fit_report(r: Any, *, model: str, hard: str | None, n_starts: int, seed: Any,
@@ -453,9 +429,9 @@ def fit_report(r: Any, *, model: str, hard: str | None, n_starts: int, seed: Any
                     parameters={"source": source, "model": model, "hard": hard or "none",
                                 "starts": n_starts, "seed": seed, "gold_in_fit": gold_in_fit},
                     primary="items/items", companions=["annotators/annotators"])
-    s = report.add(Section("fit", f"Model: {fit.model.name}"))
-    s.values.update({k: v for k, v in fit.to_dict().items() if k != "phi"})
-    s.values["phi"] = {str(c): float(v) for c, v in zip(r.categories, fit.phi, strict=True)}
+    s = report.add(section_from_result(
+        fit, "fit", f"Model: {fit.model.name}", exclude=("phi",),
+        values={"phi": {str(c): float(v) for c, v in zip(r.categories, fit.phi, strict=True)}}))
     state = "converged" if fit.converged else "NOT converged"
     s.lines += [
         f"{r.n_items} items, {r.n_raters} annotators, {r.n_categories} categories; "
@@ -468,10 +444,10 @@ def fit_report(r: Any, *, model: str, hard: str | None, n_starts: int, seed: Any
                        "which calls every item with a disagreement hard: this model has no "
                        "hard component (add --hard marginal for one)")
     s.notes += fitted.notes + list(notes)
-    items = report.add(Section("items", "Per item"))
+    items = report.add(section_from_result(None, "items", "Per item"))
     items.tables.append(items_table(fitted, gold))
     items.figures.append(hard_figure(fitted))
-    ann = report.add(Section("annotators", "Per annotator"))
+    ann = report.add(section_from_result(None, "annotators", "Per annotator"))
     ann.tables.append(annotator_table(fitted, gold))
     ann.figures.append(annotator_figure(ann.tables[0]))
     if gold is not None:
@@ -484,13 +460,16 @@ def check_section(f: Fitted, seed: Any = 0) -> Section:
     from noise_models import posterior_check
 
     fit = f.fit
-    s = Section("posterior_check", "How sure should the fit be? (held-out ratings)")
+    title = "How sure should the fit be? (held-out ratings)"
+    notes: list[str] = []
     try:
-        with capture_notes(s.notes):
+        with capture_notes(notes):
             chk = posterior_check(fit, rng=seed)
     except ValueError as exc:
-        return s.undefined(str(exc))
-    s.values.update({k: v for k, v in chk.to_dict().items() if k != "reliability"})
+        return section_from_result(None, "posterior_check", title, notes=notes,
+                                   undefined=str(exc))
+    s = section_from_result(chk, "posterior_check", title, exclude=("reliability",),
+                            notes=notes)
     s.lines += [
         f"{chk.n_heldout} ratings, each held out in turn and predicted from the item's other "
         f"ratings by the model refitted without the item (5 folds): log score {chk.log_score:.4f} per rating (majority of the rest "
@@ -500,7 +479,7 @@ def check_section(f: Fitted, seed: Any = 0) -> Section:
     if fit.temperature != 1.0:
         s.lines.append(f"posteriors tempered at T = {fit.temperature:.2f} (calibrate="
                        "held-out)")
-    s.tables.append(Table("reliability", [
+    s.tables.append(report_table("reliability", [
         Column("low", "from", ".1f"), Column("high", "to", ".1f"), Column("n", "ratings"),
         Column("confidence", "predicted", ".3f"), Column("accuracy", "observed", ".3f")],
         chk.reliability[chk.reliability["n"] > 0].to_dict(orient="records"),
@@ -519,13 +498,15 @@ def calibration_section(f: Fitted, verified: Any, what: str) -> Section:
     """The fit's confidence against verified labels (gold, or a checked sample)."""
     from noise_models import calibration
 
-    s = Section("calibration", f"Is the fit's confidence right? (against {what})")
+    title = f"Is the fit's confidence right? (against {what})"
+    notes: list[str] = []
     try:
-        with capture_notes(s.notes):
+        with capture_notes(notes):
             res = calibration(f.fit, verified, rng=0)
     except ValueError as exc:
-        return s.undefined(str(exc))
-    s.values.update({k: v for k, v in res.to_dict().items() if k != "reliability"})
+        return section_from_result(None, "calibration", title, notes=notes,
+                                   undefined=str(exc))
+    s = section_from_result(res, "calibration", title, exclude=("reliability",), notes=notes)
     lo, hi = res.verified_interval
     s.lines += [
         f"on {res.n_verified} verified items the fit claims {pct(res.claimed_accuracy)} of its "
@@ -536,7 +517,7 @@ def calibration_section(f: Fitted, verified: Any, what: str) -> Section:
         f"over all {len(res.recalibrated_label_posterior)} items the expected accuracy is "
         f"{pct(res.recalibrated_accuracy_all)} (the fit claims {pct(res.claimed_accuracy_all)})",
     ]
-    s.tables.append(Table("reliability", [
+    s.tables.append(report_table("reliability", [
         Column("low", "from", ".1f"), Column("high", "to", ".1f"), Column("n", "items"),
         Column("confidence", "claimed", ".3f"), Column("accuracy", "verified", ".3f")],
         res.reliability[res.reliability["n"] > 0].to_dict(orient="records")))

@@ -13,22 +13,22 @@ from typing import Any
 
 from goldnoise._audit._figures import coefficient_forest, hard_count_posterior
 from goldnoise._audit._text import capped_margin, capture_notes, p_text, pct, plural
-from goldnoise.report import Column, Section, Table
+from goldnoise._render import report_table, section_from_result
+from goldnoise.report import Column, Section
 
 __all__ = ["agreement_section", "bound_section", "coefficient_frame", "data_section",
            "describe_bound", "kappa_section", "margin_section"]
 
 # ------------------------------------------------------------------ sections
 def data_section(r: Any, *, labels_ordered: bool = False, notes: Sequence[str] = ()) -> Section:
-    s = Section("data", "Data")
-    per_item = r.ratings_per_item
-    rated = per_item[per_item > 0]
+    s = section_from_result(None, "data", "Data")
+    d = r.describe()
+    lo, hi = d["ratings_per_item_min"], d["ratings_per_item_max"]
     s.values.update({"n_items": r.n_items, "n_raters": r.n_raters,
                      "n_categories": r.n_categories, "n_ratings": r.n_ratings,
                      "categories": [str(c) for c in r.categories],
-                     "ratings_per_item_min": int(rated.min()) if rated.size else 0,
-                     "ratings_per_item_max": int(rated.max()) if rated.size else 0,
-                     "items_with_one_rating": int((per_item == 1).sum()),
+                     "ratings_per_item_min": lo, "ratings_per_item_max": hi,
+                     "items_with_one_rating": d["items_with_one_rating"],
                      "count_table": not r.has_raters})
     s.lines.append(f"{plural(r.n_items, 'item')}, {plural(r.n_raters, 'annotator')}, "
                    f"{plural(r.n_categories, 'category', 'categories')}, "
@@ -36,11 +36,11 @@ def data_section(r: Any, *, labels_ordered: bool = False, notes: Sequence[str] =
     if not r.has_raters:
         s.lines.append("a count table: the annotators are unnamed slots, so coefficients that "
                        "need annotator identity are left out")
-    if rated.size and rated.min() == rated.max():
-        s.lines.append(f"every item has {int(rated.min())} ratings")
-    elif rated.size:
-        s.lines.append(f"ratings per item vary from {int(rated.min())} to {int(rated.max())} "
-                       f"(mean {rated.mean():.1f})")
+    if hi and lo == hi:
+        s.lines.append(f"every item has {lo} ratings")
+    elif hi:
+        s.lines.append(f"ratings per item vary from {lo} to {hi} "
+                       f"(mean {d['ratings_per_item_mean']:.1f})")
     shown = ", ".join(str(c) for c in list(r.categories)[:12])
     more = f", ... ({r.n_categories} in all)" if r.n_categories > 12 else ""
     s.lines.append(f"categories: {shown}{more}")
@@ -106,7 +106,7 @@ def agreement_section(r: Any, *, level: str, confidence_level: float,
     """The agreement section and its rows (one dict per defined coefficient)."""
     from agreement import agreement_table
 
-    s = Section("agreement", "Agreement")
+    s = section_from_result(None, "agreement", "Agreement")
     notes: list[str] = []
     if coefficients is None:
         coefficients = _with_scale(r, level, labels_ordered)
@@ -150,7 +150,7 @@ def agreement_section(r: Any, *, level: str, confidence_level: float,
             {"reason": entry["reason"]} if "reason" in entry else {})
     s.values["confidence_level"] = confidence_level
     pct_label = f"{100 * confidence_level:g}% CI"
-    s.tables.append(Table("coefficients", [
+    s.tables.append(report_table("coefficients", [
         Column("coefficient", "coefficient", align="<"),
         Column("value", "value", ".4f"), Column("standard_error", "SE", ".4f"),
         Column("ci", pct_label, cell=_ci_cell, align="<", data=False),
@@ -170,10 +170,10 @@ def agreement_section(r: Any, *, level: str, confidence_level: float,
 def bound_section(r: Any, *, alpha: float) -> tuple[Section, Any]:
     from noise_models import noise_bound
 
-    s = Section("noise_bound", f"Noise bound of the gold standard (easy/hard model, "
-                               f"confidence alpha = {alpha:g})")
-    n = int((r.ratings_per_item >= 2).sum())
-    agreed = int(r.agreed.sum())
+    s = section_from_result(None, "noise_bound", f"Noise bound of the gold standard (easy/hard "
+                            f"model, confidence alpha = {alpha:g})")
+    d = r.describe()
+    n, agreed = d["items_with_two_or_more"], d["agreed_items"]
     s.values.update({"n": n, "agreed": agreed, "d": n - agreed})
     if n == 0:
         return s.undefined("no item has two or more ratings, so no item can be agreed or "
@@ -236,18 +236,21 @@ def kappa_section(r: Any, bound: Any, *, alpha: float, threshold: float | None,
                   confidence_level: float) -> tuple[Section, Any]:
     from noise_models import audit_kappa
 
-    s = Section("kappa_audit", "The kappa claim, read through the model (kappa estimates "
-                               "the share of easy items)")
+    title = ("The kappa claim, read through the model (kappa estimates the share of easy "
+             "items)")
     if bound is None:
-        return s.undefined("it needs the noise bound of the agreed items, which is not "
-                           "defined here (see above)"), None
+        return section_from_result(None, "kappa_audit", title, undefined=(
+            "it needs the noise bound of the agreed items, which is not defined here (see "
+            "above)")), None
+    notes: list[str] = []
     try:
-        with capture_notes(s.notes):
+        with capture_notes(notes):
             ka = audit_kappa(r, alpha=alpha, threshold=threshold,
                              confidence_level=confidence_level)
     except ValueError as exc:
-        return s.undefined(str(exc)), None
-    s.values.update({k: v for k, v in ka.to_dict().items() if k != "notes"})
+        return section_from_result(None, "kappa_audit", title, notes=notes,
+                                   undefined=str(exc)), None
+    s = section_from_result(ka, "kappa_audit", title, exclude=("notes",), notes=notes)
     interval = (f", {100 * ka.confidence_level:g}% CI [{ka.kappa_interval.low:.4f}, "
                 f"{ka.kappa_interval.high:.4f}]" if ka.kappa_interval is not None else "")
     s.lines += [
@@ -265,8 +268,8 @@ def kappa_section(r: Any, bound: Any, *, alpha: float, threshold: float | None,
 
 def margin_section(bound: Any, *, alpha: float) -> tuple[Section, Any]:
 
-    s = Section("margin", "Comparing two systems on the agreed subset (chance-difference "
-                          "margin)")
+    s = section_from_result(None, "margin", "Comparing two systems on the agreed subset "
+                            "(chance-difference margin)")
     if bound is None:
         return s.undefined("there is no agreed subset to compare systems on"), None
     margin, margin_note = capped_margin(bound.agreed, bound.gamma, alpha)

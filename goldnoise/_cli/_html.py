@@ -8,6 +8,7 @@ reference.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 
@@ -39,7 +40,7 @@ figure svg { max-width: 100%; height: auto; }
 
 def _table(t: Table) -> str:
     rows = t.rows[:max(t.shown or 0, HTML_ROWS)]
-    limited = Table(t.key, t.columns, rows, t.title, None)
+    limited = dataclasses.replace(t, rows=rows, shown=None)  # a copy, rendered here
     out = []
     if t.title:
         out.append(f"<p><strong>{html.escape(t.title)}</strong></p>")

@@ -6,7 +6,8 @@ import argparse
 
 from goldnoise._cli._common import capped_margin, count, p_text, pct, probability, real
 from goldnoise._cli._errors import UsageError
-from goldnoise.report import Report, Section
+from goldnoise._render import section_from_result
+from goldnoise.report import Report
 
 HELP = "the noise bound gamma from counts: goldnoise bound N D P"
 DESCRIPTION = (
@@ -59,11 +60,10 @@ def run(args: argparse.Namespace) -> Report:
     report = Report("bound", f"goldnoise bound: N = {_big(args.n)}, D = {_big(args.d)}, "
                              f"P = {args.p:g}",
                     parameters={"n": args.n, "d": args.d, "p": args.p, "alpha": args.alpha})
-    s = report.add(Section("noise_bound", f"Noise bound of the agreed subset (alpha = "
-                                          f"{args.alpha:g})"))
-    s.values.update({"n": res.n, "d": res.d, "agreed": res.agreed, "p": res.p,
-                     "alpha": res.alpha, "t0": res.t0, "hidden_hard": res.hidden_hard,
-                     "gamma": res.gamma, "prior": res.to_dict()["prior"], "method": res.method})
+    s = report.add(section_from_result(
+        res, "noise_bound", f"Noise bound of the agreed subset (alpha = {args.alpha:g})",
+        values=("n", "d", "agreed", "p", "alpha", "t0", "hidden_hard", "gamma")))
+    s.values.update({"prior": res.to_dict()["prior"], "method": res.method})
     s.lines += [
         f"{_big(res.agreed)} of {_big(res.n)} items agreed on, {_big(res.d)} disagreed; a hard "
         "item comes out "
@@ -76,10 +76,11 @@ def run(args: argparse.Namespace) -> Report:
     from goldnoise._audit import posterior_figure
 
     s.figures.append(posterior_figure(res, args.alpha))
-    m = report.add(Section("margin", "Comparing two systems on the agreed items"))
     margin, margin_note = capped_margin(res, None, args.alpha)
-    m.values.update({"margin": margin.margin, "share": margin.share, "sigma": margin.sigma,
-                     "hard_items": margin.R, "method": margin.method})
+    m = report.add(section_from_result(
+        margin, "margin", "Comparing two systems on the agreed items",
+        values={"margin": margin.margin, "share": margin.share, "sigma": margin.sigma,
+                "hard_items": margin.R, "method": margin.method}))
     items = f"{margin.margin:.1f}" if margin.margin < 1e15 else f"{margin.margin:.4g}"
     m.lines.append(f"two systems equally good on easy items can differ by chance by up to "
                    f"{items} items ({pct(margin.share)} of {_big(res.agreed)}) at alpha "

@@ -6,7 +6,8 @@ import argparse
 
 from goldnoise._cli._common import as_option_message, count, gold_fit, probability, real
 from goldnoise._cli._input import add_ratings_arguments, load_ratings, read_labels_file
-from goldnoise.report import Column, Report, Section, Table
+from goldnoise._render import report_table, section_from_result
+from goldnoise.report import Column, Report
 
 HELP = "bound the wrong labels left, from expert-checked items (a stopping rule)"
 DESCRIPTION = (
@@ -131,11 +132,10 @@ def run(args: argparse.Namespace) -> Report:
                                 "confidence_level": args.confidence_level,
                                 "looks": args.looks, "look": args.look, "gold": args.gold},
                     primary="certificate/strata")
-    s = report.add(Section("certificate", "Wrong labels left"))
-    s.values.update({k: v for k, v in res.to_dict().items() if k != "strata"})
-    s.lines += [line.strip() for line in res.summary().split("\n")]
-    s.notes += loaded.notes
-    s.tables.append(Table("strata", [
+    s = report.add(section_from_result(
+        res, "certificate", "Wrong labels left", exclude=("strata",),
+        lines=[line.strip() for line in res.summary().split("\n")], notes=loaded.notes))
+    s.tables.append(report_table("strata", [
         Column("stratum", align="<"), Column("size"), Column("checked"), Column("errors"),
         Column("inclusion_probability", "P(drawn)", ".4g"), Column("upper", "at most")],
         res.strata.reset_index().to_dict(orient="records")))

@@ -6,7 +6,8 @@ import argparse
 from pathlib import Path
 
 from goldnoise._cli._common import count, probability
-from goldnoise.report import Column, Report, Section, Table
+from goldnoise._render import report_table, section_from_result
+from goldnoise.report import Column, Report
 
 HELP = "label consistency across subsets: span F1 of models trained under several conditions"
 DESCRIPTION = (
@@ -192,30 +193,30 @@ def run(args: argparse.Namespace) -> Report:
                                 "resamples": args.resamples, "seed": args.seed,
                                 "confidence_level": args.confidence_level},
                     primary="consistency/conditions", companions=["consistency/differences"])
-    s = report.add(Section("consistency", "Label consistency across subsets (Zeng et al. "
-                                          "2021): span F1 on the probe set"))
     verdict = res.verdict.replace("given as controls=", "given with --control "
                                   "CONDITION=CONTROL")
-    s.values.update({"least_consistent": res.least_consistent, "verdict": verdict,
-                     "n_documents": res.n_documents})
+    s = report.add(section_from_result(
+        res, "consistency", "Label consistency across subsets (Zeng et al. 2021): span F1 on "
+        "the probe set", values={"least_consistent": res.least_consistent, "verdict": verdict,
+                                 "n_documents": res.n_documents}))
     pct = f"{100 * res.confidence_level:g}%"
     s.lines.append(f"{len(conditions)} conditions on {res.n_documents} probe documents; "
                    f"{pct} percentile intervals from {args.resamples} resamples of documents "
                    "(the same for every condition)")
     s.lines.append(verdict)
-    s.tables.append(Table("conditions", [
+    s.tables.append(report_table("conditions", [
         Column("condition", align="<"), Column("tp"), Column("fp"), Column("fn"),
         Column("precision", fmt=".4f"), Column("recall", fmt=".4f"),
         Column("f1", "F1", ".4f"), Column("low", fmt=".4f"), Column("high", fmt=".4f")],
         res.f1.reset_index().to_dict(orient="records"), title="per condition"))
-    s.tables.append(Table("differences", [
+    s.tables.append(report_table("differences", [
         Column("first", align="<"), Column("second", align="<"),
         Column("difference", fmt="+.4f"), Column("low", fmt="+.4f"),
         Column("high", fmt="+.4f"), Column("separated")],
         res.differences.to_dict(orient="records"),
         title="differences of F1 (first - second), paired"))
     if not res.controls.empty:
-        s.tables.append(Table("controls", [
+        s.tables.append(report_table("controls", [
             Column("condition", align="<"), Column("control", align="<"),
             Column("reference", align="<"), Column("gap", fmt="+.4f"),
             Column("labels", fmt="+.4f"), Column("low", fmt="+.4f"), Column("high", fmt="+.4f"),

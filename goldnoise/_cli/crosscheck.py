@@ -7,7 +7,8 @@ import argparse
 from goldnoise._cli._common import count, probability
 from goldnoise._cli._input import add_ratings_arguments
 from goldnoise._cli._scores import add_scores_arguments, load_ratings_with_labels, load_scores_for
-from goldnoise.report import Column, Report, Section, Table
+from goldnoise._render import report_table, section_from_result
+from goldnoise.report import Column, Report
 
 HELP = "set a model's label-error ranking beside the annotation model, with a verdict"
 DESCRIPTION = (
@@ -57,11 +58,10 @@ def run(args: argparse.Namespace) -> Report:
                                 "model": got.scores.model_names[0], "labels": got.label_source,
                                 "alpha": args.alpha, "seed": args.seed},
                     primary="crosscheck/quantities", companions=["items/items"])
-    s = report.add(Section("crosscheck", f"{res.model_name} beside {res.annotation_model}"))
-    d = res.to_dict()
-    s.values.update(d)
+    s = report.add(section_from_result(
+        res, "crosscheck", f"{res.model_name} beside {res.annotation_model}", exclude=()))
     frame = res.to_frame()
-    s.tables.append(Table("quantities", [
+    s.tables.append(report_table("quantities", [
         Column("quantity", align="<"), Column("value", fmt=_number),
         Column("meaning", align="<")],
         [{"quantity": q, "value": row["value"], "meaning": row["meaning"]}
@@ -69,15 +69,15 @@ def run(args: argparse.Namespace) -> Report:
     s.lines.append(res.verdict)
     s.notes += got.notes + loaded.notes
     if res.detection is not None:
-        det = report.add(Section("detection", "Against the truth"))
-        det.tables.append(Table("detection", [
+        det = report.add(section_from_result(res, "detection", "Against the truth"))
+        det.tables.append(report_table("detection", [
             Column("ranking", align="<"), Column("average_precision", "AP", fmt=".4f"),
             Column("auroc", "AUROC", fmt=".4f"), Column("precision_at_k", "P@k", fmt=".4f"),
             Column("recall_at_k", "R@k", fmt=".4f"), Column("f1_at_k", "F1@k", fmt=".4f")],
             [{"ranking": name, **row.to_dict()} for name, row in res.detection.iterrows()]))
-    items = report.add(Section("items", "Per item"))
+    items = report.add(section_from_result(res, "items", "Per item"))
     fr = res.frame.reset_index()
-    items.tables.append(Table("items", [
+    items.tables.append(report_table("items", [
         Column("item", align="<"), Column("label", align="<"), Column("loss", fmt=".4f"),
         Column("posterior_wrong", "P(wrong)", fmt=".4f"), Column("combined", fmt=".4f"),
         Column("agreed"), Column("model_flags", "flagged")],

@@ -12,7 +12,8 @@ from goldnoise._cli._scores import (
     load_ratings_with_labels,
     load_scores_for,
 )
-from goldnoise.report import Column, Report, Section, Table
+from goldnoise._render import report_table, section_from_result
+from goldnoise.report import Column, Report
 
 HELP = "rank items by how likely their label is wrong, from model scores read from files"
 DESCRIPTION = (
@@ -61,15 +62,16 @@ def run(args: argparse.Namespace) -> Report:
                                 "labels": got.label_source, "resamples": args.resamples,
                                 "seed": args.seed},
                     primary="ranking/ranking")
-    s = report.add(Section("scores", "Model scores"))
     sc = got.scores
-    s.values.update(kind=sc.kind, model=sc.model_names[0], n_items=sc.n_items,
-                    n_classes=sc.n_classes)
+    s = report.add(section_from_result(
+        sc, "scores", "Model scores", values={"kind": sc.kind, "model": sc.model_names[0],
+                                              "n_items": sc.n_items, "n_classes": sc.n_classes}))
     s.lines.append(f"{sc.n_items} items aligned by id; {sc.kind} of {sc.model_names[0]}"
                    + (f", {sc.n_classes} classes" if sc.n_classes else ""))
     s.lines.append(f"labels judged: {got.label_source}")
     s.notes += got.notes + loaded.notes
-    rk = report.add(Section("ranking", f"Items by {args.method}, most suspicious first"))
+    rk = report.add(section_from_result(ranking, "ranking",
+                                        f"Items by {args.method}, most suspicious first"))
     frame = ranking.to_frame()
     labels = got.labels.reindex(ranking.items).to_numpy()
     rows = []
@@ -90,9 +92,9 @@ def run(args: argparse.Namespace) -> Report:
         rk.lines.append(f"confident learning flags {ranking.n_flagged} of {len(frame)} items")
     if truth is not None:
         cols.append(Column("is_error"))
-    rk.tables.append(Table("ranking", cols, rows, shown=args.top))
+    rk.tables.append(report_table("ranking", cols, rows, shown=args.top))
     if truth is not None:
-        d = report.add(Section("detection", "Against the truth"))
+        d = report.add(section_from_result(None, "detection", "Against the truth"))
         y = truth.reindex(ranking.item_order).to_numpy()
         if not y.any() or y.all():
             d.undefined("the truth marks no label (or every label) as wrong")
@@ -109,7 +111,7 @@ def run(args: argparse.Namespace) -> Report:
                 table_rows.append({"metric": metric, "value": row["value"], "low": row["low"],
                                    "high": row["high"], "exact_low": row["exact_low"],
                                    "exact_high": row["exact_high"]})
-            d.tables.append(Table("metrics", [
+            d.tables.append(report_table("metrics", [
                 Column("metric", align="<"), Column("value", fmt=".4f"),
                 Column("low", fmt=".4f"), Column("high", fmt=".4f"),
                 Column("exact_low", "exact low", fmt=".4f"),

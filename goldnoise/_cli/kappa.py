@@ -6,7 +6,8 @@ import argparse
 
 from goldnoise._cli._common import capped_margin, count, p_text, pct, probability, real
 from goldnoise._cli._errors import UsageError
-from goldnoise.report import Report, Section
+from goldnoise._render import section_from_result
+from goldnoise.report import Report
 
 HELP = "what a reported kappa implies: easy items, noise of the agreed items, gamma"
 DESCRIPTION = (
@@ -51,12 +52,11 @@ def run(args: argparse.Namespace) -> Report:
                                                     " ".join(f"{x:g}" for x in
                                                              args.category_shares)),
                                 "alpha": args.alpha})
-    s = report.add(Section("kappa_audit", "What the kappa claim implies (kappa estimates the "
-                                          "share of easy items)"))
-    s.values.update({k: v for k, v in ka.to_dict().items()
-                     if k not in ("notes", "kappa_low", "kappa_high", "confidence_level",
-                                  "threshold", "threshold_in_interval")})
-    s.values["hidden_hard"] = ka.bound.hidden_hard
+    s = report.add(section_from_result(
+        ka, "kappa_audit", "What the kappa claim implies (kappa estimates the share of easy "
+        "items)", exclude=("notes", "kappa_low", "kappa_high", "confidence_level", "threshold",
+                           "threshold_in_interval"),
+        values={"hidden_hard": ka.bound.hidden_hard}))
     s.lines += [
         f"about {ka.easy_items:.1f} easy items of {ka.n}; with chance agreement p = "
         f"{p_text(ka.p)} on a hard item, about {ka.agreed} items come out agreed",
@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> Report:
     s.notes += [n.replace("(no `p` or `category_shares` given)",
                           "(no --p or --category-shares given)") for n in ka.notes]
     if args.annotators > 2:
-        r = report.add(Section("kappa_range", "Kappa for this much agreement"))
+        r = report.add(section_from_result(None, "kappa_range", "Kappa for this much agreement"))
         try:
             kr = kappa_range(ka.n, ka.agreed, args.annotators,
                              category_shares=args.category_shares)
@@ -81,10 +81,11 @@ def run(args: argparse.Namespace) -> Report:
                            f"annotators fit any kappa from {kr.lowest:.4f} (disagreements split "
                            f"as evenly as possible) to {kr.highest:.4f} (as unevenly as "
                            f"possible); {kr.most_likely:.4f} at the likeliest mix")
-    m = report.add(Section("margin", "Comparing two systems on the agreed items"))
     margin, margin_note = capped_margin(ka.agreed, ka.gamma, args.alpha)
-    m.values.update({"margin": margin.margin, "share": margin.share, "sigma": margin.sigma,
-                     "hard_items": margin.R, "method": margin.method})
+    m = report.add(section_from_result(
+        margin, "margin", "Comparing two systems on the agreed items",
+        values={"margin": margin.margin, "share": margin.share, "sigma": margin.sigma,
+                "hard_items": margin.R, "method": margin.method}))
     m.lines.append(f"two systems equally good on easy items can differ by chance by up to "
                    f"{margin.margin:.1f} items ({pct(margin.share)} of {ka.agreed}) at alpha = "
                    f"{args.alpha:g} ({margin.method} bound)")

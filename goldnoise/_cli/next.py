@@ -6,7 +6,8 @@ import argparse
 
 from goldnoise._cli._common import as_option_message, count, gold_fit
 from goldnoise._cli._input import add_ratings_arguments, load_ratings
-from goldnoise.report import Column, Report, Section, Table
+from goldnoise._render import report_table, section_from_result
+from goldnoise.report import Column, Report
 
 HELP = "choose the items that get one more rating (re-annotation policies)"
 DESCRIPTION = (
@@ -64,8 +65,9 @@ def run(args: argparse.Namespace) -> Report:
                                 "policy": args.policy, "seed": args.seed,
                                 "gold": args.gold},
                     primary="batch/batch")
-    s = report.add(Section("batch", f"The next {len(batch)} items to rate ({args.policy})"))
-    s.values.update({"n_items": loaded.ratings.n_items, "chosen": len(batch)})
+    s = report.add(section_from_result(
+        None, "batch", f"The next {len(batch)} items to rate ({args.policy})",
+        values={"n_items": loaded.ratings.n_items, "chosen": len(batch)}))
     s.lines.append(f"{len(batch)} of {loaded.ratings.n_items} items; reason: "
                    f"{batch['reason'].iloc[0] if len(batch) else '-'}")
     if fit is not None:
@@ -78,7 +80,7 @@ def run(args: argparse.Namespace) -> Report:
         s.notes.append(f"--size {args.size} asked for more {open_items}: all "
                        f"{len(batch)} are in the batch")
     s.notes += loaded.notes
-    s.tables.append(Table("batch", [
+    s.tables.append(report_table("batch", [
         Column("item", align="<"), Column("score", fmt=".4g"), Column("n_ratings", "ratings"),
         Column("label", "label now", align="<"), Column("p_wrong", "P(label wrong)", ".4f")],
         batch.drop(columns=["reason"]).to_dict(orient="records"), shown=20))

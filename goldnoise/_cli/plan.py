@@ -7,7 +7,8 @@ import math
 
 from goldnoise._cli._common import count, p_text, pct, probability, real
 from goldnoise._cli._errors import UsageError
-from goldnoise.report import Column, Report, Section, Table
+from goldnoise._render import report_table, section_from_result
+from goldnoise.report import Column, Report
 
 HELP = "how many annotators to hire for a target gamma"
 DESCRIPTION = (
@@ -79,10 +80,11 @@ def run(args: argparse.Namespace) -> Report:
                     "category_shares": (None if args.category_shares is None else
                                         " ".join(f"{x:g}" for x in args.category_shares))},
         primary="plan/per_k")
-    s = report.add(Section("plan", "How many annotators"))
-    s.values.update({"n_raters": res.n_raters, "n": res.n, "easy_items": res.easy_items,
-                     "target_gamma": res.gamma, "alpha": res.alpha,
-                     "largest_k": int(table["k"].max())})
+    s = report.add(section_from_result(
+        res, "plan", "How many annotators",
+        values={"n_raters": res.n_raters, "n": res.n, "easy_items": res.easy_items,
+                "target_gamma": res.gamma, "alpha": res.alpha,
+                "largest_k": int(table["k"].max())}))
     rows = []
     for r in table.to_dict("records"):
         agreed = args.n - int(r["expected_disagreed"])
@@ -108,7 +110,7 @@ def run(args: argparse.Namespace) -> Report:
             f"agreed, and with confidence {args.alpha:g} at most {pct(row['gamma'])} of them "
             f"are coin-flips (gamma {row['gamma']:.4f} <= {args.gamma:g}); "
             f"{row['annotations']} annotations")
-    s.tables.append(Table("per_k", [
+    s.tables.append(report_table("per_k", [
         Column("k", "k"), Column("p", "p(k)", fmt=lambda v: p_text(float(v))),
         Column("agreed", "agreed"), Column("disagreed", "disagreed"),
         Column("gamma", "gamma", ".4f"), Column("meets_target", "meets target"),

@@ -13,7 +13,8 @@ import argparse
 from goldnoise._cli._common import count, probability
 from goldnoise._cli._errors import DataError
 from goldnoise._cli._pairwise import add_comparison_arguments, load_comparisons
-from goldnoise.report import Column, Report, Section, Table
+from goldnoise._render import report_table, section_from_result
+from goldnoise.report import Column, Report
 
 HELP = "pairwise preferences: agreement, noise against latent truth, position bias"
 DESCRIPTION = (
@@ -66,34 +67,37 @@ def run(args: argparse.Namespace) -> Report:
                     parameters={"file": args.file, "model": args.model,
                                 "resamples": args.resamples,
                                 "confidence_level": args.confidence_level, "seed": args.seed})
-    n = report.add(Section("noise", "Noise of the humans' preference labels"))
-    n.values.update({"noise": res.noise, "low": res.noise_low, "high": res.noise_high})
+    n = report.add(section_from_result(
+        res, "noise", "Noise of the humans' preference labels",
+        values={"noise": res.noise, "low": res.noise_low, "high": res.noise_high}))
     n.lines.append(f"{res.noise:.3f} of the humans' labels differ from the latent better "
                    f"answer, {lvl} interval [{res.noise_low:.3f}, {res.noise_high:.3f}] "
                    f"({res.model} latent-class fit)")
     ag = res.agreement.reset_index().rename(columns={res.agreement.index.name or "index":
                                                      "coefficient"})
-    s = report.add(Section("agreement", "The humans' agreement on the three-way label"))
-    s.tables.append(Table("coefficients", [
+    s = report.add(section_from_result(res, "agreement",
+                                       "The humans' agreement on the three-way label"))
+    s.tables.append(report_table("coefficients", [
         Column("coefficient", "coefficient", align="<"), Column("value", "value", ".3f"),
         Column("ci_low", "low", ".3f"), Column("ci_high", "high", ".3f"),
         Column("n_items", "items", "d")],
         _records(ag, ["coefficient", "value", "ci_low", "ci_high", "n_items"])))
     ann = res.annotators.reset_index()
     ann = ann.rename(columns={ann.columns[0]: "annotator"})
-    a = report.add(Section("annotators", "Each annotator inside the latent-class fit"))
-    a.tables.append(Table("accuracy", [
+    a = report.add(section_from_result(res, "annotators",
+                                       "Each annotator inside the latent-class fit"))
+    a.tables.append(report_table("accuracy", [
         Column("annotator", "annotator", align="<"), Column("kind", "kind", align="<"),
         Column("accuracy", "accuracy", ".3f"), Column("accuracy_low", "low", ".3f"),
         Column("accuracy_high", "high", ".3f")],
         _records(ann, ["annotator", "kind", "accuracy", "accuracy_low", "accuracy_high"])))
     report.primary = "annotators/accuracy"
-    p = report.add(Section("position_bias", "Position bias of the judges"))
+    p = report.add(section_from_result(res, "position_bias", "Position bias of the judges"))
     if res.position_bias is None:
         p.undefined("no judges: name them with --judges or mark them in the kind column")
     else:
         pb = res.position_bias
-        p.tables.append(Table("judges", [
+        p.tables.append(report_table("judges", [
             Column("judge", "judge", align="<"), Column("design", "design", align="<"),
             Column("estimate", "estimate", "+.3f"), Column("low", "low", "+.3f"),
             Column("high", "high", "+.3f"), Column("flagged", "flagged"),
@@ -101,7 +105,7 @@ def run(args: argparse.Namespace) -> Report:
             Column("first_share", "first shown", ".3f"),
             Column("human_first_share", "humans' first", ".3f")],
             _records(pb, ["judge", "design", "estimate", "low", "high", "flagged",
-                          "consistency", "first_share", "human_first_share"])))
+                                 "consistency", "first_share", "human_first_share"])))
         p.lines.append("estimate: both orders, the share of verdicts for the answer shown "
                        "first minus 0.5; one order, the judge's first-position rate minus the "
                        f"humans'; flagged when the {lvl} interval excludes 0")

@@ -12,7 +12,8 @@ import argparse
 from goldnoise._cli._common import count, probability
 from goldnoise._cli._errors import DataError
 from goldnoise._cli._pairwise import add_comparison_arguments, load_comparisons
-from goldnoise.report import Column, Figure, Report, Section, Table
+from goldnoise._render import report_table, section_from_result
+from goldnoise.report import Column, Figure, Report
 
 HELP = "rank systems from pairwise votes: Bradley-Terry scores, rank-sets, drop-k"
 DESCRIPTION = (
@@ -80,12 +81,10 @@ def run(args: argparse.Namespace) -> Report:
                     parameters={"file": args.file, "confidence_level": args.confidence_level,
                                 "judges": " ".join(args.judges or []),
                                 "labelled_share": args.labelled_share, "seed": args.seed})
-    s = report.add(Section("ranking", f"Ranking ({res.method})"))
-    s.values.update({"top_system": res.top_system, "rank_set_size": res.rank_set_size,
-                     "n_votes": res.n_votes, "n_labelled": res.n_labelled,
-                     "n_unlabelled": res.n_unlabelled, "lam": res.lam, "prior": res.prior,
-                     "n_components": res.n_components, "drop_k": res.drop_k,
-                     "drop_k_method": res.drop_k_method})
+    s = report.add(section_from_result(
+        res, "ranking", f"Ranking ({res.method})",
+        values=("top_system", "rank_set_size", "n_votes", "n_labelled", "n_unlabelled", "lam",
+                "prior", "n_components", "drop_k", "drop_k_method")))
     s.lines.append(f"{res.n_votes} human votes on {res.n_labelled} comparisons"
                    + (f", {res.n_unlabelled} judge-only comparisons (lambda = {res.lam:.3g})"
                       if res.lam is not None else ""))
@@ -93,14 +92,15 @@ def run(args: argparse.Namespace) -> Report:
                    f"total {res.rank_set_size} (each system's possible ranks, all at once)")
     if res.drop_k_method != "not computed":
         s.lines.append(f"drop-k ({res.drop_k_method}): {res.drop_k_text}")
-    s.tables.append(Table("systems", _COLUMNS, _rows(res.table)))
+    s.tables.append(report_table("systems", _COLUMNS, _rows(res.table)))
     s.figures.append(_forest(res))
     s.notes.extend(res.notes)
     report.primary = "ranking/systems"
     if res.classical is not None:
-        h = report.add(Section("humans_only", "The same humans alone (labelled comparisons)"))
-        h.values["rank_set_size"] = res.classical_rank_set_size
+        h = report.add(section_from_result(
+            res, "humans_only", "The same humans alone (labelled comparisons)",
+            values={"rank_set_size": res.classical_rank_set_size}))
         h.lines.append(f"rank-sets total {res.classical_rank_set_size} without the judges "
                        f"(with them: {res.rank_set_size})")
-        h.tables.append(Table("systems", _COLUMNS, _rows(res.classical)))
+        h.tables.append(report_table("systems", _COLUMNS, _rows(res.classical)))
     return report

@@ -6,7 +6,8 @@ import argparse
 
 from goldnoise._cli._common import as_option_message, count
 from goldnoise._cli._input import add_ratings_arguments, load_ratings
-from goldnoise.report import Column, Figure, Report, Section, Table
+from goldnoise._render import report_table, section_from_result
+from goldnoise.report import Column, Figure, Report
 
 HELP = "replay re-annotation policies on ratings with known truth and compare them"
 DESCRIPTION = (
@@ -100,12 +101,13 @@ def run(args: argparse.Namespace) -> Report:
                                 "verify": args.verify, "model": args.model,
                                 "calibrate": args.calibrate, "starts": args.starts},
                     primary="replay/rounds", companions=["replay/policies"])
-    s = report.add(Section("replay", "Policies replayed"))
     need = cmp.ratings_to_reach()
     goal = need.attrs["accuracy"]
-    s.values.update({"n_items": cmp.n_items, "n_truth": cmp.n_truth,
-                     "ratings_available": cmp.ratings_available,
-                     "full_accuracy": cmp.full_accuracy, "goal": goal})
+    s = report.add(section_from_result(
+        cmp, "replay", "Policies replayed",
+        values={"n_items": cmp.n_items, "n_truth": cmp.n_truth,
+                "ratings_available": cmp.ratings_available,
+                "full_accuracy": cmp.full_accuracy, "goal": goal}))
     lines = [line.strip() for line in cmp.summary().split("\n")]
     if cmp.n_truth < cmp.n_items:  # the accuracies are over the items with a truth
         lines[0] = lines[0].replace(
@@ -129,7 +131,7 @@ def run(args: argparse.Namespace) -> Report:
              "to_goal_high": need.loc[p, "high"],
              "reached": need.loc[p, "reached"], "seeds": need.loc[p, "seeds"],
              "saving": need.loc[p, "saving"]} for p in cmp.policies]
-    s.tables.append(Table("policies", [
+    s.tables.append(report_table("policies", [
         Column("policy", align="<"), Column("accuracy", "accuracy at the end", ".4f"),
         Column("accuracy_low", "low", ".4f"), Column("accuracy_high", "high", ".4f"),
         Column("to_goal", "ratings to goal", ".0f"), Column("to_goal_low", "low", ".0f"),
@@ -145,7 +147,7 @@ def run(args: argparse.Namespace) -> Report:
                        "t + 1), so stopping at the first round below a target is valid")
         cols += [Column("errors_upper", "wrong at most"),
                  Column("errors_upper_share", "share at most", ".4f")]
-    s.tables.append(Table("rounds", cols, cmp.to_frame().to_dict(orient="records"), shown=20))
+    s.tables.append(report_table("rounds", cols, cmp.to_frame(), shown=20))
     s.figures.append(Figure("accuracy", "Accuracy against ratings spent",
                             lambda fig: cmp.plot(ax=fig.add_subplot())))
     return report

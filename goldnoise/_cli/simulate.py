@@ -14,7 +14,8 @@ from goldnoise._audit import progress
 from goldnoise._cli._common import count, probability, real
 from goldnoise._cli._errors import UsageError
 from goldnoise._cli._output import add_output_arguments
-from goldnoise.report import Column, Report, Section, Table
+from goldnoise._render import report_table, section_from_result
+from goldnoise.report import Column, Report
 
 HELP = ("simulation studies: how often the noise bounds hold (coverage); realistic noisy labels "
         "(noise) and voter-pool soft labels (voters)")
@@ -307,17 +308,18 @@ def _run_noise(args: argparse.Namespace) -> Report:
     frame = noisy.to_frame().reset_index()
     report = Report("simulate", f"goldnoise simulate noise: {args.labels}, rate {args.rate:g}",
                     parameters=_params(args), primary="noise/items")
-    s = report.add(Section("noise", "Similarity-based noise (NoisywikiHow)"))
+    s = report.add(section_from_result(
+        noisy, "noise", "Similarity-based noise (NoisywikiHow)",
+        values={"n_items": len(frame), "n_changed": noisy.n_changed, "rate": args.rate}))
     per = frame.groupby("noise_source")["changed"].agg(["size", "sum"]).reset_index()
-    s.values.update({"n_items": len(frame), "n_changed": noisy.n_changed, "rate": args.rate})
     what = ("had their input replaced by their most similar pool item of another class "
             "(labels kept)" if args.pool is not None
             else "changed to the class of their most similar item of another class")
     s.lines.append(f"{noisy.n_changed} of {len(frame)} items {what} ({len(per)} noise source"
                    f"{'s' if len(per) != 1 else ''}; {args.method} construction)")
-    s.tables.append(Table("sources", [Column("noise_source", "source", align="<"),
-                                      Column("size", "items"), Column("sum", "changed")],
-                          per.to_dict("records"), title="per noise source"))
+    s.tables.append(report_table("sources", [Column("noise_source", "source", align="<"),
+                                             Column("size", "items"), Column("sum", "changed")],
+                                 per.to_dict("records"), title="per noise source"))
     changed = frame[frame["changed"]].sort_values("similarity", ascending=False)
     cols = [Column(frame.columns[0], "item", align="<"), Column("clean", "clean", align="<"),
             Column("label", "noisy", align="<"), Column("neighbour", "neighbour", align="<"),
@@ -325,11 +327,10 @@ def _run_noise(args: argparse.Namespace) -> Report:
                                                               align="<")]
     if "neighbour_class" in frame:
         cols.insert(4, Column("neighbour_class", "its class", align="<"))
-    s.tables.append(Table("changed", cols, changed.to_dict("records"),
-                          title="changed items, most similar first", shown=10))
-    s.tables.append(Table("items", [*cols, Column("changed", "changed")],
-                          frame.to_dict("records"), title="every item, in the order of LABELS",
-                          shown=5))
+    s.tables.append(report_table("changed", cols, changed,
+                                 title="changed items, most similar first", shown=10))
+    s.tables.append(report_table("items", [*cols, Column("changed", "changed")], frame,
+                                 title="every item, in the order of LABELS", shown=5))
     if args.pool is None:
         s.notes.append("the paper replaces the input by a pool item's and keeps the label; "
                        "without a pool (--pool), the label takes the neighbour's class")
@@ -394,9 +395,10 @@ def _run_voters(args: argparse.Namespace) -> Report:
     report = Report("simulate", f"goldnoise simulate voters: {scores.n_models} voters, "
                                 f"{args.votes} votes per item", parameters=_params(args),
                     primary="voters/items")
-    s = report.add(Section("voters", "Voter-pool soft labels (CILN)"))
-    s.values.update({"n_items": soft.n_instances, "n_voters": scores.n_models,
-                     "n_votes": args.votes, "vote": args.vote})
+    s = report.add(section_from_result(
+        soft, "voters", "Voter-pool soft labels (CILN)",
+        values={"n_items": soft.n_instances, "n_voters": scores.n_models,
+                "n_votes": args.votes, "vote": args.vote}))
     how = ("each vote a drawn voter's most probable class" if args.vote == "argmax"
            else "each vote a class drawn from a drawn voter's distribution")
     s.lines.append(f"{soft.n_instances} items, {scores.n_models} voters "
@@ -411,8 +413,8 @@ def _run_voters(args: argparse.Namespace) -> Report:
     else:
         s.lines.append("reference label: one vote drawn per item (give --labels for the "
                        "truth, delta and nth)")
-    s.tables.append(Table("items", [Column(c, str(c)) for c in frame.columns],
-                          frame.to_dict("records"), title="soft labels per item", shown=10))
+    s.tables.append(report_table("items", [Column(c, str(c)) for c in frame.columns],
+                                 frame.to_dict("records"), title="soft labels per item", shown=10))
     return report
 
 
@@ -457,13 +459,13 @@ def _run_separability(args: argparse.Namespace) -> Report:
         raise DataError(" ".join(str(exc).split())) from None
     report = Report("simulate", f"goldnoise simulate separability: {args.noisy}",
                     parameters=_params(args), primary="separability/statistics")
-    s = report.add(Section("separability", "Separability of noisy labels by loss"))
-    s.values.update(res.to_dict())
-    s.lines.append(res.summary())
+    s = report.add(section_from_result(res, "separability",
+                                       "Separability of noisy labels by loss", exclude=(),
+                                       lines=[res.summary()]))
     s.lines.append("AUROC near 1 and overlap near 0: the noise is easy to find by loss "
                    "(synthetic-looking); AUROC near 0.5 and overlap near 1: it looks like the "
                    "data (human-like)")
-    s.tables.append(Table("statistics", [
+    s.tables.append(report_table("statistics", [
         Column("statistic", "statistic", align="<"), Column("estimate", "estimate", ".4f"),
         Column("low", "low", ".4f"), Column("high", "high", ".4f")],
         res.to_frame().to_dict("records")))
@@ -515,9 +517,9 @@ def _run_coverage(args: argparse.Namespace) -> Report:
         what = (f"share of {args.sims} data sets per row whose true share of hard items among "
                 "the agreed ones is at most gamma")
     report = Report("simulate", title, parameters=_params(args), primary="coverage/coverage")
-    s = report.add(Section("coverage", "Coverage"))
+    s = report.add(section_from_result(None, "coverage", "Coverage"))
     s.lines.append(what + f"; nominal {args.alpha:g}; 95% Wilson interval")
-    s.tables.append(Table("coverage", columns, tab.to_dict("records")))
+    s.tables.append(report_table("coverage", columns, tab.to_dict("records")))
     short = tab[tab["coverage_high"] < args.alpha]
     if len(short):
         first = columns[0].key

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from _goldnoise_lib.errors import DegenerateDataWarning
 from goldnoise._cli._common import count, probability
-from goldnoise.report import Column, Report, Section, Table
+from goldnoise._render import report_table, section_from_result
+from goldnoise.report import Column, Report, Section
 
 HELP = ("agreement of span annotations (named entities): F1 per label, pair and document, "
         "Krippendorff's unitizing alpha and its split")
@@ -149,9 +150,10 @@ def run(args: argparse.Namespace) -> Report:
                     parameters={"source": source, "from": args.source_format,
                                 "match": args.match, "threshold": args.threshold},
                     primary="agreement/labels", companions=["agreement/pairs"])
-    s = report.add(Section("agreement", "Span agreement (F1 = positive specific agreement)"))
-    s.values.update({"f1": res.f1, "n_spans": len(spans), "n_annotators": res.n_annotators,
-                     "n_documents": res.n_documents, "unit": spans.unit})
+    s = report.add(section_from_result(
+        res, "agreement", "Span agreement (F1 = positive specific agreement)",
+        values={"f1": res.f1, "n_spans": len(spans), "n_annotators": res.n_annotators,
+                "n_documents": res.n_documents, "unit": spans.unit}))
     f1_text = f"{res.f1:.4f}" if res.f1 == res.f1 else "undefined"
     s.lines.append(f"{len(spans)} spans by {res.n_annotators} annotators in {res.n_documents} "
                    f"documents ({spans.unit} offsets); pooled F1 {f1_text}{ci('span_f1')} "
@@ -168,23 +170,21 @@ def run(args: argparse.Namespace) -> Report:
         for row in label_rows:
             row["low"], row["high"] = iv.get(f"span_f1[{row['label']}]", (None, None))
         label_cols += [Column("low", fmt=".4f"), Column("high", fmt=".4f")]
-    s.tables.append(Table("labels", label_cols, label_rows, title="per label"))
-    s.tables.append(Table("pairs", [Column("first", align="<"), Column("second", align="<"),
-                                    Column("documents"), Column("precision", fmt=".4f"),
-                                    Column("recall", fmt=".4f"), Column("f1", "F1", ".4f")],
-                          res.pairs.reset_index().to_dict(orient="records"),
-                          title="per annotator pair (the second against the first)", shown=20))
-    s.tables.append(Table("documents", [Column("document", align="<"), Column("tp"),
-                                        Column("fp"), Column("fn"), Column("f1", "F1", ".4f")],
-                          res.by_document.reset_index().to_dict(orient="records"),
-                          title="per document", shown=10))
-    u = report.add(Section("unitizing", "Krippendorff's unitizing alpha (where the units are "
-                                        "and which label)"))
-    u.values.update({"alpha": ua.alpha, "binary_alpha": ua.binary_alpha,
-                     "coding_alpha": ua.coding_alpha,
-                     "boundary_disagreement": ua.boundary_disagreement,
-                     "label_disagreement": ua.label_disagreement,
-                     "n_documents": ua.n_documents})
+    s.tables.append(report_table("labels", label_cols, label_rows, title="per label"))
+    s.tables.append(report_table(
+        "pairs", [Column("first", align="<"), Column("second", align="<"), Column("documents"),
+                  Column("precision", fmt=".4f"), Column("recall", fmt=".4f"),
+                  Column("f1", "F1", ".4f")],
+        res.pairs.reset_index(), title="per annotator pair (the second against the first)",
+        shown=20))
+    s.tables.append(report_table(
+        "documents", [Column("document", align="<"), Column("tp"), Column("fp"), Column("fn"),
+                      Column("f1", "F1", ".4f")],
+        res.by_document.reset_index(), title="per document", shown=10))
+    u = report.add(section_from_result(
+        ua, "unitizing", "Krippendorff's unitizing alpha (where the units are and which label)",
+        values=("alpha", "binary_alpha", "coding_alpha", "boundary_disagreement",
+                "label_disagreement", "n_documents")))
     undefined = [n for n in ua.notes if n.startswith("α_u undefined: ")]
     if undefined:
         u.undefined(undefined[0][len("α_u undefined: "):])
@@ -200,19 +200,20 @@ def run(args: argparse.Namespace) -> Report:
     u.notes += [n for n in ua.notes if not n.startswith("α_u undefined: ")]
     if intervals is not None:
         unit = "documents" if intervals.n_items == len(spans.documents) else "sentences"
-        b = report.add(Section("bootstrap", f"Intervals ({intervals.confidence_level:.0%}, "
-                                            f"{intervals.method}, {args.bootstrap} resamples "
-                                            f"of {intervals.n_items} {unit})"))
+        b = report.add(section_from_result(
+            intervals, "bootstrap", f"Intervals ({intervals.confidence_level:.0%}, "
+            f"{intervals.method}, {args.bootstrap} resamples of {intervals.n_items} {unit})"))
         rows = intervals.to_frame().reset_index().to_dict(orient="records")
-        b.tables.append(Table("intervals", [Column("statistic", align="<"),
-                                            Column("estimate", fmt=".4f"),
-                                            Column("standard_error", "SE", ".4f"),
-                                            Column("low", fmt=".4f"), Column("high", fmt=".4f")],
-                              rows, title=f"every statistic, {unit} resampled"))
+        b.tables.append(report_table(
+            "intervals", [Column("statistic", align="<"), Column("estimate", fmt=".4f"),
+                          Column("standard_error", "SE", ".4f"), Column("low", fmt=".4f"),
+                          Column("high", fmt=".4f")],
+            rows, title=f"every statistic, {unit} resampled"))
         b.notes += list(intervals.notes)
     if args.bootstrap and intervals is None:
-        report.add(Section("bootstrap", "Intervals")).undefined(
-            "no annotator marked a span: there is no span statistic to resample")
+        report.add(section_from_result(
+            None, "bootstrap", "Intervals",
+            undefined="no annotator marked a span: there is no span statistic to resample"))
     report.add(_noise_section(spans, args))
     return report
 
@@ -221,13 +222,14 @@ def _noise_section(spans, args: argparse.Namespace) -> Section:
     """Candidate spans as items: γ of the agreed ones, the spans most likely wrong."""
     from noise_models import span_noise
 
-    s = Section("noise", "Candidate spans as items: noise of the agreed spans, spans most "
-                         "likely wrong")
+    title = "Candidate spans as items: noise of the agreed spans, spans most likely wrong"
     if len(spans) == 0:
-        return s.undefined("no annotator marked a span: there is no candidate span to rate")
+        return section_from_result(None, "noise", title, undefined="no annotator marked a "
+                                   "span: there is no candidate span to rate")
     res = span_noise(spans, match=args.match, threshold=args.threshold)
-    s.values.update({"n_candidates": res.n_candidates, "n_agreed": res.n_agreed,
-                     "categories": [str(c) for c in res.categories]})
+    s = section_from_result(res, "noise", title, values={
+        "n_candidates": res.n_candidates, "n_agreed": res.n_agreed,
+        "categories": [str(c) for c in res.categories]})
     if res.gamma is not None:
         s.values.update({"gamma": res.gamma, "hidden_hard": res.hidden_hard,
                          "alpha": res.alpha, "p": res.p})
@@ -236,7 +238,7 @@ def _noise_section(spans, args: argparse.Namespace) -> Section:
         return s.undefined("every candidate has one label: no latent-class fit")
     s.values["expected_wrong_ratings"] = res.expected_wrong
     rows = res.likely_wrong.to_dict(orient="records")
-    s.tables.append(Table("likely_wrong", [
+    s.tables.append(report_table("likely_wrong", [
         Column("document", align="<"), Column("start"), Column("end"),
         Column("annotator", align="<"), Column("label", align="<"),
         Column("fitted", align="<"), Column("p_wrong", "P(wrong)", ".4f")], rows,

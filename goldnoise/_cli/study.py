@@ -8,7 +8,8 @@ from typing import Any
 from goldnoise._cli._common import count, probability, real
 from goldnoise._cli._errors import UsageError
 from goldnoise._cli._input import add_ratings_arguments, load_ratings
-from goldnoise.report import Column, Figure, Report, Section, Table
+from goldnoise._render import report_table, section_from_result
+from goldnoise.report import Column, Figure, Report
 
 HELP = "how many items an agreement study needs for an interval's width or a test's power"
 DESCRIPTION = (
@@ -163,8 +164,7 @@ def run(args: argparse.Namespace) -> Report:
     report = Report("study", title, primary="plan/sizes",
                     parameters={k: v for k, v in vars(args).items()
                                 if not k.startswith("_") and not callable(v)})
-    s = report.add(Section("plan", "How many items"))
-    s.values.update({k: v for k, v in plan.to_dict().items() if k != "table"})
+    s = report.add(section_from_result(plan, "plan", "How many items", exclude=("table",)))
     notes = {f"  * {note}" for note in plan.notes}  # the section lists them as notes
     s.lines += [_cli_words(line) for line in plan.summary().splitlines() if line not in notes]
     s.notes += list(plan.notes)
@@ -177,14 +177,15 @@ def run(args: argparse.Namespace) -> Report:
     if "power" in plan.table:
         cols.append(Column("power", "power", ".3f"))
     if plan.goal != "minimum":
-        s.tables.append(Table("sizes", cols, rows,
-                              title="simulated studies per size and interval method"))
+        s.tables.append(report_table("sizes", cols, rows,
+                                     title="simulated studies per size and interval method"))
         s.figures.append(Figure("study_size", "Interval half-width against the number of items",
                                 lambda fig: plan.plot(ax=fig.add_subplot())))
     else:
-        s.tables.append(Table("sizes", [Column("n_ratings", "values"),
-                                        Column("n_items", "units"),
-                                        Column("formula_value", "formula", ".2f")], rows))
+        s.tables.append(report_table("sizes", [Column("n_ratings", "values"),
+                                               Column("n_items", "units"),
+                                               Column("formula_value", "formula", ".2f")],
+                                     rows))
     if args.tradeoff:
         try:
             t = study_tradeoff(args.coefficient, expected=plan.expected, target=target,
@@ -197,15 +198,15 @@ def run(args: argparse.Namespace) -> Report:
                                max_seconds=_max_seconds(args))
         except (TypeError, ValueError) as exc:
             raise UsageError(_cli_words(str(exc))) from None
-        ts = report.add(Section("tradeoff", "More items or more annotators"))
-        ts.values.update({"n_raters": t.n_raters, "n_items": t.n_items, "cost": t.cost})
+        ts = report.add(section_from_result(t, "tradeoff", "More items or more annotators",
+                                            values=("n_raters", "n_items", "cost")))
         ts.lines.append(f"cheapest: {t.n_raters} annotators x {t.n_items} items, cost "
                         f"{t.cost:,.0f} (cost per rating {args.cost_per_rating:g}, per item "
                         f"{args.cost_per_item:g})")
-        ts.tables.append(Table("per_raters", [
+        ts.tables.append(report_table("per_raters", [
             Column("n_raters", "annotators"), Column("n_items", "items"),
             Column("n_ratings", "ratings", ".0f"), Column("cost", "cost", ".0f")],
-            t.table.to_dict("records")))
+            t.table))
     return report
 
 

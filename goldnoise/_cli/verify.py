@@ -6,7 +6,8 @@ import argparse
 
 from goldnoise._cli._common import as_option_message, count, gold_fit, real
 from goldnoise._cli._input import add_ratings_arguments, load_ratings
-from goldnoise.report import Column, Report, Section, Table
+from goldnoise._render import report_table, section_from_result
+from goldnoise.report import Column, Report
 
 HELP = "choose items for expert checks: most likely wrong, and a random sample"
 DESCRIPTION = (
@@ -51,9 +52,10 @@ def run(args: argparse.Namespace) -> Report:
                                 "random_share": args.random_share, "seed": args.seed,
                                 "gold": args.gold},
                     primary="checks/checks")
-    s = report.add(Section("checks", "Items for expert checks"))
     per = design.groupby("stratum").size().to_dict()
-    s.values.update({"n_items": loaded.ratings.n_items, **{f"n_{k}": v for k, v in per.items()}})
+    s = report.add(section_from_result(
+        None, "checks", "Items for expert checks",
+        values={"n_items": loaded.ratings.n_items, **{f"n_{k}": v for k, v in per.items()}}))
     s.lines.append(", ".join(f"{v} {k}" for k, v in per.items()) +
                    f" of {loaded.ratings.n_items} items; check every one of them and give the "
                    "true labels to `goldnoise certify --verified FILE --design THIS_FILE`")
@@ -63,7 +65,7 @@ def run(args: argparse.Namespace) -> Report:
         s.lines.append(f"{n_gold} gold items known: none of them is ranked or drawn (their "
                        "stratum is counted by `goldnoise certify` with the same --gold)")
     s.notes += loaded.notes
-    s.tables.append(Table("checks", [
+    s.tables.append(report_table("checks", [
         Column("item", align="<"), Column("stratum", align="<"),
         Column("inclusion_probability", "P(drawn)", ".4g"), Column("stratum_size", "stratum size"),
         Column("stratum_sample", "drawn from it"), Column("label", "label now", align="<"),

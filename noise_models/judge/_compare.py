@@ -155,9 +155,6 @@ def latent_rows(r: Any, codes: np.ndarray, names: list[str], n_humans: int, *,
                                     confidence_level=confidence_level, rng=seed)
     else:  # the spam model's accuracy θ + (1 − θ) Σ_c φ_c ξ_c, no interval
         table = fit.annotator_frame()
-        theta = np.asarray(fit.competence, dtype=np.float64)
-        table.insert(1, "accuracy", theta + (1.0 - theta) * (fit.spam_distribution
-                                                            @ np.asarray(fit.phi)))
     latent = np.asarray(human_fit.label_codes, dtype=np.int64)
     hard = np.asarray(m1.posterior_hard, dtype=np.float64)
     acc_easy, acc_hard, share_hard = [], [], []

@@ -14,6 +14,11 @@ LatentClassModel      -- the latent-class family, one EM engine: annotators "per
 EasyHardModel         -- the paper's M1, LatentClassModel("perfect", "free")
 LatentClassFit        -- labels, per-item posteriors, parameters; .noise_bound(alpha)
                                                                    -> FitNoiseBoundResult
+LatentClassFit.annotator_frame -- per annotator: ratings, accuracy (every model), the
+                         parameters, accuracy on gold                -> DataFrame
+LatentClassFit.hard_items -- the items most likely hard (or hidden among the
+                         unanimous ones); .expected_wrong_labels, .label_agreement,
+                         .label_accuracy(gold): what a report reads -> DataFrame
 annotator_intervals   -- each annotator's accuracy and reliability parameters with a
                          bootstrap interval over items (the fit refitted per resample by
                          the resampling core, ``_goldnoise_lib.resampling``) -> DataFrame

@@ -258,6 +258,209 @@ class LatentClassFit(Result):
     def _objective(self) -> float:
         return float(self.loglik[-1])
 
+    @property
+    def expected_wrong_labels(self) -> float:
+        """The expected number of wrong fitted labels, ``Σ_i (1 − label_posterior[i])``.
+
+        Under the fitted model (annotators err independently) a label is wrong with
+        probability ``1 − label_posterior``; a surely hard item counts as wrong (it has
+        no true label). Divide by ``ratings.n_items`` for the expected share.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from noise_models import LatentClassModel
+        >>> x = pd.DataFrame({"ann1": ["pos", "neg", "pos", "neg"] * 25,
+        ...                   "ann2": ["pos", "neg", "neg", "neg"] * 25,
+        ...                   "ann3": ["pos", "pos", "pos", "neg"] * 25})
+        >>> fit = LatentClassModel("spam", rng=0).fit(x)
+        >>> round(fit.expected_wrong_labels, 2)  # of 100 labels
+        0.1
+        """
+        return float(np.sum(1.0 - self.label_posterior))
+
+    @property
+    def labels_likely_wrong(self) -> int:
+        """Items whose fitted label is more likely wrong than right (``label_posterior < 0.5``).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from noise_models import LatentClassModel
+        >>> x = pd.DataFrame({"ann1": ["pos", "neg", "pos", "neg"] * 25,
+        ...                   "ann2": ["pos", "neg", "neg", "neg"] * 25,
+        ...                   "ann3": ["pos", "pos", "pos", "neg"] * 25})
+        >>> fit = LatentClassModel("spam", rng=0).fit(x)
+        >>> fit.labels_likely_wrong
+        0
+        """
+        return int(np.count_nonzero(self.label_posterior < 0.5))
+
+    @property
+    def labels_differing_from_majority(self) -> int:
+        """Rated items whose fitted label is not the majority vote (ties: first category).
+
+        The majority vote is :meth:`~agreement.Ratings.majority_labels`.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from noise_models import LatentClassModel
+        >>> x = pd.DataFrame({"ann1": ["pos", "neg", "pos", "neg"] * 25,
+        ...                   "ann2": ["pos", "neg", "neg", "neg"] * 25,
+        ...                   "ann3": ["pos", "pos", "pos", "neg"] * 25})
+        >>> fit = LatentClassModel("spam", rng=0).fit(x)
+        >>> fit.labels_differing_from_majority  # 3 annotators: no tie, the fit follows them
+        0
+        """
+        counts = self.ratings.counts
+        rated = counts.sum(axis=1) > 0
+        return int(np.count_nonzero((self.label_codes != counts.argmax(axis=1)) & rated))
+
+    @property
+    def expected_hard_items(self) -> float | None:
+        """The expected number of hard items, ``Σ_i posterior_hard[i]`` (None without a hard
+        component).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from noise_models import EasyHardModel
+        >>> x = np.array([[0, 0], [1, 1], [0, 1], [1, 1], [0, 0], [1, 0]] * 50)
+        >>> fit = EasyHardModel(rng=0).fit(x)
+        >>> round(fit.expected_hard_items, 1)  # the 100 disagreed items and 99.8 unanimous ones
+        199.8
+        """
+        if self.posterior_hard is None:
+            return None
+        return float(np.sum(self.posterior_hard))
+
+    @property
+    def expected_hidden_hard(self) -> float | None:
+        """The expected number of hard items among the unanimous ones (hidden coin-flips),
+        ``Σ_{i agreed} posterior_hard[i]`` (None without a hard component).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from noise_models import EasyHardModel
+        >>> x = np.array([[0, 0], [1, 1], [0, 1], [1, 1], [0, 0], [1, 0]] * 50)
+        >>> fit = EasyHardModel(rng=0).fit(x)
+        >>> round(fit.expected_hidden_hard, 1)  # of the 200 unanimous items
+        99.8
+        """
+        if self.posterior_hard is None:
+            return None
+        return float(np.sum(self.posterior_hard[self.ratings.agreed]))
+
+    @property
+    def label_agreement(self) -> pd.Series:
+        """Each annotator's share of ratings that are the item's fitted label.
+
+        The share of annotator ``j``'s ratings equal to :attr:`labels` (NaN for an
+        annotator with no rating): observed agreement with the fit, not the model's
+        accuracy estimate (``annotator_frame()["accuracy"]``).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from noise_models import LatentClassModel
+        >>> x = pd.DataFrame({"ann1": ["pos", "neg", "pos", "neg"] * 25,
+        ...                   "ann2": ["pos", "neg", "neg", "neg"] * 25,
+        ...                   "ann3": ["pos", "pos", "pos", "neg"] * 25})
+        >>> fit = LatentClassModel("spam", rng=0).fit(x)
+        >>> fit.label_agreement.tolist()
+        [1.0, 0.75, 0.75]
+        """
+        codes = self.ratings.require_raters("`label_agreement`")
+        rated = codes >= 0
+        n = rated.sum(axis=0)
+        same = ((codes == self.label_codes[:, None]) & rated).sum(axis=0)
+        share = np.divide(same, n, out=np.full(codes.shape[1], np.nan), where=n > 0)
+        return pd.Series(share, index=self.ratings.raters, name="label_agreement")
+
+    def label_accuracy(self, gold: Any) -> float:
+        """The share of the fitted labels that are the gold label, over the items with gold.
+
+        Parameters
+        ----------
+        gold : pandas.Series or dict
+            The true label by item id (all items or some); ids that are not items
+            and labels that are none of the categories are left out.
+
+        Returns
+        -------
+        float
+            The accuracy of :attr:`labels` on the items with a known gold label (NaN
+            when there is none).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from noise_models import LatentClassModel
+        >>> x = pd.DataFrame({"ann1": ["pos", "neg", "pos", "neg"] * 25,
+        ...                   "ann2": ["pos", "neg", "neg", "neg"] * 25,
+        ...                   "ann3": ["pos", "pos", "pos", "neg"] * 25})
+        >>> fit = LatentClassModel("spam", rng=0).fit(x)
+        >>> fit.labels.tolist()[:4]
+        ['pos', 'neg', 'pos', 'neg']
+        >>> fit.label_accuracy({0: "pos", 1: "pos", 2: "pos", 3: "neg"})
+        0.75
+        """
+        from _goldnoise_lib.labels import match_labels
+
+        g = pd.Series(gold).reindex(self.ratings.items)
+        codes = match_labels(np.asarray(g.to_numpy(), dtype=object), self.ratings.categories)
+        has = (codes >= 0) & g.notna().to_numpy()
+        if not has.any():
+            return math.nan
+        return float(np.mean(self.label_codes[has] == codes[has]))
+
+    def hard_items(self, top: int | None = None, *, unanimous: bool = False) -> pd.DataFrame:
+        """The items most likely hard, most likely first.
+
+        Parameters
+        ----------
+        top : int, optional
+            Keep the first ``top`` items (all by default).
+        unanimous : bool, default False
+            Rank only the unanimous items (:attr:`~agreement.Ratings.agreed`): the hidden
+            coin-flips a gold standard built from agreement would keep.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed by item: ``posterior_hard`` (descending; ties in item order) and
+            ``label`` (the fitted label).
+
+        Raises
+        ------
+        ValueError
+            If the model has no hard component.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from noise_models import EasyHardModel
+        >>> x = np.array([[0, 0], [1, 1], [0, 1], [1, 1], [0, 0], [1, 0]] * 50)
+        >>> fit = EasyHardModel(rng=0).fit(x)
+        >>> fit.hard_items(top=2, unanimous=True).round(3)
+              posterior_hard  label
+        item
+        0              0.499      0
+        1              0.499      1
+        """
+        if self.posterior_hard is None:
+            raise ValueError(f"the {self.model.name} model has no hard component; fit one with "
+                             "a hard component (e.g. hard='marginal') or EasyHardModel.")
+        hard = np.asarray(self.posterior_hard)
+        candidates = (np.flatnonzero(self.ratings.agreed) if unanimous
+                      else np.arange(self.ratings.n_items))
+        order = candidates[np.argsort(-hard[candidates], kind="stable")][:top]
+        return pd.DataFrame({"posterior_hard": hard[order],
+                             "label": self.ratings.categories[self.label_codes[order]]},
+                            index=self.ratings.items[order])
+
     def annotator_frame(self, gold: Any = None, *,
                         confidence_level: float = 0.95) -> pd.DataFrame:
         """One row per annotator with the fitted annotator parameters.
@@ -275,11 +478,28 @@ class LatentClassFit(Result):
         -------
         pandas.DataFrame
             Indexed by annotator (rating column). Columns: ``n_ratings``;
-            ``error_rate`` (one-coin); ``competence`` and ``spam_<c>`` (spam);
+            ``accuracy`` (every model: see Notes); ``error_rate`` (one-coin); ``competence`` and ``spam_<c>`` (spam);
             ``accuracy_<c>`` = ``confusion[j, c, c]`` (confusion); ``q_<c>``
             (hard component); with ``gold``: ``n_gold`` (gold items the
             annotator rated), ``gold_accuracy``, ``gold_accuracy_low`` and
             ``gold_accuracy_high`` (NaN without gold items).
+
+        Notes
+        -----
+        ``accuracy`` is the probability that annotator ``j``'s label is the true class
+        of an easy item drawn from the fit, the class-weighted diagonal of their easy
+        emission ``E_j[c, x] = P(j says x | class c)``::
+
+            accuracy_j = Σ_c w_c E_j[c, c]
+
+        with ``w`` the class weights (``class_weights`` for ``hard="difficulty"``,
+        else ``phi``). By annotator model: one-coin ``1 − ε_j``; spam (MACE)
+        ``Σ_c w_c (θ_j + (1 − θ_j) ξ_jc) = θ_j + (1 − θ_j) Σ_c w_c ξ_jc``; confusion
+        (Dawid–Skene) ``Σ_c w_c confusion[j, c, c]``; perfect (the easy/hard model)
+        1. Hard items are left out: a hard item of the free, marginal or uniform
+        component has no true class, and a hard item of ``hard="difficulty"`` lowers
+        every annotator's competence by the item's own level. It is the ``accuracy``
+        of :func:`~noise_models.annotator_intervals`, which adds its interval.
 
         Examples
         --------
@@ -298,7 +518,8 @@ class LatentClassFit(Result):
         """
         check_params(LatentClassFit.annotator_frame, locals())
         codes = self.ratings.codes
-        cols: dict[str, Any] = {"n_ratings": (codes >= 0).sum(axis=0)}
+        cols: dict[str, Any] = {"n_ratings": (codes >= 0).sum(axis=0),
+                                "accuracy": _easy_accuracy(self)}
         cats = [str(c) for c in self.ratings.categories]
         if self.error_rate is not None:
             cols["error_rate"] = self.error_rate
@@ -448,6 +669,32 @@ def _easy_emission(fit: LatentClassFit) -> np.ndarray | None:
         return np.asarray(fit.confusion)
     th = fit.competence[:, None, None]
     return th * eye + (1.0 - th) * fit.spam_distribution[:, None, :] * np.ones((k, m, m))
+
+
+def _easy_accuracy(fit: LatentClassFit) -> np.ndarray:
+    """``Σ_c w_c E_j[c, c]``: each annotator's accuracy on easy items (see
+    :meth:`LatentClassFit.annotator_frame`)."""
+    if fit.model.annotators == "perfect":
+        return np.ones(fit.ratings.n_raters)
+    w = fit.phi if fit.class_weights is None else fit.class_weights
+    return accuracy_of(w, {"error_rate": fit.error_rate, "confusion": fit.confusion,
+                           "competence": fit.competence,
+                           "spam_distribution": fit.spam_distribution})
+
+
+def accuracy_of(weights: Any, params: dict[str, Any]) -> np.ndarray:
+    """``Σ_c w_c E_j[c, c]`` from the annotator parameters (``error_rate``, ``competence``
+    and ``spam_distribution``, or ``confusion``; the first not None), each model's closed
+    form (``Σ_c w_c = 1``): one-coin ``1 − ε_j``, spam ``θ_j + (1 − θ_j) Σ_c w_c ξ_jc``,
+    confusion ``Σ_c w_c confusion[j, c, c]``. Also the accuracy of a refit's parameters
+    (:func:`~noise_models.annotator_intervals`)."""
+    w = np.asarray(weights, dtype=np.float64)
+    if params["error_rate"] is not None:
+        return 1.0 - np.asarray(params["error_rate"], dtype=np.float64)
+    if params["competence"] is not None:
+        theta = np.asarray(params["competence"], dtype=np.float64)
+        return theta + (1.0 - theta) * (params["spam_distribution"] @ w)
+    return np.diagonal(params["confusion"], axis1=1, axis2=2) @ w
 
 
 def fit_noise_bound(fit: LatentClassFit, *, alpha: float = 0.95) -> FitNoiseBoundResult:

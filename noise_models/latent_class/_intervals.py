@@ -16,6 +16,7 @@ from _goldnoise_lib.validation import (
     check_params,
     validate_params,
 )
+from noise_models.latent_class._fit import accuracy_of
 
 __all__ = ["annotator_intervals"]
 
@@ -29,41 +30,26 @@ def _reliability(frame: pd.DataFrame) -> list[str]:
 
 
 def _with_accuracy(fit: Any) -> pd.DataFrame:
-    """The fit's annotator table plus ``accuracy``: P(the annotator's label is the true class).
-
-    One-coin: ``1 − ε_j``; spam (MACE): ``θ_j + (1 − θ_j) Σ_c φ_c ξ_jc``; confusion
-    (Dawid–Skene): ``Σ_c φ_c π_j[c, c]``; the perfect (easy/hard) model has none.
-    """
+    """The fit's annotator table; its ``accuracy`` (P(the annotator's label is the true
+    class), :meth:`LatentClassFit.annotator_frame`) only for a model with annotator
+    parameters: the perfect (easy/hard) model's is 1 by definition, with no interval."""
     frame = fit.annotator_frame()
-    # the model's class weights (hard="difficulty": not the posteriors' shares), as in
-    # the refits of _replicate_values
-    phi = np.asarray(fit.phi if fit.class_weights is None else fit.class_weights,
-                     dtype=np.float64)
-    if fit.error_rate is not None:
-        frame.insert(1, "accuracy", 1.0 - np.asarray(fit.error_rate))
-    elif fit.competence is not None:
-        theta = np.asarray(fit.competence)
-        frame.insert(1, "accuracy", theta + (1.0 - theta) * (fit.spam_distribution @ phi))
-    elif fit.confusion is not None:
-        diag = np.diagonal(fit.confusion, axis1=1, axis2=2)
-        frame.insert(1, "accuracy", diag @ phi)
+    if fit.error_rate is None and fit.competence is None and fit.confusion is None:
+        frame = frame.drop(columns="accuracy")
     return frame
 
 
 def _replicate_values(p: dict[str, Any], cats: list[str]) -> dict[str, np.ndarray]:
     """The reliability columns of :func:`_with_accuracy` from a refit's parameters."""
     out: dict[str, np.ndarray] = {}
-    phi = np.asarray(p["phi"], dtype=np.float64)
     if p["error_rate"] is not None:
         out["error_rate"] = np.asarray(p["error_rate"])
-        out["accuracy"] = 1.0 - np.asarray(p["error_rate"])
     elif p["competence"] is not None:
-        theta = np.asarray(p["competence"])
-        out["competence"] = theta
-        out["accuracy"] = theta + (1.0 - theta) * (p["spam_distribution"] @ phi)
-    elif p["confusion"] is not None:
-        diag = np.diagonal(p["confusion"], axis1=1, axis2=2)
-        out["accuracy"] = diag @ phi
+        out["competence"] = np.asarray(p["competence"])
+    elif p["confusion"] is None:
+        return out
+    out["accuracy"] = accuracy_of(p["phi"], p)  # the formula of LatentClassFit.annotator_frame
+    if p["error_rate"] is None and p["competence"] is None:
         for i, c in enumerate(cats):
             out[f"accuracy_{c}"] = p["confusion"][:, i, i]
     return {k: np.asarray(v, dtype=np.float64) for k, v in out.items()}
