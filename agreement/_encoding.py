@@ -15,7 +15,8 @@ from _goldnoise_lib.errors import LabelWarning, ShapeError, plain
 from _goldnoise_lib.lazy import lazy_module
 
 # Numba kernels, imported at first use (import agreement stays fast).
-_kernels = lazy_module("agreement._kernels")
+_encoding_kernels = lazy_module("agreement._kernels_encoding")
+_kernels = lazy_module("agreement._kernels")  # the code matrix's counts (Ratings.counts)
 
 
 _MAX_CATEGORIES = np.iinfo(np.int16).max
@@ -135,7 +136,7 @@ def _encode_integral(values: np.ndarray) -> tuple[np.ndarray, pd.Index] | None:
     if kind not in "iuf" or flat.size == 0:
         return None
     if kind in "iu":
-        small = _kernels.small_int_codes(flat)
+        small = _encoding_kernels.small_int_codes(flat)
         if small is not None:  # labels 0..61: one pass did everything
             raw, present = small
             first = int(np.argmax(present))
@@ -143,7 +144,7 @@ def _encode_integral(values: np.ndarray) -> tuple[np.ndarray, pd.Index] | None:
                 raw -= np.int8(first)
                 present = present[first:]
             return _finish_codes(values, raw, present, first, integer=True)
-        lo, hi = _kernels.int_range(flat)
+        lo, hi = _encoding_kernels.int_range(flat)
         if hi - lo >= 1_000_000 or hi > 2**62:
             return None
     else:
@@ -154,15 +155,15 @@ def _encode_integral(values: np.ndarray) -> tuple[np.ndarray, pd.Index] | None:
             return None
         lo, hi = int(flo), int(fhi)
     span = hi - lo + 1
-    if span <= _kernels.SMALL_SPAN:
-        small = _kernels.offset_small(flat, lo, span)  # checks integrality of floats
+    if span <= _encoding_kernels.SMALL_SPAN:
+        small = _encoding_kernels.offset_small(flat, lo, span)  # checks integrality of floats
         if small is None:
             return None
         raw, present = small
     else:
-        if kind == "f" and not _kernels.scan_integral(flat)[0]:
+        if kind == "f" and not _encoding_kernels.scan_integral(flat)[0]:
             return None
-        raw, present = _kernels.offset_codes(flat, lo, span, _code_dtype(span)
+        raw, present = _encoding_kernels.offset_codes(flat, lo, span, _code_dtype(span)
                                              if span <= _MAX_CATEGORIES else np.int32)
     return _finish_codes(values, raw, present, lo, integer=kind in "iu")
 
@@ -180,7 +181,7 @@ def _finish_codes(values: np.ndarray, raw: np.ndarray, present: np.ndarray, vmin
     else:
         table = np.full(span, -1, dtype=np.int64)
         table[uniq - vmin] = np.arange(m)
-        codes = _kernels.remap_codes(raw, table, _code_dtype(m))
+        codes = _encoding_kernels.remap_codes(raw, table, _code_dtype(m))
     cats = pd.Index(uniq if integer else uniq.astype(np.float64), name="category")
     return codes.reshape(values.shape), cats
 
@@ -220,7 +221,7 @@ def _factorize_ids(ids: pd.Series, wide: int = 1) -> tuple[np.ndarray, Any]:
     """``pd.factorize(ids)``; integer ids in a range at most ``wide`` × their number by
     a lookup table (faster, and without a hash table as large as the column)."""
     if isinstance(ids.dtype, np.dtype) and ids.dtype.kind in "iu":
-        dense = _kernels.dense_factorize(ids.to_numpy(), wide)
+        dense = _encoding_kernels.dense_factorize(ids.to_numpy(), wide)
         if dense is not None:
             return dense[0], pd.Index(dense[1])
     return pd.factorize(ids, sort=False)
@@ -406,7 +407,7 @@ def _encode_numeric(values: np.ndarray, categories: Sequence[Any] | None,
         offset = int(cat_vals.min())
         table = np.full(int(cat_vals.max()) - offset + 1, -1, dtype=np.int64)
         table[cat_vals.astype(np.int64) - offset] = np.arange(m)
-        codes = _kernels.lookup_codes(values, offset, table, dtype)
+        codes = _encoding_kernels.lookup_codes(values, offset, table, dtype)
     else:
         codes = np.full(values.shape, -1, dtype=dtype)
         codes[finite] = np.searchsorted(np.sort(cat_vals), values[finite])

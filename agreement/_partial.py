@@ -60,6 +60,7 @@ from agreement._weights import Weights, weight_matrix
 
 # Numba kernels, imported at first use (importing the package compiles and loads nothing).
 _kernels = lazy_module("agreement._kernels")
+_encoding_kernels = lazy_module("agreement._kernels_encoding")
 
 __all__ = [
     "STATISTICS",
@@ -219,8 +220,8 @@ def ratings_chunk(frame: pd.DataFrame, schema: Ratings, *, item: Hashable = "ite
     if not present.all():  # a row without a label is no rating (nor a repeat)
         item_codes, rater_codes, label_codes = (item_codes[present], rater_codes[present],
                                                 label_codes[present])
-    codes = _kernels.scatter_long(item_codes, rater_codes, label_codes.astype(dtype),
-                                  len(item_ids), k)
+    codes = _encoding_kernels.scatter_long(item_codes, rater_codes, label_codes.astype(dtype),
+                                           len(item_ids), k)
     if codes is None:
         raise ValueError("an annotator rated the same item more than once in this chunk.")
     return Ratings(codes, schema.categories, items=pd.Index(item_ids, name="item"),

@@ -25,6 +25,7 @@ from agreement._encoding import (
     _code_dtype,
     _declared,
     _encode,
+    _encoding_kernels,
     _exact_counts,
     _factorize_ids,
     _kernels,
@@ -291,8 +292,8 @@ class Ratings:
                 label_error = err
         codes = None
         if label_error is None:
-            codes = _kernels.scatter_long(item_codes, rater_codes, codes_flat,
-                                          len(item_ids), len(rater_ids))
+            codes = _encoding_kernels.scatter_long(item_codes, rater_codes, codes_flat,
+                                                   len(item_ids), len(rater_ids))
         annotator_of = None
         if codes is None:  # repeats, or a label error (which a repeat reported first)
             dup = frame.duplicated(subset=[item, rater])

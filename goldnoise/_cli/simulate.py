@@ -215,7 +215,7 @@ def _id_label_series(path: str, id_column: str | None, label_column: str | None,
     import pandas as pd
 
     from goldnoise._cli._errors import DataError
-    from goldnoise._cli._input import read_table
+    from goldnoise._cli._reading import read_table
 
     frame = read_table(Path(path))
     if id_column is not None and id_column not in frame.columns:
@@ -252,7 +252,7 @@ def _embeddings_file(path: str, items, id_column: str):
 
     p = Path(path)
     if p.suffix.lower() in (".csv", ".tsv", ".parquet"):
-        from goldnoise._cli._input import read_table
+        from goldnoise._cli._reading import read_table
 
         head = read_table(p)
         if id_column not in head.columns:
@@ -342,7 +342,7 @@ def _score_ids(path: str, id_column: str):
     import numpy as np
 
     from goldnoise._cli._errors import DataError
-    from goldnoise._cli._input import read_table
+    from goldnoise._cli._reading import read_table
 
     p = Path(path)
     if not p.is_file():
@@ -420,7 +420,7 @@ def _run_separability(args: argparse.Namespace) -> Report:
     from pathlib import Path
 
     from goldnoise._cli._errors import DataError
-    from goldnoise._cli._input import read_table
+    from goldnoise._cli._reading import read_table
     from goldnoise.report import Figure
     from simulation import load_scores, loss_separability
 

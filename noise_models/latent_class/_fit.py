@@ -31,6 +31,7 @@ from noise_models.easy_hard import noise_bound
 optimize = lazy_module("scipy.optimize")
 special = lazy_module("scipy.special")
 K = lazy_module("noise_models.latent_class._kernels")
+checks = lazy_module("noise_models.latent_class._kernels_checks")
 
 __all__ = ["UNSTABLE_SHARE", "UNSTABLE_WITHIN", "FitNoiseBoundResult", "LatentClassFit",
            "fit_noise_bound"]
@@ -517,7 +518,7 @@ def fit_noise_bound(fit: LatentClassFit, *, alpha: float = 0.95) -> FitNoiseBoun
     codes = fit.ratings.codes
     easy = _easy_emission(fit)
     phi = np.asarray(fit.phi if fit.class_weights is None else fit.class_weights)
-    r, agreed, p, e = K.item_agreement(codes, np.asarray(fit.q), phi, easy)
+    r, agreed, p, e = checks.item_agreement(codes, np.asarray(fit.q), phi, easy)
     if fit.level_weights is not None:
         # hard="difficulty": a hard item agrees with the probability that its annotators,
         # knowing the class with θ_j·a, all report the same label, averaged over the
@@ -528,7 +529,7 @@ def fit_noise_bound(fit: LatentClassFit, *, alpha: float = 0.95) -> FitNoiseBoun
         for a_lev, w in zip(K.LEVELS, fit.level_weights, strict=True):
             ta = np.asarray(fit.competence)[:, None, None] * a_lev
             level = ta * eye + (1.0 - ta) * np.asarray(fit.spam_distribution)[:, None, :]
-            p += w * K.item_agreement(codes, np.asarray(fit.q), phi, level)[3]
+            p += w * checks.item_agreement(codes, np.asarray(fit.q), phi, level)[3]
     eligible = r >= 2
     n = int(eligible.sum())
     n_agreed = int(agreed.sum())
@@ -624,11 +625,11 @@ def _mixture_bound(p_a, e_a, p_d, e_d, alpha: float) -> tuple[int, str]:
                                 rho[:, 0][None, :]) @ weights
         method = "exact (binomial)"
     elif _NODES * n_agreed * (support + 1) <= _DP_BUDGET:
-        table = K.pb_cdf(np.ascontiguousarray(rho), counts.astype(np.int64), support + 1)
+        table = checks.pb_cdf(np.ascontiguousarray(rho), counts.astype(np.int64), support + 1)
         mix = weights @ table
         if mix[support] <= alpha and support < n_agreed:  # never seen: widen to all
             support = n_agreed
-            mix = weights @ K.pb_cdf(np.ascontiguousarray(rho), counts.astype(np.int64),
+            mix = weights @ checks.pb_cdf(np.ascontiguousarray(rho), counts.astype(np.int64),
                                     support + 1)
 
         def cdf(j: np.ndarray) -> np.ndarray:
