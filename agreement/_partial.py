@@ -588,12 +588,14 @@ def finalize_sums(sums: PartialSums, *, n_population: float | None = None,
     if name == "light_kappa":
         stub = _Rows(np.empty((0, k), dtype=np.int8), m, sums.n_rows)
         return with_clip_note(light(stub, wts, n_pop, stats_from_sums(sums.first, k, m, ss)))
-    return with_clip_note(_co.result_from_sums(
-        name, sums.first, wts, n_pop, n_raters=k, n_categories=m, n_rows=sums.n_rows, ss=ss,
-        check_scott=_scott_check(sums),
+    queries = _co.DataQueries(
+        ss=ss, check_scott=_scott_check(sums),
         cohen_null=lambda: (math.nan if sums.table is None
                             else cohen_from_table(sums.table, wts.matrix)[4]),
-        fleiss_null=lambda: _fleiss_null(sums), stacklevel=_stacklevel + 1))
+        fleiss_null=lambda: _fleiss_null(sums))
+    return with_clip_note(_co.result_from_sums(
+        name, sums.first, wts, n_pop, n_raters=k, n_categories=m, n_rows=sums.n_rows,
+        queries=queries, stacklevel=_stacklevel + 1))
 
 
 class _Rows:

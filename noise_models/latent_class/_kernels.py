@@ -231,8 +231,10 @@ def _reduce(counts, totals, lls, cnt, tot):
 
 # ------------------------------------------------------------- the parameters
 @njit(cache=True, error_model="numpy")
-def _build_tables(model, hard, phi, pi, eps, conf, theta, xi, q, logtab, logw):
-    # logtab[j, x, s] and logw[s] from the parameters (SPEC §2.4's emissions).
+def _build_tables(model, hard, params, logtab, logw):
+    # logtab[j, x, s] and logw[s] from the parameters (SPEC §2.4's emissions);
+    # params = (phi, pi, eps, conf, theta, xi, q), as everywhere below.
+    phi, pi, eps, conf, theta, xi, q = params
     k, m, n_states = logtab.shape
     for j in range(k):
         for x in range(m):
@@ -278,11 +280,12 @@ def _build_tables(model, hard, phi, pi, eps, conf, theta, xi, q, logtab, logw):
 
 
 @njit(cache=True, error_model="numpy")
-def _log_prior(model, hard, a, phi, pi, eps, conf, theta, xi, q, jw):
+def _log_prior(model, hard, a, params, jw):
     # log of the Dirichlet/Beta prior densities (pseudo-counts a), up to a
     # constant: the M-step below maximises log-likelihood + this. jw[j] is
     # 1 / (columns of annotator j's group): replicate columns share one set of
     # parameters, whose prior counts once.
+    phi, pi, eps, conf, theta, xi, q = params
     if a == 0.0:
         return 0.0
     k = q.shape[0]
@@ -316,9 +319,11 @@ def _log_prior(model, hard, a, phi, pi, eps, conf, theta, xi, q, jw):
 
 
 @njit(cache=True, error_model="numpy")
-def _mstep(model, hard, a, cap, cnt, tot, n_eff, phi, pi, eps, conf, theta, xi, q):
+def _mstep(model, hard, a, cap, cnt, tot, n_eff, params):
     # Maximise expected complete-data log-likelihood + log prior, in closed
-    # form from the expected counts cnt[j, x, s] and totals tot[s].
+    # form from the expected counts cnt[j, x, s] and totals tot[s]; the
+    # parameter arrays are updated in place.
+    phi, pi, eps, conf, theta, xi, q = params
     k, m, _ = cnt.shape
     easy = 0.0
     for c in range(m):
@@ -492,13 +497,13 @@ def _em_after_estep(t, ll, model, hard, a, cap, max_iter, tol, n_eff, logtab, lo
                 tot[s] += known_tot[s]
     if n_groups < k:
         _pool(cnt, groups, n_groups)
-    trace[t] = ll + _log_prior(model, hard, a, phi, pi, eps, conf, theta, xi, q, jw)
+    trace[t] = ll + _log_prior(model, hard, a, (phi, pi, eps, conf, theta, xi, q), jw)
     if t > 0 and trace[t] - trace[t - 1] <= tol * abs(trace[t]):
         return 1
     if t == max_iter:
         return 2
-    _mstep(model, hard, a, cap, cnt, tot, n_eff, phi, pi, eps, conf, theta, xi, q)
-    _build_tables(model, hard, phi, pi, eps, conf, theta, xi, q, logtab, logw)
+    _mstep(model, hard, a, cap, cnt, tot, n_eff, (phi, pi, eps, conf, theta, xi, q))
+    _build_tables(model, hard, (phi, pi, eps, conf, theta, xi, q), logtab, logw)
     return 0
 
 
@@ -522,7 +527,7 @@ def _em_run(codes, weights, model, hard, a, cap, max_iter, tol, n_eff, n_chunks,
     logtab, logw, counts, totals, lls, cnt, tot = _em_buffers(codes.shape[1], phi.shape[0],
                                                                hard, n_chunks)
     if not init_mv:
-        _build_tables(model, hard, phi, pi, eps, conf, theta, xi, q, logtab, logw)
+        _build_tables(model, hard, (phi, pi, eps, conf, theta, xi, q), logtab, logw)
     # Compiled code calls only the serial E-step; the parallel build is called from
     # Python (`_em_run_parallel`), never from another compiled and cached function. (The
     # crash after cache reuse was the parallel build loaded under the serial one's cache
@@ -561,7 +566,7 @@ def _em_run_parallel(codes, weights, model, hard, a, cap, max_iter, tol, n_eff, 
                         groups, n_groups, jw, known_cnt, known_tot, phi, pi, eps, conf, theta,
                         xi, q, lls)
     else:
-        _build_tables(model, hard, phi, pi, eps, conf, theta, xi, q, logtab, logw)
+        _build_tables(model, hard, (phi, pi, eps, conf, theta, xi, q), logtab, logw)
     for t in range(max_iter + 1):
         _estep_parallel(codes, weights, logtab, logw, n_chunks, counts, totals, lls, False,
                         0.0, 0.0)
@@ -717,7 +722,7 @@ def tables(model, hard, phi, pi, eps, conf, theta, xi, q):
     n_states = n_states_of(hard, m)
     logtab = np.empty((k, m, n_states))
     logw = np.empty(n_states)
-    _build_tables(model, hard, phi, pi, eps, conf, theta, xi, q, logtab, logw)
+    _build_tables(model, hard, (phi, pi, eps, conf, theta, xi, q), logtab, logw)
     return logtab, logw
 
 

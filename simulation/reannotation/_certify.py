@@ -190,6 +190,15 @@ def verification_batch(ratings: Any, *, size: int, fit: LatentClassFit | None = 
     ranked = order[:n_ranked]
     rest = order[n_ranked:]
     random = np.sort(gen.choice(rest, size=n_random, replace=False)) if n_random else rest[:0]
+    return _batch_frame(f, p_wrong, ranked, random, rest)
+
+
+def _batch_frame(f: Any, p_wrong: np.ndarray, ranked: np.ndarray, random: np.ndarray,
+                 rest: np.ndarray) -> pd.DataFrame:
+    """The batch's table: the ``ranked`` items (all checked), then the ``random`` ones
+    drawn from the ``rest`` with their inclusion probability."""
+    r = f.ratings
+    n_ranked, n_random = ranked.size, random.size
     labels = r.categories[f.label_codes]
     rows = [pd.DataFrame({"item": r.items[ranked], "stratum": "ranked",
                           "inclusion_probability": 1.0, "stratum_size": n_ranked,
@@ -201,7 +210,7 @@ def verification_batch(ratings: Any, *, size: int, fit: LatentClassFit | None = 
                                   "stratum_size": rest.size, "stratum_sample": n_random,
                                   "label": labels[random], "p_wrong": p_wrong[random]}))
     out = pd.concat(rows, ignore_index=True)
-    out.attrs["n_items"] = n
+    out.attrs["n_items"] = r.n_items
     return out
 
 
