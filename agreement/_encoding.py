@@ -415,3 +415,58 @@ def _encode_numeric(values: np.ndarray, categories: Sequence[Any] | None,
         codes[finite] = order[codes[finite]]
     return codes, cats
 
+
+# ------------------------------------------------------------------ long rows (from_long)
+def _long_ids(frame: Any, item: Any, rater: Any, label: Any
+              ) -> tuple[np.ndarray, Any, np.ndarray, Any]:
+    """The item and annotator codes of every row of a long ``frame`` and the ids they
+    stand for (in order of first appearance), once the frame and its columns are checked."""
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"`frame` must be a pandas DataFrame; got {type(frame).__name__}.")
+    for role, col in (("item", item), ("rater", rater), ("label", label)):
+        if col not in frame.columns:
+            raise KeyError(
+                f"`{role}={col!r}` is not a column of `frame`; columns are "
+                f"{list(frame.columns)}. Pass `{role}=` with the right name."
+            )
+    if len(frame) == 0:
+        raise ShapeError("`frame` has no rows.")
+    # One factorize per id column: its -1 is a missing id; its uniques, in order of
+    # first appearance, are the items and the annotators.
+    item_codes, item_ids = _factorize_ids(frame[item])
+    rater_codes, rater_ids = _factorize_ids(frame[rater])
+    if item_codes.min() < 0 or rater_codes.min() < 0:
+        raise ValueError("`frame` has missing item or annotator ids; drop those rows first.")
+    return item_codes, item_ids, rater_codes, rater_ids
+
+
+def _check_no_repeats(frame: pd.DataFrame, item: Any, rater: Any) -> None:
+    """A one-line error naming the first (item, annotator) pair rated twice, if any."""
+    dup = frame.duplicated(subset=[item, rater])
+    if dup.any():
+        first = [plain(v) for v in frame.loc[dup, [item, rater]].iloc[0].tolist()]
+        raise ValueError(
+            f"annotator {first[1]!r} rated item {first[0]!r} more than once "
+            f"({int(dup.sum())} repeated (item, annotator) pairs). Pass "
+            "`replicates='separate'` to keep each replicate as its own column, or "
+            "drop the repeats."
+        )
+
+
+def _replicate_columns(ids: pd.DataFrame, item_codes: np.ndarray, n_items: int,
+                       rater_codes: np.ndarray, rater_ids: Any, codes_flat: np.ndarray
+                       ) -> tuple[np.ndarray, pd.MultiIndex, np.ndarray]:
+    """Items × (annotator, replicate) codes: the r-th rating of (item, annotator) goes to
+    column (annotator, r). Also the columns and each column's annotator."""
+    rep = ids.groupby(list(ids.columns), sort=False).cumcount().to_numpy()
+    per = np.zeros(len(rater_ids), dtype=np.int64)
+    np.maximum.at(per, rater_codes, rep + 1)
+    start = np.concatenate([[0], np.cumsum(per)[:-1]])
+    col_codes = start[rater_codes] + rep
+    cols = [(plain(rater_ids[g]), int(r_)) for g in range(len(rater_ids))
+            for r_ in range(per[g])]
+    annotator_of = np.repeat(np.arange(len(rater_ids)), per)
+    rater_index = pd.MultiIndex.from_tuples(cols, names=["rater", "replicate"])
+    codes = np.full((n_items, len(rater_index)), -1, dtype=codes_flat.dtype)
+    codes[item_codes, col_codes] = codes_flat
+    return codes, rater_index, annotator_of

@@ -9,6 +9,7 @@ true error counts), and prints the coverage table.
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from goldnoise._audit import progress
 from goldnoise._cli._common import count, probability, real
@@ -65,6 +66,13 @@ VOTERS_DESCRIPTION = (
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="study", required=True, metavar="STUDY")
+    _add_coverage(sub, parser)
+    _add_noise(sub, parser)
+    _add_voters(sub, parser)
+    _add_separability(sub, parser)
+
+
+def _add_coverage(sub: Any, parser: argparse.ArgumentParser) -> None:
     c = sub.add_parser("coverage", help="how often the noise bound gamma (or the "
                                         "verified-sample bound) holds, by simulation",
                        description=DESCRIPTION, formatter_class=parser.formatter_class)
@@ -98,6 +106,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     # the output options after the study's name too (`simulate coverage ... --json`)
     add_output_arguments(c)
 
+
+def _add_noise(sub: Any, parser: argparse.ArgumentParser) -> None:
     n = sub.add_parser("noise", help="similarity-based noisy labels with provenance "
                                      "(NoisywikiHow)",
                        description=NOISE_DESCRIPTION, formatter_class=parser.formatter_class)
@@ -133,6 +143,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="random seed (breaks ties)")
     add_output_arguments(n)
 
+
+def _add_voters(sub: Any, parser: argparse.ArgumentParser) -> None:
     v = sub.add_parser("voters", help="soft labels from a pool of models' distributions (CILN)",
                        description=VOTERS_DESCRIPTION, formatter_class=parser.formatter_class)
     v.add_argument("scores", nargs="+", metavar="SCORES",
@@ -155,6 +167,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     v.add_argument("--seed", type=count("--seed", 0), default=0, help="random seed")
     add_output_arguments(v)
 
+
+def _add_separability(sub: Any, parser: argparse.ArgumentParser) -> None:
     sp = sub.add_parser("separability", help="how well a model's loss separates noisy from "
                                              "clean items (NoisywikiHow Fig. 3)",
                         description=SEPARABILITY_DESCRIPTION,

@@ -451,6 +451,28 @@ def _easy_emission(fit: LatentClassFit) -> np.ndarray | None:
     return th * eye + (1.0 - th) * fit.spam_distribution[:, None, :] * np.ones((k, m, m))
 
 
+def _agreement_chances(fit: LatentClassFit, easy: np.ndarray | None
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per item: its ratings, whether they are unanimous, and the probabilities that its
+    annotators all agree if it is hard and if it is easy (``easy``: the annotators' easy
+    emission, None for the perfect one)."""
+    codes = fit.ratings.codes
+    phi = np.asarray(fit.phi if fit.class_weights is None else fit.class_weights)
+    r, agreed, p, e = checks.item_agreement(codes, np.asarray(fit.q), phi, easy)
+    if fit.level_weights is not None:
+        # hard="difficulty": a hard item agrees with the probability that its annotators,
+        # knowing the class with θ_j·a, all report the same label, averaged over the
+        # levels a (their weights ω) and the classes (φ)
+        m = fit.ratings.n_categories
+        eye = np.eye(m)
+        p = np.zeros(len(r))
+        for a_lev, w in zip(K.LEVELS, fit.level_weights, strict=True):
+            ta = np.asarray(fit.competence)[:, None, None] * a_lev
+            level = ta * eye + (1.0 - ta) * np.asarray(fit.spam_distribution)[:, None, :]
+            p += w * checks.item_agreement(codes, np.asarray(fit.q), phi, level)[3]
+    return r, agreed, p, e
+
+
 def fit_noise_bound(fit: LatentClassFit, *, alpha: float = 0.95) -> FitNoiseBoundResult:
     """γ of the agreed items under a fitted model with a hard component (SPEC §2.4).
 
@@ -515,21 +537,8 @@ def fit_noise_bound(fit: LatentClassFit, *, alpha: float = 0.95) -> FitNoiseBoun
             f"the noise bound needs a model with a hard component; {fit.model.name} has "
             "none (hard=None). Fit EasyHardModel() or a LatentClassModel with hard= set."
         )
-    codes = fit.ratings.codes
     easy = _easy_emission(fit)
-    phi = np.asarray(fit.phi if fit.class_weights is None else fit.class_weights)
-    r, agreed, p, e = checks.item_agreement(codes, np.asarray(fit.q), phi, easy)
-    if fit.level_weights is not None:
-        # hard="difficulty": a hard item agrees with the probability that its annotators,
-        # knowing the class with θ_j·a, all report the same label, averaged over the
-        # levels a (their weights ω) and the classes (φ)
-        m = fit.ratings.n_categories
-        eye = np.eye(m)
-        p = np.zeros(len(r))
-        for a_lev, w in zip(K.LEVELS, fit.level_weights, strict=True):
-            ta = np.asarray(fit.competence)[:, None, None] * a_lev
-            level = ta * eye + (1.0 - ta) * np.asarray(fit.spam_distribution)[:, None, :]
-            p += w * checks.item_agreement(codes, np.asarray(fit.q), phi, level)[3]
+    r, agreed, p, e = _agreement_chances(fit, easy)
     eligible = r >= 2
     n = int(eligible.sum())
     n_agreed = int(agreed.sum())
