@@ -392,6 +392,7 @@ def perturb_similar(labels: Any, embeddings: Any, *, rate: float, sources: Any =
         neighbour=nb_ids, similarity=similarity, noise_source=source_of,
         neighbour_class=nb_class)
 
+
 def _rate_iv(rate: Any) -> float:
     """``rate`` as a float in [0, 1], the share of items to change."""
     if isinstance(rate, bool) or not isinstance(rate, (int, float, np.integer, np.floating)):
