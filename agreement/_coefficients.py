@@ -51,7 +51,7 @@ from agreement._weights import Weights, weight_matrix
 # Numba kernels, imported at first use (import agreement stays fast).
 _kernels = lazy_module("agreement._kernels")
 
-__all__ = ["coefficient_in_memory", "result_from_sums"]
+__all__ = ["DataQueries", "coefficient_in_memory", "result_from_sums"]
 
 
 def _check_population(n_population: Any) -> float | None:
@@ -225,12 +225,13 @@ def _compute_parts(name: str, spec, r: Ratings, wts: Weights,
     visit = _plan(spec.family, r, wts)
     sums = _sums(spec.family, r, wts, visit)
     m = r.n_categories
-    return result_from_sums(
-        name, sums, wts, n_pop, n_raters=r.n_raters, n_categories=m, n_rows=r.n_items,
+    queries = DataQueries(
         ss=lambda beta, center: _ss(spec.family, r, wts, visit, beta, center),
         check_scott=lambda: _check_two_ratings(r),
         cohen_null=lambda: cohen_null_from_sums(sums, r.n_raters, m, wts.matrix),
-        fleiss_null=_fleiss_null_later(r), stacklevel=5)
+        fleiss_null=_fleiss_null_later(r))
+    return result_from_sums(name, sums, wts, n_pop, n_raters=r.n_raters, n_categories=m,
+                            n_rows=r.n_items, queries=queries, stacklevel=5)
 
 
 def _fleiss_null_later(r: Ratings) -> Callable[[], float]:
@@ -238,18 +239,28 @@ def _fleiss_null_later(r: Ratings) -> Callable[[], float]:
     return lambda: fleiss_null_se(r.counts)
 
 
+class DataQueries(NamedTuple):
+    """What the finalize step may still ask of the data, beyond its column sums."""
+
+    #: ``ss(beta, center)``: ``Σ_i (row_i · beta − center)²`` over the rated items (a
+    #: second pass, or the carried second moments)
+    ss: Callable[[np.ndarray, float], float]
+    #: raises if an item has more than two ratings (Scott's π)
+    check_scott: Callable[[], None]
+    #: the standard errors under H0 of Cohen's and Fleiss' κ
+    cohen_null: Callable[[], float]
+    fleiss_null: Callable[[], float]
+
+
 def result_from_sums(name: str, sums: np.ndarray, wts: Weights, n_pop: float | None, *,
-                     n_raters: int, n_categories: int, n_rows: int,
-                     ss: Callable[[np.ndarray, float], float],
-                     check_scott: Callable[[], None], cohen_null: Callable[[], float],
-                     fleiss_null: Callable[[], float], stacklevel: int) -> AgreementResult:
+                     n_raters: int, n_categories: int, n_rows: int, queries: DataQueries,
+                     stacklevel: int) -> AgreementResult:
     """The AgreementResult of ``name`` from its column sums (the finalize step).
 
-    ``ss(beta, center)`` returns ``Σ_i (row_i · beta − center)²`` over the rated
-    items (a second pass, or the carried second moments); ``n_rows`` counts the
-    items of the data, rated or not; ``check_scott`` raises if an item has more
-    than two ratings; ``cohen_null`` and ``fleiss_null`` give the SEs under H0.
+    ``n_rows`` counts the items of the data, rated or not; ``queries`` what the step
+    may still ask of the data (a sum of squares, Scott's check, the SEs under H0).
     """
+    ss, check_scott, cohen_null, fleiss_null = queries
     spec = SPECS[name]
     k, m = n_raters, n_categories
     parts = finalize(spec, sums, wts.matrix, k)

@@ -15,7 +15,8 @@ from _goldnoise_lib.errors import LabelWarning, ShapeError, plain
 from _goldnoise_lib.lazy import lazy_module
 
 # Numba kernels, imported at first use (import agreement stays fast).
-_kernels = lazy_module("agreement._kernels")
+_encoding_kernels = lazy_module("agreement._kernels_encoding")
+_kernels = lazy_module("agreement._kernels")  # the code matrix's counts (Ratings.counts)
 
 
 _MAX_CATEGORIES = np.iinfo(np.int16).max
@@ -135,7 +136,7 @@ def _encode_integral(values: np.ndarray) -> tuple[np.ndarray, pd.Index] | None:
     if kind not in "iuf" or flat.size == 0:
         return None
     if kind in "iu":
-        small = _kernels.small_int_codes(flat)
+        small = _encoding_kernels.small_int_codes(flat)
         if small is not None:  # labels 0..61: one pass did everything
             raw, present = small
             first = int(np.argmax(present))
@@ -143,7 +144,7 @@ def _encode_integral(values: np.ndarray) -> tuple[np.ndarray, pd.Index] | None:
                 raw -= np.int8(first)
                 present = present[first:]
             return _finish_codes(values, raw, present, first, integer=True)
-        lo, hi = _kernels.int_range(flat)
+        lo, hi = _encoding_kernels.int_range(flat)
         if hi - lo >= 1_000_000 or hi > 2**62:
             return None
     else:
@@ -154,15 +155,15 @@ def _encode_integral(values: np.ndarray) -> tuple[np.ndarray, pd.Index] | None:
             return None
         lo, hi = int(flo), int(fhi)
     span = hi - lo + 1
-    if span <= _kernels.SMALL_SPAN:
-        small = _kernels.offset_small(flat, lo, span)  # checks integrality of floats
+    if span <= _encoding_kernels.SMALL_SPAN:
+        small = _encoding_kernels.offset_small(flat, lo, span)  # checks integrality of floats
         if small is None:
             return None
         raw, present = small
     else:
-        if kind == "f" and not _kernels.scan_integral(flat)[0]:
+        if kind == "f" and not _encoding_kernels.scan_integral(flat)[0]:
             return None
-        raw, present = _kernels.offset_codes(flat, lo, span, _code_dtype(span)
+        raw, present = _encoding_kernels.offset_codes(flat, lo, span, _code_dtype(span)
                                              if span <= _MAX_CATEGORIES else np.int32)
     return _finish_codes(values, raw, present, lo, integer=kind in "iu")
 
@@ -180,7 +181,7 @@ def _finish_codes(values: np.ndarray, raw: np.ndarray, present: np.ndarray, vmin
     else:
         table = np.full(span, -1, dtype=np.int64)
         table[uniq - vmin] = np.arange(m)
-        codes = _kernels.remap_codes(raw, table, _code_dtype(m))
+        codes = _encoding_kernels.remap_codes(raw, table, _code_dtype(m))
     cats = pd.Index(uniq if integer else uniq.astype(np.float64), name="category")
     return codes.reshape(values.shape), cats
 
@@ -220,7 +221,7 @@ def _factorize_ids(ids: pd.Series, wide: int = 1) -> tuple[np.ndarray, Any]:
     """``pd.factorize(ids)``; integer ids in a range at most ``wide`` × their number by
     a lookup table (faster, and without a hash table as large as the column)."""
     if isinstance(ids.dtype, np.dtype) and ids.dtype.kind in "iu":
-        dense = _kernels.dense_factorize(ids.to_numpy(), wide)
+        dense = _encoding_kernels.dense_factorize(ids.to_numpy(), wide)
         if dense is not None:
             return dense[0], pd.Index(dense[1])
     return pd.factorize(ids, sort=False)
@@ -406,7 +407,7 @@ def _encode_numeric(values: np.ndarray, categories: Sequence[Any] | None,
         offset = int(cat_vals.min())
         table = np.full(int(cat_vals.max()) - offset + 1, -1, dtype=np.int64)
         table[cat_vals.astype(np.int64) - offset] = np.arange(m)
-        codes = _kernels.lookup_codes(values, offset, table, dtype)
+        codes = _encoding_kernels.lookup_codes(values, offset, table, dtype)
     else:
         codes = np.full(values.shape, -1, dtype=dtype)
         codes[finite] = np.searchsorted(np.sort(cat_vals), values[finite])
@@ -414,3 +415,58 @@ def _encode_numeric(values: np.ndarray, categories: Sequence[Any] | None,
         codes[finite] = order[codes[finite]]
     return codes, cats
 
+
+# ------------------------------------------------------------------ long rows (from_long)
+def _long_ids(frame: Any, item: Any, rater: Any, label: Any
+              ) -> tuple[np.ndarray, Any, np.ndarray, Any]:
+    """The item and annotator codes of every row of a long ``frame`` and the ids they
+    stand for (in order of first appearance), once the frame and its columns are checked."""
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"`frame` must be a pandas DataFrame; got {type(frame).__name__}.")
+    for role, col in (("item", item), ("rater", rater), ("label", label)):
+        if col not in frame.columns:
+            raise KeyError(
+                f"`{role}={col!r}` is not a column of `frame`; columns are "
+                f"{list(frame.columns)}. Pass `{role}=` with the right name."
+            )
+    if len(frame) == 0:
+        raise ShapeError("`frame` has no rows.")
+    # One factorize per id column: its -1 is a missing id; its uniques, in order of
+    # first appearance, are the items and the annotators.
+    item_codes, item_ids = _factorize_ids(frame[item])
+    rater_codes, rater_ids = _factorize_ids(frame[rater])
+    if item_codes.min() < 0 or rater_codes.min() < 0:
+        raise ValueError("`frame` has missing item or annotator ids; drop those rows first.")
+    return item_codes, item_ids, rater_codes, rater_ids
+
+
+def _check_no_repeats(frame: pd.DataFrame, item: Any, rater: Any) -> None:
+    """A one-line error naming the first (item, annotator) pair rated twice, if any."""
+    dup = frame.duplicated(subset=[item, rater])
+    if dup.any():
+        first = [plain(v) for v in frame.loc[dup, [item, rater]].iloc[0].tolist()]
+        raise ValueError(
+            f"annotator {first[1]!r} rated item {first[0]!r} more than once "
+            f"({int(dup.sum())} repeated (item, annotator) pairs). Pass "
+            "`replicates='separate'` to keep each replicate as its own column, or "
+            "drop the repeats."
+        )
+
+
+def _replicate_columns(ids: pd.DataFrame, item_codes: np.ndarray, n_items: int,
+                       rater_codes: np.ndarray, rater_ids: Any, codes_flat: np.ndarray
+                       ) -> tuple[np.ndarray, pd.MultiIndex, np.ndarray]:
+    """Items × (annotator, replicate) codes: the r-th rating of (item, annotator) goes to
+    column (annotator, r). Also the columns and each column's annotator."""
+    rep = ids.groupby(list(ids.columns), sort=False).cumcount().to_numpy()
+    per = np.zeros(len(rater_ids), dtype=np.int64)
+    np.maximum.at(per, rater_codes, rep + 1)
+    start = np.concatenate([[0], np.cumsum(per)[:-1]])
+    col_codes = start[rater_codes] + rep
+    cols = [(plain(rater_ids[g]), int(r_)) for g in range(len(rater_ids))
+            for r_ in range(per[g])]
+    annotator_of = np.repeat(np.arange(len(rater_ids)), per)
+    rater_index = pd.MultiIndex.from_tuples(cols, names=["rater", "replicate"])
+    codes = np.full((n_items, len(rater_index)), -1, dtype=codes_flat.dtype)
+    codes[item_codes, col_codes] = codes_flat
+    return codes, rater_index, annotator_of

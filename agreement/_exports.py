@@ -110,24 +110,7 @@ def labelstudio_long(path: str | Path, *, control: str | None = None) -> pd.Data
             for r in chosen:
                 if control is not None and r.get("from_name") != control:
                     continue
-                value = r.get("value") or {}
-                if not isinstance(value, dict):
-                    raise ValueError(f"{at}: 'value' is {_shape(value)}; expected an object "
-                                     "with 'choices'.")
-                labels = value.get("choices") or []
-                if isinstance(labels, str):
-                    labels = [labels]
-                if not isinstance(labels, list):
-                    raise ValueError(f"{at}: 'choices' is {_shape(labels)}; expected a list "
-                                     "with the chosen label, such as [\"positive\"].")
-                if len(labels) != 1:
-                    raise ValueError(
-                        f"{where}, annotator {who}: {len(labels)} choices selected; goldnoise "
-                        "reads one label per item and annotator (a single-choice question).")
-                if isinstance(labels[0], bool) or not isinstance(labels[0], (str, int, float)):
-                    raise ValueError(f"{at}: a choice is {_shape(labels[0])}; expected a "
-                                     "label name.")
-                rows.append((tid, who, labels[0]))
+                rows.append((tid, who, _labelstudio_choice(r, at, f"{where}, annotator {who}")))
     if not rows:
         raise ValueError(f"{path}: no classification (a result of type 'choices') in the "
                          "export; span projects are read by `goldnoise spans --from "
@@ -137,6 +120,29 @@ def labelstudio_long(path: str | Path, *, control: str | None = None) -> pd.Data
                       "left out: a skipped task was not annotated.", GoldnoiseWarning,
                       stacklevel=4)
     return _frame(rows, path)
+
+
+def _labelstudio_choice(result: dict, at: str, who: str) -> Any:
+    """The one label a Label Studio choices result holds, or a one-line error saying
+    where (``at``: the annotation; ``who``: the task and annotator)."""
+    from _goldnoise_lib.messages import json_shape as _shape
+
+    value = result.get("value") or {}
+    if not isinstance(value, dict):
+        raise ValueError(f"{at}: 'value' is {_shape(value)}; expected an object with "
+                         "'choices'.")
+    labels = value.get("choices") or []
+    if isinstance(labels, str):
+        labels = [labels]
+    if not isinstance(labels, list):
+        raise ValueError(f"{at}: 'choices' is {_shape(labels)}; expected a list with the "
+                         "chosen label, such as [\"positive\"].")
+    if len(labels) != 1:
+        raise ValueError(f"{who}: {len(labels)} choices selected; goldnoise reads one label "
+                         "per item and annotator (a single-choice question).")
+    if isinstance(labels[0], bool) or not isinstance(labels[0], (str, int, float)):
+        raise ValueError(f"{at}: a choice is {_shape(labels[0])}; expected a label name.")
+    return labels[0]
 
 
 def prodigy_long(path: str | Path) -> pd.DataFrame:

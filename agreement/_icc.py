@@ -324,6 +324,14 @@ def icc(ratings: Any, *, form: str = "ICC2", confidence_level: float = 0.95) -> 
         notes.append("undefined: every rating is the same (all mean squares are 0)")
         warnings.warn("`icc` is undefined: every rating is the same (all mean squares are 0); "
                       "returning NaN.", DegenerateDataWarning, stacklevel=2)
+    return _result(table, form, level, ms, sm, notes)
+
+
+def _result(table: pd.DataFrame, form: str, level: float, ms: dict[str, Any], sm: Any,
+            notes: list[str]) -> ICCResult:
+    """The :class:`ICCResult` of ``form`` from the table of every form and the mean
+    squares of the items × raters matrix ``sm``."""
+    n, k = sm.values.shape
     row = table.loc[form]
     return ICCResult(
         value=float(row["value"]), form=form, f_statistic=float(row["f_statistic"]),

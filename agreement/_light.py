@@ -148,8 +148,7 @@ def light(r: Ratings, wts: Weights, n_pop: float | None,
     kap = (pa[ok] - pe[ok]) / q[ok]
     value = float(kap.mean())
     _standard_error_checks(n, n_pop, notes, stacklevel=5)
-    se = _standard_error(st, w, p, ng, ja[ok], jb[ok], both[ok], pe[ok], kap, value, n,
-                         n_ok, ok, n_pop)
+    se = _standard_error(st, w, p, ng, pe, kap, ok, n_pop)
     return AgreementResult(value=value, observed=float(pa[ok].mean()),
                            expected=float(pe[ok].mean()), standard_error=se,
                            notes=tuple(notes), **common)
@@ -223,12 +222,15 @@ def _checked(r: Ratings, wts: Weights, k: int, n_raters: int, n: int, n2: int, n
                                           standard_error=math.nan, notes=tuple(notes), **common)
 
 
-def _standard_error(st: PairStats, w, p, ng, a, b, both, pe, kap, value, n, n_ok, ok,
-                    n_pop) -> float:
+def _standard_error(st: PairStats, w, p, ng, pe, kap, ok, n_pop) -> float:
     # Mean over usable pairs of u_jl,i = (n/n_jl)(κ*_jl,i − κ_jl) on the items the pair
     # rated (either annotator), κ*_jl,i Gwet's linearisation of the pair's Cohen κ.
+    # `pe` is every co-rating pair's, `kap` the usable pairs' (`ok`) κ.
+    n = st.n
     if n < 2:
         return math.nan
+    a, b, both, pe = st.a[ok], st.b[ok], st.both[ok], pe[ok]
+    value, n_ok = float(kap.mean()), kap.size
     k, m = p.shape
     qp = 1.0 - pe
     npq = ng[a] + ng[b] - both  # items rated by either annotator of the pair

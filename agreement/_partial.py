@@ -60,6 +60,7 @@ from agreement._weights import Weights, weight_matrix
 
 # Numba kernels, imported at first use (importing the package compiles and loads nothing).
 _kernels = lazy_module("agreement._kernels")
+_encoding_kernels = lazy_module("agreement._kernels_encoding")
 
 __all__ = [
     "STATISTICS",
@@ -219,8 +220,8 @@ def ratings_chunk(frame: pd.DataFrame, schema: Ratings, *, item: Hashable = "ite
     if not present.all():  # a row without a label is no rating (nor a repeat)
         item_codes, rater_codes, label_codes = (item_codes[present], rater_codes[present],
                                                 label_codes[present])
-    codes = _kernels.scatter_long(item_codes, rater_codes, label_codes.astype(dtype),
-                                  len(item_ids), k)
+    codes = _encoding_kernels.scatter_long(item_codes, rater_codes, label_codes.astype(dtype),
+                                           len(item_ids), k)
     if codes is None:
         raise ValueError("an annotator rated the same item more than once in this chunk.")
     return Ratings(codes, schema.categories, items=pd.Index(item_ids, name="item"),
@@ -587,12 +588,14 @@ def finalize_sums(sums: PartialSums, *, n_population: float | None = None,
     if name == "light_kappa":
         stub = _Rows(np.empty((0, k), dtype=np.int8), m, sums.n_rows)
         return with_clip_note(light(stub, wts, n_pop, stats_from_sums(sums.first, k, m, ss)))
-    return with_clip_note(_co.result_from_sums(
-        name, sums.first, wts, n_pop, n_raters=k, n_categories=m, n_rows=sums.n_rows, ss=ss,
-        check_scott=_scott_check(sums),
+    queries = _co.DataQueries(
+        ss=ss, check_scott=_scott_check(sums),
         cohen_null=lambda: (math.nan if sums.table is None
                             else cohen_from_table(sums.table, wts.matrix)[4]),
-        fleiss_null=lambda: _fleiss_null(sums), stacklevel=_stacklevel + 1))
+        fleiss_null=lambda: _fleiss_null(sums))
+    return with_clip_note(_co.result_from_sums(
+        name, sums.first, wts, n_pop, n_raters=k, n_categories=m, n_rows=sums.n_rows,
+        queries=queries, stacklevel=_stacklevel + 1))
 
 
 class _Rows:

@@ -16,19 +16,22 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from _goldnoise_lib.errors import LabelWarning, ShapeError, plain
+from _goldnoise_lib.errors import LabelWarning, ShapeError
 from agreement._encoding import (
     _as_index,
     _category_values,
     _check_flag,
     _check_item_ids,
+    _check_no_repeats,
     _code_dtype,
     _declared,
     _encode,
+    _encoding_kernels,
     _exact_counts,
-    _factorize_ids,
     _kernels,
+    _long_ids,
     _long_labels,
+    _replicate_columns,
 )
 
 __all__ = ["Ratings", "as_ratings"]
@@ -257,22 +260,7 @@ class Ratings:
         array([[1, 1],
                [0, 1]], dtype=int32)
         """
-        if not isinstance(frame, pd.DataFrame):
-            raise TypeError(f"`frame` must be a pandas DataFrame; got {type(frame).__name__}.")
-        for role, col in (("item", item), ("rater", rater), ("label", label)):
-            if col not in frame.columns:
-                raise KeyError(
-                    f"`{role}={col!r}` is not a column of `frame`; columns are "
-                    f"{list(frame.columns)}. Pass `{role}=` with the right name."
-                )
-        if len(frame) == 0:
-            raise ShapeError("`frame` has no rows.")
-        # One factorize per id column: its -1 is a missing id; its uniques, in order of
-        # first appearance, are the items and the annotators.
-        item_codes, item_ids = _factorize_ids(frame[item])
-        rater_codes, rater_ids = _factorize_ids(frame[rater])
-        if item_codes.min() < 0 or rater_codes.min() < 0:
-            raise ValueError("`frame` has missing item or annotator ids; drop those rows first.")
+        item_codes, item_ids, rater_codes, rater_ids = _long_ids(frame, item, rater, label)
         if replicates not in ("error", "separate"):
             raise ValueError(
                 f"`replicates` must be 'error' or 'separate'; got {replicates!r}."
@@ -291,19 +279,11 @@ class Ratings:
                 label_error = err
         codes = None
         if label_error is None:
-            codes = _kernels.scatter_long(item_codes, rater_codes, codes_flat,
-                                          len(item_ids), len(rater_ids))
+            codes = _encoding_kernels.scatter_long(item_codes, rater_codes, codes_flat,
+                                                   len(item_ids), len(rater_ids))
         annotator_of = None
-        if codes is None:  # repeats, or a label error (which a repeat reported first)
-            dup = frame.duplicated(subset=[item, rater])
-            if dup.any() and replicates == "error":
-                first = [plain(v) for v in frame.loc[dup, [item, rater]].iloc[0].tolist()]
-                raise ValueError(
-                    f"annotator {first[1]!r} rated item {first[0]!r} more than once "
-                    f"({int(dup.sum())} repeated (item, annotator) pairs). Pass "
-                    "`replicates='separate'` to keep each replicate as its own column, or "
-                    "drop the repeats."
-                )
+        if codes is None and replicates == "error":  # a repeat is reported first
+            _check_no_repeats(frame, item, rater)
         for w in caught:
             if issubclass(w.category, LabelWarning):
                 warnings.warn(w.message, w.category, stacklevel=2)
@@ -312,19 +292,10 @@ class Ratings:
         if label_error is not None:
             raise label_error
         if codes is None:
-            # The r-th rating of (item, annotator) goes to column (annotator, r).
-            rep = frame.groupby([item, rater], sort=False).cumcount().to_numpy()
-            per = np.zeros(len(rater_ids), dtype=np.int64)
-            np.maximum.at(per, rater_codes, rep + 1)
-            start = np.concatenate([[0], np.cumsum(per)[:-1]])
-            col_codes = start[rater_codes] + rep
-            cols = [(plain(rater_ids[g]), int(r_)) for g in range(len(rater_ids))
-                    for r_ in range(per[g])]
-            annotator_of = np.repeat(np.arange(len(rater_ids)), per)
+            codes, rater_index, annotator_of = _replicate_columns(
+                frame[[item, rater]], item_codes, len(item_ids), rater_codes, rater_ids,
+                codes_flat)
             annotator_ids = pd.Index(rater_ids, name="rater")
-            rater_index = pd.MultiIndex.from_tuples(cols, names=["rater", "replicate"])
-            codes = np.full((len(item_ids), len(rater_index)), -1, dtype=codes_flat.dtype)
-            codes[item_codes, col_codes] = codes_flat
         else:
             rater_index = pd.Index(rater_ids, name="rater")
         ordered = declared_order or cats.dtype.kind in "iuf"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pandas as pd
@@ -206,6 +206,27 @@ def agreement_table(ratings: Any, *, weights: Any = None,
     check_params(agreement_table, locals())
     level = check_confidence_level(confidence_level)
     wanted = _wanted(coefficients)
+    r, run = _runner(ratings, weights, wanted)
+    weight_matrix(weights, r)  # validate once, before any coefficient runs
+    rows: dict[str, dict] = {}
+    undefined: list[str] = []
+    _coefficient_rows(run, r, level, weights, wanted, rows, undefined)
+    # Rating scales, when named: numbers are a scale only where the caller says so.
+    _scale_rows(wanted, is_chunked(ratings), r, level, rows, undefined)
+    if undefined:
+        warnings.warn(
+            f"undefined on these data (NaN, reason in `notes`): {', '.join(undefined)}.",
+            DegenerateDataWarning, stacklevel=2)
+    frame = pd.DataFrame.from_dict(rows, orient="index", columns=COLUMNS)
+    frame.index.name = "coefficient"
+    for col in ("n_items", "n_pairable", "n_raters"):
+        frame[col] = frame[col].astype("Int64")
+    return frame
+
+
+def _runner(ratings: Any, weights: Any, wanted: set[str]) -> tuple[Any, Callable]:
+    """The ratings (a chunked source: its schema) and how a row's coefficient is run on
+    them: called in memory, or finalized from sums of one pass over the chunks."""
     if is_chunked(ratings):
         # One pass over the count chunks for the count-table rows and one over the chunks
         # of ratings for the others; each row is finalized from its sums.
@@ -223,9 +244,13 @@ def agreement_table(ratings: Any, *, weights: Any = None,
 
         def run(fn, ratings, **kwargs):
             return fn(ratings, **kwargs)
-    weight_matrix(weights, r)  # validate once, before any coefficient runs
-    rows: dict[str, dict] = {}
-    undefined: list[str] = []
+    return r, run
+
+
+def _coefficient_rows(run: Callable, r: Any, level: float, weights: Any, wanted: set[str],
+                      rows: dict[str, dict], undefined: list[str]) -> None:
+    """The rows of the nominal coefficients and of Krippendorff's α at each level the
+    ratings allow, into ``rows``; the labels of the undefined ones into ``undefined``."""
     for label, fn, needs_raters in _ROWS:
         if fn.__name__ not in wanted:
             continue
@@ -247,9 +272,14 @@ def agreement_table(ratings: Any, *, weights: Any = None,
         rows[label] = row
         if problem:
             undefined.append(label)
-    # Rating scales, when named: numbers are a scale only where the caller says so.
+
+
+def _scale_rows(wanted: set[str], chunked: bool, r: Any, level: float, rows: dict[str, dict],
+                undefined: list[str]) -> None:
+    """The rows of the rating-scale coefficients asked for, into ``rows`` (skipped for
+    chunked data and count tables); the labels of the undefined ones into ``undefined``."""
     scale = [n for n in SCALE_ORDER if n in wanted]
-    if scale and is_chunked(ratings):
+    if scale and chunked:
         for name in scale:
             label = "Kendall's W" if name == "kendall_w" else coefficient_info(name).label
             rows[label] = _skipped("the rating-scale coefficients need the ratings in memory "
@@ -265,12 +295,3 @@ def agreement_table(ratings: Any, *, weights: Any = None,
             rows[label] = row
             if problem:
                 undefined.append(label)
-    if undefined:
-        warnings.warn(
-            f"undefined on these data (NaN, reason in `notes`): {', '.join(undefined)}.",
-            DegenerateDataWarning, stacklevel=2)
-    frame = pd.DataFrame.from_dict(rows, orient="index", columns=COLUMNS)
-    frame.index.name = "coefficient"
-    for col in ("n_items", "n_pairable", "n_raters"):
-        frame[col] = frame[col].astype("Int64")
-    return frame

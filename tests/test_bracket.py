@@ -27,7 +27,7 @@ from noise_models import (
 )
 from noise_models.easy_hard._posterior import check_prior, per_item_posterior
 from noise_models.latent_class import _fit as B
-from noise_models.latent_class import _kernels as K
+from noise_models.latent_class import _kernels_checks as KC
 from simulation import simulate_annotations
 
 
@@ -322,7 +322,7 @@ def test_item_agreement_kernel_against_definition():
     fit = LatentClassModel("spam", "uniform", rng=0).fit(sim.ratings)
     easy = B._easy_emission(fit)
     codes = sim.ratings.codes
-    r, agreed, p, e = K.item_agreement(codes, np.asarray(fit.q), np.asarray(fit.phi), easy)
+    r, agreed, p, e = KC.item_agreement(codes, np.asarray(fit.q), np.asarray(fit.phi), easy)
     for i in range(len(codes)):
         js = np.flatnonzero(codes[i] >= 0)
         assert r[i] == js.size

@@ -15,6 +15,7 @@ import pytest
 from agreement import Ratings, krippendorff_alpha
 from agreement import _kernels as _k
 from agreement import _kernels_alpha as _ka
+from agreement import _kernels_encoding as _ke
 
 
 def _web_sized(seed: int = 0) -> Ratings:
@@ -171,13 +172,13 @@ def test_small_reader_passes_equal_the_kernels(seed, monkeypatch):
     codes = codes.astype(np.int8)
 
     def run():
-        small = _k.small_int_codes(labels)
-        dense = _k.dense_factorize(ids, 4)
-        return (small, _k.int_range(ids), dense,
-                _k.scatter_long(items, raters, lab, 200, 30), _kl.count_visits(codes))
+        small = _ke.small_int_codes(labels)
+        dense = _ke.dense_factorize(ids, 4)
+        return (small, _ke.int_range(ids), dense,
+                _ke.scatter_long(items, raters, lab, 200, 30), _kl.count_visits(codes))
 
     fast = run()
-    monkeypatch.setattr(_k, "SMALL_PASS", -1)
+    monkeypatch.setattr(_ke, "SMALL_PASS", -1)
     monkeypatch.setattr(_kl, "_SMALL_VISITS", -1)
     slow = run()
     for a, b in zip(fast, slow, strict=True):

@@ -192,6 +192,22 @@ class SpanRatings(Result):
                 f"annotators, match={self.match!r})")
 
 
+def _checked_frame(spans: Any, none_label: Any) -> pd.DataFrame:
+    """The spans' frame once ``spans`` and ``none_label`` are checked (spans to rate, and a
+    ``none_label`` that no span carries)."""
+    check_spans(spans)
+    if not isinstance(none_label, str) or not none_label:
+        raise TypeError(f"`none_label` must be a non-empty string; got {none_label!r}.")
+    frame = spans.frame
+    if len(frame) == 0:
+        raise ValueError("there are no spans: no candidate to rate.")
+    if (frame["label"].map(str) == none_label).any():
+        raise ValueError(f"a span has the label {none_label!r}, which is `none_label`, the "
+                         "category of an annotator who marked nothing; pass another "
+                         "`none_label=`.")
+    return frame
+
+
 @validate_params(match=Option(MATCHES), threshold=Probability(open_low=True))
 def candidate_ratings(spans: Spans, *, match: str = "exact", threshold: float = 0.5,
                       none_label: str = NO_ENTITY) -> SpanRatings:
@@ -261,16 +277,7 @@ def candidate_ratings(spans: Spans, *, match: str = "exact", threshold: float = 
     check_params(candidate_ratings, locals())
     from agreement._ratings import Ratings
 
-    check_spans(spans)
-    if not isinstance(none_label, str) or not none_label:
-        raise TypeError(f"`none_label` must be a non-empty string; got {none_label!r}.")
-    frame = spans.frame
-    if len(frame) == 0:
-        raise ValueError("there are no spans: no candidate to rate.")
-    if (frame["label"].map(str) == none_label).any():
-        raise ValueError(f"a span has the label {none_label!r}, which is `none_label`, the "
-                         "category of an annotator who marked nothing; pass another "
-                         "`none_label=`.")
+    frame = _checked_frame(spans, none_label)
     annotators = spans.annotators
     rows, member_rows = [], []
     for document, doc in frame.groupby("document", sort=False):

@@ -174,25 +174,8 @@ def document_statistics(spans: Spans, statistics: Sequence[str] | None = None, *
             [unitizing_finalize(s, v)[k] for k in keys], axis=-1))
     t_names = [x for x in names if x.startswith("token_")]
     if t_names:
-        from agreement._item_stats import item_statistics
-
-        r = token_ratings(spans)
-        lengths = np.array([spans.lengths[d] for d in documents], dtype=np.int64)
-        doc_of_token = np.repeat(np.arange(n), lengths)
-        codes = r.codes.astype(np.int64) + 1
-        base = r.n_categories + 1
-        if codes.shape[1] * np.log2(base) < 62:
-            key = codes @ (base ** np.arange(codes.shape[1], dtype=np.int64))
-            _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-        else:
-            _, first, inverse = np.unique(codes, axis=0, return_index=True,
-                                          return_inverse=True)
-        per_doc = np.zeros((n, first.size))
-        np.add.at(per_doc, (doc_of_token, inverse.ravel()), 1.0)
-        rep = r.take(first)
-        for name in t_names:
-            st = item_statistics(rep, name[len("token_"):])
-            add(per_doc @ st.values, lambda s, st=st: st.finalize(s).value)
+        for block, finalize in _token_blocks(spans, documents, t_names):
+            add(block, finalize)
     order = {x: i for i, x in enumerate(f1_names + u_names + t_names)}
     values = np.concatenate(blocks, axis=1) if blocks else np.zeros((n, 0))
     ds = DocumentStatistics(tuple(f1_names + u_names + t_names), documents, values,
@@ -207,3 +190,31 @@ def document_statistics(spans: Spans, statistics: Sequence[str] | None = None, *
 
     return DocumentStatistics(tuple(names), documents, values,
                               ((slice(0, values.shape[1]), reorder),))
+
+
+def _token_blocks(spans: Any, documents: Any, t_names: list[str]
+                  ) -> list[tuple[np.ndarray, Callable]]:
+    """The per-document columns of the token statistics ``t_names`` and their finalize
+    steps: each document's counts of the distinct token rows, times the rows' columns."""
+    from agreement._item_stats import item_statistics
+
+    n = len(documents)
+    r = token_ratings(spans)
+    lengths = np.array([spans.lengths[d] for d in documents], dtype=np.int64)
+    doc_of_token = np.repeat(np.arange(n), lengths)
+    codes = r.codes.astype(np.int64) + 1
+    base = r.n_categories + 1
+    if codes.shape[1] * np.log2(base) < 62:
+        key = codes @ (base ** np.arange(codes.shape[1], dtype=np.int64))
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    else:
+        _, first, inverse = np.unique(codes, axis=0, return_index=True,
+                                      return_inverse=True)
+    per_doc = np.zeros((n, first.size))
+    np.add.at(per_doc, (doc_of_token, inverse.ravel()), 1.0)
+    rep = r.take(first)
+    out = []
+    for name in t_names:
+        st = item_statistics(rep, name[len("token_"):])
+        out.append((per_doc @ st.values, lambda s, st=st: st.finalize(s).value))
+    return out

@@ -209,100 +209,17 @@ def read_conll(paths: str | Path | Sequence[str | Path], *, annotators: Sequence
     0      0    1   ORG conll2003
     """
     files = [Path(paths)] if isinstance(paths, (str, Path)) else [Path(p) for p in paths]
-    if tag_column is not None:
-        cols_given = [tag_column] if isinstance(tag_column, int) else list(tag_column)
-        if not cols_given or any(isinstance(c, bool) or not isinstance(c, int)
-                                 for c in cols_given):
-            raise ValueError(f"`tag_column` must be a column number (0 the first, -1 the "
-                             f"last) or a list of them; got {tag_column!r}.")
-        if len(files) > 1 and len(cols_given) != 1:
-            raise ValueError("with one file per annotator, `tag_column` names one column.")
+    cols_given = _tag_columns_iv(tag_column, len(files))
     if annotators is not None and len(files) > 1 and len(annotators) != len(files):
         raise ValueError(f"{len(annotators)} annotator name(s) for {len(files)} files.")
     parts = []
     for fi, path in enumerate(files):
         if not path.is_file():
             raise FileNotFoundError(f"{path}: no such file.")
-        docs: list[list[list[str]]] = []  # documents of tag rows (one list of columns a token)
-        doc_rows: list[list[str]] = []
-        doc_sents: list[list[int]] = []
-        sents: list[int] = []
-        sentence_docs = True
-        width = None
-        first_line = 0
-        lines = _text(path).splitlines()
-
-        def end_sentence(doc_rows: list, sents: list[int], sent_start: list[int]) -> None:
-            n = len(doc_rows) - sent_start[0]
-            if n:
-                sents.append(n)
-                sent_start[0] = len(doc_rows)
-
-        sent_start = [0]  # tokens of the document before the current sentence
-        for ln, line in enumerate(lines, 1):
-            cols = line.split()
-            if not cols:
-                if doc_rows and sentence_docs:
-                    docs.append(doc_rows)
-                    doc_sents.append([len(doc_rows)])
-                    doc_rows, sents, sent_start[0] = [], [], 0
-                elif doc_rows:
-                    end_sentence(doc_rows, sents, sent_start)
-                continue
-            if cols[0] == "-DOCSTART-":
-                sentence_docs = False
-                if doc_rows:
-                    end_sentence(doc_rows, sents, sent_start)
-                    docs.append(doc_rows)
-                    doc_sents.append(sents)
-                doc_rows, sents, sent_start[0] = [], [], 0
-                continue
-            if width is None:
-                width, first_line = len(cols), ln
-                if width < token_column + 2:
-                    raise ValueError(f"{path}, line {ln}: a token and at least one tag column "
-                                     f"are needed; the line has {width} column(s).")
-            elif len(cols) != width:
-                raise ValueError(f"{path}, line {ln}: {len(cols)} columns where the file's "
-                                 f"first token line has {width} (a ragged column).")
-            doc_rows.append(cols)
-        if doc_rows:
-            if not sentence_docs:
-                end_sentence(doc_rows, sents, sent_start)
-            docs.append(doc_rows)
-            doc_sents.append(sents if not sentence_docs else [len(doc_rows)])
-        if width is None:
-            raise ValueError(f"{path}: no token lines.")
-        after = list(range(token_column + 1, width))
-        if tag_column is not None:
-            tag_cols = []
-            for c in cols_given:
-                if not -width <= c < width or c % width == token_column:
-                    raise ValueError(f"{path}: `tag_column` {c} is not a tag column of the "
-                                     f"file's {width} columns (token in column "
-                                     f"{token_column}; line {first_line}).")
-                tag_cols.append(c % width)
-        elif len(files) > 1:
-            tag_cols = [width - 1]
-        elif annotators is not None and len(annotators) == 1:
-            tag_cols = [width - 1]
-        elif width - token_column == 4 and not any(
-                _TAG.match(r[token_column + 1]) for d in docs for r in d):
-            tag_cols = [width - 1]  # CoNLL-2003: token, POS, chunk, NER
-        else:
-            tag_cols = after
-        if len(files) > 1:
-            names = [annotators[fi] if annotators is not None else path.stem]
-        elif annotators is not None:
-            names = list(annotators)
-        elif len(tag_cols) == 1:
-            names = [path.stem]
-        else:
-            names = [f"annotator{j + 1}" for j in range(len(tag_cols))]
-        if len(names) != len(tag_cols):
-            raise ValueError(f"{path}: {len(tag_cols)} tag column(s) for {len(names)} annotator "
-                             "name(s) (name one per tag column, or choose the columns with "
-                             "`tag_column`).")
+        docs, doc_sents, width, first_line = _conll_documents(path, token_column)
+        tag_cols, names = _conll_columns(path, docs, width, first_line, token_column,
+                                         cols_given, len(files) > 1,
+                                         None if annotators is None else list(annotators), fi)
         rows = []
         coverage = []
         lengths = {}
@@ -338,27 +255,143 @@ def read_conll(paths: str | Path | Sequence[str | Path], *, annotators: Sequence
                 if found and name not in orphans:
                     orphans[name] = (di + 1, *found[0])
                 orphan_count[name] = orphan_count.get(name, 0) + len(found)
-        for name, (doc_no, i, tag) in orphans.items():
-            label = tag.partition("-")[2]
-            who = f" (tag column of {name!r})" if len(names) > 1 else ""
-            warnings.warn(
-                f"{path}{who}: {orphan_count[name]} I- tag(s) continue no span of their "
-                f"label (first: document {doc_no}, token {i + 1}, {tag}); each is read as "
-                f"the start of a span (B-{label}), as CoNLL's evaluation reads them — the "
-                "IOB1 tagging of the original CoNLL-2003 files, where B- only separates "
-                "two adjacent spans of one label, is read correctly this way.",
-                GoldnoiseWarning, stacklevel=2)
-        for name, (doc_no, i, tag) in foreign_first.items():
-            who = f" (tag column of {name!r})" if len(names) > 1 else ""
-            warnings.warn(
-                f"{path}{who}: {foreign_count[name]} tag(s) of the BIOES scheme (first: "
-                f"document {doc_no}, token {i + 1}, {tag}) read under the BIO scheme (S- as a "
-                "one-token span, E- as a span's end); if the tags are BIOES, say so: "
-                "`scheme='BIOES'`.", GoldnoiseWarning, stacklevel=2)
+        _warn_conll(path, len(names) > 1, orphans, orphan_count, foreign_first, foreign_count)
         frame = pd.DataFrame(rows, columns=["document", "start", "end", "label", "annotator"])
         parts.append(Spans(frame, coverage=coverage, unit="token", lengths=lengths,
                            tags=tags_of, sentences=sentences))
     return Spans.concat(parts)
+
+
+def _tag_columns_iv(tag_column: Any, n_files: int) -> list[int] | None:
+    """``tag_column`` as a list of column numbers (None: not given), checked."""
+    if tag_column is None:
+        return None
+    cols_given = [tag_column] if isinstance(tag_column, int) else list(tag_column)
+    if not cols_given or any(isinstance(c, bool) or not isinstance(c, int)
+                             for c in cols_given):
+        raise ValueError(f"`tag_column` must be a column number (0 the first, -1 the "
+                         f"last) or a list of them; got {tag_column!r}.")
+    if n_files > 1 and len(cols_given) != 1:
+        raise ValueError("with one file per annotator, `tag_column` names one column.")
+    return cols_given
+
+
+def _conll_documents(path: Path, token_column: int
+                     ) -> tuple[list[list[list[str]]], list[list[int]], int, int]:
+    """A CoNLL file's documents (each a list of token rows, a row its columns), each
+    document's sentence lengths, the number of columns and the first token line."""
+    docs: list[list[list[str]]] = []  # documents of tag rows (one list of columns a token)
+    doc_rows: list[list[str]] = []
+    doc_sents: list[list[int]] = []
+    sents: list[int] = []
+    sentence_docs = True
+    width = None
+    first_line = 0
+    lines = _text(path).splitlines()
+
+    def end_sentence(doc_rows: list, sents: list[int], sent_start: list[int]) -> None:
+        n = len(doc_rows) - sent_start[0]
+        if n:
+            sents.append(n)
+            sent_start[0] = len(doc_rows)
+
+    sent_start = [0]  # tokens of the document before the current sentence
+    for ln, line in enumerate(lines, 1):
+        cols = line.split()
+        if not cols:
+            if doc_rows and sentence_docs:
+                docs.append(doc_rows)
+                doc_sents.append([len(doc_rows)])
+                doc_rows, sents, sent_start[0] = [], [], 0
+            elif doc_rows:
+                end_sentence(doc_rows, sents, sent_start)
+            continue
+        if cols[0] == "-DOCSTART-":
+            sentence_docs = False
+            if doc_rows:
+                end_sentence(doc_rows, sents, sent_start)
+                docs.append(doc_rows)
+                doc_sents.append(sents)
+            doc_rows, sents, sent_start[0] = [], [], 0
+            continue
+        if width is None:
+            width, first_line = len(cols), ln
+            if width < token_column + 2:
+                raise ValueError(f"{path}, line {ln}: a token and at least one tag column "
+                                 f"are needed; the line has {width} column(s).")
+        elif len(cols) != width:
+            raise ValueError(f"{path}, line {ln}: {len(cols)} columns where the file's "
+                             f"first token line has {width} (a ragged column).")
+        doc_rows.append(cols)
+    if doc_rows:
+        if not sentence_docs:
+            end_sentence(doc_rows, sents, sent_start)
+        docs.append(doc_rows)
+        doc_sents.append(sents if not sentence_docs else [len(doc_rows)])
+    if width is None:
+        raise ValueError(f"{path}: no token lines.")
+    return docs, doc_sents, width, first_line
+
+
+def _conll_columns(path: Path, docs: list, width: int, first_line: int, token_column: int,
+                   cols_given: list[int] | None, several_files: bool,
+                   annotators: list[Any] | None, fi: int) -> tuple[list[int], list[Any]]:
+    """The tag columns of file number ``fi`` and their annotators' names (see
+    :func:`read_conll` for which columns are annotators)."""
+    after = list(range(token_column + 1, width))
+    if cols_given is not None:
+        tag_cols = []
+        for c in cols_given:
+            if not -width <= c < width or c % width == token_column:
+                raise ValueError(f"{path}: `tag_column` {c} is not a tag column of the "
+                                 f"file's {width} columns (token in column "
+                                 f"{token_column}; line {first_line}).")
+            tag_cols.append(c % width)
+    elif several_files:
+        tag_cols = [width - 1]
+    elif annotators is not None and len(annotators) == 1:
+        tag_cols = [width - 1]
+    elif width - token_column == 4 and not any(
+            _TAG.match(r[token_column + 1]) for d in docs for r in d):
+        tag_cols = [width - 1]  # CoNLL-2003: token, POS, chunk, NER
+    else:
+        tag_cols = after
+    if several_files:
+        names = [annotators[fi] if annotators is not None else path.stem]
+    elif annotators is not None:
+        names = list(annotators)
+    elif len(tag_cols) == 1:
+        names = [path.stem]
+    else:
+        names = [f"annotator{j + 1}" for j in range(len(tag_cols))]
+    if len(names) != len(tag_cols):
+        raise ValueError(f"{path}: {len(tag_cols)} tag column(s) for {len(names)} annotator "
+                         "name(s) (name one per tag column, or choose the columns with "
+                         "`tag_column`).")
+    return tag_cols, names
+
+
+def _warn_conll(path: Path, several: bool, orphans: dict, orphan_count: dict,
+                foreign_first: dict, foreign_count: dict) -> None:
+    """One warning a tag column for its I- tags that continue no span, and one for its
+    tags of the BIOES scheme read under BIO."""
+    for name, (doc_no, i, tag) in orphans.items():
+        label = tag.partition("-")[2]
+        who = f" (tag column of {name!r})" if several else ""
+        warnings.warn(
+            f"{path}{who}: {orphan_count[name]} I- tag(s) continue no span of their "
+            f"label (first: document {doc_no}, token {i + 1}, {tag}); each is read as "
+            f"the start of a span (B-{label}), as CoNLL's evaluation reads them — the "
+            "IOB1 tagging of the original CoNLL-2003 files, where B- only separates "
+            "two adjacent spans of one label, is read correctly this way.",
+            GoldnoiseWarning, stacklevel=3)
+    for name, (doc_no, i, tag) in foreign_first.items():
+        who = f" (tag column of {name!r})" if several else ""
+        warnings.warn(
+            f"{path}{who}: {foreign_count[name]} tag(s) of the BIOES scheme (first: "
+            f"document {doc_no}, token {i + 1}, {tag}) read under the BIO scheme (S- as a "
+            "one-token span, E- as a span's end); if the tags are BIOES, say so: "
+            "`scheme='BIOES'`.", GoldnoiseWarning, stacklevel=3)
 
 
 def read_brat(folder: str | Path, *, annotator: Any) -> Spans:

@@ -41,7 +41,8 @@ How the pieces fit
   ``--out``, ``--json``, ``--quiet``, ``--plot DIR``, ``--report FILE.html``).
 * ``_input.py`` -- the ratings options (``FILE``, ``--example``, ``--layout``,
   ``--item``, ``--rater``, ``--label``, ``--sep``, ``--transpose``, ``--gold``)
-  and the hints for common mistakes, shared by every verb that reads ratings.
+  and the hints for common mistakes, shared by every verb that reads ratings;
+  ``_reading.py`` -- reading one table from a file (suffixes, separators, one-line errors).
 * ``_scores.py`` -- the model-score options and loading shared by ``detect`` and
   ``crosscheck``; ``_dask.py`` -- ``audit --engine dask``; ``_common.py`` --
   argument types.

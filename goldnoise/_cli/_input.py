@@ -18,9 +18,10 @@ from typing import Any
 
 from _goldnoise_lib.errors import GoldnoiseWarning
 from goldnoise._cli._errors import CliError, DataError, UsageError
+from goldnoise._cli._reading import SUFFIXES, _one_line, not_utf8, read_table
 
 __all__ = ["EXAMPLES", "DefaultLayout", "LoadedRatings", "add_ratings_arguments", "load_ratings",
-           "read_labels_file", "read_table"]
+           "read_labels_file"]
 
 EXAMPLES = {
     "fleiss1971": "Fleiss (1971): 30 patients, each diagnosed by 6 of a pool of psychiatrists "
@@ -35,7 +36,6 @@ EXAMPLES = {
 }
 
 EXPORT_TOOLS = ("labelstudio", "prodigy", "mturk")
-SUFFIXES = ".csv, .tsv, .txt (each also .gz), .parquet, .jsonl or .ndjson"
 _ITEM_NAMES = ("item", "items", "item_id", "unit", "units", "subject", "patient", "id", "doc",
                "document", "example", "instance", "sentence", "question", "task")
 _RATER_NAMES = ("rater", "raters", "annotator", "annotators", "worker", "workers", "coder",
@@ -120,119 +120,6 @@ def add_ratings_arguments(parser: argparse.ArgumentParser, *, gold: bool = True,
                        help="gold labels: a column of FILE (long: per rating row; wide: taken "
                             "out of the annotators) or a second file with item and gold "
                             f"columns; {gold_use}")
-
-
-# ------------------------------------------------------------------ reading files
-def _compression_free_suffix(path: Path) -> tuple[str, str | None]:
-    suffixes = [s.lower() for s in path.suffixes]
-    if suffixes and suffixes[-1] in (".gz", ".bz2", ".xz", ".zst", ".zip"):
-        return (suffixes[-2] if len(suffixes) > 1 else ""), suffixes[-1]
-    return (suffixes[-1] if suffixes else ""), None
-
-
-def _sep_of(text: str | None) -> str | None:
-    if text is None:
-        return None
-    return {"\\t": "\t", "tab": "\t", "TAB": "\t"}.get(text, text)
-
-
-def read_table(path: Path, *, sep: str | None = None) -> Any:
-    """Read ``path`` into a DataFrame; every failure is a :class:`DataError` in one line."""
-    import pandas as pd
-
-    if not path.exists():
-        raise DataError(f"no such file: {path}")
-    if path.is_dir():
-        raise DataError(f"{path} is a folder, not a file of ratings")
-    suffix, compression = _compression_free_suffix(path)
-    if path.stat().st_size == 0:
-        raise DataError(f"{path} is empty")
-    if suffix in (".csv", ".tsv", ".txt", ".jsonl", ".ndjson") and compression is None:
-        with open(path, "rb") as fh:
-            head = fh.read(8192)
-        if b"\x00" in head:
-            raise DataError(f"{path} is not a text table (it holds binary data)")
-    sep = _sep_of(sep)
-    try:
-        if suffix == ".parquet":
-            return pd.read_parquet(path)
-        if suffix in (".jsonl", ".ndjson"):
-            _check_json_lines(path)
-            return pd.read_json(path, lines=True)
-        if suffix in (".csv", ".tsv", ".txt"):
-            default = {".csv": ",", ".tsv": "\t", ".txt": None}[suffix]
-            use = sep if sep is not None else default
-            if use is None:
-                return pd.read_csv(path, sep=None, engine="python")
-            frame = pd.read_csv(path, sep=use)
-            if sep is None:
-                _separator_hint(frame, path, use)
-            return frame
-    except pd.errors.EmptyDataError:
-        raise DataError(f"{path} has no columns (is it empty?)") from None
-    except UnicodeDecodeError as exc:
-        raise DataError(not_utf8(path, exc)) from None
-    except pd.errors.ParserError as exc:
-        raise DataError(f"could not read {path}: {_one_line(exc)}") from None
-    except EOFError:
-        raise DataError(f"could not read {path}: the compressed file ends early (truncated "
-                        "download or copy?); fetch it again") from None
-    except (ValueError, OSError, ImportError) as exc:
-        raise DataError(f"could not read {path}: {_one_line(exc)}") from None
-    raise UsageError(f"unsupported file type {suffix or path.name!r}: use {SUFFIXES}")
-
-
-def _separator_hint(frame: Any, path: Path, used: str) -> None:
-    """One column whose name holds another separator: the file is split by that one."""
-    if frame.shape[1] != 1:
-        return
-    name = str(frame.columns[0])
-    for other, say in ((";", "';'"), ("\t", "'\\t'"), ("|", "'|'"), (",", ",")):
-        if other != used and other in name:
-            raise DataError(f"{path} reads as one column named {name[:40]!r}: its fields "
-                            f"look separated by {other!r}, not {used!r}; add --sep {say}")
-
-
-def not_utf8(path: Path, exc: UnicodeDecodeError) -> str:
-    """Where a file stops being UTF-8 text, as a line and column, and how to convert it."""
-    where = ""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-        data.decode("utf-8")
-    except UnicodeDecodeError as first:  # the first undecodable byte of the whole file
-        at = first.start
-        line = data.count(b"\n", 0, at) + 1
-        col = at - (data.rfind(b"\n", 0, at) + 1) + 1
-        where = f" (byte 0x{data[at:at + 1].hex()} on line {line}, column {col})"
-    except OSError:
-        pass
-    return (f"{path} is not UTF-8 text{where}: save it as UTF-8 (from Latin-1: iconv -f "
-            f"latin1 -t utf-8 {shlex.quote(str(path))} > new{path.suffix})")
-
-
-def _check_json_lines(path: Path) -> None:
-    """One JSON object per line, or a one-line error naming the line."""
-    import json
-
-    with open(path, encoding="utf-8") as fh:
-        for number, text in enumerate(fh, 1):
-            if not text.strip():
-                continue
-            try:
-                record = json.loads(text)
-            except ValueError:
-                raise DataError(f"{path}, line {number}: not JSON (expected one JSON object "
-                                f"per line): {text.strip()[:40]!r}") from None
-            if not isinstance(record, dict):
-                raise DataError(f"{path}, line {number}: a JSON {type(record).__name__}, not an "
-                                "object (expected one {\"column\": value, ...} per line)")
-
-
-def _one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    text = re.sub(r"^Error tokenizing data\. C error: ", "", text)
-    return text[:300]
 
 
 # ------------------------------------------------------------------ shape hints
@@ -632,8 +519,6 @@ def load_ratings(args: argparse.Namespace) -> LoadedRatings:
     """The ratings a verb was asked about (FILE or ``--example``); raises CliError."""
     import pandas as pd
 
-    from agreement import Ratings
-
     gold_spec = getattr(args, "gold", None)
     if args.example is not None:
         if args.file is not None:
@@ -673,126 +558,13 @@ def load_ratings(args: argparse.Namespace) -> LoadedRatings:
     declared = _declared_order(frame)
     try:
         if args.transpose:
-            if args.layout != "wide":
-                raise UsageError("--transpose reads a coders x units table; it goes with the "
-                                 "wide layout only")
-            coder = args.rater[0] if args.rater else None
-            if coder is None and _is_text(frame[frame.columns[0]]):
-                coder = frame.columns[0]
-            if coder is not None:
-                frame = frame.set_index(_column(frame, coder, "--rater", path))
-            frame = _integral_floats(frame.T.infer_objects())
-            if frame.shape[1] > 5 * frame.shape[0] and frame.shape[1] >= 20:
-                raise DataError(
-                    f"{path} read with --transpose has {frame.shape[1]} annotators for "
-                    f"{frame.shape[0]} items: it already looks like one row per item; drop "
-                    "--transpose")
-            frame.index.name = "item"
-            frame.columns.name = "rater"
-            ratings = Ratings.from_wide(frame, normalize_labels=normalize)
+            ratings = _read_transposed(frame, args, path, normalize)
         elif args.layout == "long":
-            for flag, given in (("--item", [args.item] if args.item else []),
-                                ("--rater", args.rater or []),
-                                ("--label", [args.label] if args.label else [])):
-                for name in given:
-                    _column(frame, name, flag, path)
-            item = args.item or _find(frame.columns, _ITEM_NAMES)
-            raters = args.rater or ([r] if (r := _find(frame.columns, _RATER_NAMES)) is not None
-                                    else None)
-            label = args.label or _find([c for c in frame.columns if c not in
-                                         (item, *(raters or []))], _LABEL_NAMES)
-            missing = [flag for flag, value in (("--item", item), ("--rater", raters),
-                                                ("--label", label)) if value is None]
-            if missing:
-                raise DataError(f"{path}: say which columns hold the {' and '.join(missing)} "
-                                f"({', '.join(missing)} COLUMN); its columns are "
-                                f"{', '.join(map(str, frame.columns))}")
-            _column(frame, item, "--item", path)
-            _column(frame, label, "--label", path)
-            if gold_is_column and gold_spec in (item, label, *raters):
-                role = "item ids" if gold_spec == item else \
-                    "labels" if gold_spec == label else "raters"
-                raise UsageError(f"--gold {gold_spec!r} is the column of {role}; the gold "
-                                 "labels are a column of their own (or a file of item and "
-                                 "gold columns)")
-            named = [("--item", item), ("--label", label), *(("--rater", r) for r in raters)]
-            for i, (fa, a) in enumerate(named):
-                for fb, b in named[i + 1:]:
-                    if a == b:
-                        raise UsageError(f"{fa} and {fb} both name column {a!r}: each must be "
-                                         "a different column")
-            for r in raters:
-                _column(frame, r, "--rater", path)
-            if len(raters) > 1:
-                rater_col = "+".join(map(str, raters))
-                frame = frame.assign(**{rater_col: frame[raters].astype(str).agg(".".join,
-                                                                              axis=1)})
-            else:
-                rater_col = raters[0]
-            if gold_is_column:
-                per_item = frame.groupby(item, sort=False)[gold_spec]
-                differ = per_item.nunique(dropna=True)
-                if (differ > 1).any():
-                    bad = list(map(str, differ.index[differ > 1]))
-                    raise DataError(
-                        f"{path}: the gold column {gold_spec!r} differs between the rows of "
-                        f"{len(bad)} item(s), e.g. {', '.join(bad[:3])}; an item has one gold "
-                        "label (fix those rows, or give the gold labels as a file of item "
-                        "and gold columns)")
-                gold = per_item.first()
-            elif gold_spec is None:
-                g = _find([c for c in frame.columns if c not in (item, rater_col, label,
-                                                                 *raters)], _GOLD_NAMES)
-                if g is not None:
-                    notes.append(f"column {g!r} is not used; if it holds gold labels, add "
-                                 f"--gold {g}")
-            keep = _integral_floats(frame[[item, rater_col, label]])
-            if keep[label].isna().all():
-                raise DataError(f"{path}: every label in column {label!r} is missing")
-            ratings = Ratings.from_long(keep, item=item, rater=rater_col, label=label,
-                                        replicates=getattr(args, "replicates", "error"),
-                                        normalize_labels=normalize)
+            ratings, gold = _read_long(frame, args, path, normalize, gold_spec, notes)
         elif args.layout == "contingency":
             ratings = _contingency(frame, path)
         else:
-            given = [flag for flag, value in (("--label", args.label), ("--rater", args.rater))
-                     if value]
-            if given:
-                raise UsageError(f"{' and '.join(given)} belong{'s' if len(given) == 1 else ''}"
-                                 f" to the long layout (one row per rating), but {path} is "
-                                 f"read in the {args.layout} layout; add --layout long")
-            if args.item is not None:
-                frame = frame.set_index(_column(frame, args.item, "--item", path))
-            if args.drop:
-                frame = frame.drop(columns=[_column(frame, c, "--drop", path)
-                                            for c in args.drop])
-            if args.weight is not None:
-                frame = _expand_weights(frame, _column(frame, args.weight, "--weight", path),
-                                        path, notes)
-            elif args.layout == "wide":
-                _weight_hint(frame, path)
-            if gold_is_column:
-                gold = frame[gold_spec]
-                frame = frame.drop(columns=[gold_spec])
-            else:
-                g = _find(frame.columns, _GOLD_NAMES)
-                if g is not None and gold_spec is None and args.layout == "wide":
-                    notes.append(f"column {g!r} is analysed as an annotator; if it holds gold "
-                                 f"labels, add --gold {g}")
-            if frame.shape[1] == 0:  # before the hints, which read the columns
-                raise DataError(f"{path} has no annotator columns left")
-            if args.item is None:
-                _wide_hints(frame, path, args.layout)
-            elif args.layout == "wide" and len(frame) >= 2:
-                _count_table_hint(frame, path)
-            if frame.isna().all().all():
-                raise DataError(f"{path}: every label is missing")
-            if args.layout == "counts":
-                ratings = Ratings.from_counts(frame)
-            else:
-                _metadata_hint(frame, path)
-                ratings = Ratings.from_wide(_integral_floats(frame),
-                                            normalize_labels=normalize)
+            ratings, gold = _read_wide(frame, args, path, normalize, gold_spec, notes)
     except CliError:
         raise
     except (KeyError, ValueError, TypeError) as exc:
@@ -802,4 +574,148 @@ def load_ratings(args: argparse.Namespace) -> LoadedRatings:
     if gold is not None:
         gold = pd.Series(gold)
     return LoadedRatings(ratings, str(path), gold=gold, declared_order=declared, notes=notes)
+
+
+def _read_transposed(frame: Any, args: argparse.Namespace, path: Path, normalize: bool) -> Any:
+    """``--transpose``: a coders × units table (wide layout), read as items × annotators."""
+    from agreement import Ratings
+
+    if args.layout != "wide":
+        raise UsageError("--transpose reads a coders x units table; it goes with the "
+                         "wide layout only")
+    coder = args.rater[0] if args.rater else None
+    if coder is None and _is_text(frame[frame.columns[0]]):
+        coder = frame.columns[0]
+    if coder is not None:
+        frame = frame.set_index(_column(frame, coder, "--rater", path))
+    frame = _integral_floats(frame.T.infer_objects())
+    if frame.shape[1] > 5 * frame.shape[0] and frame.shape[1] >= 20:
+        raise DataError(
+            f"{path} read with --transpose has {frame.shape[1]} annotators for "
+            f"{frame.shape[0]} items: it already looks like one row per item; drop "
+            "--transpose")
+    frame.index.name = "item"
+    frame.columns.name = "rater"
+    return Ratings.from_wide(frame, normalize_labels=normalize)
+
+
+def _read_long(frame: Any, args: argparse.Namespace, path: Path, normalize: bool,
+               gold_spec: str | None, notes: list[str]) -> tuple[Any, Any]:
+    """``--layout long`` (one row per rating): the ratings and the gold column's labels (or
+    None); the item, rater and label columns named by the options or recognised by name."""
+    from agreement import Ratings
+
+    gold = None
+    gold_is_column = gold_spec is not None and gold_spec in frame.columns
+    for flag, given in (("--item", [args.item] if args.item else []),
+                        ("--rater", args.rater or []),
+                        ("--label", [args.label] if args.label else [])):
+        for name in given:
+            _column(frame, name, flag, path)
+    item = args.item or _find(frame.columns, _ITEM_NAMES)
+    raters = args.rater or ([r] if (r := _find(frame.columns, _RATER_NAMES)) is not None
+                            else None)
+    label = args.label or _find([c for c in frame.columns if c not in
+                                 (item, *(raters or []))], _LABEL_NAMES)
+    missing = [flag for flag, value in (("--item", item), ("--rater", raters),
+                                        ("--label", label)) if value is None]
+    if missing:
+        raise DataError(f"{path}: say which columns hold the {' and '.join(missing)} "
+                        f"({', '.join(missing)} COLUMN); its columns are "
+                        f"{', '.join(map(str, frame.columns))}")
+    _column(frame, item, "--item", path)
+    _column(frame, label, "--label", path)
+    if gold_is_column and gold_spec in (item, label, *raters):
+        role = "item ids" if gold_spec == item else \
+            "labels" if gold_spec == label else "raters"
+        raise UsageError(f"--gold {gold_spec!r} is the column of {role}; the gold "
+                         "labels are a column of their own (or a file of item and "
+                         "gold columns)")
+    named = [("--item", item), ("--label", label), *(("--rater", r) for r in raters)]
+    for i, (fa, a) in enumerate(named):
+        for fb, b in named[i + 1:]:
+            if a == b:
+                raise UsageError(f"{fa} and {fb} both name column {a!r}: each must be "
+                                 "a different column")
+    for r in raters:
+        _column(frame, r, "--rater", path)
+    if len(raters) > 1:
+        rater_col = "+".join(map(str, raters))
+        frame = frame.assign(**{rater_col: frame[raters].astype(str).agg(".".join,
+                                                                      axis=1)})
+    else:
+        rater_col = raters[0]
+    if gold_is_column:
+        per_item = frame.groupby(item, sort=False)[gold_spec]
+        differ = per_item.nunique(dropna=True)
+        if (differ > 1).any():
+            bad = list(map(str, differ.index[differ > 1]))
+            raise DataError(
+                f"{path}: the gold column {gold_spec!r} differs between the rows of "
+                f"{len(bad)} item(s), e.g. {', '.join(bad[:3])}; an item has one gold "
+                "label (fix those rows, or give the gold labels as a file of item "
+                "and gold columns)")
+        gold = per_item.first()
+    elif gold_spec is None:
+        g = _find([c for c in frame.columns if c not in (item, rater_col, label,
+                                                         *raters)], _GOLD_NAMES)
+        if g is not None:
+            notes.append(f"column {g!r} is not used; if it holds gold labels, add "
+                         f"--gold {g}")
+    keep = _integral_floats(frame[[item, rater_col, label]])
+    if keep[label].isna().all():
+        raise DataError(f"{path}: every label in column {label!r} is missing")
+    ratings = Ratings.from_long(keep, item=item, rater=rater_col, label=label,
+                                replicates=getattr(args, "replicates", "error"),
+                                normalize_labels=normalize)
+    return ratings, gold
+
+
+def _read_wide(frame: Any, args: argparse.Namespace, path: Path, normalize: bool,
+               gold_spec: str | None, notes: list[str]) -> tuple[Any, Any]:
+    """The wide (items × annotators) and counts (items × categories) layouts: the ratings
+    and the gold column's labels (or None), with the hints on shapes that look otherwise."""
+    from agreement import Ratings
+
+    gold = None
+    gold_is_column = gold_spec is not None and gold_spec in frame.columns
+    given = [flag for flag, value in (("--label", args.label), ("--rater", args.rater))
+             if value]
+    if given:
+        raise UsageError(f"{' and '.join(given)} belong{'s' if len(given) == 1 else ''}"
+                         f" to the long layout (one row per rating), but {path} is "
+                         f"read in the {args.layout} layout; add --layout long")
+    if args.item is not None:
+        frame = frame.set_index(_column(frame, args.item, "--item", path))
+    if args.drop:
+        frame = frame.drop(columns=[_column(frame, c, "--drop", path)
+                                    for c in args.drop])
+    if args.weight is not None:
+        frame = _expand_weights(frame, _column(frame, args.weight, "--weight", path),
+                                path, notes)
+    elif args.layout == "wide":
+        _weight_hint(frame, path)
+    if gold_is_column:
+        gold = frame[gold_spec]
+        frame = frame.drop(columns=[gold_spec])
+    else:
+        g = _find(frame.columns, _GOLD_NAMES)
+        if g is not None and gold_spec is None and args.layout == "wide":
+            notes.append(f"column {g!r} is analysed as an annotator; if it holds gold "
+                         f"labels, add --gold {g}")
+    if frame.shape[1] == 0:  # before the hints, which read the columns
+        raise DataError(f"{path} has no annotator columns left")
+    if args.item is None:
+        _wide_hints(frame, path, args.layout)
+    elif args.layout == "wide" and len(frame) >= 2:
+        _count_table_hint(frame, path)
+    if frame.isna().all().all():
+        raise DataError(f"{path}: every label is missing")
+    if args.layout == "counts":
+        ratings = Ratings.from_counts(frame)
+    else:
+        _metadata_hint(frame, path)
+        ratings = Ratings.from_wide(_integral_floats(frame),
+                                    normalize_labels=normalize)
+    return ratings, gold
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from goldnoise._cli._errors import DataError, UsageError
-from goldnoise._cli._input import SUFFIXES, read_table
+from goldnoise._cli._reading import SUFFIXES, read_table
 
 __all__ = ["add_comparison_arguments", "load_comparisons"]
 

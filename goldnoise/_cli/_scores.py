@@ -89,7 +89,7 @@ def _item_column(frame: Any) -> Any:
 
 
 def _read(path: str, what: str) -> Any:
-    from goldnoise._cli._input import read_table
+    from goldnoise._cli._reading import read_table
 
     return read_table(Path(path))
 

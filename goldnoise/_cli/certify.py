@@ -79,7 +79,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> Report:
     from goldnoise._cli._errors import DataError
-    from goldnoise._cli._input import read_table
+    from goldnoise._cli._reading import read_table
     from simulation import residual_errors
 
     loaded = load_ratings(args)

@@ -17,7 +17,8 @@ import argparse
 
 from goldnoise._cli._common import count, probability, real
 from goldnoise._cli._errors import DataError, UsageError
-from goldnoise._cli._input import DefaultLayout, add_ratings_arguments, load_ratings, not_utf8
+from goldnoise._cli._input import DefaultLayout, add_ratings_arguments, load_ratings
+from goldnoise._cli._reading import not_utf8
 from goldnoise.report import Report
 
 HELP = "may a model replace or join the annotators: swap and join tests, the Alt-Test"
@@ -102,7 +103,7 @@ def _humans(args: argparse.Namespace, raters: list[str]) -> list[str] | None:
         return None
     from pathlib import Path
 
-    from goldnoise._cli._input import read_table
+    from goldnoise._cli._reading import read_table
 
     tool = getattr(args, "from_tool", None)
     if tool is not None:

@@ -9,6 +9,7 @@ true error counts), and prints the coverage table.
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from goldnoise._audit import progress
 from goldnoise._cli._common import count, probability, real
@@ -66,6 +67,13 @@ VOTERS_DESCRIPTION = (
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="study", required=True, metavar="STUDY")
+    _add_coverage(sub, parser)
+    _add_noise(sub, parser)
+    _add_voters(sub, parser)
+    _add_separability(sub, parser)
+
+
+def _add_coverage(sub: Any, parser: argparse.ArgumentParser) -> None:
     c = sub.add_parser("coverage", help="how often the noise bound gamma (or the "
                                         "verified-sample bound) holds, by simulation",
                        description=DESCRIPTION, formatter_class=parser.formatter_class)
@@ -99,6 +107,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     # the output options after the study's name too (`simulate coverage ... --json`)
     add_output_arguments(c)
 
+
+def _add_noise(sub: Any, parser: argparse.ArgumentParser) -> None:
     n = sub.add_parser("noise", help="similarity-based noisy labels with provenance "
                                      "(NoisywikiHow)",
                        description=NOISE_DESCRIPTION, formatter_class=parser.formatter_class)
@@ -134,6 +144,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="random seed (breaks ties)")
     add_output_arguments(n)
 
+
+def _add_voters(sub: Any, parser: argparse.ArgumentParser) -> None:
     v = sub.add_parser("voters", help="soft labels from a pool of models' distributions (CILN)",
                        description=VOTERS_DESCRIPTION, formatter_class=parser.formatter_class)
     v.add_argument("scores", nargs="+", metavar="SCORES",
@@ -156,6 +168,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     v.add_argument("--seed", type=count("--seed", 0), default=0, help="random seed")
     add_output_arguments(v)
 
+
+def _add_separability(sub: Any, parser: argparse.ArgumentParser) -> None:
     sp = sub.add_parser("separability", help="how well a model's loss separates noisy from "
                                              "clean items (NoisywikiHow Fig. 3)",
                         description=SEPARABILITY_DESCRIPTION,
@@ -216,7 +230,7 @@ def _id_label_series(path: str, id_column: str | None, label_column: str | None,
     import pandas as pd
 
     from goldnoise._cli._errors import DataError
-    from goldnoise._cli._input import read_table
+    from goldnoise._cli._reading import read_table
 
     frame = read_table(Path(path))
     if id_column is not None and id_column not in frame.columns:
@@ -253,7 +267,7 @@ def _embeddings_file(path: str, items, id_column: str):
 
     p = Path(path)
     if p.suffix.lower() in (".csv", ".tsv", ".parquet"):
-        from goldnoise._cli._input import read_table
+        from goldnoise._cli._reading import read_table
 
         head = read_table(p)
         if id_column not in head.columns:
@@ -343,7 +357,7 @@ def _score_ids(path: str, id_column: str):
     import numpy as np
 
     from goldnoise._cli._errors import DataError
-    from goldnoise._cli._input import read_table
+    from goldnoise._cli._reading import read_table
 
     p = Path(path)
     if not p.is_file():
@@ -422,7 +436,7 @@ def _run_separability(args: argparse.Namespace) -> Report:
     from pathlib import Path
 
     from goldnoise._cli._errors import DataError
-    from goldnoise._cli._input import read_table
+    from goldnoise._cli._reading import read_table
     from goldnoise.report import Figure
     from simulation import load_scores, loss_separability
 

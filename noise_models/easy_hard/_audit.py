@@ -467,6 +467,12 @@ def audit_kappa(kappa: Any, *, n: Any = None, n_raters: Any = None, p: Any = Non
     kv = _check_kappa(kappa)
     if n is None or n_raters is None:
         raise TypeError("a κ value needs `n` (items) and `n_raters` (annotators per item).")
+    return _audit_value(kv, n, n_raters, p, category_shares, alpha, thr)
+
+
+def _audit_value(kv: float, n: Any, n_raters: Any, p: Any, category_shares: Any, alpha: float,
+                 thr: float | None) -> KappaAuditResult:
+    """The audit of a κ value ``kv`` of ``n`` items with ``n_raters`` annotators each."""
     n = check_count(n, "n", minimum=1)
     k = check_count(n_raters, "n_raters", minimum=2)
     pv = _chance_p(p, category_shares, k)

@@ -238,6 +238,11 @@ def noise_bound(n: Any, d: Any = None, p: Any = None, *, alpha: float = 0.95,
             # two passes over the chunks (noise_models.easy_hard._partial)
             return _bound_from_chance(chance_over_chunks(n), alpha, prior)
         return _noise_bound_ratings(as_ratings(n), alpha, prior)
+    return _noise_bound_counts(n, d, p, alpha, prior)
+
+
+def _noise_bound_counts(n: Any, d: Any, p: Any, alpha: Any, prior: Any) -> NoiseBoundResult:
+    """The bound from the counts ``n``, ``d`` and ``p`` (checked here)."""
     n, d, p, alpha, prior_ = _noise_bound_iv(n, d, p, alpha, prior)
     backend = _backend_for(n, d, p, prior_, use_kernel=False)
     post = HardCountPosterior(backend, n=n, d=d, p=p, prior=prior_)

@@ -205,6 +205,31 @@ def chance_margin(R: Any = None, *, L: Any = None, gamma: Any = None, alpha: flo
     if not isinstance(method, str) or method not in _METHODS:
         raise ValueError(f"`method` must be one of {_METHODS}; got {method!r}.")
     alpha = check_alpha(alpha)
+    R_, L_ = _hard_and_gold(R, L, gamma)
+    sigma = math.sqrt(R_ / 2.0)
+    notes: tuple[str, ...] = ()
+    if method in ("chebyshev", "auto"):
+        # Chebyshev: P(|S| > kσ) <= 1/k², so k = 1/sqrt(1 − α).
+        margin = sigma / math.sqrt(1.0 - alpha)
+        if method == "auto":
+            method = "chebyshev"
+            if margin > R_:
+                notes = (f"the Chebyshev margin ({margin:.1f} items) exceeds the {R_} hard "
+                         "item(s) two systems can differ on; the exact binomial margin is "
+                         "given",)
+                method, margin = "exact", float(_exact_margin(R_, alpha))
+    elif method == "normal":
+        margin = float(special.ndtri(0.5 + alpha / 2.0)) * sigma
+    else:
+        margin = float(_exact_margin(R_, alpha))
+    share = None if L_ is None else margin / L_
+    return ChanceMarginResult(margin=margin, share=share, sigma=sigma, R=R_, L=L_, alpha=alpha,
+                              method=method, notes=notes)
+
+
+def _hard_and_gold(R: Any, L: Any, gamma: Any) -> tuple[int, int | None]:
+    """``(R, L)``: the hard items and the gold-standard items (None if not given), from a
+    :class:`NoiseBoundResult`, from ``R`` (and ``L``), or from ``L`` and ``gamma``."""
     if isinstance(R, NoiseBoundResult):
         if L is not None or gamma is not None:
             raise TypeError("a NoiseBoundResult gives both R and L; do not pass `L` or `gamma`.")
@@ -225,22 +250,4 @@ def chance_margin(R: Any = None, *, L: Any = None, gamma: Any = None, alpha: flo
         g = check_probability(gamma, "gamma")
         x = g * L_
         R_ = round(x) if abs(x - round(x)) <= 1e-9 * max(1.0, x) else math.ceil(x)
-    sigma = math.sqrt(R_ / 2.0)
-    notes: tuple[str, ...] = ()
-    if method in ("chebyshev", "auto"):
-        # Chebyshev: P(|S| > kσ) <= 1/k², so k = 1/sqrt(1 − α).
-        margin = sigma / math.sqrt(1.0 - alpha)
-        if method == "auto":
-            method = "chebyshev"
-            if margin > R_:
-                notes = (f"the Chebyshev margin ({margin:.1f} items) exceeds the {R_} hard "
-                         "item(s) two systems can differ on; the exact binomial margin is "
-                         "given",)
-                method, margin = "exact", float(_exact_margin(R_, alpha))
-    elif method == "normal":
-        margin = float(special.ndtri(0.5 + alpha / 2.0)) * sigma
-    else:
-        margin = float(_exact_margin(R_, alpha))
-    share = None if L_ is None else margin / L_
-    return ChanceMarginResult(margin=margin, share=share, sigma=sigma, R=R_, L=L_, alpha=alpha,
-                              method=method, notes=notes)
+    return R_, L_

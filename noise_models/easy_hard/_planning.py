@@ -190,17 +190,7 @@ def annotators_needed(n: Any, *, easy_fraction: Any = None, kappa: Any = None,
     """
     check_params(annotators_needed, locals())
     n = check_count(n, "n", minimum=1)
-    if (easy_fraction is None) == (kappa is None):
-        raise TypeError("give exactly one of `easy_fraction` or `kappa`.")
-    if easy_fraction is not None:
-        e_frac = check_probability(easy_fraction, "easy_fraction")
-    else:
-        if isinstance(kappa, bool) or not isinstance(kappa, (int, float, np.number)):
-            raise TypeError(f"`kappa` must be a number; got {kappa!r}.")
-        kv = float(kappa)
-        if not (math.isfinite(kv) and -1.0 <= kv <= 1.0):
-            raise ValueError(f"`kappa` must be in [-1, 1]; got {kappa!r}.")
-        e_frac = max(kv, 0.0)
+    e_frac = _easy_fraction(easy_fraction, kappa)
     target = check_probability(gamma, "gamma")
     alpha = check_alpha(alpha)
     max_raters = check_count(max_raters, "max_raters", minimum=2)
@@ -208,16 +198,48 @@ def annotators_needed(n: Any, *, easy_fraction: Any = None, kappa: Any = None,
         raise TypeError(f"`trim` must be True or False; got {trim!r}.")
     p_k, k_max = _p_of_k(category_shares, rater_shares, max_raters)
     easy = e_frac * n
-    hard = n - easy
     notes: tuple[str, ...] = ()
     if trim:
-        useless = np.flatnonzero(hard * p_k < 0.5)
-        if useless.size and useless[0] + 2 < k_max:
-            k_max = int(useless[0]) + 2
-            p_k = p_k[:k_max - 1]
-            notes = (f"the table stops at k = {k_max}: from there on fewer than half a hard "
-                     "item is expected to agree by chance, so more annotators change nothing "
-                     "but the cost",)
+        p_k, k_max, notes = _trimmed(p_k, k_max, n - easy)
+    table = _table(n, easy, p_k, k_max, alpha, target)
+    hits = table.loc[table["meets_target"], "k"]
+    n_raters = int(hits.iloc[0]) if len(hits) else None
+    return AnnotatorsNeededResult(n_raters=n_raters, table=table, n=n, easy_items=easy,
+                                  gamma=target, alpha=alpha, notes=notes)
+
+
+def _easy_fraction(easy_fraction: Any, kappa: Any) -> float:
+    """The share of easy items: ``easy_fraction``, or κ read as it (negative κ: none)."""
+    if (easy_fraction is None) == (kappa is None):
+        raise TypeError("give exactly one of `easy_fraction` or `kappa`.")
+    if easy_fraction is not None:
+        return check_probability(easy_fraction, "easy_fraction")
+    if isinstance(kappa, bool) or not isinstance(kappa, (int, float, np.number)):
+        raise TypeError(f"`kappa` must be a number; got {kappa!r}.")
+    kv = float(kappa)
+    if not (math.isfinite(kv) and -1.0 <= kv <= 1.0):
+        raise ValueError(f"`kappa` must be in [-1, 1]; got {kappa!r}.")
+    return max(kv, 0.0)
+
+
+def _trimmed(p_k: np.ndarray, k_max: int, hard: float
+             ) -> tuple[np.ndarray, int, tuple[str, ...]]:
+    """The table cut where fewer than half of the ``hard`` items are expected to agree by
+    chance (more annotators change nothing there), with its note; else unchanged."""
+    useless = np.flatnonzero(hard * p_k < 0.5)
+    if useless.size and useless[0] + 2 < k_max:
+        k_max = int(useless[0]) + 2
+        return p_k[:k_max - 1], k_max, (
+            f"the table stops at k = {k_max}: from there on fewer than half a hard item is "
+            "expected to agree by chance, so more annotators change nothing but the cost",)
+    return p_k, k_max, ()
+
+
+def _table(n: int, easy: float, p_k: np.ndarray, k_max: int, alpha: float,
+           target: float) -> pd.DataFrame:
+    """One row per number of annotators ``k = 2, ..., k_max`` (``p_k[k - 2]`` the chance
+    that a hard item is agreed on): the expected agreed items and the bound γ they give."""
+    hard = n - easy
     rows = []
     for k, p in zip(range(2, k_max + 1), p_k, strict=True):
         agreed = easy + hard * p
@@ -226,13 +248,9 @@ def annotators_needed(n: Any, *, easy_fraction: Any = None, kappa: Any = None,
             g = math.nan
             warnings.warn(
                 f"with k = {k} no item is expected to be agreed on, so there is no gold "
-                "standard to bound; its γ is NaN.", DegenerateDataWarning, stacklevel=2)
+                "standard to bound; its γ is NaN.", DegenerateDataWarning, stacklevel=3)
         else:
             g = gamma_of(n, max(d, 0), float(p), alpha)
         rows.append({"k": k, "p": float(p), "expected_agreed": agreed, "expected_disagreed": d,
                      "gamma": g, "meets_target": g <= target, "annotations": n * k})
-    table = pd.DataFrame(rows)
-    hits = table.loc[table["meets_target"], "k"]
-    n_raters = int(hits.iloc[0]) if len(hits) else None
-    return AnnotatorsNeededResult(n_raters=n_raters, table=table, n=n, easy_items=easy,
-                                  gamma=target, alpha=alpha, notes=notes)
+    return pd.DataFrame(rows)

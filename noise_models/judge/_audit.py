@@ -277,13 +277,13 @@ def judge_audit(ratings: Any, candidates: Any, *, margin: float, coefficient: st
     seed_boot, seed_fit = (int(s) for s in gen.integers(2**63, size=2))
 
     from noise_models.judge._compare import compare_rows, latent_rows
-    from noise_models.judge._swap import audit_swap
+    from noise_models.judge._swap import SwapBootstrap, audit_swap
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        parts = audit_swap(r, codes, names, n_h, cands, coefficient=coef, level=lvl,
-                          margin=margin, n_resamples=n_resamples,
-                          confidence_level=confidence_level, rng=seed_boot)
+        boot = SwapBootstrap(coef, lvl, n_resamples, confidence_level)
+        parts = audit_swap(r, codes, names, n_h, cands, boot=boot, margin=margin,
+                           rng=seed_boot)
         notes += parts.notes
         latent_table, latent = None, None
         try:

@@ -285,6 +285,89 @@ def _modal_share(counts: np.ndarray) -> np.ndarray:
     modes = ((counts == top) & (top > 0)).astype(np.float64)
     return modes / np.maximum(modes.sum(axis=1, keepdims=True), 1.0)  # unrated rows: 0
 
+def _estimand(r: Ratings, category: Any) -> tuple[np.ndarray, str]:
+    """The value of each category (its number for a mean rating; 1 for ``category`` and
+    0 for the others for a prevalence) and the estimand's name."""
+    cats = list(r.categories)
+    if category is None:
+        if r.categories.dtype.kind not in "iuf":
+            raise ValueError(f"`category` is needed: the labels are not numbers, so there is "
+                             f"no mean rating; name the class whose prevalence to estimate "
+                             f"(one of {cats[:10]}).")
+        values = np.asarray(r.category_values, dtype=np.float64)
+        estimand = "mean rating"
+    else:
+        if category not in cats:
+            raise ValueError(f"`category` {category!r} is not a label of the ratings; the "
+                             f"labels are {cats[:10]}.")
+        values = np.zeros(len(cats))
+        values[cats.index(category)] = 1.0
+        estimand = f"prevalence of {category!r}"
+    return values, estimand
+
+
+def _labelled_items(r: Ratings, labelled: Any, judge: np.ndarray, n_humans: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """The items with human labels (``labelled``, else every item a human rated), the
+    items the judge rated, and a note on those it did not; checked: two or more items of
+    both, one or more judge-only."""
+    is_lab = _item_mask(labelled, r.items)
+    if labelled is not None and (is_lab & (n_humans == 0)).any():
+        bad = list(r.items[is_lab & (n_humans == 0)][:5])
+        raise ValueError(f"`labelled` names items no human rated, e.g. {bad}; leave them out "
+                         "(they are judge-only items).")
+    is_lab &= n_humans > 0
+    rated = judge >= 0
+    n_left_out = int((~rated).sum())
+    notes = []
+    if n_left_out:
+        notes.append(f"{n_left_out} item(s) the judge did not rate are left out (PPI needs "
+                     "the judge's label on every item).")
+    lab, unl = is_lab & rated, ~is_lab & rated
+    if lab.sum() < 2:
+        raise ValueError(f"{int(lab.sum())} item(s) carry both human labels and the judge's; "
+                         "at least 2 are needed.")
+    if unl.sum() < 1:
+        raise ValueError("every item the judge rated has human labels: there are no "
+                         "judge-only items for the judge to add. Pass `labelled` to use the "
+                         "human labels of a subset, or add the judge's labels of the unlabelled "
+                         "items.")
+    return is_lab, rated, notes
+
+
+def _human_shares(truth: str, r: Ratings, hc: np.ndarray, h_cols: Any, is_lab: np.ndarray,
+                  model: Any, rng: Any) -> np.ndarray:
+    """Each item's human value as category shares ``(n_items, m)``: the latent-class
+    posterior of the labelled items (with its parameters' uncertainty), the humans' mean,
+    or their modal label."""
+    m = r.n_categories
+    if truth == "posterior":
+        from noise_models.latent_class import LatentClassModel
+
+        fit_model = (LatentClassModel("spam", "difficulty", rng=rng) if model is None
+                     else model)
+        if not hasattr(fit_model, "fit"):
+            raise TypeError(f"`model` must be a LatentClassModel (or EasyHardModel); got "
+                            f"{type(fit_model).__name__}.")
+        sub = Ratings(hc[is_lab], r.categories, items=r.items[is_lab],
+                      raters=r.raters[h_cols], ordered=r.ordered,
+                      category_values=r.category_values)
+        post = np.asarray(fit_model.fit(sub).class_posterior, dtype=np.float64)
+        shares = np.zeros((r.n_items, m))
+        shares[is_lab] = _with_parameter_uncertainty(_prevalence_influence(post), fit_model,
+                                                     sub, rng)
+    else:
+        counts = np.zeros((r.n_items, m))
+        for col in hc.T:  # one rating per item and column: plain fancy-index adds
+            rows = np.flatnonzero(col >= 0)
+            counts[rows, col[rows]] += 1.0
+        if truth == "mean":
+            with np.errstate(invalid="ignore", divide="ignore"):
+                shares = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1.0)
+        else:
+            shares = _modal_share(counts)
+    return shares
+
 
 @validate_params(truth=Option(TRUTHS), confidence_level=ConfidenceLevel(), rng=Rng())
 def judge_estimate(ratings: Any, candidate: Any, *, category: Any = None,
@@ -416,72 +499,14 @@ def judge_estimate(ratings: Any, candidate: Any, *, category: Any = None,
     j, h_cols = check_candidate_columns(raters, candidate, humans)
     tuned = _check_flag(tuned, "tuned")
     cats = list(r.categories)
-    if category is None:
-        if r.categories.dtype.kind not in "iuf":
-            raise ValueError(f"`category` is needed: the labels are not numbers, so there is "
-                             f"no mean rating; name the class whose prevalence to estimate "
-                             f"(one of {cats[:10]}).")
-        values = np.asarray(r.category_values, dtype=np.float64)
-        estimand = "mean rating"
-    else:
-        if category not in cats:
-            raise ValueError(f"`category` {category!r} is not a label of the ratings; the "
-                             f"labels are {cats[:10]}.")
-        values = np.zeros(len(cats))
-        values[cats.index(category)] = 1.0
-        estimand = f"prevalence of {category!r}"
-
+    values, estimand = _estimand(r, category)
     judge = codes[:, j]
     hc = codes[:, h_cols]
     n_humans = (hc >= 0).sum(axis=1)
-    is_lab = _item_mask(labelled, r.items)
-    if labelled is not None and (is_lab & (n_humans == 0)).any():
-        bad = list(r.items[is_lab & (n_humans == 0)][:5])
-        raise ValueError(f"`labelled` names items no human rated, e.g. {bad}; leave them out "
-                         "(they are judge-only items).")
-    is_lab &= n_humans > 0
-    rated = judge >= 0
-    n_left_out = int((~rated).sum())
-    notes = []
-    if n_left_out:
-        notes.append(f"{n_left_out} item(s) the judge did not rate are left out (PPI needs "
-                     "the judge's label on every item).")
+    is_lab, rated, notes = _labelled_items(r, labelled, judge, n_humans)
     lab, unl = is_lab & rated, ~is_lab & rated
-    if lab.sum() < 2:
-        raise ValueError(f"{int(lab.sum())} item(s) carry both human labels and the judge's; "
-                         "at least 2 are needed.")
-    if unl.sum() < 1:
-        raise ValueError("every item the judge rated has human labels: there are no "
-                         "judge-only items for the judge to add. Pass `labelled` to use the "
-                         "human labels of a subset, or add the judge's labels of the unlabelled "
-                         "items.")
-
-    m = len(cats)
-    if truth == "posterior":
-        from noise_models.latent_class import LatentClassModel
-
-        fit_model = (LatentClassModel("spam", "difficulty", rng=rng) if model is None
-                     else model)
-        if not hasattr(fit_model, "fit"):
-            raise TypeError(f"`model` must be a LatentClassModel (or EasyHardModel); got "
-                            f"{type(fit_model).__name__}.")
-        sub = Ratings(hc[is_lab], r.categories, items=r.items[is_lab],
-                      raters=r.raters[h_cols], ordered=r.ordered,
-                      category_values=r.category_values)
-        post = np.asarray(fit_model.fit(sub).class_posterior, dtype=np.float64)
-        shares = np.zeros((r.n_items, m))
-        shares[is_lab] = _with_parameter_uncertainty(_prevalence_influence(post), fit_model,
-                                                     sub, rng)
-    else:
-        counts = np.zeros((r.n_items, m))
-        for col in hc.T:  # one rating per item and column: plain fancy-index adds
-            rows = np.flatnonzero(col >= 0)
-            counts[rows, col[rows]] += 1.0
-        if truth == "mean":
-            with np.errstate(invalid="ignore", divide="ignore"):
-                shares = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1.0)
-        else:
-            shares = _modal_share(counts)
+    n_left_out = int((~rated).sum())
+    shares = _human_shares(truth, r, hc, h_cols, is_lab, model, rng)
     y_all = shares @ values
     f_all = values[np.maximum(judge, 0)]
     # a prevalence lies in [0, 1]; the normal interval is clipped there (and says so)

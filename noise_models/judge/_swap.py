@@ -32,7 +32,7 @@ from _goldnoise_lib.validation import (
 )
 from agreement import Ratings, as_ratings
 
-__all__ = ["SwapTestResult", "audit_swap", "subset_ratings", "swap_test"]
+__all__ = ["SwapBootstrap", "SwapTestResult", "audit_swap", "subset_ratings", "swap_test"]
 
 #: The swap and join intervals' default: percentile. BCa from the same resamples did
 #: not bring the coverage under exchangeability to 0.94 (benchmarks/RESULTS.md, "The swap
@@ -221,10 +221,10 @@ def swap_test(ratings: Any, candidates: Any, *, humans: Any = None,
                   items=pd.RangeIndex(r.n_items, name="item"),
                   raters=pd.Index(names, name="rater"), ordered=r.ordered,
                   category_values=r.category_values)
-    return swap_core(sub, sub.codes, names, len(h_cols), names[len(h_cols):],
-                     coefficient=coefficient, level=level, margin=float(margin),
-                     n_resamples=int(n_resamples), confidence_level=float(confidence_level),
-                     rng=rng, method=method)
+    boot = SwapBootstrap(coefficient, level, int(n_resamples), float(confidence_level),
+                         method)
+    return swap_core(sub, sub.codes, names, len(h_cols), names[len(h_cols):], boot=boot,
+                     margin=float(margin), rng=rng)
 
 
 def _stream(base: int, *key: Any) -> np.random.Generator:
@@ -235,11 +235,23 @@ def _stream(base: int, *key: Any) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence([base, *words]))
 
 
+@dataclasses.dataclass(frozen=True)
+class SwapBootstrap:
+    """The swap test's bootstrap: the coefficient (and Krippendorff's ``level``) of every
+    set of annotators, the replicates, the confidence level and the interval method."""
+
+    coefficient: str
+    level: str | None
+    n_resamples: int
+    confidence_level: float
+    method: str = METHOD
+
+
 def _bootstrap_sets(r: Any, codes: np.ndarray, names: list[Any],
                     sets: list[list[int]], combine: Any, out_names: list[str], *,
-                    n_resamples: int, confidence_level: float, method: str,
-                    rng: np.random.Generator, coefficient: str, level: str | None) -> Any:
+                    boot: SwapBootstrap, rng: np.random.Generator) -> Any:
     """One paired bootstrap of the items for several sets of columns of ``codes``."""
+    coefficient, level = boot.coefficient, boot.level
     from agreement import bootstrap_rows, item_statistics
 
     first, freq = _distinct(codes, r.n_categories)
@@ -262,14 +274,14 @@ def _bootstrap_sets(r: Any, codes: np.ndarray, names: list[Any],
                            dtype=np.float64) for i, st in enumerate(stats)]
         return combine(np.stack(vals, axis=-1))
 
-    return bootstrap_rows(rows, finalize, names=out_names, freq=freq, n_resamples=n_resamples,
-                          confidence_level=confidence_level, method=method, rng=rng)
+    return bootstrap_rows(rows, finalize, names=out_names, freq=freq,
+                          n_resamples=boot.n_resamples, confidence_level=boot.confidence_level,
+                          method=boot.method, rng=rng)
 
 
 def swap_core(r: Any, codes: np.ndarray, names: list[Any], n_humans: int,
-              candidates: list[Any], *, coefficient: str, level: str | None, margin: float,
-              n_resamples: int, confidence_level: float, rng: Any,
-              method: str = METHOD) -> SwapTestResult:
+              candidates: list[Any], *, boot: SwapBootstrap, margin: float,
+              rng: Any) -> SwapTestResult:
     """``codes``: items × (humans, then candidates), ``r`` their ratings' categories.
 
     The humans' own coefficient on every item, from its own stream; each candidate on
@@ -278,10 +290,8 @@ def swap_core(r: Any, codes: np.ndarray, names: list[Any], n_humans: int,
     """
     base = int(np.random.default_rng(rng).integers(2**63))
     humans = list(range(n_humans))
-    kw = {"n_resamples": n_resamples, "confidence_level": confidence_level, "method": method,
-          "coefficient": coefficient, "level": level}
     own = _bootstrap_sets(r, codes[:, :n_humans], names, [humans], lambda v: v, ["humans"],
-                          rng=_stream(base, "humans"), **kw)
+                          boot=boot, rng=_stream(base, "humans"))
     notes = list(own.notes)
     n_all = int(codes.shape[0])
     swap_recs, join_recs = [], []
@@ -300,14 +310,14 @@ def swap_core(r: Any, codes: np.ndarray, names: list[Any], n_humans: int,
             return np.stack([v[..., 0], swap, v[..., 1 + n_humans]], axis=-1)
 
         res = _bootstrap_sets(r, sub, [*names[:n_humans], cand], sets, combine,
-                              ["humans", "swap", "join"], rng=_stream(base, "candidate", cand),
-                              **kw)
+                              ["humans", "swap", "join"], boot=boot,
+                              rng=_stream(base, "candidate", cand))
         notes.extend(f"{cand}: {n}" for n in res.notes)
         n_c = int(rated.sum())
         if n_c < n_all:
             notes.append(f"{cand} rated {n_c} of the {n_all} items: its swap and join are on "
                          f"those items, against the humans' {res.estimate[0]:.3f} there "
-                         f"({coefficient} on all {n_all}: {own.estimate[0]:.3f})")
+                         f"({boot.coefficient} on all {n_all}: {own.estimate[0]:.3f})")
         for kind, recs in (("swap", swap_recs), ("join", join_recs)):
             d = res.difference(kind, "humans")
             notes.extend(f"{cand}: {n}" for n in d.notes)
@@ -324,9 +334,9 @@ def swap_core(r: Any, codes: np.ndarray, names: list[Any], n_humans: int,
     return SwapTestResult(
         humans=float(own.estimate[0]), humans_low=float(own.interval.low[0]),
         humans_high=float(own.interval.high[0]), swap=swap, join=join,
-        coefficient=coefficient, level=level, margin=margin,
-        confidence_level=confidence_level, n_resamples=n_resamples,
-        n_items=n_all, notes=tuple(dict.fromkeys(notes)), bootstrap=own, method=method)
+        coefficient=boot.coefficient, level=boot.level, margin=margin,
+        confidence_level=boot.confidence_level, n_resamples=boot.n_resamples,
+        n_items=n_all, notes=tuple(dict.fromkeys(notes)), bootstrap=own, method=boot.method)
 
 
 #: The columns of the audit's swap and join tables.
@@ -343,12 +353,12 @@ def subset_ratings(r: Any, codes: np.ndarray, columns: list[int], names: list[st
 
 
 def audit_swap(r: Any, codes: np.ndarray, names: list[str], n_humans: int,
-               candidates: list[str], *, coefficient: str, level: str | None, margin: float,
-               n_resamples: int, confidence_level: float, rng: Any) -> SwapTestResult:
+               candidates: list[str], *, boot: SwapBootstrap, margin: float,
+               rng: Any) -> SwapTestResult:
     """The swap test of ``judge_audit``: ``codes`` items × (humans, then candidates), items
     with a human rating only; its tables keep the audit's columns."""
     sub = subset_ratings(r, codes, list(range(n_humans + len(candidates))), names)
-    res = swap_test(sub, candidates, humans=names[:n_humans], coefficient=coefficient,
-                    level=level, margin=margin, n_resamples=n_resamples,
-                    confidence_level=confidence_level, rng=rng)
+    res = swap_test(sub, candidates, humans=names[:n_humans], coefficient=boot.coefficient,
+                    level=boot.level, margin=margin, n_resamples=boot.n_resamples,
+                    confidence_level=boot.confidence_level, rng=rng, method=boot.method)
     return dataclasses.replace(res, swap=res.swap[AUDIT_COLUMNS], join=res.join[AUDIT_COLUMNS])

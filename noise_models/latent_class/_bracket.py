@@ -13,7 +13,7 @@ import numpy as np
 
 from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import Alpha, check_alpha, check_params, validate_params
-from agreement import as_ratings
+from agreement import Ratings, as_ratings
 from noise_models.latent_class._fit import LatentClassFit
 from noise_models.latent_class._model import EasyHardModel, LatentClassModel
 
@@ -143,15 +143,7 @@ def agreed_error_bracket(ratings: Any, *, alpha: float = 0.95,
     """
     check_params(agreed_error_bracket, locals())
     alpha = check_alpha(alpha)
-    if model is None:
-        model = LatentClassModel("spam", rng=0)
-    elif not isinstance(model, (LatentClassModel, LatentClassFit)):
-        raise TypeError("`model` must be a LatentClassModel, a LatentClassFit or None; got "
-                        f"{type(model).__name__}.")
-    r = as_ratings(ratings)
-    if isinstance(model, LatentClassFit) and not _same_ratings(model.ratings, r):
-        raise ValueError("`model` is a fit of other ratings than `ratings`; pass the fitted "
-                         "model's own ratings, or the unfitted LatentClassModel.")
+    model, r = _model_and_ratings(model, ratings)
     r.require_raters("`agreed_error_bracket`")
     counts = r.counts
     n_rated = counts.sum(axis=1)
@@ -169,9 +161,36 @@ def agreed_error_bracket(ratings: Any, *, alpha: float = 0.95,
     expected = float(np.sum(1.0 - right))
     hard_fit = EasyHardModel(rng=0).fit(r)
     bound = hard_fit.noise_bound(alpha=alpha)
-    text = (
-        f"Of {r.n_items} items, {n_agreed} were labelled unanimously (by two or more "
-        f"annotators). Optimistic: {model.name} expects {expected:.1f} of their labels "
+    text = _explanation(r.n_items, n_agreed, model.name, expected, alpha, bound)
+    return ErrorBracketResult(
+        n_items=r.n_items, n_agreed=n_agreed, optimistic=expected / n_agreed,
+        optimistic_errors=expected, pessimistic=bound.gamma,
+        pessimistic_errors=bound.hidden_hard, alpha=alpha, optimistic_model=model.name,
+        pessimistic_model=f"{hard_fit.model.name}, {bound.method}", explanation=text,
+    )
+
+
+def _model_and_ratings(model: Any, ratings: Any) -> tuple[Any, Ratings]:
+    """The optimistic model (default: spam annotators) and the ratings, checked: a fit
+    must be of these ratings."""
+    if model is None:
+        model = LatentClassModel("spam", rng=0)
+    elif not isinstance(model, (LatentClassModel, LatentClassFit)):
+        raise TypeError("`model` must be a LatentClassModel, a LatentClassFit or None; got "
+                        f"{type(model).__name__}.")
+    r = as_ratings(ratings)
+    if isinstance(model, LatentClassFit) and not _same_ratings(model.ratings, r):
+        raise ValueError("`model` is a fit of other ratings than `ratings`; pass the fitted "
+                         "model's own ratings, or the unfitted LatentClassModel.")
+    return model, r
+
+
+def _explanation(n_items: int, n_agreed: int, name: str, expected: float, alpha: float,
+                 bound: Any) -> str:
+    """What the two ends of the bracket assume, in words."""
+    return (
+        f"Of {n_items} items, {n_agreed} were labelled unanimously (by two or more "
+        f"annotators). Optimistic: {name} expects {expected:.1f} of their labels "
         f"({expected / n_agreed:.2%}) to be wrong; it assumes annotators err independently "
         "given the true class, so errors they share (items that mislead everyone) are "
         f"invisible to it. Pessimistic: with confidence {alpha:g}, at most "
@@ -179,12 +198,6 @@ def agreed_error_bracket(ratings: Any, *, alpha: float = 0.95,
         "happened to agree (the easy/hard model's γ); it assumes nothing about annotator "
         "quality and usually overstates the error. A verified random sample of the "
         "agreed items settles it (verified_sample_bound)."
-    )
-    return ErrorBracketResult(
-        n_items=r.n_items, n_agreed=n_agreed, optimistic=expected / n_agreed,
-        optimistic_errors=expected, pessimistic=bound.gamma,
-        pessimistic_errors=bound.hidden_hard, alpha=alpha, optimistic_model=model.name,
-        pessimistic_model=f"{hard_fit.model.name}, {bound.method}", explanation=text,
     )
 
 

@@ -217,6 +217,21 @@ def posterior_check(fit: LatentClassFit, *, rng: Any = None,
     marg = (mine + 1.0) / (own[annotator].sum(axis=1) - 1.0 + m)
     ls_maj = float(np.dot(w, np.log(maj)) / total)
     ls_marg = float(np.dot(w, np.log(marg)) / total)
+    suggested = T.choose_temperature(folds)
+    verdict = _verdict(log_score, ls_maj, ls_marg, suggested, float(fit.temperature))
+    return PosteriorCheckResult(log_score=log_score, log_score_majority=ls_maj,
+                                log_score_marginal=ls_marg,
+                                accuracy=float(np.dot(w, top == label) / total),
+                                ece=ece, n_heldout=round(total),
+                                temperature=float(fit.temperature),
+                                suggested_temperature=suggested, verdict=verdict,
+                                reliability=table)
+
+
+def _verdict(log_score: float, ls_maj: float, ls_marg: float, suggested: float,
+             temperature: float) -> str:
+    """The check's verdict in words: the held-out log score against the two baselines,
+    and what the temperature the held-out ratings ask for says of the posteriors."""
     worse = [name for name, v in (("the majority of the item's other ratings", ls_maj),
                                   ("each annotator's own label shares", ls_marg))
              if v > log_score]
@@ -227,7 +242,6 @@ def posterior_check(fit: LatentClassFit, *, rng: Any = None,
     else:
         verdict = ("The model predicts held-out ratings better than both baselines "
                    "(the majority of the other ratings, the annotator's own shares).")
-    suggested = T.choose_temperature(folds)
     if suggested >= 0.99 * T.T_RANGE[1]:
         verdict += (f" The held-out ratings ask for the flattest posteriors allowed "
                     f"(temperature {suggested:.2f}, the top of the range): parameters "
@@ -235,17 +249,11 @@ def posterior_check(fit: LatentClassFit, *, rng: Any = None,
                     "posteriors carry little information (too few items for each "
                     "annotator's parameters?); more ratings per annotator, or verified "
                     "items, would tell more.")
-    elif suggested > 1.1 * fit.temperature:
+    elif suggested > 1.1 * temperature:
         verdict += (f" The held-out ratings are predicted best at temperature {suggested:.2f}: "
                     "the posteriors are sharper than the ratings bear out (calibrate="
                     "'held-out' tempers them).")
-    return PosteriorCheckResult(log_score=log_score, log_score_majority=ls_maj,
-                                log_score_marginal=ls_marg,
-                                accuracy=float(np.dot(w, top == label) / total),
-                                ece=ece, n_heldout=round(total),
-                                temperature=float(fit.temperature),
-                                suggested_temperature=suggested, verdict=verdict,
-                                reliability=table)
+    return verdict
 
 
 # ----------------------------------------------------------- calibration against verified labels
@@ -552,18 +560,45 @@ def calibration(fit: LatentClassFit, verified: Any, *, confidence_level: float =
 
     if not isinstance(fit, LatentClassFit):
         raise TypeError(f"`fit` must be a LatentClassFit; got {type(fit).__name__}.")
-    r = fit.ratings
-    pos, true = labels_by_item(verified, r.items, r.categories, "verified")
-    order = np.argsort(pos, kind="stable")  # the ratings' item order: same result however
-    pos, true = pos[order], true[order]      # the sample is ordered
-    labels = np.asarray(fit.label_codes)
+    pos, right = _verified_items(fit, verified)
     conf_all = np.nan_to_num(np.asarray(fit.label_posterior, dtype=np.float64), nan=0.0)
     conf = conf_all[pos]
-    right = (labels[pos] == true).astype(np.float64)
     n = len(pos)
     table, ece = reliability_table(conf, right)
     k = int(right.sum())
     ci = binomtest(k, n).proportion_ci(confidence_level, method="exact")
+    ece_oof, g, new_conf, recal = _recalibrate(fit, conf_all, pos, right, method, n_folds, rng)
+    return CalibrationResult(
+        ece=ece, ece_recalibrated=ece_oof, claimed_accuracy=float(conf.mean()),
+        verified_accuracy=k / n,
+        verified_interval=ConfidenceInterval(float(ci.low), float(ci.high)),
+        claimed_accuracy_all=float(conf_all.mean()),
+        recalibrated_accuracy_all=float(new_conf.mean()), n_verified=n,
+        confidence_level=float(confidence_level), reliability=table, recalibrated=recal,
+        recalibrated_label_posterior=new_conf, method=getattr(g, "chosen", method),
+        slope=float(getattr(g, "slope", np.nan)))
+
+
+def _verified_items(fit: LatentClassFit, verified: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The verified items' positions in the ratings and whether the fit's label is right
+    there (1.0 or 0.0), in the ratings' item order (the same result however the sample is
+    ordered)."""
+    r = fit.ratings
+    pos, true = labels_by_item(verified, r.items, r.categories, "verified")
+    order = np.argsort(pos, kind="stable")
+    pos, true = pos[order], true[order]
+    return pos, (np.asarray(fit.label_codes)[pos] == true).astype(np.float64)
+
+
+def _recalibrate(fit: LatentClassFit, conf_all: np.ndarray, pos: np.ndarray,
+                 right: np.ndarray, method: str, n_folds: int, rng: Any
+                 ) -> tuple[float, Any, np.ndarray, np.ndarray]:
+    """The map from claimed confidence to verified accuracy, learnt on the verified items
+    (``pos``, ``right``): its out-of-fold ECE, the map, every item's recalibrated
+    P(label right) and class posterior (the rest of the mass shared as the fit shares it)."""
+    conf = conf_all[pos]
+    n = len(pos)
+    labels = np.asarray(fit.label_codes)
     # out-of-fold recalibrated confidence
     fit_map = {"temperature": _temperature_map, "isotonic": _isotonic_map,
                "auto": _auto_map}[method]
@@ -592,12 +627,4 @@ def calibration(fit: LatentClassFit, verified: Any, *, confidence_level: float =
     recal[rows, labels] = new_conf
     recal.setflags(write=False)
     new_conf.setflags(write=False)
-    return CalibrationResult(
-        ece=ece, ece_recalibrated=ece_oof, claimed_accuracy=float(conf.mean()),
-        verified_accuracy=k / n,
-        verified_interval=ConfidenceInterval(float(ci.low), float(ci.high)),
-        claimed_accuracy_all=float(conf_all.mean()),
-        recalibrated_accuracy_all=float(new_conf.mean()), n_verified=n,
-        confidence_level=float(confidence_level), reliability=table, recalibrated=recal,
-        recalibrated_label_posterior=new_conf, method=getattr(g, "chosen", method),
-        slope=float(getattr(g, "slope", np.nan)))
+    return ece_oof, g, new_conf, recal

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -71,6 +71,31 @@ class _Params:
 
     def args(self) -> tuple[np.ndarray, ...]:
         return (self.phi, self.pi, self.eps, self.conf, self.theta, self.xi, self.q)
+
+
+class _Starts(NamedTuple):
+    """What EM from every start leaves (:func:`_run_starts`): the kept start's parameters,
+    objective trace, iterations and convergence; every start's final objective, share of
+    labels given differently from the kept start's, and labels (of the rows, or after
+    :func:`_fit` of the items; None where not kept)."""
+
+    params: _Params
+    trace: np.ndarray
+    n_iter: int
+    converged: bool
+    finals: np.ndarray
+    disagreement: np.ndarray | None = None
+    labels: np.ndarray | None = None
+
+
+class _Posteriors(NamedTuple):
+    """The per-item posteriors of the kept parameters (the first four of
+    ``K.posteriors``), in the items' order."""
+
+    class_post: np.ndarray
+    hard_post: np.ndarray
+    labels: np.ndarray
+    label_post: np.ndarray
 
 
 def _base_params(k: int, m: int, q_fixed: np.ndarray | None) -> _Params:
@@ -228,11 +253,11 @@ def _fit(model: Any, r: Ratings, codes: np.ndarray,
     else:
         em_rows, em_weights = em_codes, None
     parallel = em_rows.size >= K.PARALLEL_THRESHOLD
-    params, trace, n_iter, conv, finals, disagree, row_labels = _run_starts(
-        model, em_rows, em_weights, k, m, q_fixed, n_eff, parallel, groups=groups,
-        tie=r.has_replicates, known=known_sums)
+    run = _run_starts(model, em_rows, em_weights, m, q_fixed, n_eff, parallel, groups=groups,
+                      tie=r.has_replicates, known=known_sums)
+    params = run.params
     # every start's labels in the items' order (gold items: their gold class in every start)
-    start_labels = row_labels[:, merged[2]] if merged is not None else row_labels
+    start_labels = run.labels[:, merged[2]] if merged is not None else run.labels
     if known_sums is not None:
         full = np.empty((model.n_starts, r.n_items), dtype=start_labels.dtype)
         full[:, known < 0] = start_labels
@@ -263,10 +288,9 @@ def _fit(model: Any, r: Ratings, codes: np.ndarray,
                                                                     known[rows_k]]
         ll_all = K.posteriors(codes[rows_k], logtab, logw)[4]
         log_likelihood += float(np.sum(joint) - np.sum(ll_all))
-    return _finish(model, r, em_model, hard, params, trace, n_iter, conv, finals, class_post,
-                   hard_post, labels, label_post, log_likelihood, mv, rated,
-                   anchored=known_sums is not None, disagreement=disagree,
-                   start_labels=start_labels)
+    return _finish(model, r, run._replace(labels=start_labels),
+                   _Posteriors(class_post, hard_post, labels, label_post), log_likelihood, mv,
+                   rated, anchored=known_sums is not None)
 
 
 def _em_codes(model: Any) -> tuple[int, int]:
@@ -274,20 +298,22 @@ def _em_codes(model: Any) -> tuple[int, int]:
     return getattr(K, _ANNOTATORS[model.annotators]), getattr(K, _HARD[model.hard])
 
 
-def _run_starts(model: Any, rows: np.ndarray, weights: np.ndarray | None, k: int,
-                m: int, q_fixed: np.ndarray | None, n_eff: int, parallel: bool,
-                groups: np.ndarray | None = None, tie: bool = False, known: Any = None):
-    """EM from every start over ``rows`` (with multiplicities); the best start's result.
+def _run_starts(model: Any, rows: np.ndarray, weights: np.ndarray | None, m: int,
+                q_fixed: np.ndarray | None, n_eff: int, parallel: bool,
+                groups: np.ndarray | None = None, tie: bool = False,
+                known: Any = None) -> _Starts:
+    """EM from every start over ``rows`` (items × annotators, with multiplicities
+    ``weights``); the best start's result.
 
-    Returns ``(params, trace, n_iter, converged, final objective of every start, share of
-    labels each start gives differently from the kept one, every start's labels of the
-    rows)`` (shares weighted by ``weights``; for Dawid–Skene after matching the classes,
-    which a start may permute: the labels returned are the matched ones). Start 0 is the
-    majority-vote start, whatever ``n_starts``.
+    The shares of labels each start gives differently from the kept one are weighted by
+    ``weights``; for Dawid–Skene after matching the classes, which a start may permute:
+    the labels returned are the matched ones. Start 0 is the majority-vote start,
+    whatever ``n_starts``.
     """
     em_model, hard = _em_codes(model)
+    k = rows.shape[1]
     if hard == K.HARD_DIFFICULTY:
-        return _run_difficulty(model, rows, weights, k, m, n_eff, parallel, groups, tie, known)
+        return _run_difficulty(model, rows, weights, m, n_eff, parallel, groups, tie, known)
     cap = (m - 1) / m
     h_dis = 1.0 if em_model == K.PERFECT else 0.5
     rng = check_rng(model.rng)
@@ -324,7 +350,7 @@ def _run_starts(model: Any, rows: np.ndarray, weights: np.ndarray | None, k: int
         matched[s] = lab
         if s != kept and w.sum() > 0:
             disagree[s] = float(np.dot(w, lab != start_labels[kept]) / w.sum())
-    return params, trace, n_iter, conv, finals, disagree, matched
+    return _Starts(params, trace, n_iter, conv, finals, disagree, matched)
 
 
 #: Stage 2 of hard="difficulty" (how sure the labels are, and which items are hard) may
@@ -334,9 +360,9 @@ def _run_starts(model: Any, rows: np.ndarray, weights: np.ndarray | None, k: int
 _STAGE2_ITER = 5
 
 
-def _run_difficulty(model: Any, rows: np.ndarray, weights: np.ndarray | None, k: int, m: int,
+def _run_difficulty(model: Any, rows: np.ndarray, weights: np.ndarray | None, m: int,
                     n_eff: int, parallel: bool, groups: np.ndarray | None, tie: bool,
-                    known: Any):
+                    known: Any) -> _Starts:
     """``hard="difficulty"`` in two stages: the spam model (MACE) from every start, whose
     labels the fit reports; then, from its parameters, EM of the whole model (annotators,
     class shares, hard share and the item-difficulty weights), whose posteriors say how
@@ -350,8 +376,7 @@ def _run_difficulty(model: Any, rows: np.ndarray, weights: np.ndarray | None, k:
     known1 = None if known is None else (np.ascontiguousarray(known[0][:, :, :m]),
                                          np.ascontiguousarray(known[1][:m]))
     easy, _, n1, conv1, finals, disagree, labels = _run_starts(
-        spam, rows, weights, k, m, None, n_eff, parallel, groups=groups, tie=tie,
-        known=known1)
+        spam, rows, weights, m, None, n_eff, parallel, groups=groups, tie=tie, known=known1)
     params = easy.copy()
     params.easy = easy
     trace, n2, conv2 = K.run_em(
@@ -359,7 +384,7 @@ def _run_difficulty(model: Any, rows: np.ndarray, weights: np.ndarray | None, k:
         _STAGE2_ITER * model.max_iter, model.tol, n_eff, False, _START_HARD_AGREED, 0.5,
         *params.args(), weights=weights,
         parallel=parallel, groups=groups, known=known)
-    return params, trace, n1 + n2, conv1 and conv2, finals, disagree, labels
+    return _Starts(params, trace, n1 + n2, conv1 and conv2, finals, disagree, labels)
 
 
 def _easy_labels(rows: np.ndarray, params: _Params, class_post: np.ndarray,
@@ -374,15 +399,17 @@ def _easy_labels(rows: np.ndarray, params: _Params, class_post: np.ndarray,
     return labels, class_post[np.arange(len(labels)), labels]
 
 
-def _finish(model: Any, r: Ratings, em_model: int, hard: int, params: _Params,
-            trace: np.ndarray, n_iter: int, conv: bool, finals: np.ndarray,
-            class_post: np.ndarray, hard_post: np.ndarray, labels: np.ndarray,
-            label_post: np.ndarray, log_likelihood: float, mv: np.ndarray,
-            rated: np.ndarray, anchored: bool = False,
-            disagreement: np.ndarray | None = None,
-            start_labels: np.ndarray | None = None) -> LatentClassFit:
-    """Name the classes, warn, and build the fit (shared by the in-memory and chunked fits)."""
+def _finish(model: Any, r: Ratings, run: _Starts, post: _Posteriors, log_likelihood: float,
+            mv: np.ndarray, rated: np.ndarray, anchored: bool = False) -> LatentClassFit:
+    """Name the classes, warn, and build the fit (shared by the in-memory and chunked fits).
+
+    ``run.labels`` are every start's labels of the items (or None), ``mv`` the majority
+    vote and ``rated`` the ratings of each item; ``anchored``: gold items fixed the classes.
+    """
     m = r.n_categories
+    em_model, hard = _em_codes(model)
+    params, trace, n_iter, conv, finals, disagreement, start_labels = run
+    class_post, hard_post, labels, label_post = post
     # Every start's objective, labels and disagreement with the kept labels are kept on the
     # fit (start_objectives, start_labels, start_disagreement); see unstable_starts.
     if start_labels is None:
@@ -684,7 +711,7 @@ class _PatternRefits:
         parallel = rows.size >= K.PARALLEL_THRESHOLD
         self.model.rng = rng
         params, _, n_iter, conv, finals, disagree, _ = _run_starts(
-            self.model, rows, weights, k, m, q_fixed, n_eff, parallel, groups=self.groups,
+            self.model, rows, weights, m, q_fixed, n_eff, parallel, groups=self.groups,
             tie=self.r.has_replicates, known=None)
         logtab, logw = K.tables(em_model, hard, *params.args())
         labels = K.posteriors(rows, logtab, logw, parallel=parallel)[2]

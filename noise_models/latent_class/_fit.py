@@ -31,6 +31,7 @@ from noise_models.easy_hard import noise_bound
 optimize = lazy_module("scipy.optimize")
 special = lazy_module("scipy.special")
 K = lazy_module("noise_models.latent_class._kernels")
+checks = lazy_module("noise_models.latent_class._kernels_checks")
 
 __all__ = ["UNSTABLE_SHARE", "UNSTABLE_WITHIN", "FitNoiseBoundResult", "LatentClassFit",
            "fit_noise_bound"]
@@ -697,6 +698,28 @@ def accuracy_of(weights: Any, params: dict[str, Any]) -> np.ndarray:
     return np.diagonal(params["confusion"], axis1=1, axis2=2) @ w
 
 
+def _agreement_chances(fit: LatentClassFit, easy: np.ndarray | None
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per item: its ratings, whether they are unanimous, and the probabilities that its
+    annotators all agree if it is hard and if it is easy (``easy``: the annotators' easy
+    emission, None for the perfect one)."""
+    codes = fit.ratings.codes
+    phi = np.asarray(fit.phi if fit.class_weights is None else fit.class_weights)
+    r, agreed, p, e = checks.item_agreement(codes, np.asarray(fit.q), phi, easy)
+    if fit.level_weights is not None:
+        # hard="difficulty": a hard item agrees with the probability that its annotators,
+        # knowing the class with θ_j·a, all report the same label, averaged over the
+        # levels a (their weights ω) and the classes (φ)
+        m = fit.ratings.n_categories
+        eye = np.eye(m)
+        p = np.zeros(len(r))
+        for a_lev, w in zip(K.LEVELS, fit.level_weights, strict=True):
+            ta = np.asarray(fit.competence)[:, None, None] * a_lev
+            level = ta * eye + (1.0 - ta) * np.asarray(fit.spam_distribution)[:, None, :]
+            p += w * checks.item_agreement(codes, np.asarray(fit.q), phi, level)[3]
+    return r, agreed, p, e
+
+
 def fit_noise_bound(fit: LatentClassFit, *, alpha: float = 0.95) -> FitNoiseBoundResult:
     """γ of the agreed items under a fitted model with a hard component (SPEC §2.4).
 
@@ -761,21 +784,8 @@ def fit_noise_bound(fit: LatentClassFit, *, alpha: float = 0.95) -> FitNoiseBoun
             f"the noise bound needs a model with a hard component; {fit.model.name} has "
             "none (hard=None). Fit EasyHardModel() or a LatentClassModel with hard= set."
         )
-    codes = fit.ratings.codes
     easy = _easy_emission(fit)
-    phi = np.asarray(fit.phi if fit.class_weights is None else fit.class_weights)
-    r, agreed, p, e = K.item_agreement(codes, np.asarray(fit.q), phi, easy)
-    if fit.level_weights is not None:
-        # hard="difficulty": a hard item agrees with the probability that its annotators,
-        # knowing the class with θ_j·a, all report the same label, averaged over the
-        # levels a (their weights ω) and the classes (φ)
-        m = fit.ratings.n_categories
-        eye = np.eye(m)
-        p = np.zeros(len(r))
-        for a_lev, w in zip(K.LEVELS, fit.level_weights, strict=True):
-            ta = np.asarray(fit.competence)[:, None, None] * a_lev
-            level = ta * eye + (1.0 - ta) * np.asarray(fit.spam_distribution)[:, None, :]
-            p += w * K.item_agreement(codes, np.asarray(fit.q), phi, level)[3]
+    r, agreed, p, e = _agreement_chances(fit, easy)
     eligible = r >= 2
     n = int(eligible.sum())
     n_agreed = int(agreed.sum())
@@ -871,11 +881,11 @@ def _mixture_bound(p_a, e_a, p_d, e_d, alpha: float) -> tuple[int, str]:
                                 rho[:, 0][None, :]) @ weights
         method = "exact (binomial)"
     elif _NODES * n_agreed * (support + 1) <= _DP_BUDGET:
-        table = K.pb_cdf(np.ascontiguousarray(rho), counts.astype(np.int64), support + 1)
+        table = checks.pb_cdf(np.ascontiguousarray(rho), counts.astype(np.int64), support + 1)
         mix = weights @ table
         if mix[support] <= alpha and support < n_agreed:  # never seen: widen to all
             support = n_agreed
-            mix = weights @ K.pb_cdf(np.ascontiguousarray(rho), counts.astype(np.int64),
+            mix = weights @ checks.pb_cdf(np.ascontiguousarray(rho), counts.astype(np.int64),
                                     support + 1)
 
         def cdf(j: np.ndarray) -> np.ndarray:

@@ -231,8 +231,10 @@ def _reduce(counts, totals, lls, cnt, tot):
 
 # ------------------------------------------------------------- the parameters
 @njit(cache=True, error_model="numpy")
-def _build_tables(model, hard, phi, pi, eps, conf, theta, xi, q, logtab, logw):
-    # logtab[j, x, s] and logw[s] from the parameters (SPEC §2.4's emissions).
+def _build_tables(model, hard, params, logtab, logw):
+    # logtab[j, x, s] and logw[s] from the parameters (SPEC §2.4's emissions);
+    # params = (phi, pi, eps, conf, theta, xi, q), as everywhere below.
+    phi, pi, eps, conf, theta, xi, q = params
     k, m, n_states = logtab.shape
     for j in range(k):
         for x in range(m):
@@ -278,11 +280,12 @@ def _build_tables(model, hard, phi, pi, eps, conf, theta, xi, q, logtab, logw):
 
 
 @njit(cache=True, error_model="numpy")
-def _log_prior(model, hard, a, phi, pi, eps, conf, theta, xi, q, jw):
+def _log_prior(model, hard, a, params, jw):
     # log of the Dirichlet/Beta prior densities (pseudo-counts a), up to a
     # constant: the M-step below maximises log-likelihood + this. jw[j] is
     # 1 / (columns of annotator j's group): replicate columns share one set of
     # parameters, whose prior counts once.
+    phi, pi, eps, conf, theta, xi, q = params
     if a == 0.0:
         return 0.0
     k = q.shape[0]
@@ -316,9 +319,11 @@ def _log_prior(model, hard, a, phi, pi, eps, conf, theta, xi, q, jw):
 
 
 @njit(cache=True, error_model="numpy")
-def _mstep(model, hard, a, cap, cnt, tot, n_eff, phi, pi, eps, conf, theta, xi, q):
+def _mstep(model, hard, a, cap, cnt, tot, n_eff, params):
     # Maximise expected complete-data log-likelihood + log prior, in closed
-    # form from the expected counts cnt[j, x, s] and totals tot[s].
+    # form from the expected counts cnt[j, x, s] and totals tot[s]; the
+    # parameter arrays are updated in place.
+    phi, pi, eps, conf, theta, xi, q = params
     k, m, _ = cnt.shape
     easy = 0.0
     for c in range(m):
@@ -492,13 +497,13 @@ def _em_after_estep(t, ll, model, hard, a, cap, max_iter, tol, n_eff, logtab, lo
                 tot[s] += known_tot[s]
     if n_groups < k:
         _pool(cnt, groups, n_groups)
-    trace[t] = ll + _log_prior(model, hard, a, phi, pi, eps, conf, theta, xi, q, jw)
+    trace[t] = ll + _log_prior(model, hard, a, (phi, pi, eps, conf, theta, xi, q), jw)
     if t > 0 and trace[t] - trace[t - 1] <= tol * abs(trace[t]):
         return 1
     if t == max_iter:
         return 2
-    _mstep(model, hard, a, cap, cnt, tot, n_eff, phi, pi, eps, conf, theta, xi, q)
-    _build_tables(model, hard, phi, pi, eps, conf, theta, xi, q, logtab, logw)
+    _mstep(model, hard, a, cap, cnt, tot, n_eff, (phi, pi, eps, conf, theta, xi, q))
+    _build_tables(model, hard, (phi, pi, eps, conf, theta, xi, q), logtab, logw)
     return 0
 
 
@@ -522,7 +527,7 @@ def _em_run(codes, weights, model, hard, a, cap, max_iter, tol, n_eff, n_chunks,
     logtab, logw, counts, totals, lls, cnt, tot = _em_buffers(codes.shape[1], phi.shape[0],
                                                                hard, n_chunks)
     if not init_mv:
-        _build_tables(model, hard, phi, pi, eps, conf, theta, xi, q, logtab, logw)
+        _build_tables(model, hard, (phi, pi, eps, conf, theta, xi, q), logtab, logw)
     # Compiled code calls only the serial E-step; the parallel build is called from
     # Python (`_em_run_parallel`), never from another compiled and cached function. (The
     # crash after cache reuse was the parallel build loaded under the serial one's cache
@@ -561,7 +566,7 @@ def _em_run_parallel(codes, weights, model, hard, a, cap, max_iter, tol, n_eff, 
                         groups, n_groups, jw, known_cnt, known_tot, phi, pi, eps, conf, theta,
                         xi, q, lls)
     else:
-        _build_tables(model, hard, phi, pi, eps, conf, theta, xi, q, logtab, logw)
+        _build_tables(model, hard, (phi, pi, eps, conf, theta, xi, q), logtab, logw)
     for t in range(max_iter + 1):
         _estep_parallel(codes, weights, logtab, logw, n_chunks, counts, totals, lls, False,
                         0.0, 0.0)
@@ -665,55 +670,6 @@ def _label_counts(codes, m):
     return out
 
 
-@njit(cache=True, error_model="numpy")
-def _item_agreement(codes, log_q, log_phi, log_easy, perfect):
-    # Per item: number of ratings, whether they are unanimous, and the
-    # category-blind probabilities that the item's own annotators all agree
-    # if it is hard (p_i = Σ_c Π_j q[j, c]) and if it is easy
-    # (e_i = Σ_c φ_c Σ_x Π_j P_j(x | c), with log_easy[j, c, x] = log P_j(x | c);
-    # e_i = 1 under the perfect emission).
-    n, k = codes.shape
-    m = log_q.shape[1]
-    r = np.zeros(n, dtype=np.int64)
-    agreed = np.zeros(n, dtype=np.bool_)
-    p = np.zeros(n)
-    e = np.ones(n)
-    acc = np.empty(m)
-    acc2 = np.empty((m, m))
-    for i in range(n):
-        first = -1
-        same = True
-        acc[:] = 0.0
-        for c in range(m):
-            for y in range(m):
-                acc2[c, y] = log_phi[c]
-        for j in range(k):
-            x = codes[i, j]
-            if x >= 0:
-                r[i] += 1
-                if first < 0:
-                    first = x
-                elif x != first:
-                    same = False
-                for c in range(m):
-                    acc[c] += log_q[j, c]
-                    if not perfect:
-                        for y in range(m):
-                            acc2[c, y] += log_easy[j, c, y]
-        agreed[i] = same and r[i] >= 2
-        s = 0.0
-        for c in range(m):
-            s += np.exp(acc[c])
-        p[i] = s
-        if not perfect:
-            s = 0.0
-            for c in range(m):
-                for y in range(m):
-                    s += np.exp(acc2[c, y])
-            e[i] = s
-    return r, agreed, p, e
-
-
 # --------------------------------------------------------------- the wrappers
 def _readonly(a: np.ndarray) -> np.ndarray:
     """A read-only view (no copy): kernels then see one array type whether the caller's
@@ -766,7 +722,7 @@ def tables(model, hard, phi, pi, eps, conf, theta, xi, q):
     n_states = n_states_of(hard, m)
     logtab = np.empty((k, m, n_states))
     logw = np.empty(n_states)
-    _build_tables(model, hard, phi, pi, eps, conf, theta, xi, q, logtab, logw)
+    _build_tables(model, hard, (phi, pi, eps, conf, theta, xi, q), logtab, logw)
     return logtab, logw
 
 
@@ -839,50 +795,3 @@ def merge_rows(codes, m):
 def label_counts(codes, m):
     """``(k, m)`` counts of each annotator's labels."""
     return _label_counts(_readonly(np.ascontiguousarray(codes)), int(m))
-
-
-def item_agreement(codes, q, phi=None, easy=None):
-    """Per-item ``(r, agreed, p_hard_agree, p_easy_agree)`` (see ``_item_agreement``).
-
-    ``easy[j, c, x] = P_j(x | c)``; ``None`` means the perfect emission.
-    """
-    perfect = easy is None
-    m = q.shape[1]
-    with np.errstate(divide="ignore"):
-        log_q = np.log(np.asarray(q, dtype=np.float64))
-        if perfect:
-            log_phi = np.zeros(m)
-            log_easy = np.zeros((0, m, m))
-        else:
-            log_phi = np.log(np.asarray(phi, dtype=np.float64))
-            log_easy = np.log(np.asarray(easy, dtype=np.float64))
-    return _item_agreement(_readonly(np.ascontiguousarray(codes)), np.ascontiguousarray(log_q),
-                           np.ascontiguousarray(log_phi), np.ascontiguousarray(log_easy),
-                           perfect)
-
-
-@njit(cache=True, error_model="numpy")
-def pb_cdf(rho, counts, support):
-    # Poisson-binomial CDF at 0..support-1 for each node: DP over the
-    # agreed items (grouped: counts[g] items with probability rho[node, g]).
-    # Mass beyond support-1 is dropped, so entries are exact below it.
-    n_nodes, n_groups = rho.shape
-    out = np.empty((n_nodes, support))
-    pmf = np.empty(support)
-    for t in range(n_nodes):
-        pmf[:] = 0.0
-        pmf[0] = 1.0
-        top = 0
-        for g in range(n_groups):
-            r = rho[t, g]
-            for _ in range(counts[g]):
-                if top < support - 1:
-                    top += 1
-                for h in range(top, 0, -1):
-                    pmf[h] = pmf[h] * (1.0 - r) + pmf[h - 1] * r
-                pmf[0] *= 1.0 - r
-        acc = 0.0
-        for h in range(support):
-            acc += pmf[h]
-            out[t, h] = acc
-    return out

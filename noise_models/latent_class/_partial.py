@@ -200,18 +200,18 @@ def em_finalize(state: EMState, sums: EStepSums) -> EMState:
         p = st.params
         cnt, tot = np.ascontiguousarray(sums.cnt[i]), np.ascontiguousarray(sums.tot[i])
         if st.init:  # the majority-vote start: one M-step from the vote shares
-            K._mstep(state.em_model, state.hard, a, cap, cnt, tot, state.n_eff, *p.args())
+            K._mstep(state.em_model, state.hard, a, cap, cnt, tot, state.n_eff, p.args())
             st.init = False
             continue
         t = len(st.trace)
         st.trace.append(float(sums.ll[i]) + float(
-            K._log_prior(state.em_model, state.hard, a, *p.args(), np.ones(state.k))))
+            K._log_prior(state.em_model, state.hard, a, p.args(), np.ones(state.k))))
         if t > 0 and st.trace[t] - st.trace[t - 1] <= model.tol * abs(st.trace[t]):
             st.n_iter, st.converged, st.done = t, True, True
         elif t == model.max_iter:
             st.n_iter, st.converged, st.done = t, False, True
         else:
-            K._mstep(state.em_model, state.hard, a, cap, cnt, tot, state.n_eff, *p.args())
+            K._mstep(state.em_model, state.hard, a, cap, cnt, tot, state.n_eff, p.args())
     return state
 
 
@@ -298,8 +298,8 @@ def fit_chunked(model: Any, ratings: Any) -> Any:
         rows = _patterns.decode_rows(hist[0], k, m, schema.codes.dtype)
         q_fixed = state.starts[0].params.q if hard in (K.HARD_MARGINAL,
                                                        K.HARD_UNIFORM) else None
-        params, trace, n_iter, conv, finals, disagree, _ = E._run_starts(
-            model, rows, hist[1], k, m, q_fixed, n_eff, rows.size >= K.PARALLEL_THRESHOLD)
+        run = E._run_starts(model, rows, hist[1], m, q_fixed, n_eff,
+                            rows.size >= K.PARALLEL_THRESHOLD)._replace(labels=None)
     else:
         while state.running:  # one map-reduce per iteration, every running start at once
             requests = state.requests()
@@ -307,8 +307,8 @@ def fit_chunked(model: Any, ratings: Any) -> Any:
             em_finalize(state, sums)
         finals = np.array([st.trace[-1] for st in state.starts])
         st = state.starts[int(np.argmax(finals))]  # the first of equal objectives
-        params, trace, n_iter, conv = st.params, np.asarray(st.trace), st.n_iter, st.converged
-    logtab, logw = K.tables(em_model, hard, *params.args())
+        run = E._Starts(st.params, np.asarray(st.trace), st.n_iter, st.converged, finals)
+    logtab, logw = K.tables(em_model, hard, *run.params.args())
 
     def posterior_partial(chunk: Ratings) -> list:
         codes = chunk.codes
@@ -331,7 +331,6 @@ def fit_chunked(model: Any, ratings: Any) -> Any:
         log_likelihood = float(sum(float(np.sum(p[5])) for p in parts))
     mv = np.concatenate([p[6] for p in parts])
     rated = r.ratings_per_item
-    return E._finish(model, r, em_model, hard, params, trace, n_iter, conv, finals,
-                     class_post, hard_post, labels, label_post, log_likelihood, mv, rated,
-                     disagreement=disagree if merged else None)
+    return E._finish(model, r, run, E._Posteriors(class_post, hard_post, labels, label_post),
+                     log_likelihood, mv, rated)
 

@@ -206,8 +206,27 @@ def preference_audit(comparisons: Any, *, judges: Any = None, model: str = "conf
     fit = lcm.fit(r)
     hcols = np.flatnonzero(np.isin(np.asarray(r.raters, dtype=str), humans))
     est = _noise(fit, hcols)
-    refit_model = LatentClassModel(model, n_starts=1, rng=0)
+    boot = _noise_bootstrap(r, model, hcols, est, int(n_resamples), gen,
+                            float(confidence_level))
+    table = annotator_intervals(fit, n_resamples=int(n_resamples),
+                                confidence_level=float(confidence_level), rng=gen)
+    table.insert(0, "kind", ["judge" if str(x) in js else "human" for x in table.index])
+    pb = position_bias(c, confidence_level=float(confidence_level)) if js else None
+    return PreferenceAuditResult(
+        noise=est, noise_low=float(boot.interval.low[0]), noise_high=float(boot.interval.high[0]),
+        confidence_level=float(confidence_level), agreement=agree, annotators=table,
+        position_bias=pb, n_comparisons=c.n_units, humans=tuple(humans), judges=tuple(js),
+        model=model, notes=tuple(notes))
+
+
+def _noise_bootstrap(r: Any, model: str, hcols: np.ndarray, est: float, n_resamples: int,
+                     gen: np.random.Generator, confidence_level: float) -> Any:
+    """The bootstrap of the humans' noise (columns ``hcols``): one latent-class refit (one
+    start) on every resample of the comparisons."""
     from agreement import Ratings
+    from noise_models.latent_class import LatentClassModel
+
+    refit_model = LatentClassModel(model, n_starts=1, rng=0)
 
     def one(counts: np.ndarray) -> np.ndarray:
         out = np.empty((counts.shape[0], 1))
@@ -218,16 +237,6 @@ def preference_audit(comparisons: Any, *, judges: Any = None, model: str = "conf
             out[b, 0] = _noise(refit_model.fit(sub), hcols)
         return out
 
-    boot = bootstrap_refit(one, r.n_items, names=["noise"], estimate=[est],
-                           n_resamples=int(n_resamples), rng=gen,
-                           confidence_level=float(confidence_level),
+    return bootstrap_refit(one, r.n_items, names=["noise"], estimate=[est],
+                           n_resamples=n_resamples, rng=gen, confidence_level=confidence_level,
                            bounds=np.array([[0.0, 1.0]]))
-    table = annotator_intervals(fit, n_resamples=int(n_resamples),
-                                confidence_level=float(confidence_level), rng=gen)
-    table.insert(0, "kind", ["judge" if str(x) in js else "human" for x in table.index])
-    pb = position_bias(c, confidence_level=float(confidence_level)) if js else None
-    return PreferenceAuditResult(
-        noise=est, noise_low=float(boot.interval.low[0]), noise_high=float(boot.interval.high[0]),
-        confidence_level=float(confidence_level), agreement=agree, annotators=table,
-        position_bias=pb, n_comparisons=c.n_units, humans=tuple(humans), judges=tuple(js),
-        model=model, notes=tuple(notes))

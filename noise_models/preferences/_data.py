@@ -135,16 +135,7 @@ def as_comparisons(data: Any, *, judges: Any = None, item: str = "item", a: str 
                          f"{list(data.columns)[:10]} -- name yours with item=, a=, b=, rater=, "
                          "winner=.")
     df = pd.DataFrame({k: data[v].to_numpy() for k, v in names.items()})
-    soft = None
-    if probability in data.columns:
-        soft = pd.to_numeric(data[probability], errors="coerce").to_numpy(dtype=np.float64)
-        given = ~np.isnan(soft)
-        if ((soft[given] < 0) | (soft[given] > 1)).any():
-            raise ValueError(f"the `probability` column {probability!r} must hold "
-                             "probabilities in [0, 1] that `a` is better.")
-        fill = df["winner"].isna().to_numpy() & given
-        df.loc[fill, "winner"] = np.where(soft[fill] > 0.5, "a",
-                                          np.where(soft[fill] < 0.5, "b", "tie"))
+    soft = _soft_winners(data, probability, df)
     if df.isna().any().any():
         col = df.columns[df.isna().any()][0]
         raise ValueError(f"the comparisons' {col!r} column has {int(df[col].isna().sum())} "
@@ -158,39 +149,9 @@ def as_comparisons(data: Any, *, judges: Any = None, item: str = "item", a: str 
         r = df[same].iloc[0]
         raise ValueError(f"{int(same.sum())} vote(s) compare a system with itself (e.g. item "
                          f"{plain_value(r['item'])!r}: {r['a']!r} vs {r['a']!r}); drop them.")
-    w = df["winner"].astype(str)
-    outcome = w.str.lower().map(_WINNER_WORDS)
-    by_name = outcome.isna()
-    outcome[by_name & (w == df["a"])] = 1
-    outcome[by_name & (w == df["b"])] = -1
-    bad = outcome.isna()
-    if bad.any():
-        r = df[bad].iloc[0]
-        raise ValueError(f"{int(bad.sum())} vote(s) name a winner that is neither system (e.g. "
-                         f"item {plain_value(r['item'])!r}: winner {r['winner']!r} of {r['a']!r} vs "
-                         f"{r['b']!r}); use 'a', 'b', 'tie' or one of the two systems.")
-    df["winner"] = np.where(outcome == 1, "a", np.where(outcome == -1, "b", "tie"))
-    if order in data.columns:
-        o = data[order].astype(str).str.lower().to_numpy()
-        if not np.isin(o, ["ab", "ba"]).all():
-            raise ValueError(f"`order` column {order!r} holds {sorted(set(o) - {'ab', 'ba'})[:3]}"
-                             "; use 'ab' (a shown first) or 'ba'.")
-        df["order"] = o
-    else:
-        df["order"] = "ab"
-    if judges is not None:
-        js = {str(judges)} if isinstance(judges, (str, bytes)) else {str(x) for x in judges}
-        unknown = js - set(df["rater"])
-        if unknown:
-            raise ValueError(f"`judges` names {sorted(unknown)[:3]}, not raters of the "
-                             f"comparisons; the raters are {sorted(set(df['rater']))[:10]}.")
-        kind = (_kind(data[rater_kind]) if rater_kind in data.columns
-                else np.full(len(df), "human"))
-        df["rater_kind"] = np.where(df["rater"].isin(js), "judge", kind)
-    elif rater_kind in data.columns:
-        df["rater_kind"] = _kind(data[rater_kind])
-    else:
-        df["rater_kind"] = "human"
+    outcome = _outcomes(df)
+    df["order"] = _orders(data, order)
+    df["rater_kind"] = _rater_kinds(data, df, judges, rater_kind)
     systems = tuple(sorted(set(df["a"]) | set(df["b"])))
     pos = {s: k for k, s in enumerate(systems)}
     df["i"] = df["a"].map(pos).astype(np.int64)
@@ -203,6 +164,70 @@ def as_comparisons(data: Any, *, judges: Any = None, item: str = "item", a: str 
         score = np.where(np.isnan(soft), score, soft)
     df["a_score"] = score
     return Comparisons(df, systems)
+
+
+def _soft_winners(data: pd.DataFrame, probability: Any, df: pd.DataFrame) -> np.ndarray | None:
+    """The votes' probabilities that ``a`` is better (column ``probability``; NaN where not
+    given), or None; a vote without a winner takes the side its probability favours."""
+    soft = None
+    if probability in data.columns:
+        soft = pd.to_numeric(data[probability], errors="coerce").to_numpy(dtype=np.float64)
+        given = ~np.isnan(soft)
+        if ((soft[given] < 0) | (soft[given] > 1)).any():
+            raise ValueError(f"the `probability` column {probability!r} must hold "
+                             "probabilities in [0, 1] that `a` is better.")
+        fill = df["winner"].isna().to_numpy() & given
+        df.loc[fill, "winner"] = np.where(soft[fill] > 0.5, "a",
+                                          np.where(soft[fill] < 0.5, "b", "tie"))
+    return soft
+
+
+def _outcomes(df: pd.DataFrame) -> pd.Series:
+    """Each vote's outcome, 1 (``a`` won), -1 (``b``) or 0 (tie), from its winner: a word
+    (``"a"``, ``"tie"``, ...) or one of the two systems; the winners rewritten as a/b/tie."""
+    w = df["winner"].astype(str)
+    outcome = w.str.lower().map(_WINNER_WORDS)
+    by_name = outcome.isna()
+    outcome[by_name & (w == df["a"])] = 1
+    outcome[by_name & (w == df["b"])] = -1
+    bad = outcome.isna()
+    if bad.any():
+        r = df[bad].iloc[0]
+        raise ValueError(f"{int(bad.sum())} vote(s) name a winner that is neither system (e.g. "
+                         f"item {plain_value(r['item'])!r}: winner {r['winner']!r} of {r['a']!r} vs "
+                         f"{r['b']!r}); use 'a', 'b', 'tie' or one of the two systems.")
+    df["winner"] = np.where(outcome == 1, "a", np.where(outcome == -1, "b", "tie"))
+    return outcome
+
+
+def _orders(data: pd.DataFrame, order: Any) -> np.ndarray | str:
+    """Which system each vote showed first, ``"ab"`` or ``"ba"`` (column ``order``; default
+    ``"ab"``)."""
+    if order not in data.columns:
+        return "ab"
+    o = data[order].astype(str).str.lower().to_numpy()
+    if not np.isin(o, ["ab", "ba"]).all():
+        raise ValueError(f"`order` column {order!r} holds {sorted(set(o) - {'ab', 'ba'})[:3]}"
+                         "; use 'ab' (a shown first) or 'ba'.")
+    return o
+
+
+def _rater_kinds(data: pd.DataFrame, df: pd.DataFrame, judges: Any, rater_kind: Any
+                 ) -> np.ndarray | str:
+    """Each vote's rater kind, ``"judge"`` or ``"human"``: the raters named in ``judges``,
+    else the ``rater_kind`` column, else human."""
+    if judges is not None:
+        js = {str(judges)} if isinstance(judges, (str, bytes)) else {str(x) for x in judges}
+        unknown = js - set(df["rater"])
+        if unknown:
+            raise ValueError(f"`judges` names {sorted(unknown)[:3]}, not raters of the "
+                             f"comparisons; the raters are {sorted(set(df['rater']))[:10]}.")
+        kind = (_kind(data[rater_kind]) if rater_kind in data.columns
+                else np.full(len(df), "human"))
+        return np.where(df["rater"].isin(js), "judge", kind)
+    if rater_kind in data.columns:
+        return _kind(data[rater_kind])
+    return "human"
 
 
 def comparisons_from_ratings(ratings: pd.DataFrame, items: pd.DataFrame, *,

@@ -118,44 +118,59 @@ def position_bias(comparisons: Any, *, judges: Any = None, confidence_level: flo
         row: dict[str, Any] = {"judge": j}
         if both.size:
             sel = mine & np.isin(units, both)
-            x = np.bincount(units[sel], weights=first[sel], minlength=n_units)[both]
-            m = np.bincount(units[sel], weights=dec[sel], minlength=n_units)[both]
-            r, e = _ratio(x, m)
-            se = math.sqrt(_var(e))
-            sub = fr.loc[sel]
-            win = np.where(sub["outcome"] == 1, sub["i"], np.where(sub["outcome"] == -1,
-                                                                     sub["j"], -1))
-            w = pd.DataFrame({"unit": sub["unit"].to_numpy(), "order": sub["order"].to_numpy(),
-                              "win": win}).groupby(["unit", "order"])["win"].first().unstack()
-            cons = float((w["ab"] == w["ba"]).mean())
-            row.update(estimate=r - 0.5, low=r - 0.5 - z * se, high=r - 0.5 + z * se,
-                       design="both orders", consistency=cons, first_share=r,
-                       human_first_share=math.nan, n_comparisons=int(both.size),
-                       n_verdicts=int(sel.sum()))
+            row.update(_both_orders(fr, sel, both, units, first, dec, n_units, z))
         else:
-            mu = np.unique(units[mine])
-            hu = np.unique(units[is_h])
-            shared = np.intersect1d(mu, hu)
-            if shared.size < 2:
-                raise ValueError(f"judge {j!r} saw one order only and humans voted on "
-                                 f"{shared.size} of its comparisons: its first-position rate "
-                                 "has nothing to be compared with. Run it in both orders or "
-                                 "add human votes.")
-            sj = mine & np.isin(units, shared)
-            sh = is_h & np.isin(units, shared)
-            xj = np.bincount(units[sj], weights=first[sj], minlength=n_units)[shared]
-            mj = np.bincount(units[sj], weights=dec[sj], minlength=n_units)[shared]
-            xh = np.bincount(units[sh], weights=first[sh], minlength=n_units)[shared]
-            mh = np.bincount(units[sh], weights=dec[sh], minlength=n_units)[shared]
-            rj, ej = _ratio(xj, mj)
-            rh, eh = _ratio(xh, mh)
-            se = math.sqrt(_var(ej - eh))
-            d = rj - rh
-            row.update(estimate=d, low=d - z * se, high=d + z * se, design="one order",
-                       consistency=math.nan, first_share=rj, human_first_share=rh,
-                       n_comparisons=int(shared.size), n_verdicts=int(sj.sum()))
+            row.update(_against_humans(j, mine, is_h, units, first, dec, n_units, z))
         row["flagged"] = bool(row["low"] > 0 or row["high"] < 0)
         rows.append(row)
     cols = ["judge", "estimate", "low", "high", "flagged", "design", "consistency",
             "first_share", "human_first_share", "n_comparisons", "n_verdicts"]
     return pd.DataFrame(rows)[cols]
+
+
+def _both_orders(fr: pd.DataFrame, sel: np.ndarray, both: np.ndarray, units: np.ndarray,
+                 first: np.ndarray, dec: np.ndarray, n_units: int, z: float) -> dict[str, Any]:
+    """A judge's row from the comparisons it saw in both orders (``both``, its verdicts
+    ``sel``): its first-position share against 1/2, and how often its winner agrees."""
+    x = np.bincount(units[sel], weights=first[sel], minlength=n_units)[both]
+    m = np.bincount(units[sel], weights=dec[sel], minlength=n_units)[both]
+    r, e = _ratio(x, m)
+    se = math.sqrt(_var(e))
+    sub = fr.loc[sel]
+    win = np.where(sub["outcome"] == 1, sub["i"], np.where(sub["outcome"] == -1,
+                                                             sub["j"], -1))
+    w = pd.DataFrame({"unit": sub["unit"].to_numpy(), "order": sub["order"].to_numpy(),
+                      "win": win}).groupby(["unit", "order"])["win"].first().unstack()
+    cons = float((w["ab"] == w["ba"]).mean())
+    return dict(estimate=r - 0.5, low=r - 0.5 - z * se, high=r - 0.5 + z * se,
+                design="both orders", consistency=cons, first_share=r,
+                human_first_share=math.nan, n_comparisons=int(both.size),
+                n_verdicts=int(sel.sum()))
+
+
+def _against_humans(j: Any, mine: np.ndarray, is_h: np.ndarray, units: np.ndarray,
+                    first: np.ndarray, dec: np.ndarray, n_units: int,
+                    z: float) -> dict[str, Any]:
+    """A judge's row when it saw one order only (its verdicts ``mine``): its
+    first-position share against the humans' on the comparisons both voted on."""
+    mu = np.unique(units[mine])
+    hu = np.unique(units[is_h])
+    shared = np.intersect1d(mu, hu)
+    if shared.size < 2:
+        raise ValueError(f"judge {j!r} saw one order only and humans voted on "
+                         f"{shared.size} of its comparisons: its first-position rate "
+                         "has nothing to be compared with. Run it in both orders or "
+                         "add human votes.")
+    sj = mine & np.isin(units, shared)
+    sh = is_h & np.isin(units, shared)
+    xj = np.bincount(units[sj], weights=first[sj], minlength=n_units)[shared]
+    mj = np.bincount(units[sj], weights=dec[sj], minlength=n_units)[shared]
+    xh = np.bincount(units[sh], weights=first[sh], minlength=n_units)[shared]
+    mh = np.bincount(units[sh], weights=dec[sh], minlength=n_units)[shared]
+    rj, ej = _ratio(xj, mj)
+    rh, eh = _ratio(xh, mh)
+    se = math.sqrt(_var(ej - eh))
+    d = rj - rh
+    return dict(estimate=d, low=d - z * se, high=d + z * se, design="one order",
+                consistency=math.nan, first_share=rj, human_first_share=rh,
+                n_comparisons=int(shared.size), n_verdicts=int(sj.sum()))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -373,6 +373,47 @@ def rank_systems(comparisons: Any, *, judges: Any = None, labelled: Any = None,
     notes: list[str] = []
     judge_set = ([] if judges is None else
                  [str(judges)] if isinstance(judges, (str, bytes)) else [str(j) for j in judges])
+    is_h = _human_votes(fr, raters, judge_set, notes)
+    lo, hi = _unit_pairs(c)
+    y, m = _bt.unit_values(fr[is_h], c.n_units)
+    has_h = m > 0
+    lab = _labelled_units(labelled, c, has_h, rng)
+    level = float(confidence_level)
+    if judge_set:
+        fit = _ppi_fit_votes(c, is_h, lab, y, lo, hi, judge_set, bool(tuned), level, notes)
+    else:
+        fit = _human_fit_votes(c, is_h, lab, y, m, lo, hi)
+    theta, cov, rho, bad, used, method, n_lab, n_unl, h_mask, lam, classical = fit
+    if bad:
+        notes.append(_prior_note(bad, c.systems))
+    comp = _bt.components(lo[used], hi[used], k)
+    n_comp = len(np.unique(comp))
+    if n_comp > 1:
+        notes.append(f"the comparison graph has {n_comp} disconnected components: systems are "
+                     "scored and ranked within their component only (scores of different "
+                     "components are not comparable)")
+    votes = np.bincount(np.concatenate([fr["i"].to_numpy()[h_mask], fr["j"].to_numpy()[h_mask]]),
+                        minlength=k)
+    table = _table(c, theta, cov, comp, level, votes)
+    top = table.loc[table["score"].idxmax(), "system"]
+    dk, dk_method = (_drop_k(fr[h_mask], k, int(max_fits)) if drop_k
+                     else (None, "not computed"))
+    size = int((table["rank_high"] - table["rank_low"] + 1).sum())
+    return RankingResult(
+        table=table, top_system=str(top), method=method, confidence_level=level,
+        lam=None if lam is None else float(lam),
+        raters=tuple(pd.unique(fr.loc[is_h, "rater"])), judges=tuple(judge_set),
+        n_votes=int(h_mask.sum()), n_labelled=n_lab, n_unlabelled=n_unl,
+        prior=float(rho), n_components=n_comp, rank_set_size=size, drop_k=dk,
+        drop_k_method=dk_method, classical=classical,
+        covariance=pd.DataFrame(cov, index=list(c.systems), columns=list(c.systems)),
+        notes=tuple(notes))
+
+
+def _human_votes(fr: pd.DataFrame, raters: Any, judge_set: list[str],
+                 notes: list[str]) -> np.ndarray:
+    """Which votes are the humans' whose votes are fitted: those of ``raters``, else
+    those marked human (the votes of other judges left out, noted)."""
     if raters is not None:
         rs = [str(raters)] if isinstance(raters, (str, bytes)) else [str(r) for r in raters]
         unknown = set(rs) - set(fr["rater"])
@@ -389,75 +430,81 @@ def rank_systems(comparisons: Any, *, judges: Any = None, labelled: Any = None,
     if not is_h.any():
         raise ValueError("no human votes: name the raters whose votes to fit with `raters`, "
                          "or mark humans in `rater_kind`.")
-    lo, hi = _unit_pairs(c)
-    y, m = _bt.unit_values(fr[is_h], c.n_units)
-    has_h = m > 0
-    lab = _labelled_units(labelled, c, has_h, rng)
-    level = float(confidence_level)
-    classical = None
-    lam = None
-    if judge_set:
-        f, mf = _bt.unit_values(fr[fr["rater"].isin(judge_set).to_numpy()], c.n_units)
-        has_f = mf > 0
-        left = int((lab & ~has_f).sum())
-        if left:
-            notes.append(f"{left} labelled comparisons without a judge vote are left out (PPI "
-                         "needs the judge's vote on every comparison)")
-        lab_j, unl = lab & has_f, has_f & ~lab
-        if unl.sum() < 1:
-            raise ValueError("every comparison the judges voted on has human votes: there are "
-                             "no judge-only comparisons. Pass `labelled` (e.g. a share such as "
-                             "0.2) to use the human votes of a subset.")
-        if lab_j.sum() < 2:
-            raise ValueError(f"{int(lab_j.sum())} comparison(s) carry both human and judge "
-                             "votes; at least 2 are needed.")
-        f = np.nan_to_num(f)
-        yv = np.nan_to_num(y)
-        theta, cov, lam, rho, bad = _ppi_fit(lo, hi, yv, f, lab_j, unl, k, bool(tuned))
-        used = lab_j | unl
-        theta_c, cov_c = _classical_fit(lo, hi, yv, lab_j, k)
-        comp_c = _bt.components(lo[lab_j], hi[lab_j], k)
-        votes_c = np.bincount(np.concatenate([fr["i"], fr["j"]])[
-            np.tile(is_h & lab_j[fr["unit"].to_numpy()], 2)], minlength=k)
-        classical = _table(c, theta_c, cov_c, comp_c, level, votes_c)
-        method = f"prediction-powered Bradley-Terry ({'PPI++' if tuned else 'PPI'})"
-        n_lab, n_unl = int(lab_j.sum()), int(unl.sum())
-        h_mask = is_h & lab_j[fr["unit"].to_numpy()]
-    else:
-        yv = np.where(lab, y, 0.0)
-        mv = np.where(lab, m, 0.0)
-        theta, cov, rho, bad = _fit_humans(lo, hi, yv, mv, k)
-        used = lab
-        method = "Bradley-Terry MLE"
-        n_lab, n_unl = int(lab.sum()), 0
-        h_mask = is_h & lab[fr["unit"].to_numpy()]
-    if bad:
-        notes.append(_prior_note(bad, c.systems))
-    comp = _bt.components(lo[used], hi[used], k)
-    n_comp = len(np.unique(comp))
-    if n_comp > 1:
-        notes.append(f"the comparison graph has {n_comp} disconnected components: systems are "
-                     "scored and ranked within their component only (scores of different "
-                     "components are not comparable)")
-    votes = np.bincount(np.concatenate([fr["i"].to_numpy()[h_mask], fr["j"].to_numpy()[h_mask]]),
-                        minlength=k)
-    table = _table(c, theta, cov, comp, level, votes)
-    top = table.loc[table["score"].idxmax(), "system"]
-    dk, dk_method = None, "not computed"
-    if drop_k:
-        hv = fr[h_mask]
-        i, j = hv["i"].to_numpy(), hv["j"].to_numpy()
-        a_score = hv["a_score"].to_numpy()
-        tl, th, ty, tn = vote_types(np.minimum(i, j), np.maximum(i, j),
-                                    np.where(i < j, a_score, 1 - a_score))
-        dk, dk_method, _ = drop_k_search(tl, th, ty, tn, k, max_fits=int(max_fits))
-    size = int((table["rank_high"] - table["rank_low"] + 1).sum())
-    return RankingResult(
-        table=table, top_system=str(top), method=method, confidence_level=level,
-        lam=None if lam is None else float(lam),
-        raters=tuple(pd.unique(fr.loc[is_h, "rater"])), judges=tuple(judge_set),
-        n_votes=int(h_mask.sum()), n_labelled=n_lab, n_unlabelled=n_unl,
-        prior=float(rho), n_components=n_comp, rank_set_size=size, drop_k=dk,
-        drop_k_method=dk_method, classical=classical,
-        covariance=pd.DataFrame(cov, index=list(c.systems), columns=list(c.systems)),
-        notes=tuple(notes))
+    return is_h
+
+
+class _VoteFit(NamedTuple):
+    """The Bradley-Terry fit of a ranking: scores, covariance, prior, the systems the
+    prior held, the comparisons used, the method, labelled and unlabelled comparisons,
+    the human votes used, PPI's λ and the classical (human-only) table."""
+
+    theta: np.ndarray
+    cov: np.ndarray
+    rho: float
+    bad: Any
+    used: np.ndarray
+    method: str
+    n_lab: int
+    n_unl: int
+    h_mask: np.ndarray
+    lam: float | None = None
+    classical: pd.DataFrame | None = None
+
+
+def _ppi_fit_votes(c: Comparisons, is_h: np.ndarray, lab: np.ndarray, y: np.ndarray,
+                   lo: np.ndarray, hi: np.ndarray, judge_set: list[str], tuned: bool,
+                   level: float, notes: list[str]) -> _VoteFit:
+    """The prediction-powered fit: the human votes on the labelled comparisons, the
+    judges' on every comparison; with the classical fit of the labelled ones beside."""
+    fr, k = c.frame, len(c.systems)
+    f, mf = _bt.unit_values(fr[fr["rater"].isin(judge_set).to_numpy()], c.n_units)
+    has_f = mf > 0
+    left = int((lab & ~has_f).sum())
+    if left:
+        notes.append(f"{left} labelled comparisons without a judge vote are left out (PPI "
+                     "needs the judge's vote on every comparison)")
+    lab_j, unl = lab & has_f, has_f & ~lab
+    if unl.sum() < 1:
+        raise ValueError("every comparison the judges voted on has human votes: there are "
+                         "no judge-only comparisons. Pass `labelled` (e.g. a share such as "
+                         "0.2) to use the human votes of a subset.")
+    if lab_j.sum() < 2:
+        raise ValueError(f"{int(lab_j.sum())} comparison(s) carry both human and judge "
+                         "votes; at least 2 are needed.")
+    f = np.nan_to_num(f)
+    yv = np.nan_to_num(y)
+    theta, cov, lam, rho, bad = _ppi_fit(lo, hi, yv, f, lab_j, unl, k, bool(tuned))
+    used = lab_j | unl
+    theta_c, cov_c = _classical_fit(lo, hi, yv, lab_j, k)
+    comp_c = _bt.components(lo[lab_j], hi[lab_j], k)
+    votes_c = np.bincount(np.concatenate([fr["i"], fr["j"]])[
+        np.tile(is_h & lab_j[fr["unit"].to_numpy()], 2)], minlength=k)
+    classical = _table(c, theta_c, cov_c, comp_c, level, votes_c)
+    method = f"prediction-powered Bradley-Terry ({'PPI++' if tuned else 'PPI'})"
+    n_lab, n_unl = int(lab_j.sum()), int(unl.sum())
+    h_mask = is_h & lab_j[fr["unit"].to_numpy()]
+    return _VoteFit(theta, cov, rho, bad, used, method, n_lab, n_unl, h_mask, lam, classical)
+
+
+def _human_fit_votes(c: Comparisons, is_h: np.ndarray, lab: np.ndarray, y: np.ndarray,
+                     m: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> _VoteFit:
+    """The Bradley-Terry MLE of the human votes on the labelled comparisons."""
+    fr, k = c.frame, len(c.systems)
+    yv = np.where(lab, y, 0.0)
+    mv = np.where(lab, m, 0.0)
+    theta, cov, rho, bad = _fit_humans(lo, hi, yv, mv, k)
+    used = lab
+    method = "Bradley-Terry MLE"
+    n_lab, n_unl = int(lab.sum()), 0
+    h_mask = is_h & lab[fr["unit"].to_numpy()]
+    return _VoteFit(theta, cov, rho, bad, used, method, n_lab, n_unl, h_mask)
+
+
+def _drop_k(hv: pd.DataFrame, k: int, max_fits: int) -> tuple[Any, str]:
+    """The fewest human votes whose removal changes the top system, and how it was found."""
+    i, j = hv["i"].to_numpy(), hv["j"].to_numpy()
+    a_score = hv["a_score"].to_numpy()
+    tl, th, ty, tn = vote_types(np.minimum(i, j), np.maximum(i, j),
+                                np.where(i < j, a_score, 1 - a_score))
+    dk, dk_method, _ = drop_k_search(tl, th, ty, tn, k, max_fits=max_fits)
+    return dk, dk_method

@@ -9,7 +9,7 @@ among the agreed ones at most γ?
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -166,7 +166,27 @@ def gamma_coverage(
     n, hard, k, m, alpha, n_sims = _gamma_coverage_iv(
         n, hard_counts, n_raters, n_categories, alpha, p, model, error_rate, n_sims)
     gen = check_rng(rng)
-    p_true = float(m) ** (1 - k)
+    sim = _Simulation(n, k, m, model, error_rate, p, float(m) ** (1 - k), n_sims)
+    gamma = _cached_gamma(n, alpha)
+    return pd.DataFrame([_coverage_row(sim, int(h), gen, gamma, _progress) for h in hard])
+
+
+class _Simulation(NamedTuple):
+    """The simulated design: items, annotators, categories, the annotators' model and
+    easy-item error rate, how p is had (and its true value), data sets per hard count."""
+
+    n: int
+    k: int
+    m: int
+    model: str
+    error_rate: float
+    p: str
+    p_true: float
+    n_sims: int
+
+
+def _cached_gamma(n: int, alpha: float) -> Callable[[int, float], float]:
+    """γ of ``d`` disagreed items at chance agreement ``p``, each pair computed once."""
     gammas: dict[tuple[int, float], float] = {}
 
     def gamma(d: int, pv: float) -> float:
@@ -175,48 +195,58 @@ def gamma_coverage(
             gammas[key] = noise_bound(n, d, pv, alpha=alpha).gamma
         return gammas[key]
 
-    rows = []
+    return gamma
+
+
+def _coverage_row(sim: _Simulation, h: int, gen: np.random.Generator,
+                  gamma: Callable[[int, float], float],
+                  progress: Callable[[int], None] | None) -> dict[str, Any]:
+    """The table's row of ``h`` true hard items: coverage of γ (and of the share of noisy
+    agreed items), its interval, the exact coverage where known, the mean γ and share."""
+    n, k, m, model, error_rate, p, p_true, n_sims = sim
     block = max(1, min(n_sims, 2_000_000 // max(1, n * k)))
-    for h in hard:
-        h = int(h)
-        cov = noisy = undefined = 0
-        g_sum = share_sum = 0.0
-        for lo in range(0, n_sims, block):
-            size = min(block, n_sims - lo)
-            labels, truth = _simulate(gen, size, n, h, k, m, model, error_rate)
-            disagreed = (labels != labels[..., :1]).any(axis=-1)
-            d = disagreed.sum(axis=1)
-            pv = _p_hat(labels, disagreed, m) if p == "estimated" else np.full(size, p_true)
-            agreed_hard = h - disagreed[:, :h].sum(axis=1)
-            wrong = ~disagreed[:, h:] & (labels[:, h:, 0] != truth[:, h:])
-            for s in range(size):
-                if d[s] == n:
-                    undefined += 1
-                    continue
-                g = gamma(int(d[s]), float(pv[s]))
-                share = agreed_hard[s] / (n - d[s])
-                cov += share <= g
-                noisy += (agreed_hard[s] + wrong[s].sum()) / (n - d[s]) <= g
-                g_sum += g
-                share_sum += share
-            if _progress is not None:
-                _progress(size)
-        used = n_sims - undefined
-        low, high = coverage_interval(cov, used)
-        exact = float("nan")
-        if p == "known" and model == "M1":
-            # Σ_d Binomial(d; H, 1 − p) [share ≤ γ(d)], over the d that leave agreed items
-            dd = np.arange(min(h, n - 1) + 1)
-            pmf = _stats.binom.pmf(dd, h, 1 - p_true)
-            ok = np.array([(h - di) / (n - di) <= gamma(int(di), p_true) for di in dd])
-            exact = float(pmf[ok].sum() / pmf.sum()) if pmf.sum() > 0 else float("nan")
-        rows.append({
-            "hard_count": h, "hard_share": h / n,
-            "coverage": cov / used if used else float("nan"),
-            "coverage_low": low, "coverage_high": high, "exact_coverage": exact,
-            "noisy_coverage": noisy / used if used else float("nan"),
-            "mean_gamma": g_sum / used if used else float("nan"),
-            "mean_true_share": share_sum / used if used else float("nan"),
-            "n_sims": n_sims, "n_undefined": undefined,
-        })
-    return pd.DataFrame(rows)
+    cov = noisy = undefined = 0
+    g_sum = share_sum = 0.0
+    for lo in range(0, n_sims, block):
+        size = min(block, n_sims - lo)
+        labels, truth = _simulate(gen, size, n, h, k, m, model, error_rate)
+        disagreed = (labels != labels[..., :1]).any(axis=-1)
+        d = disagreed.sum(axis=1)
+        pv = _p_hat(labels, disagreed, m) if p == "estimated" else np.full(size, p_true)
+        agreed_hard = h - disagreed[:, :h].sum(axis=1)
+        wrong = ~disagreed[:, h:] & (labels[:, h:, 0] != truth[:, h:])
+        for s in range(size):
+            if d[s] == n:
+                undefined += 1
+                continue
+            g = gamma(int(d[s]), float(pv[s]))
+            share = agreed_hard[s] / (n - d[s])
+            cov += share <= g
+            noisy += (agreed_hard[s] + wrong[s].sum()) / (n - d[s]) <= g
+            g_sum += g
+            share_sum += share
+        if progress is not None:
+            progress(size)
+    used = n_sims - undefined
+    low, high = coverage_interval(cov, used)
+    exact = (_exact_coverage(h, n, p_true, gamma) if p == "known" and model == "M1"
+             else float("nan"))
+    return {
+        "hard_count": h, "hard_share": h / n,
+        "coverage": cov / used if used else float("nan"),
+        "coverage_low": low, "coverage_high": high, "exact_coverage": exact,
+        "noisy_coverage": noisy / used if used else float("nan"),
+        "mean_gamma": g_sum / used if used else float("nan"),
+        "mean_true_share": share_sum / used if used else float("nan"),
+        "n_sims": n_sims, "n_undefined": undefined,
+    }
+
+
+def _exact_coverage(h: int, n: int, p_true: float, gamma: Callable[[int, float], float]
+                    ) -> float:
+    """The coverage of γ under the bound's own model with p known:
+    Σ_d Binomial(d; H, 1 − p) [share ≤ γ(d)], over the d that leave agreed items."""
+    dd = np.arange(min(h, n - 1) + 1)
+    pmf = _stats.binom.pmf(dd, h, 1 - p_true)
+    ok = np.array([(h - di) / (n - di) <= gamma(int(di), p_true) for di in dd])
+    return float(pmf[ok].sum() / pmf.sum()) if pmf.sum() > 0 else float("nan")

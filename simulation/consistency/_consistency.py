@@ -339,6 +339,42 @@ def subset_consistency(predictions: Any, gold: Spans, *, conditions: Any, scheme
     if isinstance(predictions, (str, os.PathLike, list, tuple, Mapping)):
         predictions = load_scores(predictions, items=_token_items(gold), id_column=id_column,
                                   model_column=model_column)
+    named, per_condition = _per_condition(predictions, conditions, gold, scheme, notes)
+    docs = gold.documents
+    gold_spans = _gold_spans(gold)
+    names = list(named)
+    # per-document sufficient statistics: (TP, FP, FN) of each condition side by side
+    rows = np.array([[v for c in names for v in _counts(gold_spans[d], per_condition[c][d])]
+                     for d in docs], dtype=np.float64)
+    n = len(docs)
+    total = rows.sum(axis=0)
+    boot = bootstrap_sums(rows, _f1, names=names, n_resamples=n_resamples, rng=rng,
+                          method=method, confidence_level=confidence_level,
+                          bounds=np.tile([0.0, 1.0], (len(names), 1)),
+                          degenerate="F1 undefined: no span drawn", notes=notes, n_items=n,
+                          stacklevel=2)
+    notes = list(boot.notes)
+    f1 = _f1_table(total.reshape(len(names), 3), names, boot)
+    is_control = set(control_of.values())
+    order = [c for c in f1.index if c not in is_control]
+    if len(order) < 2:
+        raise ValueError(f"`conditions` must name at least two conditions besides the "
+                         f"controls {sorted(is_control)}; got {order}.")
+    differences = _differences(order, boot)
+    worst = order[-1]
+    against = differences[differences["second"] == worst]
+    pct = f"{100 * confidence_level:g}%"
+    control_table = _control_table(control_of, order, f1, boot)
+    least, verdict = _verdict(against, worst, control_of, control_table, pct)
+    return SubsetConsistencyResult(f1, differences, least, verdict, boot, n,
+                                   float(confidence_level), method, tuple(notes),
+                                   control_table)
+
+
+def _per_condition(predictions: Any, conditions: Any, gold: Spans, scheme: str,
+                   notes: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Each condition's model (or annotator) and its predicted spans by document, from
+    scores (decoded with ``scheme``; repaired I- tags noted) or from spans."""
     if isinstance(predictions, ModelScores):
         named = _conditions_iv(conditions, predictions.model_names)
         per_condition = {}
@@ -353,27 +389,24 @@ def subset_consistency(predictions: Any, gold: Spans, *, conditions: Any, scheme
     else:
         raise TypeError(f"`predictions` must be score file path(s), ModelScores or Spans; got "
                         f"{type(predictions).__name__}.")
-    docs = gold.documents
-    gold_spans = {d: Counter() for d in docs}
+    return named, per_condition
+
+
+def _gold_spans(gold: Spans) -> dict[Any, Counter]:
+    """The gold spans of each document, as a multiset of (start, end, label)."""
+    gold_spans = {d: Counter() for d in gold.documents}
     for d, s, e, lab in gold.frame[["document", "start", "end", "label"]].itertuples(
             index=False, name=None):
         gold_spans[d][(int(s), int(e), lab)] += 1
     if not any(gold_spans.values()):
         raise ValueError("the gold probe set has no span: F1 is undefined.")
-    names = list(named)
-    # per-document sufficient statistics: (TP, FP, FN) of each condition side by side
-    rows = np.array([[v for c in names for v in _counts(gold_spans[d], per_condition[c][d])]
-                     for d in docs], dtype=np.float64)
-    n = len(docs)
-    total = rows.sum(axis=0)
-    boot = bootstrap_sums(rows, _f1, names=names, n_resamples=n_resamples, rng=rng,
-                          method=method, confidence_level=confidence_level,
-                          bounds=np.tile([0.0, 1.0], (len(names), 1)),
-                          degenerate="F1 undefined: no span drawn", notes=notes, n_items=n,
-                          stacklevel=2)
+    return gold_spans
+
+
+def _f1_table(sums: np.ndarray, names: list[str], boot: BootstrapResult) -> pd.DataFrame:
+    """Each condition's counts (TP, FP, FN), precision, recall and F1 with its interval,
+    best F1 first."""
     estimate, iv = boot.estimate, boot.interval
-    notes = list(boot.notes)
-    sums = total.reshape(len(names), 3)
     with np.errstate(invalid="ignore", divide="ignore"):
         precision = np.where(sums[:, 0] + sums[:, 1] > 0,
                              sums[:, 0] / (sums[:, 0] + sums[:, 1]), np.nan)
@@ -382,22 +415,25 @@ def subset_consistency(predictions: Any, gold: Spans, *, conditions: Any, scheme
                        "fn": sums[:, 2].astype(np.int64), "precision": precision,
                        "recall": recall, "f1": estimate, "low": iv.low, "high": iv.high},
                       index=pd.Index(names, name="condition"))
-    f1 = f1.iloc[np.argsort(-np.nan_to_num(estimate, nan=-1.0), kind="stable")]
-    is_control = set(control_of.values())
-    order = [c for c in f1.index if c not in is_control]
-    if len(order) < 2:
-        raise ValueError(f"`conditions` must name at least two conditions besides the "
-                         f"controls {sorted(is_control)}; got {order}.")
+    return f1.iloc[np.argsort(-np.nan_to_num(estimate, nan=-1.0), kind="stable")]
+
+
+def _differences(order: list[str], boot: BootstrapResult) -> pd.DataFrame:
+    """The paired difference in F1 of every two conditions (in F1 order), its interval,
+    and whether the interval excludes 0."""
     diff_rows = []
     for a, b in combinations(order, 2):
         d = boot.difference(a, b)
         lo, hi = float(d.interval.low[0]), float(d.interval.high[0])
         diff_rows.append({"first": a, "second": b, "difference": float(d.estimate[0]),
                           "low": lo, "high": hi, "separated": bool(lo > 0 or hi < 0)})
-    differences = pd.DataFrame(diff_rows)
-    worst = order[-1]
-    against = differences[differences["second"] == worst]
-    pct = f"{100 * confidence_level:g}%"
+    return pd.DataFrame(diff_rows)
+
+
+def _control_table(control_of: dict[str, str], order: list[str], f1: pd.DataFrame,
+                   boot: BootstrapResult) -> pd.DataFrame:
+    """For each condition with a control: its gap to the best other condition, and the
+    part of the gap that its labels make (the control's F1 less the condition's)."""
     control_rows = []
     for c, k in control_of.items():
         others = [o for o in order if o != c]
@@ -410,9 +446,15 @@ def subset_consistency(predictions: Any, gold: Spans, *, conditions: Any, scheme
             "low": float(lab.interval.low[0]), "high": float(lab.interval.high[0]),
             "not_labels": float(f1.loc[ref, "f1"] - f1.loc[k, "f1"]),
             "labels_share": labels / gap if gap > 0 else float("nan")})
-    control_table = pd.DataFrame(control_rows, columns=[
+    return pd.DataFrame(control_rows, columns=[
         "condition", "control", "reference", "gap", "labels", "low", "high", "not_labels",
         "labels_share"])
+
+
+def _verdict(against: pd.DataFrame, worst: str, control_of: dict[str, str],
+             control_table: pd.DataFrame, pct: str) -> tuple[str | None, str]:
+    """The condition whose labels are least consistent with the rest (None if none stands
+    out) and the verdict in words, with what the controls attribute to labels."""
     if (against["low"] > 0).all():
         least = worst
         verdict = (f"{worst} predicts the probe set worse than every other condition (each "
@@ -436,9 +478,7 @@ def subset_consistency(predictions: Any, gold: Spans, *, conditions: Any, scheme
     others = [c for c in control_of if c != least]
     for c in others:
         verdict += ". " + _control_verdict(control_table.set_index("condition").loc[c], pct)
-    return SubsetConsistencyResult(f1, differences, least, verdict, boot, n,
-                                   float(confidence_level), method, tuple(notes),
-                                   control_table)
+    return least, verdict
 
 
 def _controls_iv(controls: Any, conditions: Any) -> dict[str, str]:

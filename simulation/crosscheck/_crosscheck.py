@@ -243,13 +243,52 @@ def crosscheck(scores: Any, labels: Any, ratings: Any, *, fit: LatentClassFit | 
     check_params(crosscheck, locals())
     r = as_ratings(ratings)
     r.require_raters("`crosscheck`")
+    fit = _checked_fit(fit, r)
+    lab = _label_codes(labels, r)
+    n = r.n_items
+    loss, model_flags, probs, model_name = _model_view(scores, r, lab)
+    counts = r.counts
+    n_rated = counts.sum(axis=1)
+    agreed = r.agreed
+    disagreed = (n_rated >= 2) & ~agreed
+    right = fit.class_posterior[np.arange(n), lab]
+    p_wrong = np.clip(1.0 - right, 0.0, 1.0)
+    combined = _combined(fit, probs, lab, loss, p_wrong)
+    res, n_agreed, n_flag = _agreement_metrics(loss, p_wrong, disagreed, agreed, model_flags)
+    bracket = agreed_error_bracket(r, alpha=alpha, model=fit.model)
+    frame = pd.DataFrame({"label": r.categories[lab], "loss": loss, "posterior_wrong": p_wrong,
+                          "combined": combined, "disagreed": disagreed, "agreed": agreed,
+                          "model_flags": model_flags}, index=pd.Index(r.items, name="item"))
+    comb_rank = Ranking.from_scores(pd.Series(combined, index=frame.index), method="combined",
+                                    model=f"{model_name} + {fit.model.name}")
+    detection = None if truth is None else _detection_table(truth, r, loss, p_wrong, combined)
+    verdict = _verdict(res, bracket)
+    return CrosscheckResult(
+        n_items=n, n_agreed=n_agreed, n_disagreed=int(disagreed.sum()),
+        auroc_disagreement=float(res["auroc_disagreement"]),
+        ap_disagreement=float(res["ap_disagreement"]),
+        auroc_posterior=res["auroc_posterior"], ap_posterior=res["ap_posterior"],
+        spearman=res["spearman"], flagged_agreed_share=res["flagged_agreed_share"],
+        n_flagged_agreed=n_flag, bracket=bracket, frame=frame, combined=comb_rank,
+        detection=detection, model_name=model_name, annotation_model=fit.model.name,
+        alpha=bracket.alpha, verdict=verdict,
+    )
+
+
+def _checked_fit(fit: Any, r: Ratings) -> LatentClassFit:
+    """The annotation model's fit: ``fit`` if it is one of ``r`` (default: the spam model
+    fitted here)."""
     if fit is None:
         fit = LatentClassModel("spam", rng=0).fit(r)
     elif not isinstance(fit, LatentClassFit):
         raise TypeError(f"`fit` must be a LatentClassFit or None; got {type(fit).__name__}.")
     elif fit.ratings.n_items != r.n_items or not fit.ratings.items.equals(r.items):
         raise ValueError("`fit` was fitted to other ratings (its items differ).")
-    # the given labels as category codes of the ratings
+    return fit
+
+
+def _label_codes(labels: Any, r: Ratings) -> np.ndarray:
+    """The given labels as category codes of the ratings, one per rated item."""
     if isinstance(labels, pd.Series):
         missing = r.items.difference(labels.index)
         if len(missing):
@@ -264,6 +303,14 @@ def crosscheck(scores: Any, labels: Any, ratings: Any, *, fit: LatentClassFit | 
     if (lab < 0).any():
         raise ValueError(f"`labels` has values that are not categories of the ratings: "
                          f"{few(pd.unique(lab_values[lab < 0]))}.")
+    return lab
+
+
+def _model_view(scores: Any, r: Ratings, lab: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, str]:
+    """What the model says of each item: its loss on the given labels, whether it flags
+    the item, its class probabilities in the ratings' category order (None for a ranking
+    or losses) and its name."""
     n = r.n_items
     if isinstance(scores, (np.ndarray, list, tuple)) and np.ndim(scores) in (2, 3):
         # cleanlab's habit: pred_probs items × classes, in the ratings' item and category order
@@ -306,14 +353,14 @@ def crosscheck(scores: Any, labels: Any, ratings: Any, *, fit: LatentClassFit | 
     else:
         raise TypeError(f"`scores` must be ModelScores or a Ranking (or an items × classes "
                         f"array of probabilities); got {type(scores).__name__}.")
+    return loss, model_flags, probs, model_name
 
-    counts = r.counts
-    n_rated = counts.sum(axis=1)
-    agreed = r.agreed
-    disagreed = (n_rated >= 2) & ~agreed
-    right = fit.class_posterior[np.arange(n), lab]
-    p_wrong = np.clip(1.0 - right, 0.0, 1.0)
-    # combination: annotation posterior × the model's likelihood ratio p_c / φ_c
+
+def _combined(fit: LatentClassFit, probs: np.ndarray | None, lab: np.ndarray,
+              loss: np.ndarray, p_wrong: np.ndarray) -> np.ndarray:
+    """Each item's combined P(label wrong): the annotation posterior times the model's
+    likelihood ratio ``p_c / φ_c``; without probabilities, the mean of the two ranks."""
+    n = len(lab)
     if probs is not None:
         phi = np.maximum(fit.phi, 1e-12)
         easy = fit.class_posterior * (probs / phi)
@@ -322,6 +369,14 @@ def crosscheck(scores: Any, labels: Any, ratings: Any, *, fit: LatentClassFit | 
     else:
         combined = (pd.Series(loss).rank(pct=True).to_numpy()
                     + pd.Series(p_wrong).rank(pct=True).to_numpy()) / 2
+    return combined
+
+
+def _agreement_metrics(loss: np.ndarray, p_wrong: np.ndarray, disagreed: np.ndarray,
+                       agreed: np.ndarray, model_flags: np.ndarray
+                       ) -> tuple[dict[str, Any], int, int]:
+    """How the model's loss ranks the disagreed items and the annotation posterior's
+    P(wrong), their rank correlation, and the share of agreed items the model flags."""
     res: dict[str, Any] = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateDataWarning)
@@ -336,32 +391,20 @@ def crosscheck(scores: Any, labels: Any, ratings: Any, *, fit: LatentClassFit | 
     n_agreed = int(agreed.sum())
     n_flag = int((model_flags & agreed).sum())
     res["flagged_agreed_share"] = n_flag / n_agreed if n_agreed else math.nan
-    bracket = agreed_error_bracket(r, alpha=alpha, model=fit.model)
-    frame = pd.DataFrame({"label": r.categories[lab], "loss": loss, "posterior_wrong": p_wrong,
-                          "combined": combined, "disagreed": disagreed, "agreed": agreed,
-                          "model_flags": model_flags}, index=pd.Index(r.items, name="item"))
-    comb_rank = Ranking.from_scores(pd.Series(combined, index=frame.index), method="combined",
-                                    model=f"{model_name} + {fit.model.name}")
-    detection = None
-    if truth is not None:
-        t = truth.reindex(r.items).to_numpy() if isinstance(truth, pd.Series) else truth
-        rows = {}
-        for name, sc in (("model loss", loss), ("annotation posterior", p_wrong),
-                         ("combined", combined)):
-            d: DetectionResult = detection_metrics(sc, t)
-            rows[name] = {m: getattr(d, m) for m in ("average_precision", "auroc",
-                                                      "precision_at_k", "recall_at_k",
-                                                      "f1_at_k")}
-        detection = pd.DataFrame(rows).T
-        detection.index.name = "ranking"
-    verdict = _verdict(res, bracket)
-    return CrosscheckResult(
-        n_items=n, n_agreed=n_agreed, n_disagreed=int(disagreed.sum()),
-        auroc_disagreement=float(res["auroc_disagreement"]),
-        ap_disagreement=float(res["ap_disagreement"]),
-        auroc_posterior=res["auroc_posterior"], ap_posterior=res["ap_posterior"],
-        spearman=res["spearman"], flagged_agreed_share=res["flagged_agreed_share"],
-        n_flagged_agreed=n_flag, bracket=bracket, frame=frame, combined=comb_rank,
-        detection=detection, model_name=model_name, annotation_model=fit.model.name,
-        alpha=bracket.alpha, verdict=verdict,
-    )
+    return res, n_agreed, n_flag
+
+
+def _detection_table(truth: Any, r: Ratings, loss: np.ndarray, p_wrong: np.ndarray,
+                     combined: np.ndarray) -> pd.DataFrame:
+    """Detection metrics of the three rankings against the true errors ``truth``."""
+    t = truth.reindex(r.items).to_numpy() if isinstance(truth, pd.Series) else truth
+    rows = {}
+    for name, sc in (("model loss", loss), ("annotation posterior", p_wrong),
+                     ("combined", combined)):
+        d: DetectionResult = detection_metrics(sc, t)
+        rows[name] = {m: getattr(d, m) for m in ("average_precision", "auroc",
+                                                  "precision_at_k", "recall_at_k",
+                                                  "f1_at_k")}
+    detection = pd.DataFrame(rows).T
+    detection.index.name = "ranking"
+    return detection

@@ -439,34 +439,13 @@ def detection_metrics(scores: Any, is_error: Any, *, k: int | None = None,
         scores, is_error, k, n_resamples, confidence_level, method)
     n = len(values)
     n_err = int(truth.sum())
-    if n_err == 0 or n_err == n:
-        warnings.warn(
-            f"the truth has {'no' if n_err == 0 else 'only'} errors: average precision and "
-            "AUROC are undefined (NaN).", DegenerateDataWarning, stacklevel=2)
+    _warn_if_one_class(n_err, n)
     srt = _sort(values, truth, items)
     point = K.metrics_weighted(srt.y, srt.last, np.ones((1, n)), float(k))[0]
-    tp = np.cumsum(srt.y, dtype=np.int64)
-    ks = np.arange(1, n + 1)
-    # column by column: a frame from a dict would copy the columns into blocks
-    curve = pd.DataFrame({"k": ks}, copy=False)
-    curve["precision"] = tp / ks
-    curve["recall"] = tp / n_err if n_err else np.full(n, np.nan)
-    curve["item"] = items[srt.order]
+    curve = _curve(srt, items, n_err)
     exact = clopper_pearson(round(point[K.TP_AT_K]), k, level)
-    intervals: dict[str, ConfidenceInterval] = {}
-    reps = None
-    boot = None
-    if n_resamples:
-        if scheme == "poisson":
-            dist = np.ascontiguousarray(_replicates(srt, k, rng, n_resamples)[:, list(_COLS)])
-            boot = bootstrap_result(point[list(_COLS)], dist, method=method,
-                                    confidence_level=level, scheme=scheme, n_items=n)
-        else:
-            boot = _multinomial_boot(srt, truth, k, point, rng, n_resamples, method, level)
-        reps = pd.DataFrame(boot.bootstrap_distribution, columns=list(METRICS))
-        intervals = {m: ConfidenceInterval(float(boot.interval.low[s]),
-                                           float(boot.interval.high[s]))
-                     for s, m in enumerate(METRICS)}
+    boot, reps, intervals = _bootstrap(srt, truth, k, point, rng, n_resamples, method, level,
+                                       scheme)
     return DetectionResult(
         average_precision=float(point[K.AP]), auroc=float(point[K.AUROC]),
         precision_at_k=float(point[K.PRECISION_AT_K]), recall_at_k=float(point[K.RECALL_AT_K]),
@@ -474,6 +453,47 @@ def detection_metrics(scores: Any, is_error: Any, *, k: int | None = None,
         n_resamples=n_resamples, confidence_level=level, precision_at_k_exact=exact,
         intervals=intervals, replicates=reps, bootstrap=boot,
     )
+
+
+def _curve(srt: _Sorted, items: Any, n_err: int) -> pd.DataFrame:
+    """Precision and recall of the top ``k`` items, for every ``k``, and the ``k``-th item."""
+    n = len(srt.y)
+    tp = np.cumsum(srt.y, dtype=np.int64)
+    ks = np.arange(1, n + 1)
+    # column by column: a frame from a dict would copy the columns into blocks
+    curve = pd.DataFrame({"k": ks}, copy=False)
+    curve["precision"] = tp / ks
+    curve["recall"] = tp / n_err if n_err else np.full(n, np.nan)
+    curve["item"] = items[srt.order]
+    return curve
+
+
+def _warn_if_one_class(n_err: int, n: int) -> None:
+    if n_err == 0 or n_err == n:
+        warnings.warn(
+            f"the truth has {'no' if n_err == 0 else 'only'} errors: average precision and "
+            "AUROC are undefined (NaN).", DegenerateDataWarning, stacklevel=3)
+
+
+def _bootstrap(srt: _Sorted, truth: np.ndarray, k: int, point: np.ndarray, rng: Any,
+               n_resamples: int, method: str, level: float, scheme: str
+               ) -> tuple[Any, pd.DataFrame | None, dict[str, ConfidenceInterval]]:
+    """The bootstrap of the metrics (stratified Poisson replicates in one pass, or
+    multinomial resamples of the items), its replicates and intervals; none without
+    resamples."""
+    if not n_resamples:
+        return None, None, {}
+    if scheme == "poisson":
+        dist = np.ascontiguousarray(_replicates(srt, k, rng, n_resamples)[:, list(_COLS)])
+        boot = bootstrap_result(point[list(_COLS)], dist, method=method,
+                                confidence_level=level, scheme=scheme, n_items=len(srt.y))
+    else:
+        boot = _multinomial_boot(srt, truth, k, point, rng, n_resamples, method, level)
+    reps = pd.DataFrame(boot.bootstrap_distribution, columns=list(METRICS))
+    intervals = {m: ConfidenceInterval(float(boot.interval.low[s]),
+                                       float(boot.interval.high[s]))
+                 for s, m in enumerate(METRICS)}
+    return boot, reps, intervals
 
 
 def detection_replicates(scores: Any, is_error: Any, weights: Any, *,

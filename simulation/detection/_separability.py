@@ -170,6 +170,24 @@ def _loss_iv(scores: Any, labels: Any) -> tuple[np.ndarray, pd.Index | None]:
     return item_loss(s, labels).mean(axis=0), None
 
 
+def _noisy_iv(is_noisy: Any, loss: np.ndarray) -> np.ndarray:
+    """``is_noisy`` as booleans, one per finite loss, marking some but not all items."""
+    noisy = np.asarray(is_noisy)
+    if noisy.dtype != bool:
+        if not np.isin(noisy, (0, 1)).all():
+            raise ValueError("`is_noisy` must be booleans (or 0/1), one per item.")
+        noisy = noisy.astype(bool)
+    if noisy.shape != loss.shape:
+        raise ValueError(f"`is_noisy` has {noisy.size} entries for {loss.size} items.")
+    if not np.isfinite(loss).all():
+        raise ValueError("the losses hold NaN or infinite values.")
+    n_noisy, n = int(noisy.sum()), loss.size
+    if n_noisy == 0 or n_noisy == n:
+        raise ValueError(f"`is_noisy` marks {n_noisy} of {n} items: separability needs both "
+                         "noisy and clean items.")
+    return noisy
+
+
 @validate_params(n_resamples=Resamples(1), confidence_level=ConfidenceLevel(), rng=Rng())
 def loss_separability(scores: Any, labels: Any, is_noisy: Any, *, bins: int = 30,
                       n_resamples: int = 1999, confidence_level: float = 0.95,
@@ -222,19 +240,8 @@ def loss_separability(scores: Any, labels: Any, is_noisy: Any, *, bins: int = 30
     """
     check_params(loss_separability, locals())
     loss, items = _loss_iv(scores, labels)
-    noisy = np.asarray(is_noisy)
-    if noisy.dtype != bool:
-        if not np.isin(noisy, (0, 1)).all():
-            raise ValueError("`is_noisy` must be booleans (or 0/1), one per item.")
-        noisy = noisy.astype(bool)
-    if noisy.shape != loss.shape:
-        raise ValueError(f"`is_noisy` has {noisy.size} entries for {loss.size} items.")
-    if not np.isfinite(loss).all():
-        raise ValueError("the losses hold NaN or infinite values.")
+    noisy = _noisy_iv(is_noisy, loss)
     n_noisy, n = int(noisy.sum()), loss.size
-    if n_noisy == 0 or n_noisy == n:
-        raise ValueError(f"`is_noisy` marks {n_noisy} of {n} items: separability needs both "
-                         "noisy and clean items.")
     bins = check_integer(bins, "bins", 1)
     n_resamples = check_integer(n_resamples, "n_resamples", 1)
     level = check_confidence_level(confidence_level)

@@ -231,46 +231,12 @@ def simulate_annotations(
     if not isinstance(model, str) or model not in _MODELS:
         raise ValueError(f"`model` must be one of {_MODELS}; got {model!r}.")
     pi = check_probability(hard_share, "hard_share")
-    if n_categories is not None:
-        m = check_integer(n_categories, "n_categories", 2)
-    elif class_shares is not None:
-        m = int(np.size(class_shares))
-    elif categories is not None:
-        m = len(categories)
-    else:
-        m = 2
-    if m < 2:
-        raise ValueError(f"at least two categories are needed; got {m}.")
+    m = _n_categories(n_categories, class_shares, categories)
     phi = np.full(m, 1.0 / m) if class_shares is None else \
         _distribution(class_shares, "class_shares", (m,))
     q = np.full((k, m), 1.0 / m) if hard_shares is None else \
         _distribution(hard_shares, "hard_shares", (k, m))
-    if model == "M1":
-        if error_rates is not None or confusion is not None:
-            raise ValueError(
-                "`error_rates` and `confusion` apply to model='M2' (annotators who err on "
-                "easy items); under M1 easy items are unanimous."
-            )
-        conf = np.broadcast_to(np.eye(m), (k, m, m)).copy()
-    elif confusion is not None:
-        if error_rates is not None:
-            raise ValueError("give `error_rates` or `confusion`, not both.")
-        conf = _distribution(confusion, "confusion", (k, m, m))
-    else:
-        rates = 0.1 if error_rates is None else error_rates
-        try:
-            eps = np.array(rates, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise TypeError(f"`error_rates` must be numbers in [0, 1]; got {rates!r}.") from None
-        if eps.ndim == 0:
-            eps = np.full(k, float(eps))
-        if eps.shape != (k,):
-            raise ValueError(f"`error_rates` must be a number or have shape ({k},); got "
-                             f"shape {eps.shape}.")
-        if not np.all(np.isfinite(eps)) or np.any(eps < 0) or np.any(eps > 1):
-            raise ValueError(f"`error_rates` must be in [0, 1]; got {rates!r}.")
-        conf = (eps[:, None, None] / (m - 1)) * (1.0 - np.eye(m)) + \
-            (1.0 - eps)[:, None, None] * np.eye(m)
+    conf = _confusion(model, error_rates, confusion, k, m)
     levels = np.atleast_1d(np.asarray(hardness, dtype=np.float64))
     if levels.ndim != 1 or levels.size == 0 or not np.all((levels > 0) & (levels <= 1)):
         raise ValueError(f"`hardness` must be a level or levels in (0, 1]; got {hardness!r}.")
@@ -285,25 +251,95 @@ def simulate_annotations(
             raise ValueError(
                 f"`raters_per_item` ({per_item}) exceeds `n_annotators` ({k})."
             )
-    if categories is None:
-        cats = pd.RangeIndex(m, name="category")
-    else:
-        cats = pd.Index(list(categories), name="category")
-        if len(cats) != m or cats.has_duplicates:
-            raise ValueError(f"`categories` must name {m} distinct categories; got {categories!r}.")
-
+    cats = _categories_index(categories, m)
     gen = check_rng(rng)
     true_class = _draw(np.cumsum(phi), gen.random(n))
     is_hard = gen.random(n) < pi
     level = np.where(is_hard, levels[gen.integers(levels.size, size=n)], 0.0)
     dtype = np.int8 if m <= np.iinfo(np.int8).max else np.int16
     codes = np.empty((n, k), dtype=dtype)
-    by_class = [np.flatnonzero(true_class == c) for c in range(m)]
     item_cum = None
     if hard_concentration is not None:
         # each hard item's own label distribution, shared by its annotators
         own = gen.dirichlet(conc * q.mean(axis=0), size=n)
         item_cum = np.cumsum(own, axis=1)
+    _draw_annotators(codes, gen, true_class, level, conf, q, item_cum)
+    _hide(codes, gen, per_item if raters_per_item is not None else None, p_missing)
+    ratings = Ratings(codes, cats, items=pd.RangeIndex(n, name="item"),
+                      raters=pd.RangeIndex(k, name="rater"), ordered=cats.dtype.kind in "iuf")
+    for a in (true_class, is_hard, level, phi, q, conf):
+        a.setflags(write=False)
+    return SimulatedAnnotations(ratings=ratings, true_class=true_class, is_hard=is_hard,
+                                hardness=level, model=model, pi=pi, phi=phi, q=q,
+                                confusion=conf)
+
+
+def _n_categories(n_categories: Any, class_shares: Any, categories: Any) -> int:
+    """The number of categories: given, or that of ``class_shares`` or ``categories``
+    (default 2)."""
+    if n_categories is not None:
+        m = check_integer(n_categories, "n_categories", 2)
+    elif class_shares is not None:
+        m = int(np.size(class_shares))
+    elif categories is not None:
+        m = len(categories)
+    else:
+        m = 2
+    if m < 2:
+        raise ValueError(f"at least two categories are needed; got {m}.")
+    return m
+
+
+def _confusion(model: str, error_rates: Any, confusion: Any, k: int, m: int) -> np.ndarray:
+    """Each annotator's confusion matrix on easy items ``(k, m, m)``: the identity under
+    M1; under M2 ``confusion`` as given, or errors at ``error_rates`` (default 0.1) spread
+    evenly over the other classes."""
+    if model == "M1":
+        if error_rates is not None or confusion is not None:
+            raise ValueError(
+                "`error_rates` and `confusion` apply to model='M2' (annotators who err on "
+                "easy items); under M1 easy items are unanimous."
+            )
+        return np.broadcast_to(np.eye(m), (k, m, m)).copy()
+    if confusion is not None:
+        if error_rates is not None:
+            raise ValueError("give `error_rates` or `confusion`, not both.")
+        return _distribution(confusion, "confusion", (k, m, m))
+    rates = 0.1 if error_rates is None else error_rates
+    try:
+        eps = np.array(rates, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"`error_rates` must be numbers in [0, 1]; got {rates!r}.") from None
+    if eps.ndim == 0:
+        eps = np.full(k, float(eps))
+    if eps.shape != (k,):
+        raise ValueError(f"`error_rates` must be a number or have shape ({k},); got "
+                         f"shape {eps.shape}.")
+    if not np.all(np.isfinite(eps)) or np.any(eps < 0) or np.any(eps > 1):
+        raise ValueError(f"`error_rates` must be in [0, 1]; got {rates!r}.")
+    return (eps[:, None, None] / (m - 1)) * (1.0 - np.eye(m)) + \
+        (1.0 - eps)[:, None, None] * np.eye(m)
+
+
+def _categories_index(categories: Any, m: int) -> pd.Index:
+    """The categories' names (default ``0..m-1``), checked."""
+    if categories is None:
+        return pd.RangeIndex(m, name="category")
+    cats = pd.Index(list(categories), name="category")
+    if len(cats) != m or cats.has_duplicates:
+        raise ValueError(f"`categories` must name {m} distinct categories; got {categories!r}.")
+    return cats
+
+
+def _draw_annotators(codes: np.ndarray, gen: np.random.Generator, true_class: np.ndarray,
+                     level: np.ndarray, conf: np.ndarray, q: np.ndarray,
+                     item_cum: np.ndarray | None) -> None:
+    """Fill ``codes`` annotator by annotator: on a hard item (with probability its
+    ``level``) a draw from the annotator's hard distribution ``q`` (or the item's own,
+    ``item_cum``), else from the confusion row of the true class."""
+    n, k = codes.shape
+    m = conf.shape[1]
+    by_class = [np.flatnonzero(true_class == c) for c in range(m)]
     for j in range(k):
         flip = gen.random(n) < level
         u = gen.random(n)
@@ -317,17 +353,17 @@ def simulate_annotations(
             rows = np.flatnonzero(flip)
             x[rows] = np.minimum((u[rows, None] >= item_cum[rows]).sum(axis=1), m - 1)
         codes[:, j] = x
-    if raters_per_item is not None:
+
+
+def _hide(codes: np.ndarray, gen: np.random.Generator, per_item: int | None,
+          p_missing: float) -> None:
+    """Mark ratings missing (-1): all but ``per_item`` random annotators of each item, or
+    each rating with probability ``p_missing``."""
+    n, k = codes.shape
+    if per_item is not None:
         keep = np.argsort(gen.random((n, k)), axis=1)[:, :per_item]
         mask = np.ones((n, k), dtype=bool)
         np.put_along_axis(mask, keep, False, axis=1)
         codes[mask] = -1
     elif p_missing > 0:
         codes[gen.random((n, k)) < p_missing] = -1
-    ratings = Ratings(codes, cats, items=pd.RangeIndex(n, name="item"),
-                      raters=pd.RangeIndex(k, name="rater"), ordered=cats.dtype.kind in "iuf")
-    for a in (true_class, is_hard, level, phi, q, conf):
-        a.setflags(write=False)
-    return SimulatedAnnotations(ratings=ratings, true_class=true_class, is_hard=is_hard,
-                                hardness=level, model=model, pi=pi, phi=phi, q=q,
-                                confusion=conf)

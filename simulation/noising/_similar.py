@@ -350,21 +350,8 @@ def perturb_similar(labels: Any, embeddings: Any, *, rate: float, sources: Any =
         raise ValueError("`labels` hold one class: there is no other class to confuse it with.")
     codes = classes.get_indexer(clean.to_numpy()).astype(np.int64)
     n = len(clean)
-    if isinstance(rate, bool) or not isinstance(rate, (int, float, np.integer, np.floating)):
-        raise TypeError(f"`rate` must be a number in [0, 1]; got {rate!r}.")
-    if not (math.isfinite(float(rate)) and 0 <= float(rate) <= 1):
-        raise ValueError(f"`rate` must be in [0, 1] (the share of items to change); got "
-                         f"{rate!r}.")
-    if sources is None:
-        source_of = np.full(n, "all", dtype=object)
-    else:
-        if not isinstance(sources, Mapping):
-            raise TypeError("`sources` must be a mapping {class: source name}.")
-        unmapped = [c for c in classes if c not in sources]
-        if unmapped:
-            raise ValueError(f"`sources` does not map the classes {unmapped[:5]}; map every "
-                             "class to a source.")
-        source_of = np.array([sources[c] for c in clean.to_numpy()], dtype=object)
+    rate = _rate_iv(rate)
+    source_of = _sources_iv(sources, classes, clean)
     gen = check_rng(rng)
     idx = pd.Index(items, name=items.name or "item")
     if method == "in-data":
@@ -372,66 +359,22 @@ def perturb_similar(labels: Any, embeddings: Any, *, rate: float, sources: Any =
             raise ValueError("method='in-data' finds neighbours among the data set's own "
                              "items of any class: `pool_labels`, `pool_embeddings` and "
                              "`parents` belong to method='published'.")
-        return _in_data(clean, emb, classes, codes, float(rate), source_of, gen, idx)
+        return _in_data(clean, emb, classes, codes, rate, source_of, gen, idx)
     names = pd.unique(source_of)
     source_code = pd.Index(names).get_indexer(source_of)
     sizes = np.bincount(source_code, minlength=len(names))
-    left = np.floor(float(rate) * sizes + 0.5).astype(np.int64)  # per source, halves up
+    left = np.floor(rate * sizes + 0.5).astype(np.int64)  # per source, halves up
     tiebreak = gen.random(n)
-    changed = np.zeros(n, dtype=bool)
     if pool_labels is None and pool_embeddings is None:
-        allowed = _allowed(classes, parents)
-        neighbour, similarity = nearest_allowed(emb, codes, emb, codes, allowed,
-                                                exclude_self=True)
-        has = neighbour >= 0
-        order = np.lexsort((tiebreak, -np.where(has, similarity, -np.inf)))
-        order = order[has[order]]
-        is_neighbour = np.zeros(n, dtype=bool)
-        passed: list[int] = []
-        for i in order:
-            s = source_code[i]
-            if left[s] == 0:
-                continue
-            j = neighbour[i]
-            if changed[j] or is_neighbour[i]:
-                passed.append(i)
-                continue
-            changed[i] = True
-            is_neighbour[j] = True
-            left[s] -= 1
-        relaxed = 0
-        for i in passed:
-            s = source_code[i]
-            if left[s] > 0 and not changed[i]:
-                changed[i] = True
-                left[s] -= 1
-                relaxed += 1
-        if relaxed:
-            warnings.warn(f"perturb_similar: {relaxed} of the changes take the class of a "
-                          "neighbour that changes too (too few items at this rate keep "
-                          "every changed item's neighbour clean); a separate pool "
-                          "(`pool_labels`, `pool_embeddings`) avoids it.", UserWarning,
-                          stacklevel=2)
-        new = codes.copy()
+        changed, neighbour, similarity = _within_data(emb, codes, classes, parents, source_code,
+                                                      left, tiebreak)
+        new, ids, cand_class, cand_codes = codes.copy(), items.to_numpy(), classes, codes
         new[changed] = codes[neighbour[changed]]
-        ids = items.to_numpy()
-        cand_class = classes
-        cand_codes = codes
     else:
-        plabels, pemb = _pool_iv(pool_labels, pool_embeddings, items, emb.shape[1])
-        cand_class = classes.append(pd.Index(pd.unique(plabels.to_numpy()))
-                                    .difference(classes, sort=False))
-        cand_codes = cand_class.get_indexer(plabels.to_numpy()).astype(np.int64)
-        allowed = _allowed(cand_class, parents)
-        neighbour, similarity = nearest_allowed(emb, codes, pemb, cand_codes, allowed)
-        has = neighbour >= 0
-        for s in range(len(names)):
-            member = np.flatnonzero((source_code == s) & has)
-            rank = np.lexsort((tiebreak[member], -similarity[member]))
-            changed[member[rank[:left[s]]]] = True
-            left[s] -= min(left[s], member.size)
+        changed, neighbour, similarity, ids, cand_class, cand_codes = _from_pool(
+            emb, codes, parents, pool_labels, pool_embeddings, classes, items, source_code,
+            left, tiebreak)
         new = codes
-        ids = plabels.index.to_numpy()
     short = {str(names[s]): int(left[s]) for s in range(len(names)) if left[s] > 0}
     if short:
         warnings.warn(f"perturb_similar: too few items with a candidate to change "
@@ -448,6 +391,95 @@ def perturb_similar(labels: Any, embeddings: Any, *, rate: float, sources: Any =
         np.full(n, None, dtype=object), pd.Series(classes[codes], index=idx, name="clean"),
         neighbour=nb_ids, similarity=similarity, noise_source=source_of,
         neighbour_class=nb_class)
+
+
+def _rate_iv(rate: Any) -> float:
+    """``rate`` as a float in [0, 1], the share of items to change."""
+    if isinstance(rate, bool) or not isinstance(rate, (int, float, np.integer, np.floating)):
+        raise TypeError(f"`rate` must be a number in [0, 1]; got {rate!r}.")
+    if not (math.isfinite(float(rate)) and 0 <= float(rate) <= 1):
+        raise ValueError(f"`rate` must be in [0, 1] (the share of items to change); got "
+                         f"{rate!r}.")
+    return float(rate)
+
+
+def _sources_iv(sources: Any, classes: pd.Index, clean: pd.Series) -> np.ndarray:
+    """Each item's noise source, from the mapping ``sources`` of its class (default:
+    one source, ``"all"``)."""
+    if sources is None:
+        return np.full(len(clean), "all", dtype=object)
+    if not isinstance(sources, Mapping):
+        raise TypeError("`sources` must be a mapping {class: source name}.")
+    unmapped = [c for c in classes if c not in sources]
+    if unmapped:
+        raise ValueError(f"`sources` does not map the classes {unmapped[:5]}; map every "
+                         "class to a source.")
+    return np.array([sources[c] for c in clean.to_numpy()], dtype=object)
+
+
+def _within_data(emb: np.ndarray, codes: np.ndarray, classes: pd.Index, parents: Any,
+                 source_code: np.ndarray, left: np.ndarray, tiebreak: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The items changed to their nearest neighbour's class among the data's own items
+    (most similar first, ``left[s]`` of source ``s``, counted down), each neighbour and
+    its similarity: a changed item's neighbour stays clean while the rate allows."""
+    n = len(codes)
+    changed = np.zeros(n, dtype=bool)
+    allowed = _allowed(classes, parents)
+    neighbour, similarity = nearest_allowed(emb, codes, emb, codes, allowed,
+                                            exclude_self=True)
+    has = neighbour >= 0
+    order = np.lexsort((tiebreak, -np.where(has, similarity, -np.inf)))
+    order = order[has[order]]
+    is_neighbour = np.zeros(n, dtype=bool)
+    passed: list[int] = []
+    for i in order:
+        s = source_code[i]
+        if left[s] == 0:
+            continue
+        j = neighbour[i]
+        if changed[j] or is_neighbour[i]:
+            passed.append(i)
+            continue
+        changed[i] = True
+        is_neighbour[j] = True
+        left[s] -= 1
+    relaxed = 0
+    for i in passed:
+        s = source_code[i]
+        if left[s] > 0 and not changed[i]:
+            changed[i] = True
+            left[s] -= 1
+            relaxed += 1
+    if relaxed:
+        warnings.warn(f"perturb_similar: {relaxed} of the changes take the class of a "
+                      "neighbour that changes too (too few items at this rate keep "
+                      "every changed item's neighbour clean); a separate pool "
+                      "(`pool_labels`, `pool_embeddings`) avoids it.", UserWarning,
+                      stacklevel=3)
+    return changed, neighbour, similarity
+
+
+def _from_pool(emb: np.ndarray, codes: np.ndarray, parents: Any, pool_labels: Any,
+               pool_embeddings: Any, classes: pd.Index, items: pd.Index,
+               source_code: np.ndarray, left: np.ndarray, tiebreak: np.ndarray) -> tuple:
+    """The items given a pool item's input (most similar first, ``left[s]`` of source
+    ``s``, counted down), each one's pool neighbour and similarity, the pool's ids, its
+    classes (the data's first) and their codes."""
+    changed = np.zeros(len(codes), dtype=bool)
+    plabels, pemb = _pool_iv(pool_labels, pool_embeddings, items, emb.shape[1])
+    cand_class = classes.append(pd.Index(pd.unique(plabels.to_numpy()))
+                                .difference(classes, sort=False))
+    cand_codes = cand_class.get_indexer(plabels.to_numpy()).astype(np.int64)
+    allowed = _allowed(cand_class, parents)
+    neighbour, similarity = nearest_allowed(emb, codes, pemb, cand_codes, allowed)
+    has = neighbour >= 0
+    for s in range(len(left)):
+        member = np.flatnonzero((source_code == s) & has)
+        rank = np.lexsort((tiebreak[member], -similarity[member]))
+        changed[member[rank[:left[s]]]] = True
+        left[s] -= min(left[s], member.size)
+    return changed, neighbour, similarity, plabels.index.to_numpy(), cand_class, cand_codes
 
 
 def _in_data(clean: pd.Series, emb: np.ndarray, classes: pd.Index, codes: np.ndarray,

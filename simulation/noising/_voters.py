@@ -148,6 +148,20 @@ def voter_labels(scores: Any, *, n_votes: int, labels: Any = None, vote: str = "
         raise ValueError(f"`n_votes` is {n_votes:,}; at most {MAX_VOTES:,} votes an item "
                          "(an item's votes are drawn at once; the vote shares are within "
                          f"{1 / np.sqrt(MAX_VOTES):.0e} of the voters' mean there).")
+    counts, first = _draw_votes(values, n_votes, vote, gen)
+    probs = counts / n_votes
+    ref = first if labels is None else labels
+    if labels is None and classes is not None:
+        ref = np.asarray(classes, dtype=object)[first]
+    return SoftLabels.from_array(probs, ref, classes=classes, instances=items, copy=False)
+
+
+def _draw_votes(values: np.ndarray, n_votes: int, vote: str,
+                gen: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Each item's vote counts ``(n, k)`` and first vote ``(n,)``: ``n_votes`` voters drawn
+    among the models ``values`` (models × items × classes), each voting its top class
+    (``"argmax"``) or a class drawn from its probabilities; in blocks of items."""
+    n_models, n, k = values.shape
     if vote == "argmax":
         top = values.argmax(axis=2)  # the first (lowest) class on a tie
     else:
@@ -168,8 +182,4 @@ def voter_labels(scores: Any, *, n_votes: int, labels: Any = None, vote: str = "
             votes = np.minimum(votes, k - 1)
         first[lo:hi] = votes[:, 0]
         np.add.at(counts, (np.repeat(np.arange(hi - lo), n_votes) + lo, votes.ravel()), 1)
-    probs = counts / n_votes
-    ref = first if labels is None else labels
-    if labels is None and classes is not None:
-        ref = np.asarray(classes, dtype=object)[first]
-    return SoftLabels.from_array(probs, ref, classes=classes, instances=items, copy=False)
+    return counts, first

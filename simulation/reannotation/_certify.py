@@ -190,6 +190,15 @@ def verification_batch(ratings: Any, *, size: int, fit: LatentClassFit | None = 
     ranked = order[:n_ranked]
     rest = order[n_ranked:]
     random = np.sort(gen.choice(rest, size=n_random, replace=False)) if n_random else rest[:0]
+    return _batch_frame(f, p_wrong, ranked, random, rest)
+
+
+def _batch_frame(f: Any, p_wrong: np.ndarray, ranked: np.ndarray, random: np.ndarray,
+                 rest: np.ndarray) -> pd.DataFrame:
+    """The batch's table: the ``ranked`` items (all checked), then the ``random`` ones
+    drawn from the ``rest`` with their inclusion probability."""
+    r = f.ratings
+    n_ranked, n_random = ranked.size, random.size
     labels = r.categories[f.label_codes]
     rows = [pd.DataFrame({"item": r.items[ranked], "stratum": "ranked",
                           "inclusion_probability": 1.0, "stratum_size": n_ranked,
@@ -201,7 +210,7 @@ def verification_batch(ratings: Any, *, size: int, fit: LatentClassFit | None = 
                                   "stratum_size": rest.size, "stratum_sample": n_random,
                                   "label": labels[random], "p_wrong": p_wrong[random]}))
     out = pd.concat(rows, ignore_index=True)
-    out.attrs["n_items"] = n
+    out.attrs["n_items"] = r.n_items
     return out
 
 
@@ -408,29 +417,83 @@ def residual_errors(ratings_or_fit: Any, verified: Any, *, design: pd.DataFrame 
     f = _as_fit(ratings_or_fit)
     r = f.ratings
     n = r.n_items
-    label_codes = np.asarray(f.label_codes)
     known = gold_mask(f)
-    verified = _verified_series(verified)
-    gold_apart = (design is not None and known.any() and isinstance(design, pd.DataFrame)
-                  and "stratum_size" in design.columns and "stratum" in design.columns
-                  and int(design["stratum_size"].groupby(design["stratum"]).first().sum())
-                  == n - int(known.sum()))
-    if gold_apart:  # the gold items are their own take-all stratum, not checked again
-        verified = verified[~verified.index.isin(r.items[known])]
-    pos, true = labels_by_item(verified, r.items, r.categories, "verified")
-    wrong = pd.Series(label_codes[pos] != true, index=verified.index)
-    if design is None:
-        design = pd.DataFrame({"item": verified.index, "stratum": "random",
-                               "inclusion_probability": len(verified) / n, "stratum_size": n,
-                               "stratum_sample": len(verified)})
-    design = _check_design(design, verified, n)
+    gold_apart = _gold_apart(design, known, n)
+    verified = _verified_left(verified, r.items[known] if gold_apart else None)
+    wrong = _wrong(f, verified)
+    design = _check_design(_simple_design(verified, n) if design is None else design,
+                           verified, n)
     level = float(confidence_level)
+    look_level = _look_level(level, looks, look)
+    gold = _gold_errors(f, known) if gold_apart else None
+    strata, estimate, upper, n_random = _strata(design, wrong, look_level, gold, n)
+    found = int(wrong.sum())
+    share = upper / n
+    return ResidualErrorResult(
+        upper=int(upper), upper_share=share, upper_left=int(upper - found),
+        estimate=float(estimate), errors_found=found, n_items=n,
+        n_verified=len(verified), confidence_level=level,
+        method="exact" if n_random <= 1 else "bonferroni",
+        looks=looks, look=look, look_level=look_level,
+        epsilon=epsilon, stop=None if epsilon is None else bool(share <= epsilon),
+        strata=strata)
+
+
+def _verified_left(verified: Any, gold_items: Any) -> pd.Series:
+    """The verified labels by item, less the gold items when they are their own take-all
+    stratum (they are not checked again)."""
+    verified = _verified_series(verified)
+    if gold_items is None:
+        return verified
+    return verified[~verified.index.isin(gold_items)]
+
+
+def _wrong(f: Any, verified: pd.Series) -> pd.Series:
+    """Whether the fit's label of each verified item is wrong."""
+    r = f.ratings
+    pos, true = labels_by_item(verified, r.items, r.categories, "verified")
+    return pd.Series(np.asarray(f.label_codes)[pos] != true, index=verified.index)
+
+
+def _simple_design(verified: pd.Series, n: int) -> pd.DataFrame:
+    """The design of a verified sample drawn at random from all ``n`` items."""
+    return pd.DataFrame({"item": verified.index, "stratum": "random",
+                         "inclusion_probability": len(verified) / n, "stratum_size": n,
+                         "stratum_sample": len(verified)})
+
+
+def _gold_errors(f: Any, known: np.ndarray) -> tuple[int, int]:
+    """The fit's wrong labels among the gold items, and their number."""
+    label_codes = np.asarray(f.label_codes)
+    return (int((label_codes[known] != np.asarray(f.gold_codes)[known]).sum()),
+            int(known.sum()))
+
+
+def _gold_apart(design: Any, known: np.ndarray, n: int) -> bool:
+    """Whether the design's strata leave the gold items out (they are then a take-all
+    stratum of their own, not checked again)."""
+    return bool(design is not None and known.any() and isinstance(design, pd.DataFrame)
+                and "stratum_size" in design.columns and "stratum" in design.columns
+                and int(design["stratum_size"].groupby(design["stratum"]).first().sum())
+                == n - int(known.sum()))
+
+
+def _look_level(level: float, looks: Any, look: Any) -> float:
+    """The confidence level of this look: ``1 − α_t`` of the error level spent so far."""
     spent = look_alpha(1.0 - level, looks, look)
     look_level = 1.0 - spent
     if look_level >= 1.0:  # 1 − α_t rounds to 1: no float bound at that level
         raise ValueError(f"`look` {look} spends an error level of {spent:.3g} at this look, "
                          "below what a confidence level can hold (1.1e-16): count the looks "
                          "(1 the first time the bound is computed, 2 the second, ...).")
+    return look_level
+
+
+def _strata(design: pd.DataFrame, wrong: pd.Series, look_level: float,
+            gold: tuple[int, int] | None, n: int) -> tuple[pd.DataFrame, float, int, int]:
+    """Each stratum's errors found and upper bound (Bonferroni over the strata sampled at
+    random), the Horvitz–Thompson estimate and the bound of all of them, and how many
+    strata were sampled at random. ``gold``: the errors and size of the gold stratum."""
     strata = []
     random_strata = design.loc[design["stratum_size"] > design["stratum_sample"],
                                "stratum"].unique()
@@ -438,12 +501,11 @@ def residual_errors(ratings_or_fit: Any, verified: Any, *, design: pd.DataFrame 
     per_level = 1.0 - (1.0 - look_level) / h_random
     estimate = 0.0
     upper = 0
-    if gold_apart:
-        e = int((label_codes[known] != np.asarray(f.gold_codes)[known]).sum())
+    if gold is not None:
+        e, n_gold = gold
         estimate += e
         upper += e
-        strata.append({"stratum": "gold", "size": int(known.sum()),
-                       "checked": int(known.sum()), "errors": e,
+        strata.append({"stratum": "gold", "size": n_gold, "checked": n_gold, "errors": e,
                        "inclusion_probability": 1.0, "upper": e})
     for name, part in design.groupby("stratum", sort=False):
         size = int(part["stratum_size"].iloc[0])
@@ -459,19 +521,10 @@ def residual_errors(ratings_or_fit: Any, verified: Any, *, design: pd.DataFrame 
         strata.append({"stratum": name, "size": size, "checked": checked, "errors": e,
                        "inclusion_probability": pi, "upper": k_max})
     covered = int(design["stratum_size"].groupby(design["stratum"]).first().sum())
-    if covered + (int(known.sum()) if gold_apart else 0) != n:
+    if covered + (0 if gold is None else gold[1]) != n:
         raise ValueError(f"the design's strata cover {covered} items, the ratings have {n}: "
                          "pass the frame verification_batch returned for these ratings.")
-    found = int(wrong.sum())
-    share = upper / n
-    return ResidualErrorResult(
-        upper=int(upper), upper_share=share, upper_left=int(upper - found),
-        estimate=float(estimate), errors_found=found, n_items=n,
-        n_verified=len(verified), confidence_level=level,
-        method="exact" if len(random_strata) <= 1 else "bonferroni",
-        looks=looks, look=look, look_level=look_level,
-        epsilon=epsilon, stop=None if epsilon is None else bool(share <= epsilon),
-        strata=pd.DataFrame(strata).set_index("stratum"))
+    return pd.DataFrame(strata).set_index("stratum"), estimate, upper, len(random_strata)
 
 
 def _check_design(design: pd.DataFrame, verified: pd.Series, n: int) -> pd.DataFrame:

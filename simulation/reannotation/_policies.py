@@ -225,9 +225,33 @@ def next_batch(ratings: Any, *, size: int, policy: str = "margin",
     3
     """
     check_params(next_batch, locals())
-    from agreement import as_ratings
-
     _warn_size_above_items(size, fit.ratings if isinstance(fit, LatentClassFit) else ratings)
+    fit = _fitted(fit, ratings, model)
+    _check_cost(cost, policy)
+    r = fit.ratings
+    gen = check_rng(rng)
+    n_ratings = r.ratings_per_item
+    labels_codes = np.asarray(fit.label_codes, dtype=np.intp)
+    post, label_post = _posteriors(fit, posterior, policy, labels_codes)
+    score = _scores(policy, fit, post, label_post, n_ratings, cost)
+    order = _chosen(score, _eligible(fit, exclude), gen, size)
+    return pd.DataFrame({"item": r.items[order], "score": score[order],
+                         "reason": _REASONS[policy], "n_ratings": n_ratings[order],
+                         "label": r.categories[labels_codes[order]],
+                         "p_wrong": 1.0 - label_post[order]})
+
+
+def _check_cost(cost: Any, policy: str) -> None:
+    if cost is not None and policy != "expected-error-reduction":
+        raise ValueError(f"`cost` weighs the expected error reduction per rating; it is not "
+                         f"used by policy={policy!r}: pass policy='expected-error-reduction' "
+                         "or leave `cost` out.")
+
+
+def _fitted(fit: Any, ratings: Any, model: Any) -> LatentClassFit:
+    """The fit the policy reads: ``fit``, or ``model`` (default: spam annotators with item
+    difficulty) fitted to ``ratings``."""
+    from agreement import as_ratings
 
     if fit is None:
         r = as_ratings(ratings)
@@ -237,15 +261,14 @@ def next_batch(ratings: Any, *, size: int, policy: str = "margin",
         fit = chosen.fit(r)
     elif not isinstance(fit, LatentClassFit):
         raise TypeError(f"`fit` must be a LatentClassFit; got {type(fit).__name__}.")
-    if cost is not None and policy != "expected-error-reduction":
-        raise ValueError(f"`cost` weighs the expected error reduction per rating; it is not "
-                         f"used by policy={policy!r}: pass policy='expected-error-reduction' "
-                         "or leave `cost` out.")
-    r = fit.ratings
-    n = r.n_items
-    gen = check_rng(rng)
-    n_ratings = r.ratings_per_item
-    labels_codes = np.asarray(fit.label_codes, dtype=np.intp)
+    return fit
+
+
+def _posteriors(fit: LatentClassFit, posterior: str, policy: str, labels_codes: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Each item's class posterior and P(label right): the fit's, or its starts'
+    ensemble (``posterior="ensemble"``, for the policies that read them)."""
+    n = fit.ratings.n_items
     if posterior == "ensemble" and policy not in ("uniform", "random", "hard"):
         post = ensemble_posterior(fit)
         label_post = post[np.arange(n), labels_codes]
@@ -253,6 +276,14 @@ def next_batch(ratings: Any, *, size: int, policy: str = "margin",
         post = fit_posterior(fit)
         label_post = np.nan_to_num(np.asarray(fit.label_posterior, dtype=np.float64),
                                    nan=0.0)
+    return post, label_post
+
+
+def _scores(policy: str, fit: LatentClassFit, post: np.ndarray, label_post: np.ndarray,
+            n_ratings: np.ndarray, cost: Any) -> np.ndarray:
+    """Each item's score under ``policy`` (higher: rated sooner), per rating it already has."""
+    r = fit.ratings
+    n = r.n_items
     if policy == "uniform":
         score = -n_ratings.astype(np.float64)
     elif policy == "random":
@@ -277,6 +308,19 @@ def next_batch(ratings: Any, *, size: int, policy: str = "margin",
         if hard is None or fit.model.annotators != "perfect":
             hard = EasyHardModel(rng=0).fit(r).posterior_hard
         score = np.asarray(hard, dtype=np.float64) / (n_ratings + 1.0)
+    return score
+
+
+def _chosen(score: np.ndarray, eligible: np.ndarray, gen: np.random.Generator,
+            size: int) -> np.ndarray:
+    """The ``size`` eligible items of highest score (ties in a seeded random order)."""
+    order = _order(np.where(eligible, score, -np.inf), gen)
+    return order[eligible[order]][:size]
+
+
+def _eligible(fit: LatentClassFit, exclude: Any) -> np.ndarray:
+    """The items that may be chosen: not gold (or verified), not in ``exclude``."""
+    r = fit.ratings
     eligible = ~gold_mask(fit)  # a gold (or verified) item's class is known
     if exclude is not None:
         excluded = pd.Index(list(exclude))
@@ -286,12 +330,7 @@ def next_batch(ratings: Any, *, size: int, policy: str = "margin",
                              f"ratings, e.g. {', '.join(map(repr, list(unknown[:3])))}: give "
                              "item ids as the ratings have them.")
         eligible &= ~r.items.isin(excluded)
-    order = _order(np.where(eligible, score, -np.inf), gen)
-    order = order[eligible[order]][:size]
-    labels = r.categories[labels_codes]
-    return pd.DataFrame({"item": r.items[order], "score": score[order],
-                         "reason": _REASONS[policy], "n_ratings": n_ratings[order],
-                         "label": labels[order], "p_wrong": 1.0 - label_post[order]})
+    return eligible
 
 
 def _per_item(values: Any, r: Any, name: str) -> np.ndarray:

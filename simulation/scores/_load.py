@@ -537,79 +537,110 @@ def load_scores(paths: Any, *, items: Any, id_column: str = "id", kind: str | No
     """
     check_params(load_scores, locals())
     entries, idx, shown = _load_scores_iv(paths, items, id_column, kind, model_column, classes)
-    blocks: list[np.ndarray] = []
-    names: list[str] = []
+    models: list[tuple[str, np.ndarray]] = []  # (name, scores aligned to the items)
     kinds: set[str] = set()
     class_names: list[Any] | None = None
     for name, path in entries:
         suffix = _suffix(path)
-        if ids is not None and suffix != ".npy":
-            raise ValueError(f"`ids=` is for .npy files only; {path} carries its own ids.")
-        if suffix == ".npz":
-            table = _read_npz(path, kind, model_column)
-        elif suffix == ".npy":
-            if model_column is not None:
-                raise ValueError(f"{path}: a .npy file has no model column.")
-            table = _read_npy(path, kind, ids)
-        else:
-            try:
-                table = (_read_jsonl(path, kind, id_column, model_column)
-                         if suffix.startswith(".jsonl") else
-                         _read_tabular(path, suffix, kind, id_column, model_column, classes))
-            except UnicodeDecodeError:
-                raise ValueError(_not_utf8(path)) from None
+        table = _read_file(path, suffix, kind, ids, id_column, model_column, classes)
         kinds.add(table.kind)
         if len(kinds) > 1:
             raise ValueError(f"the files hold different kinds of scores: {sorted(kinds)}.")
-        values = table.values
-        if values.dtype == object or values.dtype.kind not in "iuf":
-            raise ValueError(f"{path}: scores must be numbers; got dtype {values.dtype}.")
-        want = 1 if table.kind == "loss" else 2
-        if values.ndim != want:
-            raise ValueError(
-                f"{path}: {table.kind} must be {'one number per row' if want == 1 else 'a table of rows × classes'}; "
-                f"got shape {values.shape}."
-            )
-        if table.kind != "loss":
-            file_classes = table.classes if table.classes is not None else (
-                list(classes) if classes is not None else list(range(values.shape[1])))
-            if len(file_classes) != values.shape[1]:
-                raise ValueError(f"{path}: {len(file_classes)} class names for "
-                                 f"{values.shape[1]} columns.")
-            if class_names is None:
-                class_names = file_classes
-            elif [str(c) for c in file_classes] != [str(c) for c in class_names]:
-                raise ValueError(
-                    f"{path} has rows of the wrong width or other classes: {file_classes} "
-                    f"where earlier files have {class_names}."
-                )
-        base = name if name is not None else _stem(path, suffix)
-        if table.models is None:
-            groups = [(base, np.arange(len(table.ids)))]
-        else:
-            codes, uniques = pd.factorize(pd.Series(table.models), sort=False)
-            groups = [(str(u), np.flatnonzero(codes == g)) for g, u in enumerate(uniques)]
-        for model_name, rows in groups:
-            where = f"{path}" + (f" (model {model_name!r})" if table.models is not None else "")
-            whole = len(rows) == len(table.ids)
-            if whole and table.colmajor is not None:
-                blocks.append(_gather_checked(table.colmajor, table.ids, idx, table.kind, where))
-                names.append(model_name)
-                continue
-            v = values if whole else values[rows]
-            fid = table.ids if whole else table.ids[rows]
-            v = check_values(v, table.kind, where=where, row_ids=fid)
-            blocks.append(_align(fid, v, idx, where))
-            names.append(model_name)
-    if len(set(names)) != len(names):
-        seen: dict[str, int] = {}
-        uniq = []
-        for nm in names:
-            seen[nm] = seen.get(nm, 0) + 1
-            uniq.append(nm if names.count(nm) == 1 else f"{nm}#{seen[nm]}")
-        names = uniq
+        class_names = _checked_classes(table, path, classes, class_names)
+        models += _model_blocks(table, name if name is not None else _stem(path, suffix),
+                                path, idx)
+    names = _numbered([model_name for model_name, _ in models])
     (the_kind,) = kinds
-    stacked = np.stack(blocks) if len(blocks) > 1 else blocks[0][None]
-    stacked = np.ascontiguousarray(stacked, dtype=np.float64)
+    stacked = _stacked([block for _, block in models])
     cls_idx = None if the_kind == "loss" else pd.Index(class_names, name="class")
     return ModelScores(stacked, tuple(names), the_kind, cls_idx, shown)
+
+
+def _stacked(blocks: list[np.ndarray]) -> np.ndarray:
+    """The models' aligned scores as one C-ordered float64 array, models first."""
+    stacked = np.stack(blocks) if len(blocks) > 1 else blocks[0][None]
+    return np.ascontiguousarray(stacked, dtype=np.float64)
+
+
+def _read_file(path: Any, suffix: str, kind: Any, ids: Any, id_column: Any,
+               model_column: Any, classes: Any) -> Any:
+    """One score file read by its suffix (.npz, .npy, .jsonl or a table)."""
+    if ids is not None and suffix != ".npy":
+        raise ValueError(f"`ids=` is for .npy files only; {path} carries its own ids.")
+    if suffix == ".npz":
+        return _read_npz(path, kind, model_column)
+    if suffix == ".npy":
+        if model_column is not None:
+            raise ValueError(f"{path}: a .npy file has no model column.")
+        return _read_npy(path, kind, ids)
+    try:
+        return (_read_jsonl(path, kind, id_column, model_column)
+                if suffix.startswith(".jsonl") else
+                _read_tabular(path, suffix, kind, id_column, model_column, classes))
+    except UnicodeDecodeError:
+        raise ValueError(_not_utf8(path)) from None
+
+
+def _checked_classes(table: Any, path: Any, classes: Any, class_names: list[Any] | None
+                     ) -> list[Any] | None:
+    """The classes of the files read so far, once ``table``'s scores are checked: numbers,
+    of the kind's shape, with as many (and the same) classes as the earlier files."""
+    values = table.values
+    if values.dtype == object or values.dtype.kind not in "iuf":
+        raise ValueError(f"{path}: scores must be numbers; got dtype {values.dtype}.")
+    want = 1 if table.kind == "loss" else 2
+    if values.ndim != want:
+        raise ValueError(
+            f"{path}: {table.kind} must be {'one number per row' if want == 1 else 'a table of rows × classes'}; "
+            f"got shape {values.shape}."
+        )
+    if table.kind != "loss":
+        file_classes = table.classes if table.classes is not None else (
+            list(classes) if classes is not None else list(range(values.shape[1])))
+        if len(file_classes) != values.shape[1]:
+            raise ValueError(f"{path}: {len(file_classes)} class names for "
+                             f"{values.shape[1]} columns.")
+        if class_names is None:
+            class_names = file_classes
+        elif [str(c) for c in file_classes] != [str(c) for c in class_names]:
+            raise ValueError(
+                f"{path} has rows of the wrong width or other classes: {file_classes} "
+                f"where earlier files have {class_names}."
+            )
+    return class_names
+
+
+def _model_blocks(table: Any, base: str, path: Any, idx: Any) -> list[tuple[str, np.ndarray]]:
+    """Each model's scores in a file (one model, ``base``, unless it has a model column),
+    checked and aligned to the items ``idx``."""
+    values = table.values
+    out = []
+    if table.models is None:
+        groups = [(base, np.arange(len(table.ids)))]
+    else:
+        codes, uniques = pd.factorize(pd.Series(table.models), sort=False)
+        groups = [(str(u), np.flatnonzero(codes == g)) for g, u in enumerate(uniques)]
+    for model_name, rows in groups:
+        where = f"{path}" + (f" (model {model_name!r})" if table.models is not None else "")
+        whole = len(rows) == len(table.ids)
+        if whole and table.colmajor is not None:
+            out.append((model_name,
+                        _gather_checked(table.colmajor, table.ids, idx, table.kind, where)))
+            continue
+        v = values if whole else values[rows]
+        fid = table.ids if whole else table.ids[rows]
+        v = check_values(v, table.kind, where=where, row_ids=fid)
+        out.append((model_name, _align(fid, v, idx, where)))
+    return out
+
+
+def _numbered(names: list[str]) -> list[str]:
+    """Model names made unique: a name held by several models numbered ``name#1``, ..."""
+    if len(set(names)) == len(names):
+        return names
+    seen: dict[str, int] = {}
+    uniq = []
+    for nm in names:
+        seen[nm] = seen.get(nm, 0) + 1
+        uniq.append(nm if names.count(nm) == 1 else f"{nm}#{seen[nm]}")
+    return uniq

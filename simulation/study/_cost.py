@@ -20,7 +20,7 @@ import time
 from typing import Any
 
 from simulation.study._design import Design
-from simulation.study._simulate import run_studies
+from simulation.study._simulate import StudyAnalysis, run_studies
 
 __all__ = ["ANNOUNCE_SECONDS", "MAX_SECONDS", "MAX_STUDY_RATINGS", "PlanCost", "announce", "check_cost",
            "check_memory", "duration", "guess_size", "search_studies", "timed_pilot"]
@@ -75,7 +75,7 @@ def check_memory(n_items: int, design: Design, what: str) -> None:
             "`minimum`).")
 
 
-def timed_pilot(design: Design, expected: float, sim_kw: dict, *, n_resamples: int,
+def timed_pilot(design: Design, expected: float, analysis: StudyAnalysis, *, n_resamples: int,
                 bootstrap: bool) -> PlanCost:
     """Time a few simulated studies at two sizes (see the module docstring)."""
     check_memory(_PILOT_SIZES[-1], design, "the design cannot even be piloted")
@@ -84,9 +84,9 @@ def timed_pilot(design: Design, expected: float, sim_kw: dict, *, n_resamples: i
     def run(n: int, k: int, boot: bool = False, offset: int = 0,
             resamples: int = n_resamples) -> tuple[float, Any]:
         t = time.perf_counter()
-        st = run_studies(design, n, expected, k, bootstrap=boot,
+        st = run_studies(design, n, expected, k, analysis=analysis, bootstrap=boot,
                          n_resamples=resamples if boot else 1,
-                         sim_offset=_PILOT_OFFSET + offset, **sim_kw)
+                         sim_offset=_PILOT_OFFSET + offset)
         return (time.perf_counter() - t) / k, st
 
     import numpy as np

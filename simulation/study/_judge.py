@@ -361,9 +361,9 @@ def judge_plan(pilot: Any = None, candidate: Any = None, *, goal: str = "width",
     1131
     """
     check_params(judge_plan, locals())
+    o = _JudgePlanOptions(**locals())
     from scipy import stats  # loaded on first use: import goldnoise stays light
     z = float(stats.norm.isf((1.0 - confidence_level) / 2.0))
-    notes: list[str] = []
     r = None
     if pilot is not None:
         if candidate is None:
@@ -371,98 +371,147 @@ def judge_plan(pilot: Any = None, candidate: Any = None, *, goal: str = "width",
                              "raters.")
         r = as_ratings(pilot)
     if goal == "width":
-        if target is None:
-            raise ValueError("`target` is needed for goal='width': the largest half-width "
-                             "wanted, e.g. target=0.02.")
-        target = check_number(target, "target", positive=True)
-        big_n = math.inf if n_judged is None else float(check_count(n_judged, "n_judged",
-                                                                     minimum=2))
-        ks = ([humans_per_item] if isinstance(humans_per_item, (int, np.integer))
-              else list(humans_per_item))
-        ks = sorted({check_count(k, "humans_per_item", minimum=1) for k in ks})
-        if r is not None:
-            j, h_cols = _rater_columns(r, candidate, humans)
-            c2, var_y, sw2, corr, k0, n_pilot = _pilot_moments(r, j, h_cols, category)
-            source = "pilot"
-            notes.append(f"from a pilot of {n_pilot} items with {k0} human(s) per item "
-                         "(median)")
-            # Var(Y) of the pilot's design (k0 humans) = τ² + σ_w²/k0
-            tau2 = var_y - (sw2 / k0 if math.isfinite(sw2) else 0.0)
-        else:
-            if correlation is None or sd is None:
-                raise ValueError("give a `pilot` (with `candidate`) or the pilot's "
-                                 "`correlation` and `sd` (of the per-item human value) for "
-                                 "goal='width'.")
-            corr = check_probability(correlation, "correlation",
-                                     what="a correlation in [0, 1] (a judge that "
-                                          "anti-correlates does not help)")
-            sd_ = check_number(sd, "sd", positive=True)
-            k0 = check_count(pilot_humans, "pilot_humans", minimum=1)
-            var_y = sd_ * sd_
-            c2 = corr * corr * var_y
-            sw2 = (math.nan if within_sd is None
-                   else check_number(within_sd, "within_sd", positive=False) ** 2)
-            tau2 = var_y - (sw2 / k0 if math.isfinite(sw2) else 0.0)
-            source = "given"
-        if math.isfinite(sw2) and tau2 < c2:
-            notes.append("the within-item variance is larger than the pilot's values allow "
-                         "(τ² < c²); τ² is set to c², the judge's share")
-            tau2 = c2
-        rows = []
-        for k in ks:
-            if not math.isfinite(sw2) and k != k0:
-                continue
-            s2 = tau2 + (sw2 / k if math.isfinite(sw2) else 0.0)
-            n_k = _items_for_width(s2, c2, z, target, big_n)
-            n_c = _items_for_width(s2, 0.0, z, target, big_n)
-            rows.append({"humans_per_item": k,
-                         "n_items": math.ceil(n_k) if math.isfinite(n_k) else None,
-                         "n_human_labels": (math.ceil(n_k) * k if math.isfinite(n_k)
-                                            else None),
-                         "classical_n_items": math.ceil(n_c),
-                         "sd": math.sqrt(s2), "correlation": math.sqrt(c2 / s2)})
-        if not rows:
-            notes.append(f"only the pilot's {k0} human(s) per item could be planned: the "
-                         "within-item SD is unknown (give `within_sd` or a pilot with two "
-                         "humans on some items)")
-            s2 = var_y
-            n_k = _items_for_width(s2, c2, z, target, big_n)
-            rows.append({"humans_per_item": k0,
-                         "n_items": math.ceil(n_k) if math.isfinite(n_k) else None,
-                         "n_human_labels": (math.ceil(n_k) * k0 if math.isfinite(n_k)
-                                            else None),
-                         "classical_n_items": math.ceil(_items_for_width(s2, 0.0, z, target,
-                                                                         big_n)),
-                         "sd": math.sqrt(s2), "correlation": math.sqrt(c2 / s2)})
-        elif len(rows) < len(ks):
-            notes.append(f"only the pilot's {k0} human(s) per item could be planned: the "
-                         "within-item SD is unknown")
-        table = pd.DataFrame(rows)
-        ok = table.dropna(subset=["n_items"])
-        if ok.empty:
-            raise ValueError(
-                f"no number of human labels reaches half-width {target:g}: the judge's own "
-                f"sampling error over {big_n:,.0f} items is already "
-                f"{z * math.sqrt(c2 / big_n):.4g}; let the judge label more items or widen "
-                "the target.")
-        best = ok.loc[ok["n_human_labels"].astype(float).idxmin()]
-        if big_n < math.inf and best["n_items"] > big_n:
-            notes.append(f"the plan needs more labelled items ({int(best['n_items'])}) than "
-                         f"the judge labels ({big_n:,.0f}): label every item")
-        k_best, n_best = int(best["humans_per_item"]), int(best["n_items"])
-        s2 = best["sd"] ** 2
-        var = (s2 - c2) / n_best + c2 / big_n
-        active_n = None if judge_scores is None else _active_items(judge_scores, n_best, notes)
-        return JudgePlan(
-            goal="width", n_items=n_best, humans_per_item=k_best,
-            n_human_labels=n_best * k_best, classical_n_items=int(best["classical_n_items"]),
-            target=target, margin=None, power=None, achieved=z * math.sqrt(var),
-            correlation=float(math.sqrt(c2 / var_y)), difference=None, difference_sd=None,
-            n_judged=big_n, confidence_level=float(confidence_level), source=source,
-            formula="n = z²(σ²(k) − c²) / (target² − z²c²/N), PPI++ at the optimal λ",
-            notes=tuple(notes), table=table, active_n_items=active_n)
+        return _width_plan(o, r, z)
+    return _power_plan(o, r, z)
 
-    # goal == "power"
+
+@dataclasses.dataclass(frozen=True)
+class _JudgePlanOptions:
+    """What :func:`judge_plan` was asked, as given (its keyword options, documented there)."""
+
+    pilot: Any
+    candidate: Any
+    goal: str
+    target: float | None
+    margin: float | None
+    power: float
+    category: Any
+    humans: Any
+    humans_per_item: Any
+    n_judged: float | None
+    correlation: float | None
+    sd: float | None
+    within_sd: float | None
+    pilot_humans: int
+    difference: float | None
+    difference_sd: float | None
+    coefficient: str
+    level: str
+    n_resamples: int
+    confidence_level: float
+    rng: Any
+    judge_scores: Any
+
+
+def _width_plan(o: _JudgePlanOptions, r: Ratings | None, z: float) -> JudgePlan:
+    """The plan of ``goal="width"``: humans per item and items for the PPI++ half-width."""
+    candidate, humans, category, confidence_level = (o.candidate, o.humans, o.category,
+                                                     o.confidence_level)
+    target, n_judged, humans_per_item, judge_scores = (o.target, o.n_judged, o.humans_per_item,
+                                                       o.judge_scores)
+    correlation, sd, within_sd, pilot_humans = o.correlation, o.sd, o.within_sd, o.pilot_humans
+    notes: list[str] = []
+    if target is None:
+        raise ValueError("`target` is needed for goal='width': the largest half-width "
+                         "wanted, e.g. target=0.02.")
+    target = check_number(target, "target", positive=True)
+    big_n = math.inf if n_judged is None else float(check_count(n_judged, "n_judged",
+                                                                 minimum=2))
+    ks = ([humans_per_item] if isinstance(humans_per_item, (int, np.integer))
+          else list(humans_per_item))
+    ks = sorted({check_count(k, "humans_per_item", minimum=1) for k in ks})
+    if r is not None:
+        j, h_cols = _rater_columns(r, candidate, humans)
+        c2, var_y, sw2, corr, k0, n_pilot = _pilot_moments(r, j, h_cols, category)
+        source = "pilot"
+        notes.append(f"from a pilot of {n_pilot} items with {k0} human(s) per item "
+                     "(median)")
+        # Var(Y) of the pilot's design (k0 humans) = τ² + σ_w²/k0
+        tau2 = var_y - (sw2 / k0 if math.isfinite(sw2) else 0.0)
+    else:
+        if correlation is None or sd is None:
+            raise ValueError("give a `pilot` (with `candidate`) or the pilot's "
+                             "`correlation` and `sd` (of the per-item human value) for "
+                             "goal='width'.")
+        corr = check_probability(correlation, "correlation",
+                                 what="a correlation in [0, 1] (a judge that "
+                                      "anti-correlates does not help)")
+        sd_ = check_number(sd, "sd", positive=True)
+        k0 = check_count(pilot_humans, "pilot_humans", minimum=1)
+        var_y = sd_ * sd_
+        c2 = corr * corr * var_y
+        sw2 = (math.nan if within_sd is None
+               else check_number(within_sd, "within_sd", positive=False) ** 2)
+        tau2 = var_y - (sw2 / k0 if math.isfinite(sw2) else 0.0)
+        source = "given"
+    if math.isfinite(sw2) and tau2 < c2:
+        notes.append("the within-item variance is larger than the pilot's values allow "
+                     "(τ² < c²); τ² is set to c², the judge's share")
+        tau2 = c2
+    rows = []
+    for k in ks:
+        if not math.isfinite(sw2) and k != k0:
+            continue
+        s2 = tau2 + (sw2 / k if math.isfinite(sw2) else 0.0)
+        n_k = _items_for_width(s2, c2, z, target, big_n)
+        n_c = _items_for_width(s2, 0.0, z, target, big_n)
+        rows.append({"humans_per_item": k,
+                     "n_items": math.ceil(n_k) if math.isfinite(n_k) else None,
+                     "n_human_labels": (math.ceil(n_k) * k if math.isfinite(n_k)
+                                        else None),
+                     "classical_n_items": math.ceil(n_c),
+                     "sd": math.sqrt(s2), "correlation": math.sqrt(c2 / s2)})
+    if not rows:
+        notes.append(f"only the pilot's {k0} human(s) per item could be planned: the "
+                     "within-item SD is unknown (give `within_sd` or a pilot with two "
+                     "humans on some items)")
+        s2 = var_y
+        n_k = _items_for_width(s2, c2, z, target, big_n)
+        rows.append({"humans_per_item": k0,
+                     "n_items": math.ceil(n_k) if math.isfinite(n_k) else None,
+                     "n_human_labels": (math.ceil(n_k) * k0 if math.isfinite(n_k)
+                                        else None),
+                     "classical_n_items": math.ceil(_items_for_width(s2, 0.0, z, target,
+                                                                     big_n)),
+                     "sd": math.sqrt(s2), "correlation": math.sqrt(c2 / s2)})
+    elif len(rows) < len(ks):
+        notes.append(f"only the pilot's {k0} human(s) per item could be planned: the "
+                     "within-item SD is unknown")
+    table = pd.DataFrame(rows)
+    ok = table.dropna(subset=["n_items"])
+    if ok.empty:
+        raise ValueError(
+            f"no number of human labels reaches half-width {target:g}: the judge's own "
+            f"sampling error over {big_n:,.0f} items is already "
+            f"{z * math.sqrt(c2 / big_n):.4g}; let the judge label more items or widen "
+            "the target.")
+    best = ok.loc[ok["n_human_labels"].astype(float).idxmin()]
+    if big_n < math.inf and best["n_items"] > big_n:
+        notes.append(f"the plan needs more labelled items ({int(best['n_items'])}) than "
+                     f"the judge labels ({big_n:,.0f}): label every item")
+    k_best, n_best = int(best["humans_per_item"]), int(best["n_items"])
+    s2 = best["sd"] ** 2
+    var = (s2 - c2) / n_best + c2 / big_n
+    active_n = None if judge_scores is None else _active_items(judge_scores, n_best, notes)
+    return JudgePlan(
+        goal="width", n_items=n_best, humans_per_item=k_best,
+        n_human_labels=n_best * k_best, classical_n_items=int(best["classical_n_items"]),
+        target=target, margin=None, power=None, achieved=z * math.sqrt(var),
+        correlation=float(math.sqrt(c2 / var_y)), difference=None, difference_sd=None,
+        n_judged=big_n, confidence_level=float(confidence_level), source=source,
+        formula="n = z²(σ²(k) − c²) / (target² − z²c²/N), PPI++ at the optimal λ",
+        notes=tuple(notes), table=table, active_n_items=active_n)
+
+
+def _power_plan(o: _JudgePlanOptions, r: Ratings | None, z: float) -> JudgePlan:
+    """The plan of ``goal="power"``: items for the swap test's non-inferiority power."""
+    from scipy import stats
+
+    candidate, humans, margin, power = o.candidate, o.humans, o.margin, o.power
+    coefficient, level, n_resamples, rng = o.coefficient, o.level, o.n_resamples, o.rng
+    difference, difference_sd, pilot_humans = o.difference, o.difference_sd, o.pilot_humans
+    confidence_level = o.confidence_level
+    notes: list[str] = []
     if margin is None:
         raise ValueError("`margin` is needed for goal='power': the non-inferiority margin on "
                          "the coefficient's scale, e.g. margin=0.05.")

@@ -476,7 +476,7 @@ def _work(d: PlanDesign) -> list[tuple[int, int, bool]]:
     else:
         design = d.design
         _cost.check_memory(_N_START, design, "this design cannot be simulated")
-        cost = _cost.timed_pilot(design, o.expected, d.sim_kw, n_resamples=o.n_resamples,
+        cost = _cost.timed_pilot(design, o.expected, d.analysis, n_resamples=o.n_resamples,
                                  bootstrap=o.n_bootstrap_sims > 0)
         guess = _cost.guess_size(cost, goal, o)
         _cost.check_memory(min(2 * guess, o.max_items), design,
@@ -531,8 +531,8 @@ def _finish_plan(d: PlanDesign, s: Search) -> StudyPlan:
     at = rows[n_items]
     half, cov = at["mean_half_width"], at["coverage"]
     if o.n_bootstrap_sims > 0:
-        st = run_studies(d.design, n_items, expected, o.n_bootstrap_sims, bootstrap=True,
-                         n_resamples=o.n_resamples, tick=s.tick, **d.sim_kw)
+        st = run_studies(d.design, n_items, expected, o.n_bootstrap_sims, analysis=d.analysis,
+                         bootstrap=True, n_resamples=o.n_resamples, tick=s.tick)
         comp = performance_frame(st, expected, None, INTERVAL_METHODS)
         comp["stage"] = "comparison"
         table = pd.concat([table, comp], ignore_index=True)

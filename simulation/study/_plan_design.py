@@ -11,7 +11,7 @@ import numpy as np
 
 from simulation.study._cost import MAX_SECONDS
 from simulation.study._design import Design
-from simulation.study._simulate import run_studies
+from simulation.study._simulate import StudyAnalysis, run_studies
 
 __all__ = ["PlanDesign", "PlanOptions", "Search"]
 
@@ -67,12 +67,12 @@ class PlanDesign:
     pilot_ci: Any = None
 
     @property
-    def sim_kw(self) -> dict[str, Any]:
-        """The keywords of every simulated study (:func:`run_studies`)."""
+    def analysis(self) -> StudyAnalysis:
+        """How every simulated study is analysed (:func:`run_studies`)."""
         o = self.options
-        return {"confidence_level": o.confidence_level, "level": self.level,
-                "null": o.null if self.goal == "power" else None,
-                "alternative": o.alternative}
+        return StudyAnalysis(confidence_level=o.confidence_level, level=self.level,
+                             null=o.null if self.goal == "power" else None,
+                             alternative=o.alternative)
 
 
 class Search:
@@ -93,8 +93,8 @@ class Search:
         if n in self.rows:
             return self.rows[n]
         if n not in store:
-            st = run_studies(d.design, n, o.expected, count, bootstrap=False, n_resamples=1,
-                             tick=self.tick, **d.sim_kw)
+            st = run_studies(d.design, n, o.expected, count, analysis=d.analysis,
+                             bootstrap=False, n_resamples=1, tick=self.tick)
             store[n] = st.row("analytic", o.expected,
                               o.significance if d.goal == "power" else None,
                               target=o.target if d.goal == "width" else None,

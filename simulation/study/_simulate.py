@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -12,7 +13,7 @@ import pandas as pd
 from _goldnoise_lib.errors import GoldnoiseWarning
 from simulation.study._design import Design
 
-__all__ = ["INTERVAL_METHODS", "SimulatedStudies", "run_studies", "wilson"]
+__all__ = ["INTERVAL_METHODS", "SimulatedStudies", "StudyAnalysis", "run_studies", "wilson"]
 
 #: Interval methods a plan compares: the coefficient's analytic (Wald) interval and the
 #: item bootstrap's percentile and BCa intervals.
@@ -76,15 +77,26 @@ class SimulatedStudies:
         return out
 
 
+class StudyAnalysis(NamedTuple):
+    """How every simulated study is analysed: its interval's confidence level,
+    Krippendorff's ``level`` (else None), and the test's ``null`` (None: no test) and
+    ``alternative``."""
+
+    confidence_level: float
+    level: str | None
+    null: float | None
+    alternative: str
+
+
 def run_studies(design: Design, n_items: int, expected: float, n_sims: int, *,
-                confidence_level: float, level: str | None, null: float | None,
-                alternative: str, bootstrap: bool, n_resamples: int,
+                analysis: StudyAnalysis, bootstrap: bool, n_resamples: int,
                 sim_offset: int = 0, tick: Callable[[int], None] | None = None
                 ) -> SimulatedStudies:
     """Simulate ``n_sims`` studies of ``n_items`` items and compute their intervals.
 
     ``tick(n_items)`` is called after each study (a progress bar's update).
     """
+    confidence_level, level, null, alternative = analysis
     func = _coefficient(design.coefficient)
     kwargs = {"level": level} if design.coefficient == "krippendorff_alpha" and level else {}
     categories = list(np.arange(design.n_categories, dtype=float))

@@ -31,7 +31,12 @@ from simulation.study._checks import (
 )
 from simulation.study._cost import MAX_SECONDS
 from simulation.study._design import COEFFICIENTS
-from simulation.study._simulate import INTERVAL_METHODS, performance_frame, run_studies
+from simulation.study._simulate import (
+    INTERVAL_METHODS,
+    StudyAnalysis,
+    performance_frame,
+    run_studies,
+)
 
 __all__ = ["simulate_study"]
 
@@ -114,19 +119,17 @@ def simulate_study(coefficient: str, *, n_items: int, expected: float, n_raters:
         null = _real(null, "null", *_range(coefficient))
     if max_seconds is not None:
         max_seconds = _real(max_seconds, "max_seconds", 0.0, math.inf, open_low=True)
-    sim_kw = {"confidence_level": p["confidence_level"], "level": p["level"], "null": null,
-              "alternative": alternative}
+    analysis = StudyAnalysis(p["confidence_level"], p["level"], null, alternative)
     _cost.check_memory(n_items, p["design"], "this study cannot be simulated")
-    cost = _cost.timed_pilot(p["design"], p["expected"], sim_kw, n_resamples=n_resamples,
+    cost = _cost.timed_pilot(p["design"], p["expected"], analysis, n_resamples=n_resamples,
                              bootstrap=bool(bootstrap))
     seconds = n_sims * cost.study(n_items, bool(bootstrap))
     _cost.check_cost(seconds, max_seconds, cost, n_sims, "this simulation")
     _cost.announce(f"simulate_study ({p['coefficient']})", seconds, n_sims, progress)
     with progress_bar(n_sims * n_items, desc=f"simulating {p['coefficient']} studies",
                       unit=" items", enabled=progress) as tick:
-        studies = run_studies(p["design"], n_items, p["expected"], n_sims,
-                              bootstrap=bool(bootstrap), n_resamples=n_resamples, tick=tick,
-                              **sim_kw)
+        studies = run_studies(p["design"], n_items, p["expected"], n_sims, analysis=analysis,
+                              bootstrap=bool(bootstrap), n_resamples=n_resamples, tick=tick)
     methods = INTERVAL_METHODS if bootstrap else ("analytic",)
     return performance_frame(studies, p["expected"], significance if null is not None else None,
                              methods)
