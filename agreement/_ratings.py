@@ -33,6 +33,7 @@ from agreement._encoding import (
     _long_labels,
     _replicate_columns,
 )
+from agreement._ratings_views import describe, export_options, gold_accuracy, rater_positions
 
 __all__ = ["Ratings", "as_ratings"]
 
@@ -360,18 +361,7 @@ class Ratings:
         """
         from agreement._exports import read_export
 
-        options: dict[str, Any] = {}
-        if tool == "mturk":
-            options = {"item": item, "label": label}
-        elif tool == "labelstudio":
-            if item is not None:
-                raise ValueError("`item` applies to MTurk files; Label Studio's items are its "
-                                 "task ids.")
-            options = {"control": label}
-        elif item is not None or label is not None:
-            raise ValueError("`item` and `label` apply to MTurk and Label Studio exports, "
-                             "not to Prodigy's (its answers name them).")
-        long = read_export(path, tool, **options)
+        long = read_export(path, tool, **export_options(tool, item, label))
         return cls.from_long(long, item="item", rater="rater", label="label",
                              categories=categories)
 
@@ -656,21 +646,7 @@ class Ratings:
         >>> d[["items_with_one_rating", "agreed_items", "disagreed_items"]].tolist()
         [1, 1, 1]
         """
-        per_item = self.ratings_per_item
-        rated = per_item[per_item > 0]
-        two = per_item >= 2
-        agreed = int(np.count_nonzero(self.agreed))
-        return pd.Series({
-            "n_items": self.n_items, "n_raters": self.n_raters,
-            "n_categories": self.n_categories, "n_ratings": self.n_ratings,
-            "ratings_per_item_min": int(rated.min()) if rated.size else 0,
-            "ratings_per_item_max": int(rated.max()) if rated.size else 0,
-            "ratings_per_item_mean": float(rated.mean()) if rated.size else float("nan"),
-            "items_with_one_rating": int(np.count_nonzero(per_item == 1)),
-            "items_with_two_or_more": int(np.count_nonzero(two)),
-            "agreed_items": agreed,
-            "disagreed_items": int(np.count_nonzero(two)) - agreed,
-        }, dtype=object, name="ratings")
+        return describe(self)
 
     def gold_accuracy(self, gold: Any) -> pd.Series:
         """How often the majority vote and the unanimous labels are the gold labels.
@@ -701,30 +677,7 @@ class Ratings:
         ...      "unanimous_wrong"]].tolist()
         [4, 0.5, 3, 1]
         """
-        from _goldnoise_lib.labels import match_labels
-
-        g = pd.Series(gold).reindex(self.items)
-        codes = match_labels(np.asarray(g.to_numpy(), dtype=object), self.categories)
-        known = g.notna().to_numpy()
-        has = (codes >= 0) & known
-        counts = self.counts
-        majority = counts.argmax(axis=1)
-        rated = has & (counts.sum(axis=1) > 0)
-        agreed = has & rated & self.agreed
-        n_rated, n_agreed = int(np.count_nonzero(rated)), int(np.count_nonzero(agreed))
-        wrong = int(np.count_nonzero(majority[agreed] != codes[agreed]))
-        nan = float("nan")
-        share = wrong / n_agreed if n_agreed else nan
-        return pd.Series({
-            "items_with_gold": int(np.count_nonzero(has)),
-            "unknown_gold": int(np.count_nonzero(known & ~has)),
-            "majority_items": n_rated,
-            "majority_accuracy": (float(np.mean(majority[rated] == codes[rated])) if n_rated
-                                  else nan),
-            "unanimous_items": n_agreed, "unanimous_wrong": wrong,
-            "unanimous_wrong_share": share,
-            "unanimous_accuracy": 1 - wrong / n_agreed if n_agreed else nan,
-        }, dtype=object, name="gold")
+        return gold_accuracy(self, gold)
 
     def require_raters(self, what: str) -> npt.NDArray[np.integer]:
         """Return ``codes``, or raise a clear error for count-table data."""
@@ -808,20 +761,7 @@ class Ratings:
         1      b  b
         """
         codes = self.require_raters("`Ratings.select`")
-        sel = np.asarray(raters)
-        if sel.dtype == np.bool_:
-            if sel.shape != (self.n_raters,):
-                raise IndexError(f"`raters` as a mask must have one value per rater column "
-                                 f"({self.n_raters}); got shape {sel.shape}.")
-            idx = np.flatnonzero(sel)
-        elif sel.size == 0 or np.issubdtype(sel.dtype, np.integer):
-            idx = np.atleast_1d(sel).astype(np.intp)
-            if ((idx < -self.n_raters) | (idx >= self.n_raters)).any():
-                raise IndexError(f"`raters` positions must be in range(-{self.n_raters}, "
-                                 f"{self.n_raters}); got {sel.tolist()}.")
-        else:
-            raise TypeError("`raters` must be rater column positions (integers) or a "
-                            f"boolean mask; got values of dtype {sel.dtype}.")
+        idx = rater_positions(raters, self.n_raters)
         out = Ratings(codes[:, idx], self.categories, items=self.items,
                       raters=self.raters[idx], ordered=self.ordered,
                       category_values=self.category_values)

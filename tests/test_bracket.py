@@ -26,7 +26,7 @@ from noise_models import (
     verified_sample_bound,
 )
 from noise_models.easy_hard._posterior import check_prior, per_item_posterior
-from noise_models.latent_class import _fit as B
+from noise_models.latent_class import _fit_bound as B
 from noise_models.latent_class import _kernels_checks as KC
 from simulation import simulate_annotations
 

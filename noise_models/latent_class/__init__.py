@@ -73,7 +73,8 @@ if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_pac
         calibration,
         posterior_check,
     )
-    from noise_models.latent_class._fit import FitNoiseBoundResult, LatentClassFit
+    from noise_models.latent_class._fit import LatentClassFit
+    from noise_models.latent_class._fit_bound import FitNoiseBoundResult
     from noise_models.latent_class._intervals import annotator_intervals
     from noise_models.latent_class._model import EasyHardModel, LatentClassModel
     from noise_models.latent_class._partial import (
