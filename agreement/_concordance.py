@@ -176,13 +176,17 @@ def _lin_se(x: np.ndarray, rho: float) -> float:
     n = x.shape[0]
     a, b = x[:, 0], x[:, 1]
     va, vb = a.var(), b.var()  # divisor n
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r = float(np.corrcoef(a, b)[0, 1]) if va > 0 and vb > 0 else math.nan
-        u = (b.mean() - a.mean()) / (va * vb) ** 0.25
-        var = ((1 - r * r) * rho * rho * (1 - rho * rho) / (r * r)
-               + 2 * rho ** 3 * (1 - rho) * u * u / r
-               - 0.5 * rho ** 4 * u ** 4 / (r * r)) / (n - 2)
-    return math.sqrt(var) if n > 2 and math.isfinite(var) and var >= 0 else math.nan
+    if not (va > 0 and vb > 0):
+        return math.nan
+    r = float(np.corrcoef(a, b)[0, 1])
+    u = (b.mean() - a.mean()) / (va * vb) ** 0.25
+    # Lin's terms divide ρ_c by r; ρ_c = c·r with c = 2 σ_a σ_b / (σ_a² + σ_b² + (μ_a − μ_b)²),
+    # so they are written with c, which is defined at r = 0 too (there var = c² / (n − 2))
+    c = 2.0 * math.sqrt(va * vb) / (va + vb + (b.mean() - a.mean()) ** 2)
+    var = ((1 - r * r) * c * c * (1 - rho * rho)
+           + 2 * rho * rho * c * (1 - rho) * u * u
+           - 0.5 * rho * rho * c * c * u ** 4) / (n - 2) if n > 2 else math.nan
+    return math.sqrt(var) if math.isfinite(var) and var >= 0 else math.nan
 
 
 @validate_params(confidence_level=ConfidenceLevel())

@@ -175,6 +175,21 @@ def test_lin_ccc_two_raters_equals_lins_formula_and_descTools_se():
     assert res.interval_method == "lin"
 
 
+def test_lin_ccc_se_at_zero_correlation_is_the_formulas_limit():
+    # Uncorrelated annotators (r = 0, ρ_c = 0): Lin's terms divide ρ_c by r, whose ratio
+    # is c = 2 σ_a σ_b / (σ_a² + σ_b² + (μ_a − μ_b)²), so var = c² / (n − 2) (found by
+    # hypothesis: the formula as printed divided by zero); and next to r = 0 the printed
+    # formula approaches that value.
+    x = np.array([[1.0, 4.0], [1.0, 2.0], [2.0, 3.0]])
+    res = ag.lin_ccc(x)
+    a, b = x[:, 0], x[:, 1]
+    c = 2 * math.sqrt(a.var() * b.var()) / (a.var() + b.var() + (a.mean() - b.mean()) ** 2)
+    assert res.value == pytest.approx(0.0, abs=1e-15)
+    assert res.standard_error == pytest.approx(c / math.sqrt(3 - 2), rel=1e-12)
+    near = ag.lin_ccc(np.array([[1.0, 4.0], [1.0, 2.0], [2.0, 3.0 + 1e-6]]))
+    assert near.standard_error == pytest.approx(res.standard_error, rel=1e-4)
+
+
 def test_kendall_w_equals_friedman():
     # W = χ²_F / (m (n − 1)), χ²_F Friedman's tie-corrected statistic with items as
     # treatments and annotators as blocks (scipy.stats.friedmanchisquare).
