@@ -6,12 +6,14 @@ on 2 shared cores):
 
     git clone REPO /tmp/c && cd /tmp/c
     GOLDNOISE_SHARED_DATA=/path/to/shared/data PYTHONPATH=.:benchmarks CPULOG=/tmp/cpu.tsv \\
+        COMPILELOG=/tmp/compile.tsv \\
         /usr/bin/time -v pytest -p cpulog > /tmp/run.log 2>&1
 
 (``pytest`` as the README and ``.ci/run`` run it, with the ``cpulog`` plugin of this
 folder; ``/usr/bin/time -v`` counts the CPU of pytest and all its workers). Then
 
-    python benchmarks/ci_time.py /tmp/cpu.tsv /tmp/run.log "load 6.2 at the start, 5.1 at the end"
+    python benchmarks/ci_time.py /tmp/cpu.tsv /tmp/run.log "load 6.2 at the start, 5.1 at the end" \\
+        [/tmp/compile.tsv]
 
 writes the section of ``benchmarks/RESULTS.md``: user + system CPU, wall time, the load,
 the outcome line, and the CPU per test file (the budget new tests are held to).
@@ -54,8 +56,30 @@ def timing(log: Path) -> dict[str, str]:
     return found
 
 
+def compiles(tsv: Path) -> list[str]:
+    """The lines on kernel compiles from ``benchmarks/cpulog.py``'s ``$COMPILELOG``: their
+    CPU, the parallel builds' share, and builds compiled by both workers."""
+    rows = [line.split("\t") for line in tsv.read_text().splitlines()]
+    top = [r for r in rows if r[4] == "0"]  # callees compiled inside their caller excluded
+    total = sum(float(r[3]) for r in top)
+    parallel = sum(float(r[3]) for r in top if "__parallel" in r[1])
+    workers: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for r in top:
+        workers[(r[1], r[2])].add(r[0])
+    twice = sum(len(w) - 1 for w in workers.values())
+    by_file: dict[str, float] = defaultdict(float)
+    for r in top:
+        by_file[r[5].split("::")[0] if len(r) > 5 else "?"] += float(r[3])
+    worst = ", ".join(f"`{f}` {c:.0f} s" for f, c in
+                      sorted(by_file.items(), key=lambda t: -t[1])[:5])
+    return ["", f"Kernel compiles (a cache miss each; `COMPILELOG`): {len(top)}, **{total:.0f} s "
+            f"of CPU**, of which the parallel builds {parallel:.0f} s; {twice} compiled by "
+            f"both workers. Most compiled in: {worst}."]
+
+
 def main() -> None:
     tsv, log, load = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+    compile_log = Path(sys.argv[4]) if len(sys.argv) > 4 else None
     t = timing(log)
     cpu = float(t["user"]) + float(t["system"])
     files = per_file(tsv)
@@ -84,6 +108,7 @@ def main() -> None:
         f"{cpu:.0f} s; the rest is collection and the workers' start):",
         "",
         *rows,
+        *(compiles(compile_log) if compile_log else []),
     ])
     write_section("ci_time", body)
     print(body)

@@ -24,9 +24,14 @@ def _cpu() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
+#: The test running now (the compile log names it).
+_CURRENT = ["collection"]
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
     cpu, wall = _cpu(), time.time()
+    _CURRENT[0] = item.nodeid
     yield
     with open(os.environ.get("CPULOG", "cpu.tsv"), "a") as fh:
         fh.write(f"{item.nodeid}\t{_cpu() - cpu:.3f}\t{time.time() - wall:.3f}\n")
@@ -34,7 +39,7 @@ def pytest_runtest_protocol(item, nextitem):
 
 class _CompileLog:
     """Each kernel compiled (a cache miss) and its CPU seconds: ``$COMPILELOG`` gets
-    ``worker<TAB>function<TAB>signature<TAB>CPU seconds<TAB>depth`` per compile (depth 0: a
+    ``worker<TAB>function<TAB>signature<TAB>CPU seconds<TAB>depth<TAB>test`` per compile (depth 0: a
     compile the code asked for; deeper: a kernel compiled while compiling its caller, whose
     seconds its caller's line includes)."""
 
@@ -55,7 +60,7 @@ class _CompileLog:
                 module = getattr(getattr(disp, "py_func", None), "__module__", "")
                 with open(self.path, "a") as fh:
                     fh.write(f"{self.worker}\t{module}.{name}\t{ev.data.get('args')}\t"
-                             f"{time.process_time() - start:.3f}\t{len(self.stack)}\n")
+                             f"{time.process_time() - start:.3f}\t{len(self.stack)}\t{_CURRENT[0]}\n")
 
         event.register("numba:compile", Listener())
 
