@@ -43,6 +43,8 @@ LatentClassModel      -- the latent-class family, one EM engine: annotators "per
 EasyHardModel         -- the paper's M1, LatentClassModel("perfect", "free") (why here: above)
 LatentClassFit        -- labels, per-item posteriors, parameters; .noise_bound(alpha)
                                                                    -> FitNoiseBoundResult
+annotator_accuracy    -- each annotator's parameters and accuracy, P(label = true class)
+                         over easy and hard items                  -> DataFrame
 annotator_intervals   -- each annotator's accuracy and reliability parameters with a
                          bootstrap interval over items (the fit refitted per resample)
                                                                    -> DataFrame

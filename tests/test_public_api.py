@@ -55,7 +55,7 @@ PUBLIC = {
         # spans as items (SPEC §7)
         "SpanNoiseResult", "span_noise",
         # annotator reliability with intervals (SPEC §5)
-        "annotator_intervals",
+        "annotator_accuracy", "annotator_intervals",
         # a judge beside the annotators: its audit, the swap test, prediction-powered
         # estimates (SPEC §10)
         "JudgeAuditResult", "SwapTestResult", "judge_audit", "swap_test",

@@ -14,6 +14,8 @@ LatentClassModel      -- the latent-class family, one EM engine: annotators "per
 EasyHardModel         -- the paper's M1, LatentClassModel("perfect", "free")
 LatentClassFit        -- labels, per-item posteriors, parameters; .noise_bound(alpha)
                                                                    -> FitNoiseBoundResult
+annotator_accuracy    -- each annotator's parameters and accuracy, P(label = true class)
+                         over easy and hard items                  -> DataFrame
 annotator_intervals   -- each annotator's accuracy and reliability parameters with a
                          bootstrap interval over items (the fit refitted per resample by
                          the resampling core, ``_goldnoise_lib.resampling``) -> DataFrame
@@ -50,7 +52,8 @@ Modules: ``_model`` (the model classes, ``EasyHardModel`` included; ``fit`` choo
 between ``_em``, the EM driver in memory, and ``_partial``, the EM over chunks),
 ``_fit`` (the fit and its γ bound), ``_tempering`` (held-out tempering of the
 posteriors), ``_check`` (posterior_check, calibration), ``_bracket``, ``_verified``,
-``_spans`` (span_noise), ``_intervals`` (annotator_intervals);
+``_spans`` (span_noise), ``_accuracy`` (annotator_accuracy), ``_intervals``
+(annotator_intervals);
 ``_kernels`` holds the EM engine's Numba kernels. Imports run ``_kernels`` <- ``_fit``
 <- ``_tempering`` <- ``_em`` <- ``_partial`` <- ``_model`` <- ``_bracket``, and
 ``_em`` <- ``_check``.
@@ -61,6 +64,7 @@ from typing import TYPE_CHECKING
 from _goldnoise_lib.lazy import lazy_package
 
 if TYPE_CHECKING:  # where each public name lives; loaded at first use (lazy_package)
+    from noise_models.latent_class._accuracy import annotator_accuracy
     from noise_models.latent_class._bracket import ErrorBracketResult, agreed_error_bracket
     from noise_models.latent_class._check import (
         CalibrationResult,

@@ -16,6 +16,7 @@ from _goldnoise_lib.validation import (
     check_params,
     validate_params,
 )
+from noise_models.latent_class._accuracy import accuracy_of
 
 __all__ = ["annotator_intervals"]
 
@@ -29,43 +30,35 @@ def _reliability(frame: pd.DataFrame) -> list[str]:
 
 
 def _with_accuracy(fit: Any) -> pd.DataFrame:
-    """The fit's annotator table plus ``accuracy``: P(the annotator's label is the true class).
-
-    One-coin: ``1 − ε_j``; spam (MACE): ``θ_j + (1 − θ_j) Σ_c φ_c ξ_jc``; confusion
-    (Dawid–Skene): ``Σ_c φ_c π_j[c, c]``; the perfect (easy/hard) model has none.
-    """
+    """The fit's annotator table plus ``accuracy``: P(the annotator's label is the true class)
+    (:func:`~noise_models.latent_class._accuracy.annotator_accuracy`; the perfect
+    (easy/hard) model has none)."""
     frame = fit.annotator_frame()
     # the model's class weights (hard="difficulty": not the posteriors' shares), as in
     # the refits of _replicate_values
-    phi = np.asarray(fit.phi if fit.class_weights is None else fit.class_weights,
-                     dtype=np.float64)
-    if fit.error_rate is not None:
-        frame.insert(1, "accuracy", 1.0 - np.asarray(fit.error_rate))
-    elif fit.competence is not None:
-        theta = np.asarray(fit.competence)
-        frame.insert(1, "accuracy", theta + (1.0 - theta) * (fit.spam_distribution @ phi))
-    elif fit.confusion is not None:
-        diag = np.diagonal(fit.confusion, axis1=1, axis2=2)
-        frame.insert(1, "accuracy", diag @ phi)
+    phi = fit.phi if fit.class_weights is None else fit.class_weights
+    acc = accuracy_of({"phi": phi, "pi": fit.pi, "level_weights": fit.level_weights,
+                       "error_rate": fit.error_rate, "competence": fit.competence,
+                       "spam_distribution": fit.spam_distribution,
+                       "confusion": fit.confusion})
+    if acc is not None:
+        frame.insert(1, "accuracy", acc)
     return frame
 
 
 def _replicate_values(p: dict[str, Any], cats: list[str]) -> dict[str, np.ndarray]:
     """The reliability columns of :func:`_with_accuracy` from a refit's parameters."""
     out: dict[str, np.ndarray] = {}
-    phi = np.asarray(p["phi"], dtype=np.float64)
+    acc = accuracy_of(p)
     if p["error_rate"] is not None:
         out["error_rate"] = np.asarray(p["error_rate"])
-        out["accuracy"] = 1.0 - np.asarray(p["error_rate"])
     elif p["competence"] is not None:
-        theta = np.asarray(p["competence"])
-        out["competence"] = theta
-        out["accuracy"] = theta + (1.0 - theta) * (p["spam_distribution"] @ phi)
+        out["competence"] = np.asarray(p["competence"])
     elif p["confusion"] is not None:
-        diag = np.diagonal(p["confusion"], axis1=1, axis2=2)
-        out["accuracy"] = diag @ phi
         for i, c in enumerate(cats):
             out[f"accuracy_{c}"] = p["confusion"][:, i, i]
+    if acc is not None:
+        out["accuracy"] = acc
     return {k: np.asarray(v, dtype=np.float64) for k, v in out.items()}
 
 
@@ -159,7 +152,10 @@ def annotator_intervals(fit: Any, *, n_resamples: int = 200, confidence_level: f
         while True:
             yield current["counts"]
 
-    reps = refit.refit_resamples(r, draws(), refit_seeds)
+    # the item-difficulty model's refits start at the fit's parameters (its stage 2 alone:
+    # from MACE's, stage 2 crawls along the flat level weights, ~200 iterations a refit)
+    warm = fit if model.hard == "difficulty" and fit.gold_codes is None else None
+    reps = refit.refit_resamples(r, draws(), refit_seeds, start=warm)
 
     def one_refit(counts: np.ndarray) -> np.ndarray:  # (1, n) -> (1, S * k)
         current["counts"] = counts[0]
