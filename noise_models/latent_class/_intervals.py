@@ -71,8 +71,11 @@ def annotator_intervals(fit: Any, *, n_resamples: int = 200, confidence_level: f
     Items are drawn with replacement with the resampling core's multinomial
     counts (the same draw for every annotator: the intervals are paired), the
     model is refitted on each resample (the fit's settings, one start: the
-    majority-vote start), and each parameter's interval is taken from its
-    replicates (the engine's percentile or basic interval, clipped to [0, 1]).
+    majority-vote start; for the item-difficulty model, a fit without gold, each
+    refit's EM starts at the fit's parameters instead, stage 2 alone, since from
+    MACE's start stage 2 crawls along the flat level weights), and each
+    parameter's interval is taken from its replicates (the engine's percentile
+    or basic interval, clipped to [0, 1]).
 
     Parameters
     ----------
@@ -90,7 +93,9 @@ def annotator_intervals(fit: Any, *, n_resamples: int = 200, confidence_level: f
     pandas.DataFrame
         The fit's annotator table (:meth:`LatentClassFit.annotator_frame`) with
         ``accuracy`` — the probability that the annotator's label is the true
-        class (one-coin ``1 − ε``, spam ``θ + (1 − θ) Σ_c φ_c ξ_c``, confusion
+        class over easy and hard items (:func:`annotator_accuracy`: one-coin
+        ``1 − ε``, spam ``θ + (1 − θ) Σ_c φ_c ξ_c``, with item difficulty the
+        same with the competence on an average item, confusion
         ``Σ_c φ_c π[c, c]``) — and, for ``accuracy`` and each reliability
         parameter (``error_rate``, ``competence``, ``accuracy_<c>``), columns
         ``<name>_low`` and ``<name>_high``. An annotator absent from a resample
