@@ -5,7 +5,9 @@ item, expert gold), draw 3 or 5 of each item's workers, 20 times; keep the
 items whose drawn workers all agree; and set the measured share of wrong
 agreed labels beside the bracket of :func:`noise_models.agreed_error_bracket`
 (optimistic: the spam model's expected error; pessimistic: γ at α = 0.95),
-and beside what a verified random sample of 100 agreed items would prove.
+beside the bound on wrong agreed labels under the item-difficulty model's posterior
+(``posterior_bound=True``, α = 0.95, 100 bootstrap refits) and how often it covers the
+measured share, and beside what a verified random sample of 100 agreed items would prove.
 
 Run:  python benchmarks/bracket_table.py [path/to/shared/data]
 Prints the markdown table used in docs/guide/bracket.md.
@@ -35,13 +37,14 @@ def one_draw(df: pd.DataFrame, workers: int, seed: int) -> dict[str, float]:
     counts = np.asarray(r.counts)
     agreed = counts.max(axis=1) == counts.sum(axis=1)
     wrong = r.categories[counts[agreed].argmax(axis=1)] != gold[agreed]
-    b = agreed_error_bracket(r, alpha=0.95)
+    b = agreed_error_bracket(r, alpha=0.95, posterior_bound=True, rng=seed)
     # A verified sample: 100 agreed items checked against the gold standard.
     rng = np.random.default_rng(seed)
     picked = rng.choice(wrong.size, size=min(SAMPLE, wrong.size), replace=False)
     v = verified_sample_bound(int(wrong.size), picked.size, int(wrong[picked].sum()))
     return {"agreed": wrong.size, "wrong": wrong.mean(), "optimistic": b.optimistic,
             "pessimistic": b.pessimistic, "inside": b.optimistic <= wrong.mean() <= b.pessimistic,
+            "posterior": b.posterior_upper, "covers": wrong.mean() <= b.posterior_upper,
             "verified": v.max_share}
 
 
@@ -56,13 +59,15 @@ def table() -> str:
                 f"{res['agreed'].mean():.0f} | "
                 f"{res['wrong'].mean():.1%} ({res['wrong'].min():.1%}–{res['wrong'].max():.1%}) | "
                 f"{res['optimistic'].mean():.1%} | {res['pessimistic'].mean():.1%} | "
-                f"{int(res['inside'].sum())}/{DRAWS} | {res['verified'].mean():.1%} |"
+                f"{int(res['inside'].sum())}/{DRAWS} | {res['posterior'].mean():.1%} | "
+                f"{int(res['covers'].sum())}/{DRAWS} | {res['verified'].mean():.1%} |"
             )
     head = (
         "| data | workers per item | agreed items | wrong against gold, mean (range) | "
         "optimistic (spam model) | pessimistic (γ, α = 0.95) | gold inside bracket | "
+        "posterior bound (item difficulty, α = 0.95) | it covers gold | "
         f"verified sample of {SAMPLE}: at most |\n"
-        "|---|---|---|---|---|---|---|---|"
+        "|---|---|---|---|---|---|---|---|---|---|"
     )
     return head + "\n" + "\n".join(rows)
 

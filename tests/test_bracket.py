@@ -348,3 +348,58 @@ def test_bracket_reuses_a_fit_of_the_same_ratings():
         agreed_error_bracket(other.ratings, model=fit)
     with pytest.raises(TypeError, match="LatentClassModel, a LatentClassFit or None"):
         agreed_error_bracket(sim.ratings, model="spam")
+
+
+# ---------------------------------------------------- the posterior bound on wrong agreed labels
+def _posterior_bound_replicate(seed: int, n_resamples: int = 50) -> bool:
+    """Whether the bound covers the wrong agreed labels of one data set drawn from the
+    item-difficulty model's own form: binary labels, one-coin annotators on easy items
+    (spam with θ = 1 − 2ε, ξ uniform), hard items whose ratings are coin flips with
+    probability h ∈ {0.4, 0.6, 0.8} (θ times the model's levels 0.6, 0.4, 0.2)."""
+    g = np.random.default_rng(100 + seed)
+    sim = simulate_annotations(600, 15, model="M2", hard_share=0.3,
+                               error_rates=g.uniform(0.05, 0.3, 15), raters_per_item=4,
+                               hardness=(0.4, 0.6, 0.8), rng=100 + seed)
+    fit = LatentClassModel("spam", "difficulty", rng=0, n_starts=1).fit(sim.ratings)
+    b = agreed_error_bracket(sim.ratings, model=fit, posterior_bound=True,
+                             n_resamples=n_resamples, rng=seed)
+    counts = np.asarray(sim.ratings.counts)
+    agreed = np.asarray(sim.ratings.agreed)
+    wrong = int((counts[agreed].argmax(axis=1) != np.asarray(sim.true_class)[agreed]).sum())
+    return wrong <= b.posterior_upper_errors
+
+
+def test_posterior_bound_is_a_bound_on_wrong_labels():
+    sim = simulate_annotations(800, 10, model="M2", hard_share=0.3, error_rates=0.15,
+                               raters_per_item=4, hardness=(0.4, 0.6, 0.8), rng=3)
+    fit = LatentClassModel("spam", "difficulty", rng=0).fit(sim.ratings)
+    b = agreed_error_bracket(sim.ratings, model=fit, posterior_bound=True, n_resamples=30,
+                             rng=0)
+    plain = agreed_error_bracket(sim.ratings, model=fit)
+    assert plain.posterior_upper is None and plain.posterior_upper_errors is None
+    # above the fit's own expectation (the optimistic end with this fit), an integer count
+    assert b.posterior_upper_errors >= b.optimistic_errors
+    assert b.posterior_upper == b.posterior_upper_errors / b.n_agreed
+    assert "spam with item difficulty" in b.posterior_model or "difficulty" in b.posterior_model
+    assert "at most" in b.explanation and "posterior" in repr(b)
+    # the same seed, the same bound; a higher level, a bound at least as high
+    again = agreed_error_bracket(sim.ratings, model=fit, posterior_bound=True,
+                                 n_resamples=30, rng=0)
+    assert again.posterior_upper_errors == b.posterior_upper_errors
+    high = agreed_error_bracket(sim.ratings, model=fit, posterior_bound=True,
+                                n_resamples=30, rng=0, alpha=0.99)
+    assert high.posterior_upper_errors >= b.posterior_upper_errors
+    with pytest.raises(TypeError, match="`posterior_bound` must be True or False"):
+        agreed_error_bracket(sim.ratings, posterior_bound="yes")
+
+
+def test_posterior_bound_covers_in_simulation():
+    hits = sum(_posterior_bound_replicate(seed) for seed in range(20))
+    # one-sided: coverage not below 95% (measured 20 of 20; seeds 1000-1099: 95 of 100)
+    assert stats.binomtest(hits, 20, 0.95, alternative="less").pvalue > 0.01, hits
+
+
+@pytest.mark.slow
+def test_posterior_bound_covers_in_simulation_100():
+    hits = sum(_posterior_bound_replicate(1000 + seed) for seed in range(100))
+    assert stats.binomtest(hits, 100, 0.95, alternative="less").pvalue > 0.01, hits

@@ -130,13 +130,30 @@ def test_label_accuracy_by_hand(fits):
 
 
 # ------------------------------------------------------------------ annotator accuracy
-def _slow_accuracy(fit) -> list[float]:
-    """P(annotator j's label is the true class of an easy item), from the emission."""
-    m = fit.ratings.n_categories
+#: The item-difficulty model's accuracy levels of hard items (its docstring).
+LEVELS = (0.2, 0.4, 0.6)
+
+
+def _states(fit):
+    """The fit's annotator parameters on easy items and, with ``hard="difficulty"``, on the
+    hard items of each level (the competence times the level), each with its weight."""
     params = params_of(fit)
+    if fit.level_weights is None:
+        return [(1.0, params)]
+    out = [(1.0 - fit.pi, params)]
+    for a, w in zip(LEVELS, fit.level_weights, strict=True):
+        out.append((fit.pi * w, (*params[:4], params[4] * a, *params[5:])))
+    return out
+
+
+def _slow_accuracy(fit) -> list[float]:
+    """P(annotator j's label is the true class), from the emission: over the easy items,
+    and with item difficulty over the easy and the hard items of every level."""
+    m = fit.ratings.n_categories
     w = fit.phi if fit.class_weights is None else fit.class_weights
-    return [sum(w[c] * slow_emission(fit.model.annotators, params, j, c, c, m)
-                for c in range(m)) for j in range(fit.ratings.n_raters)]
+    return [sum(share * w[c] * slow_emission(fit.model.annotators, params, j, c, c, m)
+                for share, params in _states(fit) for c in range(m))
+            for j in range(fit.ratings.n_raters)]
 
 
 def test_accuracy_of_every_model_from_the_emission(fits):
@@ -181,24 +198,26 @@ def test_accuracy_of_perfect_annotators_is_one():
 
 
 def test_accuracy_is_how_often_a_drawn_label_is_the_class(fits):
-    # Draw easy items from the fitted model (class by its weights, each annotator's label
-    # from their emission) and count how often the label is the class: the exact interval
-    # of that share (99.9%) holds the accuracy, for every annotator of three models.
+    # Draw items from the fitted model (class by its weights, easy or hard by level with
+    # item difficulty, each annotator's label from their emission) and count how often the
+    # label is the class: the exact interval of that share (99.9%) holds the accuracy, for
+    # every annotator of three models.
     from scipy.stats import binomtest
 
     rng = np.random.default_rng(0)
     n = 20_000
     for fit in (fits[3], fits[6], fits[-1]):  # one-coin, confusion, spam with difficulty
         m = fit.ratings.n_categories
-        params = params_of(fit)
+        states = _states(fit)  # easy items, and hard items by level (difficulty)
         w = np.asarray(fit.phi if fit.class_weights is None else fit.class_weights)
         classes = rng.choice(m, size=n, p=w / w.sum())
+        state = rng.choice(len(states), size=n, p=[s for s, _ in states])
         accuracy = fit.annotator_frame()["accuracy"]
         for j in range(fit.ratings.n_raters):
-            emit = np.array([[slow_emission(fit.model.annotators, params, j, x, c, m)
-                              for x in range(m)] for c in range(m)])
+            emit = np.array([[[slow_emission(fit.model.annotators, params, j, x, c, m)
+                               for x in range(m)] for c in range(m)] for _, params in states])
             u = rng.random(n)
-            said = (u[:, None] > np.cumsum(emit[classes], axis=1)).sum(axis=1)
+            said = (u[:, None] > np.cumsum(emit[state, classes], axis=1)).sum(axis=1)
             ci = binomtest(int(np.sum(said == classes)), n).proportion_ci(0.999)
             assert ci.low <= accuracy.iloc[j] <= ci.high, (fit.model.name, j)
 

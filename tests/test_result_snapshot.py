@@ -17,7 +17,11 @@ became the lines ``goldnoise spans`` prints; and when ``JudgePlan`` gained
 ``active_n_items`` (the width plan's active design, None without the judge's scores); and again for ``JudgeAuditResult`` and
 ``SwapTestResult`` when each candidate's swap and join moved to the items it rated, on a
 stream keyed by its name (``n_items`` column; the audit's ``scoring`` and first line);
-and when ``JudgeEstimateResult`` gained ``bounds`` (a prevalence clipped to [0, 1]).
+and when ``JudgeEstimateResult`` gained ``bounds`` (a prevalence clipped to [0, 1]);
+and when ``JudgeAuditResult``'s latent fit became the default model (spam with item
+difficulty: its parameters in the latent table, accuracy over easy and hard items);
+and when ``ErrorBracketResult`` gained the optional posterior bound (``posterior_upper``,
+``posterior_upper_errors``, ``posterior_model``; None unless asked for).
 
 Rewrite it (only after a deliberate change of a result's output) with
 ``GOLDNOISE_WRITE_SNAPSHOT=1 pytest tests/test_result_snapshot.py``.

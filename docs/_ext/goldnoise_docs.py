@@ -208,12 +208,12 @@ BENCHMARK_TOPICS: tuple[tuple[str, str, str, str, str], ...] = (
     ("reannotation", "Re-annotation, expert checks and the stopping bound",
      "labels saved by each policy on real crowd sets; errors found by expert checks; "
      "coverage of the bound on the wrong labels left",
-     "uniform re-annotation, random checks, CROWDLAB", r"^(reannotation.*|policies)$"),
+     "uniform re-annotation, random checks, CROWDLAB", r"^(reannotation.*|policies.*)$"),
     ("judge", "Judges, prediction-powered estimates and study planning",
      "the Alt-Test against its authors' values, the swap test on their data; PPI against "
      "ppi_py (values, coverage, gain); the study planner",
      "the Alt-Test authors' notebook, ppi_py",
-     r"^(judge|ppi|study|swap_interval|judge_labels)$|^## Planning"),
+     r"^(judge|ppi|study|swap_interval|judge_labels|judge_latent)$|^## Planning"),
     ("preferences", "Preferences and rankings",
      "PandaLM's models ranked by humans, judges and both; rank-set coverage and width; "
      "position bias; active human labels",

@@ -14,11 +14,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["FULL_CONFUSION", "MAX_LATENT_LABELS", "compare_rows", "latent_rows"]
+__all__ = ["FULL_CONFUSION", "MAX_LATENT_LABELS", "MIN_WEIGHT", "compare_rows", "latent_rows"]
 
 #: Up to this many labels the confusion counts list every cell (zeros too); above, the
 #: cells that occur (their number is bounded by the ratings, not by labels²).
 FULL_CONFUSION = 20
+#: An accuracy on easy (hard) items needs at least this many items' worth of posterior
+#: weight among the annotator's items; below it the column is NaN (a share of about one
+#: item says nothing).
+MIN_WEIGHT = 5.0
 #: Above this many labels no latent-class fit: one class per label is not estimable from
 #: a few ratings per item, and its EM costs items × labels per iteration.
 MAX_LATENT_LABELS = 100
@@ -123,19 +127,24 @@ def _majority(hc: np.ndarray, chunk: int = 65536) -> np.ndarray:
 def latent_rows(r: Any, codes: np.ndarray, names: list[str], n_humans: int, *,
                 n_resamples: int, confidence_level: float, seed: Any,
                 n_starts: int = 10) -> tuple[pd.DataFrame, np.ndarray | None, list[str]]:
-    """Every annotator inside the default latent-class fit (MACE's spam model).
+    """Every annotator inside the default latent-class fit (MACE's spam model with item
+    difficulty, ``LatentClassModel("spam", "difficulty")``).
 
-    The fit takes humans and candidates; each annotator's accuracy with its
-    bootstrap interval (:func:`noise_models.annotator_intervals`, refitted per
-    resample). The easy/hard model (M1) fitted to the humans alone gives each
-    item's hard posterior; each annotator's accuracy on easy and on hard items
-    is its agreement with the humans-only spam labels, weighted by
-    ``1 − P(hard)`` and ``P(hard)``.
+    The fit takes humans and candidates; each annotator's accuracy over easy and hard
+    items (``LatentClassFit.annotator_frame``'s ``accuracy``) with its bootstrap interval
+    (:func:`noise_models.annotator_intervals`: each resample refitted from the fit's
+    parameters). The same model fitted to the humans alone gives the latent labels
+    (MACE's, the model's stage 1) and each item's posterior of being hard; each
+    annotator's accuracy on easy and on hard items is its agreement with those labels,
+    weighted by ``1 − P(hard)`` and ``P(hard)`` (NaN below :data:`MIN_WEIGHT` items'
+    worth of weight). (The paper's M1 called every item the
+    humans disagree on hard, so that every human was right on all the easy items by
+    construction.)
     """
     import warnings
 
     from _goldnoise_lib.errors import ConvergenceWarning
-    from noise_models.latent_class import EasyHardModel, LatentClassModel, annotator_intervals
+    from noise_models.latent_class import LatentClassModel, annotator_intervals
 
     if r.n_categories > MAX_LATENT_LABELS:
         raise ValueError(f"{r.n_categories:,} distinct labels, above {MAX_LATENT_LABELS}: a "
@@ -146,25 +155,26 @@ def latent_rows(r: Any, codes: np.ndarray, names: list[str], n_humans: int, *,
     human = subset_all(r, codes[:, :n_humans], names[:n_humans])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
-        fit = LatentClassModel("spam", n_starts=n_starts, rng=seed).fit(full)
-        human_fit = LatentClassModel("spam", n_starts=n_starts, rng=seed).fit(human)
-        m1 = EasyHardModel(n_starts=n_starts, rng=seed).fit(human)
+        fit = LatentClassModel("spam", "difficulty", n_starts=n_starts, rng=seed).fit(full)
+        human_fit = LatentClassModel("spam", "difficulty", n_starts=n_starts,
+                                     rng=seed).fit(human)
     notes += [" ".join(str(w.message).split()) for w in caught]
     if n_resamples > 0:
         table = annotator_intervals(fit, n_resamples=n_resamples,
                                     confidence_level=confidence_level, rng=seed)
-    else:  # the spam model's accuracy θ + (1 − θ) Σ_c φ_c ξ_c, no interval
+    else:  # the accuracy without an interval
         table = fit.annotator_frame()
     latent = np.asarray(human_fit.label_codes, dtype=np.int64)
-    hard = np.asarray(m1.posterior_hard, dtype=np.float64)
+    hard = np.asarray(human_fit.posterior_hard, dtype=np.float64)
     acc_easy, acc_hard, share_hard = [], [], []
     for j in range(codes.shape[1]):
         ok = codes[:, j] >= 0
         hit = (codes[ok, j] == latent[ok]).astype(np.float64)
         w = hard[ok]
-        acc_easy.append(float(np.sum(hit * (1 - w)) / np.sum(1 - w)) if np.sum(1 - w) > 0
+        acc_easy.append(float(np.sum(hit * (1 - w)) / np.sum(1 - w))
+                        if np.sum(1 - w) >= MIN_WEIGHT else math.nan)
+        acc_hard.append(float(np.sum(hit * w) / np.sum(w)) if np.sum(w) >= MIN_WEIGHT
                         else math.nan)
-        acc_hard.append(float(np.sum(hit * w) / np.sum(w)) if np.sum(w) > 0 else math.nan)
         share_hard.append(float(np.mean(w)) if w.size else math.nan)
     table = table.copy()
     table.insert(0, "kind", ["human"] * n_humans + ["candidate"] * (codes.shape[1] - n_humans))

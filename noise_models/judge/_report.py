@@ -124,10 +124,10 @@ def judge_report(res: Any, *, source: str = "ratings") -> Report:
     ], [{"candidate": c, "reference": ref, "n_items": int(row["n_items"]), **{k: row[k] for k in (
         "accuracy", "accuracy_low", "accuracy_high", "kappa", "kappa_low", "kappa_high")}}
         for (c, ref), row in res.agreement.iterrows()]))
-    g.lines.append("majority: strict majority of the humans; latent: the humans-only spam "
-                   "fit's labels; both taken as fixed references")
-    lat = report.add(Section("latent", "Inside the latent-class fit (spam model): accuracy, "
-                                       "and on easy and hard items"))
+    g.lines.append("majority: strict majority of the humans; latent: the humans-only latent-"
+                   "class fit's labels (MACE's); both taken as fixed references")
+    lat = report.add(Section("latent", "Inside the latent-class fit (spam model with item "
+                                       "difficulty): accuracy, and on easy and hard items"))
     if res.latent is None:
         lat.undefined("the latent-class model could not be fitted (see notes)")
     else:
@@ -145,8 +145,11 @@ def judge_report(res: Any, *, source: str = "ratings") -> Report:
         lat.tables.append(Table("latent", cols, [
             {"annotator": who, **{k: row[k] for k in keep}}
             for who, row in res.latent.iterrows()]))
+        share = float(res.latent["hard_share"].mean())
         lat.lines.append("easy/hard: agreement with the humans-only latent labels, weighted by "
-                         "the easy/hard model's posterior of the humans")
+                         f"that fit's posterior that the item is hard (mean {share:.3f}); "
+                         "'-' where the annotator's items carry less than 5 items' worth of "
+                         "that weight")
     report.notes.extend(res.notes)
     return report
 

@@ -61,12 +61,16 @@ class JudgeAuditResult(Result):
         Long confusion counts: candidate, reference, candidate_label,
         reference_label, count.
     latent : pandas.DataFrame or None
-        Every annotator (index) inside the spam latent-class fit of humans
-        and candidates: ``kind``, ``accuracy`` with ``accuracy_low`` and
+        Every annotator (index) inside the latent-class fit of humans and
+        candidates (MACE's spam model with item difficulty, the default):
+        ``kind``, ``accuracy`` over easy and hard items
+        (:meth:`~noise_models.LatentClassFit.annotator_frame`) with ``accuracy_low`` and
         ``accuracy_high`` (bootstrap, refitted), the spam parameters, and
         ``accuracy_easy`` / ``accuracy_hard`` (agreement with the humans-only
-        latent labels weighted by the easy/hard model's posterior) and
-        ``hard_share``. None when the fit was not possible (see notes).
+        fit's labels weighted by its posterior that the item is hard; NaN where
+        the annotator's items carry less than 5 items' worth of that weight) and
+        ``hard_share`` (the mean of that posterior over the items the annotator
+        rated). None when the fit was not possible (see notes).
     alt_test : pandas.DataFrame or None
         With ``epsilon``: ``winning_rate``, ``advantage_probability``,
         ``passed`` per candidate.

@@ -55,7 +55,8 @@ Modules: ``_model`` (the model classes, ``EasyHardModel`` included; ``fit`` choo
 between ``_em``, the EM driver in memory, and ``_partial``, the EM over chunks),
 ``_fit`` (the fit and its γ bound), ``_tempering`` (held-out tempering of the
 posteriors), ``_check`` (posterior_check, calibration), ``_bracket``, ``_verified``,
-``_spans`` (span_noise), ``_intervals`` (annotator_intervals);
+``_spans`` (span_noise), ``_accuracy`` (the annotators' accuracy), ``_intervals``
+(annotator_intervals);
 ``_kernels`` holds the EM engine's Numba kernels. Imports run ``_kernels`` <- ``_fit``
 <- ``_tempering`` <- ``_em`` <- ``_partial`` <- ``_model`` <- ``_bracket``, and
 ``_em`` <- ``_check``.

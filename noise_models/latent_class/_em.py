@@ -387,6 +387,42 @@ def _run_difficulty(model: Any, rows: np.ndarray, weights: np.ndarray | None, m:
     return _Starts(params, trace, n1 + n2, conv1 and conv2, finals, disagree, labels)
 
 
+def _params_of(fit: Any) -> _Params:
+    """A fit's parameters as the EM's arrays (the start of warm-started refits)."""
+    k, m = fit.ratings.n_raters, fit.ratings.n_categories
+    p = _base_params(k, m, None if fit.q is None else np.asarray(fit.q, dtype=np.float64))
+    p.phi[:] = fit.phi if fit.class_weights is None else fit.class_weights
+    if fit.pi is not None:
+        p.pi[0] = fit.pi
+    if fit.level_weights is not None:
+        p.pi[1:] = fit.level_weights
+    for name, attr in (("eps", "error_rate"), ("conf", "confusion"), ("theta", "competence"),
+                       ("xi", "spam_distribution")):
+        if getattr(fit, attr) is not None:
+            getattr(p, name)[:] = getattr(fit, attr)
+    return p
+
+
+def _run_warm(model: Any, start: _Params, rows: np.ndarray, weights: np.ndarray, m: int,
+              q_fixed: np.ndarray | None, n_eff: int, parallel: bool, groups: np.ndarray):
+    """One EM run from a fit's parameters (a bootstrap refit's warm start): for
+    ``hard="difficulty"`` its stage 2 alone (the refit's parameters are stage 2's; stage 1,
+    MACE, only gives the labels and stage 2's start, which the fit's parameters replace).
+    Starting every refit at the full sample's estimate keeps the refits in its mode (no
+    class permutation, no jump to another local maximum) and spares stage 2 most of its
+    iterations along the flat item-difficulty weights. Returns ``(params, n_iter, conv)``."""
+    em_model, hard = _em_codes(model)
+    params = start.copy()
+    if q_fixed is not None:
+        params.q[:] = q_fixed
+    max_iter = model.max_iter * (_STAGE2_ITER if hard == K.HARD_DIFFICULTY else 1)
+    _, n_iter, conv = K.run_em(
+        rows, em_model, hard, model.prior_strength, (m - 1) / m, max_iter, model.tol, n_eff,
+        False, _START_HARD_AGREED, 1.0 if em_model == K.PERFECT else 0.5, *params.args(),
+        weights=weights, parallel=parallel, groups=groups)
+    return params, n_iter, conv
+
+
 def _easy_labels(rows: np.ndarray, params: _Params, class_post: np.ndarray,
                  labels: np.ndarray, label_post: np.ndarray, parallel: bool
                  ) -> tuple[np.ndarray, np.ndarray]:
@@ -657,13 +693,16 @@ class _PatternRefits:
     returns None and the caller refits the rows.
     """
 
-    def __init__(self, model: Any, r: Ratings) -> None:
+    def __init__(self, model: Any, r: Ratings, start: Any = None) -> None:
         self.model, self.r = model, r
+        # a fit of the same model: every refit's EM starts from its parameters (warm start)
+        self.start = None if start is None else _params_of(start)
         codes = np.ascontiguousarray(r.require_raters("`annotator_intervals`"))
         self.m = r.n_categories
         self.k = codes.shape[1]
         self.em_model, self.hard = _em_codes(model)
         self.groups = np.asarray(r.annotator_of, dtype=np.int64)
+        self.codes = codes
         keys = (_patterns.row_keys(codes, int(self.m))
                 if model._merge_rows and codes.shape[0] >= 2 else None)
         self.ok = keys is not None
@@ -683,15 +722,12 @@ class _PatternRefits:
 
     def params(self, item_counts: np.ndarray, rng: Any) -> dict[str, Any] | None:
         """The refit's parameters on the resample with these item counts (None: refit rows)."""
-        if not self.ok:
+        got = self._merged(item_counts)
+        if got is None and self.start is not None:
+            got = self._weighted(item_counts)
+        if got is None:
             return None
-        n = int(item_counts.sum())
-        w_all = np.bincount(self.inverse, weights=item_counts, minlength=len(self.rows))
-        present = w_all > 0
-        if present.sum() > K.MERGE_RATIO * n or not np.any(self.two_rated & present):
-            return None
-        rows = np.ascontiguousarray(self.rows[present])
-        weights = w_all[present]
+        rows, weights, any_rated, mv = got
         m, k, em_model, hard = self.m, self.k, self.em_model, self.hard
         q_fixed = None
         if hard == K.HARD_MARGINAL:
@@ -707,19 +743,23 @@ class _PatternRefits:
             q_fixed = np.where(tot > 0, own / np.where(tot > 0, tot, 1.0), 1.0 / m)
         elif hard == K.HARD_UNIFORM:
             q_fixed = np.full((k, m), 1.0 / m)
-        n_eff = round(float(weights[self.any_rated[present]].sum()))
+        n_eff = round(float(weights[any_rated].sum()))
         parallel = rows.size >= K.PARALLEL_THRESHOLD
         self.model.rng = rng
-        params, _, n_iter, conv, finals, disagree, _ = _run_starts(
-            self.model, rows, weights, m, q_fixed, n_eff, parallel, groups=self.groups,
-            tie=self.r.has_replicates, known=None)
+        if self.start is None:
+            params, _, n_iter, conv, finals, disagree, _ = _run_starts(
+                self.model, rows, weights, m, q_fixed, n_eff, parallel,
+                groups=self.groups, tie=self.r.has_replicates, known=None)
+        else:
+            params, n_iter, conv = _run_warm(self.model, self.start, rows, weights, m,
+                                             q_fixed, n_eff, parallel, self.groups)
+            finals, disagree = np.zeros(1), np.zeros(1)
         logtab, logw = K.tables(em_model, hard, *params.args())
         labels = K.posteriors(rows, logtab, logw, parallel=parallel)[2]
         # the row refit's per-item labels and majority votes, as a multiset (order-free use)
         reps = weights.astype(np.int64)
-        rated = self.any_rated[present]
-        item_labels = np.repeat(labels[rated], reps[rated])
-        item_mv = np.repeat(self.mv[present][rated], reps[rated])
+        item_labels = np.repeat(labels[any_rated], reps[any_rated])
+        item_mv = np.repeat(mv[any_rated], reps[any_rated])
         if em_model == K.CONFUSION:
             perm = _match_to(item_labels, item_mv, m)
             if not np.array_equal(perm, np.arange(m)):
@@ -737,4 +777,35 @@ class _PatternRefits:
                 "confusion": params.conf.copy() if em_model == K.CONFUSION else None,
                 "competence": params.theta.copy() if em_model == K.SPAM else None,
                 "spam_distribution": params.xi.copy() if em_model == K.SPAM else None,
+                "level_weights": (params.pi[1:].copy() if hard == K.HARD_DIFFICULTY
+                                  else None),
                 "converged": bool(conv)}
+
+    def _merged(self, item_counts: np.ndarray) -> tuple[np.ndarray, ...] | None:
+        """The resample as the distinct rows present and their weights (rows, weights,
+        rated, majority votes), as the fit of the resampled rows merges them; None where
+        that fit would not merge them."""
+        if not self.ok:
+            return None
+        n = int(item_counts.sum())
+        w_all = np.bincount(self.inverse, weights=item_counts, minlength=len(self.rows))
+        present = w_all > 0
+        if present.sum() > K.MERGE_RATIO * n or not np.any(self.two_rated & present):
+            return None
+        return (np.ascontiguousarray(self.rows[present]), w_all[present],
+                self.any_rated[present], self.mv[present])
+
+    def _weighted(self, item_counts: np.ndarray) -> tuple[np.ndarray, ...] | None:
+        """The resample as the items drawn, each weighted by its count (a warm start's EM
+        over rows that do not merge: the weighted EM is the EM of the repeated rows)."""
+        keep = item_counts > 0
+        rows = np.ascontiguousarray(self.codes[keep])
+        n_rated = (rows >= 0).sum(axis=1)
+        if not np.any(n_rated >= 2):
+            return None
+        counts = np.zeros((len(rows), self.m))
+        for j in range(self.k):
+            ok = rows[:, j] >= 0
+            np.add.at(counts, (np.flatnonzero(ok), rows[ok, j]), 1.0)
+        return (rows, item_counts[keep].astype(np.float64), n_rated > 0,
+                np.argmax(counts, axis=1))

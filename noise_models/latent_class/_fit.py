@@ -23,8 +23,9 @@ from _goldnoise_lib.validation import (
     validate_params,
 )
 from agreement import Ratings
+from noise_models.latent_class._accuracy import fit_accuracy
 
-__all__ = ["UNSTABLE_SHARE", "UNSTABLE_WITHIN", "LatentClassFit", "accuracy_of"]
+__all__ = ["UNSTABLE_SHARE", "UNSTABLE_WITHIN", "LatentClassFit"]
 
 #: Starts within this many log-likelihood units of the best objective that label more than
 #: this share of the items differently make the optimum unstable (SPEC §5, Starts): the fit
@@ -470,8 +471,8 @@ class LatentClassFit(Result):
         Notes
         -----
         ``accuracy`` is the probability that annotator ``j``'s label is the true class
-        of an easy item drawn from the fit, the class-weighted diagonal of their easy
-        emission ``E_j[c, x] = P(j says x | class c)``::
+        of an item drawn from the fit, the class-weighted diagonal of their emission
+        ``E_j[c, x] = P(j says x | class c)``::
 
             accuracy_j = Σ_c w_c E_j[c, c]
 
@@ -479,10 +480,13 @@ class LatentClassFit(Result):
         else ``phi``). By annotator model: one-coin ``1 − ε_j``; spam (MACE)
         ``Σ_c w_c (θ_j + (1 − θ_j) ξ_jc) = θ_j + (1 − θ_j) Σ_c w_c ξ_jc``; confusion
         (Dawid–Skene) ``Σ_c w_c confusion[j, c, c]``; perfect (the easy/hard model)
-        1. Hard items are left out: a hard item of the free, marginal or uniform
-        component has no true class, and a hard item of ``hard="difficulty"`` lowers
-        every annotator's competence by the item's own level. It is the ``accuracy``
-        of :func:`~noise_models.annotator_intervals`, which adds its interval.
+        1. With ``hard="difficulty"`` the items are easy and hard alike: on a hard
+        item of level ``a_l`` (weight ``ω_l``) annotator ``j`` knows the class with
+        ``θ_j a_l``, so the spam formula takes the competence on an average item,
+        ``θ̄_j = θ_j ((1 − π) + π Σ_l ω_l a_l)``. The hard items of the free,
+        marginal and uniform components have no true class and are left out (the
+        accuracy on the easy items). It is the ``accuracy`` of
+        :func:`~noise_models.annotator_intervals`, which adds its interval.
 
         Examples
         --------
@@ -502,7 +506,7 @@ class LatentClassFit(Result):
         check_params(LatentClassFit.annotator_frame, locals())
         codes = self.ratings.codes
         cols: dict[str, Any] = {"n_ratings": (codes >= 0).sum(axis=0),
-                                "accuracy": _easy_accuracy(self)}
+                                "accuracy": fit_accuracy(self)}
         cats = [str(c) for c in self.ratings.categories]
         if self.error_rate is not None:
             cols["error_rate"] = self.error_rate
@@ -577,32 +581,6 @@ class LatentClassFit(Result):
         return (f"LatentClassFit({self.model.name}: {self.ratings.n_items} items, "
                 f"{self.ratings.n_raters} raters; phi={{{phi}}}{pi}; log-likelihood "
                 f"{self.log_likelihood:.3f}; {self.n_iter} iterations, {state})")
-
-
-def _easy_accuracy(fit: LatentClassFit) -> np.ndarray:
-    """``Σ_c w_c E_j[c, c]``: each annotator's accuracy on easy items (see
-    :meth:`LatentClassFit.annotator_frame`)."""
-    if fit.model.annotators == "perfect":
-        return np.ones(fit.ratings.n_raters)
-    w = fit.phi if fit.class_weights is None else fit.class_weights
-    return accuracy_of(w, {"error_rate": fit.error_rate, "confusion": fit.confusion,
-                           "competence": fit.competence,
-                           "spam_distribution": fit.spam_distribution})
-
-
-def accuracy_of(weights: Any, params: dict[str, Any]) -> np.ndarray:
-    """``Σ_c w_c E_j[c, c]`` from the annotator parameters (``error_rate``, ``competence``
-    and ``spam_distribution``, or ``confusion``; the first not None), each model's closed
-    form (``Σ_c w_c = 1``): one-coin ``1 − ε_j``, spam ``θ_j + (1 − θ_j) Σ_c w_c ξ_jc``,
-    confusion ``Σ_c w_c confusion[j, c, c]``. Also the accuracy of a refit's parameters
-    (:func:`~noise_models.annotator_intervals`)."""
-    w = np.asarray(weights, dtype=np.float64)
-    if params["error_rate"] is not None:
-        return 1.0 - np.asarray(params["error_rate"], dtype=np.float64)
-    if params["competence"] is not None:
-        theta = np.asarray(params["competence"], dtype=np.float64)
-        return theta + (1.0 - theta) * (params["spam_distribution"] @ w)
-    return np.diagonal(params["confusion"], axis1=1, axis2=2) @ w
 
 
 def _gold_accuracy(r: Ratings, gold: Any, level: float) -> dict[str, np.ndarray]:

@@ -16,7 +16,7 @@ from _goldnoise_lib.validation import (
     check_params,
     validate_params,
 )
-from noise_models.latent_class._fit import accuracy_of
+from noise_models.latent_class._accuracy import accuracy_of
 
 __all__ = ["annotator_intervals"]
 
@@ -42,16 +42,16 @@ def _with_accuracy(fit: Any) -> pd.DataFrame:
 def _replicate_values(p: dict[str, Any], cats: list[str]) -> dict[str, np.ndarray]:
     """The reliability columns of :func:`_with_accuracy` from a refit's parameters."""
     out: dict[str, np.ndarray] = {}
+    acc = accuracy_of(p)
     if p["error_rate"] is not None:
         out["error_rate"] = np.asarray(p["error_rate"])
     elif p["competence"] is not None:
         out["competence"] = np.asarray(p["competence"])
-    elif p["confusion"] is None:
-        return out
-    out["accuracy"] = accuracy_of(p["phi"], p)  # the formula of LatentClassFit.annotator_frame
-    if p["error_rate"] is None and p["competence"] is None:
+    elif p["confusion"] is not None:
         for i, c in enumerate(cats):
             out[f"accuracy_{c}"] = p["confusion"][:, i, i]
+    if acc is not None:
+        out["accuracy"] = acc
     return {k: np.asarray(v, dtype=np.float64) for k, v in out.items()}
 
 
@@ -64,8 +64,11 @@ def annotator_intervals(fit: Any, *, n_resamples: int = 200, confidence_level: f
     Items are drawn with replacement with the resampling core's multinomial
     counts (the same draw for every annotator: the intervals are paired), the
     model is refitted on each resample (the fit's settings, one start: the
-    majority-vote start), and each parameter's interval is taken from its
-    replicates (the engine's percentile or basic interval, clipped to [0, 1]).
+    majority-vote start; for the item-difficulty model, a fit without gold, each
+    refit's EM starts at the fit's parameters instead, stage 2 alone, since from
+    MACE's start stage 2 crawls along the flat level weights), and each
+    parameter's interval is taken from its replicates (the engine's percentile
+    or basic interval, clipped to [0, 1]).
 
     Parameters
     ----------
@@ -83,7 +86,9 @@ def annotator_intervals(fit: Any, *, n_resamples: int = 200, confidence_level: f
     pandas.DataFrame
         The fit's annotator table (:meth:`LatentClassFit.annotator_frame`) with
         ``accuracy`` — the probability that the annotator's label is the true
-        class (one-coin ``1 − ε``, spam ``θ + (1 − θ) Σ_c φ_c ξ_c``, confusion
+        class over easy and hard items (:meth:`LatentClassFit.annotator_frame`: one-coin
+        ``1 − ε``, spam ``θ + (1 − θ) Σ_c φ_c ξ_c``, with item difficulty the
+        same with the competence on an average item, confusion
         ``Σ_c φ_c π[c, c]``) — and, for ``accuracy`` and each reliability
         parameter (``error_rate``, ``competence``, ``accuracy_<c>``), columns
         ``<name>_low`` and ``<name>_high``. An annotator absent from a resample
@@ -145,7 +150,10 @@ def annotator_intervals(fit: Any, *, n_resamples: int = 200, confidence_level: f
         while True:
             yield current["counts"]
 
-    reps = refit.refit_resamples(r, draws(), refit_seeds)
+    # the item-difficulty model's refits start at the fit's parameters (its stage 2 alone:
+    # from MACE's, stage 2 crawls along the flat level weights, ~200 iterations a refit)
+    warm = fit if model.hard == "difficulty" and fit.gold_codes is None else None
+    reps = refit.refit_resamples(r, draws(), refit_seeds, start=warm)
 
     def one_refit(counts: np.ndarray) -> np.ndarray:  # (1, n) -> (1, S * k)
         current["counts"] = counts[0]

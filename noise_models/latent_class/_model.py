@@ -358,7 +358,7 @@ class LatentClassModel:
         return fit
 
     def refit_resamples(self, ratings: Any, item_counts: Any,
-                        seeds: Any) -> Iterator[dict[str, Any]]:
+                        seeds: Any, *, start: Any = None) -> Iterator[dict[str, Any]]:
         """The parameters of refitting the model on resamples of the items.
 
         For each vector of item counts ``c`` (how often each item of ``ratings`` is
@@ -379,13 +379,19 @@ class LatentClassModel:
             counts, for instance).
         seeds : iterable of int or Generator
             The ``rng`` of each refit (it draws the random starts).
+        start : LatentClassFit, optional
+            A fit of this model to ``ratings``: every refit's EM runs once from its
+            parameters (a warm start; no random starts; for ``hard="difficulty"`` stage 2
+            alone) instead of from the model's starts. Used where the rows are merged;
+            a resample whose rows are refitted as rows starts as without it.
 
         Yields
         ------
         dict
             ``phi``, ``pi``, ``q``, ``error_rate``, ``confusion``, ``competence``,
-            ``spam_distribution`` (None where the model has no such parameter, as on
-            :class:`LatentClassFit`) and ``converged``.
+            ``spam_distribution``, ``level_weights`` (None where the model has no such
+            parameter, as on :class:`LatentClassFit`; ``phi`` is the model's class
+            weights) and ``converged``.
 
         Examples
         --------
@@ -407,7 +413,7 @@ class LatentClassModel:
         r = as_ratings(ratings)
         model = copy.copy(self)
         model.calibrate = None
-        refits = _PatternRefits(model, r)
+        refits = _PatternRefits(model, r, start)
         rows = np.arange(r.n_items)
         for counts, seed in zip(item_counts, seeds, strict=False):
             counts = np.asarray(counts, dtype=np.int64)
@@ -419,11 +425,12 @@ class LatentClassModel:
                 model.rng = seed
                 taken = r.take(np.repeat(rows, counts))
                 fit = _fit(model, taken, taken.require_raters("`refit_resamples`"))
-                out = {"phi": np.array(fit.phi), "pi": fit.pi,
+                out = {"phi": np.array(fit.phi if fit.class_weights is None
+                                       else fit.class_weights), "pi": fit.pi,
                        **{name: None if getattr(fit, name) is None
                           else np.array(getattr(fit, name))
                           for name in ("q", "error_rate", "confusion", "competence",
-                                       "spam_distribution")},
+                                       "spam_distribution", "level_weights")},
                        "converged": bool(fit.converged)}
             yield out
 
