@@ -150,20 +150,38 @@ def test_hard_label_means_reduce_to_perks_vote_shares_and_ignore_spammers():
 
 
 def test_hard_label_means_with_many_ratings_serial_and_parallel():
-    # 600 ratings per item: rising factorials far beyond float range, kept in logs.
+    # Beyond K.LINEAR_MAX_RATINGS ratings the kernel works in logs (rising factorials far
+    # beyond float range): 600 ratings per item with every θ_j = 1 give Perks's vote
+    # shares; 10 informative ratings plus 70 from pure spammers (θ_j = 0, the log path)
+    # give what the 10 alone give (the numbers path).
     g = np.random.default_rng(8)
-    k, m = 600, 2
+    m = 2
     phi, pi = np.full(m, 1 / m), np.r_[0.3, np.full(len(LEVELS), 1 / len(LEVELS))]
-    theta, xi = g.uniform(0.2, 0.9, k), g.dirichlet(np.ones(m), size=k)
-    logtab, _ = K.tables(K.SPAM, K.HARD_DIFFICULTY, phi, pi, np.zeros(k), np.zeros((k, m, m)),
-                         theta, xi, np.zeros((k, m)))
+
+    def tables(theta, xi):
+        k = len(theta)
+        return K.tables(K.SPAM, K.HARD_DIFFICULTY, phi, pi, np.zeros(k), np.zeros((k, m, m)),
+                        theta, xi, np.zeros((k, m)))[0]
+
+    k = 600
+    xi = g.dirichlet(np.ones(m), size=k)
     codes = g.integers(0, m, size=(4, k)).astype(np.int16)
     codes[0] = 0
+    logtab = tables(np.ones(k), xi)
     serial = K.hard_label_means(codes, logtab, parallel=False)
     np.testing.assert_array_equal(serial, K.hard_label_means(codes, logtab, parallel=True))
-    assert np.all(np.isfinite(serial))
-    np.testing.assert_allclose(serial.sum(axis=1), 1.0, atol=1e-9)
-    assert serial[0, 0] > 0.99  # 600 votes for class 0
+    votes = np.stack([(codes == c).sum(axis=1) for c in range(m)], axis=1)
+    np.testing.assert_allclose(serial, (votes + 1 / m) / (k + 1), rtol=1e-9)
+    k = 80
+    theta = np.r_[g.uniform(0.2, 0.9, 10), np.zeros(k - 10)]
+    xi = g.dirichlet(np.ones(m), size=k)
+    codes = g.integers(0, m, size=(20, k)).astype(np.int16)
+    assert k > K.LINEAR_MAX_RATINGS >= 10
+    few = codes.copy()
+    few[:, 10:] = -1
+    logtab = tables(theta, xi)
+    np.testing.assert_allclose(K.hard_label_means(codes, logtab),
+                               K.hard_label_means(few, logtab), rtol=1e-9)
 
 
 def test_objective_never_decreases_and_labels_are_the_spam_models():

@@ -594,17 +594,41 @@ def _log_add(a, b):
     return b + np.log1p(np.exp(a - b))
 
 
+#: Up to this many ratings of an item, _hard_label_mean works with the numbers themselves
+#: (rising factorials up to 60! ~ 1e82, Poisson-binomial weights above 1e-300 where they
+#: matter); beyond, with their logs (five times slower).
+LINEAR_MAX_RATINGS = 60
+
+
 @njit(cache=True, error_model="numpy")
-def _log_convolve(a, na, b, nb, out):
-    # out[t] = log Σ_{p+q=t} exp(a[p] + b[q]), t = 0..na+nb: the product of two polynomials
-    # of degrees na and nb whose coefficients are kept as logs
+def _convolve(a, na, b, nb, out, logs):
+    # out[t] = Σ_{p+q=t} a[p] b[q], t = 0..na+nb: the product of two polynomials of degrees
+    # na and nb (logs: their coefficients' logs, and the product's)
     for t in range(na + nb + 1):
-        out[t] = -np.inf
+        out[t] = -np.inf if logs else 0.0
     for p in range(na + 1):
-        if a[p] == -np.inf:
-            continue
-        for q in range(nb + 1):
-            out[p + q] = _log_add(out[p + q], a[p] + b[q])
+        if logs:
+            if a[p] == -np.inf:
+                continue
+            for q in range(nb + 1):
+                out[p + q] = _log_add(out[p + q], a[p] + b[q])
+        else:
+            for q in range(nb + 1):
+                out[p + q] += a[p] * b[q]
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _ratio_sum(poly, den, r, logs):
+    # Σ_n poly[n] / den[n] (logs: log of the sum, from the logs)
+    if logs:
+        s = -np.inf
+        for q in range(r + 1):
+            s = _log_add(s, poly[q] - den[q])
+        return s
+    s = 0.0
+    for q in range(r + 1):
+        s += poly[q] / den[q]
+    return s
 
 
 @njit(cache=True, error_model="numpy")
@@ -617,8 +641,7 @@ def _hard_label_mean(row, logtab, out):
     # α0 = m a, n = Σ n_c), the likelihood is Σ_n H[n] / α0^(n) with
     # H = Π_c h_c, h_c[n_c] = P(n_c of the c-voters drew from p) a^(n_c) (Poisson-binomial
     # weights); the numerator of E[p_c | .] is the same sum with h_c[n] (a + n) and
-    # α0^(n) (α0 + n). Costs O(r²) per voted class for r ratings; in logs, so that many
-    # ratings neither overflow nor underflow.
+    # α0^(n) (α0 + n). Costs O(r²) per voted class for r ratings.
     k = row.shape[0]
     m = logtab.shape[1]
     a = SHARE_PRIOR / m
@@ -633,62 +656,67 @@ def _hard_label_mean(row, logtab, out):
         for c in range(m):
             out[c] = 1.0 / m
         return
-    # g[c, n]: P(n of the c-voters drew from p), then h_c in logs
-    g = np.zeros((m, r + 1))
+    logs = r > LINEAR_MAX_RATINGS
+    # h[c, n]: P(n of the c-voters drew from p) (Poisson-binomial), times a^(n)
+    h = np.zeros((m, r + 1))
     for c in range(m):
-        g[c, 0] = 1.0
+        h[c, 0] = 1.0
     fill = np.zeros(m, dtype=np.int64)
     for j in range(k):
         x = row[j]
         if x < 0:
             continue
         other = 1 if x == 0 else 0
-        stay = np.exp(logtab[j, x, other] - logtab[j, x, x])  # (1-θ)ξ(x) / P_j(x | x)
-        if stay > 1.0:
-            stay = 1.0
+        stay = min(np.exp(logtab[j, x, other] - logtab[j, x, x]), 1.0)  # (1-θ)ξ(x) / P_j(x|x)
         know = 1.0 - stay
         d = fill[x]
-        g[x, d + 1] = g[x, d] * know
+        h[x, d + 1] = h[x, d] * know
         for q in range(d, 0, -1):
-            g[x, q] = g[x, q] * stay + g[x, q - 1] * know
-        g[x, 0] *= stay
+            h[x, q] = h[x, q] * stay + h[x, q - 1] * know
+        h[x, 0] *= stay
         fill[x] = d + 1
     lga = math.lgamma(a)
-    h = np.empty((m, r + 1))
     for c in range(m):
+        rise = 1.0
         for q in range(deg[c] + 1):
-            h[c, q] = (np.log(g[c, q]) + math.lgamma(a + q) - lga) if g[c, q] > 0.0 \
-                else -np.inf
+            if logs:
+                g = h[c, q]
+                h[c, q] = (np.log(g) + math.lgamma(a + q) - lga) if g > 0.0 else -np.inf
+            else:
+                h[c, q] *= rise
+                rise *= a + q
     voted = np.flatnonzero(deg > 0)
     u = voted.shape[0]
     pre = np.empty((u + 1, r + 1))
     suf = np.empty((u + 1, r + 1))
     pre_deg = np.zeros(u + 1, dtype=np.int64)
     suf_deg = np.zeros(u + 1, dtype=np.int64)
-    pre[0, 0] = 0.0
-    suf[u, 0] = 0.0
+    pre[0, 0] = 0.0 if logs else 1.0
+    suf[u, 0] = pre[0, 0]
     for t in range(u):
         c = voted[t]
-        _log_convolve(pre[t], pre_deg[t], h[c], deg[c], pre[t + 1])
+        _convolve(pre[t], pre_deg[t], h[c], deg[c], pre[t + 1], logs)
         pre_deg[t + 1] = pre_deg[t] + deg[c]
     for t in range(u - 1, -1, -1):
         c = voted[t]
-        _log_convolve(h[c], deg[c], suf[t + 1], suf_deg[t + 1], suf[t])
+        _convolve(h[c], deg[c], suf[t + 1], suf_deg[t + 1], suf[t], logs)
         suf_deg[t] = suf_deg[t + 1] + deg[c]
-    # log α0^(n) and log(α0^(n) (α0 + n))
-    lden = np.empty(r + 1)
-    lden1 = np.empty(r + 1)
+    # den[n] = α0^(n), den1[n] = α0^(n) (α0 + n) (or their logs)
+    den = np.empty(r + 1)
+    den1 = np.empty(r + 1)
     lg0 = math.lgamma(a0)
+    rise = 1.0
     for q in range(r + 1):
-        lden[q] = math.lgamma(a0 + q) - lg0
-        lden1[q] = lden[q] + np.log(a0 + q)
-    full = pre[u]
-    log_z = -np.inf
-    rest = -np.inf
-    for q in range(r + 1):
-        log_z = _log_add(log_z, full[q] - lden[q])
-        rest = _log_add(rest, full[q] - lden1[q])
-    unvoted = np.exp(np.log(a) + rest - log_z)
+        if logs:
+            den[q] = math.lgamma(a0 + q) - lg0
+            den1[q] = den[q] + np.log(a0 + q)
+        else:
+            den[q] = rise
+            den1[q] = rise * (a0 + q)
+            rise *= a0 + q
+    z = _ratio_sum(pre[u], den, r, logs)
+    rest = _ratio_sum(pre[u], den1, r, logs)
+    unvoted = np.exp(np.log(a) + rest - z) if logs else a * rest / z
     for c in range(m):
         out[c] = unvoted
     others = np.empty(r + 1)
@@ -696,14 +724,12 @@ def _hard_label_mean(row, logtab, out):
     num = np.empty(r + 1)
     for t in range(u):
         c = voted[t]
-        _log_convolve(pre[t], pre_deg[t], suf[t + 1], suf_deg[t + 1], others)
+        _convolve(pre[t], pre_deg[t], suf[t + 1], suf_deg[t + 1], others, logs)
         for q in range(deg[c] + 1):
-            shifted[q] = h[c, q] + np.log(a + q)
-        _log_convolve(others, r - deg[c], shifted, deg[c], num)
-        s = -np.inf
-        for q in range(r + 1):
-            s = _log_add(s, num[q] - lden1[q])
-        out[c] = np.exp(s - log_z)
+            shifted[q] = h[c, q] + np.log(a + q) if logs else h[c, q] * (a + q)
+        _convolve(others, r - deg[c], shifted, deg[c], num, logs)
+        s = _ratio_sum(num, den1, r, logs)
+        out[c] = np.exp(s - z) if logs else s / z
 
 
 def _hard_means_impl(codes, logtab, out):
