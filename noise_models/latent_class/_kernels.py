@@ -646,7 +646,8 @@ def _hard_label_mean(row, logtab, out):
     m = logtab.shape[1]
     a = SHARE_PRIOR / m
     a0 = SHARE_PRIOR
-    deg = np.zeros(m, dtype=np.int64)
+    ints = np.zeros(3 * m + 2, dtype=np.int64)  # one allocation per item: they dominate
+    deg, fill, voted = ints[:m], ints[m:2 * m], ints[2 * m:3 * m]
     r = 0
     for j in range(k):
         if row[j] >= 0:
@@ -657,11 +658,22 @@ def _hard_label_mean(row, logtab, out):
             out[c] = 1.0 / m
         return
     logs = r > LINEAR_MAX_RATINGS
+    u = 0
+    for c in range(m):
+        if deg[c] > 0:
+            voted[u] = c
+            u += 1
+    w = r + 1
+    work = np.empty((m + 2 * (u + 1) + 5) * w)
+    h = work[:m * w].reshape((m, w))
+    pre = work[m * w:(m + u + 1) * w].reshape((u + 1, w))
+    suf = work[(m + u + 1) * w:(m + 2 * u + 2) * w].reshape((u + 1, w))
+    rest5 = work[(m + 2 * u + 2) * w:].reshape((5, w))
+    den, den1, others, shifted, num = rest5[0], rest5[1], rest5[2], rest5[3], rest5[4]
     # h[c, n]: P(n of the c-voters drew from p) (Poisson-binomial), times a^(n)
-    h = np.zeros((m, r + 1))
+    h[:, :] = 0.0
     for c in range(m):
         h[c, 0] = 1.0
-    fill = np.zeros(m, dtype=np.int64)
     for j in range(k):
         x = row[j]
         if x < 0:
@@ -685,12 +697,9 @@ def _hard_label_mean(row, logtab, out):
             else:
                 h[c, q] *= rise
                 rise *= a + q
-    voted = np.flatnonzero(deg > 0)
-    u = voted.shape[0]
-    pre = np.empty((u + 1, r + 1))
-    suf = np.empty((u + 1, r + 1))
-    pre_deg = np.zeros(u + 1, dtype=np.int64)
-    suf_deg = np.zeros(u + 1, dtype=np.int64)
+    # pre[t] = h of voted[0..t-1] multiplied, suf[t] = h of voted[t..u-1]; their degrees
+    pre_deg = np.zeros(2 * (u + 1), dtype=np.int64)
+    suf_deg = pre_deg[u + 1:]
     pre[0, 0] = 0.0 if logs else 1.0
     suf[u, 0] = pre[0, 0]
     for t in range(u):
@@ -702,8 +711,6 @@ def _hard_label_mean(row, logtab, out):
         _convolve(h[c], deg[c], suf[t + 1], suf_deg[t + 1], suf[t], logs)
         suf_deg[t] = suf_deg[t + 1] + deg[c]
     # den[n] = α0^(n), den1[n] = α0^(n) (α0 + n) (or their logs)
-    den = np.empty(r + 1)
-    den1 = np.empty(r + 1)
     lg0 = math.lgamma(a0)
     rise = 1.0
     for q in range(r + 1):
@@ -719,9 +726,6 @@ def _hard_label_mean(row, logtab, out):
     unvoted = np.exp(np.log(a) + rest - z) if logs else a * rest / z
     for c in range(m):
         out[c] = unvoted
-    others = np.empty(r + 1)
-    shifted = np.empty(r + 1)
-    num = np.empty(r + 1)
     for t in range(u):
         c = voted[t]
         _convolve(pre[t], pre_deg[t], suf[t + 1], suf_deg[t + 1], others, logs)
