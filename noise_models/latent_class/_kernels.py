@@ -646,7 +646,7 @@ def _hard_label_mean(row, logtab, out):
     m = logtab.shape[1]
     a = SHARE_PRIOR / m
     a0 = SHARE_PRIOR
-    ints = np.zeros(3 * m + 2, dtype=np.int64)  # one allocation per item: they dominate
+    ints = np.zeros(3 * m, dtype=np.int64)  # few allocations an item: they cost as much
     deg, fill, voted = ints[:m], ints[m:2 * m], ints[2 * m:3 * m]
     r = 0
     for j in range(k):
