@@ -976,7 +976,16 @@ def calibration_table() -> None:
     print("|---|---|---|---|---|---|")
     tally = []
     sets = list(_crowd_sets() or []) + list(_heldout_sets())
+    seen = {}
     for name, r, gold, has in sets:
+        # a held-out set may be one already measured under another name (Zheng et al.'s
+        # "duck" is Welinder et al.'s bluebird): the same vote table, counted once
+        key = (r.n_items, r.n_raters, r.n_categories,
+               tuple(sorted(map(tuple, np.asarray(r.counts).tolist()))))
+        if key in seen:
+            print(f"| {name} | (the ratings of {seen[key]}: not counted again) | | | | |")
+            continue
+        seen[key] = name
         aggs = _aggregators(r)
         res = {}
         for agg, (post, label, conf, _) in aggs.items():

@@ -351,9 +351,10 @@ from simulation import simulate_annotations
 r = simulate_annotations(40, 3, model="M2", error_rates=0.2, n_categories=3, missing=0.2,
                          rng=3).ratings
 out = {}
-for ann, hard in [("perfect", "free"), ("confusion", None), ("spam", "uniform")]:
+for ann, hard in [("perfect", "free"), ("confusion", None), ("spam", "uniform"),
+                  ("spam", "difficulty")]:
     f = LatentClassModel(ann, hard, rng=0, n_starts=2, max_iter=50, tol=1e-6).fit(r)
-    out[ann] = [f.loglik.tolist(), f.class_posterior.ravel().tolist()]
+    out[f"{ann}/{hard}"] = [f.loglik.tolist(), f.class_posterior.ravel().tolist()]
 print(json.dumps(out))
 """
         env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": str(ROOT)}
@@ -362,13 +363,15 @@ print(json.dumps(out))
         pure = json.loads(res.stdout.strip().splitlines()[-1])
         r = simulate_annotations(40, 3, model="M2", error_rates=0.2, n_categories=3,
                                  missing=0.2, rng=3).ratings
-        for ann, hard in [("perfect", "free"), ("confusion", None), ("spam", "uniform")]:
+        for ann, hard in [("perfect", "free"), ("confusion", None), ("spam", "uniform"),
+                          ("spam", "difficulty")]:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
                 f = LatentClassModel(ann, hard, rng=0, n_starts=2, max_iter=50,
                                      tol=1e-6).fit(r)
-            np.testing.assert_allclose(f.loglik, pure[ann][0], rtol=1e-10)
-            np.testing.assert_allclose(f.class_posterior.ravel(), pure[ann][1], atol=1e-10)
+            key = f"{ann}/{hard}"
+            np.testing.assert_allclose(f.loglik, pure[key][0], rtol=1e-10)
+            np.testing.assert_allclose(f.class_posterior.ravel(), pure[key][1], atol=1e-10)
 
 
 def model_code(ann: str) -> int:

@@ -510,11 +510,11 @@ def calibration(fit: LatentClassFit, verified: Any, *, confidence_level: float =
       ``(a − 1)² + b²``), whichever has the best leave-one-out log score on the
       verified items: a small or all-right sample keeps the fit's own confidence,
       a large one may move it. With the default fit and 5% of the gold items
-      (means of 100 draws, ``benchmarks/RESULTS.md``) it keeps the ECE on the
-      other items within 0.01 of the gold-free fit's on six of eight public crowd
-      sets (temp +0.015, bluebird's 5 items +0.016) where the temperature map does
-      on five (wsd's 9 all-right items: 0.008 → 0.078), and reaches 0.050 on web
-      (temperature 0.123).
+      (means of 50 draws, ``benchmarks/RESULTS.md``) it keeps the ECE on the
+      other items within 0.01 of the gold-free fit's on eight of nine public crowd
+      sets (not on bluebird's 5 items: +0.024) where the temperature map does on
+      six (wsd's 9 all-right items: 0.008 → 0.077), but leaves face at 0.078 where
+      the temperature map reaches 0.060.
 
     ``ece_recalibrated`` is the map's ECE out of fold (``n_folds``-fold
     cross-validation, seeded), so that it does not grade the map on the items it

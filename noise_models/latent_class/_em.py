@@ -667,11 +667,12 @@ def _calibrate_held_out(fit: LatentClassFit, codes: np.ndarray,
     logtab, logw = fit_tables(fit)
     rows, _, inverse = merged
     post_log = T.state_log_posterior(rows, logtab, logw)
+    means = K.hard_label_means(rows, logtab) if logw.shape[0] > logtab.shape[1] + 1 else None
     if inverse is not None:
         post_log = post_log[inverse]
+        means = None if means is None else means[inverse]
     class_post, hard_post, label_post = T.tempered_posteriors(
-        post_log, fit.ratings.n_categories, np.asarray(fit.label_codes), t,
-        votes=np.asarray(fit.ratings.counts, dtype=np.float64))
+        post_log, fit.ratings.n_categories, np.asarray(fit.label_codes), t, means=means)
     return dataclasses.replace(
         fit, phi=_posterior_shares(fit, class_post), class_posterior=_readonly(class_post),
         posterior_hard=None if hard_post is None else _readonly(hard_post),

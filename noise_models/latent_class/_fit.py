@@ -79,7 +79,9 @@ class LatentClassFit(Result):
     class_posterior : ndarray, shape (n, m)
         ``P(item easy and of class c | its labels)``. For ``hard="difficulty"``
         (every item has a class): ``P(class c | its labels) = P(easy | x)
-        P(c | x, easy) + P(hard | x) v_c``, ``v`` the item's vote shares.
+        P(c | x, easy) + P(hard | x) v_c``, ``v`` the posterior mean of the
+        hard item's own label distribution (its votes counted by the annotators'
+        competences, Perks's Dirichlet(1/m) prior; see :class:`LatentClassModel`).
     posterior_hard : ndarray, shape (n,), or None
         ``P(item hard | its labels)``; ``None`` without a hard component.
     label_codes : ndarray of int, shape (n,)

@@ -220,36 +220,36 @@ def choose_temperature(folds: Sequence[Fold]) -> float:
 
 
 def tempered_posteriors(post_log: np.ndarray, m: int, labels: np.ndarray,
-                        temperature: float, votes: np.ndarray | None = None
+                        temperature: float, means: np.ndarray | None = None
                         ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
     """``(class_post, hard_post, label_post)`` of the log posterior tempered by ``T``.
 
     The labels are kept (tempering does not move the argmax over the states).
-    Items without any possible state keep NaN, as in the plain fit. ``votes``: the
-    items' label counts, for ``hard="difficulty"`` (several hard states), whose class
-    posterior mixes the easy states' with the item's vote shares.
+    Items without any possible state keep NaN, as in the plain fit. ``means``: for
+    ``hard="difficulty"`` (several hard states), the posterior means of the items' own
+    label distributions (:func:`~noise_models.latent_class._kernels.hard_label_means`),
+    which the class posterior mixes with the easy one.
     """
     post = _tempered(post_log, temperature)
     if post.shape[1] > m + 1:
-        return difficulty_posteriors(post, m, labels, votes)
+        return difficulty_posteriors(post, m, labels, means)
     class_post = post[:, :m]
     hard_post = post[:, m] if post.shape[1] > m else None
     label_post = class_post[np.arange(len(labels)), labels]
     return class_post, hard_post, label_post
 
 
-def difficulty_posteriors(post: np.ndarray, m: int, labels: np.ndarray, votes: np.ndarray
+def difficulty_posteriors(post: np.ndarray, m: int, labels: np.ndarray, means: np.ndarray
                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(class_post, hard_post, label_post)`` of ``hard="difficulty"`` from its state
     posterior ``post`` (rows sum to 1): ``P(c | x) = P(easy | x) P(c | x, easy) +
-    P(hard | x) v_c`` with ``v`` the posterior mean of the item's own label distribution
-    (its votes under Perks's Dirichlet(1/m) prior), as the posterior kernel."""
+    P(hard | x) v_c`` with ``v = means`` the posterior mean of the item's own label
+    distribution (:func:`~noise_models.latent_class._kernels.hard_label_means`), as the
+    posterior kernel."""
     easy = post[:, :m]
     ez = easy.sum(axis=1, keepdims=True)
     hard = 1.0 - ez[:, 0]
-    r = votes.sum(axis=1, keepdims=True)
-    share = (votes + K.SHARE_PRIOR / m) / (r + K.SHARE_PRIOR)
     with np.errstate(invalid="ignore", divide="ignore"):
-        within = np.where(ez > 0, easy / np.where(ez > 0, ez, 1.0), share)
-    class_post = within * (1.0 - hard[:, None]) + hard[:, None] * share
+        within = np.where(ez > 0, easy / np.where(ez > 0, ez, 1.0), means)
+    class_post = within * (1.0 - hard[:, None]) + hard[:, None] * means
     return class_post, hard, class_post[np.arange(len(labels)), labels]
