@@ -13,6 +13,17 @@ parameters, and :class:`Section` objects in reading order. A section holds
 
 :func:`render` turns a report into ``text``, ``markdown``, ``json`` or ``csv``.
 
+The one place a result becomes a report section, for every verb: :func:`section_from_result`
+builds a :class:`Section` from a result of the library (its values from the result's
+``to_dict()``, all but ``exclude``, or from the names given, read off the result; its notes;
+the verb's sentences), and :func:`report_table` turns the rows of a frame (a result's
+``to_frame()`` or another of its frames) or a list of records into a :class:`Table` with its
+display columns. A section the data do not allow says why (``undefined=``). The verbs of the
+command line, the audit's sections and the judge audit's report build their sections and
+tables with these two and nowhere else (a test scans every package), so that a section reads
+the same way whatever verb writes it; they live here, in the shared layer, so that a package
+below ``goldnoise`` (``noise_models.judge``) builds its report the same way.
+
 The JSON schema (``"schema": "goldnoise.report/1"``)
 ----------------------------------------------------
 ::
@@ -54,12 +65,12 @@ import csv
 import io
 import json
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["REPORT_SCHEMA", "SCHEMA_ID", "Column", "Figure", "Report", "Section", "Table",
-           "render", "render_html_fragment"]
+           "render", "render_html_fragment", "report_table", "section_from_result"]
 
 SCHEMA_ID = "goldnoise.report/1"
 
@@ -293,6 +304,59 @@ class Report:
                 "parameters": _plain(self.parameters),
                 "sections": {s.key: s.to_json() for s in self.sections},
                 "notes": [str(n) for n in _unique(self.notes)]}
+
+
+def report_table(key: str, columns: Sequence[Column], rows: Any, title: str | None = None,
+                 shown: int | None = None) -> Table:
+    """A table of ``rows``: a list of records, or a DataFrame (its records, index dropped:
+    reset the index first to show it)."""
+    if hasattr(rows, "to_dict") and not isinstance(rows, Mapping):
+        rows = rows.to_dict(orient="records")
+    return Table(key, list(columns), list(rows), title=title, shown=shown)
+
+
+def section_from_result(result: Any, key: str, title: str, *,
+                        values: Mapping[str, Any] | Sequence[str] = (),
+                        exclude: Iterable[str] | None = None, lines: Iterable[str] = (),
+                        tables: Iterable[Table] = (), figures: Iterable[Figure] = (),
+                        notes: Iterable[str] = (), undefined: str | None = None) -> Section:
+    """The section ``key`` of a report, built from ``result``.
+
+    Parameters
+    ----------
+    result : Result or None
+        A result of the library (the result protocol: ``to_dict()``, ``to_frame()``,
+        ``summary()``), or None for a section built from values alone.
+    key, title : str
+        The section's key (JSON) and title.
+    values : mapping or sequence of str
+        Values to record: a mapping as it is, or names read off ``result`` (in that
+        order). Added after those of ``exclude``.
+    exclude : iterable of str, optional
+        Record ``result.to_dict()``, less these keys (``()``: all of it).
+    lines, tables, figures, notes
+        The verb's sentences, its tables (:func:`report_table`), figures and notes.
+    undefined : str, optional
+        The section is not defined on these data, for this reason (what is given
+        besides is kept).
+
+    Returns
+    -------
+    Section
+    """
+    s = Section(key, title)
+    if exclude is not None:
+        dropped = set(exclude)
+        s.values.update({k: v for k, v in result.to_dict().items() if k not in dropped})
+    if isinstance(values, Mapping):
+        s.values.update(values)
+    else:
+        s.values.update({name: getattr(result, name) for name in values})
+    s.lines += list(lines)
+    s.tables += list(tables)
+    s.figures += list(figures)
+    s.notes += list(notes)
+    return s if undefined is None else s.undefined(undefined)
 
 
 def _unique(items: Iterable[str]) -> list[str]:

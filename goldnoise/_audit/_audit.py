@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from _goldnoise_lib.labels import labels_by_item
+from _goldnoise_lib.report import section_from_result
 from _goldnoise_lib.results import Result
 from _goldnoise_lib.validation import (
     Alpha,
@@ -24,7 +25,6 @@ from _goldnoise_lib.validation import (
 )
 from goldnoise._audit._latent import MODELS
 from goldnoise._audit._options import AuditOptions
-from goldnoise._render import section_from_result
 from goldnoise.report import Report, Section, render, render_html_fragment
 
 __all__ = ["LEVELS", "AuditResult", "audit"]

@@ -12,9 +12,9 @@ import functools
 import math
 from typing import Any
 
+from _goldnoise_lib.report import report_table, section_from_result
 from goldnoise._audit._progress import progress
 from goldnoise._audit._text import capture_notes
-from goldnoise._render import report_table, section_from_result
 from goldnoise.report import Column, Section
 
 __all__ = ["bootstrap_section"]

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from _goldnoise_lib.report import section_from_result
 from goldnoise._audit._sections import describe_bound
 from goldnoise._audit._text import capture_notes
-from goldnoise._render import section_from_result
 from goldnoise.report import Report, Section
 
 if TYPE_CHECKING:

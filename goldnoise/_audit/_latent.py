@@ -16,8 +16,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from _goldnoise_lib.report import report_table, section_from_result
 from goldnoise._audit._text import capture_notes, pct
-from goldnoise._render import report_table, section_from_result
 from goldnoise.report import Column, Report, Section, Table
 
 __all__ = ["MODELS", "Fitted", "annotator_table", "bracket_section", "fit_models",

@@ -11,9 +11,9 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from _goldnoise_lib.report import report_table, section_from_result
 from goldnoise._audit._figures import coefficient_forest, hard_count_posterior
 from goldnoise._audit._text import capped_margin, capture_notes, p_text, pct, plural
-from goldnoise._render import report_table, section_from_result
 from goldnoise.report import Column, Section
 
 __all__ = ["agreement_section", "bound_section", "coefficient_frame", "data_section",

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from _goldnoise_lib.report import section_from_result
 from goldnoise._cli._common import capped_margin, count, p_text, pct, probability, real
 from goldnoise._cli._errors import UsageError
-from goldnoise._render import section_from_result
 from goldnoise.report import Report
 
 HELP = "the noise bound gamma from counts: goldnoise bound N D P"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from _goldnoise_lib.report import report_table, section_from_result
 from goldnoise._cli._common import as_option_message, count, gold_fit, probability, real
 from goldnoise._cli._input import add_ratings_arguments, load_ratings, read_labels_file
-from goldnoise._render import report_table, section_from_result
 from goldnoise.report import Column, Report
 
 HELP = "bound the wrong labels left, from expert-checked items (a stopping rule)"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from _goldnoise_lib.report import report_table, section_from_result
 from goldnoise._cli._common import count, probability
-from goldnoise._render import report_table, section_from_result
 from goldnoise.report import Column, Report
 
 HELP = "label consistency across subsets: span F1 of models trained under several conditions"

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 
+from _goldnoise_lib.report import report_table, section_from_result
 from goldnoise._cli._common import count, probability
 from goldnoise._cli._input import add_ratings_arguments
 from goldnoise._cli._scores import add_scores_arguments, load_ratings_with_labels, load_scores_for
-from goldnoise._render import report_table, section_from_result
 from goldnoise.report import Column, Report
 
 HELP = "set a model's label-error ranking beside the annotation model, with a verdict"

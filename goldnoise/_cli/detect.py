@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from _goldnoise_lib.report import report_table, section_from_result
 from goldnoise._cli._common import count
 from goldnoise._cli._input import add_ratings_arguments
 from goldnoise._cli._scores import (
@@ -12,7 +13,6 @@ from goldnoise._cli._scores import (
     load_ratings_with_labels,
     load_scores_for,
 )
-from goldnoise._render import report_table, section_from_result
 from goldnoise.report import Column, Report
 
 HELP = "rank items by how likely their label is wrong, from model scores read from files"

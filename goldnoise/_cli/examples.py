@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from _goldnoise_lib.report import report_table, section_from_result
 from goldnoise._cli._input import EXAMPLES
-from goldnoise._render import report_table, section_from_result
 from goldnoise.report import Column, Report
 
 HELP = "list the bundled real data sets (use one with --example NAME)"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import math
 
+from _goldnoise_lib.report import report_table, section_from_result
 from goldnoise._cli._common import count, p_text, pct, probability, real
 from goldnoise._cli._errors import UsageError
-from goldnoise._render import report_table, section_from_result
 from goldnoise.report import Column, Report
 
 HELP = "how many annotators to hire for a target gamma"

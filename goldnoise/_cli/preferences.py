@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import argparse
 
+from _goldnoise_lib.report import report_table, section_from_result
 from goldnoise._cli._common import count, probability
 from goldnoise._cli._errors import DataError
 from goldnoise._cli._pairwise import add_comparison_arguments, load_comparisons
-from goldnoise._render import report_table, section_from_result
 from goldnoise.report import Column, Report
 
 HELP = "pairwise preferences: agreement, noise against latent truth, position bias"

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import argparse
 
+from _goldnoise_lib.report import report_table, section_from_result
 from goldnoise._cli._common import count, probability
 from goldnoise._cli._errors import DataError
 from goldnoise._cli._pairwise import add_comparison_arguments, load_comparisons
-from goldnoise._render import report_table, section_from_result
 from goldnoise.report import Column, Figure, Report
 
 HELP = "rank systems from pairwise votes: Bradley-Terry scores, rank-sets, drop-k"

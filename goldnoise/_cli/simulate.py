@@ -11,11 +11,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from _goldnoise_lib.report import report_table, section_from_result
 from goldnoise._audit import progress
 from goldnoise._cli._common import count, probability, real
 from goldnoise._cli._errors import UsageError
 from goldnoise._cli._output import add_output_arguments
-from goldnoise._render import report_table, section_from_result
 from goldnoise.report import Column, Report
 
 HELP = ("simulation studies: how often the noise bounds hold (coverage); realistic noisy labels "

@@ -7,8 +7,8 @@ import warnings
 from pathlib import Path
 
 from _goldnoise_lib.errors import DegenerateDataWarning
+from _goldnoise_lib.report import report_table, section_from_result
 from goldnoise._cli._common import count, probability
-from goldnoise._render import report_table, section_from_result
 from goldnoise.report import Column, Report, Section
 
 HELP = ("agreement of span annotations (named entities): F1 per label, pair and document, "

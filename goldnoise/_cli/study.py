@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from _goldnoise_lib.report import report_table, section_from_result
 from goldnoise._cli._common import count, probability, real
 from goldnoise._cli._errors import UsageError
 from goldnoise._cli._input import add_ratings_arguments, load_ratings
-from goldnoise._render import report_table, section_from_result
 from goldnoise.report import Column, Figure, Report
 
 HELP = "how many items an agreement study needs for an interval's width or a test's power"

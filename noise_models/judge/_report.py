@@ -5,7 +5,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from _goldnoise_lib.report import Column, Figure, Report, Section, Table
+from _goldnoise_lib.report import (
+    Column,
+    Figure,
+    Report,
+    Section,
+    report_table,
+    section_from_result,
+)
 
 __all__ = ["estimate_section", "judge_report"]
 
@@ -57,30 +64,28 @@ def judge_report(res: Any, *, source: str = "ratings") -> Report:
                                 "n_resamples": res.n_resamples,
                                 "confidence_level": res.confidence_level},
                     primary="swap/swap")
-    h = report.add(Section("humans", "The humans alone"))
-    h.lines.append(f"coefficient {res.coefficient}, level {res.level or '-'}; "
-                   + ("Alt-Test not run (it needs an epsilon)" if res.scoring is None
-                      else "Alt-Test scoring "
-                      + SCORING_NAMES.get(res.scoring, f"{res.scoring} (a function)")))
-    h.lines.append(f"{len(res.humans)} humans ({', '.join(res.humans)}) on {res.n_items} "
-                   f"items: {name} {res.human_reliability:.3f}, {pct} interval "
-                   f"{_iv(res.human_low, res.human_high, '.3f')}")
+    lines = [f"coefficient {res.coefficient}, level {res.level or '-'}; "
+             + ("Alt-Test not run (it needs an epsilon)" if res.scoring is None
+                else "Alt-Test scoring "
+                + SCORING_NAMES.get(res.scoring, f"{res.scoring} (a function)")),
+             f"{len(res.humans)} humans ({', '.join(res.humans)}) on {res.n_items} "
+             f"items: {name} {res.human_reliability:.3f}, {pct} interval "
+             f"{_iv(res.human_low, res.human_high, '.3f')}"]
     if not res.validated and not math.isfinite(res.human_reliability):
-        h.lines.append("the humans' coefficient is undefined: a judge cannot be validated "
-                       "against it")
+        lines.append("the humans' coefficient is undefined: a judge cannot be validated "
+                     "against it")
     elif not res.validated:
-        h.lines.append("the humans barely agree (below 0.4): a judge cannot be validated "
-                       "against humans who do not agree with each other")
-    h.values.update({"coefficient": res.coefficient, "level": res.level,
-                     "value": res.human_reliability, "low": res.human_low,
-                     "high": res.human_high, "validated": res.validated,
-                     "n_items": res.n_items, "humans": list(res.humans)})
-    v = report.add(Section("verdicts", "May a candidate replace a human, join them, or neither?"))
-    for cand, row in res.verdicts.iterrows():
-        v.lines.append(f"{cand}: {row['verdict']} -- {row['reason']}")
-    v.values["verdicts"] = {c: r["verdict"] for c, r in res.verdicts.iterrows()}
-    s = report.add(Section("swap", f"Swap (a human replaced, averaged over which) and join "
-                                   f"(added): the change of {name}, margin {res.margin:g}"))
+        lines.append("the humans barely agree (below 0.4): a judge cannot be validated "
+                     "against humans who do not agree with each other")
+    report.add(section_from_result(None, "humans", "The humans alone", lines=lines, values={
+        "coefficient": res.coefficient, "level": res.level, "value": res.human_reliability,
+        "low": res.human_low, "high": res.human_high, "validated": res.validated,
+        "n_items": res.n_items, "humans": list(res.humans)}))
+    report.add(section_from_result(
+        None, "verdicts", "May a candidate replace a human, join them, or neither?",
+        lines=[f"{cand}: {row['verdict']} -- {row['reason']}"
+               for cand, row in res.verdicts.iterrows()],
+        values={"verdicts": {c: r["verdict"] for c, r in res.verdicts.iterrows()}}))
     rows = []
     for cand in res.candidates:
         for kind, table in (("swap", res.swap), ("join", res.join)):
@@ -89,31 +94,33 @@ def judge_report(res: Any, *, source: str = "ratings") -> Report:
                          "with_candidate": r["with_candidate"], "humans": r["humans"],
                          "difference": r["difference"], "low": r["low"], "high": r["high"],
                          "non_inferior": bool(r["non_inferior"])})
-    s.tables.append(Table("swap", [
+    swap = report_table("swap", [
         Column("candidate", "candidate", align="<"), Column("test", "test", align="<"),
         Column("with_candidate", "with it", ".3f"), Column("humans", "humans", ".3f"),
         Column("difference", "difference", "+.3f"),
         Column("interval", f"{pct} interval", align="<", data=False,
                cell=lambda r: _iv(r["low"], r["high"])),
         Column("non_inferior", "within margin"),
-    ], rows))
-    s.figures.append(_forest(res))
-    s.lines.append("paired bootstrap over the items each candidate rated: every set of "
-                   "annotators from the same resamples; humans = the humans' coefficient on "
-                   "those items; within margin = the interval's low end above -margin")
+    ], rows)
+    report.add(section_from_result(
+        None, "swap", f"Swap (a human replaced, averaged over which) and join (added): the "
+                      f"change of {name}, margin {res.margin:g}",
+        tables=[swap], figures=[_forest(res)],
+        lines=["paired bootstrap over the items each candidate rated: every set of "
+               "annotators from the same resamples; humans = the humans' coefficient on "
+               "those items; within margin = the interval's low end above -margin"]))
     if res.alt_test is not None:
         scored = SCORING_NAMES.get(res.scoring, res.scoring)
-        a = report.add(Section("alt_test", f"Alternative Annotator Test (epsilon "
-                                           f"{res.epsilon:g}, {scored} scoring)"))
-        a.tables.append(Table("alt_test", [
+        alt = report_table("alt_test", [
             Column("candidate", "candidate", align="<"),
             Column("winning_rate", "omega", ".2f"),
             Column("advantage_probability", "rho", ".2f"), Column("passed", "passes")],
             [{"candidate": c, **{k: r[k] for k in ("winning_rate", "advantage_probability")},
-              "passed": bool(r["passed"])} for c, r in res.alt_test.iterrows()]))
-    g = report.add(Section("agreement", "Each candidate against each human, the humans' "
-                                        "majority and the latent labels"))
-    g.tables.append(Table("agreement", [
+              "passed": bool(r["passed"])} for c, r in res.alt_test.iterrows()])
+        report.add(section_from_result(
+            None, "alt_test", f"Alternative Annotator Test (epsilon {res.epsilon:g}, "
+                              f"{scored} scoring)", tables=[alt]))
+    agreement = report_table("agreement", [
         Column("candidate", "candidate", align="<"), Column("reference", "against", align="<"),
         Column("n_items", "items"), Column("accuracy", "accuracy", ".3f"),
         Column("acc_iv", f"{pct} (exact)", align="<", data=False,
@@ -123,13 +130,18 @@ def judge_report(res: Any, *, source: str = "ratings") -> Report:
                cell=lambda r: _iv(r["kappa_low"], r["kappa_high"], ".3f")),
     ], [{"candidate": c, "reference": ref, "n_items": int(row["n_items"]), **{k: row[k] for k in (
         "accuracy", "accuracy_low", "accuracy_high", "kappa", "kappa_low", "kappa_high")}}
-        for (c, ref), row in res.agreement.iterrows()]))
-    g.lines.append("majority: strict majority of the humans; latent: the humans-only latent-"
-                   "class fit's labels (MACE's); both taken as fixed references")
-    lat = report.add(Section("latent", "Inside the latent-class fit (spam model with item "
-                                       "difficulty): accuracy, and on easy and hard items"))
+        for (c, ref), row in res.agreement.iterrows()])
+    report.add(section_from_result(
+        None, "agreement", "Each candidate against each human, the humans' majority and the "
+                           "latent labels", tables=[agreement],
+        lines=["majority: strict majority of the humans; latent: the humans-only latent-"
+               "class fit's labels (MACE's); both taken as fixed references"]))
+    latent_title = ("Inside the latent-class fit (spam model with item difficulty): accuracy, "
+                    "and on easy and hard items")
     if res.latent is None:
-        lat.undefined("the latent-class model could not be fitted (see notes)")
+        report.add(section_from_result(
+            None, "latent", latent_title,
+            undefined="the latent-class model could not be fitted (see notes)"))
     else:
         has_iv = "accuracy_low" in res.latent.columns
         cols = [Column("annotator", "annotator", align="<"), Column("kind", "kind", align="<"),
@@ -142,14 +154,16 @@ def judge_report(res: Any, *, source: str = "ratings") -> Report:
                  Column("accuracy_hard", "on hard", ".3f")]
         keep = ["kind", "accuracy", "accuracy_easy", "accuracy_hard", "hard_share"] + (
             ["accuracy_low", "accuracy_high"] if has_iv else [])
-        lat.tables.append(Table("latent", cols, [
+        latent = report_table("latent", cols, [
             {"annotator": who, **{k: row[k] for k in keep}}
-            for who, row in res.latent.iterrows()]))
+            for who, row in res.latent.iterrows()])
         share = float(res.latent["hard_share"].mean())
-        lat.lines.append("easy/hard: agreement with the humans-only latent labels, weighted by "
-                         f"that fit's posterior that the item is hard (mean {share:.3f}); "
-                         "'-' where the annotator's items carry less than 5 items' worth of "
-                         "that weight")
+        report.add(section_from_result(
+            None, "latent", latent_title, tables=[latent],
+            lines=["easy/hard: agreement with the humans-only latent labels, weighted by "
+                   f"that fit's posterior that the item is hard (mean {share:.3f}); "
+                   "'-' where the annotator's items carry less than 5 items' worth of "
+                   "that weight"]))
     report.notes.extend(res.notes)
     return report
 
@@ -158,8 +172,6 @@ def estimate_section(estimates: dict) -> Section:
     """The prediction-powered estimates, one row per candidate ({candidate: result})."""
     first = next(iter(estimates.values()))
     pct = f"{100 * first.confidence_level:g}%"
-    sec = Section("estimate", f"Prediction-powered estimate: {first.estimand} (human truth: "
-                              f"{first.truth})")
     rows = [{"candidate": cand, "estimate": res.estimate, "low": res.low, "high": res.high,
              "classical_estimate": res.classical_estimate, "classical_low": res.classical_low,
              "classical_high": res.classical_high, "sample_size_gain": res.sample_size_gain,
@@ -167,7 +179,7 @@ def estimate_section(estimates: dict) -> Section:
              "n_labelled": res.n_labelled, "n_unlabelled": res.n_unlabelled,
              "method": res.method, "weak_judge": bool(res.weak_judge)}
             for cand, res in estimates.items()]
-    sec.tables.append(Table("estimate", [
+    table = report_table("estimate", [
         Column("candidate", "candidate", align="<"), Column("estimate", "estimate", ".4f"),
         Column("interval", f"{pct} interval", align="<", data=False,
                cell=lambda r: _iv(r["low"], r["high"], ".4f")),
@@ -178,11 +190,13 @@ def estimate_section(estimates: dict) -> Section:
         Column("effective_n", "worth (items)", ",.0f"),
         Column("n_labelled", "labelled"), Column("n_unlabelled", "judge-only"),
         Column("weak_judge", "weak judge"),
-    ], rows))
-    sec.lines.append(f"{first.method}: the judge's label on every item and one human value per "
-                     f"human-labelled item ({first.humans_per_item:.2g} humans on average); "
-                     "humans only = the same items' human values alone; the gain = how many "
-                     "human-labelled items each is worth with the judge's labels added")
-    sec.values.update({"category": first.category, "truth": first.truth,
-                       "estimates": {r["candidate"]: r["estimate"] for r in rows}})
-    return sec
+    ], rows)
+    return section_from_result(
+        None, "estimate", f"Prediction-powered estimate: {first.estimand} (human truth: "
+                          f"{first.truth})", tables=[table],
+        lines=[f"{first.method}: the judge's label on every item and one human value per "
+               f"human-labelled item ({first.humans_per_item:.2g} humans on average); "
+               "humans only = the same items' human values alone; the gain = how many "
+               "human-labelled items each is worth with the judge's labels added"],
+        values={"category": first.category, "truth": first.truth,
+                "estimates": {r["candidate"]: r["estimate"] for r in rows}})
