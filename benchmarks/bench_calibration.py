@@ -35,12 +35,16 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
+import sys
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _crowd_sets import heldout_answer_sets
 
 SETS = ("rte", "dog", "web", "bluebird", "sentiment")
 BEST = {"rte": 0.931, "dog": 0.843, "web": 0.8225, "bluebird": 0.898, "sentiment": 0.961}
@@ -867,10 +871,6 @@ def speed_table(n: int = 1_000_000, k: int = 5) -> None:
 
 
 # ------------------------------------------------------------------ the calibration table
-#: Held-out public crowd sets with gold (research data, never committed): a directory of
-#: <name>/answer.csv (question, worker, answer) and <name>/truth.csv (question, truth), as
-#: distributed with Zheng et al. (2017)'s truth-inference code; the table skips it when unset.
-HELDOUT_ENV = "GOLDNOISE_HELDOUT_SETS"
 
 
 def _heldout_sets():
@@ -879,21 +879,11 @@ def _heldout_sets():
     from agreement import Ratings
 
     yield from _vb_extra_sets()
-    root = os.environ.get(HELDOUT_ENV)
-    if not root or not Path(root).is_dir():
-        return
-    for d in sorted(Path(root).iterdir()):
-        if not (d / "answer.csv").is_file() or not (d / "truth.csv").is_file():
-            continue
-        lab = (pd.read_csv(d / "answer.csv")
-               .rename(columns={"question": "item", "answer": "label"})
-               .drop_duplicates(subset=["item", "worker"]))
-        truth = (pd.read_csv(d / "truth.csv").rename(columns={"question": "item"})
-                 .set_index("item")["truth"])
+    for name, lab, truth in heldout_answer_sets():
         r = Ratings.from_long(lab, item="item", rater="worker", label="label")
         g = truth.reindex(r.items)
         gold = r.categories.get_indexer(g.fillna(-1).astype(lab["label"].dtype))
-        yield d.name, r, gold, gold >= 0
+        yield name, r, gold, gold >= 0
 
 
 def _scores(post: np.ndarray, label: np.ndarray, conf: np.ndarray, gold: np.ndarray,

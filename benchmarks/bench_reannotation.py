@@ -58,6 +58,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _crowd_sets import HELDOUT_ENV, heldout_answer_sets
 from _results import write_section
 
 SETS = ("rte", "dog", "web", "bluebird", "sentiment")
@@ -97,7 +98,6 @@ def load(name: str):
 #: and every folder with ``answer.csv`` and ``truth.csv`` under ``$GOLDNOISE_HELDOUT_SETS``
 #: (face sentiment and product matching of Zheng et al. 2017 were measured; their duck set
 #: is bluebird, item for item, and is left out).
-HELDOUT_ENV = "GOLDNOISE_HELDOUT_SETS"
 
 
 def heldout_sets():
@@ -112,20 +112,10 @@ def heldout_sets():
             lab = pd.read_csv(f)
             r = Ratings.from_long(lab, item="item", rater="worker", label="response")
             yield name, r, lab.groupby("item")["gold"].first()
-    extra = os.environ.get(HELDOUT_ENV)
-    if not extra or not Path(extra).is_dir():
-        return
-    for d in sorted(Path(extra).iterdir()):
-        if d.name == "duck" or not (d / "answer.csv").is_file() \
-                or not (d / "truth.csv").is_file():
-            continue
-        lab = (pd.read_csv(d / "answer.csv")
-               .rename(columns={"question": "item", "answer": "label"})
-               .drop_duplicates(subset=["item", "worker"]))
-        truth = (pd.read_csv(d / "truth.csv").rename(columns={"question": "item"})
-                 .set_index("item")["truth"])
+    # duck is bluebird again (the same 4,212 ratings and gold)
+    for name, lab, truth in heldout_answer_sets(skip=("duck",)):
         r = Ratings.from_long(lab, item="item", rater="worker", label="label")
-        yield d.name, r, truth[truth.index.isin(r.items)]
+        yield name, r, truth[truth.index.isin(r.items)]
 
 
 def default_model(**kw):
