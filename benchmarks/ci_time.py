@@ -13,7 +13,11 @@ on 2 shared cores):
 folder; ``/usr/bin/time -v`` counts the CPU of pytest and all its workers). Then
 
     python benchmarks/ci_time.py /tmp/cpu.tsv /tmp/run.log "load 6.2 at the start, 5.1 at the end" \\
-        [/tmp/compile.tsv]
+        [/tmp/compile.tsv] [--ci-run]
+
+(``--ci-run``: the log timed the whole ``.ci/run``, pip install included: run it as
+``CI=true PYTEST_ADDOPTS="-p cpulog" PYTHONPATH=benchmarks CPULOG=... COMPILELOG=...
+/usr/bin/time -v bash .ci/run``)
 
 writes the section of ``benchmarks/RESULTS.md``: user + system CPU, wall time, the load,
 the outcome line, and the CPU per test file (the budget new tests are held to).
@@ -78,8 +82,10 @@ def compiles(tsv: Path) -> list[str]:
 
 
 def main() -> None:
-    tsv, log, load = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
-    compile_log = Path(sys.argv[4]) if len(sys.argv) > 4 else None
+    args = [a for a in sys.argv[1:] if a != "--ci-run"]
+    whole = "--ci-run" in sys.argv  # the log times the whole `.ci/run`, not pytest alone
+    tsv, log, load = Path(args[0]), Path(args[1]), args[2]
+    compile_log = Path(args[3]) if len(args) > 3 else None
     t = timing(log)
     cpu = float(t["user"]) + float(t["system"])
     files = per_file(tsv)
@@ -95,17 +101,21 @@ def main() -> None:
     body = "\n".join([
         "## CPU of the default test run, from a fresh clone (`benchmarks/ci_time.py`)",
         "",
-        "`pytest` (the README's and `.ci/run`'s command: every core through pytest-xdist, the "
-        "documentation build included, the tests marked slow deselected) in a fresh clone: "
-        "an empty kernel cache, as in CI. CPU = user + system of pytest and its workers "
-        "(`/usr/bin/time -v`); the machine's 2 cores are shared, so the wall time says more "
-        f"about the load ({load}) than about the suite.",
+        ("The whole of `CI=true bash .ci/run` (a new virtual environment, `pip install -e "
+         "\".[test,docs]\"`, then `pytest`)" if whole else "`pytest`") +
+        " (the README's and `.ci/run`'s command: every core through pytest-xdist, each file "
+        "in one worker, the documentation build included, the tests marked slow deselected) "
+        "in a fresh clone: an empty kernel cache, as in CI. CPU = user + system of "
+        + ("the script, pip and pytest with its workers" if whole else
+           "pytest and its workers") + " (`/usr/bin/time -v`); the machine's 2 cores are "
+        f"shared, so the wall time says more about the load ({load}) than about the suite.",
         "",
         f"**{cpu / 60:.1f} min of CPU** ({t['user']} s user + {t['system']} s system), wall "
         f"{t['wall']}; {t['outcome']}. Target ≤ {TARGET_MINUTES:g} min: {verdict}.",
         "",
         f"Per test file (CPU logged per test by `benchmarks/cpulog.py`: {logged:.0f} s of the "
-        f"{cpu:.0f} s; the rest is collection and the workers' start):",
+        f"{cpu:.0f} s; the rest is " + ("the install, " if whole else "") +
+        "collection and the workers' start):",
         "",
         *rows,
         *(compiles(compile_log) if compile_log else []),
