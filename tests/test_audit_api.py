@@ -299,3 +299,22 @@ def test_the_one_place_check_sees_a_section_built_by_hand(tmp_path):
                    "    s = Section('x', 'X')\n    s.tables.append(report.Table('t', [], []))\n"
                    "    return s\n", encoding="utf-8")
     assert _hand_built(bad) == ["verb.py line 4: Section()", "verb.py line 5: Table()"]
+
+
+def test_a_bracket_whose_ends_cross_says_so():
+    # dog (crowd_gold): the fit expects 0.11% of the 82 unanimous labels wrong, M1's gamma
+    # bounds 0 of them: "between 0.11% and 0.00%" read as a range; the section says the
+    # ends cross instead
+    from goldnoise._audit._latent import bracket_section
+    from noise_models import ErrorBracketResult
+
+    def bracket(optimistic, pessimistic):
+        return ErrorBracketResult(
+            n_items=100, n_agreed=82, optimistic=optimistic, optimistic_errors=82 * optimistic,
+            pessimistic=pessimistic, pessimistic_errors=round(82 * pessimistic), alpha=0.95,
+            optimistic_model="spam", pessimistic_model="M1", explanation="")
+
+    crossed = " ".join(bracket_section(bracket(0.0011, 0.0), None, 0.95).lines)
+    assert "the two ends cross: 0.11%" in crossed and "between" not in crossed
+    ordered = " ".join(bracket_section(bracket(0.01, 0.2), None, 0.95).lines)
+    assert "between 1.00%" in ordered and "and 20.00%" in ordered and "cross" not in ordered

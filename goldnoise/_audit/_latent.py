@@ -248,8 +248,12 @@ def latent_sections(f: Fitted, *, gold: Any = None, alpha: float, bracket: Any,
         s.lines.append(
             f"that share is the model's own, labels-only estimate (annotators err "
             f"independently): optimistic. For the {bracket.n_agreed} unanimous labels the "
-            f"bracket runs from {pct(bracket.optimistic, 2)} to {pct(bracket.pessimistic, 2)} "
-            "wrong (below); a verified sample settles it")
+            + (f"bracket runs from {pct(bracket.optimistic, 2)} to "
+               f"{pct(bracket.pessimistic, 2)} wrong (below)"
+               if bracket.optimistic <= bracket.pessimistic else
+               f"two ends cross: the fit expects {pct(bracket.optimistic, 2)} wrong, gamma "
+               f"bounds the hidden coin-flips at {pct(bracket.pessimistic, 2)} (below)")
+            + "; a verified sample settles it")
     intervals = None
     if bootstrap and (fit.competence is not None or fit.confusion is not None
                       or fit.error_rate is not None):
@@ -353,12 +357,16 @@ def bracket_section(bracket: Any, reason: str | None, alpha: float) -> Section:
         return section_from_result(None, "bracket", title, undefined=reason or "not computed")
     b = bracket
     s = section_from_result(b, "bracket", title, exclude=("explanation",))
-    s.lines += [
-        f"of the {b.n_agreed} unanimous labels, between "
-        f"{pct(b.optimistic, 2)} ({b.optimistic_errors:.1f}, {b.optimistic_model}: annotators "
-        f"err independently) and {pct(b.pessimistic, 2)} ({b.pessimistic_errors}, gamma at "
-        f"alpha = {alpha:g}: any unanimous item may be a coin-flip) are wrong",
-    ]
+    optimistic = (f"{pct(b.optimistic, 2)} ({b.optimistic_errors:.1f}, {b.optimistic_model}: "
+                  "annotators err independently)")
+    pessimistic = (f"{pct(b.pessimistic, 2)} ({b.pessimistic_errors}, gamma at alpha = "
+                   f"{alpha:g}: any unanimous item may be a coin-flip)")
+    s.lines.append(
+        f"of the {b.n_agreed} unanimous labels, between {optimistic} and {pessimistic} are "
+        "wrong" if b.optimistic <= b.pessimistic else
+        f"of the {b.n_agreed} unanimous labels the two ends cross: {optimistic} are expected "
+        f"wrong, above the pessimistic end, {pessimistic}; neither model sees errors that "
+        "fool every annotator alike")
     advice = []
     for target in (0.05, 0.02, 0.01):
         if target >= b.pessimistic:
