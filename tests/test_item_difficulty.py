@@ -14,6 +14,7 @@ import scipy.stats
 from noise_models import LatentClassModel, judge_estimate
 from noise_models.latent_class import _em as E
 from noise_models.latent_class import _kernels as K
+from noise_models.latent_class import _kernels_hard as KH
 from simulation import simulate_annotations
 
 LEVELS = (0.2, 0.4, 0.6)
@@ -150,7 +151,7 @@ def test_hard_label_means_reduce_to_perks_vote_shares_and_ignore_spammers():
 
 
 def test_hard_label_means_with_many_ratings_serial_and_parallel():
-    # Beyond K.LINEAR_MAX_RATINGS ratings the kernel works in logs (rising factorials far
+    # Beyond KH.LINEAR_MAX_RATINGS ratings the kernel works in logs (rising factorials far
     # beyond float range): 600 ratings per item with every θ_j = 1 give Perks's vote
     # shares; 10 informative ratings plus 70 from pure spammers (θ_j = 0, the log path)
     # give what the 10 alone give (the numbers path).
@@ -176,7 +177,7 @@ def test_hard_label_means_with_many_ratings_serial_and_parallel():
     theta = np.r_[g.uniform(0.2, 0.9, 10), np.zeros(k - 10)]
     xi = g.dirichlet(np.ones(m), size=k)
     codes = g.integers(0, m, size=(20, k)).astype(np.int16)
-    assert k > K.LINEAR_MAX_RATINGS >= 10
+    assert k > KH.LINEAR_MAX_RATINGS >= 10
     few = codes.copy()
     few[:, 10:] = -1
     logtab = tables(theta, xi)

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from agreement import ConvergenceWarning, Ratings, UnstableStartsWarning
 from noise_models import EasyHardModel, LatentClassFit, LatentClassModel
 from noise_models.latent_class import _kernels as K
+from noise_models.latent_class import _kernels_rows as KR
 from noise_models.latent_class._em import _warn_if_degenerate
 from simulation import simulate_annotations
 
@@ -299,7 +300,7 @@ class TestEngine:
         # its count. Same fit as the per-item engine, up to summation order.
         sim = simulate_annotations(20_000, 4, model="M2", n_categories=3, error_rates=0.2,
                                    hard_share=0.2, missing=0.2, rng=12)
-        rows, weights, inverse = K.merge_rows(sim.ratings.codes, 3)
+        rows, weights, inverse = KR.merge_rows(sim.ratings.codes, 3)
         assert len(rows) < 300 and weights.sum() == 20_000
         assert np.array_equal(rows[inverse], sim.ratings.codes)
         for ann, hard in [("perfect", "free"), ("confusion", None), ("spam", "marginal")]:
@@ -325,10 +326,10 @@ class TestEngine:
         assert ll == pytest.approx(ll0, rel=1e-11)
         # Many annotators, nearly every row distinct: nothing to merge.
         sparse = simulate_annotations(2000, 40, raters_per_item=5, rng=1).ratings
-        assert K.merge_rows(sparse.codes, 2) is None
+        assert KR.merge_rows(sparse.codes, 2) is None
         # Rows fit a key but are mostly distinct: not worth merging.
         spread = np.random.default_rng(0).integers(-1, 3, size=(1000, 6)).astype(np.int8)
-        assert K.merge_rows(spread, 3) is None
+        assert KR.merge_rows(spread, 3) is None
 
     def test_reproducible_and_rng_types(self):
         r = small_data(5)
@@ -650,9 +651,10 @@ def test_parallel_kernels_load_from_the_cache(tmp_path):
     code = (
         "from noise_models import LatentClassModel\n"
         "from noise_models.latent_class import _kernels as K\n"
+        "from noise_models.latent_class import _kernels_rows as KR\n"
         "from simulation import simulate_annotations\n"
         "r = simulate_annotations(26_000, 40, raters_per_item=5, rng=0).ratings\n"
-        "assert K.merge_rows(r.codes, 2) is None and r.codes.size >= K.PARALLEL_THRESHOLD\n"
+        "assert KR.merge_rows(r.codes, 2) is None and r.codes.size >= K.PARALLEL_THRESHOLD\n"
         "LatentClassModel('spam', n_starts=2, rng=0).fit(r)\n"
         "names = ['_estep_parallel', '_em_after_estep', '_posterior_parallel']\n"
         "print(' '.join(f'{sum(getattr(K, n).stats.cache_hits.values())},'\n"

@@ -33,6 +33,7 @@ from noise_models.latent_class._fit import (
 # Imported at first use: scipy and Numba would double the time of `import goldnoise`.
 _optimize = lazy_module("scipy.optimize")
 K = lazy_module("noise_models.latent_class._kernels")
+KR = lazy_module("noise_models.latent_class._kernels_rows")
 T = lazy_module("noise_models.latent_class._tempering")
 
 __all__ = ["HELD_OUT_FOLDS", "HELD_OUT_MAX_ITEMS", "fit_tables", "heldout_folds"]
@@ -229,7 +230,7 @@ def _fit(model: Any, r: Ratings, codes: np.ndarray,
     # share one set of parameters, as in Dawid & Skene (1979).
     groups = np.asarray(r.annotator_of, dtype=np.int64)
     if hard == K.HARD_MARGINAL:
-        own = K.label_counts(codes, m)
+        own = KR.label_counts(codes, m)
         if r.has_replicates:
             pooled = np.zeros((int(groups.max()) + 1, m))
             np.add.at(pooled, groups, own)
@@ -247,7 +248,7 @@ def _fit(model: Any, r: Ratings, codes: np.ndarray,
         known_sums = _known_counts(codes, known, m, n_states)
         em_codes = np.ascontiguousarray(codes[known < 0])
     # Identical rows share their posterior: the engine visits each once.
-    merged = K.merge_rows(em_codes, m) if model._merge_rows and len(em_codes) else None
+    merged = KR.merge_rows(em_codes, m) if model._merge_rows and len(em_codes) else None
     if merged is not None:
         em_rows, em_weights, _ = merged
     else:
@@ -266,7 +267,7 @@ def _fit(model: Any, r: Ratings, codes: np.ndarray,
     if known_sums is None:
         rows, weights, inverse = (merged if merged is not None else (codes, None, None))
     else:
-        full = K.merge_rows(codes, m) if model._merge_rows else None
+        full = KR.merge_rows(codes, m) if model._merge_rows else None
         rows, weights, inverse = full if full is not None else (codes, None, None)
 
     logtab, logw = K.tables(em_model, hard, *params.args())
@@ -385,22 +386,6 @@ def _run_difficulty(model: Any, rows: np.ndarray, weights: np.ndarray | None, m:
         *params.args(), weights=weights,
         parallel=parallel, groups=groups, known=known)
     return _Starts(params, trace, n1 + n2, conv1 and conv2, finals, disagree, labels)
-
-
-def _params_of(fit: Any) -> _Params:
-    """A fit's parameters as the EM's arrays (the start of warm-started refits)."""
-    k, m = fit.ratings.n_raters, fit.ratings.n_categories
-    p = _base_params(k, m, None if fit.q is None else np.asarray(fit.q, dtype=np.float64))
-    p.phi[:] = fit.phi if fit.class_weights is None else fit.class_weights
-    if fit.pi is not None:
-        p.pi[0] = fit.pi
-    if fit.level_weights is not None:
-        p.pi[1:] = fit.level_weights
-    for name, attr in (("eps", "error_rate"), ("conf", "confusion"), ("theta", "competence"),
-                       ("xi", "spam_distribution")):
-        if getattr(fit, attr) is not None:
-            getattr(p, name)[:] = getattr(fit, attr)
-    return p
 
 
 def _run_warm(model: Any, start: _Params, rows: np.ndarray, weights: np.ndarray, m: int,
@@ -558,7 +543,8 @@ HELD_OUT_FOLDS = 5
 
 
 def _params_of(fit: LatentClassFit) -> _Params:
-    """The fit's parameters as the engine's arrays."""
+    """The fit's parameters as the engine's arrays (also the start of warm-started
+    refits)."""
     k, m = fit.ratings.n_raters, fit.ratings.n_categories
     p = _base_params(k, m, None)
     p.phi[:] = fit.phi if fit.class_weights is None else fit.class_weights
@@ -683,7 +669,7 @@ class _PatternRefits:
     """Refits of one model on resamples of ``r``'s items, by EM over weighted rating patterns.
 
     A resample that repeats item ``i`` ``c_i`` times is fitted by the engine after
-    merging identical rows (:func:`K.merge_rows`): the distinct rows present, sorted by
+    merging identical rows (:func:`~noise_models.latent_class._kernels_rows.merge_rows`): the distinct rows present, sorted by
     their row key, each weighted by its number. Those rows are the distinct rows of
     ``r`` (found once here) with a positive sum of their items' counts, in the same
     key order, and the weights are the same integers (sums of whole numbers are
@@ -791,7 +777,7 @@ class _PatternRefits:
         n = int(item_counts.sum())
         w_all = np.bincount(self.inverse, weights=item_counts, minlength=len(self.rows))
         present = w_all > 0
-        if present.sum() > K.MERGE_RATIO * n or not np.any(self.two_rated & present):
+        if present.sum() > KR.MERGE_RATIO * n or not np.any(self.two_rated & present):
             return None
         return (np.ascontiguousarray(self.rows[present]), w_all[present],
                 self.any_rated[present], self.mv[present])

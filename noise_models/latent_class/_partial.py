@@ -41,6 +41,7 @@ from noise_models.latent_class import _em as E
 
 # Numba kernels, imported at first use (importing the package compiles and loads nothing).
 K = lazy_module("noise_models.latent_class._kernels")
+KR = lazy_module("noise_models.latent_class._kernels_rows")
 
 __all__ = ["EMState", "EStepSums", "em_combine", "em_finalize", "em_partial", "fit_chunked"]
 
@@ -240,7 +241,7 @@ def _merge_histograms(a, b):
 def _pre_partial(chunk: Ratings):
     codes = chunk.require_raters("the latent-class EM")
     rated = (codes >= 0).sum(axis=1)
-    return (K.label_counts(codes, chunk.n_categories).astype(np.float64),
+    return (KR.label_counts(codes, chunk.n_categories).astype(np.float64),
             int(np.count_nonzero(rated)), int(np.count_nonzero(rated >= 2)), chunk.n_items,
             _row_histogram(codes, chunk.n_categories))
 
@@ -291,7 +292,7 @@ def fit_chunked(model: Any, ratings: Any) -> Any:
     state = start_state(model, schema.raters, schema.categories, n_eff=n_eff,
                         label_counts=own)
     merged = (model._merge_rows and hist is not None and n_rows >= 2
-              and hist[0].size <= K.MERGE_RATIO * n_rows)
+              and hist[0].size <= KR.MERGE_RATIO * n_rows)
     if merged:
         # Few distinct rows of labels (the in-memory engine's condition): the EM runs
         # on them, with their counts as weights, exactly as in memory.

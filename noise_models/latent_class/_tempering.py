@@ -41,6 +41,7 @@ from scipy.special import logsumexp
 from _goldnoise_lib.lazy import lazy_module
 
 K = lazy_module("noise_models.latent_class._kernels")
+KR = lazy_module("noise_models.latent_class._kernels_rows")
 
 __all__ = ["Fold", "HeldOut", "choose_temperature", "difficulty_posteriors", "distinct_rows",
            "heldout_sample", "log_tables", "predictive", "state_log_posterior",
@@ -91,7 +92,7 @@ class HeldOut:
 def distinct_rows(codes: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray | None,
                                                       np.ndarray | None]:
     """``(rows, weights, inverse)``: identical rows merged when that pays (as the EM does)."""
-    merged = K.merge_rows(codes, m)
+    merged = KR.merge_rows(codes, m)
     if merged is None:
         return codes, None, None
     return merged
