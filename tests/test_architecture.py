@@ -504,6 +504,7 @@ def test_global_assignment_detector_sees_each_form():
 PRIVATE_IMPORTS_IN_TESTS = {
     # a report section of the audit from a result made by hand (ends that cross)
     "test_audit_api.py": "the audit's bracket section on brackets built by hand",
+    "test_judge.py": "the EM's entry point, spied on for the dtype of the codes it reads",
     # kernels and the resampling core against slow references from the definitions
     "test_bootstrap.py": "the resampling core's weights, kernels and intervals against "
                          "references (Efron & Tibshirani's acceleration, multinomial law)",
