@@ -86,15 +86,23 @@ def _forms(ms: dict[str, Any], k: int) -> dict[str, Any]:
     """The six forms (Shrout & Fleiss 1979, Table 2; McGraw & Wong 1996, Table 4)."""
     n, msr, msc = ms["n"], ms["ms_items"], ms["ms_raters"]
     mse, msw = ms["ms_error"], ms["ms_within"]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return {
-            "ICC1": (msr - msw) / (msr + (k - 1) * msw),
-            "ICC2": (msr - mse) / (msr + (k - 1) * mse + k * (msc - mse) / n),
-            "ICC3": (msr - mse) / (msr + (k - 1) * mse),
-            "ICC1k": (msr - msw) / msr,
-            "ICC2k": (msr - mse) / (msr + (msc - mse) / n),
-            "ICC3k": (msr - mse) / msr,
-        }
+    # A denominator within rounding of zero (relative to the mean squares) is zero: the
+    # form is undefined, not ±1e16 (ICC2k's msr + (msc − mse)/n cancels exactly on some
+    # data, and to about 1e-16 once the scale is changed).
+    scale = np.abs(msr) + np.abs(msc) + np.abs(mse) + np.abs(msw)
+
+    def ratio(num: Any, den: Any) -> Any:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(np.abs(den) > 1e-12 * scale, num / den, np.nan)
+
+    return {
+        "ICC1": ratio(msr - msw, msr + (k - 1) * msw),
+        "ICC2": ratio(msr - mse, msr + (k - 1) * mse + k * (msc - mse) / n),
+        "ICC3": ratio(msr - mse, msr + (k - 1) * mse),
+        "ICC1k": ratio(msr - msw, msr),
+        "ICC2k": ratio(msr - mse, msr + (msc - mse) / n),
+        "ICC3k": ratio(msr - mse, msr),
+    }
 
 
 def icc_from_sums(sums: Any, k: int, form: str) -> Any:

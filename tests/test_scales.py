@@ -190,6 +190,19 @@ def test_lin_ccc_se_at_zero_correlation_is_the_formulas_limit():
     assert near.standard_error == pytest.approx(res.standard_error, rel=1e-4)
 
 
+def test_an_icc_whose_denominator_cancels_is_undefined_at_every_scale():
+    # ICC2k's msr + (msc − mse)/n is exactly 0 here; at a tenth of the scale rounding left
+    # 1e-16 and the form read 1.6e16 (found by the invariance property test)
+    x = np.array([[1.0, 6.0], [5.0, 2.0], [5.0, 6.0], [6.0, 3.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateDataWarning)
+        for z in (x, 0.1 * x, 1e6 * x + 3):
+            values = ag.icc(z).to_frame()["value"]
+            assert np.isnan(values["ICC2k"])
+            np.testing.assert_allclose(values.drop("ICC2k"), [-0.5, -1.0, -0.6, -2.0, -3.0],
+                                       rtol=1e-9)
+
+
 def test_kendall_w_equals_friedman():
     # W = χ²_F / (m (n − 1)), χ²_F Friedman's tie-corrected statistic with items as
     # treatments and annotators as blocks (scipy.stats.friedmanchisquare).
