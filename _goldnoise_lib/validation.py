@@ -50,6 +50,7 @@ __all__ = [
     "Rng",
     "check_alpha",
     "check_candidate_columns",
+    "check_candidates_and_humans",
     "check_confidence_level",
     "check_count",
     "check_integer",
@@ -249,6 +250,53 @@ def check_candidate_columns(raters: Any, candidate: Any, humans: Any,
     if not h_cols:
         raise ValueError(f"there is no human rater: {where} hold the candidate only.")
     return j, h_cols
+
+
+def check_candidates_and_humans(raters: Any, candidates: Any, humans: Any, *,
+                                what: str = "the judge audit"
+                                ) -> tuple[list[str], list[int], list[int]]:
+    """Several candidates (judges) and the humans they are compared with, by name.
+
+    ``candidates``: one name or a sequence of them; ``humans=None`` takes every rater
+    that is not a candidate, a string is one name. Names are compared as strings.
+    Returns ``(candidate names, human columns, candidate columns)``. Raises
+    ``ValueError`` for no candidate, a candidate or human that is not a rater, a
+    candidate named twice, a rater named both, or fewer than two humans (``what``
+    names the analysis in that message).
+    """
+    from collections.abc import Sequence
+
+    if isinstance(candidates, str) or not isinstance(candidates, Sequence):
+        candidates = [candidates]
+    names = [str(x) for x in raters]
+    cands = [str(c) for c in candidates]
+    if not cands:
+        raise ValueError("`candidates` must name at least one rater of the ratings.")
+    unknown = [c for c in cands if c not in names]
+    if unknown:
+        raise ValueError(f"candidate {unknown[0]!r} is not a rater: the name is not in the "
+                         f"ratings, whose raters are {names[:12]}"
+                         f"{' ...' if len(names) > 12 else ''}.")
+    if len(set(cands)) != len(cands):
+        raise ValueError(f"`candidates` names a rater twice: {cands}.")
+    if humans is None:
+        human_cols = [j for j, n in enumerate(names) if n not in cands]
+    else:
+        wanted = [str(h) for h in ([humans] if isinstance(humans, str) else humans)]
+        bad = [h for h in wanted if h not in names]
+        if bad:
+            raise ValueError(f"human {bad[0]!r} is not a rater of the ratings.")
+        both = [h for h in wanted if h in cands]
+        if both:
+            raise ValueError(f"{both[0]!r} is named both a human and a candidate: `humans` "
+                             "must name raters other than the candidates.")
+        human_cols = [names.index(h) for h in dict.fromkeys(wanted)]
+    if len(human_cols) < 2:
+        raise ValueError(f"{what} needs two or more humans besides the candidates (at least 2 "
+                         f"humans, so that a candidate can take one's place); got "
+                         f"{len(human_cols)} ({[names[j] for j in human_cols]}): add the "
+                         "ratings of another human (or name the humans with `humans=`).")
+    return cands, human_cols, [names.index(c) for c in cands]
 
 
 # ----------------------------------------------------- constraints declared as data

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -17,6 +16,7 @@ from _goldnoise_lib.validation import (
     Option,
     Resamples,
     Rng,
+    check_candidates_and_humans,
     check_params,
     validate_params,
 )
@@ -33,39 +33,6 @@ def _number(value: Any, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
         raise TypeError(f"`{name}` must be a number; got {value!r}.")
     return float(value)
-
-
-def _candidates_iv(r: Any, candidates: Any,
-                   humans_given: Any = None) -> tuple[list[str], list[int], list[int]]:
-    if isinstance(candidates, str) or not isinstance(candidates, Sequence):
-        candidates = [candidates]
-    names = [str(x) for x in r.raters]
-    cands = [str(c) for c in candidates]
-    if not cands:
-        raise ValueError("`candidates` must name at least one rater of the ratings.")
-    unknown = [c for c in cands if c not in names]
-    if unknown:
-        raise ValueError(f"candidate {unknown[0]!r} is not a rater of the ratings; the raters "
-                         f"are {names[:12]}{' ...' if len(names) > 12 else ''}.")
-    if len(set(cands)) != len(cands):
-        raise ValueError(f"`candidates` names a rater twice: {cands}.")
-    if humans_given is None:
-        humans = [j for j, n in enumerate(names) if n not in cands]
-    else:
-        wanted = [str(h) for h in ([humans_given] if isinstance(humans_given, str)
-                                   else humans_given)]
-        bad = [h for h in wanted if h not in names]
-        if bad:
-            raise ValueError(f"human {bad[0]!r} is not a rater of the ratings.")
-        both = [h for h in wanted if h in cands]
-        if both:
-            raise ValueError(f"{both[0]!r} is named both a human and a candidate.")
-        humans = [names.index(h) for h in dict.fromkeys(wanted)]
-    if len(humans) < 2:
-        raise ValueError(f"the judge audit needs two or more humans besides the candidates; "
-                         f"got {len(humans)} ({[names[j] for j in humans]}): add the ratings "
-                         "of another human (or name the humans with `humans=`).")
-    return cands, humans, [names.index(c) for c in cands]
 
 
 def _is_number(label: Any) -> bool:
@@ -244,7 +211,7 @@ def judge_audit(ratings: Any, candidates: Any, *, margin: float, coefficient: st
             raise ValueError(f"`epsilon` must be in [0, 1); got {epsilon!r}.")
     r = as_ratings(ratings)
     codes_all = r.require_raters("the judge audit")
-    cands, human_cols, cand_cols = _candidates_iv(r, candidates, humans)
+    cands, human_cols, cand_cols = check_candidates_and_humans(r.raters, candidates, humans)
     coef, lvl = _coefficient_iv(coefficient, level, r)
     names = [str(r.raters[j]) for j in human_cols] + cands
     codes = np.ascontiguousarray(codes_all[:, human_cols + cand_cols]).astype(np.int64)

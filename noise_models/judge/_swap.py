@@ -27,6 +27,7 @@ from _goldnoise_lib.validation import (
     Option,
     Resamples,
     Rng,
+    check_candidates_and_humans,
     check_params,
     validate_params,
 )
@@ -131,26 +132,12 @@ def _distinct(codes: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _columns(r: Ratings, candidates: Any, humans: Any) -> tuple[list[int], list[int]]:
-    raters = list(r.raters)
-    cands = [candidates] if isinstance(candidates, (str, bytes)) or not hasattr(
-        candidates, "__iter__") else list(candidates)
-    if not cands:
-        raise ValueError("`candidates` is empty; name one or more raters.")
-    bad = [c for c in cands if c not in raters]
-    if bad:
-        raise ValueError(f"`candidates` names raters not in the ratings: {bad[:5]}; the raters "
-                         f"are {raters[:10]}{' ...' if len(raters) > 10 else ''}.")
-    if humans is None:
-        hum = [x for x in raters if x not in cands]
-    else:
-        hum = [humans] if isinstance(humans, (str, bytes)) else list(dict.fromkeys(humans))
-        bad = [h for h in hum if h not in raters or h in cands]
-        if bad:
-            raise ValueError(f"`humans` must name raters other than the candidates; got "
-                             f"{bad[:5]}.")
-    if len(hum) < 2:
-        raise ValueError(f"the swap test needs at least 2 humans; got {len(hum)}.")
-    return [raters.index(h) for h in hum], [raters.index(c) for c in dict.fromkeys(cands)]
+    """The human and candidate columns (a candidate named twice counts once)."""
+    if not isinstance(candidates, (str, bytes)) and hasattr(candidates, "__iter__"):
+        candidates = list(dict.fromkeys(candidates))
+    _, human_cols, cand_cols = check_candidates_and_humans(r.raters, candidates, humans,
+                                                           what="the swap test")
+    return human_cols, cand_cols
 
 
 @validate_params(n_resamples=Resamples(1), confidence_level=ConfidenceLevel(), rng=Rng(),
