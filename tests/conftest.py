@@ -28,6 +28,20 @@ def pytest_configure(config):
 
 
 @pytest.fixture(scope="session")
+def kernel_builds(request) -> tuple[bool, ...]:
+    """The builds of a Numba kernel a test checks, as values of its ``parallel`` option.
+
+    The serial build always; with ``pytest --slow`` the parallel build too. A parallel
+    build costs 1–6 s of CPU to compile on an empty kernel cache (as in CI): checked in
+    every run, the parallel builds were half of the default run's compile time. The
+    default run still checks that a parallel build draws and sums the same bits as the
+    serial one for whatever thread count on the resampling and the per-item row kernels
+    (``test_bootstrap.py``, ``test_instance_dependence.py``).
+    """
+    return (False, True) if request.config.getoption("--slow", default=False) else (False,)
+
+
+@pytest.fixture(scope="session")
 def shared_data() -> Path:
     """The crowd data folder ``../shared/data``; tests using it skip when it is absent."""
     if not SHARED_DATA.is_dir():

@@ -126,8 +126,9 @@ def test_count_table_equals_raw(name):
     assert counts.standard_error == pytest.approx(raw.standard_error, abs=1e-13)
 
 
-# The serial/parallel build checks compile parallel kernels no other test needs; the file
-# runs in one worker (`--dist loadfile`), so no build is compiled twice at once.
+# The serial/parallel build checks compile parallel kernels no other test needs: they run
+# with --slow (the `kernel_builds` fixture); the file runs in one worker (`--dist loadfile`),
+# so no build is compiled twice at once.
 
 FAMILIES = {"count": "fleiss_kappa", "rater": "conger_kappa", "pair": "light_kappa"}
 
@@ -137,10 +138,10 @@ FAMILIES = {"count": "fleiss_kappa", "rater": "conger_kappa", "pair": "light_kap
                                    # int16 codes compile every build again (38 s of CPU on
                                    # an empty cache); the column kernels' test keeps int16
                                    pytest.param((50, 4, 200), marks=pytest.mark.slow)])
-def test_kernel_builds_agree(family, shape):
-    # rows, sums and the SS kernel: serial and parallel builds give identical results,
-    # sums equal the rows' column sums, the SS equals Σ (rows @ beta - center)², for
-    # int8 codes and int16 ones (m > 127), with and without weights.
+def test_kernel_builds_agree(family, shape, kernel_builds):
+    # rows, sums and the SS kernel: sums equal the rows' column sums, the SS equals
+    # Σ (rows @ beta - center)², for int8 codes and int16 ones (m > 127), with and without
+    # weights; with --slow the parallel builds give results identical to the serial ones.
     n, k, m = shape
     if family == "pair" and k > 5:
         k = 5
@@ -150,26 +151,28 @@ def test_kernel_builds_agree(family, shape):
     for weighted in (False, True):
         wm = w if weighted else np.eye(m)
         rows = _kernels.item_rows(family, codes, wm, weighted, parallel=False)
-        np.testing.assert_array_equal(
-            rows, _kernels.item_rows(family, codes, wm, weighted, parallel=True))
         sums_s = _kernels.item_sums(family, codes, wm, weighted, parallel=False)
-        sums_p = _kernels.item_sums(family, codes, wm, weighted, parallel=True)
-        np.testing.assert_array_equal(sums_s, sums_p)
         np.testing.assert_allclose(sums_s, rows.sum(axis=0), rtol=1e-12, atol=1e-9)
         beta = rng.normal(size=rows.shape[1])
         x = rows @ beta - 0.3
         expected = np.sum(np.where(rows[:, 0] > 0, x * x, 0.0))
         ss_s = _kernels.item_ss(family, codes, wm, weighted, beta, 0.3, parallel=False)
-        ss_p = _kernels.item_ss(family, codes, wm, weighted, beta, 0.3, parallel=True)
-        assert ss_s == ss_p
         assert ss_s == pytest.approx(expected, rel=1e-11)
+        for parallel in kernel_builds[1:]:
+            np.testing.assert_array_equal(
+                rows, _kernels.item_rows(family, codes, wm, weighted, parallel=parallel))
+            np.testing.assert_array_equal(
+                sums_s, _kernels.item_sums(family, codes, wm, weighted, parallel=parallel))
+            assert ss_s == _kernels.item_ss(family, codes, wm, weighted, beta, 0.3,
+                                            parallel=parallel)
 
 
 @pytest.mark.parametrize(("family", "weighted"), [("rater", False), ("rater", True),
                                                   ("pair", False)])
 @pytest.mark.parametrize("shape", [(9001, 7, 3), (500, 12, 150)])
-def test_column_kernels_agree_with_row_kernels(family, weighted, shape):
-    # The column kernels (many annotators) against the row kernels, serial and parallel.
+def test_column_kernels_agree_with_row_kernels(family, weighted, shape, kernel_builds):
+    # The column kernels (many annotators) against the row kernels, serial (and with
+    # --slow parallel).
     n, k, m = shape
     rng = np.random.default_rng(12)
     codes = rng.integers(-1, m, size=(n, k)).astype(np.int8 if m < 128 else np.int16)
@@ -178,23 +181,26 @@ def test_column_kernels_agree_with_row_kernels(family, weighted, shape):
     beta = rng.normal(size=sums.size)
     ss = _kernels.item_ss(family, codes, w, weighted, beta, -0.2)
     results = []
-    for parallel in (False, True):
+    for parallel in kernel_builds:
         cp = _kernels.ColumnPass(codes)
         col_sums = _kernels.column_sums(family, cp, w, weighted, parallel=parallel)
         col_ss = _kernels.column_ss(family, cp, w, weighted, beta, -0.2, parallel=parallel)
         np.testing.assert_allclose(col_sums, sums, rtol=1e-12, atol=1e-9)
         assert col_ss == pytest.approx(ss, rel=1e-12)
         results.append((col_sums, col_ss))
-    np.testing.assert_array_equal(results[0][0], results[1][0])
-    assert results[0][1] == results[1][1]
+    for col_sums, col_ss in results[1:]:
+        np.testing.assert_array_equal(results[0][0], col_sums)
+        assert results[0][1] == col_ss
 
 
-def test_count_keys_round_trip():
+def test_count_keys_round_trip(kernel_builds):
     # The key of an item's category counts (packed or ranked), and back.
     rng = np.random.default_rng(13)
     codes = rng.integers(-1, 4, size=(20000, 9)).astype(np.int8)
     keys, vectors, mult = _patterns.count_histogram(codes, 4, parallel=False)
-    np.testing.assert_array_equal(_patterns.count_histogram(codes, 4, parallel=True)[2], mult)
+    for parallel in kernel_builds[1:]:
+        np.testing.assert_array_equal(
+            _patterns.count_histogram(codes, 4, parallel=parallel)[2], mult)
     back = _patterns.counts_to_codes(vectors, 9, np.int8)
     counts = np.stack([(codes == c).sum(axis=1) for c in range(4)], axis=1)
     uniq, freq = np.unique(counts, axis=0, return_counts=True)
@@ -210,14 +216,14 @@ def test_count_keys_round_trip():
 
 
 @pytest.mark.parametrize("kind", ["row", "count"])
-def test_pattern_histogram_reproduces_rows(kind):
+def test_pattern_histogram_reproduces_rows(kind, kernel_builds):
     # The histogram route: per-pattern rows weighted by counts = all items' rows.
     rng = np.random.default_rng(8)
     n, k, m = 5000, 4, 3
     codes = rng.integers(-1, m, size=(n, k)).astype(np.int8)
     family = "count"
     rows = _kernels.item_rows(family, codes, np.eye(m), False)
-    for parallel in (False, True):
+    for parallel in kernel_builds:
         if kind == "row":
             keys, mult = _patterns.row_histogram(codes, m, parallel=parallel)
             small = _patterns.decode_rows(keys, k, m, codes.dtype)

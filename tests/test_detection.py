@@ -344,17 +344,24 @@ def _cl_reference(labels, probs):
 
 
 @pytest.mark.parametrize("decimals", [None, 2, 1])
-def test_confident_learning_kernels_equal_the_reference(decimals):
-    # 5000 × 60: the parallel builds; rounded probabilities put ties at the cuts, where
-    # numpy's order decides (the kernels hand those pairs back to it).
+def test_confident_learning_kernels_equal_the_reference(decimals, kernel_builds, monkeypatch):
+    # 5000 × 60: the parallel builds by size (with --slow; the serial ones forced in every
+    # run); rounded probabilities put ties at the cuts, where numpy's order decides (the
+    # kernels hand those pairs back to it).
     labels, probs = _noisy_probs(11, n=5000, m=60, noise=0.2, sharp=2.5)
     if decimals is not None:
         probs = np.round(probs, decimals)
+    from simulation.detection import _confident_kernels
     from simulation.detection._confident import confident_learning
 
-    got = confident_learning(labels, probs)
-    assert got.sum() > 0
-    np.testing.assert_array_equal(got, _cl_reference(labels, probs))
+    want = _cl_reference(labels, probs)
+    for parallel in kernel_builds:
+        monkeypatch.setattr(_confident_kernels, "use_parallel",
+                            lambda cells, parallel=parallel: parallel)
+        got = confident_learning(labels, probs)
+        assert got.sum() > 0
+        np.testing.assert_array_equal(got, want)
+    monkeypatch.undo()
     serial = confident_learning(labels[:1000], probs[:1000])  # below the parallel size
     np.testing.assert_array_equal(serial, _cl_reference(labels[:1000], probs[:1000]))
 

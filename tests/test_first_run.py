@@ -43,7 +43,7 @@ def test_web_sized_data_take_the_serial_builds(monkeypatch):
     assert _k.item_counts(r.codes, 5).sum() == (r.codes >= 0).sum()
 
 
-@pytest.mark.parametrize("parallel", [False, True])
+@pytest.mark.parametrize("parallel", [False, pytest.param(True, marks=pytest.mark.slow)])
 def test_both_builds_agree_bit_for_bit_on_web_sized_data(parallel, monkeypatch):
     # The switch moves no result: the serial and parallel builds sum in the same order.
     from agreement import _krippendorff

@@ -91,7 +91,9 @@ def ccn(rng, n, k):
 CCN_TOL = 1e-24
 
 
-@pytest.mark.parametrize(("n", "k"), [(50, 2), (1000, 3), (60_000, 10)])
+# 15,000 × 10 stays below the parallel builds' size; 60,000 × 10 takes them (with --slow).
+@pytest.mark.parametrize(("n", "k"), [(50, 2), (1000, 3), (15_000, 10),
+                                      pytest.param(60_000, 10, marks=pytest.mark.slow)])
 def test_nth_zero_for_class_conditional_noise(n, k):
     rng = np.random.default_rng(n + k)
     t, p, y = ccn(rng, n, k)
@@ -194,6 +196,7 @@ def test_nth_large_values_and_bound():
 
 
 # --------------------------------------------------------------------------- kernel builds
+@pytest.mark.slow  # compiles the parallel build (5 s of CPU on an empty cache)
 def test_class_moments_serial_parallel_and_threads_bit_identical():
     rng = np.random.default_rng(21)
     p, y = random_soft(rng, 123_457, 10)

@@ -374,7 +374,8 @@ def engine(request, monkeypatch):
     return name
 
 
-@pytest.mark.parametrize("parallel", [False, True], ids=["serial", "parallel"])
+@pytest.mark.parametrize("parallel", [False, pytest.param(True, marks=pytest.mark.slow)],
+                         ids=["serial", "parallel"])
 @pytest.mark.parametrize("level", LEVELS)
 @pytest.mark.parametrize("seed", [20, 21, 22])
 def test_kernels_match_reference(seed, level, parallel, engine, monkeypatch):

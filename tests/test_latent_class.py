@@ -212,6 +212,7 @@ class TestEngine:
         # The fit's reported log-likelihood is the same quantity.
         assert fit.log_likelihood == pytest.approx(ll0, rel=1e-10)
 
+    @pytest.mark.slow  # compiles the parallel E-step and posterior (9 s of CPU, empty cache)
     @pytest.mark.parametrize("ann, hard", [("perfect", "free"), ("confusion", None),
                                            ("spam", "uniform"), ("one-coin", "marginal")])
     def test_serial_parallel_and_threads_bit_identical(self, ann, hard):
