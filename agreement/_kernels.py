@@ -688,7 +688,7 @@ class ColumnPass:
     """Transposed codes, and what the sums pass leaves for the variance pass."""
 
     def __init__(self, codes: np.ndarray) -> None:
-        self.cols = np.ascontiguousarray(np.asarray(codes).T)
+        self.cols = kernel_input(np.asarray(codes).T)
         self.pa: np.ndarray | None = None
         self.r: np.ndarray | None = None
 
@@ -698,7 +698,7 @@ def column_sums(family: str, cp: ColumnPass, w: np.ndarray, weighted: bool, *,
     """``item_sums`` of the rater or (unweighted) pair family from transposed codes."""
     cols = cp.cols
     m = w.shape[0]
-    w = np.ascontiguousarray(w, dtype=np.float64)
+    w = kernel_input(w, np.float64)
     if parallel is None:
         parallel = cols.size >= ITEM_PARALLEL_CELLS
     if family == "rater":
@@ -719,7 +719,7 @@ def column_ss(family: str, cp: ColumnPass, w: np.ndarray, weighted: bool,
     """``item_ss`` of the rater or (unweighted) pair family, after :func:`column_sums`."""
     cols = cp.cols
     m = w.shape[0]
-    beta = np.ascontiguousarray(beta, dtype=np.float64)
+    beta = kernel_input(beta, np.float64)
     if parallel is None:
         parallel = cols.size >= ITEM_PARALLEL_CELLS
     if family == "rater":

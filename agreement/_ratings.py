@@ -99,7 +99,11 @@ class Ratings:
         # Internal constructor: inputs are already validated by the factories.
         m = len(categories)
         if codes is not None:
-            codes = np.ascontiguousarray(codes)
+            # The compact code type whatever the caller built (a kernel compiles once per
+            # argument type: int64 codes compiled every kernel a second time).
+            compact = _code_dtype(m)
+            dtype = compact if np.iinfo(compact).max >= m else None
+            codes = np.ascontiguousarray(codes, dtype=dtype)
             codes.setflags(write=False)
         if counts is not None:
             counts = np.ascontiguousarray(counts, dtype=np.int32)

@@ -21,7 +21,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from _goldnoise_lib.threads import PARALLEL_THRESHOLD, serial_and_parallel
+from _goldnoise_lib.threads import PARALLEL_THRESHOLD, kernel_input, serial_and_parallel
 
 # Blocks of the deterministic reduction: fixed, independent of the thread count.
 N_BLOCKS = 64
@@ -142,8 +142,8 @@ def class_moments(
     result is bit-identical either way. Classes without instances get count
     0, a mean row of NaN and ``M2 = 0``.
     """
-    probs = np.ascontiguousarray(probs, dtype=np.float64)
-    labels = np.ascontiguousarray(labels, dtype=np.int32)
+    probs = kernel_input(probs, np.float64)
+    labels = kernel_input(labels, np.int32)
     m = probs.shape[1]
     if parallel is None:
         parallel = probs.size >= PARALLEL_THRESHOLD
@@ -194,7 +194,7 @@ def first_bad_row(probs: np.ndarray, atol: float) -> tuple[int, int]:
     Reasons: 1 NaN or inf, 2 a negative entry, 3 a sum more than ``atol``
     away from 1.
     """
-    probs = np.ascontiguousarray(probs, dtype=np.float64)
+    probs = kernel_input(probs, np.float64)
     if probs.size >= PARALLEL_THRESHOLD:
         with numba.parallel_chunksize(1):
             first = _check_rows_parallel(probs, float(atol), N_BLOCKS)
@@ -230,8 +230,8 @@ _tv_rows_serial, _tv_rows_parallel = serial_and_parallel(_tv_rows_impl, error_mo
 
 def tv_rows(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     """Per-row total-variation distance of two equally shaped row-stochastic arrays."""
-    p = np.ascontiguousarray(p, dtype=np.float64)
-    q = np.ascontiguousarray(q, dtype=np.float64)
+    p = kernel_input(p, np.float64)
+    q = kernel_input(q, np.float64)
     kernel = _tv_rows_parallel if p.size >= PARALLEL_THRESHOLD else _tv_rows_serial
     return kernel(p, q)
 
@@ -255,7 +255,7 @@ _entropy_rows_serial, _entropy_rows_parallel = serial_and_parallel(_entropy_rows
 
 def entropy_rows(p: np.ndarray) -> np.ndarray:
     """Per-row Shannon entropy in nats."""
-    p = np.ascontiguousarray(p, dtype=np.float64)
+    p = kernel_input(p, np.float64)
     kernel = _entropy_rows_parallel if p.size >= PARALLEL_THRESHOLD else _entropy_rows_serial
     return kernel(p)
 
@@ -295,8 +295,8 @@ def sample_rows(weights: np.ndarray, u: np.ndarray) -> np.ndarray:
     ``numpy.random.Generator.random`` so that results depend only on the seed.
     Every row must have positive total weight.
     """
-    w = np.ascontiguousarray(weights, dtype=np.float64)
-    u = np.ascontiguousarray(u, dtype=np.float64)
+    w = kernel_input(weights, np.float64)
+    u = kernel_input(u, np.float64)
     kernel = _sample_rows_parallel if w.size >= PARALLEL_THRESHOLD else _sample_rows_serial
     return kernel(w, u)
 
@@ -313,6 +313,6 @@ def _lookup_labels(values, lo, table, out):
 
 def lookup_labels(values: np.ndarray, lo: int, table: np.ndarray) -> np.ndarray:
     """``table[values - lo]`` as int32 codes, ``-1`` where a value falls outside the table."""
-    values = np.ascontiguousarray(values, dtype=np.int64)
+    values = kernel_input(values, np.int64)
     out = np.empty(values.shape[0], dtype=np.int32)
-    return _lookup_labels(values, np.int64(lo), np.ascontiguousarray(table, dtype=np.int32), out)
+    return _lookup_labels(values, np.int64(lo), kernel_input(table, np.int32), out)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from _goldnoise_lib.threads import serial_and_parallel, use_parallel
+from _goldnoise_lib.threads import kernel_input, serial_and_parallel, use_parallel
 
 __all__ = ["confident_counts", "prune_flags", "unflag_argmax"]
 
@@ -61,7 +61,8 @@ def confident_counts(probs: np.ndarray, labels: np.ndarray, t_eps: np.ndarray) -
     0.04-0.7 s on the same data on a shared machine.
     """
     m = probs.shape[1]
-    return _counts_serial(probs, labels.astype(np.int64, copy=False), t_eps, m)
+    return _counts_serial(kernel_input(probs, np.float64), kernel_input(labels, np.int64),
+                          kernel_input(t_eps, np.float64), m)
 
 
 def _prune_flags_impl(probs, order, starts, prune, flags, ties):
@@ -178,7 +179,8 @@ def prune_flags(probs: np.ndarray, order: np.ndarray, starts: np.ndarray,
     flags = np.zeros(n, dtype=np.bool_)
     ties = np.zeros((m, m), dtype=np.bool_)
     fn = _prune_parallel if use_parallel(probs.size) else _prune_serial
-    fn(probs, order, starts, prune.astype(np.int64), flags, ties)
+    fn(kernel_input(probs, np.float64), kernel_input(order, np.int64),
+       kernel_input(starts, np.int64), kernel_input(prune, np.int64), flags, ties)
     return flags, ties
 
 
@@ -206,4 +208,4 @@ def unflag_argmax(probs: np.ndarray, labels: np.ndarray, flags: np.ndarray, eps:
     argmax of its row."""
     rows = np.flatnonzero(flags)
     fn = _unflag_parallel if use_parallel(rows.size * probs.shape[1]) else _unflag_serial
-    fn(probs, labels.astype(np.int64, copy=False), rows, eps, flags)
+    fn(kernel_input(probs, np.float64), kernel_input(labels, np.int64), rows, eps, flags)

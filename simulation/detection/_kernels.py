@@ -13,6 +13,7 @@ from numba import njit, prange
 
 # One keyed Poisson(1) generator for the package: the bootstrap engine's.
 from _goldnoise_lib.resampling._kernels import POISSON_CDF, keyed_poisson
+from _goldnoise_lib.threads import kernel_input
 
 __all__ = ["POISSON_CDF", "metrics_weighted", "poisson_weights", "stratified_bootstrap"]
 
@@ -270,9 +271,9 @@ def _radix_descending(scores):
 def argsort_descending(scores: np.ndarray) -> np.ndarray:
     """``np.argsort(-scores, kind="stable")`` for finite float64 scores, by a radix sort:
     the same order (ties, and -0.0 with 0.0, in index order)."""
-    return _radix_descending(np.ascontiguousarray(scores, dtype=np.float64))[0]
+    return _radix_descending(kernel_input(scores, np.float64))[0]
 
 
 def sort_descending(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """:func:`argsort_descending` and the sorted keys (equal keys: equal scores)."""
-    return _radix_descending(np.ascontiguousarray(scores, dtype=np.float64))
+    return _radix_descending(kernel_input(scores, np.float64))
