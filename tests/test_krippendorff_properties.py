@@ -196,6 +196,7 @@ def test_unit_sums_add_over_chunks_of_items():
             alpha_from_sums(whole, values, level).alpha, abs=1e-12)
 
 
+@pytest.mark.slow  # compiles the parallel builds (14 s of CPU on an empty cache)
 @pytest.mark.parametrize("route", ["patterns", "streaming"])
 def test_results_do_not_depend_on_the_thread_count(route, monkeypatch):
     if route == "streaming":
