@@ -22,8 +22,8 @@ blame for. Per design, over seeded replicates, this prints:
 and, for one replicate of the model's own form with 5 annotators per item, the profile
 log-likelihood of π (EM with π fixed, every other parameter maximised).
 
-Run: ``PYTHONPATH=. python benchmarks/bench_hard_posterior.py [--quick]`` (about a minute
-of CPU; ``--quick``: 4 replicates per design). Prints Markdown for the paragraph on
+Run: ``PYTHONPATH=. python benchmarks/bench_hard_posterior.py [--quick]`` (about ten
+minutes of CPU; ``--quick``: 4 replicates per design, 2 of 12,000 items). Prints Markdown for the paragraph on
 simulated easy/hard data in benchmarks/RESULTS.md.
 """
 
@@ -180,8 +180,16 @@ def replicate(rep: int, n: int, per_item: int, hardness, concentration=None) -> 
     else:
         out["oracle"] = ece(oracle_hard_dm(sim, hardness, HARD_SHARE, concentration), truth)
         out["model_truth"] = np.nan
-    _, p = pinned(codes, fit_params(fit), HARD_SHARE, model.prior_strength)
+    ll_pinned, p = pinned(codes, fit_params(fit), HARD_SHARE, model.prior_strength)
     out["pinned"] = ece(hard_posterior(codes, p), truth)
+    ll_fit = pinned(codes, fit_params(fit), fit.pi, model.prior_strength, max_iter=1)[0]
+    # the likelihood-ratio statistic of the true hard share against the fit's, and how far
+    # the fit's ECE exceeds the true posterior's plus its hard-share error
+    out["lr"] = 2 * (ll_fit - ll_pinned)
+    if concentration is None:
+        out["excess"] = out["fit"] - out["model_truth"] - abs(fit.pi - out["share"])
+    else:
+        out["excess"] = np.nan
     return out
 
 
@@ -206,17 +214,22 @@ def main() -> None:
     args = ap.parse_args()
     reps = 4 if args.quick else 20
     print(f"{N_ANNOTATORS} one-coin annotators (ε_j ~ U(0.05, 0.3)), {HARD_SHARE:.0%} hard "
-          f"items, two classes; {reps} replicates per design (ECE, 10 bins, mean ± sd):\n")
+          f"items, two classes; {reps} replicates per design ({max(2, reps * 2 // 5)} with "
+          "12,000 items; ECE, 10 bins, mean ± sd):\n")
     print("| design | items | per item | oracle | model at truth | fit | fit > 0.05 | "
-          "π̂ (true 0.25) | π pinned at 0.25 |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "π̂ (true 0.25) | π pinned at 0.25 | fit − truth's − \\|π̂ − share\\|, max | "
+          "LR of π = 0.25 |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for label, n, per, hardness, conc in DESIGNS:
-        rows = [replicate(r, n, per, hardness, conc) for r in range(reps)]
+        n_reps = reps if n <= 3000 else max(2, reps * 2 // 5)
+        rows = [replicate(r, n, per, hardness, conc) for r in range(n_reps)]
         col = {key: np.array([row[key] for row in rows]) for key in rows[0]}
         print(f"| {label} | {n:,} | {per} | {_ms(col['oracle'])} | {_ms(col['model_truth'])} "
               f"| {_ms(col['fit'])} (max {col['fit'].max():.3f}) | "
               f"{np.mean(col['fit'] > 0.05):.0%} | {_ms(col['pi_fit'])} | "
-              f"{_ms(col['pinned'])} |")
+              f"{_ms(col['pinned'])} | "
+              + ("–" if np.isnan(col["excess"]).all() else f"{np.nanmax(col['excess']):+.3f}")
+              + f" | {col['lr'].min():.1f} to {col['lr'].max():.1f} |")
     print("\nProfile log-likelihood of π (model's own form, 3,000 items, 5 per item), "
           "ΔLL from its maximum:\n")
     for rep in range(2):
