@@ -665,7 +665,7 @@ def test_temperature_recalibration_against_its_definition():
     conf = fit.label_posterior[sample]
     right = fit.label_codes[sample] == truth[sample]
     res = calibration(fit, pd.Series(r.categories[truth[sample]], index=r.items[sample]),
-                      rng=0)
+                      method="temperature", rng=0)
     assert res.method == "temperature"
     slow_a, objective = _slow_temperature_slope(conf, right)
     assert res.slope == pytest.approx(slow_a, abs=2e-3)
