@@ -561,7 +561,7 @@ def calibration(fit: LatentClassFit, verified: Any, *, confidence_level: float =
       does not flatten every confidence as a fitted slope does. With the default
       fit and a random 5% of the gold items (at least 5; means of 50 draws,
       ``benchmarks/RESULTS.md``) the ECE on the other items stays within 0.01 of
-      the gold-free fit's on all nine sets (at most +0.005: bluebird's 5 items)
+      the gold-free fit's on all nine sets (at most +0.005: sentiment, bluebird)
       and is at most 0.065 on the seven sets with 20 or more verified items (face
       0.129 → 0.065, dog 0.098 → 0.048, web 0.077 → 0.048).
     - ``method="temperature"``: one slope ``a ≥ 0`` chosen by maximising the
