@@ -665,7 +665,7 @@ def test_temperature_recalibration_against_its_definition():
     conf = fit.label_posterior[sample]
     right = fit.label_codes[sample] == truth[sample]
     res = calibration(fit, pd.Series(r.categories[truth[sample]], index=r.items[sample]),
-                      rng=0)
+                      method="temperature", rng=0)
     assert res.method == "temperature"
     slow_a, objective = _slow_temperature_slope(conf, right)
     assert res.slope == pytest.approx(slow_a, abs=2e-3)
@@ -706,6 +706,124 @@ def test_temperature_recalibration_small_sample_all_right_is_not_certainty():
     # it above 6/7, the targets keep it below the claim
     assert mapped > 6 / 7
     assert mapped < 0.99
+
+
+def _slow_bayes_map(conf, right, values, prior_sd=0.66):
+    """E[σ(a · logit v) | verified] for each v, written from the definition: log a ~
+    N(0, prior_sd²), each verified outcome Bernoulli with σ(a · logit x_i), the posterior
+    of log a integrated by adaptive quadrature (scipy's quad) term by term; and the
+    posterior mean of a."""
+    from scipy.integrate import quad
+    from scipy.optimize import minimize_scalar
+
+    def logit(p):
+        p = min(max(p, 1e-12), 1 - 1e-12)
+        return math.log(p / (1 - p))
+
+    def log_sigmoid(u):
+        return -math.log1p(math.exp(-u)) if u >= 0 else u - math.log1p(math.exp(u))
+
+    z = [logit(x) for x in conf]
+
+    def log_post(la):
+        a = math.exp(la)
+        total = -0.5 * (la / prior_sd) ** 2
+        for zi, y in zip(z, right, strict=True):
+            total += log_sigmoid(a * zi) if y else log_sigmoid(-a * zi)
+        return total
+
+    lo, hi = -8 * prior_sd, 8 * prior_sd
+    mode = minimize_scalar(lambda la: -log_post(la), bounds=(lo, hi), method="bounded").x
+    top = log_post(mode)
+
+    def integral(f):
+        return quad(lambda la: math.exp(log_post(la) - top) * f(la), lo, hi,
+                    points=[mode], limit=200, epsabs=0, epsrel=1e-10)[0]
+
+    norm = integral(lambda la: 1.0)
+    def mapped_at(v):
+        zv = logit(v)
+        return integral(lambda la: math.exp(log_sigmoid(math.exp(la) * zv))) / norm
+
+    mapped = [mapped_at(v) for v in values]
+    return np.array(mapped), integral(math.exp) / norm
+
+
+def test_bayes_recalibration_against_its_definition():
+    # The default map: the temperature map averaged over its slope's posterior, checked
+    # against adaptive quadrature of the posterior written out term by term, on a small
+    # sample (a wide posterior) and a large one (a narrow one), through calibration().
+    r, truth = _mixed_difficulty(1500, seed=21)
+    fit = LatentClassModel("one-coin", rng=0).fit(r)
+    g = np.random.default_rng(3)
+    values = np.array([0.3, 0.55, 0.8, 0.95, 0.999, 1 - 1e-9])
+    for n in (12, 400):
+        sample = np.sort(g.choice(1500, n, replace=False))
+        conf = fit.label_posterior[sample]
+        right = fit.label_codes[sample] == truth[sample]
+        res = calibration(fit, pd.Series(r.categories[truth[sample]], index=r.items[sample]),
+                          rng=0)
+        assert res.method == "bayes"
+        assert "averaged over its posterior" in res.summary()
+        slow_on_items, slow_slope = _slow_bayes_map(conf, right, fit.label_posterior[:8])
+        np.testing.assert_allclose(res.recalibrated_label_posterior[:8], slow_on_items,
+                                   rtol=0, atol=1e-7)
+        assert res.slope == pytest.approx(slow_slope, rel=1e-6)
+        from noise_models.latent_class._check import _bayes_temperature_map
+
+        f = _bayes_temperature_map(conf, right.astype(float))
+        np.testing.assert_allclose(f(values), _slow_bayes_map(conf, right, values)[0],
+                                   rtol=0, atol=1e-7)
+    # an overconfident fit (mixed difficulty, one-coin) checked on 400 items is flattened
+    assert res.slope < 1
+    order = np.argsort(fit.label_posterior, kind="stable")
+    assert np.all(np.diff(res.recalibrated_label_posterior[order]) >= -1e-12)
+
+
+def test_bayes_recalibration_keeps_the_identity_when_the_sample_agrees():
+    # Verified outcomes drawn from the fit's own claims (no disagreement in expectation):
+    # the posterior of the slope gathers at 1 and the map is the identity within 0.01,
+    # closer with more items.
+    from noise_models.latent_class._check import _bayes_temperature_map
+
+    g = np.random.default_rng(11)
+    v = np.linspace(0.5, 0.999, 60)
+    gaps = []
+    for n in (500, 5000):
+        conf = g.uniform(0.5, 1.0, n)
+        right = (g.random(n) < conf).astype(float)
+        f = _bayes_temperature_map(conf, right)
+        gaps.append(float(np.max(np.abs(f(v) - v))))
+        assert f.slope == pytest.approx(1.0, abs=0.15)
+    assert gaps[0] < 0.01 and gaps[1] < 0.004
+
+
+def test_bayes_recalibration_on_tiny_samples():
+    from noise_models.latent_class._check import _bayes_temperature_map, _temperature_map
+
+    claims = np.array([0.6, 0.9, 0.99, 0.9985])
+    # five right labels where the fit claims 0.9985 (a small crowd set): the map stays
+    # within 0.02 of the claim -- the prior's mild hedge -- where the smoothed targets of
+    # the penalised temperature map pull it to 0.90
+    conf, right = np.full(5, 0.9985), np.ones(5)
+    f, old = _bayes_temperature_map(conf, right), _temperature_map(conf, right)
+    assert float(f(conf[:1])[0]) > 0.9985 - 0.02
+    assert float(old(conf[:1])[0]) < 0.9
+    # one wrong of five where the fit claims 0.99 each: the map moves below the claim
+    # (the sample says overconfident), by less than the smoothed targets' map
+    conf, right = np.full(5, 0.99), np.array([1.0, 1.0, 1.0, 1.0, 0.0])
+    f, old = _bayes_temperature_map(conf, right), _temperature_map(conf, right)
+    assert np.all(f(claims) < claims) and np.all(f(claims) > old(claims))
+    # a single verified item: a finite, monotone map inside (0, 1), the slope's posterior
+    # mean moved from the prior's, exp(0.66² / 2), toward the item (up after a right
+    # label, down after a wrong one)
+    for y, sharper in ((1.0, True), (0.0, False)):
+        f = _bayes_temperature_map(np.array([0.9]), np.array([y]))
+        mapped = f(claims)
+        assert np.all(np.isfinite(mapped)) and np.all((mapped > 0) & (mapped < 1))
+        assert np.all(np.diff(mapped) > 0)
+        assert (f.slope > math.exp(0.66 ** 2 / 2)) is sharper
+        assert f.slope == pytest.approx(_slow_bayes_map([0.9], [y], [0.9])[1], rel=1e-6)
 
 
 def test_isotonic_recalibration_is_the_other_method():

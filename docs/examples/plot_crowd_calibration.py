@@ -18,7 +18,8 @@ neither model's form; the default model moves most of the way from the spam mode
 overconfidence toward the vote shares, which are the best calibrated on these data (as on
 some public crowd sets; the table of nine sets is on the benchmark page of latent-class
 models). The right panel is what a verified random sample of 5% of the items (75 checked by
-an expert) does: :func:`goldnoise.calibration` fits a temperature map on them, and both
+an expert) does: :func:`goldnoise.calibration` fits a temperature map on them (averaged
+over its slope's posterior), and both
 diagrams are drawn on the other 95% of the items. Points are 10 equal-width bins of the
 claimed probability, sized by their number of items; the expected calibration error (ECE)
 is the items-weighted mean gap to the diagonal.

@@ -498,9 +498,11 @@ def check_section(f: Fitted, seed: Any = 0) -> Section:
 
 def _map_words(res) -> str:
     """The recalibration map of a CalibrationResult, in words."""
-    if res.method == "temperature":
-        return f"temperature, log-odds x {res.slope:.2f}"
-    return "isotonic"
+    if res.method == "bayes":
+        return f"temperature averaged over its posterior, log-odds x {res.slope:.2f} on average"
+    if res.method == "isotonic":
+        return "isotonic"
+    return f"{res.method}, log-odds x {res.slope:.2f}"
 
 def calibration_section(f: Fitted, verified: Any, what: str) -> Section:
     """The fit's confidence against verified labels (gold, or a checked sample)."""
