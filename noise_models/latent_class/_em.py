@@ -709,13 +709,131 @@ class _PatternRefits:
 
     def params(self, item_counts: np.ndarray, rng: Any) -> dict[str, Any] | None:
         """The refit's parameters on the resample with these item counts (None: refit rows)."""
+        got = self._prepare(item_counts)
+        if got is None:
+            return None
+        rows, weights, any_rated, mv, q_fixed, n_eff, _ = got
+        m, em_model, hard = self.m, self.em_model, self.hard
+        parallel = rows.size >= K.PARALLEL_THRESHOLD
+        self.model.rng = rng
+        if self.start is None:
+            params, _, n_iter, conv, finals, disagree, _ = _run_starts(
+                self.model, rows, weights, m, q_fixed, n_eff, parallel,
+                groups=self.groups, tie=self.r.has_replicates, known=None)
+        else:
+            params, n_iter, conv = _run_warm(self.model, self.start, rows, weights, m,
+                                             q_fixed, n_eff, parallel, self.groups)
+            finals, disagree = np.zeros(1), np.zeros(1)
+        logtab, logw = K.tables(em_model, hard, *params.args())
+        labels = K.posteriors(rows, logtab, logw, parallel=parallel)[2]
+        return self._out(params, n_iter, conv, finals, disagree, labels, weights, any_rated, mv)
+
+    def block(self, item_counts: np.ndarray, seeds: Any) -> list[dict[str, Any]]:
+        """The parameters of the refits on the resamples of a block of item counts (one
+        resample a row), one dict each (:meth:`LatentClassModel.refit_resamples`).
+
+        Warm-started refits (``start``) whose rows merge or are weighted run in one Numba
+        call, spread over the threads (:mod:`~noise_models.latent_class._kernels_refits`):
+        each refit is the engine's serial EM from the start, the same arithmetic as
+        :meth:`params` gives it, so the parameters are the same bits whatever the block
+        or the thread count. The others go through :meth:`params`, and the resamples it
+        cannot merge through the fit of their rows.
+        """
+        item_counts = np.asarray(item_counts)
+        seeds = list(seeds)
+        out: list[dict[str, Any] | None] = [None] * len(item_counts)
+        for counts in item_counts:
+            counts = np.asarray(counts, dtype=np.int64)
+            if counts.shape != (self.r.n_items,) or (counts < 0).any():
+                raise ValueError(f"each item count vector needs {self.r.n_items} counts >= 0; "
+                                 f"got shape {counts.shape}.")
+        if self.start is not None:
+            self._warm_block(item_counts, seeds, out)
+        for b, counts in enumerate(item_counts):
+            if out[b] is None:
+                counts = np.asarray(counts, dtype=np.int64)
+                out[b] = self.params(counts, seeds[b]) or self._rows_refit(counts, seeds[b])
+        return out  # type: ignore[return-value]
+
+    def _rows_refit(self, item_counts: np.ndarray, seed: Any) -> dict[str, Any]:
+        """The parameters of fitting the resampled rows themselves."""
+        model = self.model
+        model.rng = seed
+        taken = self.r.take(np.repeat(np.arange(self.r.n_items), item_counts))
+        fit = _fit(model, taken, taken.require_raters("`refit_resamples`"))
+        return {"phi": np.array(fit.phi if fit.class_weights is None else fit.class_weights),
+                "pi": fit.pi,
+                **{name: None if getattr(fit, name) is None else np.array(getattr(fit, name))
+                   for name in ("q", "error_rate", "confusion", "competence",
+                                "spam_distribution", "level_weights")},
+                "converged": bool(fit.converged)}
+
+    def _warm_block(self, item_counts: np.ndarray, seeds: list,
+                    out: list[dict[str, Any] | None]) -> None:
+        """The warm-started refits of the block in one kernel call (see :meth:`block`);
+        ``out[b]`` stays None for a resample :meth:`params` would not refit either."""
+        from noise_models.latent_class import _kernels_refits as KF
+
+        prepared = [(b, self._prepare(np.asarray(c, dtype=np.int64)))
+                    for b, c in enumerate(item_counts)]
+        prepared = [(b, got) for b, got in prepared if got is not None]
+        if not prepared:
+            return
+        m, k, em_model, hard = self.m, self.k, self.em_model, self.hard
+        base, index = self._block_base(), []
+        for _, got in prepared:
+            index.append(got[6])
+        sizes = np.array([len(i) for i in index], dtype=np.int64)
+        offsets = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+        weights = np.concatenate([got[1] for _, got in prepared]).astype(np.float64)
+        n_eff = np.array([got[5] for _, got in prepared], dtype=np.float64)
+        n_states = K.n_states_of(hard, m)
+        n_chunks = np.array([K.n_chunks_for(int(s), k, m, n_states) for s in sizes],
+                            dtype=np.int64)
+        nb = len(prepared)
+        start = self.start
+        par = [np.repeat(a[None], nb, axis=0) for a in start.args()]  # each refit's, in place
+        for i, (_, got) in enumerate(prepared):
+            if got[4] is not None:
+                par[6][i] = got[4]
+        groups = np.ascontiguousarray(self.groups, dtype=np.int64)
+        n_groups = int(groups.max()) + 1
+        jw = 1.0 / np.bincount(groups, minlength=n_groups)[groups].astype(np.float64)
+        max_iter = self.model.max_iter * (_STAGE2_ITER if hard == K.HARD_DIFFICULTY else 1)
+        n_iter = np.empty(nb, dtype=np.int64)
+        conv = np.empty(nb, dtype=np.bool_)
+        labels = np.empty(int(offsets[-1]), dtype=np.int64)
+        run = KF._warm_refits_parallel if nb > 1 else KF._warm_refits_serial
+        run(K._readonly(base), offsets, np.concatenate(index).astype(np.int64), weights, n_eff,
+            n_chunks, em_model, hard, float(self.model.prior_strength), (m - 1) / m,
+            int(max_iter), float(self.model.tol), _START_HARD_AGREED,
+            1.0 if em_model == K.PERFECT else 0.5, *par, K._readonly(groups), n_groups, jw,
+            np.zeros((k, m, n_states)), np.zeros(n_states), n_iter, conv, labels)
+        zeros = np.zeros(1)
+        for i, (b, got) in enumerate(prepared):
+            params = _Params(*(a[i].copy() for a in par))
+            self.model.rng = seeds[b]
+            out[b] = self._out(params, int(n_iter[i]), bool(conv[i]), zeros, zeros,
+                               labels[offsets[i]:offsets[i + 1]], got[1], got[2], got[3])
+
+    def _block_base(self) -> np.ndarray:
+        """The rows a block's refits index: the distinct rows, then the items' rows."""
+        if not hasattr(self, "_base"):
+            self._base = np.ascontiguousarray(
+                np.concatenate([self.rows, self.codes]) if self.ok else self.codes)
+        return self._base
+
+    def _prepare(self, item_counts: np.ndarray) -> tuple | None:
+        """The EM's input of a refit (rows, weights, rated, majority votes, the fixed hard
+        distribution, the effective count, the rows' index in :meth:`_block_base`), or None
+        where the rows are refitted."""
         got = self._merged(item_counts)
         if got is None and self.start is not None:
             got = self._weighted(item_counts)
         if got is None:
             return None
-        rows, weights, any_rated, mv = got
-        m, k, em_model, hard = self.m, self.k, self.em_model, self.hard
+        rows, weights, any_rated, mv, index = got
+        m, k, hard = self.m, self.k, self.hard
         q_fixed = None
         if hard == K.HARD_MARGINAL:
             own = np.zeros((k, m))
@@ -731,18 +849,13 @@ class _PatternRefits:
         elif hard == K.HARD_UNIFORM:
             q_fixed = np.full((k, m), 1.0 / m)
         n_eff = round(float(weights[any_rated].sum()))
-        parallel = rows.size >= K.PARALLEL_THRESHOLD
-        self.model.rng = rng
-        if self.start is None:
-            params, _, n_iter, conv, finals, disagree, _ = _run_starts(
-                self.model, rows, weights, m, q_fixed, n_eff, parallel,
-                groups=self.groups, tie=self.r.has_replicates, known=None)
-        else:
-            params, n_iter, conv = _run_warm(self.model, self.start, rows, weights, m,
-                                             q_fixed, n_eff, parallel, self.groups)
-            finals, disagree = np.zeros(1), np.zeros(1)
-        logtab, logw = K.tables(em_model, hard, *params.args())
-        labels = K.posteriors(rows, logtab, logw, parallel=parallel)[2]
+        return rows, weights, any_rated, mv, q_fixed, n_eff, index
+
+    def _out(self, params: _Params, n_iter: int, conv: bool, finals: np.ndarray,
+             disagree: np.ndarray, labels: np.ndarray, weights: np.ndarray,
+             any_rated: np.ndarray, mv: np.ndarray) -> dict[str, Any]:
+        """A refit's parameters as a dict, its classes matched and its warnings raised."""
+        m, em_model, hard = self.m, self.em_model, self.hard
         # the row refit's per-item labels and majority votes, as a multiset (order-free use)
         reps = weights.astype(np.int64)
         item_labels = np.repeat(labels[any_rated], reps[any_rated])
@@ -779,8 +892,9 @@ class _PatternRefits:
         present = w_all > 0
         if present.sum() > KR.MERGE_RATIO * n or not np.any(self.two_rated & present):
             return None
-        return (np.ascontiguousarray(self.rows[present]), w_all[present],
-                self.any_rated[present], self.mv[present])
+        index = np.flatnonzero(present)
+        return (np.ascontiguousarray(self.rows[index]), w_all[index],
+                self.any_rated[index], self.mv[index], index)
 
     def _weighted(self, item_counts: np.ndarray) -> tuple[np.ndarray, ...] | None:
         """The resample as the items drawn, each weighted by its count (a warm start's EM
@@ -794,5 +908,6 @@ class _PatternRefits:
         for j in range(self.k):
             ok = rows[:, j] >= 0
             np.add.at(counts, (np.flatnonzero(ok), rows[ok, j]), 1.0)
+        index = np.flatnonzero(keep) + (len(self.rows) if self.ok else 0)
         return (rows, item_counts[keep].astype(np.float64), n_rated > 0,
-                np.argmax(counts, axis=1))
+                np.argmax(counts, axis=1), index)

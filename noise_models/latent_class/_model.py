@@ -410,33 +410,20 @@ class LatentClassModel:
         >>> bool(np.array_equal(rep["error_rate"], refit.error_rate))
         True
         """
+        refits = self._pattern_refits(ratings, start)
+        for counts, seed in zip(item_counts, seeds, strict=False):
+            yield from refits.block(np.asarray(counts, dtype=np.int64)[None], [seed])
+
+    def _pattern_refits(self, ratings: Any, start: Any = None) -> Any:
+        """The refits of :meth:`refit_resamples` on ``ratings`` (``_em._PatternRefits``: its
+        ``block`` refits a block of resamples at once)."""
         import copy
 
         from noise_models.latent_class._em import _PatternRefits
 
-        r = as_ratings(ratings)
         model = copy.copy(self)
         model.calibrate = None
-        refits = _PatternRefits(model, r, start)
-        rows = np.arange(r.n_items)
-        for counts, seed in zip(item_counts, seeds, strict=False):
-            counts = np.asarray(counts, dtype=np.int64)
-            if counts.shape != (r.n_items,) or (counts < 0).any():
-                raise ValueError(f"each item count vector needs {r.n_items} counts >= 0; got "
-                                 f"shape {counts.shape}.")
-            out = refits.params(counts, seed)
-            if out is None:
-                model.rng = seed
-                taken = r.take(np.repeat(rows, counts))
-                fit = _fit(model, taken, taken.require_raters("`refit_resamples`"))
-                out = {"phi": np.array(fit.phi if fit.class_weights is None
-                                       else fit.class_weights), "pi": fit.pi,
-                       **{name: None if getattr(fit, name) is None
-                          else np.array(getattr(fit, name))
-                          for name in ("q", "error_rate", "confusion", "competence",
-                                       "spam_distribution", "level_weights")},
-                       "converged": bool(fit.converged)}
-            yield out
+        return _PatternRefits(model, as_ratings(ratings), start)
 
 
 class EasyHardModel(LatentClassModel):
