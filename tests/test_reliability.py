@@ -270,35 +270,28 @@ def _reference_easy_labels(rows, params, model):
 
 
 @pytest.mark.parametrize("annotators", ["spam", "perfect"])
-def test_the_warm_refit_kernels_labels_against_the_definition(annotators):
-    # With no EM step (max_iter 0) the kernel's labels are those of its start: each row's
-    # most probable easy class, as a slow reference computes it from the model's definition.
+def test_the_refit_labels_kernel_against_the_definition(annotators):
+    # The refits' labels: each row's most probable easy class, as a slow reference
+    # computes it from the model's definition (and as the full posterior pass labels it).
     from noise_models.latent_class import _kernels as K
     from noise_models.latent_class import _kernels_refits as KF
 
     rng = np.random.default_rng(3)
     k, m = 4, 3
-    base = rng.integers(-1, m, size=(40, k)).astype(np.int8)
-    base[0] = [0, 1, 2, -1]  # a disagreement: impossible under the perfect emission
+    rows = rng.integers(-1, m, size=(60, k)).astype(np.int8)
+    rows[0] = [0, 1, 2, -1]  # a disagreement: impossible under the perfect emission
+    rows[1] = [-1, -1, -1, -1]  # no rating: the class weights alone
     hard = K.HARD_DIFFICULTY if annotators == "spam" else K.HARD_FREE
     model = K.SPAM if annotators == "spam" else K.PERFECT
-    n_states = K.n_states_of(hard, m)
     phi = rng.dirichlet(np.ones(m))
     pi = np.r_[0.3, rng.dirichlet(np.ones(K.N_LEVELS))]
     theta, xi = rng.uniform(0.3, 0.9, k), rng.dirichlet(np.ones(m), size=k)
-    index = np.array([3, 0, 7, 7, 12, 39, 5, 21, 30, 1], dtype=np.int64)
-    offsets = np.array([0, 6, 10], dtype=np.int64)
-    par = [np.repeat(a[None], 2, axis=0) for a in
-           (phi, pi, np.full(k, 0.2), np.tile(np.eye(m), (k, 1, 1)), theta, xi,
-            np.full((k, m), 1 / m))]
-    labels = np.empty(10, dtype=np.int64)
-    KF._warm_refits_serial(base, offsets, index, np.ones(10), np.array([6.0, 4.0]),
-                           np.ones(2, dtype=np.int64), model, hard, 1.0, (m - 1) / m, 0, 1e-7,
-                           0.1, 0.5, *par, np.arange(k), k, np.ones(k),
-                           np.zeros((k, m, n_states)), np.zeros(n_states),
-                           np.empty(2, dtype=np.int64), np.empty(2, dtype=np.bool_), labels)
-    want = _reference_easy_labels(base[index].tolist(), {"phi": phi, "pi": pi[0],
-                                  "theta": theta, "xi": xi}, annotators)
+    logtab, logw = K.tables(model, hard, phi, pi, np.full(k, 0.2), np.tile(np.eye(m), (k, 1, 1)),
+                            theta, xi, np.full((k, m), 1 / m))
+    labels = KF.easy_labels(rows, logtab, logw)
+    want = _reference_easy_labels(rows.tolist(), {"phi": phi, "pi": pi[0], "theta": theta,
+                                                  "xi": xi}, annotators)
     assert labels.tolist() == want.tolist()
+    assert labels.tolist() == K.posteriors(rows, logtab, logw)[2].tolist()
     if annotators == "perfect":
-        assert labels[1] == 0  # row 0, no class possible: the vote, ties to the first
+        assert labels[0] == 0  # no class possible: the vote, ties to the first

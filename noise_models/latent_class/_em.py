@@ -712,7 +712,7 @@ class _PatternRefits:
         got = self._prepare(item_counts)
         if got is None:
             return None
-        rows, weights, any_rated, mv, q_fixed, n_eff, _ = got
+        rows, weights, any_rated, mv, q_fixed, n_eff = got
         m, em_model, hard = self.m, self.em_model, self.hard
         parallel = rows.size >= K.PARALLEL_THRESHOLD
         self.model.rng = rng
@@ -770,69 +770,56 @@ class _PatternRefits:
 
     def _warm_block(self, item_counts: np.ndarray, seeds: list,
                     out: list[dict[str, Any] | None]) -> None:
-        """The warm-started refits of the block in one kernel call (see :meth:`block`);
-        ``out[b]`` stays None for a resample :meth:`params` would not refit either."""
+        """The warm-started refits of the block (see :meth:`block`), side by side on
+        threads; ``out[b]`` stays None for a resample :meth:`params` would not refit either.
+
+        Each refit is what :meth:`params` runs (the engine's serial EM from the start;
+        the rows' labels from the kernel of :mod:`_kernels_refits`, the same labels as the
+        posterior pass, without its other work), its warnings raised here, in order. The
+        EM releases the GIL, so the refits of small data (serial E-steps) run on as many
+        threads as Numba's; a refit whose E-step is parallel runs alone.
+        """
+        import numba
+
         from noise_models.latent_class import _kernels_refits as KF
 
         prepared = [(b, self._prepare(np.asarray(c, dtype=np.int64)))
                     for b, c in enumerate(item_counts)]
         prepared = [(b, got) for b, got in prepared if got is not None]
-        if not prepared:
-            return
-        m, k, em_model, hard = self.m, self.k, self.em_model, self.hard
-        base, index = self._block_base(), []
-        for _, got in prepared:
-            index.append(got[6])
-        sizes = np.array([len(i) for i in index], dtype=np.int64)
-        offsets = np.r_[0, np.cumsum(sizes)].astype(np.int64)
-        weights = np.concatenate([got[1] for _, got in prepared]).astype(np.float64)
-        n_eff = np.array([got[5] for _, got in prepared], dtype=np.float64)
-        n_states = K.n_states_of(hard, m)
-        n_chunks = np.array([K.n_chunks_for(int(s), k, m, n_states) for s in sizes],
-                            dtype=np.int64)
-        nb = len(prepared)
-        start = self.start
-        par = [np.repeat(a[None], nb, axis=0) for a in start.args()]  # each refit's, in place
-        for i, (_, got) in enumerate(prepared):
-            if got[4] is not None:
-                par[6][i] = got[4]
-        groups = np.ascontiguousarray(self.groups, dtype=np.int64)
-        n_groups = int(groups.max()) + 1
-        jw = 1.0 / np.bincount(groups, minlength=n_groups)[groups].astype(np.float64)
-        max_iter = self.model.max_iter * (_STAGE2_ITER if hard == K.HARD_DIFFICULTY else 1)
-        n_iter = np.empty(nb, dtype=np.int64)
-        conv = np.empty(nb, dtype=np.bool_)
-        labels = np.empty(int(offsets[-1]), dtype=np.int64)
-        run = KF._warm_refits_parallel if nb > 1 else KF._warm_refits_serial
-        run(K._readonly(base), offsets, np.concatenate(index).astype(np.int64), weights, n_eff,
-            n_chunks, em_model, hard, float(self.model.prior_strength), (m - 1) / m,
-            int(max_iter), float(self.model.tol), _START_HARD_AGREED,
-            1.0 if em_model == K.PERFECT else 0.5, *par, K._readonly(groups), n_groups, jw,
-            np.zeros((k, m, n_states)), np.zeros(n_states), n_iter, conv, labels)
-        zeros = np.zeros(1)
-        for i, (b, got) in enumerate(prepared):
-            params = _Params(*(a[i].copy() for a in par))
-            self.model.rng = seeds[b]
-            out[b] = self._out(params, int(n_iter[i]), bool(conv[i]), zeros, zeros,
-                               labels[offsets[i]:offsets[i + 1]], got[1], got[2], got[3])
+        m, em_model, hard = self.m, self.em_model, self.hard
 
-    def _block_base(self) -> np.ndarray:
-        """The rows a block's refits index: the distinct rows, then the items' rows."""
-        if not hasattr(self, "_base"):
-            self._base = np.ascontiguousarray(
-                np.concatenate([self.rows, self.codes]) if self.ok else self.codes)
-        return self._base
+        def refit(got: tuple) -> tuple:
+            rows, weights, _, _, q_fixed, n_eff = got
+            params, n_iter, conv = _run_warm(self.model, self.start, rows, weights, m,
+                                             q_fixed, n_eff, rows.size >= K.PARALLEL_THRESHOLD,
+                                             self.groups)
+            labels = KF.easy_labels(rows, *K.tables(em_model, hard, *params.args()))
+            return params, n_iter, conv, labels
+
+        small = [got for _, got in prepared if got[0].size < K.PARALLEL_THRESHOLD]
+        threads = min(numba.get_num_threads(), len(small))
+        done: dict[int, tuple] = {}
+        if threads > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(threads) as pool:
+                done = dict(zip(map(id, small), pool.map(refit, small), strict=True))
+        zeros = np.zeros(1)
+        for b, got in prepared:
+            params, n_iter, conv, labels = done[id(got)] if id(got) in done else refit(got)
+            self.model.rng = seeds[b]
+            out[b] = self._out(params, n_iter, conv, zeros, zeros, labels, got[1], got[2],
+                               got[3])
 
     def _prepare(self, item_counts: np.ndarray) -> tuple | None:
         """The EM's input of a refit (rows, weights, rated, majority votes, the fixed hard
-        distribution, the effective count, the rows' index in :meth:`_block_base`), or None
-        where the rows are refitted."""
+        distribution, the effective count), or None where the rows are refitted."""
         got = self._merged(item_counts)
         if got is None and self.start is not None:
             got = self._weighted(item_counts)
         if got is None:
             return None
-        rows, weights, any_rated, mv, index = got
+        rows, weights, any_rated, mv = got
         m, k, hard = self.m, self.k, self.hard
         q_fixed = None
         if hard == K.HARD_MARGINAL:
@@ -849,7 +836,7 @@ class _PatternRefits:
         elif hard == K.HARD_UNIFORM:
             q_fixed = np.full((k, m), 1.0 / m)
         n_eff = round(float(weights[any_rated].sum()))
-        return rows, weights, any_rated, mv, q_fixed, n_eff, index
+        return rows, weights, any_rated, mv, q_fixed, n_eff
 
     def _out(self, params: _Params, n_iter: int, conv: bool, finals: np.ndarray,
              disagree: np.ndarray, labels: np.ndarray, weights: np.ndarray,
@@ -892,9 +879,8 @@ class _PatternRefits:
         present = w_all > 0
         if present.sum() > KR.MERGE_RATIO * n or not np.any(self.two_rated & present):
             return None
-        index = np.flatnonzero(present)
-        return (np.ascontiguousarray(self.rows[index]), w_all[index],
-                self.any_rated[index], self.mv[index], index)
+        return (np.ascontiguousarray(self.rows[present]), w_all[present],
+                self.any_rated[present], self.mv[present])
 
     def _weighted(self, item_counts: np.ndarray) -> tuple[np.ndarray, ...] | None:
         """The resample as the items drawn, each weighted by its count (a warm start's EM
@@ -908,6 +894,5 @@ class _PatternRefits:
         for j in range(self.k):
             ok = rows[:, j] >= 0
             np.add.at(counts, (np.flatnonzero(ok), rows[ok, j]), 1.0)
-        index = np.flatnonzero(keep) + (len(self.rows) if self.ok else 0)
         return (rows, item_counts[keep].astype(np.float64), n_rated > 0,
-                np.argmax(counts, axis=1), index)
+                np.argmax(counts, axis=1))
