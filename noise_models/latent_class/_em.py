@@ -728,22 +728,20 @@ class _PatternRefits:
         labels = K.posteriors(rows, logtab, logw, parallel=parallel)[2]
         return self._out(params, n_iter, conv, finals, disagree, labels, weights, any_rated, mv)
 
-    def block(self, item_counts: np.ndarray, seeds: Any) -> list[dict[str, Any]]:
+    def block(self, item_counts: Any, seeds: Any) -> list[dict[str, Any]]:
         """The parameters of the refits on the resamples of a block of item counts (one
         resample a row), one dict each (:meth:`LatentClassModel.refit_resamples`).
 
-        Warm-started refits (``start``) whose rows merge or are weighted run in one Numba
-        call, spread over the threads (:mod:`~noise_models.latent_class._kernels_refits`):
-        each refit is the engine's serial EM from the start, the same arithmetic as
-        :meth:`params` gives it, so the parameters are the same bits whatever the block
-        or the thread count. The others go through :meth:`params`, and the resamples it
+        Warm-started refits (``start``) whose rows merge or are weighted run side by side
+        on threads (:meth:`_warm_block`): each refit is the engine's serial EM from the
+        start, the same arithmetic as :meth:`params` gives it, so the parameters are the
+        same bits whatever the block or the thread count. The others go through :meth:`params`, and the resamples it
         cannot merge through the fit of their rows.
         """
-        item_counts = np.asarray(item_counts)
+        item_counts = [np.asarray(c, dtype=np.int64) for c in item_counts]
         seeds = list(seeds)
         out: list[dict[str, Any] | None] = [None] * len(item_counts)
         for counts in item_counts:
-            counts = np.asarray(counts, dtype=np.int64)
             if counts.shape != (self.r.n_items,) or (counts < 0).any():
                 raise ValueError(f"each item count vector needs {self.r.n_items} counts >= 0; "
                                  f"got shape {counts.shape}.")
@@ -751,7 +749,6 @@ class _PatternRefits:
             self._warm_block(item_counts, seeds, out)
         for b, counts in enumerate(item_counts):
             if out[b] is None:
-                counts = np.asarray(counts, dtype=np.int64)
                 out[b] = self.params(counts, seeds[b]) or self._rows_refit(counts, seeds[b])
         return out  # type: ignore[return-value]
 
@@ -768,7 +765,7 @@ class _PatternRefits:
                                 "spam_distribution", "level_weights")},
                 "converged": bool(fit.converged)}
 
-    def _warm_block(self, item_counts: np.ndarray, seeds: list,
+    def _warm_block(self, item_counts: list, seeds: list,
                     out: list[dict[str, Any] | None]) -> None:
         """The warm-started refits of the block (see :meth:`block`), side by side on
         threads; ``out[b]`` stays None for a resample :meth:`params` would not refit either.
@@ -783,8 +780,7 @@ class _PatternRefits:
 
         from noise_models.latent_class import _kernels_refits as KF
 
-        prepared = [(b, self._prepare(np.asarray(c, dtype=np.int64)))
-                    for b, c in enumerate(item_counts)]
+        prepared = [(b, self._prepare(c)) for b, c in enumerate(item_counts)]
         prepared = [(b, got) for b, got in prepared if got is not None]
         m, em_model, hard = self.m, self.em_model, self.hard
 

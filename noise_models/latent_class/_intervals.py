@@ -147,8 +147,8 @@ def annotator_intervals(fit: Any, *, n_resamples: int = 200, confidence_level: f
     # from MACE's, stage 2 crawls along the flat level weights, ~200 iterations a refit)
     warm = fit if model.hard == "difficulty" and fit.gold_codes is None else None
     # EM over the distinct rows weighted by the draws: the parameters of refitting the
-    # resampled rows, bit for bit (LatentClassModel.refit_resamples); a block of
-    # warm-started refits in one call, spread over the threads (the same bits)
+    # resampled rows, bit for bit (LatentClassModel.refit_resamples); a block's
+    # warm-started refits side by side on threads (the same bits)
     refits = refit._pattern_refits(r, warm)
 
     def one_block(counts: np.ndarray) -> np.ndarray:  # (b, n) -> (b, S * k)
