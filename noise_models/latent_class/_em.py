@@ -735,8 +735,8 @@ class _PatternRefits:
         Warm-started refits (``start``) whose rows merge or are weighted run side by side
         on threads (:meth:`_warm_block`): each refit is the engine's serial EM from the
         start, the same arithmetic as :meth:`params` gives it, so the parameters are the
-        same bits whatever the block or the thread count. The others go through :meth:`params`, and the resamples it
-        cannot merge through the fit of their rows.
+        same bits whatever the block or the thread count. The others go through
+        :meth:`params`, and the resamples it cannot merge through the fit of their rows.
         """
         item_counts = [np.asarray(c, dtype=np.int64) for c in item_counts]
         seeds = list(seeds)
