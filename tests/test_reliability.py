@@ -161,3 +161,137 @@ def test_a_warning_of_a_row_refit_is_a_warning_of_the_weighted_refit():
     with pytest.warns(Warning, match="did not converge") as slow:
         _row_refit_params(model, sim.ratings, counts, 0)
     assert [str(w.message) for w in fast] == [str(w.message) for w in slow]
+
+
+def _warm_cases():
+    """(ratings, model) pairs whose warm-started refits take each path of a block: rows
+    merged, rows weighted (nearly every row distinct), replicate columns, several models."""
+    import pandas as pd
+
+    from agreement import Ratings
+
+    def sim(n, k, m, missing, seed):
+        return simulate_annotations(n, k, model="M2", n_categories=m, hard_share=0.2,
+                                    error_rates=list(np.linspace(0.05, 0.4, k)),
+                                    missing=missing, rng=seed).ratings
+
+    rng = np.random.default_rng(5)
+    truth = np.repeat(rng.integers(0, 2, 150), 6)
+    label = np.where(rng.random(900) < 0.75, truth, rng.integers(0, 2, 900))
+    reps = Ratings.from_long(pd.DataFrame({"item": np.repeat(np.arange(150), 6),
+                                           "rater": np.tile([0, 0, 1, 1, 2, 3], 150),
+                                           "label": label}),
+                             item="item", rater="rater", label="label", replicates="separate")
+    return [(sim(300, 5, 3, 0.1, 1), LatentClassModel("spam", "difficulty", n_starts=1)),
+            (sim(120, 12, 3, 0.2, 2), LatentClassModel("spam", "difficulty", n_starts=1)),
+            (reps, LatentClassModel("spam", "difficulty", n_starts=1)),
+            (sim(200, 4, 3, 0.0, 3), LatentClassModel("confusion", "marginal", n_starts=1)),
+            (sim(200, 4, 2, 0.1, 4), LatentClassModel("one-coin", None, n_starts=1))]
+
+
+@pytest.mark.parametrize("case", range(5))
+def test_a_block_of_warm_refits_is_each_refit_run_alone(case):
+    # One kernel call runs a block's warm-started refits, spread over the threads: each
+    # refit is the engine's serial EM from the fit's parameters, so every parameter (and
+    # every warning) is the one of the same refit run alone, bit for bit, on any number
+    # of threads.
+    import warnings
+
+    import numba
+
+    r, model = _warm_cases()[case]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = LatentClassModel(model.annotators, model.hard, rng=0).fit(r)
+    gen = np.random.default_rng(case)
+    counts = np.array([gen.multinomial(r.n_items, np.full(r.n_items, 1 / r.n_items))
+                       for _ in range(7)])
+    seeds = list(range(7))
+    refits = model._pattern_refits(r, fit)
+    alone = []
+    with warnings.catch_warnings(record=True) as said_alone:
+        warnings.simplefilter("always")
+        for c, s in zip(counts, seeds, strict=True):
+            alone.append(refits.params(c, s) or refits._rows_refit(c, s))
+    before = numba.get_num_threads()
+    blocks = []
+    try:
+        for threads in sorted({1, before}):
+            numba.set_num_threads(threads)
+            with warnings.catch_warnings(record=True) as said:
+                warnings.simplefilter("always")
+                blocks.append(refits.block(counts, seeds))
+            assert [str(w.message) for w in said] == [str(w.message) for w in said_alone]
+    finally:
+        numba.set_num_threads(before)
+    for block in blocks:
+        for a, b in zip(block, alone, strict=True):
+            assert a.keys() == b.keys()
+            for key, value in b.items():
+                if value is None:
+                    assert a[key] is None, key
+                else:
+                    assert np.array_equal(np.asarray(a[key]), np.asarray(value)), key
+    # and through the public entry, one resample at a time
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        public = list(model.refit_resamples(r, counts, seeds, start=fit))
+    for a, b in zip(public, alone, strict=True):
+        assert all(np.array_equal(np.asarray(a[key]), np.asarray(b[key]))
+                   for key in b if b[key] is not None)
+
+
+def _reference_easy_labels(rows, params, model):
+    """Each row's most probable easy class, from the model's definition, rating by rating:
+    log((1 − π) φ_c) + Σ_j log P(x_j | class c) — spam: θ_j [x = c] + (1 − θ_j) ξ_j(x);
+    perfect: [x = c] — ties to the first class; where no class is possible, the majority
+    vote (ties to the first)."""
+    import math
+
+    phi, pi, theta, xi = params["phi"], params["pi"], params["theta"], params["xi"]
+    out = []
+    for row in rows:
+        best, best_v = -1, -math.inf
+        for c in range(len(phi)):
+            v = math.log1p(-pi) + math.log(phi[c])
+            for j, x in enumerate(row):
+                if x < 0:
+                    continue
+                p = (theta[j] * (x == c) + (1 - theta[j]) * xi[j][x] if model == "spam"
+                     else float(x == c))
+                v += math.log(p) if p > 0 else -math.inf
+            if v > best_v:
+                best, best_v = c, v
+        if best_v == -math.inf:
+            votes = [sum(1 for x in row if x == c) for c in range(len(phi))]
+            best = max(range(len(phi)), key=lambda c: (votes[c], -c))
+        out.append(best)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("annotators", ["spam", "perfect"])
+def test_the_refit_labels_kernel_against_the_definition(annotators):
+    # The refits' labels: each row's most probable easy class, as a slow reference
+    # computes it from the model's definition (and as the full posterior pass labels it).
+    from noise_models.latent_class import _kernels as K
+    from noise_models.latent_class import _kernels_refits as KF
+
+    rng = np.random.default_rng(3)
+    k, m = 4, 3
+    rows = rng.integers(-1, m, size=(60, k)).astype(np.int8)
+    rows[0] = [0, 1, 2, -1]  # a disagreement: impossible under the perfect emission
+    rows[1] = [-1, -1, -1, -1]  # no rating: the class weights alone
+    hard = K.HARD_DIFFICULTY if annotators == "spam" else K.HARD_FREE
+    model = K.SPAM if annotators == "spam" else K.PERFECT
+    phi = rng.dirichlet(np.ones(m))
+    pi = np.r_[0.3, rng.dirichlet(np.ones(K.N_LEVELS))]
+    theta, xi = rng.uniform(0.3, 0.9, k), rng.dirichlet(np.ones(m), size=k)
+    logtab, logw = K.tables(model, hard, phi, pi, np.full(k, 0.2), np.tile(np.eye(m), (k, 1, 1)),
+                            theta, xi, np.full((k, m), 1 / m))
+    labels = KF.easy_labels(rows, logtab, logw)
+    want = _reference_easy_labels(rows.tolist(), {"phi": phi, "pi": pi[0], "theta": theta,
+                                                  "xi": xi}, annotators)
+    assert labels.tolist() == want.tolist()
+    assert labels.tolist() == K.posteriors(rows, logtab, logw)[2].tolist()
+    if annotators == "perfect":
+        assert labels[0] == 0  # no class possible: the vote, ties to the first

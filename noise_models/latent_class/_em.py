@@ -709,13 +709,114 @@ class _PatternRefits:
 
     def params(self, item_counts: np.ndarray, rng: Any) -> dict[str, Any] | None:
         """The refit's parameters on the resample with these item counts (None: refit rows)."""
+        got = self._prepare(item_counts)
+        if got is None:
+            return None
+        rows, weights, any_rated, mv, q_fixed, n_eff = got
+        m, em_model, hard = self.m, self.em_model, self.hard
+        parallel = rows.size >= K.PARALLEL_THRESHOLD
+        self.model.rng = rng
+        if self.start is None:
+            params, _, n_iter, conv, finals, disagree, _ = _run_starts(
+                self.model, rows, weights, m, q_fixed, n_eff, parallel,
+                groups=self.groups, tie=self.r.has_replicates, known=None)
+        else:
+            params, n_iter, conv = _run_warm(self.model, self.start, rows, weights, m,
+                                             q_fixed, n_eff, parallel, self.groups)
+            finals, disagree = np.zeros(1), np.zeros(1)
+        logtab, logw = K.tables(em_model, hard, *params.args())
+        labels = K.posteriors(rows, logtab, logw, parallel=parallel)[2]
+        return self._out(params, n_iter, conv, finals, disagree, labels, weights, any_rated, mv)
+
+    def block(self, item_counts: Any, seeds: Any) -> list[dict[str, Any]]:
+        """The parameters of the refits on the resamples of a block of item counts (one
+        resample a row), one dict each (:meth:`LatentClassModel.refit_resamples`).
+
+        Warm-started refits (``start``) whose rows merge or are weighted run side by side
+        on threads (:meth:`_warm_block`): each refit is the engine's serial EM from the
+        start, the same arithmetic as :meth:`params` gives it, so the parameters are the
+        same bits whatever the block or the thread count. The others go through
+        :meth:`params`, and the resamples it cannot merge through the fit of their rows.
+        """
+        item_counts = [np.asarray(c, dtype=np.int64) for c in item_counts]
+        seeds = list(seeds)
+        out: list[dict[str, Any] | None] = [None] * len(item_counts)
+        for counts in item_counts:
+            if counts.shape != (self.r.n_items,) or (counts < 0).any():
+                raise ValueError(f"each item count vector needs {self.r.n_items} counts >= 0; "
+                                 f"got shape {counts.shape}.")
+        if self.start is not None:
+            self._warm_block(item_counts, seeds, out)
+        for b, counts in enumerate(item_counts):
+            if out[b] is None:
+                out[b] = self.params(counts, seeds[b]) or self._rows_refit(counts, seeds[b])
+        return out  # type: ignore[return-value]
+
+    def _rows_refit(self, item_counts: np.ndarray, seed: Any) -> dict[str, Any]:
+        """The parameters of fitting the resampled rows themselves."""
+        model = self.model
+        model.rng = seed
+        taken = self.r.take(np.repeat(np.arange(self.r.n_items), item_counts))
+        fit = _fit(model, taken, taken.require_raters("`refit_resamples`"))
+        return {"phi": np.array(fit.phi if fit.class_weights is None else fit.class_weights),
+                "pi": fit.pi,
+                **{name: None if getattr(fit, name) is None else np.array(getattr(fit, name))
+                   for name in ("q", "error_rate", "confusion", "competence",
+                                "spam_distribution", "level_weights")},
+                "converged": bool(fit.converged)}
+
+    def _warm_block(self, item_counts: list, seeds: list,
+                    out: list[dict[str, Any] | None]) -> None:
+        """The warm-started refits of the block (see :meth:`block`), side by side on
+        threads; ``out[b]`` stays None for a resample :meth:`params` would not refit either.
+
+        Each refit is what :meth:`params` runs (the engine's serial EM from the start;
+        the rows' labels from the kernel of :mod:`_kernels_refits`, the same labels as the
+        posterior pass, without its other work), its warnings raised here, in order. The
+        EM releases the GIL, so the refits of small data (serial E-steps) run on as many
+        threads as Numba's; a refit whose E-step is parallel runs alone.
+        """
+        import numba
+
+        from noise_models.latent_class import _kernels_refits as KF
+
+        prepared = [(b, self._prepare(c)) for b, c in enumerate(item_counts)]
+        prepared = [(b, got) for b, got in prepared if got is not None]
+        m, em_model, hard = self.m, self.em_model, self.hard
+
+        def refit(got: tuple) -> tuple:
+            rows, weights, _, _, q_fixed, n_eff = got
+            params, n_iter, conv = _run_warm(self.model, self.start, rows, weights, m,
+                                             q_fixed, n_eff, rows.size >= K.PARALLEL_THRESHOLD,
+                                             self.groups)
+            labels = KF.easy_labels(rows, *K.tables(em_model, hard, *params.args()))
+            return params, n_iter, conv, labels
+
+        small = [got for _, got in prepared if got[0].size < K.PARALLEL_THRESHOLD]
+        threads = min(numba.get_num_threads(), len(small))
+        done: dict[int, tuple] = {}
+        if threads > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(threads) as pool:
+                done = dict(zip(map(id, small), pool.map(refit, small), strict=True))
+        zeros = np.zeros(1)
+        for b, got in prepared:
+            params, n_iter, conv, labels = done[id(got)] if id(got) in done else refit(got)
+            self.model.rng = seeds[b]
+            out[b] = self._out(params, n_iter, conv, zeros, zeros, labels, got[1], got[2],
+                               got[3])
+
+    def _prepare(self, item_counts: np.ndarray) -> tuple | None:
+        """The EM's input of a refit (rows, weights, rated, majority votes, the fixed hard
+        distribution, the effective count), or None where the rows are refitted."""
         got = self._merged(item_counts)
         if got is None and self.start is not None:
             got = self._weighted(item_counts)
         if got is None:
             return None
         rows, weights, any_rated, mv = got
-        m, k, em_model, hard = self.m, self.k, self.em_model, self.hard
+        m, k, hard = self.m, self.k, self.hard
         q_fixed = None
         if hard == K.HARD_MARGINAL:
             own = np.zeros((k, m))
@@ -731,18 +832,13 @@ class _PatternRefits:
         elif hard == K.HARD_UNIFORM:
             q_fixed = np.full((k, m), 1.0 / m)
         n_eff = round(float(weights[any_rated].sum()))
-        parallel = rows.size >= K.PARALLEL_THRESHOLD
-        self.model.rng = rng
-        if self.start is None:
-            params, _, n_iter, conv, finals, disagree, _ = _run_starts(
-                self.model, rows, weights, m, q_fixed, n_eff, parallel,
-                groups=self.groups, tie=self.r.has_replicates, known=None)
-        else:
-            params, n_iter, conv = _run_warm(self.model, self.start, rows, weights, m,
-                                             q_fixed, n_eff, parallel, self.groups)
-            finals, disagree = np.zeros(1), np.zeros(1)
-        logtab, logw = K.tables(em_model, hard, *params.args())
-        labels = K.posteriors(rows, logtab, logw, parallel=parallel)[2]
+        return rows, weights, any_rated, mv, q_fixed, n_eff
+
+    def _out(self, params: _Params, n_iter: int, conv: bool, finals: np.ndarray,
+             disagree: np.ndarray, labels: np.ndarray, weights: np.ndarray,
+             any_rated: np.ndarray, mv: np.ndarray) -> dict[str, Any]:
+        """A refit's parameters as a dict, its classes matched and its warnings raised."""
+        m, em_model, hard = self.m, self.em_model, self.hard
         # the row refit's per-item labels and majority votes, as a multiset (order-free use)
         reps = weights.astype(np.int64)
         item_labels = np.repeat(labels[any_rated], reps[any_rated])

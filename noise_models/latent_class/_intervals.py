@@ -140,33 +140,33 @@ def annotator_intervals(fit: Any, *, n_resamples: int = 200, confidence_level: f
     gen = np.random.default_rng(rng)
     rated = r.codes >= 0
     cats = [str(c) for c in r.categories]
-    current: dict[str, np.ndarray] = {}
     # one seed per refit, drawn from `gen` once the core has drawn the resamples' seeds
     # (the counts come from those seeds, not from `gen`): the sequence the refits always had
     refit_seeds = (int(gen.integers(2**63)) for _ in range(n_resamples))
-    # EM over the distinct rows weighted by the draws: the parameters of refitting the
-    # resampled rows, bit for bit (LatentClassModel.refit_resamples), one resample at a time
-    def draws() -> Any:  # the core's counts of the resample being refitted
-        while True:
-            yield current["counts"]
-
     # the item-difficulty model's refits start at the fit's parameters (its stage 2 alone:
     # from MACE's, stage 2 crawls along the flat level weights, ~200 iterations a refit)
     warm = fit if model.hard == "difficulty" and fit.gold_codes is None else None
-    reps = refit.refit_resamples(r, draws(), refit_seeds, start=warm)
+    # EM over the distinct rows weighted by the draws: the parameters of refitting the
+    # resampled rows, bit for bit (LatentClassModel.refit_resamples); a block's
+    # warm-started refits side by side on threads (the same bits)
+    refits = refit._pattern_refits(r, warm)
 
-    def one_refit(counts: np.ndarray) -> np.ndarray:  # (1, n) -> (1, S * k)
-        current["counts"] = counts[0]
-        values = _replicate_values(next(reps), cats)
-        seen = rated[counts[0] > 0].any(axis=0)
-        return np.concatenate([np.where(seen, values[name], np.nan) for name in names])[None]
+    def one_block(counts: np.ndarray) -> np.ndarray:  # (b, n) -> (b, S * k)
+        reps = refits.block(counts, [next(refit_seeds) for _ in range(len(counts))])
+        out = np.empty((len(counts), len(names) * r.n_raters))
+        for b, rep in enumerate(reps):
+            values = _replicate_values(rep, cats)
+            seen = rated[counts[b] > 0].any(axis=0)
+            out[b] = np.concatenate([np.where(seen, values[name], np.nan) for name in names])
+        return out
 
     est = frame[names].to_numpy(dtype=np.float64).T.ravel()  # (S * k,)
     labels = [f"{name}[{j}]" for name in names for j in range(r.n_raters)]
-    boot = bootstrap_refit(one_refit, r.n_items, names=labels, estimate=est,
+    boot = bootstrap_refit(one_block, r.n_items, names=labels, estimate=est,
                            n_resamples=n_resamples, rng=gen, method=method,
                            confidence_level=float(confidence_level),
-                           bounds=np.tile([0.0, 1.0], (est.size, 1)), block=1,
+                           bounds=np.tile([0.0, 1.0], (est.size, 1)),
+                           block=None if warm is not None else 1,
                            desc="annotator bootstrap")
     low = boot.interval.low.reshape(len(names), r.n_raters)
     high = boot.interval.high.reshape(len(names), r.n_raters)

@@ -507,7 +507,9 @@ def _em_after_estep(t, ll, model, hard, a, cap, max_iter, tol, n_eff, logtab, lo
     return 0
 
 
-@njit(cache=True, error_model="numpy")
+# nogil: independent runs (a block of bootstrap refits, `_em._PatternRefits.block`) may run
+# side by side on Python threads; each run is serial and its result does not depend on them.
+@njit(cache=True, error_model="numpy", nogil=True)
 def _em_run(codes, weights, model, hard, a, cap, max_iter, tol, n_eff, n_chunks, init_mv,
             h_agree, h_dis, phi, pi, eps, conf, theta, xi, q, trace, groups, n_groups, jw,
             known_cnt, known_tot):

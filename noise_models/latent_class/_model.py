@@ -10,10 +10,9 @@ memory (:mod:`noise_models.latent_class._em`) and over chunks
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from typing import Any
-
-import numpy as np
 
 from _goldnoise_lib.validation import (
     Integer,
@@ -387,7 +386,10 @@ class LatentClassModel:
             A fit of this model to ``ratings``: every refit's EM runs once from its
             parameters (a warm start; no random starts; for ``hard="difficulty"`` stage 2
             alone) instead of from the model's starts. Used where the rows are merged;
-            a resample whose rows are refitted as rows starts as without it.
+            a resample whose rows are refitted as rows starts as without it. The
+            warm-started refits are taken in blocks (``item_counts`` read ahead, up to
+            2**23 counts at a time) and run side by side on Numba's threads; each is
+            the same EM as alone, so the parameters do not depend on the threads.
 
         Yields
         ------
@@ -410,33 +412,22 @@ class LatentClassModel:
         >>> bool(np.array_equal(rep["error_rate"], refit.error_rate))
         True
         """
+        refits = self._pattern_refits(ratings, start)
+        pairs = zip(item_counts, seeds, strict=False)
+        size = 1 if start is None else max(1, 2**23 // max(refits.r.n_items, 1))
+        while block := list(itertools.islice(pairs, size)):
+            yield from refits.block([c for c, _ in block], [s for _, s in block])
+
+    def _pattern_refits(self, ratings: Any, start: Any = None) -> Any:
+        """The refits of :meth:`refit_resamples` on ``ratings`` (``_em._PatternRefits``: its
+        ``block`` refits a block of resamples at once)."""
         import copy
 
         from noise_models.latent_class._em import _PatternRefits
 
-        r = as_ratings(ratings)
         model = copy.copy(self)
         model.calibrate = None
-        refits = _PatternRefits(model, r, start)
-        rows = np.arange(r.n_items)
-        for counts, seed in zip(item_counts, seeds, strict=False):
-            counts = np.asarray(counts, dtype=np.int64)
-            if counts.shape != (r.n_items,) or (counts < 0).any():
-                raise ValueError(f"each item count vector needs {r.n_items} counts >= 0; got "
-                                 f"shape {counts.shape}.")
-            out = refits.params(counts, seed)
-            if out is None:
-                model.rng = seed
-                taken = r.take(np.repeat(rows, counts))
-                fit = _fit(model, taken, taken.require_raters("`refit_resamples`"))
-                out = {"phi": np.array(fit.phi if fit.class_weights is None
-                                       else fit.class_weights), "pi": fit.pi,
-                       **{name: None if getattr(fit, name) is None
-                          else np.array(getattr(fit, name))
-                          for name in ("q", "error_rate", "confusion", "competence",
-                                       "spam_distribution", "level_weights")},
-                       "converged": bool(fit.converged)}
-            yield out
+        return _PatternRefits(model, as_ratings(ratings), start)
 
 
 class EasyHardModel(LatentClassModel):
