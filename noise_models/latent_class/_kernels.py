@@ -582,6 +582,24 @@ def _em_run_parallel(codes, weights, model, hard, a, cap, max_iter, tol, n_eff, 
 
 
 # -------------------------------------------------------- per-item posteriors
+@njit(cache=True, error_model="numpy", inline="always")
+def _row_label(ls, vote, m):
+    # A row's label: the most probable easy state (its log score ls[c], c < m), ties to
+    # the first; where no easy state is possible, the majority vote (ties to the first).
+    best = -1
+    best_v = -np.inf
+    for c in range(m):
+        if ls[c] > best_v:
+            best_v = ls[c]
+            best = c
+    if best_v == -np.inf:
+        best = 0
+        for c in range(1, m):
+            if vote[c] > vote[best]:
+                best = c
+    return best
+
+
 def _posterior_impl(codes, logtab, logw, class_post, hard_post, labels, label_post, ll):
     # Final pass: per-item posteriors, labels and log-likelihood terms.
     # label = the most probable easy state; where no easy state is possible
@@ -607,17 +625,7 @@ def _posterior_impl(codes, logtab, logw, class_post, hard_post, labels, label_po
         for s in range(n_states):
             if ls[s] > mx:
                 mx = ls[s]
-        best = -1
-        best_v = -np.inf
-        for c in range(m):
-            if ls[c] > best_v:
-                best_v = ls[c]
-                best = c
-        if best_v == -np.inf:
-            best = 0
-            for c in range(1, m):
-                if vote[c] > vote[best]:
-                    best = c
+        best = _row_label(ls, vote, m)
         if mx == -np.inf:
             ll[i] = -np.inf
             for c in range(m):

@@ -7,6 +7,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from noise_models.latent_class._kernels import _readonly, _row_label
+
 __all__ = ["easy_labels"]
 
 
@@ -30,24 +32,11 @@ def _easy_labels(codes, logtab, logw, labels):
                 vote[x] += 1.0
                 for c in range(m):
                     ls[c] += logtab[j, x, c]
-        best = -1
-        best_v = -np.inf
-        for c in range(m):
-            if ls[c] > best_v:
-                best_v = ls[c]
-                best = c
-        if best_v == -np.inf:
-            best = 0
-            for c in range(1, m):
-                if vote[c] > vote[best]:
-                    best = c
-        labels[i] = best
+        labels[i] = _row_label(ls, vote, m)
 
 
 def easy_labels(codes, logtab, logw):
     """Each row's most probable easy class (``_kernels.posteriors``' labels), int64."""
-    from noise_models.latent_class._kernels import _readonly
-
     labels = np.empty(codes.shape[0], dtype=np.int64)
     _easy_labels(_readonly(np.ascontiguousarray(codes)),
                  np.ascontiguousarray(logtab, dtype=np.float64),
