@@ -135,7 +135,7 @@ def judge_report(res: Any, *, source: str = "ratings") -> Report:
         None, "agreement", "Each candidate against each human, the humans' majority and the "
                            "latent labels", tables=[agreement],
         lines=["majority: strict majority of the humans; latent: the humans-only latent-"
-               "class fit's labels (MACE's); both taken as fixed references"]))
+               "class fit's labels (the model below); both taken as fixed references"]))
     latent_title = ("Inside the latent-class fit (spam model with item difficulty): accuracy, "
                     "and on easy and hard items")
     if res.latent is None:
