@@ -242,8 +242,8 @@ def _prevalence_influence(post: np.ndarray) -> np.ndarray:
 PARAMETER_RESAMPLES = 200
 
 
-def _with_parameter_uncertainty(rows: np.ndarray, model: Any, sub: Any, rng: Any
-                                ) -> np.ndarray:
+def _with_parameter_uncertainty(rows: np.ndarray, model: Any, sub: Any, rng: Any,
+                                start: Any = None) -> np.ndarray:
     """The influence rows ``φ̂ + IF_i`` spread so that their variance over items is at
     least the bootstrap variance of the refitted prevalence.
 
@@ -251,7 +251,9 @@ def _with_parameter_uncertainty(rows: np.ndarray, model: Any, sub: Any, rng: Any
     model on item resamples of the labelled items (annotators re-estimated every time)
     gives the prevalence's whole variance. Where it is larger, each row's deviation from
     φ̂ is scaled by ``sqrt(var_boot / var_IF)`` (largest over the classes), which keeps
-    the mean (φ̂) and carries the parameters' uncertainty into the PPI interval.
+    the mean (φ̂) and carries the parameters' uncertainty into the PPI interval. Each
+    refit starts from ``start`` (the fit to ``sub``), as the annotators' bootstrap
+    intervals do: the resample's own optimum near the fit, not another start's.
     """
     import copy
     import warnings
@@ -266,7 +268,8 @@ def _with_parameter_uncertainty(rows: np.ndarray, model: Any, sub: Any, rng: Any
     quiet.n_starts = 1
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        phis = np.array([p["phi"] for p in quiet.refit_resamples(sub, counts, seeds)])
+        phis = np.array([p["phi"] for p in quiet.refit_resamples(sub, counts, seeds,
+                                                                 start=start)])
     phi = rows.mean(axis=0)
     var_if = rows.var(axis=0, ddof=1) / n
     var_boot = phis.var(axis=0, ddof=1)
@@ -352,10 +355,11 @@ def _human_shares(truth: str, r: Ratings, hc: np.ndarray, h_cols: Any, is_lab: n
         sub = Ratings(hc[is_lab], r.categories, items=r.items[is_lab],
                       raters=r.raters[h_cols], ordered=r.ordered,
                       category_values=r.category_values)
-        post = np.asarray(fit_model.fit(sub).class_posterior, dtype=np.float64)
+        fit = fit_model.fit(sub)
+        post = np.asarray(fit.class_posterior, dtype=np.float64)
         shares = np.zeros((r.n_items, m))
         shares[is_lab] = _with_parameter_uncertainty(_prevalence_influence(post), fit_model,
-                                                     sub, rng)
+                                                     sub, rng, start=fit)
     else:
         counts = np.zeros((r.n_items, m))
         for col in hc.T:  # one rating per item and column: plain fancy-index adds
