@@ -748,8 +748,12 @@ class _PatternRefits:
         if self.start is not None:
             self._warm_block(item_counts, seeds, out)
         for b, counts in enumerate(item_counts):
+            # a warm block left out only the resamples whose rows do not merge: params
+            # would prepare them again to say so
+            if out[b] is None and self.start is None:
+                out[b] = self.params(counts, seeds[b])
             if out[b] is None:
-                out[b] = self.params(counts, seeds[b]) or self._rows_refit(counts, seeds[b])
+                out[b] = self._rows_refit(counts, seeds[b])
         return out  # type: ignore[return-value]
 
     def _rows_refit(self, item_counts: np.ndarray, seed: Any) -> dict[str, Any]:
