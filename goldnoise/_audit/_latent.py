@@ -504,6 +504,7 @@ def _map_words(res) -> str:
         return "isotonic"
     return f"{res.method}, log-odds x {res.slope:.2f}"
 
+
 def calibration_section(f: Fitted, verified: Any, what: str) -> Section:
     """The fit's confidence against verified labels (gold, or a checked sample)."""
     from noise_models import calibration

@@ -188,10 +188,8 @@ def latent_rows(r: Any, codes: np.ndarray, names: list[str], n_humans: int, *,
 def subset_all(r: Any, codes: np.ndarray, names: list[str]) -> Any:
     from agreement import Ratings
 
-    # the codes in the whole's compact dtype (int8 for few labels): the kernels then compile
-    # the specialisation every other fit uses, not one for int64 codes
-    dtype = codes.dtype if r.codes is None else r.codes.dtype
-    return Ratings(np.ascontiguousarray(codes, dtype=dtype), r.categories,
+    # (Ratings stores the codes in the compact dtype the kernels are compiled for)
+    return Ratings(codes, r.categories,
                    items=pd.RangeIndex(codes.shape[0], name="item"),
                    raters=pd.Index(names, name="rater"), ordered=r.ordered,
                    category_values=r.category_values)
