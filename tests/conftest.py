@@ -13,7 +13,8 @@ TEST_DATA = HERE / "data"
 SHARED_DATA = Path(os.environ.get("GOLDNOISE_SHARED_DATA", HERE.parent.parent / "shared" / "data"))
 
 # Kernels compile on first use, so no per-example deadline. The default run tries 20
-# examples a property (the tests that set their own number keep it); `pytest --slow` 60.
+# examples a property; `pytest --slow` 60, and a test that names its own number
+# (`budget.examples(n)`) n.
 for _name, _examples in (("goldnoise", 20), ("goldnoise-slow", 60)):
     settings.register_profile(
         _name, deadline=None, max_examples=_examples,

@@ -14,6 +14,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from budget import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
@@ -265,7 +266,7 @@ def test_sottana2023_as_its_readme_computes(shared_data):
         assert got == (w1, w2, rho), (task, criterion)
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(seed=st.integers(0, 2**31 - 1), eps=st.sampled_from([0.0, 0.1, 0.2]))
 def test_invariances(seed, eps):
     # ω and ρ do not depend on the order of items or humans, nor (accuracy scoring) on the

@@ -474,11 +474,12 @@ def test_kernels_give_the_same_bits_without_jit(tmp_path):
     assert outs[0] == outs[1]
 
 
+from budget import examples  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.floats(-5, 5, allow_nan=False), min_size=3, max_size=60),
        st.floats(-5, 5, allow_nan=False), st.sampled_from([0.5, 0.8, 0.95]))
 def test_interval_properties(values, estimate, level):

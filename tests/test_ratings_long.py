@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from budget import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -122,13 +123,13 @@ def long_frames(draw):
     return pd.DataFrame({"item": item, "rater": rater, "label": label})
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(long_frames())
 def test_from_long_equals_the_reference(frame):
     assert_same(frame)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(long_frames(), st.sampled_from([["pos", "neg", "neu"], ["neu", "pos", "neg", "Neg"]]))
 def test_declared_categories_equal_the_reference(frame, categories):
     if frame["label"].dtype.kind in "O" or isinstance(frame["label"].dtype, pd.StringDtype):

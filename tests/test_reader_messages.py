@@ -302,6 +302,7 @@ def test_command_line_consistency_names_a_file_that_is_not_utf8(tmp_path, capsys
 
 # Property: any JSON value at any place of a valid record is read or refused in one line
 # naming the file — never another exception type, never a library's message.
+from budget import examples  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
@@ -349,7 +350,7 @@ def _put(obj, place, value):
     return None
 
 
-@settings(max_examples=150, deadline=None,
+@settings(max_examples=examples(150), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.sampled_from(_LS_PLACES), _JSON)
 def test_any_value_anywhere_in_a_labelstudio_task(tmp_path, place, value):
@@ -365,7 +366,7 @@ def test_any_value_anywhere_in_a_labelstudio_task(tmp_path, place, value):
         pass
 
 
-@settings(max_examples=150, deadline=None,
+@settings(max_examples=examples(150), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.sampled_from(_JSONL_RECORDS), st.sampled_from(_JSONL_PLACES), _JSON)
 def test_any_value_anywhere_in_a_jsonl_record(tmp_path, record, place, value):

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from budget import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import binomtest, chisquare
@@ -202,7 +203,7 @@ def test_a_source_short_of_candidates_says_so():
     assert noisy.changed[3:].all()
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(n=st.integers(4, 60), rate=st.floats(0, 1), n_sources=st.integers(1, 3),
        seed=st.integers(0, 10_000))
 def test_exact_counts_per_source(n, rate, n_sources, seed):

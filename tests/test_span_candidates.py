@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from budget import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -176,7 +177,7 @@ _span = st.tuples(st.sampled_from(["d1", "d2"]), st.integers(0, 12), st.integers
                   st.sampled_from(["X", "Y"]), st.sampled_from(["a", "b", "c"]))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(_span, min_size=1, max_size=14), st.randoms(use_true_random=False),
        st.sampled_from([("exact", 0.5), ("overlap", 0.5), ("iou", 0.5), ("iou", 0.3)]))
 def test_the_table_does_not_depend_on_the_order_of_the_spans(rows, random, rule):

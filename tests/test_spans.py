@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from budget import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -67,7 +68,7 @@ def test_one_annotator_missing_a_document_is_left_out_of_its_comparisons():
     assert span_agreement(s2).pairs.loc[("a", "c"), ["tp", "fn"]].tolist() == [1, 1]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["d1", "d2"]), st.integers(0, 30),
                           st.integers(1, 8), st.sampled_from(["A", "B"]),
                           st.sampled_from(["x", "y", "z"])), min_size=1, max_size=25),

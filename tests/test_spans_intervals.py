@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.stats
+from budget import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -172,7 +173,7 @@ def test_command_line_shows_the_unitizing_split_and_intervals(tmp_path, capsys):
     assert "bootstrap" not in json.loads(capsys.readouterr().out)["sections"]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["d1", "d2"]), st.integers(0, 20), st.integers(1, 6),
                           st.sampled_from(["A", "B"]), st.sampled_from(["x", "y"])),
                 min_size=1, max_size=30),

@@ -10,6 +10,7 @@ from itertools import permutations
 import numpy as np
 import pandas as pd
 import pytest
+from budget import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -141,7 +142,7 @@ _row = st.tuples(st.sampled_from(["d1", "d2", "d3"]), st.integers(0, 25), st.int
                  st.sampled_from(["A", "B", "C"]), st.sampled_from(["x", "y", "z"]))
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(st.lists(_row, min_size=1, max_size=18),
        st.sets(st.tuples(st.sampled_from(["x", "y", "z"]), st.sampled_from(["d1", "d2", "d3"]))),
        st.booleans())

@@ -17,7 +17,7 @@ from _goldnoise_lib.validation import (
     check_params,
     validate_params,
 )
-from agreement.spans._spans import Spans, check_spans
+from agreement.spans._spans import Spans, check_spans, key_codes
 
 __all__ = ["MATCHES", "SpanAgreementResult", "span_agreement", "token_agreement",
            "token_ratings"]
@@ -238,8 +238,7 @@ def pair_counts(spans: Spans, *, match: str = "exact", threshold: float = 0.5
     for a, d in spans.coverage:
         docs_of.setdefault(a, set()).add(d)
     # One key per (document, label): the unit matching works in.
-    group = pd.MultiIndex.from_frame(frame[["document", "label"]])
-    gcode, gkeys = pd.factorize(group)
+    gcode, first = key_codes(frame, ["document", "label"])
     ann = frame["annotator"].to_numpy()
     start, end = frame["start"].to_numpy(), frame["end"].to_numpy()
     out, n_docs = [], {}
@@ -249,14 +248,14 @@ def pair_counts(spans: Spans, *, match: str = "exact", threshold: float = 0.5
         in_shared = frame["document"].isin(shared).to_numpy()
         ia = np.flatnonzero((ann == a) & in_shared)
         ib = np.flatnonzero((ann == b) & in_shared)
-        na = np.bincount(gcode[ia], minlength=len(gkeys))
-        nb = np.bincount(gcode[ib], minlength=len(gkeys))
-        tp = _group_matches(gcode, start, end, ia, ib, len(gkeys), match, threshold)
+        na = np.bincount(gcode[ia], minlength=len(first))
+        nb = np.bincount(gcode[ib], minlength=len(first))
+        tp = _group_matches(gcode, start, end, ia, ib, len(first), match, threshold)
         keep = np.flatnonzero((na + nb) > 0)
         out.append(pd.DataFrame({
             "first": a, "second": b,
-            "document": gkeys.get_level_values(0)[keep] if len(keep) else [],
-            "label": gkeys.get_level_values(1)[keep] if len(keep) else [],
+            "document": frame["document"].array[first[keep]] if len(keep) else [],
+            "label": frame["label"].array[first[keep]] if len(keep) else [],
             "tp": tp[keep], "fp": nb[keep] - tp[keep], "fn": na[keep] - tp[keep]}))
     counts = pd.concat(out, ignore_index=True) if out else pd.DataFrame(
         columns=["first", "second", "document", "label", "tp", "fp", "fn"])

@@ -25,7 +25,7 @@ import pandas as pd
 
 from _goldnoise_lib.errors import DegenerateDataWarning, GoldnoiseWarning
 from _goldnoise_lib.results import Result
-from agreement.spans._spans import Spans, check_spans
+from agreement.spans._spans import Spans, check_spans, key_codes
 
 __all__ = ["UnitizingAlphaResult", "unitizing_alpha", "unitizing_finalize", "unitizing_rows"]
 
@@ -50,8 +50,7 @@ def _units(spans: Spans) -> tuple[pd.DataFrame, int]:
     f = f.reset_index(drop=True)
     if f.empty:
         return f.assign(cut=np.zeros(0, dtype=bool)), 0
-    key = pd.MultiIndex.from_frame(f[["annotator", "document"]])
-    codes = pd.factorize(key)[0]
+    codes = key_codes(f, ["annotator", "document"])[0]
     ends = f["end"].to_numpy()
     reach = pd.Series(ends).groupby(codes).cummax().to_numpy()
     prev = np.empty_like(reach)
