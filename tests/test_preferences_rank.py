@@ -246,14 +246,12 @@ def test_soft_judge_votes_count_as_their_probability():
 
 
 # ------------------------------------------------------------------ ppi_py equality
-@pytest.mark.parametrize("seed", range(3))
-@pytest.mark.parametrize("tuned", [False, True])
-def test_ppi_equals_ppi_py_logistic(seed, tuned):
-    # Bradley–Terry is a logistic regression without intercept on e_a − e_b; with the first
-    # system's score fixed at 0 (ppi_py's parametrization) the differences θ_j − θ_0 and
-    # their intervals are the same estimator. λ: ours (tuned over the centred scores) is
-    # passed to ppi_py, whose own λ would minimise the other parametrization's trace.
-    ppi_py = pytest.importorskip("ppi_py")
+# Bradley–Terry is a logistic regression without intercept on e_a − e_b; with the first
+# system's score fixed at 0 (ppi_py's parametrization) the differences θ_j − θ_0 and their
+# intervals are the same estimator. λ: ours (tuned over the centred scores) is passed to
+# ppi_py, whose own λ would minimise the other parametrization's trace.
+def _bt_against_ppi_py(seed: int, tuned: bool):
+    """Our 90% intervals of θ_j − θ_0, and ppi_py's inputs for the same data and λ."""
     df = _votes(200 + seed, np.array([0.5, 0.2, 0.0, -0.4]), 2300, judge_acc=0.85, n_lab=300)
     res = rank_systems(df, judges=["judge"], tuned=tuned, drop_k=False,
                        confidence_level=0.9)
@@ -277,15 +275,46 @@ def test_ppi_equals_ppi_py_logistic(seed, tuned):
     f = lo_score(fr[fr["rater"] == "judge"])
     lab = ~np.isnan(y)
     X = x[:, 1:]
-    with warnings.catch_warnings():  # scikit-learn's deprecation inside ppi_py
-        warnings.simplefilter("ignore", FutureWarning)
-        low, high = ppi_py.ppi_logistic_ci(X[lab], y[lab], f[lab], X[~lab], f[~lab],
-                                           alpha=0.1, lam=res.lam,
-                                           optimizer_options={"gtol": 1e-12})
     t = res.table.set_index("system").loc[list(c.systems), "score"].to_numpy()
     cov = res.covariance.loc[list(c.systems), list(c.systems)].to_numpy()
     diff = t[1:] - t[0]
     se = np.sqrt(np.diag(cov)[1:] + cov[0, 0] - 2 * cov[0, 1:])
     z = stats.norm.isf(0.05)
-    np.testing.assert_allclose(low, diff - z * se, atol=1e-6)
-    np.testing.assert_allclose(high, diff + z * se, atol=1e-6)
+    return diff - z * se, diff + z * se, (X[lab], y[lab], f[lab], X[~lab], f[~lab], res.lam)
+
+
+# ppi_py 0.2.3's `ppi_logistic_ci(..., alpha=0.1, lam=ours, optimizer_options={"gtol":
+# 1e-12})` on these data sets (printed to 9 decimals by the slow test's code below):
+# recorded, so the default run does not compile ppi_py's Numba functions (7 s of CPU).
+_PPI_PY_LOGISTIC = {
+    (0, False): ([-0.456119172, -0.918013062, -0.860648988],
+                 [0.220790361, -0.23780476, -0.154403241]),
+    (0, True): ([-0.550447044, -0.86179918, -0.934390479],
+                [0.019567779, -0.290444441, -0.339246483]),
+    (1, False): ([-0.754415184, -0.999472278, -1.46183423],
+                 [-0.030244711, -0.307279884, -0.705692764]),
+    (1, True): ([-0.788213132, -1.053538062, -1.508681058],
+                [-0.181575524, -0.477745926, -0.884861216]),
+}
+
+
+@pytest.mark.parametrize(("seed", "tuned"), sorted(_PPI_PY_LOGISTIC))
+def test_ppi_equals_ppi_py_logistic_recorded(seed, tuned):
+    low, high, _ = _bt_against_ppi_py(seed, tuned)
+    np.testing.assert_allclose(low, _PPI_PY_LOGISTIC[seed, tuned][0], atol=1e-6)
+    np.testing.assert_allclose(high, _PPI_PY_LOGISTIC[seed, tuned][1], atol=1e-6)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("tuned", [False, True])
+def test_ppi_equals_ppi_py_logistic(seed, tuned):
+    ppi_py = pytest.importorskip("ppi_py")
+    low, high, (x_lab, y_lab, f_lab, x_unl, f_unl, lam) = _bt_against_ppi_py(seed, tuned)
+    with warnings.catch_warnings():  # scikit-learn's deprecation inside ppi_py
+        warnings.simplefilter("ignore", FutureWarning)
+        ref_low, ref_high = ppi_py.ppi_logistic_ci(x_lab, y_lab, f_lab, x_unl, f_unl,
+                                                   alpha=0.1, lam=lam,
+                                                   optimizer_options={"gtol": 1e-12})
+    np.testing.assert_allclose(ref_low, low, atol=1e-6)
+    np.testing.assert_allclose(ref_high, high, atol=1e-6)
