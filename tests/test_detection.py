@@ -408,6 +408,24 @@ def test_confident_learning_kernels_many_flags_per_pair(decimals):
     np.testing.assert_array_equal(got, want)
 
 
+@given(st.lists(st.sampled_from([0.0, -0.0, 1.5, -2.25, 3.0, 1e-310, -np.inf, 7.0]),
+                min_size=1, max_size=40),
+       st.integers(0, 2**31 - 1), st.data())
+def test_select_equals_numpy_partition(values, seed, data):
+    # The partition path's quickselect, compiled and as plain Python, against numpy's
+    # partition: many ties, both signed zeros, infinities, random extra values.
+    from simulation.detection._confident_kernels import _select
+
+    rng = np.random.default_rng(seed)
+    a = np.array(values + list(rng.normal(size=rng.integers(0, 30))), dtype=np.float64)
+    r = data.draw(st.integers(0, a.size - 1))
+    want = np.partition(a, r)[r]
+    for fn in (_select, _select.py_func):
+        b = a.copy()
+        assert fn(b, r) == want
+        np.testing.assert_array_equal(np.sort(b), np.sort(a))  # a permutation of a
+
+
 @given(st.lists(st.sampled_from([0.0, -0.0, 1.5, -2.25, 3.0, 1e-310, -1e-310, np.inf,
                                  -np.inf, 7.0]), min_size=0, max_size=60),
        st.integers(0, 2**31 - 1))

@@ -9,7 +9,7 @@ counts only are summed across threads, so they never depend on the thread count.
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
+from numba import njit, prange
 
 from _goldnoise_lib.threads import kernel_input, serial_and_parallel, use_parallel
 
@@ -63,6 +63,36 @@ def confident_counts(probs: np.ndarray, labels: np.ndarray, t_eps: np.ndarray) -
     m = probs.shape[1]
     return _counts_serial(kernel_input(probs, np.float64), kernel_input(labels, np.int64),
                           kernel_input(t_eps, np.float64), m)
+
+
+@njit(cache=True, error_model="numpy")
+def _select(a, r):
+    # The r-th smallest value of a (0-based; a is reordered, as np.partition(a, r)[r]): Hoare's quickselect with the
+    # median of three as pivot, in place. np.partition does the same but its Numba
+    # implementation (generic over dtypes and kth arrays) took most of this module's
+    # compile time.
+    lo, hi = 0, a.size - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        x, y, z = a[lo], a[mid], a[hi]
+        pivot = max(min(x, y), min(max(x, y), z))
+        i, j = lo, hi
+        while i <= j:
+            while a[i] < pivot:
+                i += 1
+            while a[j] > pivot:
+                j -= 1
+            if i <= j:
+                a[i], a[j] = a[j], a[i]
+                i += 1
+                j -= 1
+        if r <= j:
+            hi = j
+        elif r >= i:
+            lo = i
+        else:
+            return a[r]
+    return a[r]
 
 
 def _prune_flags_impl(probs, order, starts, prune, flags, ties):
@@ -145,14 +175,16 @@ def _prune_flags_impl(probs, order, starts, prune, flags, ties):
         if n_many == 0:
             continue
         margin = np.empty(size, dtype=np.float64)
+        scratch = np.empty(size, dtype=np.float64)
         for a in range(n_many):
             j = many[a]
             num = prune[j, k]
             for t in range(size):
                 i = order[lo + t]
                 margin[t] = probs[i, j] - probs[i, k]
+                scratch[t] = margin[t]
             # v: the num-th largest margin; everything above it is among the num largest
-            v = np.partition(margin, size - num)[size - num]
+            v = _select(scratch, size - num)
             above = 0
             equal = 0
             for t in range(size):
