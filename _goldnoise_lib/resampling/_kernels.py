@@ -121,7 +121,8 @@ def _multinomial_sums_impl(seeds, freq, starts, rows, out):
             if c != 0:
                 for j in range(n_col):
                     acc[j] += c * rows[p, j]
-        out[b, :] = acc
+        for j in range(n_col):  # element by element: a slice assignment compiles Numba's
+            out[b, j] = acc[j]  # shape-mismatch error formatting (3.5 s of CPU)
 
 
 def _poisson_counts_impl(hashes, groups, first, cdf, out):
@@ -150,7 +151,8 @@ def _counts_times_rows_impl(counts, rows, out):
             if c != 0:
                 for j in range(n_col):
                     acc[j] += c * rows[p, j]
-        out[b, :] = acc
+        for j in range(n_col):  # element by element: a slice assignment compiles Numba's
+            out[b, j] = acc[j]  # shape-mismatch error formatting (3.5 s of CPU)
 
 
 def _builds(impl):
