@@ -112,9 +112,9 @@ def coverage(reps: int, posterior_reps: int) -> str:
              f"each err with probability {e}; the judge on every item errs with probability "
              f"{e_judge}. Estimand: P(a random human says the class) for `mean`, P(the "
              f"majority of 3 says it) for `majority`, the prevalence {p} for `posterior` "
-             "(the fit is `judge_estimate`'s default model, the spam model (MACE) without "
-             "item difficulty; the data are one-coin: a model with fewer parameters would "
-             "be the true one). Target 94–96%.", "",
+             "(the fit is the default model, the spam model with item difficulty; the data "
+             "are one-coin: a model with fewer parameters would be the true one). Target "
+             "94–96%.", "",
              "| truth | replicates | coverage | Wilson 95% interval | mean half-width | "
              "human-only half-width | mean gain |", "|---|---:|---:|---|---:|---:|---:|"]
     missed = []
