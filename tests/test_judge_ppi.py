@@ -387,6 +387,11 @@ def test_coverage_with_several_noisy_humans(truth, n_reps):
         warnings.simplefilter("error")
         # EM starts that label a few items differently do not move the prevalence
         warnings.simplefilter("ignore", UnstableStartsWarning)
+        if truth == "posterior":
+            # the fit's own uncertainty, which the judge cannot remove, is most of the
+            # posterior values' variance here: the gain is about 1.07, and the weak-judge
+            # warning says so
+            warnings.simplefilter("ignore", EstimationWarning)
         hits = _coverage(truth, n_reps, seed=11)
     # not significantly below 93% (one-sided), and not significantly off 95%
     assert stats.binomtest(hits, n_reps, 0.93, alternative="less").pvalue > 0.01, hits
@@ -448,6 +453,7 @@ def test_posterior_coverage_three_classes(n_reps):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         warnings.simplefilter("ignore", UnstableStartsWarning)
+        warnings.simplefilter("ignore", EstimationWarning)  # the fit's uncertainty: gain ~1
         for r in range(n_reps):
             t = g.choice(3, size=2000, p=phi)
             other = (t + g.integers(1, 3, 2000)) % 3
