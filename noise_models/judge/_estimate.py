@@ -557,13 +557,13 @@ def judge_estimate(ratings: Any, candidate: Any, *, category: Any = None,
     0.30) and without ``strata`` or ``inclusion``, the interval is the percentile
     interval of the prediction-powered bootstrap: per item resample, the refitted
     prevalence less λ times the judge's mean over the resampled labelled items minus
-    its mean over a resample of the unlabelled items (drawn from its normal limit). The prevalence of so noisy a fit
-    is skewed (its standard error falls with it), and the normal interval covered 0.882
-    of 400 with class-dependent human errors (1→0 35%, 0→1 5%), the percentile one
-    0.920; ``standard_error`` and ``sample_size_gain`` stay the normal
-    approximation's. Coverage in simulation (``benchmarks/RESULTS.md``, 400 studies
+    its mean over a resample of the unlabelled items (drawn from its normal limit).
+    The prevalence of so noisy a fit is skewed (its standard error falls with it), and
+    the normal interval covered 0.882 of 400 with class-dependent human errors (1→0
+    35%, 0→1 5%), the percentile one 0.915; ``standard_error`` and
+    ``sample_size_gain`` stay the normal approximation's. Coverage in simulation (``benchmarks/RESULTS.md``, 400 studies
     each): 0.958 on two classes with symmetric human errors, 0.973 to 0.993 with three
-    classes (the difficulty model, normal interval), 0.920 with the class-dependent
+    classes (the difficulty model, normal interval), 0.915 with the class-dependent
     errors above (estimate 0.295 for 0.30), above 0.90 but below the 0.95 aimed at.
 
     Examples
