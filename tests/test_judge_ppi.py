@@ -268,6 +268,27 @@ def test_judge_estimate_posterior_uses_the_humans_fit():
     assert res.standard_error == pytest.approx(direct.standard_error, abs=1e-10)
 
 
+def test_posterior_default_drops_the_unidentified_difficulty_part():
+    # Two labels and at most 3 ratings per item: the spam model alone has as many
+    # parameters as rating patterns, so the default fits it without the item-difficulty
+    # part and says so; its interval is the prediction-powered bootstrap's percentiles.
+    # With 4 humans per item the difficulty model stays (normal interval, no note).
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", EstimationWarning)
+        three = judge_estimate(_table(3, n_items=800), "judge", category=1.0,
+                               truth="posterior", rng=0)
+        four = judge_estimate(_table(3, n_items=800, humans=4), "judge", category=1.0,
+                              truth="posterior", rng=0)
+    assert any("item-difficulty part cannot be identified" in n for n in three.notes)
+    assert not any("item-difficulty" in n for n in four.notes)
+    assert four.draws is None
+    assert tuple(three.confidence_interval()) == (three.low, three.high)
+    assert three.low == pytest.approx(np.quantile(three.draws, 0.025), abs=1e-12)
+    lo90, hi90 = three.confidence_interval(0.9)
+    assert three.low < lo90 < hi90 < three.high
+    assert three.low < three.estimate < three.high
+
+
 def test_judge_estimate_labelled_and_humans_options():
     table = _table(2)
     table["other_judge"] = table["judge"]
@@ -389,8 +410,8 @@ def test_coverage_with_several_noisy_humans(truth, n_reps):
         warnings.simplefilter("ignore", UnstableStartsWarning)
         if truth == "posterior":
             # the fit's own uncertainty, which the judge cannot remove, is most of the
-            # posterior values' variance here: the gain is about 1.07, and the weak-judge
-            # warning says so
+            # posterior values' variance here: the gain is about 1.1, and the weak-judge
+            # warning can say so
             warnings.simplefilter("ignore", EstimationWarning)
         hits = _coverage(truth, n_reps, seed=11)
     # not significantly below 93% (one-sided), and not significantly off 95%
