@@ -200,3 +200,16 @@ def test_a_message_without_a_file_gets_the_input_named(tmp_path, capsys, monkeyp
     # a verb that reads no file: the message as it is
     monkeypatch.setattr(simulation, "gamma_coverage", raising("nothing to read"))
     assert error(["simulate", "coverage", "100", "--sims", "10"]) == "nothing to read"
+
+
+def test_a_row_with_more_fields_than_the_header_names_the_line_and_the_fix(capsys, tmp_path):
+    # pandas says "Expected 3 fields in line 4, saw 4": the line is kept, with what to do.
+    path = tmp_path / "labels.csv"
+    path.write_text('item,rater,label\n1,a,x\n1,b,"p, q"\n2,a,p, q\n')
+    status, _out, err = _run(capsys, "audit", path, "--layout", "long", "--item", "item",
+                             "--rater", "rater", "--label", "label")
+    assert status == 1
+    assert err.strip() == (
+        f"goldnoise: error: could not read {path}: line 4 has 4 fields where the header has "
+        '3: quote a value that holds the separator ("a, b") or remove the stray separator on '
+        "that line (or pass --sep if the file uses another separator)")

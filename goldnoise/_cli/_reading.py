@@ -68,13 +68,24 @@ def read_table(path: Path, *, sep: str | None = None) -> Any:
     except UnicodeDecodeError as exc:
         raise DataError(not_utf8(path, exc)) from None
     except pd.errors.ParserError as exc:
-        raise DataError(f"could not read {path}: {_one_line(exc)}") from None
+        raise DataError(f"could not read {path}: {_ragged_hint(_one_line(exc))}") from None
     except EOFError:
         raise DataError(f"could not read {path}: the compressed file ends early (truncated "
                         "download or copy?); fetch it again") from None
     except (ValueError, OSError, ImportError) as exc:
         raise DataError(f"could not read {path}: {_one_line(exc)}") from None
     raise UsageError(f"unsupported file type {suffix or path.name!r}: use {SUFFIXES}")
+
+
+def _ragged_hint(text: str) -> str:
+    """pandas' "Expected 3 fields in line 4, saw 4" as what is wrong there and the fix."""
+    found = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", text)
+    if not found:
+        return text
+    want, line, saw = found.groups()
+    return (f"line {line} has {saw} fields where the header has {want}: quote a value "
+            "that holds the separator (\"a, b\") or remove the stray separator on that "
+            "line (or pass --sep if the file uses another separator)")
 
 
 def _separator_hint(frame: Any, path: Path, used: str) -> None:
