@@ -419,7 +419,7 @@ def test_file_and_example_together_is_a_usage_error(files):
     ("empty.csv", (), ("is empty",)),
     ("header.csv", (), ("header but no rows",)),
     ("binary.csv", (), ("not a text table",)),
-    ("ragged.csv", (), ("Expected 3 fields in line 3, saw 5",)),
+    ("ragged.csv", (), ("line 3 has 5 fields where the header has 3", "quote a value")),
     ("allmissing.csv", ("--item", "item"), ("every label is missing",)),
     ("fleiss.csv", ("--item", "nope"), ("--item 'nope' is not a column", "subject")),
     ("long_bad.csv", ("--layout", "long"), ("--rater",)),
