@@ -30,6 +30,8 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _results import write_section
 
@@ -81,8 +83,28 @@ def compiles(tsv: Path) -> list[str]:
             f"both workers. Most compiled in: {worst}."]
 
 
+def _spread(cpu: float, also: list[Path]) -> list[str]:
+    """The other runs of the same commit: the measure's own spread on a shared machine."""
+    others = []
+    for log in also:
+        t = timing(log)
+        others.append(float(t["user"]) + float(t["system"]))
+    every = sorted([cpu, *others])
+    median = float(np.median(every)) / 60
+    within = sum(c / 60 <= TARGET_MINUTES for c in every)
+    return ["", f"The same commit's other fresh-clone runs took "
+            f"{', '.join(f'{c / 60:.2f}' for c in others)} min of CPU: over all "
+            f"{len(every)} runs a median of **{median:.1f} min**, {within} of them within the "
+            f"{TARGET_MINUTES:g}-minute target (the CPU of one command varies by about ±5% "
+            "between runs on this shared machine at the same commit and load)."]
+
+
 def main() -> None:
-    args = [a for a in sys.argv[1:] if a != "--ci-run"]
+    argv = sys.argv[1:]
+    # --also LOG ...: the `/usr/bin/time -v` logs of other runs of the same commit
+    also = [Path(a) for a in argv[argv.index("--also") + 1:]] if "--also" in argv else []
+    argv = argv[:argv.index("--also")] if "--also" in argv else argv
+    args = [a for a in argv if a != "--ci-run"]
     whole = "--ci-run" in sys.argv  # the log times the whole `.ci/run`, not pytest alone
     tsv, log, load = Path(args[0]), Path(args[1]), args[2]
     compile_log = Path(args[3]) if len(args) > 3 else None
@@ -119,6 +141,7 @@ def main() -> None:
         "",
         *rows,
         *(compiles(compile_log) if compile_log else []),
+        *(_spread(cpu, also) if also else []),
     ])
     write_section("ci_time", body)
     print(body)
