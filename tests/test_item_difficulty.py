@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import math
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -251,27 +253,14 @@ def _hard_post_and_loglik(codes, p):
     return hard, ll.sum()
 
 
-def _pinned(codes, fit, pi, max_iter=2000, tol=1e-10):
-    """EM of the difficulty model with π fixed at ``pi``, from the fit's parameters: the
-    profile likelihood of π at ``pi`` (π's M-step reads only the state totals, so fixing it
-    after each M-step is the constrained EM)."""
-    k, m = codes.shape[1], fit.ratings.n_categories
-    p = E._base_params(k, m, None)
-    p.phi[:] = fit.class_weights
-    p.pi[:] = np.r_[pi, fit.level_weights]
-    p.theta[:] = fit.competence
-    p.xi[:] = fit.spam_distribution
-    last = -np.inf
-    for _ in range(max_iter):
-        logtab, logw = K.tables(K.SPAM, K.HARD_DIFFICULTY, *p.args())
-        cnt, tot, ll = K.estep_counts(codes, logtab, logw)
-        if ll - last <= tol * abs(ll):
-            break
-        last = ll
-        K._mstep(K.SPAM, K.HARD_DIFFICULTY, fit.model.prior_strength, 0.5, cnt, tot,
-                 float(len(codes)), p.args())
-        p.pi[0] = pi
-    return p
+def _bench_hard_posterior():
+    """``benchmarks/bench_hard_posterior.py``: its profile likelihood of π (EM with π
+    pinned) and the fit's parameters, which this file's recovery test reads too."""
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_hard_posterior.py"
+    spec = importlib.util.spec_from_file_location("bench_hard_posterior", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def _five_per_item_check(seed):
@@ -285,8 +274,10 @@ def _five_per_item_check(seed):
         fit = LatentClassModel("spam", "difficulty", rng=0).fit(sim.ratings)
     ece_true = _ece(_hard_post_and_loglik(codes, true_p)[0], truth)
     ece_fit = _ece(np.asarray(fit.posterior_hard), truth)
-    _, ll_fit = _hard_post_and_loglik(codes, _pinned(codes, fit, fit.pi, max_iter=0))
-    _, ll_true_share = _hard_post_and_loglik(codes, _pinned(codes, fit, 0.25))
+    bench = _bench_hard_posterior()
+    _, ll_fit = _hard_post_and_loglik(codes, bench.fit_params(fit))
+    _, pinned = bench.pinned(codes, bench.fit_params(fit), 0.25, fit.model.prior_strength)
+    _, ll_true_share = _hard_post_and_loglik(codes, pinned)
     return ece_true, ece_fit, abs(fit.pi - truth.mean()), 2 * (ll_fit - ll_true_share)
 
 
