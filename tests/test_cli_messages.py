@@ -213,3 +213,33 @@ def test_a_row_with_more_fields_than_the_header_names_the_line_and_the_fix(capsy
         f"goldnoise: error: could not read {path}: line 4 has 4 fields where the header has "
         '3: quote a value that holds the separator ("a, b") or remove the stray separator on '
         "that line (or pass --sep if the file uses another separator)")
+
+
+@pytest.mark.parametrize("first", ["1,x,y,z", "1,x,y,z,w"])
+@pytest.mark.parametrize("layout", ["auto", "wide", "long"])
+def test_a_first_data_line_longer_than_the_header_is_refused(capsys, tmp_path, first, layout):
+    # pandas took the extra leading fields as row names (its implicit index) and shifted
+    # every value one column name along: 'item' read as an annotator labelling x, the audit
+    # ran on it without a word. With one extra field the row names 1, 2 even became a
+    # range index, indistinguishable afterwards from no row names at all.
+    path = tmp_path / "labels.csv"
+    path.write_text(f"item,a,b\n{first}\n2,x,y\n3,y,y\n")
+    status, out, err = _run(capsys, "audit", path, *ARGS[layout])
+    assert status == 1 and out == ""
+    assert err.strip() == (
+        f"goldnoise: error: could not read {path}: its first data line has more fields than "
+        'the 3 of the header: quote a value that holds the separator ("a, b"), remove the '
+        "stray separator, or name every column in the header (row names too; or pass --sep "
+        "if the file uses another separator)")
+
+
+def test_row_names_with_a_header_of_their_own_are_read(capsys, tmp_path):
+    # R's write.csv writes the row names' column with an empty header ("") of its own:
+    # every line has as many fields as the header, and the file reads.
+    path = tmp_path / "labels.csv"
+    path.write_text('"","item","a","b"\n"1",1,"x","y"\n"2",2,"x","x"\n"3",3,"y","y"\n')
+    from goldnoise._cli._reading import read_table
+
+    frame = read_table(path)
+    assert list(frame.columns) == ["Unnamed: 0", "item", "a", "b"]
+    assert frame["a"].tolist() == ["x", "x", "y"]

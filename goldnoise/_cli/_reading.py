@@ -57,10 +57,8 @@ def read_table(path: Path, *, sep: str | None = None) -> Any:
         if suffix in (".csv", ".tsv", ".txt"):
             default = {".csv": ",", ".tsv": "\t", ".txt": None}[suffix]
             use = sep if sep is not None else default
-            if use is None:
-                return pd.read_csv(path, sep=None, engine="python")
-            frame = pd.read_csv(path, sep=use)
-            if sep is None:
+            frame = _read_csv(path, use)
+            if sep is None and use is not None:
                 _separator_hint(frame, path, use)
             return frame
     except pd.errors.EmptyDataError:
@@ -86,6 +84,32 @@ def _ragged_hint(text: str) -> str:
     return (f"line {line} has {saw} fields where the header has {want}: quote a value "
             "that holds the separator (\"a, b\") or remove the stray separator on that "
             "line (or pass --sep if the file uses another separator)")
+
+
+def _read_csv(path: Path, sep: str | None) -> Any:
+    """``pd.read_csv`` that refuses a first data line with more fields than the header.
+
+    pandas would take the extra leading fields as row names and shift every column's
+    values one name along (a stray separator, or row names without a header); later lines
+    with too many fields are its own ParserError (see :func:`_ragged_hint`).
+    """
+    import warnings
+
+    import pandas as pd
+
+    kw = {"sep": None, "engine": "python"} if sep is None else {"sep": sep}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pd.errors.ParserWarning)
+        try:
+            return pd.read_csv(path, index_col=False, **kw)
+        except pd.errors.ParserWarning:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                want = len(pd.read_csv(fh, nrows=0, **kw).columns)
+            raise DataError(f"could not read {path}: its first data line has more fields than "
+                            f"the {want} of the header: quote a value that holds the "
+                            "separator (\"a, b\"), remove the stray separator, or name every "
+                            "column in the header (row names too; or pass --sep if the file "
+                            "uses another separator)") from None
 
 
 def _separator_hint(frame: Any, path: Path, used: str) -> None:
