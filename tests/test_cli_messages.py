@@ -235,11 +235,10 @@ def test_a_first_data_line_longer_than_the_header_is_refused(capsys, tmp_path, f
 
 def test_row_names_with_a_header_of_their_own_are_read(capsys, tmp_path):
     # R's write.csv writes the row names' column with an empty header ("") of its own:
-    # every line has as many fields as the header, and the file reads.
+    # every line has as many fields as the header, and the file reads (the row names are
+    # the items: pandas calls the column 'Unnamed: 0').
     path = tmp_path / "labels.csv"
-    path.write_text('"","item","a","b"\n"1",1,"x","y"\n"2",2,"x","x"\n"3",3,"y","y"\n')
-    from goldnoise._cli._reading import read_table
-
-    frame = read_table(path)
-    assert list(frame.columns) == ["Unnamed: 0", "item", "a", "b"]
-    assert frame["a"].tolist() == ["x", "x", "y"]
+    path.write_text('"","a","b"\n"1","x","y"\n"2","x","x"\n"3","y","y"\n')
+    status, out, err = _run(capsys, "audit", path, "--item", "Unnamed: 0")
+    assert status == 0, err
+    assert "3 items, 2 annotators, 2 categories, 6 ratings" in out

@@ -226,6 +226,9 @@ def test_row_kernels_serial_and_parallel_builds_agree(name):
     p[4000, 3] = -1e-3  # a bad row for the validation kernel
     args = {"tv_rows": (p, q), "entropy_rows": (np.abs(p),), "sample_rows": (np.abs(p), u),
             "check_rows": (p, 1e-6, kernels.N_BLOCKS)}[name]
+    for a in args:  # read-only, as SoftLabels hands them over: the one specialisation
+        if isinstance(a, np.ndarray):
+            a.flags.writeable = False
     serial = getattr(kernels, f"_{name}_serial")(*args)
     parallel = getattr(kernels, f"_{name}_parallel")(*args)
     np.testing.assert_array_equal(serial, parallel)

@@ -167,8 +167,9 @@ def test_hard_label_means_with_many_ratings_serial_and_parallel(kernel_builds):
                         theta, xi, np.zeros((k, m)))[0]
 
     k = 600
+    # int8 codes, as Ratings hold two classes (an int16 build would compile for this test alone)
     xi = g.dirichlet(np.ones(m), size=k)
-    codes = g.integers(0, m, size=(4, k)).astype(np.int16)
+    codes = g.integers(0, m, size=(4, k)).astype(np.int8)
     codes[0] = 0
     logtab = tables(np.ones(k), xi)
     serial = K.hard_label_means(codes, logtab, parallel=False)
@@ -180,7 +181,7 @@ def test_hard_label_means_with_many_ratings_serial_and_parallel(kernel_builds):
     k = 80
     theta = np.r_[g.uniform(0.2, 0.9, 10), np.zeros(k - 10)]
     xi = g.dirichlet(np.ones(m), size=k)
-    codes = g.integers(0, m, size=(20, k)).astype(np.int16)
+    codes = g.integers(0, m, size=(20, k)).astype(np.int8)
     assert k > KH.LINEAR_MAX_RATINGS >= 10
     few = codes.copy()
     few[:, 10:] = -1
