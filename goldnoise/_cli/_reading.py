@@ -99,12 +99,14 @@ def _read_csv(path: Path, sep: str | None) -> Any:
 
     kw = {"sep": None, "engine": "python"} if sep is None else {"sep": sep}
     with warnings.catch_warnings():
-        warnings.simplefilter("error", pd.errors.ParserWarning)
+        # pandas' words for it under index_col=False (it would drop the extra fields);
+        # its other parser warnings (a separator only its Python engine reads) stay warnings
+        warnings.filterwarnings("error", message="Length of header or names does not match",
+                                category=pd.errors.ParserWarning)
         try:
             return pd.read_csv(path, index_col=False, **kw)
         except pd.errors.ParserWarning:
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                want = len(pd.read_csv(fh, nrows=0, **kw).columns)
+            want = len(pd.read_csv(path, nrows=0, **kw).columns)
             raise DataError(f"could not read {path}: its first data line has more fields than "
                             f"the {want} of the header: quote a value that holds the "
                             "separator (\"a, b\"), remove the stray separator, or name every "
