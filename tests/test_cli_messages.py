@@ -242,3 +242,16 @@ def test_row_names_with_a_header_of_their_own_are_read(capsys, tmp_path):
     status, out, err = _run(capsys, "audit", path, "--item", "Unnamed: 0")
     assert status == 0, err
     assert "3 items, 2 annotators, 2 categories, 6 ratings" in out
+
+
+@pytest.mark.parametrize("layout", ["wide", "counts"])
+def test_an_item_column_that_repeats_ids_is_named_with_the_fix(capsys, tmp_path, layout):
+    # The reader's words were "`items` (the DataFrame index) has duplicated item ids".
+    path = tmp_path / "labels.csv"
+    path.write_text("item,a,b,c\n" + "".join(f"{i},1,2,0\n" for i in (1, 2, 5, 5, 7)))
+    status, out, err = _run(capsys, "audit", path, "--item", "item", "--layout", layout)
+    assert status == 1 and out == ""
+    assert err.strip() == (
+        f"goldnoise: error: {path}: column 'item' (--item) repeats item ids, e.g. '5' (1 "
+        f"repeated row(s)): each item takes one row in the {layout} layout; merge its rows, or "
+        "add --layout long if each row is one rating")

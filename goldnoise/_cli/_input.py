@@ -687,6 +687,12 @@ def _read_wide(frame: Any, args: argparse.Namespace, path: Path, normalize: bool
                          f"read in the {args.layout} layout; add --layout long")
     if args.item is not None:
         frame = frame.set_index(_column(frame, args.item, "--item", path))
+        repeated = frame.index[frame.index.duplicated()]
+        if len(repeated):
+            raise DataError(f"{path}: column {args.item!r} (--item) repeats item ids, e.g. "
+                            f"{str(repeated[0])!r} ({len(repeated)} repeated row(s)): each "
+                            f"item takes one row in the {args.layout} layout; merge its "
+                            "rows, or add --layout long if each row is one rating")
     if args.drop:
         frame = frame.drop(columns=[_column(frame, c, "--drop", path)
                                     for c in args.drop])
