@@ -254,4 +254,4 @@ def test_an_item_column_that_repeats_ids_is_named_with_the_fix(capsys, tmp_path,
     assert err.strip() == (
         f"goldnoise: error: {path}: column 'item' (--item) repeats item ids, e.g. '5' (1 "
         f"repeated row(s)): each item takes one row in the {layout} layout; merge its rows, or "
-        "add --layout long if each row is one rating")
+        "add --layout long (one row per rating)")

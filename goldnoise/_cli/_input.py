@@ -692,7 +692,7 @@ def _read_wide(frame: Any, args: argparse.Namespace, path: Path, normalize: bool
             raise DataError(f"{path}: column {args.item!r} (--item) repeats item ids, e.g. "
                             f"{str(repeated[0])!r} ({len(repeated)} repeated row(s)): each "
                             f"item takes one row in the {args.layout} layout; merge its "
-                            "rows, or add --layout long if each row is one rating")
+                            "rows, or add --layout long (one row per rating)")
     if args.drop:
         frame = frame.drop(columns=[_column(frame, c, "--drop", path)
                                     for c in args.drop])
