@@ -255,3 +255,28 @@ def test_an_item_column_that_repeats_ids_is_named_with_the_fix(capsys, tmp_path,
         f"goldnoise: error: {path}: column 'item' (--item) repeats item ids, e.g. '5' (1 "
         f"repeated row(s)): each item takes one row in the {layout} layout; merge its rows, or "
         "add --layout long (one row per rating)")
+
+
+@pytest.mark.parametrize(("text", "args", "said"), [
+    # the library's words were "`frame` has missing item or annotator ids"
+    ("item,rater,label\n1,a,x\n1,b,x\n,a,y\n2,b,x\n", ["--layout", "long", "--item", "item",
+     "--rater", "rater", "--label", "label"], "1 row(s) have no 'item' (--item column), the "
+     "first is data row 3"),
+    ("item,rater,label\n1,a,x\n1,,x\n2,a,y\n2,b,x\n", ["--layout", "long", "--item", "item",
+     "--rater", "rater", "--label", "label"], "1 row(s) have no 'rater' (--rater column), "
+     "the first is data row 2"),
+    # two rater columns: Python's "sequence item 1: expected str instance, float found"
+    ("item,r1,r2,label\n1,a,x,x\n1,b,,x\n2,a,y,y\n2,b,x,x\n", ["--layout", "long", "--item",
+     "item", "--rater", "r1", "r2", "--label", "label"], "1 row(s) have no 'r2' (--rater "
+     "column), the first is data row 2"),
+    # wide: "`items` (the DataFrame index) has 1 missing item id(s), the first at row 1"
+    ("item,a,b\n1,x,x\n,y,y\n2,x,y\n", ["--item", "item"], "1 row(s) have no 'item' (--item "
+     "column), the first is data row 2"),
+])
+def test_rows_without_an_item_or_annotator_id_are_named(capsys, tmp_path, text, args, said):
+    path = tmp_path / "labels.csv"
+    path.write_text(text)
+    status, out, err = _run(capsys, "audit", path, *args)
+    assert status == 1 and out == ""
+    assert err.strip() == (f"goldnoise: error: {path}: {said} (after the header): fill them "
+                           "in or drop those rows")

@@ -599,6 +599,16 @@ def _read_transposed(frame: Any, args: argparse.Namespace, path: Path, normalize
     return Ratings.from_wide(frame, normalize_labels=normalize)
 
 
+def _ids_given(frame: Any, col: Any, flag: str, path: Path) -> None:
+    """Every row names its item (and, in the long layout, its annotator), or one line that
+    says which rows do not."""
+    empty = frame[col].isna().to_numpy()
+    if empty.any():
+        raise DataError(f"{path}: {int(empty.sum())} row(s) have no {col!r} ({flag} column), "
+                        f"the first is data row {int(empty.argmax()) + 1} (after the header): "
+                        "fill them in or drop those rows")
+
+
 def _read_long(frame: Any, args: argparse.Namespace, path: Path, normalize: bool,
                gold_spec: str | None, notes: list[str]) -> tuple[Any, Any]:
     """``--layout long`` (one row per rating): the ratings and the gold column's labels (or
@@ -639,6 +649,8 @@ def _read_long(frame: Any, args: argparse.Namespace, path: Path, normalize: bool
                                  "a different column")
     for r in raters:
         _column(frame, r, "--rater", path)
+    for col, flag in ((item, "--item"), *((r, "--rater") for r in raters)):
+        _ids_given(frame, col, flag, path)
     if len(raters) > 1:
         rater_col = "+".join(map(str, raters))
         frame = frame.assign(**{rater_col: frame[raters].astype(str).agg(".".join,
@@ -686,6 +698,7 @@ def _read_wide(frame: Any, args: argparse.Namespace, path: Path, normalize: bool
                          f" to the long layout (one row per rating), but {path} is "
                          f"read in the {args.layout} layout; add --layout long")
     if args.item is not None:
+        _ids_given(frame, _column(frame, args.item, "--item", path), "--item", path)
         frame = frame.set_index(_column(frame, args.item, "--item", path))
         repeated = frame.index[frame.index.duplicated()]
         if len(repeated):
