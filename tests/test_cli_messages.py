@@ -10,6 +10,7 @@ int()", "Categorical categories cannot be null", "No columns to parse from file"
 from __future__ import annotations
 
 import itertools
+import json
 
 import numpy as np
 import pytest
@@ -280,3 +281,32 @@ def test_rows_without_an_item_or_annotator_id_are_named(capsys, tmp_path, text, 
     assert status == 1 and out == ""
     assert err.strip() == (f"goldnoise: error: {path}: {said} (after the header): fill them "
                            "in or drop those rows")
+
+
+def test_rank_reads_a_table_of_battles_without_item_or_rater(capsys, tmp_path):
+    # `a, b, winner` (an arena's battles) was refused for lacking 'item' and 'rater'
+    path = tmp_path / "votes.csv"
+    path.write_text("a,b,winner\nm1,m2,m1\nm2,m3,m3\nm1,m3,m1\nm1,m2,m2\nm2,m3,m2\n")
+    status, out, err = _run(capsys, "rank", path, "--format", "json")
+    assert status == 0, err
+    report = json.loads(out)
+    notes = report["sections"]["ranking"]["notes"]
+    assert notes[:2] == [
+        "no 'item' column: each vote is read as a comparison of its own (name the prompt's "
+        "column with --item)",
+        "no 'rater' column: every vote is read as one rater's (name the column with --rater)"]
+    # the same votes with their own ids and one rater give the same ranking
+    path2 = tmp_path / "votes2.csv"
+    path2.write_text("item,rater,a,b,winner\n" + "".join(
+        f"{i},rater,{line}\n" for i, line in enumerate(path.read_text().splitlines()[1:], 1)))
+    status, out2, _ = _run(capsys, "rank", path2, "--format", "json")
+    assert status == 0
+    a = report["sections"]["ranking"]["tables"]["systems"]["rows"]
+    b = json.loads(out2)["sections"]["ranking"]["tables"]["systems"]["rows"]
+    assert a == b
+    # a column named but absent is still the reader's error
+    status, _, err = _run(capsys, "rank", path, "--item", "prompt")
+    assert status == 1 and "lack 'item' (column 'prompt')" in err
+    # preferences needs the raters: still refused, in one line
+    status, _, err = _run(capsys, "preferences", path)
+    assert status == 1 and err.count("\n") == 1

@@ -58,11 +58,38 @@ def _codes(args: argparse.Namespace) -> dict:
     return out
 
 
-def load_comparisons(args: argparse.Namespace, judges: list[str] | None = None) -> Any:
-    """The votes as :class:`noise_models.Comparisons` (every bad vote a DataError)."""
+def _votes_without_ids(frame: Any, args: argparse.Namespace, notes: list[str]) -> Any:
+    """A table of battles (a, b, winner) with neither an ``item`` nor a ``rater`` column
+    under those default names: each vote its own comparison, all by one rater, in a note."""
+    named_but_absent = [c for c, default in ((args.item, "item"), (args.rater, "rater"))
+                        if c != default and c not in frame.columns]
+    if named_but_absent:  # the reader's own message names them
+        return frame
+    add: dict[str, Any] = {}
+    if args.item == "item" and "item" not in frame.columns:
+        add["item"] = range(1, len(frame) + 1)
+        notes.append("no 'item' column: each vote is read as a comparison of its own (name "
+                     "the prompt's column with --item)")
+    if args.rater == "rater" and "rater" not in frame.columns:
+        add["rater"] = "rater"
+        notes.append("no 'rater' column: every vote is read as one rater's (name the column "
+                     "with --rater)")
+    return frame.assign(**add) if add else frame
+
+
+def load_comparisons(args: argparse.Namespace, judges: list[str] | None = None,
+                     notes: list[str] | None = None) -> Any:
+    """The votes as :class:`noise_models.Comparisons` (every bad vote a DataError).
+
+    With ``notes`` (a verb that needs neither prompts nor raters to tell votes apart: rank),
+    a table without ``item`` and ``rater`` columns reads each vote as its own comparison by
+    one rater, and says so in ``notes``.
+    """
     from noise_models import as_comparisons, comparisons_from_ratings
 
     frame = read_table(Path(args.file), sep=args.sep)
+    if notes is not None and args.items is None:
+        frame = _votes_without_ids(frame, args, notes)
     try:
         if args.items is not None:
             items = read_table(Path(args.items), sep=args.sep)

@@ -70,7 +70,8 @@ def _forest(res) -> Figure:
 def run(args: argparse.Namespace) -> Report:
     from noise_models import rank_systems
 
-    c = load_comparisons(args, judges=args.judges)
+    read_notes: list[str] = []
+    c = load_comparisons(args, judges=args.judges, notes=read_notes)
     try:
         res = rank_systems(c, judges=args.judges, raters=args.raters,
                            labelled=args.labelled_share, drop_k=not args.no_drop_k,
@@ -94,7 +95,7 @@ def run(args: argparse.Namespace) -> Report:
         s.lines.append(f"drop-k ({res.drop_k_method}): {res.drop_k_text}")
     s.tables.append(report_table("systems", _COLUMNS, _rows(res.table)))
     s.figures.append(_forest(res))
-    s.notes.extend(res.notes)
+    s.notes.extend([*read_notes, *res.notes])
     report.primary = "ranking/systems"
     if res.classical is not None:
         h = report.add(section_from_result(
