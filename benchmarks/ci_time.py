@@ -90,13 +90,14 @@ def _cpu_of(log: Path) -> float:
 
 
 def _spread(cpu: float, also: list[Path]) -> list[str]:
-    """The other runs of the same commit: the measure's own spread on a shared machine."""
+    """Other runs of the suite (this commit, or commits that changed no test's cost): the
+    measure's own spread on a shared machine."""
     others = [_cpu_of(log) for log in also]
     every = sorted([cpu, *others])
     median = float(np.median(every)) / 60
     within = sum(c / 60 <= TARGET_MINUTES for c in every)
     spread = (every[-1] - every[0]) / 2 / float(np.median(every))
-    return ["", f"The same commit's other fresh-clone runs took "
+    return ["", f"Other fresh-clone runs of the suite took "
             f"{', '.join(f'{c / 60:.2f}' for c in others)} min of CPU: over all "
             f"{len(every)} runs a median of **{median:.2f} min**, {within} of them within the "
             f"{TARGET_MINUTES:g}-minute target; their range, {every[0] / 60:.2f}-"
@@ -106,7 +107,8 @@ def _spread(cpu: float, also: list[Path]) -> list[str]:
 
 def main() -> None:
     argv = sys.argv[1:]
-    # --also LOG ...: the `/usr/bin/time -v` logs of other runs of the same commit
+    # --also LOG ...: the `/usr/bin/time -v` logs of other runs of the suite (this commit, or
+    # commits that changed no test's cost)
     also = [Path(a) for a in argv[argv.index("--also") + 1:]] if "--also" in argv else []
     argv = argv[:argv.index("--also")] if "--also" in argv else argv
     args = [a for a in argv if a != "--ci-run"]
@@ -124,7 +126,7 @@ def main() -> None:
         rows.append(f"| {len(rest)} other files | {sum(n for *_, n in rest)} | "
                     f"{sum(c for _, c, _ in rest):.1f} | "
                     f"{sum(c for _, c, _ in rest) / logged:.1%} |")
-    # the verdict: the median over this run and the same commit's others (--also)
+    # the verdict: the median over this run and the others (--also)
     median = float(np.median([cpu, *(_cpu_of(log) for log in also)])) / 60
     verdict = (("met" if median <= TARGET_MINUTES else "NOT met")
                + (f" by the median of {len(also) + 1} runs, {median:.2f} min" if also else ""))
