@@ -216,6 +216,13 @@ def test_a_row_with_more_fields_than_the_header_names_the_line_and_the_fix(capsy
         "that line (or pass --sep if the file uses another separator)")
 
 
+def _audit_error(capsys, path, *args) -> str:
+    """The one line `goldnoise audit PATH ARGS` ends with (exit 1, nothing on stdout)."""
+    status, out, err = _run(capsys, "audit", path, *args)
+    assert status == 1 and out == "" and err.count("\n") == 1, err
+    return err.strip()
+
+
 @pytest.mark.parametrize("first", ["1,x,y,z", "1,x,y,z,w"])
 @pytest.mark.parametrize("layout", ["auto", "wide", "long"])
 def test_a_first_data_line_longer_than_the_header_is_refused(capsys, tmp_path, first, layout):
@@ -225,9 +232,7 @@ def test_a_first_data_line_longer_than_the_header_is_refused(capsys, tmp_path, f
     # range index, indistinguishable afterwards from no row names at all.
     path = tmp_path / "labels.csv"
     path.write_text(f"item,a,b\n{first}\n2,x,y\n3,y,y\n")
-    status, out, err = _run(capsys, "audit", path, *ARGS[layout])
-    assert status == 1 and out == ""
-    assert err.strip() == (
+    assert _audit_error(capsys, path, *ARGS[layout]) == (
         f"goldnoise: error: could not read {path}: its first data line has more fields than "
         'the 3 of the header: quote a value that holds the separator ("a, b"), remove the '
         "stray separator, or name every column in the header (row names too; or pass --sep "
@@ -250,9 +255,7 @@ def test_an_item_column_that_repeats_ids_is_named_with_the_fix(capsys, tmp_path,
     # The reader's words were "`items` (the DataFrame index) has duplicated item ids".
     path = tmp_path / "labels.csv"
     path.write_text("item,a,b,c\n" + "".join(f"{i},1,2,0\n" for i in (1, 2, 5, 5, 7)))
-    status, out, err = _run(capsys, "audit", path, "--item", "item", "--layout", layout)
-    assert status == 1 and out == ""
-    assert err.strip() == (
+    assert _audit_error(capsys, path, "--item", "item", "--layout", layout) == (
         f"goldnoise: error: {path}: column 'item' (--item) repeats item ids, e.g. '5' (1 "
         f"repeated row(s)): each item takes one row in the {layout} layout; merge its rows, or "
         "add --layout long (one row per rating)")
@@ -277,10 +280,8 @@ def test_an_item_column_that_repeats_ids_is_named_with_the_fix(capsys, tmp_path,
 def test_rows_without_an_item_or_annotator_id_are_named(capsys, tmp_path, text, args, said):
     path = tmp_path / "labels.csv"
     path.write_text(text)
-    status, out, err = _run(capsys, "audit", path, *args)
-    assert status == 1 and out == ""
-    assert err.strip() == (f"goldnoise: error: {path}: {said} (after the header): fill them "
-                           "in or drop those rows")
+    assert _audit_error(capsys, path, *args) == (
+        f"goldnoise: error: {path}: {said} (after the header): fill them in or drop those rows")
 
 
 def test_rank_reads_a_table_of_battles_without_item_or_rater(capsys, tmp_path):
