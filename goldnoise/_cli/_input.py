@@ -698,8 +698,9 @@ def _read_wide(frame: Any, args: argparse.Namespace, path: Path, normalize: bool
                          f" to the long layout (one row per rating), but {path} is "
                          f"read in the {args.layout} layout; add --layout long")
     if args.item is not None:
-        _ids_given(frame, _column(frame, args.item, "--item", path), "--item", path)
-        frame = frame.set_index(_column(frame, args.item, "--item", path))
+        item = _column(frame, args.item, "--item", path)
+        _ids_given(frame, item, "--item", path)
+        frame = frame.set_index(item)
         repeated = frame.index[frame.index.duplicated()]
         if len(repeated):
             raise DataError(f"{path}: column {args.item!r} (--item) repeats item ids, e.g. "
