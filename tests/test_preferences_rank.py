@@ -102,6 +102,15 @@ def test_winner_by_name_and_column_names():
     assert c.frame["outcome"].tolist() == [-1, 1]
 
 
+def test_a_tie_for_the_top_score_is_called_a_tie():
+    # two systems split their two battles 1-1: nothing tells them apart, and a note says so
+    df = pd.DataFrame({"item": [1, 2, 3], "a": ["m1", "m1", "m1"], "b": ["m2", "m2", "m3"],
+                       "rater": "h", "winner": ["m1", "m2", "m1"]})
+    notes = rank_systems(df, drop_k=False).notes
+    assert not any("tie for the top" in n for n in notes)  # m1 beat m3: m1 leads alone
+    tied = rank_systems(df.iloc[:2], drop_k=False)
+    assert any(n.startswith("m1 and m2 tie for the top score") for n in tied.notes)
+
 # ------------------------------------------------------------------ drop-k, brute force
 def _top_after(frame, keep, k):
     f = frame[keep]

@@ -396,6 +396,12 @@ def rank_systems(comparisons: Any, *, judges: Any = None, labelled: Any = None,
                         minlength=k)
     table = _table(c, theta, cov, comp, level, votes)
     top = table.loc[table["score"].idxmax(), "system"]
+    best = table["score"].max()
+    tied = table.loc[table["score"] >= best - 1e-9 * max(1.0, abs(best)), "system"].tolist()
+    if len(tied) > 1:
+        names = ", ".join(map(str, tied[:-1])) + f" and {tied[-1]}"
+        notes.append(f"{names} tie for the top score: these votes name no single top system "
+                     f"(top_system is the first of them, {top})")
     dk, dk_method = (_drop_k(fr[h_mask], k, int(max_fits)) if drop_k
                      else (None, "not computed"))
     size = int((table["rank_high"] - table["rank_low"] + 1).sum())
