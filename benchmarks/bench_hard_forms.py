@@ -233,13 +233,22 @@ def simulated(reps: int) -> None:
         print(f"| {label} | {per} | " + " | ".join(row) + " |", flush=True)
 
 
+def _cell(conf: np.ndarray, hard: np.ndarray, right: np.ndarray, has: np.ndarray) -> str:
+    """ECE of ``conf`` on the gold items, the share with P(hard) > 0.5, the AUROC of P(hard)
+    for a wrong label."""
+    from sklearn.metrics import roc_auc_score
+
+    from noise_models.latent_class._check import reliability_table
+
+    ece = reliability_table(conf[has], right)[1]
+    auc = roc_auc_score(~right, hard[has]) if 0 < right.sum() < right.size else np.nan
+    return f"{ece:.3f} / {np.mean(hard > 0.5):.0%} / {auc:.2f}"
+
+
 def real() -> None:
     """On the crowd sets with gold: ECE of P(label right) for the default's labels, the
     share of items with P(hard) > 0.5 and the AUROC of P(hard) for a wrong label."""
     import bench_calibration as C
-    from sklearn.metrics import roc_auc_score
-
-    from noise_models.latent_class._check import reliability_table
 
     print("\nCrowd sets with gold, the default's labels; ECE of P(label right) / items with "
           "P(hard) > 0.5 / AUROC of P(hard) for a wrong label:\n")
@@ -255,16 +264,11 @@ def real() -> None:
         fit = _default_fit(r)
         label = np.asarray(fit.label_codes)
         right = (label == gold)[has]
-
-        def cell(conf, hard):
-            ece = reliability_table(conf[has], right)[1]
-            auc = roc_auc_score(~right, hard[has]) if 0 < right.sum() < right.size else np.nan
-            return f"{ece:.3f} / {np.mean(hard > 0.5):.0%} / {auc:.2f}"
-
-        row = [cell(np.asarray(fit.label_posterior), np.asarray(fit.posterior_hard))]
+        row = [_cell(np.asarray(fit.label_posterior), np.asarray(fit.posterior_hard), right,
+                     has)]
         for _, form, refit in VARIANTS:
             out = with_form(codes, fit, form, refit=refit)
-            row.append(cell(out["post"][np.arange(len(label)), label], out["hard"]))
+            row.append(_cell(out["post"][np.arange(len(label)), label], out["hard"], right, has))
         print(f"| {name} | " + " | ".join(row) + " |", flush=True)
 
 
