@@ -311,3 +311,20 @@ def test_rank_reads_a_table_of_battles_without_item_or_rater(capsys, tmp_path):
     # preferences needs the raters: still refused, in one line
     status, _, err = _run(capsys, "preferences", path)
     assert status == 1 and err.count("\n") == 1
+
+
+def test_fit_on_scores_says_they_are_fitted_as_unordered_categories(capsys, tmp_path):
+    # scores 0-100 went into the latent-class model as 40 nominal categories without a word
+    # (audit said it; fit did not)
+    g = np.random.default_rng(0)
+    path = tmp_path / "scores.csv"
+    rows = ["item,worker,score"] + [f"{i},w{j},{g.integers(0, 12) * 9}"
+                                    for i in range(30) for j in range(4)]
+    path.write_text("\n".join(rows) + "\n")
+    status, out, _ = _run(capsys, "fit", path, "--layout", "long", "--item", "item",
+                          "--rater", "worker", "--label", "score")
+    assert status == 0
+    assert "numeric categories, each fitted as a category of its own, unordered" in out
+    path.write_text("item,a,b\n1,x,y\n2,x,x\n3,y,y\n")  # names: no such note
+    status, out, _ = _run(capsys, "fit", path, "--item", "item")
+    assert status == 0 and "numeric categories" not in out

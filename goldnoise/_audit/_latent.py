@@ -451,6 +451,10 @@ def fit_report(r: Any, *, model: str, hard: str | None, n_starts: int, seed: Any
         s.notes.append(f"P(hard, M1) is the easy/hard model's ({fitted.hard_fit.model.name}), "
                        "which calls every item with a disagreement hard: this model has no "
                        "hard component (add --hard marginal for one)")
+    if r.categories.dtype.kind in "iuf" and r.n_categories > 10:
+        s.notes.append(f"{r.n_categories} numeric categories, each fitted as a category of its "
+                       "own, unordered: if they are scores on a scale, `goldnoise audit --level "
+                       "interval` gives agreement on that scale")
     s.notes += fitted.notes + list(notes)
     items = report.add(section_from_result(None, "items", "Per item"))
     items.tables.append(items_table(fitted, gold))

@@ -11,8 +11,9 @@ from goldnoise.report import Report
 HELP = "fit a latent-class model: a label per item with its posterior and hard posterior"
 DESCRIPTION = (
     "Fit a latent-class model to a file of ratings and write, per item, the fitted label, the "
-    "probability that it is right, the probability that the item is hard (a coin-flip), and "
-    "its number of ratings; the annotator table goes beside it.\n\n"
+    "probability that it is right, the probability that the item is hard (its annotators know "
+    "its class less well than an easy item's; under --model perfect, a coin-flip), and its "
+    "number of ratings; the annotator table goes beside it.\n\n"
     "Examples:\n"
     "  goldnoise fit ratings.csv --item id --out labels.csv       # + labels.annotators.csv\n"
     "  goldnoise fit crowd.csv --layout long --model confusion --out labels.parquet\n"
