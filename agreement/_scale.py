@@ -91,9 +91,13 @@ def scale_matrix(ratings: Any, what: str, *, min_raters: int = 2) -> ScaleMatrix
     if dropped:
         notes.append(f"{dropped} item(s) with a missing rating left out (listwise deletion); "
                      f"{int(complete.sum())} complete items used")
+    rated_twice = int(np.count_nonzero((~np.isnan(x)).sum(axis=1) >= 2))
     x = x[complete]
     if x.shape[0] < 2:
+        crowd = (f" ({rated_twice} items have two or more ratings: when each item has "
+                 "annotators of its own, as on crowd platforms, use Krippendorff's alpha at "
+                 "the interval level, which takes any design)") if rated_twice >= 2 else ""
         raise ValueError(f"{what} needs at least 2 items rated by every annotator; got "
                          f"{x.shape[0]}. Listwise deletion keeps only complete items: leave "
-                         "out the annotators who rated few items.")
+                         f"out the annotators who rated few items{crowd}.")
     return ScaleMatrix(np.ascontiguousarray(x), raters, dropped, tuple(notes))

@@ -299,6 +299,21 @@ def test_all_missing_annotator_and_incomplete_items():
     assert res.n_dropped == 2 and "listwise" in res.notes[0]
 
 
+def test_a_crowd_design_is_pointed_to_alpha():
+    # 12 items, each rated by 3 of 9 annotators: listwise deletion leaves no item, and the
+    # advice to leave out annotators who rated few items cannot help; alpha can
+    x = np.full((12, 9), np.nan)
+    for i in range(12):
+        x[i, [(i + d) % 9 for d in (0, 3, 6)]] = [1.0, 2.0, 2.0]
+    for fn in (ag.icc, ag.lin_ccc, ag.kendall_w):
+        with pytest.raises(ValueError, match=r"12 items have two or more ratings: .*"
+                                             r"Krippendorff's alpha at the interval level"):
+            fn(x)
+    with pytest.raises(ValueError, match=r"got 0\. Listwise deletion keeps only complete "
+                                         r"items: leave out the annotators who rated few "
+                                         r"items\.$"):
+        ag.icc(np.where(np.eye(3, 2) == 1, 1.0, np.nan))  # no item rated twice: the plain advice
+
 def test_ratings_and_labels_read_alike():
     x = np.array([[1, 2, 2], [3, 3, 4], [5, 4, 5], [2, 2, 1], [4, 5, 5]])
     r = ag.Ratings.from_wide(x)
