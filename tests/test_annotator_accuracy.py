@@ -125,3 +125,27 @@ def test_intervals_of_the_default_model_cover_the_realised_accuracy():
     inside = (table["accuracy_low"] <= realised) & (realised <= table["accuracy_high"])
     # 20 annotators at 95%: Binomial(20, 0.95) is at least 16 with probability 0.997
     assert inside.sum() >= 16
+
+
+def test_refits_that_collapse_are_one_warning_with_their_count():
+    # each bootstrap refit that lost a class used to warn as if the fit had collapsed
+    # (the judge audit printed four such notes for four of 100 refits)
+    from _goldnoise_lib.errors import ConvergenceWarning
+    from noise_models.latent_class._intervals import _summarise_refit_warnings
+
+    with warnings.catch_warnings(record=True) as refits:
+        warnings.simplefilter("always")
+        for _ in range(3):
+            warnings.warn("m: class(es) [4] collapsed — majority vote gives them [489] items",
+                          ConvergenceWarning, stacklevel=1)
+        warnings.warn("m: EM did not converge in 9 iterations", ConvergenceWarning, stacklevel=1)
+        warnings.warn("something else", RuntimeWarning, stacklevel=1)
+    with warnings.catch_warnings(record=True) as out:
+        warnings.simplefilter("always")
+        _summarise_refit_warnings(refits, 100, "m")
+    said = [(w.category, str(w.message)) for w in out]
+    assert said[0] == (RuntimeWarning, "something else")
+    assert said[1][0] is ConvergenceWarning and len(said) == 2
+    assert said[1][1].startswith("m: of the 100 bootstrap refits behind the annotator "
+                                 "intervals, 3 lost a class that the majority vote has and 1 "
+                                 "stopped before converging (the fit itself is as reported)")

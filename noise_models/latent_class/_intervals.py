@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from _goldnoise_lib.errors import ConvergenceWarning
 from _goldnoise_lib.resampling import bootstrap_refit
 from _goldnoise_lib.validation import (
     ConfidenceLevel,
@@ -162,12 +164,17 @@ def annotator_intervals(fit: Any, *, n_resamples: int = 200, confidence_level: f
 
     est = frame[names].to_numpy(dtype=np.float64).T.ravel()  # (S * k,)
     labels = [f"{name}[{j}]" for name in names for j in range(r.n_raters)]
-    boot = bootstrap_refit(one_block, r.n_items, names=labels, estimate=est,
-                           n_resamples=n_resamples, rng=gen, method=method,
-                           confidence_level=float(confidence_level),
-                           bounds=np.tile([0.0, 1.0], (est.size, 1)),
-                           block=None if warm is not None else 1,
-                           desc="annotator bootstrap")
+    # A refit's warnings are about a resample, not the fit: one warning says how many refits
+    # ended degenerate or unconverged (each used to warn as if the fit had collapsed)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        boot = bootstrap_refit(one_block, r.n_items, names=labels, estimate=est,
+                               n_resamples=n_resamples, rng=gen, method=method,
+                               confidence_level=float(confidence_level),
+                               bounds=np.tile([0.0, 1.0], (est.size, 1)),
+                               block=None if warm is not None else 1,
+                               desc="annotator bootstrap")
+    _summarise_refit_warnings(caught, n_resamples, model.name)
     low = boot.interval.low.reshape(len(names), r.n_raters)
     high = boot.interval.high.reshape(len(names), r.n_raters)
     out = frame.copy()
@@ -176,3 +183,25 @@ def annotator_intervals(fit: Any, *, n_resamples: int = 200, confidence_level: f
         out.insert(at, f"{name}_low", low[s])
         out.insert(at + 1, f"{name}_high", high[s])
     return out
+
+
+def _summarise_refit_warnings(caught: list, n_resamples: int, name: str) -> None:
+    """Re-issue the refits' warnings: the ConvergenceWarnings of a class lost or of EM
+    stopped unconverged as one count of the refits; any other warning as it was."""
+    counts = {"collapsed": 0, "did not converge": 0}
+    for w in caught:
+        key = next((k for k in counts if k in str(w.message)), None)
+        if key is not None and issubclass(w.category, ConvergenceWarning):
+            counts[key] += 1
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    parts = []
+    if counts["collapsed"]:
+        parts.append(f"{counts['collapsed']} lost a class that the majority vote has")
+    if counts["did not converge"]:
+        parts.append(f"{counts['did not converge']} stopped before converging")
+    if parts:
+        warnings.warn(
+            f"{name}: of the {n_resamples} bootstrap refits behind the annotator intervals, "
+            f"{' and '.join(parts)} (the fit itself is as reported); the intervals include "
+            "those refits.", ConvergenceWarning, stacklevel=3)
