@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -20,7 +22,7 @@ from _goldnoise_lib.validation import (
 )
 from noise_models.latent_class._accuracy import accuracy_of
 
-__all__ = ["annotator_intervals"]
+__all__ = ["annotator_intervals", "refit_warnings_summarised"]
 
 METHODS = ("percentile", "basic")
 
@@ -166,15 +168,13 @@ def annotator_intervals(fit: Any, *, n_resamples: int = 200, confidence_level: f
     labels = [f"{name}[{j}]" for name in names for j in range(r.n_raters)]
     # A refit's warnings are about a resample, not the fit: one warning says how many refits
     # ended degenerate or unconverged (each used to warn as if the fit had collapsed)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", ConvergenceWarning)
+    with refit_warnings_summarised(n_resamples, model.name, "the annotator intervals"):
         boot = bootstrap_refit(one_block, r.n_items, names=labels, estimate=est,
                                n_resamples=n_resamples, rng=gen, method=method,
                                confidence_level=float(confidence_level),
                                bounds=np.tile([0.0, 1.0], (est.size, 1)),
                                block=None if warm is not None else 1,
                                desc="annotator bootstrap")
-    _summarise_refit_warnings(caught, n_resamples, model.name)
     low = boot.interval.low.reshape(len(names), r.n_raters)
     high = boot.interval.high.reshape(len(names), r.n_raters)
     out = frame.copy()
@@ -185,9 +185,21 @@ def annotator_intervals(fit: Any, *, n_resamples: int = 200, confidence_level: f
     return out
 
 
-def _summarise_refit_warnings(caught: list, n_resamples: int, name: str) -> None:
-    """Re-issue the refits' warnings: the ConvergenceWarnings of a class lost or of EM
-    stopped unconverged as one count of the refits; any other warning as it was."""
+@contextlib.contextmanager
+def refit_warnings_summarised(n_resamples: int, name: str, what: str) -> Iterator[None]:
+    """Inside: the bootstrap refits behind ``what``. Their warnings are about a resample,
+    not the fit: a lost class or an unconverged EM is counted over the refits and said in
+    one ConvergenceWarning at the end (each used to warn as if the fit had collapsed); any
+    other warning is re-issued as it was."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        yield
+    _summarise_refit_warnings(caught, n_resamples, name, what)
+
+
+def _summarise_refit_warnings(caught: list, n_resamples: int, name: str,
+                              what: str = "the annotator intervals") -> None:
+    """:func:`refit_warnings_summarised`'s count, from the warnings caught."""
     counts = {"collapsed": 0, "did not converge": 0}
     for w in caught:
         key = next((k for k in counts if k in str(w.message)), None)
@@ -202,6 +214,6 @@ def _summarise_refit_warnings(caught: list, n_resamples: int, name: str) -> None
         parts.append(f"{counts['did not converge']} stopped before converging")
     if parts:
         warnings.warn(
-            f"{name}: of the {n_resamples} bootstrap refits behind the annotator intervals, "
-            f"{' and '.join(parts)} (the fit itself is as reported); the intervals include "
-            "those refits.", ConvergenceWarning, stacklevel=3)
+            f"{name}: of the {n_resamples} bootstrap refits behind {what}, "
+            f"{' and '.join(parts)} (the fit itself is as reported); {what} include "
+            "those refits.", ConvergenceWarning, stacklevel=4)

@@ -23,6 +23,7 @@ import numpy as np
 from noise_models.latent_class import _kernels as K
 from noise_models.latent_class import _kernels_checks as checks
 from noise_models.latent_class._em import _base_params, _params_of
+from noise_models.latent_class._intervals import refit_warnings_summarised
 
 __all__ = ["posterior_wrong_bound"]
 
@@ -100,8 +101,9 @@ def posterior_wrong_bound(fit: Any, agreed: np.ndarray, labels: np.ndarray, *,
     warm = fit if fit.gold_codes is None else None
     k, m = codes.shape[1], r.n_categories
     rho = np.empty((n_resamples, len(counts)))
-    for b, rep in enumerate(model.refit_resamples(r, draws, seeds, start=warm)):
-        rho[b] = _p_wrong(g_rows, g_labels, em_model, hard, _params_from(rep, k, m))
+    with refit_warnings_summarised(n_resamples, fit.model.name, "the posterior bound"):
+        for b, rep in enumerate(model.refit_resamples(r, draws, seeds, start=warm)):
+            rho[b] = _p_wrong(g_rows, g_labels, em_model, hard, _params_from(rep, k, m))
     n_agreed = int(counts.sum())
     mean, var = rho @ counts, (rho * (1.0 - rho)) @ counts
     support = int(min(n_agreed, np.ceil(mean.max() + 12.0 * np.sqrt(var.max()) + 10)))
