@@ -9,7 +9,7 @@ from scipy.stats import binomtest
 
 from agreement import Ratings
 from noise_models import EasyHardModel, LatentClassModel, verified_sample_bound
-from simulation import next_batch, residual_errors, verification_batch
+from simulation import next_batch, residual_errors, simulate_annotations, verification_batch
 
 
 def _data(n=400, k=3, acc=0.75, m=2, seed=0, hard_share=0.0):
@@ -325,6 +325,16 @@ def test_command_line_next_verify_certify(tmp_path, capsys):
                  "--format", "json"]) == 0
     rows = json.loads(capsys.readouterr().out)["sections"]["batch"]["tables"]["batch"]["rows"]
     assert len(rows) == 7
+    # the text's score column has one number of decimals (".4g" gave 0.0831 beside 0.08241)
+    sim = simulate_annotations(300, 10, model="M2", error_rates=np.linspace(0.1, 0.35, 10),
+                               hard_share=0.3, rng=4)
+    pd.DataFrame(np.asarray(sim.ratings.codes), index=pd.Index(range(300), name="id")).to_csv(
+        tmp_path / "s.csv")
+    assert main(["next", str(tmp_path / "s.csv"), "--item", "id", "--size", "20"]) == 0
+    text = capsys.readouterr().out.splitlines()
+    head = next(i for i, line in enumerate(text) if line.split()[:2] == ["item", "score"])
+    scores = [line.split()[1] for line in text[head + 1:head + 21]]
+    assert {len(s.split(".")[1]) for s in scores} == {5}, scores
     # more than there are: every item, and a note that says so
     assert main(["next", str(tmp_path / "r.csv"), "--item", "id", "--size", "500",
                  "--format", "json"]) == 0
