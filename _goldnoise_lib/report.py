@@ -164,6 +164,17 @@ def fmt_number(value: Any, spec: str = ".4f") -> str:
     return format(value, spec)
 
 
+def column_decimals(values: Any, significant: int = 4) -> str:
+    """A format spec (``".5f"``) that gives every value of a column the same decimals:
+    ``significant`` digits of its largest absolute finite value (0 to 12 decimals; ``".4f"``
+    without one). ``".4g"`` instead prints 0.08128 above 0.0806."""
+    sizes = [abs(float(v)) for v in values]
+    top = max((v for v in sizes if 0 < v < math.inf), default=None)
+    if top is None:
+        return ".4f"
+    return f".{min(max(significant - 1 - math.floor(math.log10(top)), 0), 12)}f"
+
+
 @dataclass
 class Column:
     """A table column: ``key`` in the rows, ``label`` shown, ``fmt`` a format spec or callable."""

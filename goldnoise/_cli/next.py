@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import math
 
-from _goldnoise_lib.report import report_table, section_from_result
+from _goldnoise_lib.report import column_decimals, report_table, section_from_result
 from goldnoise._cli._common import as_option_message, count, gold_fit
 from goldnoise._cli._input import add_ratings_arguments, load_ratings
 from goldnoise.report import Column, Report
@@ -81,11 +80,8 @@ def run(args: argparse.Namespace) -> Report:
         s.notes.append(f"--size {args.size} asked for more {open_items}: all "
                        f"{len(batch)} are in the batch")
     s.notes += loaded.notes
-    # one number of decimals for the column: four significant digits on its largest score
-    top = float(batch["score"].abs().max()) if len(batch) else 0.0
-    decimals = min(max(3 - math.floor(math.log10(top)), 0), 12) if 0 < top < math.inf else 4
     s.tables.append(report_table("batch", [
-        Column("item", align="<"), Column("score", fmt=f".{decimals}f"),
+        Column("item", align="<"), Column("score", fmt=column_decimals(batch["score"])),
         Column("n_ratings", "ratings"),
         Column("label", "label now", align="<"), Column("p_wrong", "P(label wrong)", ".4f")],
         batch.drop(columns=["reason"]).to_dict(orient="records"), shown=20))
