@@ -197,8 +197,7 @@ def refit_warnings_summarised(n_resamples: int, name: str, what: str) -> Iterato
     _summarise_refit_warnings(caught, n_resamples, name, what)
 
 
-def _summarise_refit_warnings(caught: list, n_resamples: int, name: str,
-                              what: str = "the annotator intervals") -> None:
+def _summarise_refit_warnings(caught: list, n_resamples: int, name: str, what: str) -> None:
     """:func:`refit_warnings_summarised`'s count, from the warnings caught."""
     counts = {"collapsed": 0, "did not converge": 0}
     for w in caught:
@@ -216,4 +215,5 @@ def _summarise_refit_warnings(caught: list, n_resamples: int, name: str,
         warnings.warn(
             f"{name}: of the {n_resamples} bootstrap refits behind {what}, "
             f"{' and '.join(parts)} (the fit itself is as reported); {what} include "
-            "those refits.", ConvergenceWarning, stacklevel=4)
+            "those refits.", ConvergenceWarning,
+            stacklevel=5)  # this, the context manager, contextlib, its user, their caller
