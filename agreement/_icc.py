@@ -27,7 +27,7 @@ from _goldnoise_lib.validation import (
     check_params,
     validate_params,
 )
-from agreement._scale import scale_matrix
+from agreement._scale import scale_matrix, slot_matrix
 
 __all__ = ["FORMS", "ICCResult", "anova_columns", "anova_rows", "icc", "icc_from_sums"]
 
@@ -89,7 +89,8 @@ def _forms(ms: dict[str, Any], k: int) -> dict[str, Any]:
     # A denominator within rounding of zero (relative to the mean squares) is zero: the
     # form is undefined, not ±1e16 (ICC2k's msr + (msc − mse)/n cancels exactly on some
     # data, and to about 1e-16 once the scale is changed).
-    scale = np.abs(msr) + np.abs(msc) + np.abs(mse) + np.abs(msw)
+    # (msc and mse are NaN on a crowd design's slots: the one-way forms read msr and msw)
+    scale = sum(np.nan_to_num(np.abs(v)) for v in (msr, msc, mse, msw))
 
     def ratio(num: Any, den: Any) -> Any:
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -177,7 +178,8 @@ class ICCResult(Result):
         Its exact F-based interval at ``confidence_level``.
     confidence_level : float
     n_items, n_raters : int
-        Complete items used and annotators.
+        Complete items used and annotators (on a crowd design, where each item has
+        annotators of its own: the items and their number of ratings k).
     n_dropped : int
         Items left out for a missing rating (listwise deletion).
     ms_items, ms_raters, ms_error, ms_within : float
@@ -296,6 +298,17 @@ def icc(ratings: Any, *, form: str = "ICC2", confidence_level: float = 0.95) -> 
     count them (the ANOVA needs a balanced table, as in ``psych::ICC`` without
     ``lmer`` and pingouin's ``nan_policy="omit"``).
 
+    **A crowd design** (each item rated by k annotators of its own, so that at most
+    one item is rated by all of them, as on crowd platforms): listwise deletion
+    would leave nothing, and the two-way forms, which compare annotators across
+    items, are not defined. The one-way forms are: Shrout & Fleiss's case 1 is
+    this design (each target rated by a different set of k judges), and ICC1 and
+    ICC1k read each item's k ratings without who gave them. With the same number
+    k of ratings on every item they are computed on those ratings (the two-way
+    rows of the table are NaN); asking for a two-way form is an error that names
+    ``form="ICC1"``. With unequal numbers of ratings per item use
+    :func:`krippendorff_alpha` at ``level="interval"``.
+
     References
     ----------
     Shrout, P. E., & Fleiss, J. L. (1979). Intraclass correlations: Uses in
@@ -321,12 +334,26 @@ def icc(ratings: Any, *, form: str = "ICC2", confidence_level: float = 0.95) -> 
     """
     check_params(icc, locals())
     level = check_confidence_level(confidence_level)
-    sm = scale_matrix(ratings, "`icc`")
-    x = sm.values
+    try:
+        sm, one_way = scale_matrix(ratings, "`icc`"), False
+    except ValueError as exc:
+        sm, one_way = slot_matrix(ratings, "`icc`"), True
+        if sm is None:
+            raise
+        if form not in ("ICC1", "ICC1k"):
+            raise ValueError(f"`icc` form={form!r} needs annotators crossed with items; here "
+                             f"each item has {sm.values.shape[1]} ratings from annotators of "
+                             "its own: use form='ICC1' (or 'ICC1k'), the one-way forms, which "
+                             "do not read who rated.") from exc
+    x = sm.values[~np.isnan(sm.values).any(axis=1)] if one_way else sm.values
     n, k = x.shape
     sums = anova_rows(x, float(np.mean(x))).sum(axis=0)
     ms = {key: np.float64(v) for key, v in mean_squares(sums, k).items()}
+    if one_way:  # slots are not annotators: no between-annotator or residual mean square
+        ms["ms_raters"] = ms["ms_error"] = np.float64(np.nan)
     table = _tables(ms, k, level)
+    if one_way:
+        table.loc[["ICC2", "ICC3", "ICC2k", "ICC3k"], ["f_statistic", "df2", "p_value"]] = np.nan
     notes = list(sm.notes)
     if not np.isfinite(table["value"]).any():
         notes.append("undefined: every rating is the same (all mean squares are 0)")
@@ -339,7 +366,7 @@ def _result(table: pd.DataFrame, form: str, level: float, ms: dict[str, Any], sm
             notes: list[str]) -> ICCResult:
     """The :class:`ICCResult` of ``form`` from the table of every form and the mean
     squares of the items × raters matrix ``sm``."""
-    n, k = sm.values.shape
+    n, k = int(np.count_nonzero(~np.isnan(sm.values).any(axis=1))), sm.values.shape[1]
     row = table.loc[form]
     return ICCResult(
         value=float(row["value"]), form=form, f_statistic=float(row["f_statistic"]),

@@ -346,7 +346,7 @@ def scale_statistics(r: Ratings, spec: CoefficientInfo) -> ItemStatistics:
     """The ANOVA (ICC) or moment (CCC) rows of numeric ratings; an incomplete item is zeros."""
     from agreement._concordance import moment_columns, moment_rows
     from agreement._icc import anova_columns, anova_rows
-    from agreement._scale import ratings_values
+    from agreement._scale import ratings_values, slot_matrix
 
     x = ratings_values(r, f"`{spec.name}`")
     # any fixed shift will do (the coefficients do not depend on it): the scale's middle,
@@ -354,13 +354,19 @@ def scale_statistics(r: Ratings, spec: CoefficientInfo) -> ItemStatistics:
     vals = np.asarray(r.category_values, dtype=np.float64)
     shift = float((vals.min() + vals.max()) / 2.0) if vals.size else 0.0
     raters = [str(x_) for x_ in r.raters]
+    k = r.n_raters
+    complete = int(np.count_nonzero(~np.isnan(x).any(axis=1)))
+    if spec.chance in ("ICC1", "ICC1k") and complete < 2:
+        # a crowd design: the one-way forms read each item's k ratings, as icc() does
+        slots = slot_matrix(r, f"`{spec.name}`")
+        if slots is not None:
+            x, raters, k = slots.values, slots.raters, slots.values.shape[1]
     if spec.family == "anova":
         rows, cols = anova_rows(x, shift), anova_columns(raters)
     else:
         rows, cols = moment_rows(x, shift), moment_columns(raters)
     rows.setflags(write=False)
-    return ItemStatistics(spec.name, cols, rows, np.eye(r.n_categories), r.n_raters,
-                          r.n_categories)
+    return ItemStatistics(spec.name, cols, rows, np.eye(r.n_categories), k, r.n_categories)
 
 
 def coefficient_info(coefficient: Any) -> CoefficientInfo:

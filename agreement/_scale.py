@@ -19,7 +19,7 @@ import pandas as pd
 
 from agreement._ratings import Ratings, as_ratings
 
-__all__ = ["ScaleMatrix", "is_numeric_scale", "ratings_values", "scale_matrix"]
+__all__ = ["ScaleMatrix", "is_numeric_scale", "ratings_values", "scale_matrix", "slot_matrix"]
 
 
 class ScaleMatrix(NamedTuple):
@@ -96,8 +96,36 @@ def scale_matrix(ratings: Any, what: str, *, min_raters: int = 2) -> ScaleMatrix
     if x.shape[0] < 2:
         crowd = (f" ({rated_twice} items have two or more ratings: when each item has "
                  "annotators of its own, as on crowd platforms, use Krippendorff's alpha at "
-                 "the interval level, which takes any design)") if rated_twice >= 2 else ""
+                 "the interval level, which takes any design, or with the same number of "
+                 "ratings on every item the one-way ICC, icc(form='ICC1'))"
+                 ) if rated_twice >= 2 else ""
         raise ValueError(f"{what} needs at least 2 items rated by every annotator; got "
                          f"{x.shape[0]}. Listwise deletion keeps only complete items: leave "
                          f"out the annotators who rated few items{crowd}.")
     return ScaleMatrix(np.ascontiguousarray(x), raters, dropped, tuple(notes))
+
+
+def slot_matrix(ratings: Any, what: str) -> ScaleMatrix | None:
+    """A crowd design's ratings as items × *slots* (an item's first, second, ... rating),
+    for the forms that do not read who rated (the one-way ICCs): when every item with a
+    rating has the same number k ≥ 2 of them, from annotators of its own (at most one item
+    rated by every annotator). Every item keeps its row (an unrated one: NaN). None for any
+    other design."""
+    x, _ = _as_numbers(ratings, what)
+    if np.isinf(x).any():
+        return None
+    per_item = (~np.isnan(x)).sum(axis=1)
+    rated = per_item > 0
+    k = int(per_item.max(initial=0))
+    complete = int(np.count_nonzero(per_item == x.shape[1]))
+    if k < 2 or complete >= 2 or np.any(per_item[rated] != k) or np.count_nonzero(rated) < 2:
+        return None
+    slots = np.full((x.shape[0], k), np.nan)  # an unrated item: a row of NaN
+    rows = x[rated]
+    slots[rated] = rows[~np.isnan(rows)].reshape(len(rows), k)  # each row's k values, in order
+    note = (f"each item has {k} ratings from annotators of its own ({x.shape[1]} in all): "
+            f"the one-way forms (ICC1, ICC1k with k = {k}) are computed on the items' "
+            "ratings, which do not say who rated; the two-way forms need annotators crossed "
+            "with items and are left out")
+    return ScaleMatrix(np.ascontiguousarray(slots), [f"rating {j + 1}" for j in range(k)],
+                       0, (note,))

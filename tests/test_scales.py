@@ -299,20 +299,67 @@ def test_all_missing_annotator_and_incomplete_items():
     assert res.n_dropped == 2 and "listwise" in res.notes[0]
 
 
-def test_a_crowd_design_is_pointed_to_alpha():
+def test_a_crowd_design_is_pointed_to_alpha_and_the_one_way_icc():
     # 12 items, each rated by 3 of 9 annotators: listwise deletion leaves no item, and the
-    # advice to leave out annotators who rated few items cannot help; alpha can
+    # advice to leave out annotators who rated few items cannot help; alpha can, and the
+    # one-way ICC
     x = np.full((12, 9), np.nan)
     for i in range(12):
-        x[i, [(i + d) % 9 for d in (0, 3, 6)]] = [1.0, 2.0, 2.0]
-    for fn in (ag.icc, ag.lin_ccc, ag.kendall_w):
+        x[i, [(i + d) % 9 for d in (0, 3, 6)]] = [1.0, 2.0, 2.0 + i % 3]
+    for fn in (ag.lin_ccc, ag.kendall_w):
         with pytest.raises(ValueError, match=r"12 items have two or more ratings: .*"
                                              r"Krippendorff's alpha at the interval level"):
             fn(x)
+    with pytest.raises(ValueError, match=r"form='ICC2' needs annotators crossed with items; "
+                                         r"here each item has 3 ratings .* form='ICC1'"):
+        ag.icc(x)
+    x[0, 0] = np.nan  # unequal numbers of ratings: no one-way form either, alpha
+    with pytest.raises(ValueError, match=r"Krippendorff's alpha at the interval level"):
+        ag.icc(x, form="ICC1")
     with pytest.raises(ValueError, match=r"got 0\. Listwise deletion keeps only complete "
                                          r"items: leave out the annotators who rated few "
                                          r"items\.$"):
         ag.icc(np.where(np.eye(3, 2) == 1, 1.0, np.nan))  # no item rated twice: the plain advice
+
+
+def _crowd(seed, n=60, k=4, pool=25):
+    """Numbers on a scale, each item rated by k of ``pool`` annotators: (the wide matrix
+    with NaN, the same ratings in a long frame with the rating's slot 0..k-1 in the
+    item)."""
+    g = np.random.default_rng(seed)
+    x = np.full((n, pool), np.nan)
+    rows = []
+    for i in range(n):
+        who = g.choice(pool, k, replace=False)
+        true = g.normal()
+        for s, j in enumerate(who):
+            x[i, j] = round(true + g.normal(scale=0.8), 1)
+            rows.append((i, s, j, x[i, j]))
+    return x, pd.DataFrame(rows, columns=["item", "slot", "rater", "score"])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_one_way_icc_on_a_crowd_design_equals_pingouin_on_the_items_ratings(seed):
+    # Shrout & Fleiss's case 1: each item rated by k annotators of its own. pingouin (and
+    # psych) need a complete items x raters table; the one-way forms do not read who rated,
+    # so pingouin on the ratings numbered 1..k within each item is the reference
+    x, long = _crowd(seed)
+    ref = _pingouin(long.pivot(index="item", columns="slot", values="score").to_numpy())
+    for form, name in (("ICC1", "ICC(1,1)"), ("ICC1k", "ICC(1,k)")):
+        res = ag.icc(x, form=form)
+        assert res.value == pytest.approx(ref.loc[name, "ICC"], rel=1e-10)
+        assert res.f_statistic == pytest.approx(ref.loc[name, "F"], rel=1e-10)
+        assert (res.df1, res.df2) == (ref.loc[name, "df1"], ref.loc[name, "df2"])
+        np.testing.assert_allclose(res.confidence_interval(), ref.loc[name, "CI95"], rtol=1e-8)
+        assert (res.n_items, res.n_raters) == (60, 4) and "annotators of its own" in res.notes[0]
+    table = ag.icc(x, form="ICC1").to_frame()
+    assert table.loc[["ICC2", "ICC3", "ICC2k", "ICC3k"], ["value", "f_statistic"]].isna().all(
+        axis=None)
+    # the bootstrap rows read the same ratings: their sums finalize to the same value
+    st = ag.item_statistics(ag.Ratings.from_wide(x), "icc1")
+    assert st.finalize(st.sums()).value == pytest.approx(ag.icc(x, form="ICC1").value,
+                                                         rel=1e-12)
+
 
 def test_ratings_and_labels_read_alike():
     x = np.array([[1, 2, 2], [3, 3, 4], [5, 4, 5], [2, 2, 1], [4, 5, 5]])
