@@ -143,8 +143,9 @@ def test_refits_that_collapse_are_one_warning_with_their_count():
         warnings.simplefilter("always")
         annotator_intervals(fit, n_resamples=30, rng=0)
     assert len(caught) == 1 and caught[0].category is ConvergenceWarning
-    said = str(caught[0].message)
-    assert said.startswith("MACE (spam): of the 30 bootstrap refits behind the annotator "
-                           "intervals, ")
-    lost = int(said.split("intervals, ")[1].split()[0])
-    assert 1 <= lost < 30 and "lost a class that the majority vote has" in said
+    # 4 of the 30 seeded refits lose the rare class (the code before the summary warned 4
+    # times, once a refit, on these data): the count and the words are pinned
+    assert str(caught[0].message) == (
+        "MACE (spam): of the 30 bootstrap refits behind the annotator intervals, 4 lost a "
+        "class that the majority vote has (the fit itself is as reported); the annotator "
+        "intervals include those refits.")
