@@ -27,7 +27,7 @@ from _goldnoise_lib.validation import (
     check_params,
     validate_params,
 )
-from agreement._scale import scale_matrix, slot_matrix
+from agreement._scale import listwise, scale_numbers, slot_matrix
 
 __all__ = ["FORMS", "ICCResult", "anova_columns", "anova_rows", "icc", "icc_from_sums"]
 
@@ -334,10 +334,11 @@ def icc(ratings: Any, *, form: str = "ICC2", confidence_level: float = 0.95) -> 
     """
     check_params(icc, locals())
     level = check_confidence_level(confidence_level)
+    x, raters = scale_numbers(ratings, "`icc`")
     try:
-        sm, one_way = scale_matrix(ratings, "`icc`"), False
+        sm, one_way = listwise(x, raters, "`icc`"), False
     except ValueError as exc:
-        sm, one_way = slot_matrix(ratings, "`icc`"), True
+        sm, one_way = slot_matrix(x), True
         if sm is None:
             raise
         if form not in ("ICC1", "ICC1k"):

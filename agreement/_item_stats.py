@@ -358,7 +358,7 @@ def scale_statistics(r: Ratings, spec: CoefficientInfo) -> ItemStatistics:
     complete = int(np.count_nonzero(~np.isnan(x).any(axis=1)))
     if spec.chance in ("ICC1", "ICC1k") and complete < 2:
         # a crowd design: the one-way forms read each item's k ratings, as icc() does
-        slots = slot_matrix(r, f"`{spec.name}`")
+        slots = slot_matrix(x)
         if slots is not None:
             x, raters, k = slots.values, slots.raters, slots.values.shape[1]
     if spec.family == "anova":

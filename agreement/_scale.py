@@ -19,7 +19,8 @@ import pandas as pd
 
 from agreement._ratings import Ratings, as_ratings
 
-__all__ = ["ScaleMatrix", "is_numeric_scale", "ratings_values", "scale_matrix", "slot_matrix"]
+__all__ = ["ScaleMatrix", "is_numeric_scale", "listwise", "ratings_values", "scale_matrix",
+           "scale_numbers", "slot_matrix"]
 
 
 class ScaleMatrix(NamedTuple):
@@ -53,7 +54,9 @@ def ratings_values(r: Ratings, what: str) -> np.ndarray:
     return np.where(codes >= 0, vals[np.maximum(codes, 0)], np.nan)
 
 
-def _as_numbers(ratings: Any, what: str) -> tuple[np.ndarray, list[str]]:
+def scale_numbers(ratings: Any, what: str) -> tuple[np.ndarray, list[str]]:
+    """The ratings as an items × annotators matrix of numbers (NaN: missing) and the
+    annotators' names; a clear error for labels that are not numbers."""
     if isinstance(ratings, pd.DataFrame) and len(ratings.columns) and all(
             ratings[c].dtype.kind in "iuf" for c in ratings.columns):
         return (ratings.to_numpy(dtype=np.float64, na_value=np.nan),
@@ -73,7 +76,12 @@ def scale_matrix(ratings: Any, what: str, *, min_raters: int = 2) -> ScaleMatrix
     Raises a one-line ValueError for non-numeric labels, infinite values, fewer than
     ``min_raters`` annotators with ratings, or fewer than two complete items.
     """
-    x, raters = _as_numbers(ratings, what)
+    return listwise(*scale_numbers(ratings, what), what, min_raters=min_raters)
+
+
+def listwise(x: np.ndarray, raters: list[str], what: str, *,
+             min_raters: int = 2) -> ScaleMatrix:
+    """:func:`scale_matrix` of numbers already read (:func:`scale_numbers`)."""
     if np.isinf(x).any():
         raise ValueError(f"{what} needs finite ratings; these contain ±inf.")
     notes = []
@@ -105,13 +113,12 @@ def scale_matrix(ratings: Any, what: str, *, min_raters: int = 2) -> ScaleMatrix
     return ScaleMatrix(np.ascontiguousarray(x), raters, dropped, tuple(notes))
 
 
-def slot_matrix(ratings: Any, what: str) -> ScaleMatrix | None:
+def slot_matrix(x: np.ndarray) -> ScaleMatrix | None:
     """A crowd design's ratings as items × *slots* (an item's first, second, ... rating),
     for the forms that do not read who rated (the one-way ICCs): when every item with a
     rating has the same number k ≥ 2 of them, from annotators of its own (at most one item
     rated by every annotator). Every item keeps its row (an unrated one: NaN). None for any
-    other design."""
-    x, _ = _as_numbers(ratings, what)
+    other design. ``x``: the numbers (:func:`scale_numbers`)."""
     if np.isinf(x).any():
         return None
     per_item = (~np.isnan(x)).sum(axis=1)
